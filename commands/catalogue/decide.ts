@@ -1,0 +1,128 @@
+import type { AppEvent } from '../../src/events/catalog.ts';
+import type { Decider } from '../../src/command-runner.ts';
+import { NotFoundError } from '../../src/errors.ts';
+import type { EventOf } from '../../src/events/define.ts';
+import type {
+  ApiKeyIssued,
+  ApplicationRegistered,
+  AuctionCatalogued,
+  CategoryCatalogued,
+  LotCatalogued,
+  TenantConfigured,
+} from './events.ts';
+
+/**
+ * Catalogue intake deciders. Intake is a full-record "upsert": a record equal to what the stream already
+ * says appends nothing, so importing the same file twice equals importing it once.
+ */
+
+type Data<D> = EventOf<D>['data'];
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** One decider for every stream that holds a single, replaceable record (tenant, application, key, category). */
+export function recordDecider<Data>(
+  type: 'TenantConfigured' | 'ApplicationRegistered' | 'ApiKeyIssued' | 'CategoryCatalogued',
+): Decider<Data | null, Data> {
+  return {
+    initialState: () => null,
+    evolve: (state, event) => (event.type === type ? (event.data as Data) : state),
+    decide: (data, state) => (same(state, data) ? [] : [{ type, data } as AppEvent]),
+  };
+}
+
+export type TenantData = Data<typeof TenantConfigured>;
+export type ApplicationData = Data<typeof ApplicationRegistered>;
+export type ApiKeyData = Data<typeof ApiKeyIssued>;
+export type CategoryData = Data<typeof CategoryCatalogued>;
+export type AuctionData = Data<typeof AuctionCatalogued>;
+export type LotData = Data<typeof LotCatalogued>;
+
+// Auctions: catalogue data and live status.
+export type AuctionCommand =
+  | { type: 'CatalogueAuction'; data: AuctionData }
+  | { type: 'ChangeLiveStatus'; tenant: string; auctionId: number; isLive: boolean; currentLotId: number | null; at: string };
+
+interface AuctionState {
+  catalogued: AuctionData | null;
+  live: { isLive: boolean; currentLotId: number | null };
+}
+
+export const auctionDecider: Decider<AuctionState, AuctionCommand> = {
+  initialState: () => ({ catalogued: null, live: { isLive: false, currentLotId: null } }),
+  evolve: (state, event) => {
+    switch (event.type) {
+      case 'AuctionCatalogued':
+        return { ...state, catalogued: event.data };
+      case 'LiveStatusChanged':
+        return { ...state, live: { isLive: event.data.isLive, currentLotId: event.data.currentLotId } };
+      default:
+        return state;
+    }
+  },
+  decide: (command, state) => {
+    switch (command.type) {
+      case 'CatalogueAuction':
+        return same(state.catalogued, command.data) ? [] : [{ type: 'AuctionCatalogued', data: command.data }];
+      case 'ChangeLiveStatus': {
+        if (!state.catalogued) throw new NotFoundError(`Auction ${command.auctionId} is not catalogued.`);
+        const { type: _type, ...data } = command;
+        const next = { isLive: data.isLive, currentLotId: data.isLive ? data.currentLotId : null };
+        return same(state.live, next) ? [] : [{ type: 'LiveStatusChanged', data: { ...data, ...next } }];
+      }
+      default:
+        return assertNever(command);
+    }
+  },
+};
+
+// Lots: catalogue data, bids, closing.
+export type LotCommand =
+  | { type: 'CatalogueLot'; data: LotData }
+  | { type: 'PlaceBid'; tenant: string; lotId: number; bidId: string; amount: number; bidType: 'online' | 'absentee' | 'floor' | 'phone'; placedAt: string }
+  | { type: 'CloseLot'; tenant: string; lotId: number; closedAt: string };
+
+interface LotState {
+  catalogued: LotData | null;
+  bidIds: Set<string>;
+  closedAt: string | null;
+}
+
+export const lotDecider: Decider<LotState, LotCommand> = {
+  initialState: () => ({ catalogued: null, bidIds: new Set(), closedAt: null }),
+  evolve: (state, event) => {
+    switch (event.type) {
+      case 'LotCatalogued':
+        return { ...state, catalogued: event.data };
+      case 'BidPlaced':
+        return { ...state, bidIds: new Set(state.bidIds).add(event.data.bidId) };
+      case 'LotClosed':
+        return { ...state, closedAt: event.data.closedAt };
+      default:
+        return state;
+    }
+  },
+  decide: (command, state) => {
+    switch (command.type) {
+      case 'CatalogueLot':
+        return same(state.catalogued, command.data) ? [] : [{ type: 'LotCatalogued', data: command.data }];
+      case 'PlaceBid': {
+        if (!state.catalogued) throw new NotFoundError(`Lot ${command.lotId} is not catalogued.`);
+        if (state.bidIds.has(command.bidId)) return [];
+        const { type: _type, ...data } = command;
+        return [{ type: 'BidPlaced', data }];
+      }
+      case 'CloseLot': {
+        if (!state.catalogued) throw new NotFoundError(`Lot ${command.lotId} is not catalogued.`);
+        if (state.closedAt) return [];
+        const { type: _type, ...data } = command;
+        return [{ type: 'LotClosed', data }];
+      }
+      default:
+        return assertNever(command);
+    }
+  },
+};
+
+export function assertNever(value: never): never {
+  throw new Error(`unexpected ${JSON.stringify(value)}`);
+}

@@ -1,0 +1,165 @@
+import { z } from 'zod';
+import { defineEvent, isoDateTime, languageCode, money, positiveId, tenantId, type EventOf } from '../../src/events/define.ts';
+
+/** Texts of one language. */
+const texts = z.record(languageCode, z.object({ title: z.string().max(500), description: z.string().max(20000) }));
+
+export const TenantConfigured = defineEvent({
+  type: 'TenantConfigured',
+  version: 1,
+  stream: 'tenant-{tenant}',
+  description: 'Catalogue intake: an auction house (tenant) was configured: its languages, currency, page size, public access and contact address.',
+  schema: z.object({
+    tenant: tenantId,
+    name: z.string().min(1).max(200),
+    languages: z.array(languageCode).min(1),
+    defaultLanguage: languageCode,
+    currency: z.string().regex(/^[A-Z]{3}$/),
+    pageSize: z.number().int().min(1).max(100),
+    publicAccess: z.boolean(),
+    contactEmail: z.email(),
+  }),
+});
+
+export const ApplicationRegistered = defineEvent({
+  type: 'ApplicationRegistered',
+  version: 1,
+  stream: 'application-{clientId}',
+  description: 'Catalogue intake: an application of a tenant may obtain application tokens with its ClientId and secret (only a SHA-256 of the high-entropy secret is kept).',
+  schema: z.object({
+    tenant: tenantId,
+    clientId: z.string().regex(/^[A-Za-z0-9._-]{3,100}$/),
+    name: z.string().min(1).max(200),
+    secretHash: z.string().min(1),
+  }),
+});
+
+export const ApiKeyIssued = defineEvent({
+  type: 'ApiKeyIssued',
+  version: 1,
+  stream: 'apikey-{keyId}',
+  description: 'Catalogue intake (operator): an Api-Key was issued to a consumer, for the listed tenants. Only its SHA-256 is kept. Tenant is `_system`.',
+  schema: z.object({
+    tenant: z.literal('_system'),
+    keyId: z.string().regex(/^[a-f0-9]{16}$/),
+    keyHash: z.string().regex(/^[a-f0-9]{64}$/),
+    name: z.string().min(1).max(200),
+    tenants: z.array(tenantId).min(1),
+  }),
+});
+
+export const AuctionCatalogued = defineEvent({
+  type: 'AuctionCatalogued',
+  version: 1,
+  stream: 'auction-{tenant}-{auctionId}',
+  description: 'Catalogue intake: an auction was published or its catalogue data changed (the whole record, every language).',
+  schema: z.object({
+    tenant: tenantId,
+    auctionId: positiveId,
+    auctionType: z.number().int().min(0).max(1000),
+    texts,
+    startTime: isoDateTime,
+    endTime: isoDateTime,
+    currency: z.string().regex(/^[A-Z]{3}$/),
+    requiresTermsAcceptance: z.boolean(),
+  }),
+});
+
+export const LiveStatusChanged = defineEvent({
+  type: 'LiveStatusChanged',
+  version: 1,
+  stream: 'auction-{tenant}-{auctionId}',
+  description: 'Live-auction operation: a live sale of the auction started, moved to another lot, or stopped.',
+  schema: z.object({
+    tenant: tenantId,
+    auctionId: positiveId,
+    isLive: z.boolean(),
+    currentLotId: positiveId.nullable(),
+    at: isoDateTime,
+  }),
+});
+
+export const CategoryCatalogued = defineEvent({
+  type: 'CategoryCatalogued',
+  version: 1,
+  stream: 'category-{tenant}-{categoryId}',
+  description: 'Catalogue intake: a category of the tenant\'s tree was published or changed.',
+  schema: z.object({
+    tenant: tenantId,
+    categoryId: positiveId,
+    parentId: positiveId.nullable(),
+    names: z.record(languageCode, z.string().min(1).max(200)),
+    sortOrder: z.number().int(),
+  }),
+});
+
+export const LotCatalogued = defineEvent({
+  type: 'LotCatalogued',
+  version: 1,
+  stream: 'lot-{tenant}-{lotId}',
+  description: 'Catalogue intake: a lot was published or its catalogue data changed (the whole record, every language). Money in minor units.',
+  schema: z.object({
+    tenant: tenantId,
+    lotId: positiveId,
+    auctionId: positiveId,
+    lotNumber: z.number().int().min(0).max(2147483647),
+    categoryId: positiveId.nullable(),
+    texts,
+    attributes: z
+      .array(
+        z.object({
+          name: z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/),
+          labels: z.record(languageCode, z.string().max(200)),
+          values: z.record(languageCode, z.string().max(1000)),
+        }),
+      )
+      .max(100),
+    images: z.array(z.string().max(2000)).max(100),
+    hotLot: z.boolean(),
+    vatFree: z.boolean(),
+    currency: z.string().regex(/^[A-Z]{3}$/),
+    startingPrice: money,
+    estimateLow: money.nullable(),
+    estimateHigh: money.nullable(),
+    endTime: isoDateTime,
+    combiId: positiveId.nullable(),
+    ownerId: positiveId.nullable(),
+  }),
+});
+
+export const LotClosed = defineEvent({
+  type: 'LotClosed',
+  version: 1,
+  stream: 'lot-{tenant}-{lotId}',
+  description: 'Bidding engine: bidding on the lot ended (hammer or withdrawal) before or at its end time.',
+  schema: z.object({ tenant: tenantId, lotId: positiveId, closedAt: isoDateTime }),
+});
+
+export const BidPlaced = defineEvent({
+  type: 'BidPlaced',
+  version: 1,
+  stream: 'lot-{tenant}-{lotId}',
+  description: 'Bidding engine: a bid was accepted on a lot. Carries no bidder identity on this public log.',
+  schema: z.object({
+    tenant: tenantId,
+    lotId: positiveId,
+    bidId: z.string().min(1).max(100),
+    amount: money,
+    bidType: z.enum(['online', 'absentee', 'floor', 'phone']),
+    placedAt: isoDateTime,
+  }),
+});
+
+export const catalogueEvents = [
+  TenantConfigured,
+  ApplicationRegistered,
+  ApiKeyIssued,
+  AuctionCatalogued,
+  LiveStatusChanged,
+  CategoryCatalogued,
+  LotCatalogued,
+  LotClosed,
+  BidPlaced,
+] as const;
+
+export type CatalogueEvent = EventOf<(typeof catalogueEvents)[number]>;

@@ -1,0 +1,190 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { EventLog } from '../../src/ports/event-log.ts';
+import { runCommand } from '../../src/command-runner.ts';
+import { AppError } from '../../src/errors.ts';
+import { hashPassword, sha256 } from '../../src/security/passwords.ts';
+import { memberDecider } from '../members/decide.ts';
+import {
+  ApiKeyIssued,
+  ApplicationRegistered,
+  AuctionCatalogued,
+  BidPlaced,
+  CategoryCatalogued,
+  LotCatalogued,
+  TenantConfigured,
+} from './events.ts';
+import { auctionDecider, lotDecider, recordDecider, type ApiKeyData, type ApplicationData, type CategoryData, type TenantData } from './decide.ts';
+import { isoDateTime, languageCode, positiveId, tenantId } from '../../src/events/define.ts';
+
+/**
+ * Catalogue intake: the system-to-system interface the seed says is not /v1. One NDJSON record per line,
+ * each with a `kind`; every record becomes a command on its stream, so the import appends events and
+ * nothing else. Re-importing a record that did not change appends nothing. See docs/intake.md.
+ */
+
+export const intakeRecord = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('tenant') }).extend(TenantConfigured.schema.shape),
+  z.object({ kind: z.literal('application'), clientSecret: z.string().min(16).max(200) }).extend(
+    ApplicationRegistered.schema.omit({ secretHash: true }).shape,
+  ),
+  z.object({
+    kind: z.literal('apiKey'),
+    key: z.string().min(16).max(200),
+    name: z.string().min(1).max(200),
+    tenants: z.array(tenantId).min(1),
+  }),
+  z.object({ kind: z.literal('auction') }).extend(AuctionCatalogued.schema.shape),
+  z.object({ kind: z.literal('category') }).extend(CategoryCatalogued.schema.shape),
+  z.object({ kind: z.literal('lot') }).extend(LotCatalogued.schema.shape),
+  z.object({ kind: z.literal('bid') }).extend(BidPlaced.schema.shape),
+  z.object({ kind: z.literal('lotClosed'), tenant: tenantId, lotId: positiveId, closedAt: isoDateTime }),
+  z.object({
+    kind: z.literal('live'),
+    tenant: tenantId,
+    auctionId: positiveId,
+    isLive: z.boolean(),
+    currentLotId: positiveId.nullable(),
+    at: isoDateTime,
+  }),
+  z.object({
+    kind: z.literal('member'),
+    tenant: tenantId,
+    memberId: positiveId,
+    uid: z.uuid().optional(),
+    email: z.email(),
+    password: z.string().min(8).max(200).optional(),
+    passwordHash: z.string().startsWith('scrypt$').optional(),
+    firstName: z.string().max(200),
+    lastName: z.string().max(200),
+    language: languageCode,
+    phone: z.string().max(50).default(''),
+    signedUpAt: isoDateTime,
+    confirmed: z.boolean().default(true),
+    roles: z.array(z.enum(['bidder', 'consigner'])).default(['bidder']),
+  }),
+  z.object({ kind: z.literal('memberRemoved'), tenant: tenantId, memberId: positiveId, at: isoDateTime }),
+]);
+export type IntakeRecord = z.infer<typeof intakeRecord>;
+
+export interface ImportReport {
+  records: number;
+  appended: number;
+  unchanged: number;
+  /** Last global position appended (for read-your-writes waits). */
+  position: number;
+  errors: Array<{ line: number; message: string }>;
+}
+
+/** Applies one record as a command; returns how many events it appended and the position. */
+export async function importRecord(log: EventLog, record: IntakeRecord, correlationId?: string) {
+  const options = { correlationId };
+  switch (record.kind) {
+    case 'tenant': {
+      const { kind: _k, ...data } = record;
+      return runCommand(log, `tenant-${data.tenant}`, recordDecider<TenantData>('TenantConfigured'), data, options);
+    }
+    case 'application': {
+      const { kind: _k, clientSecret, ...rest } = record;
+      const data: ApplicationData = { ...rest, secretHash: sha256(clientSecret) };
+      return runCommand(log, `application-${data.clientId}`, recordDecider<ApplicationData>('ApplicationRegistered'), data, options);
+    }
+    case 'apiKey': {
+      const keyHash = sha256(record.key);
+      const data: ApiKeyData = { tenant: '_system', keyId: keyHash.slice(0, 16), keyHash, name: record.name, tenants: record.tenants };
+      return runCommand(log, `apikey-${data.keyId}`, recordDecider<ApiKeyData>('ApiKeyIssued'), data, options);
+    }
+    case 'category': {
+      const { kind: _k, ...data } = record;
+      return runCommand(log, `category-${data.tenant}-${data.categoryId}`, recordDecider<CategoryData>('CategoryCatalogued'), data, options);
+    }
+    case 'auction': {
+      const { kind: _k, ...data } = record;
+      return runCommand(log, `auction-${data.tenant}-${data.auctionId}`, auctionDecider, { type: 'CatalogueAuction', data }, options);
+    }
+    case 'live': {
+      const { kind: _k, ...data } = record;
+      return runCommand(log, `auction-${data.tenant}-${data.auctionId}`, auctionDecider, { type: 'ChangeLiveStatus', ...data }, options);
+    }
+    case 'lot': {
+      const { kind: _k, ...data } = record;
+      return runCommand(log, `lot-${data.tenant}-${data.lotId}`, lotDecider, { type: 'CatalogueLot', data }, options);
+    }
+    case 'bid': {
+      const { kind: _k, ...data } = record;
+      return runCommand(log, `lot-${data.tenant}-${data.lotId}`, lotDecider, { type: 'PlaceBid', ...data }, options);
+    }
+    case 'lotClosed': {
+      const { kind: _k, ...data } = record;
+      return runCommand(log, `lot-${data.tenant}-${data.lotId}`, lotDecider, { type: 'CloseLot', ...data }, options);
+    }
+    case 'member': {
+      const stream = `member-${record.tenant}-${record.memberId}`;
+      // Hash only when the account is new: the decider ignores the sign-up of an existing member.
+      const existing = await log.readStream(stream);
+      const passwordHash =
+        record.passwordHash ?? (existing.length === 0 && record.password ? await hashPassword(record.password) : 'scrypt$unset');
+      if (existing.length === 0 && passwordHash === 'scrypt$unset') throw new Error('a new member needs a password or passwordHash');
+      return runCommand(
+        log,
+        stream,
+        memberDecider,
+        {
+          type: 'ImportMember',
+          signUp: {
+            tenant: record.tenant,
+            memberId: record.memberId,
+            uid: record.uid ?? randomUUID(),
+            email: record.email.toLowerCase(),
+            passwordHash,
+            firstName: record.firstName,
+            lastName: record.lastName,
+            language: record.language,
+            phone: record.phone,
+            signedUpAt: record.signedUpAt,
+          },
+          confirmed: record.confirmed,
+          roles: record.roles,
+          at: record.signedUpAt,
+        },
+        options,
+      );
+    }
+    case 'memberRemoved':
+      return runCommand(log, `member-${record.tenant}-${record.memberId}`, memberDecider, { type: 'RemoveMember', ...record }, options);
+  }
+}
+
+/** Imports NDJSON lines; a bad line is reported with its number and skipped, the others go on. */
+export async function importLines(
+  log: EventLog,
+  lines: AsyncIterable<string> | Iterable<string>,
+  onProgress?: (report: ImportReport) => void,
+): Promise<ImportReport> {
+  const report: ImportReport = { records: 0, appended: 0, unchanged: 0, position: 0, errors: [] };
+  const correlationId = `import-${randomUUID()}`;
+  let lineNumber = 0;
+  for await (const line of lines) {
+    lineNumber += 1;
+    if (!line.trim()) continue;
+    report.records += 1;
+    try {
+      const record = intakeRecord.parse(JSON.parse(line));
+      const result = await importRecord(log, record, correlationId);
+      if (result.events.length) {
+        report.appended += result.events.length;
+        report.position = result.position;
+      } else report.unchanged += 1;
+    } catch (error) {
+      const message =
+        error instanceof z.ZodError
+          ? error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')
+          : error instanceof AppError || error instanceof Error
+            ? error.message
+            : String(error);
+      report.errors.push({ line: lineNumber, message });
+    }
+    if (onProgress && report.records % 5000 === 0) onProgress(report);
+  }
+  return report;
+}

@@ -1,0 +1,21 @@
+import type { Decider } from '../../src/command-runner.ts';
+import type { AppEvent } from '../../src/events/catalog.ts';
+
+export interface SubmitContactMessage {
+  tenant: string;
+  messageId: string;
+  name: string;
+  email: string;
+  subject: string;
+  message: string;
+  lotId: number | null;
+  memberId: number | null;
+  at: string;
+}
+
+/** A contact message is its own stream: submitted once (a retried request with the same id appends nothing). */
+export const contactDecider: Decider<boolean, SubmitContactMessage> = {
+  initialState: () => false,
+  evolve: (_state, event) => event.type === 'ContactMessageSubmitted',
+  decide: (command, submitted): AppEvent[] => (submitted ? [] : [{ type: 'ContactMessageSubmitted', data: command }]),
+};

@@ -1,0 +1,61 @@
+import type { Reactor } from '../../src/projector/projection.ts';
+import type { JobQueue } from '../../src/ports/jobs.ts';
+import type { EventLog } from '../../src/ports/event-log.ts';
+import type { Outbox } from '../../src/ports/outbox.ts';
+import type { DocumentStore } from '../../src/ports/read-models.ts';
+import { asAppEvent } from '../../src/events/registry.ts';
+import { SYSTEM, type TenantDoc } from '../../projections/access/projection.ts';
+
+export const DELIVER_CONTACT = 'deliver-contact-message';
+
+/**
+ * Side effect of ContactMessageSubmitted: a job keyed by the message id, so a replayed event or a retried
+ * job delivers the mail once. The job carries only ids; it reads the message from its stream.
+ */
+export function contactDeliveryReactor(jobs: JobQueue): Reactor {
+  return {
+    kind: 'reactor',
+    name: 'contact-delivery',
+    handles: ['ContactMessageSubmitted'],
+    async react(recorded) {
+      const event = asAppEvent(recorded);
+      if (event.type !== 'ContactMessageSubmitted') return;
+      await jobs.add(
+        DELIVER_CONTACT,
+        { tenant: event.data.tenant, messageId: event.data.messageId },
+        { jobId: `contact-${event.data.messageId}`, attempts: 8, backoffMs: 2000 },
+      );
+    },
+  };
+}
+
+export function contactDeliveryJob(deps: { log: EventLog; outbox: Outbox; documents: DocumentStore }) {
+  return async (job: { data: unknown }) => {
+    const { tenant, messageId } = job.data as { tenant: string; messageId: string };
+    const [recorded] = await deps.log.readStream(`contact-${tenant}-${messageId}`);
+    if (!recorded) throw new Error('contact message not found');
+    const event = asAppEvent(recorded);
+    if (event.type !== 'ContactMessageSubmitted') throw new Error('unexpected event');
+    const settings = await deps.documents.forTenant(SYSTEM).collection<TenantDoc>('tenants').findById(tenant);
+    if (!settings) throw new Error('tenant not found');
+    const d = event.data;
+    await deps.outbox.send({
+      id: `contact-${messageId}`,
+      channel: 'mail',
+      tenant,
+      to: settings.ContactEmail,
+      replyTo: d.email,
+      subject: `[Contact] ${d.subject}`,
+      body: [
+        `From: ${d.name} <${d.email}>`,
+        d.lotId !== null ? `Lot: ${d.lotId}` : null,
+        d.memberId !== null ? `Member: ${d.memberId}` : null,
+        `Sent: ${d.at}`,
+        '',
+        d.message,
+      ]
+        .filter((line) => line !== null)
+        .join('\n'),
+    });
+  };
+}

@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import { defineOperation } from '../../src/http/operation.ts';
+import { z } from '../../src/http/schemas.ts';
+import { runCommand } from '../../src/command-runner.ts';
+import { NotFoundError, TooManyRequestsError } from '../../src/errors.ts';
+import type { LotDoc } from '../../projections/catalogue/documents.ts';
+import { contactDecider } from './decide.ts';
+
+/** Contact messages accepted per client address and tenant in a window (spam guard). */
+export const CONTACT_LIMIT = { count: 10, windowMs: 60 * 60_000 };
+
+export const sendContactMessage = defineOperation({
+  number: 54,
+  operationId: 'sendContactMessage',
+  group: 'Contact',
+  method: 'post',
+  path: '/v1/contact',
+  auth: 'anon',
+  summary: "Send a contact-form message to the auction house's contact address",
+  description:
+    'Delivered in the background (on the embedded default: a file in the outbox). LotId, when given, must be a lot of the tenant (404 otherwise). ' +
+    'At most 10 messages an hour from one address (429).',
+  body: z
+    .object({
+      Name: z.string().trim().min(1).max(200),
+      Email: z.email().max(320),
+      Subject: z.string().trim().min(1).max(200),
+      Message: z.string().trim().min(1).max(5000),
+      LotId: z.number().int().min(1).max(2147483647).nullable().optional(),
+    })
+    .openapi('ContactRequest'),
+  errors: [404, 429],
+  response: z.object({ Id: z.string().openapi({ format: 'uuid' }) }).openapi('ContactReceipt'),
+  async handler({ body }, ctx) {
+    const decision = await ctx.services.limiter.hit(`contact:${ctx.tenant.Tenant}@${ctx.ip}`, CONTACT_LIMIT.count, CONTACT_LIMIT.windowMs);
+    if (!decision.allowed) throw new TooManyRequestsError('Too many messages; try again later.', decision.retryAfterSeconds);
+    const lotId = body.LotId ?? null;
+    if (lotId !== null && !(await ctx.db.collection<LotDoc>('lots').findById(String(lotId))))
+      throw new NotFoundError(`Lot ${lotId} does not exist.`);
+    const messageId = randomUUID();
+    await runCommand(
+      ctx.services.log,
+      `contact-${ctx.tenant.Tenant}-${messageId}`,
+      contactDecider,
+      {
+        tenant: ctx.tenant.Tenant,
+        messageId,
+        name: body.Name,
+        email: body.Email,
+        subject: body.Subject,
+        message: body.Message,
+        lotId,
+        memberId: ctx.claims.kind === 'member' ? Number(ctx.claims.sub) : null,
+        at: ctx.now.toISOString(),
+      },
+      { correlationId: ctx.requestId },
+    );
+    return { Id: messageId };
+  },
+});
+
+export const contactOperations = [sendContactMessage];

@@ -1,0 +1,17 @@
+import type { Decider } from '../../src/command-runner.ts';
+
+/** Auctions whose terms the member accepted. */
+export type TermsState = Set<number>;
+
+export interface AcceptTerms {
+  tenant: string;
+  memberId: number;
+  auctionId: number;
+  at: string;
+}
+
+export const termsDecider: Decider<TermsState, AcceptTerms> = {
+  initialState: () => new Set(),
+  evolve: (state, event) => (event.type === 'AuctionTermsAccepted' ? new Set(state).add(event.data.auctionId) : state),
+  decide: (command, state) => (state.has(command.auctionId) ? [] : [{ type: 'AuctionTermsAccepted', data: { ...command } }]),
+};

@@ -1,0 +1,37 @@
+import { defineOperation } from '../../src/http/operation.ts';
+import { idText, z } from '../../src/http/schemas.ts';
+import { runCommandAndWait } from '../../src/command-runner.ts';
+import type { TermsAcceptanceDoc } from '../../projections/terms/projection.ts';
+import { termsId } from '../../projections/terms/projection.ts';
+import { findAuction } from '../../queries/auctions/operations.ts';
+import { termsDecider } from './decide.ts';
+
+export const acceptTerms = defineOperation({
+  number: 11,
+  operationId: 'acceptAuctionTerms',
+  group: 'Auctions',
+  method: 'post',
+  path: '/v1/auctions/{id}/terms-acceptance',
+  auth: 'member',
+  summary: "Accept an auction's terms (idempotent)",
+  description: 'No body. Accepting again changes nothing and answers the first acceptance. No member token, or a member that no longer exists: 401.',
+  params: z.object({ id: idText('The auction whose terms are accepted.') }),
+  errors: [404],
+  response: z
+    .object({ AuctionId: z.number().int(), Accepted: z.literal(true), AcceptedAt: z.string().openapi({ format: 'date-time' }) })
+    .openapi('TermsAcceptance'),
+  async handler({ params }, ctx) {
+    await findAuction(ctx.db, params.id);
+    await runCommandAndWait(
+      ctx.services,
+      `terms-${ctx.tenant.Tenant}-${ctx.member.Id}`,
+      termsDecider,
+      { tenant: ctx.tenant.Tenant, memberId: ctx.member.Id, auctionId: params.id, at: ctx.now.toISOString() },
+      { correlationId: ctx.requestId, projections: ['terms'] },
+    );
+    const doc = await ctx.db.collection<TermsAcceptanceDoc>('terms_acceptances').findById(termsId(ctx.member.Id, params.id));
+    return { AuctionId: params.id, Accepted: true as const, AcceptedAt: doc?.AcceptedAt ?? ctx.now.toISOString() };
+  },
+});
+
+export const termsOperations = [acceptTerms];

@@ -1,0 +1,58 @@
+import type { Decider } from '../../src/command-runner.ts';
+import { ConflictError, NotFoundError } from '../../src/errors.ts';
+import { assertNever } from '../catalogue/decide.ts';
+import type { WatchType } from './events.ts';
+
+/** The watchlist of one member: lot id → watch type. */
+export type WatchlistState = Map<number, WatchType>;
+
+export type WatchlistCommand =
+  | { type: 'WatchLot'; tenant: string; memberId: number; lotId: number; watchType: WatchType; at: string; lotExists: boolean }
+  | { type: 'UnwatchLot'; tenant: string; memberId: number; lotId: number; at: string };
+
+export const watchlistDecider: Decider<WatchlistState, WatchlistCommand> = {
+  initialState: () => new Map(),
+  evolve: (state, event) => {
+    switch (event.type) {
+      case 'LotWatched':
+      case 'WatchTypeChanged':
+        return new Map(state).set(event.data.lotId, event.data.watchType);
+      case 'LotUnwatched': {
+        const next = new Map(state);
+        next.delete(event.data.lotId);
+        return next;
+      }
+      default:
+        return state;
+    }
+  },
+  decide: (command, state) => {
+    switch (command.type) {
+      case 'WatchLot': {
+        const { tenant, memberId, lotId, watchType, at } = command;
+        const current = state.get(lotId);
+        if (current === watchType) return [];
+        if (current !== undefined) return [{ type: 'WatchTypeChanged', data: { tenant, memberId, lotId, watchType, at } }];
+        if (!command.lotExists) throw new NotFoundError(`Lot ${lotId} does not exist.`);
+        if (state.size >= MAX_WATCHED) throw new WatchlistFullError();
+        return [{ type: 'LotWatched', data: { tenant, memberId, lotId, watchType, at } }];
+      }
+      case 'UnwatchLot': {
+        if (!state.has(command.lotId)) return [];
+        const { tenant, memberId, lotId, at } = command;
+        return [{ type: 'LotUnwatched', data: { tenant, memberId, lotId, at } }];
+      }
+      default:
+        return assertNever(command);
+    }
+  },
+};
+
+/** A member's watchlist holds at most this many lots. */
+export const MAX_WATCHED = 5000;
+
+export class WatchlistFullError extends ConflictError {
+  constructor() {
+    super(`A watchlist holds at most ${MAX_WATCHED} lots; remove some first.`);
+  }
+}

@@ -1,0 +1,75 @@
+import { defineOperation } from '../../src/http/operation.ts';
+import { idText, z } from '../../src/http/schemas.ts';
+import { runCommandAndWait } from '../../src/command-runner.ts';
+import { ValidationError } from '../../src/errors.ts';
+import type { LotDoc } from '../../projections/catalogue/documents.ts';
+import { watchTypes } from './events.ts';
+import { watchlistDecider } from './decide.ts';
+
+const lotParam = z.object({ lotId: idText('The lot id (not a watch record id).') });
+const watchResult = z
+  .object({ LotId: z.number().int(), Watched: z.boolean(), Type: z.enum(watchTypes).nullable() })
+  .openapi('WatchResult');
+
+export const watchLot = defineOperation({
+  number: 25,
+  operationId: 'watchLot',
+  group: 'Lots',
+  method: 'put',
+  path: '/v1/me/watchlist/{lotId}',
+  auth: 'member',
+  summary: 'Watch a lot (idempotent)',
+  description:
+    'The body is optional. `Type` is the watch type (`watch` by default); watching again with the same type changes nothing, with another type changes the type. ' +
+    '`MemberId` is ignored (the member is the token\'s); `Id`, when given, must equal the path\'s lot id. Unknown lot, or another tenant\'s: 404. A watchlist holds at most 5,000 lots (409).',
+  params: lotParam,
+  body: z
+    .object({
+      Id: z.number().int().optional().openapi({ description: 'The lot id; must equal the path when given.' }),
+      MemberId: z.number().int().optional().openapi({ description: 'Ignored: the member is always the token\'s.' }),
+      Type: z.enum(watchTypes).optional().openapi({ description: 'Watch type; `watch` when omitted.' }),
+    })
+    .openapi('AddTrackerRequest'),
+  bodyOptional: true,
+  errors: [404, 409],
+  response: watchResult,
+  async handler({ params, body }, ctx) {
+    if (body?.Id !== undefined && body.Id !== params.lotId)
+      throw new ValidationError('Id in the body must equal the lot id of the path.', [{ field: 'body.Id', message: 'must equal the path lotId' }]);
+    const lot = await ctx.db.collection<LotDoc>('lots').findById(String(params.lotId));
+    const watchType = body?.Type ?? 'watch';
+    await runCommandAndWait(
+      ctx.services,
+      `watchlist-${ctx.tenant.Tenant}-${ctx.member.Id}`,
+      watchlistDecider,
+      { type: 'WatchLot', tenant: ctx.tenant.Tenant, memberId: ctx.member.Id, lotId: params.lotId, watchType, at: ctx.now.toISOString(), lotExists: lot !== null },
+      { correlationId: ctx.requestId, projections: ['watchlist'] },
+    );
+    return { LotId: params.lotId, Watched: true, Type: watchType };
+  },
+});
+
+export const unwatchLot = defineOperation({
+  number: 26,
+  operationId: 'unwatchLot',
+  group: 'Lots',
+  method: 'delete',
+  path: '/v1/me/watchlist/{lotId}',
+  auth: 'member',
+  summary: 'Stop watching a lot (idempotent)',
+  description: '200 whether or not the lot was watched.',
+  params: lotParam,
+  response: watchResult,
+  async handler({ params }, ctx) {
+    await runCommandAndWait(
+      ctx.services,
+      `watchlist-${ctx.tenant.Tenant}-${ctx.member.Id}`,
+      watchlistDecider,
+      { type: 'UnwatchLot', tenant: ctx.tenant.Tenant, memberId: ctx.member.Id, lotId: params.lotId, at: ctx.now.toISOString() },
+      { correlationId: ctx.requestId, projections: ['watchlist'] },
+    );
+    return { LotId: params.lotId, Watched: false, Type: null };
+  },
+});
+
+export const watchlistCommandOperations = [watchLot, unwatchLot];

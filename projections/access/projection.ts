@@ -1,0 +1,72 @@
+import type { DocumentProjection } from '../../src/projector/projection.ts';
+import { asAppEvent } from '../../src/events/registry.ts';
+import type { Doc } from '../../src/ports/read-models.ts';
+
+/** Operator-level documents live under the reserved tenant `_system`. */
+export const SYSTEM = '_system';
+
+export interface TenantDoc extends Doc {
+  Tenant: string;
+  Name: string;
+  Languages: string[];
+  DefaultLanguage: string;
+  Currency: string;
+  PageSize: number;
+  PublicAccess: boolean;
+  ContactEmail: string;
+}
+
+export interface ApiKeyDoc extends Doc {
+  KeyId: string;
+  Name: string;
+  Tenants: string[];
+}
+
+export interface ApplicationDoc extends Doc {
+  ClientId: string;
+  Tenant: string;
+  Name: string;
+  SecretHash: string;
+}
+
+/** Tenants, Api-Keys (by SHA-256) and applications: what credentials are checked against. */
+export const accessProjection: DocumentProjection = {
+  kind: 'documents',
+  name: 'access',
+  collections: [{ name: 'tenants' }, { name: 'api_keys' }, { name: 'applications' }],
+  handles: ['TenantConfigured', 'ApiKeyIssued', 'ApplicationRegistered'],
+  async apply(recorded, uow) {
+    const event = asAppEvent(recorded);
+    switch (event.type) {
+      case 'TenantConfigured': {
+        const d = event.data;
+        await uow.update<TenantDoc>('tenants', SYSTEM, d.tenant, () => ({
+          Tenant: d.tenant,
+          Name: d.name,
+          Languages: d.languages,
+          DefaultLanguage: d.defaultLanguage,
+          Currency: d.currency,
+          PageSize: d.pageSize,
+          PublicAccess: d.publicAccess,
+          ContactEmail: d.contactEmail,
+        }));
+        return;
+      }
+      case 'ApiKeyIssued': {
+        const d = event.data;
+        await uow.update<ApiKeyDoc>('api_keys', SYSTEM, d.keyHash, () => ({ KeyId: d.keyId, Name: d.name, Tenants: d.tenants }));
+        return;
+      }
+      case 'ApplicationRegistered': {
+        const d = event.data;
+        await uow.update<ApplicationDoc>('applications', SYSTEM, d.clientId, () => ({
+          ClientId: d.clientId,
+          Tenant: d.tenant,
+          Name: d.name,
+          SecretHash: d.secretHash,
+        }));
+        return;
+      }
+    }
+  },
+};

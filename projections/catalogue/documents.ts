@@ -1,0 +1,62 @@
+import type { Doc } from '../../src/ports/read-models.ts';
+
+/** Read-model documents of the catalogue (stored shape; the query side maps them to DTOs). */
+export type Texts = Record<string, { Title: string; Description: string }>;
+
+export interface AuctionDoc extends Doc {
+  Id: number;
+  /** False while only lots have referred to it (a placeholder keeping LotCount); hidden from queries. */
+  Catalogued: boolean;
+  AuctionType: number;
+  Texts: Texts;
+  StartTime: string;
+  EndTime: string;
+  Currency: string;
+  RequiresTermsAcceptance: boolean;
+  IsLive: boolean;
+  CurrentLotId: number | null;
+  LotCount: number;
+  Created: string;
+}
+
+export interface CategoryDoc extends Doc {
+  Id: number;
+  Catalogued: boolean;
+  ParentId: number | null;
+  Names: Record<string, string>;
+  SortOrder: number;
+  LotCount: number;
+}
+
+export interface LotDoc extends Doc {
+  Id: number;
+  AuctionId: number;
+  AuctionType: number;
+  LotNumber: number;
+  CategoryId: number | null;
+  Texts: Texts;
+  /** Lower-cased, accent-folded titles per language, for sorting by Title. */
+  SortTitle: Record<string, string>;
+  Attributes: Array<{ Name: string; Labels: Record<string, string>; Values: Record<string, string> }>;
+  /** Attribute values by lower-cased name and language, lower-cased: MetaDataProperties filters on these. */
+  Meta: Record<string, Record<string, string>>;
+  Images: string[];
+  HotLot: boolean;
+  VatFree: boolean;
+  Currency: string;
+  StartingPrice: number;
+  EstimateLow: number | null;
+  EstimateHigh: number | null;
+  /** RFC 3339 with milliseconds, so strings compare as times. A lot is closed once EndTime has passed. */
+  EndTime: string;
+  /** Bidding ended early (LotClosed); EndTime was moved to the closing time. */
+  Closed: boolean;
+  CurrentBid: number | null;
+  BidCount: number;
+  CombiId: number | null;
+  OwnerId: number | null;
+  Created: string;
+}
+
+export const foldText = (text: string) => text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+export const isoMs = (time: string) => new Date(time).toISOString();

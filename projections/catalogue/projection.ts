@@ -1,0 +1,158 @@
+import type { DocumentProjection, UnitOfWork } from '../../src/projector/projection.ts';
+import { asAppEvent } from '../../src/events/registry.ts';
+import type { RecordedEvent } from '../../src/ports/event-log.ts';
+import { foldText, isoMs, type AuctionDoc, type CategoryDoc, type LotDoc, type Texts } from './documents.ts';
+
+const auctionPlaceholder = (id: number): Omit<AuctionDoc, '_id'> => ({
+  Id: id,
+  Catalogued: false,
+  AuctionType: 0,
+  Texts: {},
+  StartTime: '',
+  EndTime: '',
+  Currency: '',
+  RequiresTermsAcceptance: false,
+  IsLive: false,
+  CurrentLotId: null,
+  LotCount: 0,
+  Created: '',
+});
+const categoryPlaceholder = (id: number): Omit<CategoryDoc, '_id'> => ({
+  Id: id,
+  Catalogued: false,
+  ParentId: null,
+  Names: {},
+  SortOrder: 0,
+  LotCount: 0,
+});
+
+const toTexts = (texts: Record<string, { title: string; description: string }>): Texts =>
+  Object.fromEntries(Object.entries(texts).map(([lang, t]) => [lang, { Title: t.title, Description: t.description }]));
+
+async function addToCount(uow: UnitOfWork, collection: 'auctions' | 'categories', tenant: string, id: number | null, delta: number) {
+  if (id === null || delta === 0) return;
+  const placeholder = collection === 'auctions' ? auctionPlaceholder : categoryPlaceholder;
+  await uow.update<AuctionDoc | CategoryDoc>(collection, tenant, String(id), (doc) => {
+    const base = doc ?? placeholder(id);
+    return { ...base, LotCount: Math.max(0, (base.LotCount as number) + delta) } as AuctionDoc | CategoryDoc;
+  });
+}
+
+/** Auctions, categories and lots, with lot counts kept per auction and category. */
+export const catalogueProjection: DocumentProjection = {
+  kind: 'documents',
+  name: 'catalogue',
+  collections: [
+    { name: 'auctions', indexes: [{ fields: ['StartTime'] }, { fields: ['EndTime'] }] },
+    { name: 'categories', indexes: [{ fields: ['ParentId'] }] },
+    {
+      name: 'lots',
+      indexes: [
+        { fields: ['AuctionId', 'LotNumber'] },
+        { fields: ['AuctionId', 'EndTime'] },
+        { fields: ['LotNumber'] },
+        { fields: ['EndTime'] },
+        { fields: ['CategoryId', 'LotNumber'] },
+        { fields: ['CombiId'] },
+        { fields: ['OwnerId'] },
+      ],
+    },
+  ],
+  handles: ['AuctionCatalogued', 'LiveStatusChanged', 'CategoryCatalogued', 'LotCatalogued', 'LotClosed', 'BidPlaced'],
+  async apply(recorded: RecordedEvent, uow: UnitOfWork) {
+    const event = asAppEvent(recorded);
+    switch (event.type) {
+      case 'AuctionCatalogued': {
+        const d = event.data;
+        await uow.update<AuctionDoc>('auctions', d.tenant, String(d.auctionId), (doc) => ({
+          ...(doc ?? auctionPlaceholder(d.auctionId)),
+          Catalogued: true,
+          AuctionType: d.auctionType,
+          Texts: toTexts(d.texts),
+          StartTime: isoMs(d.startTime),
+          EndTime: isoMs(d.endTime),
+          Currency: d.currency,
+          RequiresTermsAcceptance: d.requiresTermsAcceptance,
+          Created: doc?.Created || event.created,
+        }));
+        return;
+      }
+      case 'LiveStatusChanged': {
+        const d = event.data;
+        await uow.update<AuctionDoc>('auctions', d.tenant, String(d.auctionId), (doc) => ({
+          ...(doc ?? auctionPlaceholder(d.auctionId)),
+          IsLive: d.isLive,
+          CurrentLotId: d.currentLotId,
+        }));
+        return;
+      }
+      case 'CategoryCatalogued': {
+        const d = event.data;
+        await uow.update<CategoryDoc>('categories', d.tenant, String(d.categoryId), (doc) => ({
+          ...(doc ?? categoryPlaceholder(d.categoryId)),
+          Catalogued: true,
+          ParentId: d.parentId,
+          Names: d.names,
+          SortOrder: d.sortOrder,
+        }));
+        return;
+      }
+      case 'LotCatalogued': {
+        const d = event.data;
+        const old = await uow.get<LotDoc>('lots', d.tenant, String(d.lotId));
+        if (old && old._pos !== undefined && (old._pos as number) >= event.position) return;
+        await addToCount(uow, 'auctions', d.tenant, old?.AuctionId ?? null, old && old.AuctionId !== d.auctionId ? -1 : 0);
+        await addToCount(uow, 'auctions', d.tenant, d.auctionId, !old || old.AuctionId !== d.auctionId ? 1 : 0);
+        await addToCount(uow, 'categories', d.tenant, old?.CategoryId ?? null, old && old.CategoryId !== d.categoryId ? -1 : 0);
+        await addToCount(uow, 'categories', d.tenant, d.categoryId, !old || old.CategoryId !== d.categoryId ? 1 : 0);
+        const auction = await uow.get<AuctionDoc>('auctions', d.tenant, String(d.auctionId));
+        const texts = toTexts(d.texts);
+        await uow.update<LotDoc>('lots', d.tenant, String(d.lotId), () => ({
+          Id: d.lotId,
+          AuctionId: d.auctionId,
+          AuctionType: auction?.AuctionType ?? 0,
+          LotNumber: d.lotNumber,
+          CategoryId: d.categoryId,
+          Texts: texts,
+          SortTitle: Object.fromEntries(Object.entries(texts).map(([lang, t]) => [lang, foldText(t.Title)])),
+          Attributes: d.attributes.map((a) => ({ Name: a.name, Labels: a.labels, Values: a.values })),
+          Meta: Object.fromEntries(
+            d.attributes.map((a) => [
+              a.name.toLowerCase(),
+              Object.fromEntries(Object.entries(a.values).map(([lang, v]) => [lang, foldText(v)])),
+            ]),
+          ),
+          Images: d.images,
+          HotLot: d.hotLot,
+          VatFree: d.vatFree,
+          Currency: d.currency,
+          StartingPrice: d.startingPrice,
+          EstimateLow: d.estimateLow,
+          EstimateHigh: d.estimateHigh,
+          EndTime: old?.EndTime && old.EndTime < isoMs(d.endTime) && old.Closed ? old.EndTime : isoMs(d.endTime),
+          Closed: old?.Closed ?? false,
+          CurrentBid: old?.CurrentBid ?? null,
+          BidCount: old?.BidCount ?? 0,
+          CombiId: d.combiId,
+          OwnerId: d.ownerId,
+          Created: old?.Created ?? event.created,
+        }));
+        return;
+      }
+      case 'LotClosed': {
+        const d = event.data;
+        await uow.update<LotDoc>('lots', d.tenant, String(d.lotId), (doc) =>
+          doc ? { ...doc, Closed: true, EndTime: doc.EndTime < isoMs(d.closedAt) ? doc.EndTime : isoMs(d.closedAt) } : null,
+        );
+        return;
+      }
+      case 'BidPlaced': {
+        const d = event.data;
+        await uow.update<LotDoc>('lots', d.tenant, String(d.lotId), (doc) =>
+          doc ? { ...doc, CurrentBid: Math.max(doc.CurrentBid ?? 0, d.amount), BidCount: doc.BidCount + 1 } : null,
+        );
+        return;
+      }
+    }
+  },
+};

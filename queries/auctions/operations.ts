@@ -1,0 +1,111 @@
+import { defineOperation } from '../../src/http/operation.ts';
+import { idText, pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
+import { NotFoundError } from '../../src/errors.ts';
+import { pick } from '../../src/http/language.ts';
+import type { Filter } from '../../src/ports/read-models.ts';
+import type { AuctionDoc } from '../../projections/catalogue/documents.ts';
+import { envelope, paging } from '../paging.ts';
+
+const STATUSES = ['upcoming', 'current', 'closed'] as const;
+
+export const auctionSchema = z
+  .object({
+    Id: z.number().int(),
+    AuctionTypeId: z.number().int(),
+    Title: z.string(),
+    Description: z.string(),
+    Status: z.enum(STATUSES).openapi({ description: 'upcoming before StartTime, current until EndTime, closed after.' }),
+    StartTime: z.string().openapi({ format: 'date-time' }),
+    EndTime: z.string().openapi({ format: 'date-time' }),
+    Currency: z.string(),
+    RequiresTermsAcceptance: z.boolean(),
+    IsLive: z.boolean(),
+    LotCount: z.number().int(),
+  })
+  .openapi('Auction');
+
+export function auctionStatus(doc: AuctionDoc, nowIso: string): (typeof STATUSES)[number] {
+  if (doc.StartTime > nowIso) return 'upcoming';
+  return doc.EndTime > nowIso ? 'current' : 'closed';
+}
+
+export function toAuctionDto(doc: AuctionDoc, language: string, fallback: string, nowIso: string): z.infer<typeof auctionSchema> {
+  const text = pick(doc.Texts, language, fallback);
+  return {
+    Id: doc.Id,
+    AuctionTypeId: doc.AuctionType,
+    Title: text?.Title ?? '',
+    Description: text?.Description ?? '',
+    Status: auctionStatus(doc, nowIso),
+    StartTime: doc.StartTime,
+    EndTime: doc.EndTime,
+    Currency: doc.Currency,
+    RequiresTermsAcceptance: doc.RequiresTermsAcceptance,
+    IsLive: doc.IsLive,
+    LotCount: doc.LotCount,
+  };
+}
+
+/** The auction if it is catalogued in the caller's tenant; 404 otherwise (another tenant's id included). */
+export async function findAuction(db: { collection: <T extends AuctionDoc>(n: string) => { findById(id: string): Promise<T | null> } }, id: number) {
+  const doc = await db.collection<AuctionDoc>('auctions').findById(String(id));
+  if (!doc || !doc.Catalogued) throw new NotFoundError(`Auction ${id} does not exist.`);
+  return doc;
+}
+
+export const listAuctions = defineOperation({
+  number: 4,
+  operationId: 'listAuctions',
+  group: 'Auctions',
+  method: 'get',
+  path: '/v1/auctions',
+  auth: 'anon',
+  catalogue: true,
+  summary: 'Auctions, by status, paged',
+  description: 'Ordered by StartTime (closed auctions: newest first).',
+  query: z.object({
+    status: z
+      .string()
+      .transform((v, ctx) => {
+        const found = STATUSES.find((s) => s === v.toLowerCase());
+        if (!found) ctx.addIssue({ code: 'custom', message: `must be one of ${STATUSES.join(', ')}` });
+        return found ?? 'current';
+      })
+      .optional()
+      .openapi({ type: 'string', enum: [...STATUSES], description: 'Omitted: all auctions.' }),
+    ...pageQuery,
+  }),
+  response: pagedEnvelope(auctionSchema, 'AuctionPage'),
+  async handler({ query }, ctx) {
+    const now = ctx.now.toISOString();
+    const filter: Filter = { Catalogued: true };
+    if (query.status === 'upcoming') filter.StartTime = { $gt: now };
+    if (query.status === 'current') Object.assign(filter, { StartTime: { $lte: now }, EndTime: { $gt: now } });
+    if (query.status === 'closed') filter.EndTime = { $lte: now };
+    const p = paging(query, ctx.tenant);
+    const auctions = ctx.db.collection<AuctionDoc>('auctions');
+    const sort: Array<[string, 1 | -1]> = query.status === 'closed' ? [['EndTime', -1]] : [['StartTime', 1]];
+    const [total, docs] = await Promise.all([auctions.countDocuments(filter), auctions.find(filter, { sort, skip: p.skip, limit: p.pageSize })]);
+    return envelope(docs.map((d) => toAuctionDto(d, ctx.language, ctx.tenant.DefaultLanguage, now)), total, p);
+  },
+});
+
+export const getAuction = defineOperation({
+  number: 5,
+  operationId: 'getAuction',
+  group: 'Auctions',
+  method: 'get',
+  path: '/v1/auctions/{id}',
+  auth: 'anon',
+  catalogue: true,
+  summary: 'One auction',
+  params: z.object({ id: idText('The auction id.') }),
+  errors: [404],
+  response: auctionSchema,
+  async handler({ params }, ctx) {
+    const doc = await findAuction(ctx.db, params.id);
+    return toAuctionDto(doc, ctx.language, ctx.tenant.DefaultLanguage, ctx.now.toISOString());
+  },
+});
+
+export const auctionOperations = [listAuctions, getAuction];

@@ -1,0 +1,93 @@
+import { defineOperation } from '../../src/http/operation.ts';
+import { boolText, idText, z } from '../../src/http/schemas.ts';
+import { NotFoundError } from '../../src/errors.ts';
+import { pick } from '../../src/http/language.ts';
+import type { CategoryDoc } from '../../projections/catalogue/documents.ts';
+
+interface CategoryNode {
+  Id: number;
+  ParentId: number | null;
+  Name: string;
+  SortOrder: number;
+  LotCount: number;
+  Children: CategoryNode[];
+}
+
+const categoryNode: z.ZodType<CategoryNode> = z.lazy(() =>
+  z.object({
+    Id: z.number().int(),
+    ParentId: z.number().int().nullable(),
+    Name: z.string(),
+    SortOrder: z.number().int(),
+    LotCount: z.number().int().openapi({ description: 'Lots (open or closed) in this category and its descendants.' }),
+    Children: z.array(categoryNode),
+  }),
+);
+
+/** The tenant's tree in one language, with lot counts summed up the tree. */
+async function tree(db: { collection: <T extends CategoryDoc>(n: string) => { find(f: object): Promise<T[]> } }, language: string, fallback: string) {
+  const docs = await db.collection<CategoryDoc>('categories').find({ Catalogued: true });
+  const nodes = new Map<number, CategoryNode>(
+    docs.map((d) => [d.Id, { Id: d.Id, ParentId: d.ParentId, Name: pick(d.Names, language, fallback) ?? '', SortOrder: d.SortOrder, LotCount: d.LotCount, Children: [] }]),
+  );
+  const roots: CategoryNode[] = [];
+  for (const node of nodes.values()) {
+    const parent = node.ParentId !== null ? nodes.get(node.ParentId) : undefined;
+    if (parent && parent !== node) parent.Children.push(node);
+    else roots.push(node);
+  }
+  const order = (list: CategoryNode[]) => list.sort((a, b) => a.SortOrder - b.SortOrder || a.Name.localeCompare(b.Name) || a.Id - b.Id);
+  const seen = new Set<number>();
+  const total = (node: CategoryNode): number => {
+    if (seen.has(node.Id)) return 0;
+    seen.add(node.Id);
+    order(node.Children);
+    node.LotCount += node.Children.reduce((sum, child) => sum + total(child), 0);
+    return node.LotCount;
+  };
+  order(roots).forEach(total);
+  return { roots, nodes };
+}
+
+function prune(list: CategoryNode[]): CategoryNode[] {
+  return list.filter((n) => n.LotCount > 0).map((n) => ({ ...n, Children: prune(n.Children) }));
+}
+
+export const listCategories = defineOperation({
+  number: 14,
+  operationId: 'listCategories',
+  group: 'Categories',
+  method: 'get',
+  path: '/v1/categories',
+  auth: 'anon',
+  catalogue: true,
+  summary: 'The category tree in the negotiated language',
+  query: z.object({ showAll: boolText('Include categories with no lots.').optional() }),
+  response: z.array(categoryNode).openapi('CategoryTree'),
+  async handler({ query }, ctx) {
+    const { roots } = await tree(ctx.db, ctx.language, ctx.tenant.DefaultLanguage);
+    return query.showAll ? roots : prune(roots);
+  },
+});
+
+export const getCategory = defineOperation({
+  number: 15,
+  operationId: 'getCategory',
+  group: 'Categories',
+  method: 'get',
+  path: '/v1/categories/{id}',
+  auth: 'anon',
+  catalogue: true,
+  summary: 'One category, with its sub-categories',
+  params: z.object({ id: idText('The category id.') }),
+  errors: [404],
+  response: categoryNode,
+  async handler({ params }, ctx) {
+    const { nodes } = await tree(ctx.db, ctx.language, ctx.tenant.DefaultLanguage);
+    const node = nodes.get(params.id);
+    if (!node) throw new NotFoundError(`Category ${params.id} does not exist.`);
+    return node;
+  },
+});
+
+export const categoryOperations = [listCategories, getCategory];

@@ -1,0 +1,99 @@
+import { timingSafeEqual } from 'node:crypto';
+import { defineOperation } from '../../src/http/operation.ts';
+import { z } from '../../src/http/schemas.ts';
+import { NotFoundError, TooManyRequestsError, UnauthorizedError, ValidationError } from '../../src/errors.ts';
+import { sha256 } from '../../src/security/passwords.ts';
+import { SYSTEM, type ApplicationDoc } from '../../projections/access/projection.ts';
+import type { MemberDoc } from '../../projections/members/projection.ts';
+
+export const tokenSchema = z
+  .object({ Token: z.string(), ExpiresAt: z.string().openapi({ format: 'date-time' }) })
+  .openapi('TokenResponse');
+
+const FAILED_CLIENT_LIMIT = 10;
+const FAILED_CLIENT_WINDOW_MS = 60_000;
+
+export const issueApplicationToken = defineOperation({
+  number: 1,
+  operationId: 'issueApplicationToken',
+  group: 'Credentials',
+  method: 'post',
+  path: '/v1/tokens',
+  auth: 'open',
+  summary: 'Application token for a registered application (ClientId + ClientSecret)',
+  body: z.object({ ClientId: z.string().min(1).max(200), ClientSecret: z.string().min(1).max(200) }).openapi('AccessTokenRequest'),
+  errors: [429],
+  response: tokenSchema,
+  async handler({ body }, ctx) {
+    const { limiter, documents, tokens } = ctx.services;
+    const key = `client-fail:${ctx.ip}`;
+    const state = await limiter.peek(key, FAILED_CLIENT_LIMIT);
+    if (!state.allowed) throw new TooManyRequestsError('Too many failed attempts; try again later.', state.retryAfterSeconds);
+    const app = await documents.forTenant(SYSTEM).collection<ApplicationDoc>('applications').findById(body.ClientId);
+    const given = Buffer.from(sha256(body.ClientSecret), 'hex');
+    const expected = Buffer.from(app?.SecretHash ?? sha256(''), 'hex');
+    const ok = app !== null && timingSafeEqual(given, expected) && ctx.apiKey.tenants.includes(app.Tenant);
+    if (!ok || !app) {
+      await limiter.hit(key, FAILED_CLIENT_LIMIT, FAILED_CLIENT_WINDOW_MS);
+      throw new UnauthorizedError('Unknown ClientId or wrong ClientSecret.');
+    }
+    return tokens.issue('application', app.Tenant, `application:${app.ClientId}`);
+  },
+});
+
+export const issueAnonymousToken = defineOperation({
+  number: 2,
+  operationId: 'issueAnonymousToken',
+  group: 'Credentials',
+  method: 'post',
+  path: '/v1/tokens/anonymous',
+  auth: 'open',
+  summary: 'Short-lived anonymous token for a tenant (no secret)',
+  description: 'The body names the tenant in `clientId` (`ClientId` is accepted too). Unknown tenant, one this Api-Key may not act for, or public access off: 404.',
+  body: z
+    .object({
+      clientId: z.string().max(100).optional().openapi({ description: 'The tenant identifier (not a secret).' }),
+      ClientId: z.string().max(100).optional(),
+    })
+    .openapi('PublicTokenRequest'),
+  bodyOptional: true,
+  errors: [404],
+  response: tokenSchema,
+  async handler({ body }, ctx) {
+    const clientId = body?.clientId ?? body?.ClientId;
+    if (!clientId) throw new ValidationError('clientId is required.', [{ field: 'body.clientId', message: 'is required' }]);
+    const tenant = ctx.apiKey.tenants.includes(clientId) ? await ctx.auth.tenant(clientId) : null;
+    if (!tenant || !tenant.PublicAccess) throw new NotFoundError('This tenant is not served, or its public access is switched off.');
+    return ctx.services.tokens.issue('anonymous', tenant.Tenant, `anonymous:${crypto.randomUUID()}`);
+  },
+});
+
+export const currentToken = defineOperation({
+  number: 3,
+  operationId: 'currentToken',
+  group: 'Credentials',
+  method: 'get',
+  path: '/v1/tokens/current',
+  auth: 'open',
+  summary: 'Whether the presented token is still valid',
+  description: 'Always 200: `Valid: false` when no token, or a bad, expired or foreign one, is presented.',
+  response: z
+    .object({
+      Valid: z.boolean(),
+      Kind: z.enum(['anonymous', 'application', 'member']).nullable(),
+      ExpiresAt: z.string().openapi({ format: 'date-time' }).nullable(),
+    })
+    .openapi('TokenStatus'),
+  async handler(_input, ctx) {
+    const found = await ctx.auth.token(ctx.req, ctx.apiKey);
+    const invalid = { Valid: false, Kind: null, ExpiresAt: null };
+    if (!found) return invalid;
+    if (found.claims.kind === 'member') {
+      const member = await ctx.services.documents.forTenant(found.tenant.Tenant).collection<MemberDoc>('members').findById(found.claims.sub);
+      if (!member) return invalid;
+    }
+    return { Valid: true, Kind: found.claims.kind, ExpiresAt: new Date(found.claims.exp * 1000).toISOString() };
+  },
+});
+
+export const credentialOperations = [issueApplicationToken, issueAnonymousToken, currentToken];

@@ -1,0 +1,63 @@
+import { defineOperation } from '../../src/http/operation.ts';
+import { boolText, idText, pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
+import type { SearchFilter } from '../../src/ports/search.ts';
+import type { LotDoc } from '../../projections/catalogue/documents.ts';
+import { LOT_SEARCH } from '../../projections/lot-search/projection.ts';
+import { envelope, paging } from '../paging.ts';
+import { lotSchema, toLotDto } from '../lots/dto.ts';
+
+const facetSchema = z.array(z.object({ Value: z.number().int(), Count: z.number().int() }));
+
+export const searchLots = defineOperation({
+  number: 17,
+  operationId: 'searchLots',
+  group: 'Lots',
+  method: 'get',
+  path: '/v1/lots/search',
+  auth: 'anon',
+  catalogue: true,
+  languageParam: 'LanguageCode',
+  summary: 'Free-text lot search, ranked by relevance',
+  description:
+    'Searches titles, descriptions and attribute values in the negotiated language, typo-tolerant and by prefix; every word must match. ' +
+    'Facets count the matching lots (all pages) per category and auction.',
+  query: z.object({
+    q: z.string().trim().min(1, 'is required').max(200).openapi({ description: 'The words to search for.' }),
+    AuctionId: idText().optional(),
+    CategoryId: idText().optional(),
+    ShowClosedLots: boolText('Include lots whose bidding has ended.').optional(),
+    ...pageQuery,
+    LanguageCode: z.string().max(20).optional().openapi({ description: 'Overrides Accept-Language.' }),
+  }),
+  response: pagedEnvelope(lotSchema, 'LotSearchPage').extend({
+    Facets: z.object({ CategoryId: facetSchema, AuctionId: facetSchema }),
+  }),
+  async handler({ query }, ctx) {
+    const p = paging(query, ctx.tenant);
+    const filter: SearchFilter = { Language: ctx.language };
+    if (query.AuctionId !== undefined) filter.AuctionId = query.AuctionId;
+    if (query.CategoryId !== undefined) filter.CategoryId = query.CategoryId;
+    if (!query.ShowClosedLots) filter.EndTime = { gt: ctx.now.getTime() };
+    const result = await ctx.services.search.search(LOT_SEARCH, ctx.tenant.Tenant, {
+      q: query.q,
+      queryBy: ['Title', 'AttributeText', 'Description'],
+      filter,
+      facetBy: ['CategoryId', 'AuctionId'],
+      page: p.page,
+      perPage: p.pageSize,
+    });
+    const ids = result.hits.map((h) => h.id);
+    const docs = ids.length ? await ctx.db.collection<LotDoc>('lots').find({ _id: { $in: ids } }) : [];
+    const byId = new Map(docs.map((d) => [d._id, d]));
+    const nowIso = ctx.now.toISOString();
+    const items = ids.flatMap((id) => {
+      const doc = byId.get(id);
+      return doc ? [toLotDto(doc, ctx.language, ctx.tenant.DefaultLanguage, nowIso)] : [];
+    });
+    const facet = (name: string) =>
+      (result.facets[name] ?? []).filter((f) => f.value !== '0').map((f) => ({ Value: Number(f.value), Count: f.count }));
+    return { ...envelope(items, result.found, p), Facets: { CategoryId: facet('CategoryId'), AuctionId: facet('AuctionId') } };
+  },
+});
+
+export const lotSearchOperations = [searchLots];

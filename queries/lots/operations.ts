@@ -1,0 +1,135 @@
+import { defineOperation } from '../../src/http/operation.ts';
+import { boolText, idText, int32Text, pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
+import { NotFoundError, ValidationError, type FieldError } from '../../src/errors.ts';
+import type { Filter, SortSpec } from '../../src/ports/read-models.ts';
+import { foldText, type LotDoc } from '../../projections/catalogue/documents.ts';
+import { envelope, paging } from '../paging.ts';
+import { lotSchema, toLotDto } from './dto.ts';
+
+const SORTS = ['LotNumber', 'EndTime', 'CurrentBid', 'EstimateLow', 'Title', 'Created'] as const;
+
+const lotsQuery = z.object({
+  AuctionId: idText().optional(),
+  AuctionTypeId: int32Text({ min: 0 }).optional(),
+  CategoryId: idText().optional(),
+  OwnerId: idText('Lots consigned by this member id.').optional(),
+  HotLot: boolText().optional(),
+  SearchTerms: z.string().trim().max(200).optional().openapi({ description: 'Every word must occur in the title or description (case- and accent-insensitive).' }),
+  Sort: z
+    .string()
+    .transform((v, ctx) => {
+      const found = SORTS.find((s) => s.toLowerCase() === v.toLowerCase());
+      if (!found) ctx.addIssue({ code: 'custom', message: `must be one of ${SORTS.join(', ')}` });
+      return found ?? 'LotNumber';
+    })
+    .optional()
+    .openapi({ type: 'string', enum: [...SORTS], description: 'Order of the lots; LotNumber by default.' }),
+  Descending: boolText('Reverses the order.').optional(),
+  Page: pageQuery.page,
+  PageSize: pageQuery.pageSize,
+  LanguageCode: z.string().max(20).optional().openapi({ description: 'Overrides Accept-Language.' }),
+  ShowClosedLots: boolText('Include lots whose bidding has ended.').optional(),
+  CombiId: idText().optional(),
+  vatFree: boolText().optional(),
+  StartLotNumber: int32Text({ min: 0 }).optional(),
+  EndLotNumber: int32Text({ min: 0 }).optional(),
+  MetaDataProperties: z
+    .string()
+    .optional()
+    .openapi({ description: 'Attribute filters, written MetaDataProperties[Name]=Value (one parameter per attribute; value matched case- and accent-insensitively in the negotiated language).' }),
+});
+
+const META = /^metadataproperties\[([^\]]*)\]$/i;
+
+/** MetaDataProperties[Name]=Value pairs from the raw query. */
+function metaFilters(raw: Record<string, unknown>, language: string): { filter: Filter; errors: FieldError[] } {
+  const filter: Filter = {};
+  const errors: FieldError[] = [];
+  let count = 0;
+  for (const [key, value] of Object.entries(raw)) {
+    const match = META.exec(key);
+    if (!match) continue;
+    const name = match[1];
+    const field = `query.MetaDataProperties[${name}]`;
+    if (++count > 20) {
+      errors.push({ field, message: 'at most 20 attribute filters' });
+      break;
+    }
+    if (!/^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(name)) errors.push({ field, message: 'an attribute name is letters, digits and _' });
+    else if (typeof value !== 'string' || value.length > 200) errors.push({ field, message: 'must be given once, at most 200 characters' });
+    else filter[`Meta.${name.toLowerCase()}.${language}`] = foldText(value);
+  }
+  return { filter, errors };
+}
+
+export const listLots = defineOperation({
+  number: 16,
+  operationId: 'listLots',
+  group: 'Lots',
+  method: 'get',
+  path: '/v1/lots',
+  auth: 'anon',
+  catalogue: true,
+  languageParam: 'LanguageCode',
+  summary: 'Lots, filtered, sorted and paged',
+  description: 'Closed lots are left out unless ShowClosedLots=true. StartLotNumber and EndLotNumber bound the lot number, both inclusive.',
+  query: lotsQuery,
+  response: pagedEnvelope(lotSchema, 'LotPage'),
+  async handler({ query }, ctx) {
+    const nowIso = ctx.now.toISOString();
+    const lang = ctx.language;
+    const meta = metaFilters(ctx.req.query as Record<string, unknown>, lang);
+    if (query.StartLotNumber !== undefined && query.EndLotNumber !== undefined && query.StartLotNumber > query.EndLotNumber)
+      meta.errors.push({ field: 'query.EndLotNumber', message: 'must not be below StartLotNumber' });
+    if (meta.errors.length) throw new ValidationError('The request has invalid values.', meta.errors);
+
+    const filter: Filter = { ...meta.filter };
+    if (query.AuctionId !== undefined) filter.AuctionId = query.AuctionId;
+    if (query.AuctionTypeId !== undefined) filter.AuctionType = query.AuctionTypeId;
+    if (query.CategoryId !== undefined) filter.CategoryId = query.CategoryId;
+    if (query.OwnerId !== undefined) filter.OwnerId = query.OwnerId;
+    if (query.HotLot !== undefined) filter.HotLot = query.HotLot;
+    if (query.CombiId !== undefined) filter.CombiId = query.CombiId;
+    if (query.vatFree !== undefined) filter.VatFree = query.vatFree;
+    if (query.StartLotNumber !== undefined || query.EndLotNumber !== undefined)
+      filter.LotNumber = {
+        ...(query.StartLotNumber !== undefined ? { $gte: query.StartLotNumber } : {}),
+        ...(query.EndLotNumber !== undefined ? { $lte: query.EndLotNumber } : {}),
+      };
+    if (!query.ShowClosedLots) filter.EndTime = { $gt: nowIso };
+    const words = (query.SearchTerms ?? '').split(/\s+/).filter(Boolean).slice(0, 10);
+    if (words.length)
+      filter.$and = words.map((w) => ({
+        $or: [{ [`Texts.${lang}.Title`]: { $contains: w } }, { [`Texts.${lang}.Description`]: { $contains: w } }],
+      }));
+
+    const direction = query.Descending ? -1 : 1;
+    const sortField = query.Sort === 'Title' ? `SortTitle.${lang}` : (query.Sort ?? 'LotNumber');
+    const sort: SortSpec = sortField === 'LotNumber' ? [['LotNumber', direction]] : [[sortField, direction], ['LotNumber', direction]];
+    const p = paging({ page: query.Page, pageSize: query.PageSize }, ctx.tenant);
+    const lots = ctx.db.collection<LotDoc>('lots');
+    const [total, docs] = await Promise.all([lots.countDocuments(filter), lots.find(filter, { sort, skip: p.skip, limit: p.pageSize })]);
+    return envelope(docs.map((d) => toLotDto(d, lang, ctx.tenant.DefaultLanguage, nowIso)), total, p);
+  },
+});
+
+export const getLot = defineOperation({
+  number: 18,
+  operationId: 'getLot',
+  group: 'Lots',
+  method: 'get',
+  path: '/v1/lots/{id}',
+  auth: 'anon',
+  catalogue: true,
+  summary: 'One lot with its attributes',
+  params: z.object({ id: idText('The lot id.') }),
+  errors: [404],
+  response: lotSchema,
+  async handler({ params }, ctx) {
+    const doc = await ctx.db.collection<LotDoc>('lots').findById(String(params.id));
+    if (!doc) throw new NotFoundError(`Lot ${params.id} does not exist.`);
+    return toLotDto(doc, ctx.language, ctx.tenant.DefaultLanguage, ctx.now.toISOString());
+  },
+});
+
+export const lotOperations = [listLots, getLot];

@@ -1,0 +1,50 @@
+import { defineOperation } from '../../src/http/operation.ts';
+import { pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
+import type { Filter } from '../../src/ports/read-models.ts';
+import type { LotDoc } from '../../projections/catalogue/documents.ts';
+import type { WatchDoc } from '../../projections/watchlist/projection.ts';
+import { watchTypes } from '../../commands/watchlist/events.ts';
+import { envelope, paging } from '../paging.ts';
+import { lotSchema, toLotDto } from '../lots/dto.ts';
+
+const watchedLot = lotSchema.extend({
+  WatchType: z.enum(watchTypes),
+  WatchedAt: z.string().openapi({ format: 'date-time' }),
+}).openapi('WatchedLot');
+
+export const listWatchlist = defineOperation({
+  number: 24,
+  operationId: 'listWatchlist',
+  group: 'Lots',
+  method: 'get',
+  path: '/v1/me/watchlist',
+  auth: 'member',
+  summary: 'Lots the caller watches, newest first, with their watch type',
+  query: z.object({
+    ...pageQuery,
+    type: z.enum(watchTypes).optional().openapi({ description: 'Only this watch type; all when omitted.' }),
+  }),
+  response: pagedEnvelope(watchedLot, 'WatchlistPage'),
+  async handler({ query }, ctx) {
+    const p = paging(query, ctx.tenant);
+    const filter: Filter = { MemberId: ctx.member.Id };
+    if (query.type) filter.Type = query.type;
+    const watches = ctx.db.collection<WatchDoc>('watchlist');
+    const [total, page] = await Promise.all([
+      watches.countDocuments(filter),
+      watches.find(filter, { sort: [['WatchedAt', -1]], skip: p.skip, limit: p.pageSize }),
+    ]);
+    const lots = page.length ? await ctx.db.collection<LotDoc>('lots').find({ _id: { $in: page.map((w) => String(w.LotId)) } }) : [];
+    const byId = new Map(lots.map((l) => [l.Id, l]));
+    const nowIso = ctx.now.toISOString();
+    const items = page.flatMap((w) => {
+      const lot = byId.get(w.LotId);
+      return lot
+        ? [{ ...toLotDto(lot, ctx.language, ctx.tenant.DefaultLanguage, nowIso), WatchType: w.Type as (typeof watchTypes)[number], WatchedAt: w.WatchedAt }]
+        : [];
+    });
+    return envelope(items, total, p);
+  },
+});
+
+export const watchlistQueryOperations = [listWatchlist];

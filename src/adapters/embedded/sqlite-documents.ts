@@ -1,0 +1,380 @@
+import Database from 'better-sqlite3';
+import type {
+  Collection,
+  CollectionSpec,
+  Doc,
+  DocumentStore,
+  FieldCondition,
+  Filter,
+  FindOptions,
+  RebuildTarget,
+  Scalar,
+  TenantScope,
+  WriteOp,
+  WriteTarget,
+} from '../../ports/read-models.ts';
+import { CheckpointConflictError } from '../../ports/read-models.ts';
+
+/**
+ * The embedded read-model store: SQLite with one table per collection, documents kept as JSONB, and the
+ * declared indexes created as expression indexes over (tenant, json_extract(doc, field)...), so a page
+ * query is an index range scan, never a scan of the collection.
+ *
+ * Filters are translated once, here, from the MongoDB-like port language into SQL. The json_extract
+ * expressions are written exactly as in the index definitions, which is what lets SQLite use them.
+ *
+ * Collections are reached through aliases (name → physical table), so a projection can be rebuilt into a
+ * fresh table and swapped in atomically while reads go on against the old one.
+ */
+
+const FIELD_SEGMENT = /^[A-Za-z0-9_-]+$/;
+
+function fieldExpr(field: string): string {
+  if (field === '_id') return 'id';
+  const segments = field.split('.');
+  if (!segments.every((s) => FIELD_SEGMENT.test(s))) throw new Error(`invalid field path: ${field}`);
+  return `json_extract(doc, '$.${segments.map((s) => `"${s}"`).join('.')}')`;
+}
+
+function bindable(value: Scalar): string | number | null {
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  return value;
+}
+
+function isOperatorObject(condition: FieldCondition): condition is Exclude<FieldCondition, Scalar> {
+  return condition !== null && typeof condition === 'object';
+}
+
+function conditionSql(field: string, condition: FieldCondition, params: Array<string | number | null>): string {
+  const expr = fieldExpr(field);
+  if (!isOperatorObject(condition)) {
+    if (condition === null) return `${expr} IS NULL`;
+    params.push(bindable(condition));
+    return `${expr} = ?`;
+  }
+  const parts: string[] = [];
+  for (const [op, value] of Object.entries(condition)) {
+    if (value === undefined) continue;
+    switch (op) {
+      case '$eq':
+        if (value === null) parts.push(`${expr} IS NULL`);
+        else parts.push(`${expr} = ?`), params.push(bindable(value as Scalar));
+        break;
+      case '$ne':
+        if (value === null) parts.push(`${expr} IS NOT NULL`);
+        else parts.push(`(${expr} IS NULL OR ${expr} <> ?)`), params.push(bindable(value as Scalar));
+        break;
+      case '$gt':
+      case '$gte':
+      case '$lt':
+      case '$lte': {
+        const sqlOp = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' }[op];
+        parts.push(`${expr} ${sqlOp} ?`);
+        params.push(value as string | number);
+        break;
+      }
+      case '$in': {
+        const list = value as Scalar[];
+        if (list.length === 0) parts.push('0');
+        else {
+          parts.push(`${expr} IN (${list.map(() => '?').join(', ')})`);
+          for (const item of list) params.push(bindable(item));
+        }
+        break;
+      }
+      case '$exists':
+        parts.push(value ? `${expr} IS NOT NULL` : `${expr} IS NULL`);
+        break;
+      case '$contains':
+        parts.push(`contains_ci(${expr}, ?)`);
+        params.push(String(value));
+        break;
+      default:
+        throw new Error(`unsupported operator ${op}`);
+    }
+  }
+  return parts.length ? parts.join(' AND ') : '1';
+}
+
+export function filterToSql(filter: Filter, params: Array<string | number | null>): string {
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(filter)) {
+    if (value === undefined) continue;
+    if (key === '$and' || key === '$or') {
+      const subs = (value as Filter[]).map((f) => `(${filterToSql(f, params)})`);
+      if (subs.length === 0) parts.push(key === '$and' ? '1' : '0');
+      else parts.push(`(${subs.join(key === '$and' ? ' AND ' : ' OR ')})`);
+    } else {
+      parts.push(conditionSql(key, value as FieldCondition, params));
+    }
+  }
+  return parts.length ? parts.join(' AND ') : '1';
+}
+
+const foldCache = new Map<string, string>();
+function fold(text: string): string {
+  let folded = foldCache.get(text);
+  if (folded === undefined) {
+    folded = text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+    if (foldCache.size > 1000) foldCache.clear();
+    foldCache.set(text, folded);
+  }
+  return folded;
+}
+
+interface AliasRow {
+  name: string;
+  physical: string;
+  generation: number;
+  spec: string;
+}
+
+export class SqliteDocumentStore implements DocumentStore {
+  readonly db: Database.Database;
+  private readonly aliases = new Map<string, AliasRow>();
+  private readonly statements = new Map<string, Database.Statement>();
+  private closed = false;
+
+  constructor(file: string) {
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma('cache_size = -65536');
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS rm_aliases (name TEXT PRIMARY KEY, physical TEXT NOT NULL, generation INTEGER NOT NULL, spec TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS rm_checkpoints (projection TEXT PRIMARY KEY, position INTEGER NOT NULL, updated TEXT NOT NULL);
+    `);
+    this.db.function('contains_ci', { deterministic: true }, (haystack: unknown, needle: unknown) => {
+      if (typeof haystack !== 'string' || typeof needle !== 'string') return 0;
+      return fold(haystack).includes(fold(needle)) ? 1 : 0;
+    });
+    this.loadAliases();
+  }
+
+  private loadAliases() {
+    this.aliases.clear();
+    for (const row of this.db.prepare('SELECT * FROM rm_aliases').all() as AliasRow[]) this.aliases.set(row.name, row);
+  }
+
+  private prepare(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      if (this.statements.size > 1000) this.statements.clear();
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /** Runs a read, re-resolving aliases once if another process swapped a collection under us. */
+  private withAliases<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (error) {
+      if (error instanceof Error && /no such table/.test(error.message)) {
+        this.loadAliases();
+        this.statements.clear();
+        return fn();
+      }
+      throw error;
+    }
+  }
+
+  private physical(name: string): string {
+    const alias = this.aliases.get(name);
+    if (!alias) throw new Error(`unknown collection ${name}`);
+    return alias.physical;
+  }
+
+  private createPhysical(physical: string, spec: CollectionSpec) {
+    this.db.exec(`CREATE TABLE IF NOT EXISTS ${physical} (
+      tenant TEXT NOT NULL, id TEXT NOT NULL, doc BLOB NOT NULL, UNIQUE (tenant, id))`);
+    (spec.indexes ?? []).forEach((index, i) => {
+      const columns = ['tenant', ...index.fields.map(fieldExpr)].join(', ');
+      this.db.exec(
+        `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${physical}_ix${i} ON ${physical} (${columns})`,
+      );
+    });
+  }
+
+  async ensureCollection(spec: CollectionSpec): Promise<void> {
+    if (!/^[a-z][a-z0-9_]*$/.test(spec.name)) throw new Error(`invalid collection name ${spec.name}`);
+    this.db.transaction(() => {
+      const existing = this.db.prepare('SELECT * FROM rm_aliases WHERE name = ?').get(spec.name) as AliasRow | undefined;
+      const physical = existing?.physical ?? `rm_${spec.name}_g1`;
+      this.createPhysical(physical, spec);
+      this.db
+        .prepare(
+          `INSERT INTO rm_aliases (name, physical, generation, spec) VALUES (?, ?, 1, ?)
+           ON CONFLICT (name) DO UPDATE SET spec = excluded.spec`,
+        )
+        .run(spec.name, physical, JSON.stringify(spec));
+    })();
+    this.loadAliases();
+  }
+
+  forTenant(tenant: string): TenantScope {
+    return { tenant, collection: <T extends Doc>(name: string) => this.collection<T>(name, tenant) };
+  }
+
+  private collection<T extends Doc>(name: string, tenant: string): Collection<T> {
+    const parse = (row: { doc: string } | undefined): T | null => (row ? (JSON.parse(row.doc) as T) : null);
+    const where = (filter: Filter, params: Array<string | number | null>) => {
+      params.push(tenant);
+      return `tenant = ? AND ${filterToSql(filter, params)}`;
+    };
+    return {
+      findById: async (id) =>
+        this.withAliases(() =>
+          parse(this.prepare(`SELECT json(doc) AS doc FROM ${this.physical(name)} WHERE tenant = ? AND id = ?`).get(tenant, id) as { doc: string } | undefined),
+        ),
+      findOne: async (filter) =>
+        this.withAliases(() => {
+          const params: Array<string | number | null> = [];
+          const sql = `SELECT json(doc) AS doc FROM ${this.physical(name)} WHERE ${where(filter, params)} LIMIT 1`;
+          return parse(this.prepare(sql).get(...params) as { doc: string } | undefined);
+        }),
+      find: async (filter, options: FindOptions = {}) =>
+        this.withAliases(() => {
+          const params: Array<string | number | null> = [];
+          let sql = `SELECT json(doc) AS doc FROM ${this.physical(name)} WHERE ${where(filter, params)}`;
+          if (options.sort?.length) {
+            const direction = (d: 1 | -1) => (d === -1 ? 'DESC' : 'ASC');
+            const last = options.sort[options.sort.length - 1][1];
+            sql += ` ORDER BY ${options.sort.map(([f, d]) => `${fieldExpr(f)} ${direction(d)}`).join(', ')}, rowid ${direction(last)}`;
+          }
+          if (options.limit !== undefined || options.skip) {
+            sql += ' LIMIT ? OFFSET ?';
+            params.push(options.limit ?? -1, options.skip ?? 0);
+          }
+          return (this.prepare(sql).all(...params) as Array<{ doc: string }>).map((row) => JSON.parse(row.doc) as T);
+        }),
+      countDocuments: async (filter) =>
+        this.withAliases(() => {
+          const params: Array<string | number | null> = [];
+          const sql = `SELECT count(*) AS n FROM ${this.physical(name)} WHERE ${where(filter, params)}`;
+          return (this.prepare(sql).get(...params) as { n: number }).n;
+        }),
+      countBy: async (filter, field) =>
+        this.withAliases(() => {
+          const params: Array<string | number | null> = [];
+          const expr = fieldExpr(field);
+          const sql = `SELECT ${expr} AS value, count(*) AS count FROM ${this.physical(name)} WHERE ${where(filter, params)} GROUP BY 1 ORDER BY 2 DESC, 1`;
+          return this.prepare(sql).all(...params) as Array<{ value: Scalar; count: number }>;
+        }),
+    };
+  }
+
+  async getCheckpoint(projection: string): Promise<number> {
+    const row = this.prepare('SELECT position FROM rm_checkpoints WHERE projection = ?').get(projection) as
+      | { position: number }
+      | undefined;
+    return row?.position ?? 0;
+  }
+
+  private target(resolve: (name: string) => string, checkpointName: (p: string) => string): WriteTarget {
+    return {
+      get: async (collection, tenant, id) => {
+        const row = this.prepare(`SELECT json(doc) AS doc FROM ${resolve(collection)} WHERE tenant = ? AND id = ?`).get(
+          tenant,
+          id,
+        ) as { doc: string } | undefined;
+        return row ? (JSON.parse(row.doc) as Doc) : null;
+      },
+      commit: async (ops, checkpoint) => {
+        this.db.transaction(() => {
+          const name = checkpointName(checkpoint.projection);
+          const current =
+            (this.prepare('SELECT position FROM rm_checkpoints WHERE projection = ?').get(name) as { position: number } | undefined)
+              ?.position ?? 0;
+          if (current !== checkpoint.expected) throw new CheckpointConflictError(checkpoint.projection, checkpoint.expected, current);
+          this.applyOps(ops, resolve);
+          this.prepare(
+            `INSERT INTO rm_checkpoints (projection, position, updated) VALUES (?, ?, ?)
+             ON CONFLICT (projection) DO UPDATE SET position = excluded.position, updated = excluded.updated`,
+          ).run(name, checkpoint.position, new Date().toISOString());
+        }).immediate();
+      },
+    };
+  }
+
+  private applyOps(ops: WriteOp[], resolve: (name: string) => string) {
+    for (const op of ops) {
+      const table = resolve(op.collection);
+      if (op.op === 'put') {
+        this.prepare(
+          `INSERT INTO ${table} (tenant, id, doc) VALUES (?, ?, jsonb(?)) ON CONFLICT (tenant, id) DO UPDATE SET doc = excluded.doc`,
+        ).run(op.tenant, op.doc._id, JSON.stringify(op.doc));
+      } else {
+        this.prepare(`DELETE FROM ${table} WHERE tenant = ? AND id = ?`).run(op.tenant, op.id);
+      }
+    }
+  }
+
+  live(): WriteTarget {
+    return this.target(
+      (name) => this.physical(name),
+      (p) => p,
+    );
+  }
+
+  async startRebuild(projection: string, collections: string[]): Promise<RebuildTarget> {
+    this.loadAliases();
+    const fresh = new Map<string, string>();
+    for (const name of collections) {
+      const alias = this.aliases.get(name);
+      if (!alias) throw new Error(`unknown collection ${name}`);
+      const physical = `rm_${name}_g${alias.generation + 1}`;
+      this.db.exec(`DROP TABLE IF EXISTS ${physical}`);
+      this.createPhysical(physical, JSON.parse(alias.spec) as CollectionSpec);
+      fresh.set(name, physical);
+    }
+    const shadowCheckpoint = `${projection}#rebuild`;
+    this.db.prepare('DELETE FROM rm_checkpoints WHERE projection = ?').run(shadowCheckpoint);
+    const resolve = (name: string) => {
+      const physical = fresh.get(name);
+      if (!physical) throw new Error(`collection ${name} is not part of the rebuild of ${projection}`);
+      return physical;
+    };
+    const target = this.target(resolve, () => shadowCheckpoint);
+    return {
+      ...target,
+      finish: async () => {
+        const old: string[] = [];
+        this.db.transaction(() => {
+          const position = (this.prepare('SELECT position FROM rm_checkpoints WHERE projection = ?').get(shadowCheckpoint) as
+            | { position: number }
+            | undefined)?.position ?? 0;
+          for (const [name, physical] of fresh) {
+            const alias = this.db.prepare('SELECT * FROM rm_aliases WHERE name = ?').get(name) as AliasRow;
+            old.push(alias.physical);
+            this.db
+              .prepare('UPDATE rm_aliases SET physical = ?, generation = generation + 1 WHERE name = ?')
+              .run(physical, name);
+          }
+          this.db
+            .prepare(
+              `INSERT INTO rm_checkpoints (projection, position, updated) VALUES (?, ?, ?)
+               ON CONFLICT (projection) DO UPDATE SET position = excluded.position, updated = excluded.updated`,
+            )
+            .run(projection, position, new Date().toISOString());
+          this.db.prepare('DELETE FROM rm_checkpoints WHERE projection = ?').run(shadowCheckpoint);
+        }).immediate();
+        this.loadAliases();
+        this.statements.clear();
+        for (const table of old) this.db.exec(`DROP TABLE IF EXISTS ${table}`);
+      },
+      abort: async () => {
+        for (const physical of fresh.values()) this.db.exec(`DROP TABLE IF EXISTS ${physical}`);
+        this.db.prepare('DELETE FROM rm_checkpoints WHERE projection = ?').run(shadowCheckpoint);
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+  }
+}

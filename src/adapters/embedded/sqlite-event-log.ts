@@ -1,0 +1,218 @@
+import Database from 'better-sqlite3';
+import { EventEmitter } from 'node:events';
+import type {
+  AppendResult,
+  EventLog,
+  ExpectedRevision,
+  NewEvent,
+  ReadAllOptions,
+  RecordedEvent,
+  SubscribeOptions,
+  Subscription,
+} from '../../ports/event-log.ts';
+import { WrongExpectedVersionError } from '../../ports/event-log.ts';
+
+interface Row {
+  position: number;
+  stream_id: string;
+  revision: number;
+  type: string;
+  version: number;
+  data: string;
+  metadata: string;
+  created: string;
+}
+
+function toRecorded(row: Row): RecordedEvent {
+  return {
+    position: row.position,
+    streamId: row.stream_id,
+    revision: row.revision,
+    type: row.type,
+    version: row.version,
+    data: JSON.parse(row.data),
+    metadata: JSON.parse(row.metadata),
+    created: row.created,
+  };
+}
+
+/**
+ * The embedded event log: one SQLite file in WAL mode. `position` is the rowid, so $all is read in
+ * append order with an index seek; (stream_id, revision) is unique, so a stale expected revision can never
+ * be written, even by a second process sharing the file. An append is one IMMEDIATE transaction.
+ */
+export class SqliteEventLog implements EventLog {
+  private readonly db: Database.Database;
+  private readonly emitter = new EventEmitter();
+  private readonly statements;
+  private readonly appendTransaction: (streamId: string, events: NewEvent[], expected: ExpectedRevision) => AppendResult;
+  private closed = false;
+  /** Other processes' appends are seen by polling at this interval when nothing is pending in-process. */
+  private readonly pollMs: number;
+
+  constructor(file: string, options: { pollMs?: number } = {}) {
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS events (
+        position INTEGER PRIMARY KEY AUTOINCREMENT,
+        stream_id TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        data TEXT NOT NULL,
+        metadata TEXT NOT NULL,
+        created TEXT NOT NULL,
+        UNIQUE (stream_id, revision)
+      );
+    `);
+    this.pollMs = options.pollMs ?? 250;
+    this.emitter.setMaxListeners(0);
+    this.statements = {
+      streamHead: this.db.prepare<[string], { revision: number }>(
+        'SELECT revision FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1',
+      ),
+      insert: this.db.prepare(
+        'INSERT INTO events (stream_id, revision, type, version, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+      readStream: this.db.prepare<[string, number], Row>(
+        'SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision',
+      ),
+      readAll: this.db.prepare<[number, number], Row>('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
+      head: this.db.prepare<[], { p: number | null }>('SELECT max(position) AS p FROM events'),
+    };
+    const tx = this.db.transaction(this.appendTx);
+    this.appendTransaction = (streamId, events, expected) => tx.immediate(streamId, events, expected);
+  }
+
+  private readonly appendTx = (streamId: string, events: NewEvent[], expected: ExpectedRevision): AppendResult => {
+    const head = this.statements.streamHead.get(streamId);
+    const current = head ? head.revision : -1;
+    const ok =
+      expected === 'any' ||
+      (expected === 'no_stream' && current === -1) ||
+      (expected === 'stream_exists' && current >= 0) ||
+      (typeof expected === 'number' && expected === current);
+    if (!ok) throw new WrongExpectedVersionError(streamId, expected, current === -1 ? 'no_stream' : current);
+    const created = new Date().toISOString();
+    let revision = current;
+    let position = 0;
+    for (const event of events) {
+      revision += 1;
+      const info = this.statements.insert.run(
+        streamId,
+        revision,
+        event.type,
+        event.version,
+        JSON.stringify(event.data),
+        JSON.stringify(event.metadata),
+        created,
+      );
+      position = Number(info.lastInsertRowid);
+    }
+    if (events.length === 0) position = this.statements.head.get()?.p ?? 0;
+    return { nextExpectedRevision: revision, position };
+  };
+
+
+  async appendToStream(
+    streamId: string,
+    events: NewEvent[],
+    options: { expectedRevision?: ExpectedRevision } = {},
+  ): Promise<AppendResult> {
+    this.assertOpen();
+    let result: AppendResult;
+    try {
+      result = this.appendTransaction(streamId, events, options.expectedRevision ?? 'any');
+    } catch (error) {
+      // Two writers raced past the check (another process): the unique (stream, revision) key decides.
+      if (error instanceof Error && /UNIQUE constraint failed/.test(error.message)) {
+        throw new WrongExpectedVersionError(streamId, options.expectedRevision ?? 'any', 'no_stream');
+      }
+      throw error;
+    }
+    if (events.length > 0) this.emitter.emit('appended', result.position);
+    return result;
+  }
+
+  async readStream(streamId: string, options: { fromRevision?: number } = {}): Promise<RecordedEvent[]> {
+    this.assertOpen();
+    return this.statements.readStream.all(streamId, options.fromRevision ?? 0).map(toRecorded);
+  }
+
+  async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
+    this.assertOpen();
+    return this.statements.readAll.all(options.fromPosition, options.maxCount).map(toRecorded);
+  }
+
+  async headPosition(): Promise<number> {
+    this.assertOpen();
+    return this.statements.head.get()?.p ?? 0;
+  }
+
+  subscribeToAll(options: SubscribeOptions): Subscription {
+    const batchSize = options.batchSize ?? 1000;
+    let position = options.fromPosition;
+    let stopped = false;
+    let wake: (() => void) | null = null;
+    const onAppend = () => wake?.();
+    this.emitter.on('appended', onAppend);
+    this.emitter.on('closed', onAppend);
+    const self = this;
+
+    const waitForMore = () =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(done, self.pollMs);
+        function done() {
+          clearTimeout(timer);
+          wake = null;
+          resolve();
+        }
+        wake = done;
+      });
+
+    const stop = async () => {
+      stopped = true;
+      self.emitter.off('appended', onAppend);
+      self.emitter.off('closed', onAppend);
+      wake?.();
+    };
+
+    return {
+      unsubscribe: stop,
+      [Symbol.asyncIterator]() {
+        return {
+          async next(): Promise<IteratorResult<RecordedEvent[]>> {
+            while (!stopped && !self.closed) {
+              const batch = await self.readAll({ fromPosition: position, maxCount: batchSize });
+              if (batch.length > 0) {
+                position = batch[batch.length - 1].position;
+                return { value: batch, done: false };
+              }
+              await waitForMore();
+            }
+            await stop();
+            return { value: undefined, done: true };
+          },
+          async return(): Promise<IteratorResult<RecordedEvent[]>> {
+            await stop();
+            return { value: undefined, done: true };
+          },
+        };
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.emitter.emit('closed');
+    this.db.close();
+  }
+
+  private assertOpen() {
+    if (this.closed) throw new Error('event log is closed');
+  }
+}

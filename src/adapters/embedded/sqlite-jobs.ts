@@ -1,0 +1,294 @@
+/**
+ * Embedded JobQueue on SQLite (better-sqlite3). One table `jobs` in a database the caller owns (it can
+ * share the file with other tables); the caller opens and closes the Database, close() here only stops
+ * the worker loop.
+ *
+ * - add() is INSERT OR IGNORE on the job id: a duplicated id has no effect, whatever the first job's state.
+ * - Jobs survive a restart; jobs left 'active' by a crash go back to 'waiting' on construction. An
+ *   interrupted attempt counts as used, except that a job always keeps at least one more try.
+ *   Consequence: run one worker process per database file (a second process starting up would hand the
+ *   first one's running jobs out again).
+ * - A job is claimed by one UPDATE ... RETURNING statement, so two queues on one file never run the
+ *   same job twice concurrently.
+ * - Failures retry with exponential backoff (backoffMs * 2^(attemptsMade-1)) in state 'delayed', then end
+ *   'failed' with last_error (the error message only).
+ * - Job data is never logged (it may hold personal data): logs carry id, name, attempt and error message.
+ * - The poll timer is unref'd: the queue does not by itself keep the process alive (the HTTP server, a
+ *   running job or a pending drain() does).
+ */
+import type Database from 'better-sqlite3';
+import type { Job, JobOptions, JobProcessor, JobQueue, JobState } from '../../ports/jobs.ts';
+
+export interface JobQueueLogger {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface SqliteJobQueueOptions {
+  db: Database.Database;
+  /** Longest wait between two looks at the table when nothing wakes the loop (default 200 ms). */
+  pollMs?: number;
+  /** Jobs run at once by this queue (default 2). */
+  concurrency?: number;
+  logger?: JobQueueLogger;
+}
+
+const DEFAULT_ATTEMPTS = 5;
+const DEFAULT_BACKOFF_MS = 1000;
+const MAX_ERROR_LENGTH = 2000;
+const DRAIN_CHECK_MS = 10;
+
+const noopLogger: JobQueueLogger = { warn() {}, error() {} };
+
+interface ClaimedRow {
+  id: string;
+  name: string;
+  data: string;
+  attempts_made: number;
+  max_attempts: number;
+  backoff_ms: number;
+}
+
+function errorMessage(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.length > MAX_ERROR_LENGTH ? `${message.slice(0, MAX_ERROR_LENGTH)}…` : message;
+}
+
+export class SqliteJobQueue implements JobQueue {
+  private readonly db: Database.Database;
+  private readonly pollMs: number;
+  private readonly concurrency: number;
+  private readonly logger: JobQueueLogger;
+  private readonly processors = new Map<string, JobProcessor>();
+  private readonly running = new Set<Promise<void>>();
+  private closed = false;
+  private timer: NodeJS.Timeout | undefined;
+  private wakeScheduled = false;
+
+  private readonly insertStmt: Database.Statement<unknown[], unknown>;
+  private readonly stateStmt: Database.Statement<[string], { state: JobState }>;
+  private readonly claimStmt: Database.Statement<[number, string], ClaimedRow>;
+  private readonly nextRunStmt: Database.Statement<[string], { next: number | null }>;
+  private readonly pendingStmt: Database.Statement<[string], { n: number }>;
+  private readonly completeStmt: Database.Statement<[number, string], unknown>;
+  private readonly retryStmt: Database.Statement<[number, string, string], unknown>;
+  private readonly failStmt: Database.Statement<[string, number, string], unknown>;
+
+  constructor(options: SqliteJobQueueOptions) {
+    this.db = options.db;
+    this.pollMs = positiveInt(options.pollMs ?? 200, 'pollMs');
+    this.concurrency = positiveInt(options.concurrency ?? 2, 'concurrency');
+    this.logger = options.logger ?? noopLogger;
+
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS jobs (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        data TEXT NOT NULL,
+        state TEXT NOT NULL,
+        attempts_made INTEGER NOT NULL DEFAULT 0,
+        max_attempts INTEGER NOT NULL,
+        backoff_ms INTEGER NOT NULL,
+        run_at INTEGER NOT NULL,
+        last_error TEXT,
+        created_at INTEGER NOT NULL,
+        finished_at INTEGER
+      );
+      CREATE INDEX IF NOT EXISTS jobs_state_run_at ON jobs (state, run_at);
+    `);
+
+    // Crash recovery: the process that ran these is gone.
+    this.db
+      .prepare(
+        `UPDATE jobs SET state = 'waiting', attempts_made = MIN(attempts_made, max_attempts - 1)
+         WHERE state = 'active'`,
+      )
+      .run();
+
+    this.insertStmt = this.db.prepare(
+      `INSERT OR IGNORE INTO jobs (id, name, data, state, attempts_made, max_attempts, backoff_ms, run_at, created_at)
+       VALUES (?, ?, ?, 'waiting', 0, ?, ?, ?, ?)`,
+    );
+    this.stateStmt = this.db.prepare(`SELECT state FROM jobs WHERE id = ?`);
+    this.claimStmt = this.db.prepare(
+      `UPDATE jobs SET state = 'active', attempts_made = attempts_made + 1
+       WHERE id = (
+         SELECT id FROM jobs
+         WHERE state IN ('waiting', 'delayed') AND run_at <= ?
+           AND name IN (SELECT value FROM json_each(?))
+         ORDER BY run_at, rowid
+         LIMIT 1)
+       RETURNING id, name, data, attempts_made, max_attempts, backoff_ms`,
+    );
+    this.nextRunStmt = this.db.prepare(
+      `SELECT MIN(run_at) AS next FROM jobs
+       WHERE state IN ('waiting', 'delayed') AND name IN (SELECT value FROM json_each(?))`,
+    );
+    this.pendingStmt = this.db.prepare(
+      `SELECT COUNT(*) AS n FROM jobs
+       WHERE state IN ('waiting', 'delayed', 'active') AND name IN (SELECT value FROM json_each(?))`,
+    );
+    this.completeStmt = this.db.prepare(
+      `UPDATE jobs SET state = 'completed', finished_at = ?, last_error = NULL WHERE id = ?`,
+    );
+    this.retryStmt = this.db.prepare(
+      `UPDATE jobs SET state = 'delayed', run_at = ?, last_error = ? WHERE id = ?`,
+    );
+    this.failStmt = this.db.prepare(
+      `UPDATE jobs SET state = 'failed', last_error = ?, finished_at = ? WHERE id = ?`,
+    );
+  }
+
+  async add(name: string, data: unknown, options: JobOptions): Promise<{ id: string; added: boolean }> {
+    if (this.closed) throw new Error('SqliteJobQueue: add() after close()');
+    if (typeof name !== 'string' || name === '') throw new TypeError('SqliteJobQueue: job name is required');
+    const id = options?.jobId;
+    if (typeof id !== 'string' || id === '') throw new TypeError('SqliteJobQueue: options.jobId is required');
+    const attempts = positiveInt(options.attempts ?? DEFAULT_ATTEMPTS, 'attempts');
+    const backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
+    if (!Number.isFinite(backoffMs) || backoffMs < 0) {
+      throw new RangeError('SqliteJobQueue: backoffMs must be a number >= 0');
+    }
+    const now = Date.now();
+    const json = JSON.stringify(data === undefined ? null : data);
+    const result = this.insertStmt.run(id, name, json, attempts, Math.round(backoffMs), now, now);
+    const added = result.changes > 0;
+    if (added && this.processors.has(name)) this.wake();
+    return { id, added };
+  }
+
+  process(name: string, processor: JobProcessor): void {
+    if (this.closed) throw new Error('SqliteJobQueue: process() after close()');
+    if (this.processors.has(name)) throw new Error(`SqliteJobQueue: a processor is already registered for "${name}"`);
+    this.processors.set(name, processor);
+    this.wake();
+  }
+
+  async getState(jobId: string): Promise<JobState | null> {
+    return this.stateStmt.get(jobId)?.state ?? null;
+  }
+
+  /**
+   * Resolves when no job of a registered name is waiting, delayed (due or not: a retry still to come
+   * counts) or active; rejects after timeoutMs.
+   */
+  async drain(timeoutMs = 10_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const pending = this.pendingCount();
+      if (pending === 0 && this.running.size === 0) return;
+      if (this.closed && this.running.size === 0) {
+        throw new Error(`SqliteJobQueue: drain() on a closed queue with ${pending} job(s) pending`);
+      }
+      if (Date.now() >= deadline) {
+        throw new Error(`SqliteJobQueue: drain() timed out after ${timeoutMs} ms with ${pending} job(s) pending`);
+      }
+      this.wake();
+      await new Promise((resolve) => setTimeout(resolve, Math.min(DRAIN_CHECK_MS, Math.max(1, deadline - Date.now()))));
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    while (this.running.size > 0) {
+      await Promise.allSettled([...this.running]);
+    }
+  }
+
+  // ---- worker loop ----
+
+  private names(): string {
+    return JSON.stringify([...this.processors.keys()]);
+  }
+
+  private pendingCount(): number {
+    if (this.processors.size === 0) return 0;
+    return this.pendingStmt.get(this.names())?.n ?? 0;
+  }
+
+  /** Runs the loop soon (next macrotask), coalescing many wake-ups into one tick. */
+  private wake(): void {
+    if (this.closed || this.wakeScheduled || this.processors.size === 0) return;
+    this.wakeScheduled = true;
+    setImmediate(() => {
+      this.wakeScheduled = false;
+      this.tick();
+    });
+  }
+
+  private tick(): void {
+    if (this.closed) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    let delay = this.pollMs;
+    try {
+      if (!this.db.open) {
+        this.logger.error({}, 'job queue: database is closed, worker loop stopped');
+        this.closed = true;
+        return;
+      }
+      const names = this.names();
+      while (this.running.size < this.concurrency) {
+        const row = this.claimStmt.get(Date.now(), names);
+        if (!row) break;
+        this.start(row);
+      }
+      if (this.running.size < this.concurrency) {
+        const next = this.nextRunStmt.get(names)?.next;
+        if (next != null) delay = Math.max(1, Math.min(this.pollMs, next - Date.now()));
+      }
+    } catch (err) {
+      this.logger.error({ err: errorMessage(err) }, 'job queue: worker loop error');
+    }
+    this.timer = setTimeout(() => this.tick(), delay);
+    this.timer.unref();
+  }
+
+  private start(row: ClaimedRow): void {
+    const run = this.runJob(row).finally(() => {
+      this.running.delete(run);
+      this.wake();
+    });
+    this.running.add(run);
+  }
+
+  private async runJob(row: ClaimedRow): Promise<void> {
+    const processor = this.processors.get(row.name);
+    const meta = { jobId: row.id, name: row.name, attempt: row.attempts_made, maxAttempts: row.max_attempts };
+    try {
+      if (!processor) throw new Error(`no processor for job name "${row.name}"`);
+      const job: Job = { id: row.id, name: row.name, data: JSON.parse(row.data), attemptsMade: row.attempts_made };
+      await processor(job);
+    } catch (err) {
+      this.recordFailure(row, meta, errorMessage(err));
+      return;
+    }
+    try {
+      this.completeStmt.run(Date.now(), row.id);
+    } catch (err) {
+      this.logger.error({ ...meta, err: errorMessage(err) }, 'job queue: could not mark job completed');
+    }
+  }
+
+  private recordFailure(row: ClaimedRow, meta: object, message: string): void {
+    try {
+      if (row.attempts_made < row.max_attempts) {
+        const delayMs = row.backoff_ms * 2 ** (row.attempts_made - 1);
+        this.retryStmt.run(Date.now() + delayMs, message, row.id);
+        this.logger.warn({ ...meta, delayMs, err: message }, 'job failed, will retry');
+      } else {
+        this.failStmt.run(message, Date.now(), row.id);
+        this.logger.error({ ...meta, err: message }, 'job failed, no attempts left');
+      }
+    } catch (err) {
+      this.logger.error({ ...meta, err: errorMessage(err) }, 'job queue: could not record job failure');
+    }
+  }
+}
+
+function positiveInt(value: number, what: string): number {
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`SqliteJobQueue: ${what} must be an integer >= 1`);
+  return value;
+}

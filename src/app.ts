@@ -1,0 +1,109 @@
+import Database from 'better-sqlite3';
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Config } from './config.ts';
+import type { Logger } from './logger.ts';
+import type { Services } from './services.ts';
+import { SqliteEventLog } from './adapters/embedded/sqlite-event-log.ts';
+import { SqliteDocumentStore } from './adapters/embedded/sqlite-documents.ts';
+import { MiniSearchIndex } from './adapters/embedded/minisearch-index.ts';
+import { SqliteJobQueue } from './adapters/embedded/sqlite-jobs.ts';
+import { FileOutbox } from './adapters/embedded/file-outbox.ts';
+import { MemoryRateLimiter } from './adapters/embedded/memory-rate-limiter.ts';
+import { TokenService } from './security/tokens.ts';
+import { ProjectorRuntime } from './projector/runtime.ts';
+import { allProjections } from './projections.ts';
+import { buildApp } from './http/app.ts';
+import { operations } from './operations.ts';
+import { contactDeliveryJob, DELIVER_CONTACT } from '../commands/contact/delivery.ts';
+
+/** The data folder's layout on the embedded default. */
+export function dataPaths(dataDir: string) {
+  return {
+    events: path.join(dataDir, 'events.sqlite'),
+    readModels: path.join(dataDir, 'read-models.sqlite'),
+    jobs: path.join(dataDir, 'jobs.sqlite'),
+    search: path.join(dataDir, 'search'),
+    outbox: path.join(dataDir, 'outbox'),
+    secrets: path.join(dataDir, 'secrets'),
+    demoCredentials: path.join(dataDir, 'secrets', 'demo-credentials.json'),
+  };
+}
+
+function tokenSecret(config: Config, secretsDir: string): Buffer {
+  if (config.jwtSecret) return Buffer.from(config.jwtSecret, 'utf8');
+  const file = path.join(secretsDir, 'jwt.key');
+  if (!fs.existsSync(file)) fs.writeFileSync(file, randomBytes(48).toString('base64url'), { mode: 0o600, flag: 'wx' });
+  return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'utf8');
+}
+
+export interface Runtime {
+  services: Services;
+  app: ReturnType<typeof buildApp>;
+  close(): Promise<void>;
+}
+
+/**
+ * The composition root of the embedded default: engines under DATA_DIR, every projection, the job
+ * worker and the HTTP app, in one process. `background: false` leaves the projector loops and the job
+ * worker stopped (tools that drive projections themselves).
+ */
+export async function createRuntime(
+  config: Config,
+  logger: Logger,
+  options: { now?: () => Date; background?: boolean } = {},
+): Promise<Runtime> {
+  const paths = dataPaths(config.dataDir);
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  fs.mkdirSync(paths.secrets, { recursive: true, mode: 0o700 });
+  const log = new SqliteEventLog(paths.events);
+  const documents = new SqliteDocumentStore(paths.readModels);
+  const search = await MiniSearchIndex.open({
+    dir: paths.search,
+    flushIntervalMs: config.searchFlushIntervalMs,
+    onError: (error) => logger.error({ err: String(error) }, 'search snapshot failed'),
+  });
+  const jobsDb = new Database(paths.jobs);
+  jobsDb.pragma('journal_mode = WAL');
+  jobsDb.pragma('synchronous = NORMAL');
+  const jobs = new SqliteJobQueue({ db: jobsDb, logger });
+  const outbox = new FileOutbox(paths.outbox);
+  const limiter = new MemoryRateLimiter();
+  const tokens = new TokenService(tokenSecret(config, paths.secrets));
+  const projector = new ProjectorRuntime({ log, documents, search, logger }, allProjections(jobs));
+  const services: Services = {
+    log,
+    documents,
+    search,
+    jobs,
+    outbox,
+    limiter,
+    tokens,
+    projector,
+    logger,
+    now: options.now ?? (() => new Date()),
+    readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
+  };
+  await projector.setup();
+  if (options.background !== false) {
+    jobs.process(DELIVER_CONTACT, contactDeliveryJob({ log, outbox, documents }));
+    await projector.start();
+  }
+  const app = buildApp(services, operations);
+  let closed = false;
+  return {
+    services,
+    app,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await projector.stop();
+      await jobs.close();
+      await search.close();
+      jobsDb.close();
+      await documents.close();
+      await log.close();
+    },
+  };
+}

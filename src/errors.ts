@@ -1,0 +1,70 @@
+/**
+ * One error hierarchy for the whole service. The HTTP shell renders every AppError once, as
+ * application/problem+json (RFC 9457); anything else is a 500 with no detail.
+ */
+export interface FieldError {
+  /** Where the bad value is: `query.Page`, `body.Email`, `path.id`. */
+  field: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly title: string,
+    detail: string,
+    readonly extra: { errors?: FieldError[]; retryAfterSeconds?: number; type?: string } = {},
+  ) {
+    super(detail);
+    this.name = new.target.name;
+  }
+  get type(): string {
+    return this.extra.type ?? `https://bidder-api.dev/problems/${this.title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+  }
+}
+
+export class ValidationError extends AppError {
+  constructor(detail: string, errors: FieldError[] = []) {
+    super(400, 'Bad Request', detail, { errors });
+  }
+}
+export class UnauthorizedError extends AppError {
+  constructor(detail = 'A valid credential is required.') {
+    super(401, 'Unauthorized', detail);
+  }
+}
+export class ForbiddenError extends AppError {
+  constructor(detail: string) {
+    super(403, 'Forbidden', detail);
+  }
+}
+export class NotFoundError extends AppError {
+  constructor(detail = 'The resource does not exist.') {
+    super(404, 'Not Found', detail);
+  }
+}
+export class ConflictError extends AppError {
+  constructor(detail: string) {
+    super(409, 'Conflict', detail);
+  }
+}
+export class PayloadTooLargeError extends AppError {
+  constructor(detail = 'The request body is too large.') {
+    super(413, 'Payload Too Large', detail);
+  }
+}
+export class UnsupportedMediaTypeError extends AppError {
+  constructor(detail = 'The request body must be application/json.') {
+    super(415, 'Unsupported Media Type', detail);
+  }
+}
+export class TooManyRequestsError extends AppError {
+  constructor(detail: string, retryAfterSeconds: number) {
+    super(429, 'Too Many Requests', detail, { retryAfterSeconds });
+  }
+}
+export class ServiceUnavailableError extends AppError {
+  constructor(detail: string) {
+    super(503, 'Service Unavailable', detail);
+  }
+}

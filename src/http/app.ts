@@ -1,0 +1,136 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { AppError, NotFoundError, UnsupportedMediaTypeError } from '../errors.ts';
+import type { Services } from '../services.ts';
+import { Authenticator } from './auth.ts';
+import { hasBody, parseInput, rawQueryValue } from './input.ts';
+import { negotiateLanguage } from './language.ts';
+import type { BaseContext, MemberContext, Operation, TenantContext } from './operation.ts';
+import { problemMiddleware, sendProblem } from './problem.ts';
+import { buildOpenApiDocument, docsPage } from './openapi.ts';
+
+const BODY_LIMIT = '64kb';
+
+const toExpressPath = (p: string) => p.replace(/\{(\w+)\}/g, ':$1');
+
+/** Builds the HTTP shell: every operation validated, authenticated, and answered as JSON or problem+json. */
+export function buildApp(services: Services, operations: Operation[]) {
+  const app = express();
+  const auth = new Authenticator(services);
+  const logger = services.logger;
+  app.disable('x-powered-by');
+  app.set('trust proxy', process.env.TRUST_PROXY === 'true');
+  app.set('query parser', 'simple');
+  app.set('etag', 'weak');
+
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const given = req.headers['x-request-id'];
+    const requestId = typeof given === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : randomUUID();
+    res.locals.requestId = requestId;
+    res.setHeader('X-Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      logger.info(
+        {
+          reqId: requestId,
+          method: req.method,
+          path: req.path,
+          status: res.statusCode,
+          ms: Number(process.hrtime.bigint() - started) / 1e6,
+        },
+        'request',
+      );
+    });
+    next();
+  });
+
+  // Bodies: JSON only, size-limited. A body of another type is a 415 before anything else reads it.
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    if (hasBody(req) && !req.is('application/json') && !req.is('application/*+json')) {
+      next(new UnsupportedMediaTypeError());
+      return;
+    }
+    next();
+  });
+  app.use(express.json({ limit: BODY_LIMIT, strict: true, type: ['application/json', 'application/*+json'] }));
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const lag = await services.projector.lag();
+    const ready = Object.values(lag).every((p) => p.behind <= 0 && !p.error);
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'catching-up', projections: lag });
+  });
+
+  const openapi = buildOpenApiDocument(operations);
+  app.get('/openapi.json', (_req, res) => {
+    res.json(openapi);
+  });
+  const swaggerDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  app.use('/docs/assets', express.static(swaggerDir, { index: false, maxAge: '1h' }));
+  app.get('/docs', (_req, res) => {
+    res.type('html').send(docsPage());
+  });
+
+  const methodsByPath = new Map<string, Set<string>>();
+  for (const operation of operations) {
+    const expressPath = toExpressPath(operation.path);
+    const methods = methodsByPath.get(expressPath) ?? new Set();
+    methods.add(operation.method.toUpperCase());
+    methodsByPath.set(expressPath, methods);
+
+    app[operation.method](expressPath, async (req: Request, res: Response) => {
+      const base: BaseContext = {
+        services,
+        requestId: String(res.locals.requestId),
+        ip: req.ip ?? 'unknown',
+        apiKey: await auth.apiKey(req),
+        auth,
+        req,
+        res,
+        now: services.now(),
+      };
+      let ctx: BaseContext | TenantContext | MemberContext = base;
+      if (operation.auth !== 'open') {
+        const { claims, tenant } = await auth.requireToken(req, base.apiKey);
+        const override = (operation.languageParam && rawQueryValue(req, operation.languageParam)) || rawQueryValue(req, 'lang');
+        const tenantCtx: TenantContext = {
+          ...base,
+          claims,
+          tenant,
+          db: services.documents.forTenant(tenant.Tenant),
+          language: negotiateLanguage(tenant, req.headers['accept-language'], override),
+        };
+        ctx = operation.auth === 'member' ? { ...tenantCtx, member: await auth.requireMember(claims) } : tenantCtx;
+        res.setHeader('Content-Language', tenantCtx.language);
+      }
+      const input = parseInput(operation, req);
+      const result = await operation.handler(input as never, ctx as never);
+      if (operation.auth !== 'open') res.setHeader('Vary', 'Accept-Language, Authorization, Api-Key');
+      res.setHeader('Cache-Control', operation.catalogue ? 'private, no-cache' : 'no-store');
+      res.status(200).json(result);
+    });
+  }
+
+  // Unknown routes and methods: problem+json, never Express's HTML.
+  app.use((req: Request, res: Response) => {
+    const allowed = [...methodsByPath.entries()].find(([p]) => matchPath(p, req.path))?.[1];
+    if (allowed && !allowed.has(req.method)) {
+      res.setHeader('Allow', [...allowed].join(', '));
+      sendProblem(res, new AppError(405, 'Method Not Allowed', `${req.method} is not allowed here.`), String(res.locals.requestId));
+      return;
+    }
+    sendProblem(res, new NotFoundError('No such route.'), String(res.locals.requestId));
+  });
+  app.use(problemMiddleware(logger));
+  return app;
+}
+
+function matchPath(pattern: string, actual: string): boolean {
+  const a = pattern.split('/');
+  const b = actual.replace(/\/+$/, '').split('/');
+  return a.length === b.length && a.every((seg, i) => seg.startsWith(':') || seg === b[i]);
+}

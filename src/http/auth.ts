@@ -1,0 +1,69 @@
+import type { Request } from 'express';
+import { UnauthorizedError } from '../errors.ts';
+import { sha256 } from '../security/passwords.ts';
+import type { Services } from '../services.ts';
+import type { TokenClaims } from '../security/tokens.ts';
+import { SYSTEM, type ApiKeyDoc, type TenantDoc } from '../../projections/access/projection.ts';
+import type { MemberDoc } from '../../projections/members/projection.ts';
+import type { ApiKeyInfo } from './operation.ts';
+import { TtlCache } from './ttl-cache.ts';
+
+/**
+ * Credential checks, in the order API.md gives them: the Api-Key on every /v1 route, then the bearer
+ * token (signature, algorithm, issuer, audience, expiry), its tenant (served, permitted for this Api-Key,
+ * public access for anonymous tokens), and for member operations a member that still exists.
+ */
+export class Authenticator {
+  private readonly keys = new TtlCache<ApiKeyInfo | null>(10_000);
+  private readonly tenants = new TtlCache<TenantDoc | null>(5_000);
+
+  constructor(private readonly services: Services) {}
+
+  async apiKey(req: Request): Promise<ApiKeyInfo> {
+    const key = req.headers['api-key'];
+    if (typeof key !== 'string' || key.length === 0 || key.length > 200) throw new UnauthorizedError('The Api-Key header is missing or unknown.');
+    const hash = sha256(key);
+    const info = await this.keys.get(hash, async () => {
+      const doc = await this.services.documents.forTenant(SYSTEM).collection<ApiKeyDoc>('api_keys').findById(hash);
+      return doc ? { keyId: doc.KeyId, tenants: doc.Tenants } : null;
+    });
+    if (!info) throw new UnauthorizedError('The Api-Key header is missing or unknown.');
+    return info;
+  }
+
+  tenant(id: string): Promise<TenantDoc | null> {
+    return this.tenants.get(id, () => this.services.documents.forTenant(SYSTEM).collection<TenantDoc>('tenants').findById(id));
+  }
+
+  bearer(req: Request): string | null {
+    const header = req.headers.authorization;
+    if (typeof header !== 'string') return null;
+    const match = /^Bearer\s+([A-Za-z0-9._~+/=-]{10,4096})\s*$/i.exec(header);
+    return match ? match[1] : null;
+  }
+
+  /** A valid token of a served tenant that this Api-Key may act for, or null. */
+  async token(req: Request, apiKey: ApiKeyInfo): Promise<{ claims: TokenClaims; tenant: TenantDoc } | null> {
+    const raw = this.bearer(req);
+    if (!raw) return null;
+    const claims = this.services.tokens.verify(raw);
+    if (!claims || !apiKey.tenants.includes(claims.tenant)) return null;
+    const tenant = await this.tenant(claims.tenant);
+    if (!tenant) return null;
+    if (claims.kind === 'anonymous' && !tenant.PublicAccess) return null;
+    return { claims, tenant };
+  }
+
+  async requireToken(req: Request, apiKey: ApiKeyInfo) {
+    const found = await this.token(req, apiKey);
+    if (!found) throw new UnauthorizedError('A valid bearer token of the tenant is required.');
+    return found;
+  }
+
+  async requireMember(claims: TokenClaims): Promise<MemberDoc> {
+    if (claims.kind !== 'member') throw new UnauthorizedError('This operation needs a member token (POST /v1/sessions).');
+    const member = await this.services.documents.forTenant(claims.tenant).collection<MemberDoc>('members').findById(claims.sub);
+    if (!member) throw new UnauthorizedError('The member of this token no longer exists.');
+    return member;
+  }
+}

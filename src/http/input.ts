@@ -1,0 +1,77 @@
+import type { Request } from 'express';
+import type { z } from 'zod';
+import { ValidationError, type FieldError } from '../errors.ts';
+import type { Operation } from './operation.ts';
+
+function issues(where: string, error: z.ZodError): FieldError[] {
+  return error.issues.map((issue) => ({
+    field: [where, ...issue.path.map(String)].join('.'),
+    message: issue.message,
+  }));
+}
+
+/**
+ * Query parameters by canonical name, matched case-insensitively (`page`, `Page` and `PAGE` are one
+ * parameter). A parameter given twice is a 400. Names the operation does not declare are left out here
+ * (MetaDataProperties[...] is read by its operation from the raw query).
+ */
+export function canonicalQuery(req: Request, shape: Record<string, unknown>): { values: Record<string, string>; errors: FieldError[] } {
+  const canonical = new Map(Object.keys(shape).map((k) => [k.toLowerCase(), k]));
+  const values: Record<string, string> = {};
+  const errors: FieldError[] = [];
+  for (const [key, value] of Object.entries(req.query as Record<string, unknown>)) {
+    const name = canonical.get(key.toLowerCase());
+    if (!name) continue;
+    if (name in values || typeof value !== 'string') {
+      errors.push({ field: `query.${name}`, message: 'must be given once' });
+      continue;
+    }
+    values[name] = value;
+  }
+  return { values, errors };
+}
+
+/** The raw value of a query parameter, whatever its case (for `lang`). */
+export function rawQueryValue(req: Request, name: string): string | undefined {
+  const lower = name.toLowerCase();
+  for (const [key, value] of Object.entries(req.query as Record<string, unknown>)) {
+    if (key.toLowerCase() === lower && typeof value === 'string') return value;
+  }
+  return undefined;
+}
+
+function hasBody(req: Request): boolean {
+  return Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+}
+
+export function parseInput(operation: Operation, req: Request): { params: unknown; query: unknown; body: unknown } {
+  const errors: FieldError[] = [];
+  let params: unknown = {};
+  if (operation.params) {
+    const result = operation.params.safeParse(req.params);
+    if (result.success) params = result.data;
+    else errors.push(...issues('path', result.error));
+  }
+  let query: unknown = {};
+  if (operation.query) {
+    const { values, errors: queryErrors } = canonicalQuery(req, operation.query.shape);
+    errors.push(...queryErrors);
+    const result = operation.query.safeParse(values);
+    if (result.success) query = result.data;
+    else errors.push(...issues('query', result.error));
+  }
+  let body: unknown = undefined;
+  if (operation.body) {
+    const present = hasBody(req) && req.body !== undefined;
+    if (!present && operation.bodyOptional) body = undefined;
+    else {
+      const result = operation.body.safeParse(present ? req.body : undefined);
+      if (result.success) body = result.data;
+      else errors.push(...issues('body', result.error));
+    }
+  }
+  if (errors.length) throw new ValidationError('The request has invalid values.', errors);
+  return { params, query, body };
+}
+
+export { hasBody };

@@ -1,0 +1,94 @@
+import type { Request, Response } from 'express';
+import type { z } from 'zod';
+import type { TenantScope } from '../ports/read-models.ts';
+import type { Services } from '../services.ts';
+import type { TenantDoc } from '../../projections/access/projection.ts';
+import type { MemberDoc } from '../../projections/members/projection.ts';
+import type { TokenClaims } from '../security/tokens.ts';
+import type { Authenticator } from './auth.ts';
+
+/**
+ * Who may call an operation (API.md "Credentials and who may call what"):
+ * open = Api-Key only; anon = Api-Key and any token of the tenant; member = Api-Key and a member token.
+ */
+export type Auth = 'open' | 'anon' | 'member';
+
+export interface ApiKeyInfo {
+  keyId: string;
+  tenants: string[];
+}
+
+export interface BaseContext {
+  services: Services;
+  requestId: string;
+  ip: string;
+  apiKey: ApiKeyInfo;
+  auth: Authenticator;
+  req: Request;
+  res: Response;
+  now: Date;
+}
+
+export interface TenantContext extends BaseContext {
+  claims: TokenClaims;
+  tenant: TenantDoc;
+  /** The tenant's read models: every read is confined to the token's tenant. */
+  db: TenantScope;
+  /** Negotiated language (Content-Language of the answer). */
+  language: string;
+}
+
+export interface MemberContext extends TenantContext {
+  member: MemberDoc;
+}
+
+type ContextOf<A extends Auth> = A extends 'member' ? MemberContext : A extends 'anon' ? TenantContext : BaseContext;
+
+export interface Input<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+}
+
+export interface Operation<
+  A extends Auth = Auth,
+  P extends z.ZodObject = z.ZodObject,
+  Q extends z.ZodObject = z.ZodObject,
+  B extends z.ZodType = z.ZodType,
+  R extends z.ZodType = z.ZodType,
+> {
+  /** Number in API.md's table of 57 operations. */
+  number: number;
+  operationId: string;
+  group: string;
+  method: 'get' | 'post' | 'put' | 'delete';
+  /** OpenAPI-style path: /v1/lots/{id}. */
+  path: string;
+  auth: A;
+  summary: string;
+  description?: string;
+  params?: P;
+  /** Query parameters; names are matched case-insensitively. */
+  query?: Q;
+  /** A JSON body; `bodyOptional` lets it be left out entirely. */
+  body?: B;
+  bodyOptional?: boolean;
+  response: R;
+  /** Catalogue read: ETag / If-None-Match and Vary on the credentials and language. */
+  catalogue?: boolean;
+  /** Extra status codes the operation answers, for the OpenAPI document (401 and 400 are added by auth/input). */
+  errors?: number[];
+  /** The query parameter that overrides Accept-Language (`LanguageCode`); `lang` is accepted everywhere. */
+  languageParam?: string;
+  handler: (input: Input<z.output<P>, z.output<Q>, z.output<B>>, ctx: ContextOf<A>) => Promise<z.input<R>>;
+}
+
+export function defineOperation<
+  A extends Auth,
+  P extends z.ZodObject = z.ZodObject<{}>,
+  Q extends z.ZodObject = z.ZodObject<{}>,
+  B extends z.ZodType = z.ZodUndefined,
+  R extends z.ZodType = z.ZodType,
+>(operation: Operation<A, P, Q, B, R>): Operation<A, P, Q, B, R> {
+  return operation;
+}

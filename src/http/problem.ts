@@ -1,0 +1,56 @@
+import type { NextFunction, Request, Response } from 'express';
+import { AppError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+
+/** Maps body-parser's errors into the one hierarchy. */
+function fromBodyParser(error: unknown): AppError | null {
+  const type = (error as { type?: string })?.type;
+  switch (type) {
+    case 'entity.too.large':
+      return new PayloadTooLargeError();
+    case 'entity.parse.failed':
+      return new ValidationError('The request body is not valid JSON.');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new UnsupportedMediaTypeError('The request body must be UTF-8 JSON.');
+    case 'request.aborted':
+    case 'request.size.invalid':
+    case 'stream.encoding.set':
+      return new ValidationError('The request body could not be read.');
+    default:
+      return null;
+  }
+}
+
+export function sendProblem(res: Response, error: AppError, requestId: string) {
+  if (error.extra.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.extra.retryAfterSeconds));
+  if (error.status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
+  res
+    .status(error.status)
+    .type('application/problem+json')
+    .send(
+      JSON.stringify({
+        type: error.type,
+        title: error.title,
+        status: error.status,
+        detail: error.message,
+        instance: `urn:request:${requestId}`,
+        ...(error.extra.errors?.length ? { errors: error.extra.errors } : {}),
+      }),
+    );
+}
+
+/** The one error middleware: every error becomes application/problem+json; no stack traces leave. */
+export function problemMiddleware(logger: Logger) {
+  return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const requestId = String(res.locals.requestId ?? '');
+    const known = error instanceof AppError ? error : fromBodyParser(error);
+    if (known) {
+      sendProblem(res, known, requestId);
+      return;
+    }
+    logger.error({ reqId: requestId, err: error instanceof Error ? { message: error.message, stack: error.stack } : String(error) }, 'unhandled error');
+    if (res.headersSent) return;
+    sendProblem(res, new AppError(500, 'Internal Server Error', 'An unexpected error occurred.'), requestId);
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * Event log port, shaped after what @eventstore/db-client offers:
+ * - appendToStream(stream, events, { expectedRevision }) with 'any' | 'no_stream' | 'stream_exists' | a revision;
+ * - readStream(stream) returning the stream's events in revision order (revision 0 first);
+ * - a subscription to $all from a commit position, catching up then going live.
+ *
+ * Revisions and positions are plain numbers (int53) rather than bigint: the embedded log's positions are
+ * SQLite rowids and an EventStoreDB adapter maps its commit position into the same monotonic number.
+ */
+
+export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | number;
+
+export interface EventMetadata {
+  /** Every event carries its tenant. Operator-level events use the reserved tenant `_system`. */
+  tenant: string;
+  /** Correlation of the request or import that caused the event. */
+  correlationId?: string;
+}
+
+export interface NewEvent {
+  type: string;
+  /** Schema version of `data` (events are versioned; readers upcast older versions). */
+  version: number;
+  data: Record<string, unknown>;
+  metadata: EventMetadata;
+}
+
+export interface RecordedEvent extends NewEvent {
+  streamId: string;
+  /** 0-based revision of this event within its stream. */
+  revision: number;
+  /** Global, strictly increasing position in the whole log ($all). */
+  position: number;
+  /** When it was appended (RFC 3339, UTC). */
+  created: string;
+}
+
+export interface AppendResult {
+  /** Revision of the last appended event (or the current one when nothing was appended). */
+  nextExpectedRevision: number;
+  /** Global position of the last appended event (or the log's head when nothing was appended). */
+  position: number;
+}
+
+export class WrongExpectedVersionError extends Error {
+  constructor(readonly streamId: string, readonly expected: ExpectedRevision, readonly actual: number | 'no_stream') {
+    super(`Wrong expected version on ${streamId}: expected ${String(expected)}, actual ${String(actual)}`);
+    this.name = 'WrongExpectedVersionError';
+  }
+}
+
+export interface ReadAllOptions {
+  /** Exclusive lower bound: events with position > fromPosition are returned. 0 = from the start. */
+  fromPosition: number;
+  maxCount: number;
+}
+
+export interface Subscription extends AsyncIterable<RecordedEvent[]> {
+  /** Stops the subscription; a pending iteration resolves with done. */
+  unsubscribe(): Promise<void>;
+}
+
+export interface SubscribeOptions {
+  /** Exclusive: delivery starts after this position (0 = from the start). */
+  fromPosition: number;
+  /** Largest batch handed to the consumer at once (back-pressure: the next batch waits for the consumer). */
+  batchSize?: number;
+}
+
+export interface EventLog {
+  appendToStream(streamId: string, events: NewEvent[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult>;
+  /** Events of one stream in revision order; an absent stream reads as []. */
+  readStream(streamId: string, options?: { fromRevision?: number }): Promise<RecordedEvent[]>;
+  /** A page of $all, used by catch-up and by tools. */
+  readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** Position of the newest event (0 when the log is empty). */
+  headPosition(): Promise<number>;
+  /**
+   * Subscribe to $all after a position: delivers batches of events in position order, first catching up
+   * with what is stored, then live. Pull-based: the next batch is read only when the consumer asks for it.
+   */
+  subscribeToAll(options: SubscribeOptions): Subscription;
+  close(): Promise<void>;
+}

@@ -1,0 +1,36 @@
+/**
+ * Background jobs port, shaped after BullMQ: queue.add(name, data, { jobId, attempts, backoff }) where a
+ * job id that was already added is ignored (a duplicated job has its effect once), and a worker that runs
+ * a processor per job name with retries.
+ */
+
+export interface JobOptions {
+  /** Deduplication key: adding a job whose id exists (waiting, active, completed or failed) does nothing. */
+  jobId: string;
+  /** Total tries, first one included (default 5). */
+  attempts?: number;
+  /** Exponential backoff base delay in ms (default 1000). */
+  backoffMs?: number;
+}
+
+export interface Job<T = unknown> {
+  id: string;
+  name: string;
+  data: T;
+  /** 1 on the first try. */
+  attemptsMade: number;
+}
+
+export type JobProcessor = (job: Job) => Promise<void>;
+
+export type JobState = 'waiting' | 'active' | 'completed' | 'failed' | 'delayed';
+
+export interface JobQueue {
+  add(name: string, data: unknown, options: JobOptions): Promise<{ id: string; added: boolean }>;
+  /** Registers the processor of one job name; the queue starts working on process(). */
+  process(name: string, processor: JobProcessor): void;
+  getState(jobId: string): Promise<JobState | null>;
+  /** Resolves when no job is waiting, delayed or active (tests and shutdown). */
+  drain(timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,115 @@
+/**
+ * Read-model port, shaped after MongoDB collections: documents with a string `_id`, filters written as a
+ * subset of MongoDB's query language, sorts as [field, 1 | -1] pairs, declared indexes.
+ *
+ * Tenancy is enforced here, not in queries: every call is made through a TenantScope, whose adapter adds
+ * the tenant to every read and write. A query cannot name another tenant's document.
+ */
+
+export type Scalar = string | number | boolean | null;
+
+export type FieldCondition =
+  | Scalar
+  | {
+      $eq?: Scalar;
+      $ne?: Scalar;
+      $gt?: string | number;
+      $gte?: string | number;
+      $lt?: string | number;
+      $lte?: string | number;
+      $in?: Scalar[];
+      /** Field exists and is not null (true) or is absent/null (false). */
+      $exists?: boolean;
+      /** Case-insensitive substring match on a string field (MongoDB: an escaped `$regex` with `i`). */
+      $contains?: string;
+    };
+
+export type Filter = {
+  $and?: Filter[];
+  $or?: Filter[];
+} & { [field: string]: FieldCondition | Filter[] | undefined };
+
+export type SortSpec = Array<[field: string, direction: 1 | -1]>;
+
+export interface FindOptions {
+  sort?: SortSpec;
+  skip?: number;
+  limit?: number;
+}
+
+export interface IndexSpec {
+  /** Fields in index order, dotted paths. The adapter prefixes every index with the tenant. */
+  fields: string[];
+  unique?: boolean;
+}
+
+export interface CollectionSpec {
+  name: string;
+  indexes?: IndexSpec[];
+}
+
+export interface Doc {
+  _id: string;
+  [field: string]: unknown;
+}
+
+export interface Collection<T extends Doc = Doc> {
+  findOne(filter: Filter): Promise<T | null>;
+  findById(id: string): Promise<T | null>;
+  find(filter: Filter, options?: FindOptions): Promise<T[]>;
+  countDocuments(filter: Filter): Promise<number>;
+  /** Distinct values of a field with their counts (MongoDB: $group with $sum). */
+  countBy(filter: Filter, field: string): Promise<Array<{ value: Scalar; count: number }>>;
+}
+
+export interface TenantScope {
+  readonly tenant: string;
+  collection<T extends Doc = Doc>(name: string): Collection<T>;
+}
+
+/** One write of a projection's batch. */
+export type WriteOp =
+  | { op: 'put'; collection: string; tenant: string; doc: Doc }
+  | { op: 'delete'; collection: string; tenant: string; id: string };
+
+/**
+ * The writing side, used only by the projector runtime. A projection's writes and its checkpoint land in
+ * one transaction (MongoDB: a session transaction, or bulkWrite guarded by per-document positions).
+ */
+export interface WriteTarget {
+  get(collection: string, tenant: string, id: string): Promise<Doc | null>;
+  /**
+   * Applies ops and moves the projection's checkpoint from `expected` to `position`, in one transaction.
+   * The checkpoint is written with optimistic concurrency: when it is no longer `expected` (another
+   * processor, or a rebuild's swap, moved it), nothing is written and CheckpointConflictError is thrown.
+   */
+  commit(ops: WriteOp[], checkpoint: { projection: string; expected: number; position: number }): Promise<void>;
+}
+
+export class CheckpointConflictError extends Error {
+  constructor(readonly projection: string, readonly expected: number, readonly actual: number) {
+    super(`Checkpoint of ${projection} is ${actual}, expected ${expected}`);
+    this.name = 'CheckpointConflictError';
+  }
+}
+
+export interface RebuildTarget extends WriteTarget {
+  /** Swaps the rebuilt copies in atomically (with the checkpoint) and drops the old ones. */
+  finish(): Promise<void>;
+  abort(): Promise<void>;
+}
+
+export interface DocumentStore {
+  /** Declares a collection and its indexes (idempotent). */
+  ensureCollection(spec: CollectionSpec): Promise<void>;
+  forTenant(tenant: string): TenantScope;
+  getCheckpoint(projection: string): Promise<number>;
+  /** Writes go to the live collections. */
+  live(): WriteTarget;
+  /**
+   * Rebuild into fresh, empty copies of the collections (an alias swap, as with Typesense aliases);
+   * reads keep using the live copies until finish() swaps them in.
+   */
+  startRebuild(projection: string, collections: string[]): Promise<RebuildTarget>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,87 @@
+/**
+ * Lot search index port, shaped after Typesense: a collection schema with typed fields, documents whose
+ * `id` is the aggregate id, upserts and partial updates by id, and a search with `q`, `query_by`-like
+ * fields, a structured filter (the Typesense adapter renders it as `filter_by`), facets and paging.
+ *
+ * Tenancy is enforced by the adapter: every call names the tenant, and a search only ever sees the
+ * documents of that tenant (the embedded index keeps one partition per tenant and partition value).
+ */
+
+export interface SearchFieldSpec {
+  name: string;
+  type: 'string' | 'int32' | 'int64' | 'bool' | 'string[]';
+  /** Full-text searched field (Typesense: a string field named in query_by). */
+  searchable?: boolean;
+  /** Usable in facet_by. */
+  facet?: boolean;
+}
+
+export interface SearchCollectionSpec {
+  name: string;
+  fields: SearchFieldSpec[];
+  /**
+   * A field whose value splits the tenant's documents into separate indexes (e.g. `Language`): searches
+   * must then filter on it with an equality. Typesense keeps one collection and filters on the field.
+   */
+  partitionField?: string;
+}
+
+export interface SearchDocument {
+  id: string;
+  [field: string]: string | number | boolean | string[] | null | undefined;
+}
+
+/** Equality, ranges and `in` over non-text fields; all conditions must hold. */
+export type SearchFilter = Record<
+  string,
+  string | number | boolean | { gt?: number; gte?: number; lt?: number; lte?: number; in?: Array<string | number> }
+>;
+
+export interface SearchRequest {
+  q: string;
+  /** Searchable fields to match, in priority order (earlier fields weigh more). */
+  queryBy: string[];
+  filter?: SearchFilter;
+  facetBy?: string[];
+  /** 1-based. */
+  page: number;
+  perPage: number;
+}
+
+export interface SearchHit {
+  id: string;
+  score: number;
+}
+
+export interface SearchResult {
+  found: number;
+  hits: SearchHit[];
+  facets: Record<string, Array<{ value: string; count: number }>>;
+}
+
+export interface SearchIndex {
+  ensureCollection(spec: SearchCollectionSpec): Promise<void>;
+  /** Insert or replace whole documents (Typesense: import with action=upsert), item by item. */
+  upsert(collection: string, tenant: string, docs: SearchDocument[]): Promise<void>;
+  /** Merge fields into existing documents (Typesense: action=update); unknown ids are ignored. */
+  update(collection: string, tenant: string, docs: SearchDocument[]): Promise<void>;
+  delete(collection: string, tenant: string, ids: string[]): Promise<void>;
+  search(collection: string, tenant: string, request: SearchRequest): Promise<SearchResult>;
+  /** Projection checkpoint kept with the index, so a restart resumes where the index is. */
+  getCheckpoint(projection: string): Promise<number>;
+  setCheckpoint(projection: string, position: number): Promise<void>;
+  /** Drops every document and the checkpoint of the collection (before a rebuild into a fresh copy). */
+  startRebuild(collection: string, projection: string): Promise<SearchRebuild>;
+  /** Persists what is in memory (the embedded adapter snapshots; servers do nothing). */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface SearchRebuild {
+  upsert(tenant: string, docs: SearchDocument[]): Promise<void>;
+  update(tenant: string, docs: SearchDocument[]): Promise<void>;
+  delete(tenant: string, ids: string[]): Promise<void>;
+  /** Alias swap: the rebuilt copy becomes the live one, with its checkpoint. */
+  finish(position: number): Promise<void>;
+  abort(): Promise<void>;
+}

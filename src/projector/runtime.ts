@@ -1,0 +1,282 @@
+import type { EventLog, RecordedEvent } from '../ports/event-log.ts';
+import type { DocumentStore, WriteTarget } from '../ports/read-models.ts';
+import { CheckpointConflictError } from '../ports/read-models.ts';
+import type { SearchIndex } from '../ports/search.ts';
+import type { Logger } from '../logger.ts';
+import { SearchBatch, UnitOfWork, type Projection } from './projection.ts';
+
+export interface ProjectorDeps {
+  log: EventLog;
+  documents: DocumentStore;
+  search: SearchIndex;
+  logger: Logger;
+}
+
+type Waiter = { position: number; resolve: () => void };
+
+/** Applies one batch of events to a projection and moves its checkpoint (one transaction for documents). */
+async function applyBatch(
+  projection: Projection,
+  deps: ProjectorDeps,
+  events: RecordedEvent[],
+  expected: number,
+  target: WriteTarget | null,
+  searchWriter?: { upsert: SearchIndex['upsert']; update: SearchIndex['update']; delete: SearchIndex['delete']; setCheckpoint(position: number): Promise<void> },
+): Promise<number> {
+  const position = events[events.length - 1].position;
+  const handled = events.filter((e) => projection.handles.includes(e.type));
+  switch (projection.kind) {
+    case 'documents': {
+      const uow = new UnitOfWork(target!);
+      for (const event of handled) {
+        uow.current = event;
+        await projection.apply(event, uow);
+      }
+      await target!.commit(uow.ops(), { projection: projection.name, expected, position });
+      return position;
+    }
+    case 'search': {
+      const batch = new SearchBatch();
+      for (const event of handled) projection.apply(event, batch);
+      const writer = searchWriter!;
+      const collection = projection.collection.name;
+      for (const op of batch.ops) {
+        if (op.op === 'upsert') await writer.upsert(collection, op.tenant, op.docs);
+        else if (op.op === 'update') await writer.update(collection, op.tenant, op.docs);
+        else await writer.delete(collection, op.tenant, op.ids);
+      }
+      await writer.setCheckpoint(position);
+      return position;
+    }
+    case 'reactor': {
+      for (const event of handled) await projection.react(event);
+      await target!.commit([], { projection: projection.name, expected, position });
+      return position;
+    }
+  }
+}
+
+/**
+ * Runs projections in the background: each from its own checkpoint, catching up and then following the
+ * log live, batch by batch (the next batch is read only when the previous one is stored). A crash at any
+ * moment loses nothing: a batch's writes and its checkpoint land together, and handlers are idempotent.
+ */
+export class ProjectorRuntime {
+  private readonly positions = new Map<string, number>();
+  private readonly waiters = new Map<string, Waiter[]>();
+  private readonly loops: Array<Promise<void>> = [];
+  private readonly stops: Array<() => Promise<void>> = [];
+  private stopped = false;
+  private readonly failures = new Map<string, string>();
+
+  constructor(private readonly deps: ProjectorDeps, readonly projections: Projection[]) {
+    const names = new Set<string>();
+    for (const p of projections) {
+      if (names.has(p.name)) throw new Error(`duplicate projection ${p.name}`);
+      names.add(p.name);
+    }
+  }
+
+  get(name: string): Projection {
+    const projection = this.projections.find((p) => p.name === name);
+    if (!projection) throw new Error(`unknown projection ${name}`);
+    return projection;
+  }
+
+  /** Declares collections and indexes. */
+  async setup(): Promise<void> {
+    for (const p of this.projections) {
+      if (p.kind === 'documents') for (const c of p.collections) await this.deps.documents.ensureCollection(c);
+      if (p.kind === 'search') await this.deps.search.ensureCollection(p.collection);
+    }
+  }
+
+  async checkpoint(projection: Projection): Promise<number> {
+    return projection.kind === 'search'
+      ? this.deps.search.getCheckpoint(projection.name)
+      : this.deps.documents.getCheckpoint(projection.name);
+  }
+
+  /** Starts every projection's loop in the background. */
+  async start(): Promise<void> {
+    for (const projection of this.projections) {
+      const position = await this.checkpoint(projection);
+      this.positions.set(projection.name, position);
+      this.loops.push(this.loop(projection));
+    }
+  }
+
+  private async loop(projection: Projection): Promise<void> {
+    const searchWriter = {
+      upsert: this.deps.search.upsert.bind(this.deps.search),
+      update: this.deps.search.update.bind(this.deps.search),
+      delete: this.deps.search.delete.bind(this.deps.search),
+      setCheckpoint: (position: number) => this.deps.search.setCheckpoint(projection.name, position),
+    };
+    let backoff = 100;
+    while (!this.stopped) {
+      let position = await this.checkpoint(projection);
+      const subscription = this.deps.log.subscribeToAll({ fromPosition: position, batchSize: 2000 });
+      this.stops.push(() => subscription.unsubscribe());
+      try {
+        for await (const events of subscription) {
+          if (this.stopped) break;
+          position = await applyBatch(projection, this.deps, events, position, this.deps.documents.live(), searchWriter);
+          this.advance(projection.name, position);
+          this.failures.delete(projection.name);
+          backoff = 100;
+        }
+      } catch (error) {
+        await subscription.unsubscribe();
+        if (this.stopped) break;
+        if (error instanceof CheckpointConflictError) {
+          this.deps.logger.info({ projection: projection.name }, 'checkpoint moved elsewhere (rebuild swap?); resuming from it');
+          continue;
+        }
+        const message = error instanceof Error ? error.message : String(error);
+        this.failures.set(projection.name, message);
+        this.deps.logger.error({ projection: projection.name, err: message }, 'projection failed; retrying');
+        await new Promise((r) => setTimeout(r, backoff));
+        backoff = Math.min(backoff * 2, 10_000);
+      }
+    }
+  }
+
+  private advance(name: string, position: number) {
+    this.positions.set(name, position);
+    const waiting = this.waiters.get(name);
+    if (!waiting?.length) return;
+    const still: Waiter[] = [];
+    for (const w of waiting) (w.position <= position ? w.resolve() : still.push(w));
+    this.waiters.set(name, still);
+  }
+
+  /**
+   * Read your writes: resolves true once every named projection has reached `position`, false after
+   * timeoutMs. Projections that run in another process are followed through their stored checkpoints.
+   */
+  async waitFor(position: number, names: string[], timeoutMs = 5000): Promise<boolean> {
+    if (position <= 0) return true;
+    const deadline = Date.now() + timeoutMs;
+    for (const name of names) {
+      const local = this.positions.get(name);
+      if (local !== undefined && local >= position) continue;
+      if (local !== undefined && this.loops.length > 0) {
+        const reached = await new Promise<boolean>((resolve) => {
+          const timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
+          const list = this.waiters.get(name) ?? [];
+          list.push({ position, resolve: () => (clearTimeout(timer), resolve(true)) });
+          this.waiters.set(name, list);
+        });
+        if (!reached) return false;
+        continue;
+      }
+      const projection = this.get(name);
+      while ((await this.checkpoint(projection)) < position) {
+        if (Date.now() >= deadline) return false;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+    return true;
+  }
+
+  /** For /readyz: how far behind the log's head each projection is. */
+  async lag(): Promise<Record<string, { position: number; behind: number; error?: string }>> {
+    const head = await this.deps.log.headPosition();
+    const result: Record<string, { position: number; behind: number; error?: string }> = {};
+    for (const p of this.projections) {
+      const position = this.positions.get(p.name) ?? (await this.checkpoint(p));
+      result[p.name] = { position, behind: head - position, ...(this.failures.has(p.name) ? { error: 'failing' } : {}) };
+    }
+    return result;
+  }
+
+  /** Runs every projection until it has reached the log's head (used when no background loop runs). */
+  async catchUp(): Promise<void> {
+    const head = await this.deps.log.headPosition();
+    if (this.loops.length > 0) {
+      await this.waitFor(head, this.projections.map((p) => p.name), 600_000);
+      return;
+    }
+    for (const projection of this.projections) {
+      await this.runFrom(projection, await this.checkpoint(projection), head, this.deps.documents.live(), {
+        upsert: this.deps.search.upsert.bind(this.deps.search),
+        update: this.deps.search.update.bind(this.deps.search),
+        delete: this.deps.search.delete.bind(this.deps.search),
+        setCheckpoint: (position: number) => this.deps.search.setCheckpoint(projection.name, position),
+      });
+    }
+  }
+
+  private async runFrom(
+    projection: Projection,
+    from: number,
+    until: number,
+    target: WriteTarget | null,
+    searchWriter: Parameters<typeof applyBatch>[5],
+    onProgress?: (position: number) => void,
+  ): Promise<number> {
+    let position = from;
+    while (position < until) {
+      const events = await this.deps.log.readAll({ fromPosition: position, maxCount: 5000 });
+      if (events.length === 0) break;
+      position = await applyBatch(projection, this.deps, events, position, target, searchWriter);
+      onProgress?.(position);
+    }
+    return position;
+  }
+
+  /**
+   * Rebuilds one projection from position 0 into fresh collections (or a fresh index copy), then swaps
+   * them in. Reads go on against the old copy meanwhile; the live loop picks up from the swapped checkpoint.
+   */
+  async rebuild(name: string, onProgress?: (position: number, head: number) => void): Promise<{ events: number; position: number }> {
+    const projection = this.get(name);
+    let head = await this.deps.log.headPosition();
+    if (projection.kind === 'search') {
+      const rebuild = await this.deps.search.startRebuild(projection.collection.name, projection.name);
+      let last = 0;
+      const writer = {
+        upsert: (_c: string, tenant: string, docs: Parameters<SearchIndex['upsert']>[2]) => rebuild.upsert(tenant, docs),
+        update: (_c: string, tenant: string, docs: Parameters<SearchIndex['update']>[2]) => rebuild.update(tenant, docs),
+        delete: (_c: string, tenant: string, ids: string[]) => rebuild.delete(tenant, ids),
+        setCheckpoint: async (position: number) => {
+          last = position;
+        },
+      };
+      try {
+        let position = 0;
+        do {
+          position = await this.runFrom(projection, position, head, null, writer, (p) => onProgress?.(p, head));
+          head = await this.deps.log.headPosition();
+        } while (position < head);
+        await rebuild.finish(last);
+        return { events: last, position: last };
+      } catch (error) {
+        await rebuild.abort();
+        throw error;
+      }
+    }
+    const collections = projection.kind === 'documents' ? projection.collections.map((c) => c.name) : [];
+    const target = await this.deps.documents.startRebuild(projection.name, collections);
+    try {
+      let position = 0;
+      do {
+        position = await this.runFrom(projection, position, head, target, undefined, (p) => onProgress?.(p, head));
+        head = await this.deps.log.headPosition();
+      } while (position < head);
+      await target.finish();
+      return { events: position, position };
+    } catch (error) {
+      await target.abort();
+      throw error;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await Promise.all(this.stops.map((s) => s()));
+    await Promise.allSettled(this.loops);
+    for (const list of this.waiters.values()) list.length = 0;
+  }
+}

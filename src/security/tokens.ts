@@ -1,0 +1,70 @@
+import jwt from 'jsonwebtoken';
+import { randomUUID } from 'node:crypto';
+
+export type TokenKind = 'anonymous' | 'application' | 'member';
+
+export interface TokenClaims {
+  sub: string;
+  tenant: string;
+  kind: TokenKind;
+  jti: string;
+  exp: number;
+  iat: number;
+}
+
+const ISSUER = 'bidder-api';
+const AUDIENCE = 'bidder-api/v1';
+/** The one algorithm the server signs and accepts; `none` and every other algorithm are rejected. */
+const ALGORITHM = 'HS256' as const;
+
+export interface TokenLifetimes {
+  anonymous: number;
+  application: number;
+  member: number;
+}
+
+export const defaultLifetimes: TokenLifetimes = { anonymous: 3600, application: 3600, member: 8 * 3600 };
+
+export class TokenService {
+  constructor(
+    private readonly secret: Buffer,
+    private readonly lifetimes: TokenLifetimes = defaultLifetimes,
+  ) {
+    if (secret.length < 32) throw new Error('the token secret must be at least 32 bytes');
+  }
+
+  issue(kind: TokenKind, tenant: string, sub: string): { Token: string; ExpiresAt: string } {
+    const now = Math.floor(Date.now() / 1000);
+    const exp = now + this.lifetimes[kind];
+    const token = jwt.sign({ tenant, kind, iat: now, exp }, this.secret, {
+      algorithm: ALGORITHM,
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      subject: sub,
+      jwtid: randomUUID(),
+    });
+    return { Token: token, ExpiresAt: new Date(exp * 1000).toISOString() };
+  }
+
+  /** The token's claims, or null for anything that is not a valid, unexpired token of this server. */
+  verify(token: string): TokenClaims | null {
+    try {
+      const claims = jwt.verify(token, this.secret, {
+        algorithms: [ALGORITHM],
+        issuer: ISSUER,
+        audience: AUDIENCE,
+      }) as Partial<TokenClaims>;
+      if (
+        typeof claims.sub !== 'string' ||
+        typeof claims.tenant !== 'string' ||
+        typeof claims.jti !== 'string' ||
+        typeof claims.exp !== 'number' ||
+        !['anonymous', 'application', 'member'].includes(claims.kind as string)
+      )
+        return null;
+      return claims as TokenClaims;
+    } catch {
+      return null;
+    }
+  }
+}

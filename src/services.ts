@@ -1,0 +1,26 @@
+import type { EventLog } from './ports/event-log.ts';
+import type { DocumentStore } from './ports/read-models.ts';
+import type { SearchIndex } from './ports/search.ts';
+import type { JobQueue } from './ports/jobs.ts';
+import type { Outbox } from './ports/outbox.ts';
+import type { RateLimiter } from './ports/rate-limit.ts';
+import type { TokenService } from './security/tokens.ts';
+import type { ProjectorRuntime } from './projector/runtime.ts';
+import type { Logger } from './logger.ts';
+
+/** Everything a command, query or job handler may use; built once per process by src/app.ts. */
+export interface Services {
+  log: EventLog;
+  documents: DocumentStore;
+  search: SearchIndex;
+  jobs: JobQueue;
+  outbox: Outbox;
+  limiter: RateLimiter;
+  tokens: TokenService;
+  projector: ProjectorRuntime;
+  logger: Logger;
+  /** Injected clock (tests move time). */
+  now: () => Date;
+  /** How long a command waits for its projections before answering (read your writes). */
+  readYourWritesTimeoutMs: number;
+}

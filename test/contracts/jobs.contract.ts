@@ -1,0 +1,250 @@
+/**
+ * Contract of the JobQueue port (src/ports/jobs.ts), run against every adapter: the embedded SQLite one
+ * and, later, BullMQ on Redis.
+ *
+ * makeQueue() returns a fresh, empty queue; reopen(), when given, stands for a process restart: it gives
+ * a new queue on the same storage (the suite closes the first queue before calling it). Job ids are
+ * unique per test run, so a factory may share its storage between tests.
+ */
+import { expect } from 'chai';
+import { randomUUID } from 'node:crypto';
+import type { Job, JobQueue } from '../../src/ports/jobs.ts';
+
+export interface JobQueueFixture {
+  queue: JobQueue;
+  reopen?: () => Promise<JobQueue>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 2000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await sleep(5);
+  }
+}
+
+export function jobQueueContract(name: string, makeQueue: () => Promise<JobQueueFixture>): void {
+  describe(`JobQueue contract: ${name}`, function () {
+    const opened: JobQueue[] = [];
+    let fixture: JobQueueFixture;
+    let queue: JobQueue;
+    let run: string;
+
+    const id = (label: string) => `${run}-${label}`;
+    const jobName = (label: string) => `${label}-${run}`;
+
+    beforeEach(async function () {
+      run = randomUUID();
+      fixture = await makeQueue();
+      queue = fixture.queue;
+      opened.push(queue);
+    });
+
+    afterEach(async function () {
+      for (const q of opened.splice(0)) await q.close();
+    });
+
+    it('runs an added job once, with its data and attemptsMade 1', async function () {
+      const seen: Job[] = [];
+      const name = jobName('send');
+      queue.process(name, async (job) => {
+        seen.push(job);
+      });
+      const result = await queue.add(name, { to: 'a@example.test', n: 1 }, { jobId: id('one') });
+      expect(result).to.deep.equal({ id: id('one'), added: true });
+      await queue.drain(5000);
+      expect(seen).to.have.length(1);
+      expect(seen[0]).to.deep.include({ id: id('one'), name, attemptsMade: 1 });
+      expect(seen[0].data).to.deep.equal({ to: 'a@example.test', n: 1 });
+      expect(await queue.getState(id('one'))).to.equal('completed');
+    });
+
+    it('runs a job whose jobId was added twice once, with the data of the first add', async function () {
+      const seen: unknown[] = [];
+      const name = jobName('dup');
+      const first = await queue.add(name, { v: 1 }, { jobId: id('dup') });
+      const second = await queue.add(name, { v: 2 }, { jobId: id('dup') });
+      expect(first.added).to.equal(true);
+      expect(second).to.deep.equal({ id: id('dup'), added: false });
+      queue.process(name, async (job) => {
+        seen.push(job.data);
+      });
+      await queue.drain(5000);
+      expect(seen).to.deep.equal([{ v: 1 }]);
+    });
+
+    it('ignores a jobId added again after the job completed', async function () {
+      let runs = 0;
+      const name = jobName('again');
+      queue.process(name, async () => {
+        runs += 1;
+      });
+      await queue.add(name, {}, { jobId: id('again') });
+      await queue.drain(5000);
+      const again = await queue.add(name, {}, { jobId: id('again') });
+      expect(again.added).to.equal(false);
+      await queue.drain(5000);
+      expect(runs).to.equal(1);
+      expect(await queue.getState(id('again'))).to.equal('completed');
+    });
+
+    it('retries a failing job until it succeeds', async function () {
+      const attempts: number[] = [];
+      const name = jobName('flaky');
+      queue.process(name, async (job) => {
+        attempts.push(job.attemptsMade);
+        if (job.attemptsMade < 3) throw new Error(`try ${job.attemptsMade} failed`);
+      });
+      await queue.add(name, {}, { jobId: id('flaky'), attempts: 5, backoffMs: 10 });
+      await queue.drain(5000);
+      expect(attempts).to.deep.equal([1, 2, 3]);
+      expect(await queue.getState(id('flaky'))).to.equal('completed');
+    });
+
+    it('waits a growing backoff between tries', async function () {
+      const times: number[] = [];
+      const name = jobName('backoff');
+      queue.process(name, async () => {
+        times.push(Date.now());
+        throw new Error('always');
+      });
+      await queue.add(name, {}, { jobId: id('backoff'), attempts: 3, backoffMs: 40 });
+      await queue.drain(5000);
+      expect(times).to.have.length(3);
+      // 40 ms then 80 ms (a few ms of timer slack allowed).
+      expect(times[1] - times[0]).to.be.at.least(35);
+      expect(times[2] - times[1]).to.be.at.least(75);
+    });
+
+    it('marks a job that always fails as failed after its attempts, and a re-add of it does nothing', async function () {
+      let runs = 0;
+      const name = jobName('doomed');
+      queue.process(name, async () => {
+        runs += 1;
+        throw new Error('nope');
+      });
+      await queue.add(name, {}, { jobId: id('doomed'), attempts: 3, backoffMs: 5 });
+      await queue.drain(5000);
+      expect(runs).to.equal(3);
+      expect(await queue.getState(id('doomed'))).to.equal('failed');
+      const again = await queue.add(name, {}, { jobId: id('doomed'), attempts: 3, backoffMs: 5 });
+      expect(again.added).to.equal(false);
+      await queue.drain(5000);
+      expect(runs).to.equal(3);
+      expect(await queue.getState(id('doomed'))).to.equal('failed');
+    });
+
+    it('reports null for an unknown job and waiting for a job nobody processes yet', async function () {
+      expect(await queue.getState(id('nobody'))).to.equal(null);
+      await queue.add(jobName('later'), {}, { jobId: id('later') });
+      expect(await queue.getState(id('later'))).to.equal('waiting');
+    });
+
+    it('reports active while a job runs', async function () {
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let started = false;
+      const name = jobName('slow');
+      queue.process(name, async () => {
+        started = true;
+        await gate;
+      });
+      await queue.add(name, {}, { jobId: id('slow') });
+      await waitFor(() => started);
+      expect(await queue.getState(id('slow'))).to.equal('active');
+      release();
+      await queue.drain(5000);
+      expect(await queue.getState(id('slow'))).to.equal('completed');
+    });
+
+    it('runs each job name with its own processor', async function () {
+      const seen: string[] = [];
+      const a = jobName('a');
+      const b = jobName('b');
+      queue.process(a, async (job) => {
+        seen.push(`a:${job.id}`);
+      });
+      queue.process(b, async (job) => {
+        seen.push(`b:${job.id}`);
+      });
+      await queue.add(a, {}, { jobId: id('x') });
+      await queue.add(b, {}, { jobId: id('y') });
+      await queue.drain(5000);
+      expect(seen.sort()).to.deep.equal([`a:${id('x')}`, `b:${id('y')}`]);
+    });
+
+    it('drains only once every job, retries included, is done', async function () {
+      let done = 0;
+      const name = jobName('many');
+      queue.process(name, async (job) => {
+        await sleep(5);
+        if (job.attemptsMade === 1 && job.id.endsWith('-0')) throw new Error('first try of job 0 fails');
+        done += 1;
+      });
+      for (let i = 0; i < 5; i++) await queue.add(name, { i }, { jobId: id(`many-${i}`), backoffMs: 20 });
+      await queue.drain(5000);
+      expect(done).to.equal(5);
+      for (let i = 0; i < 5; i++) expect(await queue.getState(id(`many-${i}`))).to.equal('completed');
+    });
+
+    it('rejects drain with an Error when jobs do not finish in time', async function () {
+      const name = jobName('stuck');
+      queue.process(name, async () => {
+        await sleep(300);
+      });
+      await queue.add(name, {}, { jobId: id('stuck') });
+      let error: unknown;
+      try {
+        await queue.drain(50);
+      } catch (err) {
+        error = err;
+      }
+      expect(error).to.be.instanceOf(Error);
+    });
+
+    it('waits for a running job on close', async function () {
+      let finished = false;
+      let started = false;
+      const name = jobName('closing');
+      queue.process(name, async () => {
+        started = true;
+        await sleep(50);
+        finished = true;
+      });
+      await queue.add(name, {}, { jobId: id('closing') });
+      await waitFor(() => started);
+      await queue.close();
+      expect(finished).to.equal(true);
+    });
+
+    it('runs a job added before a close after reopening, and does not run completed jobs again', async function () {
+      if (!fixture.reopen) this.skip();
+      const name = jobName('persist');
+      const seen: string[] = [];
+      await queue.add(name, { keep: true }, { jobId: id('pending') });
+      queue.process(jobName('other'), async () => {});
+      await queue.add(jobName('other'), {}, { jobId: id('done') });
+      await queue.drain(5000);
+      await queue.close();
+
+      const reopened = await fixture.reopen!();
+      opened.push(reopened);
+      expect(await reopened.getState(id('pending'))).to.equal('waiting');
+      expect(await reopened.getState(id('done'))).to.equal('completed');
+      reopened.process(name, async (job) => {
+        seen.push(job.id);
+        expect(job.data).to.deep.equal({ keep: true });
+      });
+      reopened.process(jobName('other'), async (job) => {
+        seen.push(job.id);
+      });
+      await reopened.drain(5000);
+      expect(seen).to.deep.equal([id('pending')]);
+      expect(await reopened.getState(id('pending'))).to.equal('completed');
+      const again = await reopened.add(jobName('other'), {}, { jobId: id('done') });
+      expect(again.added).to.equal(false);
+    });
+  });
+}
