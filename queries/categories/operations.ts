@@ -13,16 +13,18 @@ interface CategoryNode {
   Children: CategoryNode[];
 }
 
-const categoryNode: z.ZodType<CategoryNode> = z.lazy(() =>
-  z.object({
+const categoryNode = z
+  .object({
     Id: z.number().int(),
     ParentId: z.number().int().nullable(),
     Name: z.string(),
     SortOrder: z.number().int(),
     LotCount: z.number().int().openapi({ description: 'Lots (open or closed) in this category and its descendants.' }),
-    Children: z.array(categoryNode),
-  }),
-);
+    get Children() {
+      return z.array(categoryNode);
+    },
+  })
+  .openapi('Category');
 
 /** The tenant's tree in one language, with lot counts summed up the tree. */
 async function tree(db: { collection: <T extends CategoryDoc>(n: string) => { find(f: object): Promise<T[]> } }, language: string, fallback: string) {

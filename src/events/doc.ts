@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { eventCatalog } from './catalog.ts';
+
+/** Renders docs/events.md from the event schemas (the public contract of the event log). */
+export function renderEventsDoc(): string {
+  const lines = [
+    '# Events',
+    '',
+    'The event log is a public contract: back-office systems subscribe to it and analysts replay it. This file is',
+    'generated from the zod schemas in `commands/*/events.ts` by `npm run docs:events`; a test fails when it is stale.',
+    '',
+    'Every event has a PascalCase past-tense `type`, a schema `version`, `data` (below; always with its `tenant`),',
+    'and `metadata` `{ tenant, correlationId? }`. Recorded events also carry `streamId`, `revision` (0-based, per',
+    'stream), `position` (global, increasing) and `created` (RFC 3339, UTC). Money is in minor units. A change that',
+    'is not backwards compatible gets a new version; readers upcast older versions (all types are at version 1).',
+    '',
+    '| Type | Version | Stream | Meaning |',
+    '|---|---|---|---|',
+    ...eventCatalog.map((e) => `| [${e.type}](#${e.type.toLowerCase()}) | ${e.version} | \`${e.stream}\` | ${e.description} |`),
+    '',
+  ];
+  for (const event of eventCatalog) {
+    const schema = z.toJSONSchema(event.schema, { io: 'input', unrepresentable: 'any' }) as {
+      properties: Record<string, Record<string, unknown>>;
+      required?: string[];
+    };
+    lines.push(`## ${event.type}`, '', `Version ${event.version}. Stream \`${event.stream}\`. ${event.description}`, '', '| Field | Type | Required |', '|---|---|---|');
+    for (const [name, property] of Object.entries(schema.properties)) {
+      lines.push(`| \`${name}\` | ${describe(property)} | ${schema.required?.includes(name) ? 'yes' : 'no'} |`);
+    }
+    lines.push('');
+  }
+  return lines.join('\n');
+}
+
+function describe(p: Record<string, unknown>): string {
+  if (p.const !== undefined) return `\`${JSON.stringify(p.const)}\``;
+  if (Array.isArray(p.enum)) return p.enum.map((v) => `\`${v}\``).join(' \\| ');
+  if (Array.isArray(p.anyOf)) return (p.anyOf as Array<Record<string, unknown>>).map(describe).join(' or ');
+  const type = p.type as string | undefined;
+  if (type === 'array') return `array of ${describe((p.items as Record<string, unknown>) ?? {})}`;
+  if (type === 'object') {
+    if (p.additionalProperties && typeof p.additionalProperties === 'object') return `map of ${describe(p.additionalProperties as Record<string, unknown>)}`;
+    const props = p.properties as Record<string, Record<string, unknown>> | undefined;
+    return props ? `{ ${Object.entries(props).map(([k, v]) => `${k}: ${describe(v)}`).join(', ')} }` : 'object';
+  }
+  if (type === 'string' && p.format) return `string (${p.format})`;
+  if (type === 'integer' || type === 'number') return 'integer';
+  return type ?? 'any';
+}

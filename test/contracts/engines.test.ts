@@ -1,0 +1,42 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts';
+import { SqliteDocumentStore } from '../../src/adapters/embedded/sqlite-documents.ts';
+import { eventLogContract } from './event-log.contract.ts';
+import { documentStoreContract } from './read-models.contract.ts';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bidder-engines-'));
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+
+eventLogContract('embedded SQLite', async () => new SqliteEventLog(path.join(dir, `log-${++n}.sqlite`), { pollMs: 20 }));
+documentStoreContract('embedded SQLite', async () => new SqliteDocumentStore(path.join(dir, `rm-${++n}.sqlite`)));
+
+describe('embedded SQLite engines', () => {
+  it('keep the event log across a close and reopen', async () => {
+    const file = path.join(dir, 'durable.sqlite');
+    const log = new SqliteEventLog(file);
+    await log.appendToStream('x', [{ type: 'A', version: 1, data: { tenant: 't' }, metadata: { tenant: 't' } }]);
+    await log.close();
+    const again = new SqliteEventLog(file);
+    expect(await again.readStream('x')).to.have.length(1);
+    await again.close();
+  });
+
+  it('answer a lot page from the declared index, not a scan of the collection', async () => {
+    const store = new SqliteDocumentStore(path.join(dir, 'plan.sqlite'));
+    await store.ensureCollection({ name: 'lots', indexes: [{ fields: ['AuctionId', 'LotNumber'] }] });
+    const physical = (store.db.prepare("SELECT physical FROM rm_aliases WHERE name = 'lots'").get() as { physical: string }).physical;
+    const plan = store.db
+      .prepare(
+        `EXPLAIN QUERY PLAN SELECT json(doc) FROM ${physical} WHERE tenant = ? AND json_extract(doc, '$."AuctionId"') = ? ORDER BY json_extract(doc, '$."LotNumber"') ASC, rowid ASC LIMIT 20`,
+      )
+      .all('t', 1) as Array<{ detail: string }>;
+    const details = plan.map((p) => p.detail).join(' | ');
+    expect(details).to.match(/USING INDEX/);
+    expect(details).to.not.match(/USE TEMP B-TREE|SCAN /);
+    await store.close();
+  });
+});

@@ -1,0 +1,124 @@
+import { expect } from 'chai';
+import type { EventLog, NewEvent } from '../../src/ports/event-log.ts';
+import { WrongExpectedVersionError } from '../../src/ports/event-log.ts';
+
+const event = (n: number, tenant = 't1'): NewEvent => ({
+  type: 'Something',
+  version: 1,
+  data: { tenant, n },
+  metadata: { tenant },
+});
+
+/**
+ * What every event log adapter must do (the embedded SQLite log now; EventStoreDB when its URL is set).
+ * Stream names are made unique per test so a shared server can run the suite.
+ */
+export function eventLogContract(name: string, makeLog: () => Promise<EventLog>) {
+  describe(`EventLog contract: ${name}`, () => {
+    let log: EventLog;
+    let prefix: string;
+    beforeEach(async () => {
+      log = await makeLog();
+      prefix = `s${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+    });
+    afterEach(async () => log.close());
+
+    it('reads an absent stream as empty', async () => {
+      expect(await log.readStream(`${prefix}-absent`)).to.deep.equal([]);
+    });
+
+    it('appends to a new stream with no_stream and reads the events back in order with revisions from 0', async () => {
+      const result = await log.appendToStream(`${prefix}-a`, [event(1), event(2)], { expectedRevision: 'no_stream' });
+      expect(result.nextExpectedRevision).to.equal(1);
+      const read = await log.readStream(`${prefix}-a`);
+      expect(read.map((e) => [e.revision, e.data.n, e.type, e.version, e.metadata.tenant])).to.deep.equal([
+        [0, 1, 'Something', 1, 't1'],
+        [1, 2, 'Something', 1, 't1'],
+      ]);
+      expect(read[1].position).to.equal(result.position);
+      expect(read[0].position).to.be.below(read[1].position);
+      expect(Date.parse(read[0].created)).to.be.a('number').and.not.NaN;
+    });
+
+    it('refuses a stale expected revision and keeps the stream unchanged', async () => {
+      await log.appendToStream(`${prefix}-b`, [event(1)], { expectedRevision: 'no_stream' });
+      await log.appendToStream(`${prefix}-b`, [event(2)], { expectedRevision: 0 });
+      let error: unknown;
+      try {
+        await log.appendToStream(`${prefix}-b`, [event(3)], { expectedRevision: 0 });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).to.be.instanceOf(WrongExpectedVersionError);
+      expect((await log.readStream(`${prefix}-b`)).map((e) => e.data.n)).to.deep.equal([1, 2]);
+    });
+
+    it('refuses no_stream on an existing stream and stream_exists on an absent one', async () => {
+      await log.appendToStream(`${prefix}-c`, [event(1)]);
+      await expectRejection(log.appendToStream(`${prefix}-c`, [event(2)], { expectedRevision: 'no_stream' }));
+      await expectRejection(log.appendToStream(`${prefix}-d`, [event(1)], { expectedRevision: 'stream_exists' }));
+      expect(await log.readStream(`${prefix}-d`)).to.deep.equal([]);
+    });
+
+    it('lets exactly one of two concurrent appends with the same expected revision win', async () => {
+      await log.appendToStream(`${prefix}-e`, [event(0)], { expectedRevision: 'no_stream' });
+      const results = await Promise.allSettled([
+        log.appendToStream(`${prefix}-e`, [event(1)], { expectedRevision: 0 }),
+        log.appendToStream(`${prefix}-e`, [event(2)], { expectedRevision: 0 }),
+      ]);
+      expect(results.filter((r) => r.status === 'fulfilled')).to.have.length(1);
+      expect(await log.readStream(`${prefix}-e`)).to.have.length(2);
+    });
+
+    it('reads $all after a position, in position order, a page at a time', async () => {
+      const start = await log.headPosition();
+      await log.appendToStream(`${prefix}-f`, [event(1), event(2)]);
+      await log.appendToStream(`${prefix}-g`, [event(3)]);
+      const page1 = await log.readAll({ fromPosition: start, maxCount: 2 });
+      const page2 = await log.readAll({ fromPosition: page1[1].position, maxCount: 2 });
+      expect([...page1, ...page2].map((e) => e.data.n)).to.deep.equal([1, 2, 3]);
+      expect(await log.headPosition()).to.equal(page2[0].position);
+    });
+
+    it('delivers stored events to a subscription, then live ones, in order, and stops on unsubscribe', async () => {
+      const start = await log.headPosition();
+      await log.appendToStream(`${prefix}-h`, [event(1)]);
+      const subscription = log.subscribeToAll({ fromPosition: start, batchSize: 10 });
+      const seen: number[] = [];
+      const consumer = (async () => {
+        for await (const batch of subscription) {
+          seen.push(...batch.map((e) => e.data.n as number));
+          if (seen.length >= 3) break;
+        }
+      })();
+      await new Promise((r) => setTimeout(r, 50));
+      await log.appendToStream(`${prefix}-h`, [event(2)]);
+      await log.appendToStream(`${prefix}-i`, [event(3)]);
+      await Promise.race([consumer, new Promise((_, reject) => setTimeout(() => reject(new Error('no live delivery')), 3000))]);
+      expect(seen).to.deep.equal([1, 2, 3]);
+      await subscription.unsubscribe();
+    });
+
+    it('hands the next batch only when the consumer asks for it (back-pressure)', async () => {
+      const start = await log.headPosition();
+      for (let i = 0; i < 5; i++) await log.appendToStream(`${prefix}-j`, [event(i)]);
+      const subscription = log.subscribeToAll({ fromPosition: start, batchSize: 2 });
+      const iterator = subscription[Symbol.asyncIterator]();
+      const first = await iterator.next();
+      expect(first.value.map((e: { data: { n: number } }) => e.data.n)).to.deep.equal([0, 1]);
+      const second = await iterator.next();
+      expect(second.value.map((e: { data: { n: number } }) => e.data.n)).to.deep.equal([2, 3]);
+      await subscription.unsubscribe();
+    });
+  });
+}
+
+async function expectRejection(promise: Promise<unknown>) {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).to.be.instanceOf(WrongExpectedVersionError);
+    return;
+  }
+  throw new Error('expected a WrongExpectedVersionError');
+}

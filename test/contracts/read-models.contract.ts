@@ -1,0 +1,94 @@
+import { expect } from 'chai';
+import type { DocumentStore } from '../../src/ports/read-models.ts';
+import { CheckpointConflictError } from '../../src/ports/read-models.ts';
+
+/** What every read-model adapter must do (embedded SQLite now; MongoDB when its URL is set). */
+export function documentStoreContract(name: string, makeStore: () => Promise<DocumentStore>) {
+  describe(`DocumentStore contract: ${name}`, () => {
+    let store: DocumentStore;
+    let projection: string;
+    const docs = [
+      { _id: '1', Auction: 1, Number: 3, Title: 'Oak chair', Open: true, Tags: { en: 'oak' }, Price: 100 },
+      { _id: '2', Auction: 1, Number: 1, Title: 'Birch table', Open: false, Tags: { en: 'birch' }, Price: null },
+      { _id: '3', Auction: 2, Number: 2, Title: 'Café chair', Open: true, Tags: { en: 'oak' }, Price: 300 },
+      { _id: '4', Auction: 1, Number: 2, Title: 'Silver bowl', Open: true, Tags: { en: 'silver' }, Price: 200 },
+    ];
+
+    beforeEach(async () => {
+      store = await makeStore();
+      projection = `p${Math.random().toString(36).slice(2, 8)}`;
+      await store.ensureCollection({ name: 'items', indexes: [{ fields: ['Auction', 'Number'] }, { fields: ['Tags.en'] }] });
+      await store.live().commit(
+        [
+          ...docs.map((doc) => ({ op: 'put' as const, collection: 'items', tenant: 'a', doc })),
+          { op: 'put', collection: 'items', tenant: 'b', doc: { _id: '1', Auction: 1, Number: 9, Title: 'Other tenant', Open: true, Tags: { en: 'oak' }, Price: 5 } },
+        ],
+        { projection, expected: 0, position: 10 },
+      );
+    });
+    afterEach(async () => store.close());
+
+    it('finds by id within the tenant only', async () => {
+      expect((await store.forTenant('a').collection('items').findById('1'))?.Title).to.equal('Oak chair');
+      expect((await store.forTenant('b').collection('items').findById('1'))?.Title).to.equal('Other tenant');
+      expect(await store.forTenant('c').collection('items').findById('1')).to.equal(null);
+    });
+
+    it('filters with equality, ranges, $in, $ne, $exists, $or and nested fields', async () => {
+      const items = store.forTenant('a').collection('items');
+      const ids = async (filter: object) => (await items.find(filter as never, { sort: [['_id', 1]] })).map((d) => d._id);
+      expect(await ids({ Auction: 1 })).to.deep.equal(['1', '2', '4']);
+      expect(await ids({ Auction: 1, Open: true })).to.deep.equal(['1', '4']);
+      expect(await ids({ Number: { $gte: 2, $lte: 2 } })).to.deep.equal(['3', '4']);
+      expect(await ids({ _id: { $in: ['2', '3', '9'] } })).to.deep.equal(['2', '3']);
+      expect(await ids({ Auction: { $ne: 1 } })).to.deep.equal(['3']);
+      expect(await ids({ Price: { $exists: false } })).to.deep.equal(['2']);
+      expect(await ids({ Price: null })).to.deep.equal(['2']);
+      expect(await ids({ 'Tags.en': 'oak' })).to.deep.equal(['1', '3']);
+      expect(await ids({ $or: [{ Number: 1 }, { Number: 3 }] })).to.deep.equal(['1', '2']);
+    });
+
+    it('matches $contains case- and accent-insensitively', async () => {
+      const found = await store.forTenant('a').collection('items').find({ Title: { $contains: 'CAFE' } });
+      expect(found.map((d) => d._id)).to.deep.equal(['3']);
+    });
+
+    it('sorts, skips and limits; counts; groups', async () => {
+      const items = store.forTenant('a').collection('items');
+      const page = await items.find({ Auction: 1 }, { sort: [['Number', -1]], skip: 1, limit: 1 });
+      expect(page.map((d) => d._id)).to.deep.equal(['4']);
+      expect(await items.countDocuments({ Auction: 1 })).to.equal(3);
+      expect(await items.countDocuments({})).to.equal(4);
+      expect(await items.countBy({}, 'Auction')).to.deep.equal([
+        { value: 1, count: 3 },
+        { value: 2, count: 1 },
+      ]);
+    });
+
+    it('moves the checkpoint with the writes, and refuses a commit whose expected checkpoint is stale', async () => {
+      expect(await store.getCheckpoint(projection)).to.equal(10);
+      await store.live().commit([{ op: 'delete', collection: 'items', tenant: 'a', id: '4' }], { projection, expected: 10, position: 12 });
+      expect(await store.getCheckpoint(projection)).to.equal(12);
+      let error: unknown;
+      try {
+        await store.live().commit([{ op: 'delete', collection: 'items', tenant: 'a', id: '1' }], { projection, expected: 10, position: 13 });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).to.be.instanceOf(CheckpointConflictError);
+      expect(await store.forTenant('a').collection('items').findById('1')).to.not.equal(null);
+      expect(await store.getCheckpoint(projection)).to.equal(12);
+    });
+
+    it('rebuilds into a fresh copy while reads use the old one, then swaps it in with its checkpoint', async () => {
+      const rebuild = await store.startRebuild(projection, ['items']);
+      expect(await rebuild.get('items', 'a', '1')).to.equal(null);
+      await rebuild.commit([{ op: 'put', collection: 'items', tenant: 'a', doc: { _id: '7', Auction: 7, Number: 1 } }], { projection, expected: 0, position: 20 });
+      expect((await store.forTenant('a').collection('items').findById('1'))?.Title).to.equal('Oak chair');
+      await rebuild.finish();
+      expect(await store.forTenant('a').collection('items').findById('1')).to.equal(null);
+      expect((await store.forTenant('a').collection('items').findById('7'))?.Auction).to.equal(7);
+      expect(await store.getCheckpoint(projection)).to.equal(20);
+    });
+  });
+}

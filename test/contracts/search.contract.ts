@@ -1,0 +1,303 @@
+/**
+ * Contract of the lot search index port (src/ports/search.ts): every adapter (embedded MiniSearch now,
+ * Typesense later) must pass this suite. `makeIndex` returns a fresh, empty index for each test; the
+ * suite creates its collection and closes the index afterwards.
+ */
+import { expect } from 'chai';
+import type { SearchCollectionSpec, SearchDocument, SearchIndex, SearchRequest } from '../../src/ports/search.ts';
+
+export const contractSpec: SearchCollectionSpec = {
+  name: 'lots',
+  partitionField: 'Language',
+  fields: [
+    { name: 'Title', type: 'string', searchable: true },
+    { name: 'Description', type: 'string', searchable: true },
+    { name: 'AuctionId', type: 'int32', facet: true },
+    { name: 'CategoryId', type: 'int32', facet: true },
+    { name: 'EndTime', type: 'int64' },
+    { name: 'LotNumber', type: 'int32' },
+    { name: 'Language', type: 'string', facet: true },
+  ],
+};
+
+const T0 = 1_750_000_000_000;
+const TENANT = 'tenant-a';
+
+export function lot(id: string, fields: Partial<SearchDocument> = {}): SearchDocument {
+  return {
+    id,
+    Title: 'Untitled',
+    Description: '',
+    AuctionId: 1,
+    CategoryId: 1,
+    EndTime: T0,
+    LotNumber: 1,
+    Language: 'en',
+    ...fields,
+  };
+}
+
+export function query(q: string, extra: Partial<SearchRequest> = {}): SearchRequest {
+  return {
+    q,
+    queryBy: ['Title', 'Description'],
+    page: 1,
+    perPage: 20,
+    ...extra,
+    filter: { Language: 'en', ...(extra.filter ?? {}) },
+  };
+}
+
+function ids(hits: Array<{ id: string }>): string[] {
+  return hits.map((h) => h.id);
+}
+
+export function searchIndexContract(name: string, makeIndex: () => Promise<SearchIndex>): void {
+  describe(`search index contract: ${name}`, function () {
+    let index: SearchIndex;
+
+    beforeEach(async function () {
+      index = await makeIndex();
+      await index.ensureCollection(contractSpec);
+    });
+
+    afterEach(async function () {
+      await index.close();
+    });
+
+    const find = (q: string, extra: Partial<SearchRequest> = {}, tenant = TENANT) =>
+      index.search('lots', tenant, query(q, extra));
+
+    describe('matching and ranking', function () {
+      it('ranks a document matching in the title above one matching only in the description', async function () {
+        await index.upsert('lots', TENANT, [
+          lot('desc-only', { Title: 'Dining table', Description: 'Comes with a matching chair and bench' }),
+          lot('in-title', { Title: 'Oak chair', Description: 'Sturdy and well kept' }),
+          lot('unrelated', { Title: 'Silver spoon', Description: 'Hallmarked' }),
+        ]);
+        const r = await find('chair');
+        expect(r.found).to.equal(2);
+        expect(ids(r.hits)).to.deep.equal(['in-title', 'desc-only']);
+        expect(r.hits[0].score).to.be.greaterThan(r.hits[1].score);
+      });
+
+      it('finds a word typed with a typo', async function () {
+        await index.upsert('lots', TENANT, [lot('chair', { Title: 'Oak chair' }), lot('other', { Title: 'Brass lamp' })]);
+        expect(ids((await find('chiar')).hits)).to.deep.equal(['chair']);
+        expect(ids((await find('chsir')).hits)).to.deep.equal(['chair']);
+      });
+
+      it('finds a word from its beginning', async function () {
+        await index.upsert('lots', TENANT, [lot('chair', { Title: 'Oak chair' }), lot('other', { Title: 'Brass lamp' })]);
+        expect(ids((await find('chai')).hits)).to.deep.equal(['chair']);
+        expect(ids((await find('oak ch')).hits)).to.deep.equal(['chair']);
+      });
+
+      it('requires every word of the query to match', async function () {
+        await index.upsert('lots', TENANT, [
+          lot('both', { Title: 'Oak chair' }),
+          lot('chair-only', { Title: 'Pine chair' }),
+          lot('oak-only', { Title: 'Oak table' }),
+        ]);
+        const r = await find('oak chair');
+        expect(r.found).to.equal(1);
+        expect(ids(r.hits)).to.deep.equal(['both']);
+      });
+
+      it('ignores case and diacritics', async function () {
+        await index.upsert('lots', TENANT, [
+          lot('cafe', { Title: 'Café table from Stockholm' }),
+          lot('eiche', { Title: 'eiche Schrank' }),
+        ]);
+        expect(ids((await find('cafe')).hits)).to.deep.equal(['cafe']);
+        expect(ids((await find('CAFÉ')).hits)).to.deep.equal(['cafe']);
+        expect(ids((await find('stockholm')).hits)).to.deep.equal(['cafe']);
+        expect(ids((await find('Eiche')).hits)).to.deep.equal(['eiche']);
+      });
+
+      it('returns nothing for an empty or blank query', async function () {
+        await index.upsert('lots', TENANT, [lot('a', { Title: 'Oak chair' })]);
+        for (const q of ['', '   ']) {
+          const r = await find(q);
+          expect(r.found).to.equal(0);
+          expect(r.hits).to.deep.equal([]);
+        }
+      });
+    });
+
+    describe('filters, facets and paging', function () {
+      beforeEach(async function () {
+        await index.upsert('lots', TENANT, [
+          lot('c1-early', { Title: 'Gold ring', CategoryId: 1, AuctionId: 10, EndTime: T0 + 1000 }),
+          lot('c1-late', { Title: 'Gold ring', CategoryId: 1, AuctionId: 10, EndTime: T0 + 5000 }),
+          lot('c2-early', { Title: 'Gold ring', CategoryId: 2, AuctionId: 10, EndTime: T0 + 2000 }),
+          lot('c2-late', { Title: 'Gold ring', CategoryId: 2, AuctionId: 11, EndTime: T0 + 6000 }),
+          lot('c3', { Title: 'Gold ring', CategoryId: 3, AuctionId: 11, EndTime: T0 + 3000 }),
+          lot('silver', { Title: 'Silver ring', CategoryId: 1, AuctionId: 10, EndTime: T0 + 4000 }),
+        ]);
+      });
+
+      it('filters by equality', async function () {
+        const r = await find('gold', { filter: { CategoryId: 2 } });
+        expect(r.found).to.equal(2);
+        expect(ids(r.hits).sort()).to.deep.equal(['c2-early', 'c2-late']);
+      });
+
+      it('filters by a numeric range', async function () {
+        const r = await find('gold', { filter: { EndTime: { gte: T0 + 2000, lt: T0 + 5000 } } });
+        expect(ids(r.hits).sort()).to.deep.equal(['c2-early', 'c3']);
+        const open = await find('gold', { filter: { EndTime: { gt: T0 + 5000 } } });
+        expect(ids(open.hits)).to.deep.equal(['c2-late']);
+      });
+
+      it('filters by a list of values', async function () {
+        const r = await find('gold', { filter: { CategoryId: { in: [1, 3] } } });
+        expect(ids(r.hits).sort()).to.deep.equal(['c1-early', 'c1-late', 'c3']);
+      });
+
+      it('combines several filter conditions', async function () {
+        const r = await find('ring', { filter: { AuctionId: 10, EndTime: { lte: T0 + 4000 } } });
+        expect(ids(r.hits).sort()).to.deep.equal(['c1-early', 'c2-early', 'silver']);
+      });
+
+      it('counts facets over all filtered hits, not only the returned page', async function () {
+        const r = await find('gold', { perPage: 2, facetBy: ['CategoryId', 'AuctionId'] });
+        expect(r.found).to.equal(5);
+        expect(r.hits).to.have.length(2);
+        expect(r.facets.CategoryId).to.deep.equal([
+          { value: '1', count: 2 },
+          { value: '2', count: 2 },
+          { value: '3', count: 1 },
+        ]);
+        expect(r.facets.AuctionId).to.deep.equal([
+          { value: '10', count: 3 },
+          { value: '11', count: 2 },
+        ]);
+        const filtered = await find('ring', { filter: { CategoryId: 1 }, facetBy: ['AuctionId'] });
+        expect(filtered.facets.AuctionId).to.deep.equal([{ value: '10', count: 3 }]);
+      });
+
+      it('pages through the hits, and a page past the end is empty with the same total', async function () {
+        const pages = [];
+        for (let page = 1; page <= 4; page++) pages.push(await find('gold', { page, perPage: 2 }));
+        expect(pages.map((p) => p.found)).to.deep.equal([5, 5, 5, 5]);
+        expect(pages.map((p) => p.hits.length)).to.deep.equal([2, 2, 1, 0]);
+        const all = pages.flatMap((p) => ids(p.hits));
+        expect(new Set(all).size).to.equal(5);
+        const onePage = await find('gold', { perPage: 5 });
+        expect(ids(onePage.hits)).to.deep.equal(all);
+      });
+    });
+
+    describe('writes', function () {
+      it('replaces a document upserted again with the same id', async function () {
+        await index.upsert('lots', TENANT, [lot('x', { Title: 'Walnut cabinet' })]);
+        await index.upsert('lots', TENANT, [lot('x', { Title: 'Pewter jug' })]);
+        expect((await find('walnut')).found).to.equal(0);
+        expect(ids((await find('pewter')).hits)).to.deep.equal(['x']);
+      });
+
+      it('merges the fields of a partial update into the document', async function () {
+        await index.upsert('lots', TENANT, [lot('x', { Title: 'Walnut cabinet', CategoryId: 4, EndTime: T0 + 100 })]);
+        await index.update('lots', TENANT, [{ id: 'x', CategoryId: 7 }]);
+        let r = await find('walnut', { filter: { CategoryId: 7, EndTime: T0 + 100 } });
+        expect(ids(r.hits)).to.deep.equal(['x']);
+        await index.update('lots', TENANT, [{ id: 'x', Title: 'Walnut bureau' }]);
+        expect((await find('cabinet')).found).to.equal(0);
+        r = await find('bureau', { filter: { CategoryId: 7 } });
+        expect(ids(r.hits)).to.deep.equal(['x']);
+      });
+
+      it('ignores updates of unknown ids', async function () {
+        await index.update('lots', TENANT, [{ id: 'ghost', Title: 'Ghost ship', Language: 'en' }]);
+        expect((await find('ghost')).found).to.equal(0);
+      });
+
+      it('deletes documents and ignores unknown ids', async function () {
+        await index.upsert('lots', TENANT, [lot('a', { Title: 'Copper kettle' }), lot('b', { Title: 'Copper pan' })]);
+        await index.delete('lots', TENANT, ['a', 'never-existed']);
+        expect(ids((await find('copper')).hits)).to.deep.equal(['b']);
+      });
+    });
+
+    describe('isolation', function () {
+      it("never shows one tenant's documents to another tenant", async function () {
+        await index.upsert('lots', 'tenant-a', [lot('a-1', { Title: 'Mahogany desk' })]);
+        await index.upsert('lots', 'tenant-b', [lot('b-1', { Title: 'Mahogany desk' })]);
+        expect(ids((await find('mahogany', {}, 'tenant-a')).hits)).to.deep.equal(['a-1']);
+        expect(ids((await find('mahogany', {}, 'tenant-b')).hits)).to.deep.equal(['b-1']);
+        expect((await find('mahogany', {}, 'tenant-c')).found).to.equal(0);
+        await index.delete('lots', 'tenant-b', ['a-1']);
+        expect(ids((await find('mahogany', {}, 'tenant-a')).hits)).to.deep.equal(['a-1']);
+      });
+
+      it('searches only the partition named by the filter (a language never sees another)', async function () {
+        await index.upsert('lots', TENANT, [
+          lot('en-1', { Title: 'Stockholm chair', Language: 'en' }),
+          lot('sv-1', { Title: 'Stockholm stol', Language: 'sv' }),
+        ]);
+        expect(ids((await find('stockholm', { filter: { Language: 'en' } })).hits)).to.deep.equal(['en-1']);
+        expect(ids((await find('stockholm', { filter: { Language: 'sv' } })).hits)).to.deep.equal(['sv-1']);
+        expect((await find('stockholm', { filter: { Language: 'de' } })).found).to.equal(0);
+      });
+
+      it('refuses a search without an equality filter on the partition field', async function () {
+        const request: SearchRequest = { q: 'chair', queryBy: ['Title'], page: 1, perPage: 10 };
+        await expectRejection(index.search('lots', TENANT, request));
+        await expectRejection(index.search('lots', TENANT, { ...request, filter: { Language: { in: ['en', 'sv'] } } }));
+      });
+
+      it('refuses an unknown collection', async function () {
+        await expectRejection(index.search('nope', TENANT, query('chair')));
+        await expectRejection(index.upsert('nope', TENANT, [lot('a')]));
+      });
+    });
+
+    describe('checkpoints and rebuilds', function () {
+      it('starts a checkpoint at 0 and keeps what was set', async function () {
+        expect(await index.getCheckpoint('lots-projection')).to.equal(0);
+        await index.setCheckpoint('lots-projection', 42);
+        await index.setCheckpoint('other-projection', 7);
+        expect(await index.getCheckpoint('lots-projection')).to.equal(42);
+        expect(await index.getCheckpoint('other-projection')).to.equal(7);
+      });
+
+      it('keeps answering from the live index during a rebuild and swaps the rebuilt copy in on finish', async function () {
+        await index.upsert('lots', TENANT, [lot('old', { Title: 'Old clock' })]);
+        await index.setCheckpoint('lots-projection', 10);
+        const rebuild = await index.startRebuild('lots', 'lots-projection');
+        await rebuild.upsert(TENANT, [lot('new', { Title: 'New clock' }), lot('gone', { Title: 'Gone clock' })]);
+        await rebuild.update(TENANT, [{ id: 'new', CategoryId: 5 }]);
+        await rebuild.delete(TENANT, ['gone']);
+        expect(ids((await find('clock')).hits)).to.deep.equal(['old']);
+        expect(await index.getCheckpoint('lots-projection')).to.equal(10);
+
+        await rebuild.finish(99);
+        expect(ids((await find('clock')).hits)).to.deep.equal(['new']);
+        expect(ids((await find('clock', { filter: { CategoryId: 5 } })).hits)).to.deep.equal(['new']);
+        expect(await index.getCheckpoint('lots-projection')).to.equal(99);
+      });
+
+      it('drops the rebuilt copy on abort and leaves the live index as it was', async function () {
+        await index.upsert('lots', TENANT, [lot('old', { Title: 'Old clock' })]);
+        await index.setCheckpoint('lots-projection', 10);
+        const rebuild = await index.startRebuild('lots', 'lots-projection');
+        await rebuild.upsert(TENANT, [lot('new', { Title: 'New clock' })]);
+        await rebuild.abort();
+        expect(ids((await find('clock')).hits)).to.deep.equal(['old']);
+        expect(await index.getCheckpoint('lots-projection')).to.equal(10);
+      });
+    });
+  });
+}
+
+async function expectRejection(p: Promise<unknown>): Promise<void> {
+  let failed = false;
+  try {
+    await p;
+  } catch (e) {
+    failed = true;
+    expect(e).to.be.instanceOf(Error);
+  }
+  expect(failed, 'expected the call to be rejected').to.equal(true);
+}

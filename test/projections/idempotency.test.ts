@@ -1,0 +1,180 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts';
+import { SqliteDocumentStore } from '../../src/adapters/embedded/sqlite-documents.ts';
+import { MiniSearchIndex } from '../../src/adapters/embedded/minisearch-index.ts';
+import { SqliteJobQueue } from '../../src/adapters/embedded/sqlite-jobs.ts';
+import { UnitOfWork, SearchBatch, type DocumentProjection, type SearchProjection } from '../../src/projector/projection.ts';
+import { ProjectorRuntime } from '../../src/projector/runtime.ts';
+import { allProjections } from '../../src/projections.ts';
+import { createLogger } from '../../src/logger.ts';
+import { demoRecords, type DemoCredentials } from '../../src/seed/demo.ts';
+import { importLines } from '../../commands/catalogue/import.ts';
+import type { RecordedEvent } from '../../src/ports/event-log.ts';
+import type { DocumentStore } from '../../src/ports/read-models.ts';
+import Database from 'better-sqlite3';
+
+const credentials: DemoCredentials = {
+  apiKey: 'projection-test-key-0123456789',
+  memberEmail: 'bidder@example.com',
+  memberPassword: 'projection-password',
+  clientId: 'demo-web',
+  clientSecret: 'projection-client-secret-0123',
+};
+const TENANTS = ['_system', 'demo', 'demo2', 'demo-closed'];
+
+async function snapshot(store: DocumentStore, projection: DocumentProjection) {
+  const result: Record<string, unknown[]> = {};
+  for (const collection of projection.collections)
+    for (const tenant of TENANTS)
+      result[`${collection.name}/${tenant}`] = await store.forTenant(tenant).collection(collection.name).find({}, { sort: [['_id', 1]] });
+  return result;
+}
+
+/** Applies every event to a document projection as one batch, through the same unit of work the runtime uses. */
+async function applyAll(store: DocumentStore, projection: DocumentProjection, events: RecordedEvent[], expected: number) {
+  const uow = new UnitOfWork(store.live());
+  for (const event of events.filter((e) => projection.handles.includes(e.type))) {
+    uow.current = event;
+    await projection.apply(event, uow);
+  }
+  const position = events[events.length - 1].position;
+  await store.live().commit(uow.ops(), { projection: projection.name, expected, position });
+  return position;
+}
+
+describe('projections', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bidder-projections-'));
+  let log: SqliteEventLog;
+  let events: RecordedEvent[] = [];
+
+  before(async function () {
+    this.timeout(60_000);
+    log = new SqliteEventLog(path.join(dir, 'events.sqlite'));
+    const lines = [...demoRecords(credentials, new Date('2026-11-22T12:00:00.000Z'))].map((r) => JSON.stringify(r));
+    const report = await importLines(log, lines);
+    expect(report.errors).to.deep.equal([]);
+    // A few member-side events, so every projection has something to do.
+    await log.appendToStream('watchlist-demo-1', [
+      { type: 'LotWatched', version: 1, data: { tenant: 'demo', memberId: 1, lotId: 5, watchType: 'watch', at: '2026-11-22T12:00:00.000Z' }, metadata: { tenant: 'demo' } },
+      { type: 'LotWatched', version: 1, data: { tenant: 'demo', memberId: 1, lotId: 6, watchType: 'watch', at: '2026-11-22T12:01:00.000Z' }, metadata: { tenant: 'demo' } },
+      { type: 'WatchTypeChanged', version: 1, data: { tenant: 'demo', memberId: 1, lotId: 5, watchType: 'favourite', at: '2026-11-22T12:02:00.000Z' }, metadata: { tenant: 'demo' } },
+      { type: 'LotUnwatched', version: 1, data: { tenant: 'demo', memberId: 1, lotId: 6, at: '2026-11-22T12:03:00.000Z' }, metadata: { tenant: 'demo' } },
+    ]);
+    await log.appendToStream('terms-demo-1', [
+      { type: 'AuctionTermsAccepted', version: 1, data: { tenant: 'demo', memberId: 1, auctionId: 2, at: '2026-11-22T12:00:00.000Z' }, metadata: { tenant: 'demo' } },
+    ]);
+    await log.appendToStream('lot-demo-10', [
+      { type: 'LotClosed', version: 1, data: { tenant: 'demo', lotId: 10, closedAt: '2026-11-22T12:00:00.000Z' }, metadata: { tenant: 'demo' } },
+    ]);
+    await log.appendToStream('member-demo2-1', [
+      { type: 'MemberRemoved', version: 1, data: { tenant: 'demo2', memberId: 1, at: '2026-11-22T12:00:00.000Z' }, metadata: { tenant: 'demo2' } },
+    ]);
+    events = await log.readAll({ fromPosition: 0, maxCount: 1_000_000 });
+  });
+  after(async () => {
+    await log.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const projections = allProjections({} as never).filter((p): p is DocumentProjection => p.kind === 'documents');
+  for (const projection of projections) {
+    it(`${projection.name}: handling every event twice leaves the same documents as handling it once`, async () => {
+      const store = new SqliteDocumentStore(path.join(dir, `${projection.name}-twice.sqlite`));
+      for (const c of projection.collections) await store.ensureCollection(c);
+      const position = await applyAll(store, projection, events, 0);
+      const once = await snapshot(store, projection);
+      await applyAll(store, projection, events, position);
+      expect(await snapshot(store, projection)).to.deep.equal(once);
+      expect(Object.values(once).some((docs) => docs.length > 0)).to.equal(true);
+      await store.close();
+    });
+  }
+
+  it('lot-search: indexing every event twice finds the same lots as indexing it once', async () => {
+    const projection = allProjections({} as never).find((p) => p.kind === 'search') as SearchProjection;
+    const index = await MiniSearchIndex.open({ dir: null, flushIntervalMs: 0 });
+    await index.ensureCollection(projection.collection);
+    const search = () =>
+      index.search('lots', 'demo', { q: 'chair', queryBy: ['Title', 'Description'], filter: { Language: 'en' }, facetBy: ['CategoryId'], page: 1, perPage: 50 });
+    const run = async () => {
+      const batch = new SearchBatch();
+      for (const e of events.filter((e) => projection.handles.includes(e.type))) projection.apply(e, batch);
+      for (const op of batch.ops) {
+        if (op.op === 'upsert') await index.upsert('lots', op.tenant, op.docs);
+        else if (op.op === 'update') await index.update('lots', op.tenant, op.docs);
+        else await index.delete('lots', op.tenant, op.ids);
+      }
+    };
+    await run();
+    const once = await search();
+    expect(once.found).to.be.above(0);
+    await run();
+    expect(await search()).to.deep.equal(once);
+    await index.close();
+  });
+
+  it('catalogue: a lot carries its catalogue data, its bids, and its early close; counts follow the lots', async () => {
+    const store = new SqliteDocumentStore(path.join(dir, 'catalogue-given.sqlite'));
+    const projection = projections.find((p) => p.name === 'catalogue')!;
+    for (const c of projection.collections) await store.ensureCollection(c);
+    await applyAll(store, projection, events, 0);
+    const demo = store.forTenant('demo');
+    const lot = await demo.collection('lots').findById('10');
+    expect(lot).to.include({ Id: 10, AuctionId: 1, LotNumber: 10, Closed: true, EndTime: '2026-11-22T12:00:00.000Z' });
+    const bids = events.filter((e) => e.type === 'BidPlaced' && e.data.tenant === 'demo' && e.data.lotId === 10);
+    expect(lot!.BidCount).to.equal(bids.length);
+    if (bids.length) expect(lot!.CurrentBid).to.equal(Math.max(...bids.map((b) => b.data.amount as number)));
+    expect((await demo.collection('auctions').findById('1'))?.LotCount).to.equal(400);
+    const categories = await demo.collection('categories').find({});
+    expect(categories.reduce((sum, c) => sum + (c.LotCount as number), 0)).to.equal(1220);
+    expect((await demo.collection('auctions').findById('2'))).to.include({ IsLive: true });
+    await store.close();
+  });
+
+  it('members, watchlist and terms: removal deletes the member; the watchlist keeps its latest type; acceptance is kept', async () => {
+    const store = new SqliteDocumentStore(path.join(dir, 'members-given.sqlite'));
+    for (const name of ['members', 'watchlist', 'terms']) {
+      const projection = projections.find((p) => p.name === name)!;
+      for (const c of projection.collections) await store.ensureCollection(c);
+      await applyAll(store, projection, events, 0);
+    }
+    expect(await store.forTenant('demo2').collection('members').findById('1')).to.equal(null);
+    expect(await store.forTenant('demo').collection('members').findById('1')).to.include({ Email: 'bidder@example.com', Validated: true });
+    const watches = await store.forTenant('demo').collection('watchlist').find({ MemberId: 1 });
+    expect(watches.map((w) => [w.LotId, w.Type])).to.deep.equal([[5, 'favourite']]);
+    expect(await store.forTenant('demo').collection('terms_acceptances').findById('1:2')).to.include({ AuctionId: 2 });
+    await store.close();
+  });
+
+  it('a projector stopped half way resumes from its checkpoint and ends where a rebuild from position 0 ends', async function () {
+    this.timeout(60_000);
+    const store = new SqliteDocumentStore(path.join(dir, 'resume.sqlite'));
+    const index = await MiniSearchIndex.open({ dir: null, flushIntervalMs: 0 });
+    const jobsDb = new Database(':memory:');
+    const jobs = new SqliteJobQueue({ db: jobsDb });
+    const logger = createLogger({ level: 'silent' });
+    const catalogue = projections.find((p) => p.name === 'catalogue')!;
+    for (const c of catalogue.collections) await store.ensureCollection(c);
+    // "Crash" half way: only the first half of the log was handled and checkpointed.
+    const half = events.slice(0, Math.floor(events.length / 2));
+    await applyAll(store, catalogue, half, 0);
+    const runtime = new ProjectorRuntime({ log, documents: store, search: index, logger }, [catalogue]);
+    await runtime.setup();
+    await runtime.start();
+    expect(await runtime.waitFor(events[events.length - 1].position, ['catalogue'], 20_000)).to.equal(true);
+    const resumed = await snapshot(store, catalogue);
+    await runtime.stop();
+    const rebuilder = new ProjectorRuntime({ log, documents: store, search: index, logger }, [catalogue]);
+    const result = await rebuilder.rebuild('catalogue');
+    expect(result.position).to.equal(events[events.length - 1].position);
+    expect(await snapshot(store, catalogue)).to.deep.equal(resumed);
+    expect(await store.getCheckpoint('catalogue')).to.equal(result.position);
+    await jobs.close();
+    jobsDb.close();
+    await index.close();
+    await store.close();
+  });
+});
