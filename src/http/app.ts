@@ -46,6 +46,26 @@ export function buildApp(services: Services, operations: Operation[]) {
     next();
   });
 
+  // CORS: auction houses call the API from their own sites' pages. Credentials travel in headers (no
+  // cookies), so any origin may call unless CORS_ORIGINS names the allowed ones (comma-separated).
+  const allowedOrigins = (process.env.CORS_ORIGINS ?? '*').split(',').map((o) => o.trim()).filter(Boolean);
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const origin = req.headers.origin;
+    if (origin && (allowedOrigins.includes('*') || allowedOrigins.includes(origin))) {
+      res.setHeader('Access-Control-Allow-Origin', allowedOrigins.includes('*') ? '*' : origin);
+      if (!allowedOrigins.includes('*')) res.append('Vary', 'Origin');
+      res.setHeader('Access-Control-Expose-Headers', 'ETag, Content-Language, Retry-After, X-Request-Id, Allow');
+      if (req.method === 'OPTIONS' && req.headers['access-control-request-method']) {
+        res.setHeader('Access-Control-Allow-Methods', 'GET, POST, PUT, DELETE');
+        res.setHeader('Access-Control-Allow-Headers', 'Api-Key, Authorization, Content-Type, Accept-Language, If-None-Match, X-Request-Id');
+        res.setHeader('Access-Control-Max-Age', '600');
+        res.status(204).end();
+        return;
+      }
+    }
+    next();
+  });
+
   // Bodies: JSON only, size-limited. A body of another type is a 415 before anything else reads it.
   app.use((req: Request, _res: Response, next: NextFunction) => {
     if (hasBody(req) && !req.is('application/json') && !req.is('application/*+json')) {

@@ -18,6 +18,9 @@ function fromBodyParser(error: unknown): AppError | null {
     case 'stream.encoding.set':
       return new ValidationError('The request body could not be read.');
     default:
+      // Express's router answers a path parameter that is not valid percent-encoding with a URIError (status 400).
+      if (error instanceof URIError) return new ValidationError('The request URL is not valid percent-encoding.');
+      if ((error as { status?: unknown })?.status === 400) return new ValidationError('The request could not be read.');
       return null;
   }
 }

@@ -16,7 +16,7 @@ describe('POST /v1/auctions/{id}/terms-acceptance (operation 11)', () => {
   let token: string;
   const head = () => server.runtime.services.log.headPosition();
   const since = (position: number): Promise<RecordedEvent[]> => server.runtime.services.log.readAll({ fromPosition: position, maxCount: 1000 });
-  const accept = (auctionId: number | string, t: string | undefined = token) =>
+  const accept = (auctionId: number | string, t: string | null = token) =>
     server.request('POST', `/v1/auctions/${auctionId}/terms-acceptance`, { token: t });
 
   /** A member token signed with the server's secret (sign-in is specified in sessions.test.ts; scrypt is slow). */
@@ -92,7 +92,7 @@ describe('POST /v1/auctions/{id}/terms-acceptance (operation 11)', () => {
     const before = await head();
     expectProblem(await accept(2, await server.anonymousToken('demo')), 401);
     expectProblem(await accept(2, application.body.Token), 401);
-    expectProblem(await accept(2, undefined), 401);
+    expectProblem(await accept(2, null), 401);
     expectProblem(await accept(2, 'not-a-valid-token-at-all'), 401);
     expect(await head()).to.equal(before);
   });
