@@ -51,6 +51,28 @@ async function tree(db: { collection: <T extends CategoryDoc>(n: string) => { fi
   return { roots, nodes };
 }
 
+/**
+ * The category and every category below it: a lot filter "in category X" means X or any descendant, so a
+ * listing matches the category's LotCount. An unknown id is just itself (and matches nothing).
+ */
+export async function categoryAndDescendants(
+  db: { collection: <T extends CategoryDoc>(n: string) => { find(f: object): Promise<T[]> } },
+  id: number,
+): Promise<number[]> {
+  const docs = await db.collection<CategoryDoc>('categories').find({ Catalogued: true });
+  const children = new Map<number, number[]>();
+  for (const d of docs) {
+    if (d.ParentId === null || d.ParentId === d.Id) continue;
+    const list = children.get(d.ParentId) ?? [];
+    list.push(d.Id);
+    children.set(d.ParentId, list);
+  }
+  const found = new Set([id]);
+  const queue = [id];
+  while (queue.length) for (const child of children.get(queue.pop()!) ?? []) if (!found.has(child)) found.add(child), queue.push(child);
+  return [...found];
+}
+
 function prune(list: CategoryNode[]): CategoryNode[] {
   return list.filter((n) => n.LotCount > 0).map((n) => ({ ...n, Children: prune(n.Children) }));
 }

@@ -5,6 +5,7 @@ import type { LotDoc } from '../../projections/catalogue/documents.ts';
 import { LOT_SEARCH } from '../../projections/lot-search/projection.ts';
 import { envelope, paging } from '../paging.ts';
 import { lotSchema, toLotDto } from '../lots/dto.ts';
+import { categoryAndDescendants } from '../categories/operations.ts';
 
 const facetSchema = z.array(z.object({ Value: z.number().int(), Count: z.number().int() }));
 
@@ -24,7 +25,7 @@ export const searchLots = defineOperation({
   query: z.object({
     q: z.string().trim().min(1, 'is required').max(200).openapi({ description: 'The words to search for.' }),
     AuctionId: idText().optional(),
-    CategoryId: idText().optional(),
+    CategoryId: idText('Lots of this category or of any category below it.').optional(),
     ShowClosedLots: boolText('Include lots whose bidding has ended.').optional(),
     ...pageQuery,
     LanguageCode: z.string().max(20).optional().openapi({ description: 'Overrides Accept-Language.' }),
@@ -36,7 +37,10 @@ export const searchLots = defineOperation({
     const p = paging(query, ctx.tenant);
     const filter: SearchFilter = { Language: ctx.language };
     if (query.AuctionId !== undefined) filter.AuctionId = query.AuctionId;
-    if (query.CategoryId !== undefined) filter.CategoryId = query.CategoryId;
+    if (query.CategoryId !== undefined) {
+      const ids = await categoryAndDescendants(ctx.db, query.CategoryId);
+      filter.CategoryId = ids.length === 1 ? ids[0] : { in: ids };
+    }
     if (!query.ShowClosedLots) filter.EndTime = { gt: ctx.now.getTime() };
     const result = await ctx.services.search.search(LOT_SEARCH, ctx.tenant.Tenant, {
       q: query.q,

@@ -5,13 +5,14 @@ import type { Filter, SortSpec } from '../../src/ports/read-models.ts';
 import { foldText, type LotDoc } from '../../projections/catalogue/documents.ts';
 import { envelope, paging } from '../paging.ts';
 import { lotSchema, toLotDto } from './dto.ts';
+import { categoryAndDescendants } from '../categories/operations.ts';
 
 const SORTS = ['LotNumber', 'EndTime', 'CurrentBid', 'EstimateLow', 'Title', 'Created'] as const;
 
 const lotsQuery = z.object({
   AuctionId: idText().optional(),
   AuctionTypeId: int32Text({ min: 0 }).optional(),
-  CategoryId: idText().optional(),
+  CategoryId: idText('Lots of this category or of any category below it.').optional(),
   OwnerId: idText('Lots consigned by this member id.').optional(),
   HotLot: boolText().optional(),
   SearchTerms: z.string().trim().max(200).optional().openapi({ description: 'Every word must occur in the title or description (case- and accent-insensitive).' }),
@@ -46,11 +47,23 @@ function metaFilters(raw: Record<string, unknown>, language: string): { filter: 
   const filter: Filter = {};
   const errors: FieldError[] = [];
   let count = 0;
+  const seen = new Set<string>();
   for (const [key, value] of Object.entries(raw)) {
     const match = META.exec(key);
-    if (!match) continue;
+    if (!match) {
+      // `MetaDataProperties=oak` or `MetaDataProperties[Material=oak`: a filter the caller meant, not one to drop silently.
+      if (key.toLowerCase().startsWith('metadataproperties'))
+        errors.push({ field: 'query.MetaDataProperties', message: 'write one parameter per attribute: MetaDataProperties[Name]=Value' });
+      continue;
+    }
     const name = match[1];
     const field = `query.MetaDataProperties[${name}]`;
+    // Names are matched case-insensitively, so [Material] and [material] are one parameter given twice.
+    if (seen.has(name.toLowerCase())) {
+      errors.push({ field, message: 'must be given once' });
+      continue;
+    }
+    seen.add(name.toLowerCase());
     if (++count > 20) {
       errors.push({ field, message: 'at most 20 attribute filters' });
       break;
@@ -86,7 +99,10 @@ export const listLots = defineOperation({
     const filter: Filter = { ...meta.filter };
     if (query.AuctionId !== undefined) filter.AuctionId = query.AuctionId;
     if (query.AuctionTypeId !== undefined) filter.AuctionType = query.AuctionTypeId;
-    if (query.CategoryId !== undefined) filter.CategoryId = query.CategoryId;
+    if (query.CategoryId !== undefined) {
+      const ids = await categoryAndDescendants(ctx.db, query.CategoryId);
+      filter.CategoryId = ids.length === 1 ? ids[0] : { $in: ids };
+    }
     if (query.OwnerId !== undefined) filter.OwnerId = query.OwnerId;
     if (query.HotLot !== undefined) filter.HotLot = query.HotLot;
     if (query.CombiId !== undefined) filter.CombiId = query.CombiId;

@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { AppError, NotFoundError, UnsupportedMediaTypeError } from '../errors.ts';
@@ -23,7 +23,8 @@ export function buildApp(services: Services, operations: Operation[]) {
   app.disable('x-powered-by');
   app.set('trust proxy', process.env.TRUST_PROXY === 'true');
   app.set('query parser', 'simple');
-  app.set('etag', 'weak');
+  // ETags are computed below for operation answers (express's check skips If-None-Match on no-cache requests).
+  app.set('etag', false);
 
   app.use((req: Request, res: Response, next: NextFunction) => {
     const given = req.headers['x-request-id'];
@@ -131,7 +132,7 @@ export function buildApp(services: Services, operations: Operation[]) {
       const result = await operation.handler(input as never, ctx as never);
       if (operation.auth !== 'open') res.setHeader('Vary', 'Accept-Language, Authorization, Api-Key');
       res.setHeader('Cache-Control', operation.catalogue ? 'private, no-cache' : 'no-store');
-      res.status(200).json(result);
+      sendJson(req, res, result);
     });
   }
 
@@ -147,6 +148,26 @@ export function buildApp(services: Services, operations: Operation[]) {
   });
   app.use(problemMiddleware(logger));
   return app;
+}
+
+/**
+ * 200 with a weak ETag of the body; 304 when If-None-Match names it. RFC 9110 evaluates If-None-Match
+ * whatever the request's Cache-Control says (fetch sends `no-cache` with conditional requests).
+ */
+function sendJson(req: Request, res: Response, result: unknown) {
+  const body = JSON.stringify(result);
+  const tag = `W/"${Buffer.byteLength(body).toString(16)}-${createHash('sha1').update(body).digest('base64url').slice(0, 27)}"`;
+  res.setHeader('ETag', tag);
+  const ifNoneMatch = req.headers['if-none-match'];
+  if ((req.method === 'GET' || req.method === 'HEAD') && ifNoneMatch) {
+    const opaque = (t: string) => t.trim().replace(/^W\//, '');
+    const wanted = opaque(tag);
+    if (ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((t) => opaque(t) === wanted)) {
+      res.status(304).end();
+      return;
+    }
+  }
+  res.status(200).type('application/json').send(body);
 }
 
 function matchPath(pattern: string, actual: string): boolean {
