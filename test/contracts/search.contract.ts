@@ -213,6 +213,38 @@ export function searchIndexContract(name: string, makeIndex: () => Promise<Searc
         expect((await find('ghost')).found).to.equal(0);
       });
 
+      it('keeps one document per id and partition value, so a lot is indexed once per language', async function () {
+        await index.upsert('lots', TENANT, [
+          lot('1', { Title: 'Oak chair', Language: 'en' }),
+          lot('1', { Title: 'Ekstol', Language: 'sv' }),
+        ]);
+        expect(ids((await find('chair')).hits)).to.deep.equal(['1']);
+        expect(ids((await find('ekstol', { filter: { Language: 'sv' } })).hits)).to.deep.equal(['1']);
+        await index.upsert('lots', TENANT, [lot('1', { Title: 'Pine chair', Language: 'en' })]);
+        expect(ids((await find('pine')).hits)).to.deep.equal(['1']);
+        expect(ids((await find('ekstol', { filter: { Language: 'sv' } })).hits)).to.deep.equal(['1']);
+      });
+
+      it('applies an update without the partition field to every partition holding the id, one with it to that partition only', async function () {
+        await index.upsert('lots', TENANT, [
+          lot('1', { Title: 'Oak chair', Language: 'en', EndTime: T0 }),
+          lot('1', { Title: 'Ekstol', Language: 'sv', EndTime: T0 }),
+        ]);
+        await index.update('lots', TENANT, [{ id: '1', EndTime: T0 + 500 }]);
+        expect((await find('chair', { filter: { EndTime: T0 + 500 } })).found).to.equal(1);
+        expect((await find('ekstol', { filter: { Language: 'sv', EndTime: T0 + 500 } })).found).to.equal(1);
+        await index.update('lots', TENANT, [{ id: '1', Language: 'sv', CategoryId: 9 }]);
+        expect((await find('ekstol', { filter: { Language: 'sv', CategoryId: 9 } })).found).to.equal(1);
+        expect((await find('chair', { filter: { CategoryId: 9 } })).found).to.equal(0);
+      });
+
+      it('deletes documents from every partition and ignores unknown ids', async function () {
+        await index.upsert('lots', TENANT, [lot('1', { Title: 'Oak chair' }), lot('1', { Title: 'Ekstol', Language: 'sv' })]);
+        await index.delete('lots', TENANT, ['1']);
+        expect((await find('chair')).found).to.equal(0);
+        expect((await find('ekstol', { filter: { Language: 'sv' } })).found).to.equal(0);
+      });
+
       it('deletes documents and ignores unknown ids', async function () {
         await index.upsert('lots', TENANT, [lot('a', { Title: 'Copper kettle' }), lot('b', { Title: 'Copper pan' })]);
         await index.delete('lots', TENANT, ['a', 'never-existed']);

@@ -5,32 +5,48 @@
  * `partitionField`). A search must name the partition with an equality filter and only ever reads that
  * engine, so tenant isolation holds by construction.
  *
- * Measured with `npx tsx bench/search-load.ts` (100,000 lots x 3 languages = 300,000 documents, three
- * partitions of 100k; title 5 words, description 25 words, Zipf-distributed over 4,000 words per language;
- * Node 20, 2 vCPU):
- *   build (upsert, batches of 1,000)   BENCH_BUILD
- *   memory after build                 BENCH_MEM
- *   flush (3 partitions, 180 MB)       BENCH_FLUSH
- *   reopen (load snapshot)             BENCH_REOPEN
- *   search, 2,000 queries              BENCH_SEARCH
+ * Measured with `npx tsx --expose-gc bench/search-load.ts` (100,000 lots x 3 languages = 300,000 documents,
+ * three partitions of 100k; title 5 words, description 25 words, Zipf-distributed over 4,000 words per
+ * language; queries of 1-2 words, 20 % with a typo, 20 % ending in a prefix; Node 20, 2 vCPU, quiet machine):
+ *   build (upsert in batches of 1,000)   16 s (18,500 docs/s)
+ *   memory after build                   heapUsed 551 MB, rss 763 MB
+ *   flush (3 partitions, 182 MB)         1.4 s, longest event-loop block 220-290 ms
+ *   reopen in a fresh process            1.65 s (heapUsed 507 MB, rss 666 MB)        target <= 5 s
+ *   search, 2,000 queries, perPage 20,   p50 0.6 ms, p90 3.3 ms, p99 6.6 ms, max 10 ms  target p99 <= 10 ms
+ *     filter Language + EndTime range,   (mean found 7,429; 321 queries found > 10,000, up to 98,788)
+ *     facets CategoryId + AuctionId
+ * With other processes busy on the same 2 vCPUs the same run gave reopen 2-5.7 s and p99 7-14 ms;
+ * `--repeat 5` (fastest of 5 runs per query) filters that noise out: p99 5.6 ms.
  *
  * Choices that those figures led to:
  * - Snapshot format. Measured on one 100k partition: MiniSearch's own JSON (`JSON.stringify(ms)` +
  *   `loadJSON`) loads in ~1.6 s (0.74 s JSON.parse + 0.89 s loadJS) plus 0.17 s for the documents; re-adding
- *   the documents (`addAll`) takes ~4 s. Both miss "reopen <= 5 s" for 300k documents, so the snapshot is a
- *   compact binary dump of the same MiniSearch index (terms + posting lists as Int32Array, field lengths,
- *   ids) next to the documents as JSON, loaded straight into the engine's (protected, typed) fields. It is
- *   tied to MiniSearch's internal layout: the file records the layout version, and whenever it cannot be
- *   used (other layout, other byte order, other collection spec) the engine is rebuilt from the stored
- *   documents with `add`, which is always correct, only slower.
- * - Query execution. MiniSearch's `search()` builds an object per matching document, applies the
- *   `filter` callback and sorts all matches: a query for a common word (90k matches) took 300-500 ms.
- *   The engine therefore runs the query itself over MiniSearch's index with the same BM25 formula, term
- *   weights (prefix 0.375, fuzzy 0.45) and AND semantics, accumulating scores in typed arrays, evaluating
- *   filter and facets on the stored documents, and keeping only the top page*perPage hits in a heap.
- * - Filters and facets read the full documents kept per partition (shortId -> document), so MiniSearch's
- *   storeFields would only duplicate them and is not used; changing only non-searchable fields (price,
- *   end time) replaces the document without touching the text index.
+ *   the documents (`addAll`) takes ~4 s. JSON is the faster of the two, but 3 x 1.8 s still misses
+ *   "reopen <= 5 s", so the snapshot is a compact binary dump of the same MiniSearch index (terms and
+ *   posting lists as Int32Array, field lengths, ids) next to the documents as JSON, loaded straight into
+ *   the engine's protected (typed in MiniSearch's .d.ts) fields: ~0.5 s per 100k partition. It depends on
+ *   MiniSearch's internal layout, so the file records the layout and the MiniSearch version, and when they
+ *   differ (or the byte order, or the collection spec) the engine is rebuilt from the stored documents
+ *   with `add`, which is always correct, only slower; the next flush rewrites the file.
+ * - Query execution. MiniSearch's `search()` builds an object per matching document, calls the `filter`
+ *   callback on each and sorts all of them: a query for a common word (90k matches) took 300-500 ms. The
+ *   engine therefore runs the query itself over MiniSearch's index, with MiniSearch's BM25 formula and
+ *   term weights (prefix 0.375, fuzzy 0.45) and AND semantics: scores accumulate in typed arrays, the
+ *   rarest term goes first (later terms look candidates up when that is cheaper than scanning), filters
+ *   and facets read typed columns, and only the top page x perPage hits are kept, in a heap. A term
+ *   expands to at most 50 prefix/typo candidates, the most frequent (like Typesense's max_candidates), so
+ *   "found" may leave out documents that only match a rare 51st expansion. Measured on this benchmark:
+ *   MiniSearch's search() + filter callback p99 260-300 ms; own runner reading filters and facets from the
+ *   documents p99 35 ms (~400 ns per match, mostly Map-based facet counting); with typed columns 6.6 ms.
+ * - Filters and facets read per-partition columns (numbers for int fields, dictionary codes for string,
+ *   bool and facet fields) filled from the documents, which are kept whole per partition (shortId ->
+ *   document) for partial updates and snapshots; MiniSearch's storeFields would only duplicate them and
+ *   is not used. An update that changes no searchable field does not touch the text index.
+ *
+ * Identity: an id is unique within a partition, not across it: the same lot id is one document per
+ * language. upsert replaces the document of that id in the partition its partition value names; update
+ * reaches the partition named by the patch or, without a partition value, every partition of the tenant
+ * holding the id; delete removes the id from every partition of the tenant.
  *
  * Matching rules: terms are lower-cased and diacritic-folded ("Café" = "cafe", "Größe" = "grosse"); all
  * terms must match (AND); the last term also matches as a prefix (when >= 2 characters); terms of >= 4
@@ -41,13 +57,19 @@
  * rename), then `manifest.json` (same way) listing the partition files of this generation and the
  * checkpoints as they were when the flush started, then deletes the files no longer listed. A reader only
  * ever trusts the manifest, so it sees partitions at least as new as the checkpoint beside them. Files
- * that the manifest does not list (a crashed flush's leftovers, temp files) are deleted on open.
+ * that the manifest does not list (a crashed flush's leftovers, temp files) are deleted on open; a
+ * snapshot that cannot be read is reported to onError and the index starts empty with every checkpoint
+ * at 0, so the projectors replay it. Partitions are written one at a time: the index part of a partition
+ * is copied synchronously (100-300 ms for 100k documents), the documents are serialised in slices of
+ * 5,000 with the event loop free in between. Automatic flushes run every flushIntervalMs when there are
+ * changes; close() flushes a last time. One process per directory (there is no lock file).
  */
 import { mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { open as openFile, readdir, rename, unlink } from 'node:fs/promises';
 import { createHash, randomBytes } from 'node:crypto';
 import { endianness } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
 import MiniSearch, { type Options } from 'minisearch';
 import type {
   SearchCollectionSpec,
@@ -66,7 +88,7 @@ export interface MiniSearchIndexOptions {
   dir: string | null;
   /** Automatic flush of dirty state at most this often; default 30000, 0 = never automatically. */
   flushIntervalMs?: number;
-  /** Called when an automatic flush fails (default: console.error). */
+  /** Called when an automatic flush fails or a snapshot cannot be loaded (default: console.error). */
   onError?: (error: unknown) => void;
 }
 
@@ -114,10 +136,22 @@ type FieldTermData = Map<number, DocTermFreqs>;
 
 /** Bump when the layout written by exportSnapshot changes. */
 const SNAPSHOT_LAYOUT = 1;
+
+/** The installed MiniSearch version: a snapshot written under another one is re-indexed from its documents. */
+const MINISEARCH_VERSION = (() => {
+  try {
+    const entry = createRequire(import.meta.url).resolve('minisearch'); // .../minisearch/dist/<kind>/index.*
+    const pkg = JSON.parse(readFileSync(join(dirname(entry), '..', '..', 'package.json'), 'utf8')) as { name?: string; version?: string };
+    return pkg.name === 'minisearch' && pkg.version ? pkg.version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+})();
 const SNAPSHOT_MAGIC = 'MSIDXv01';
 
 interface SnapshotHeader {
   layout: number;
+  minisearch: string;
   byteOrder: string;
   fields: string[];
   specHash: string;
@@ -210,6 +244,8 @@ function grownU32(a: Uint32Array, size: number): Uint32Array {
   return b;
 }
 
+let internalsChecked = false;
+
 class Engine extends MiniSearch<SearchDocument> {
   /** shortId -> current document (undefined once discarded). */
   byShort: Array<SearchDocument | undefined> = [];
@@ -237,6 +273,21 @@ class Engine extends MiniSearch<SearchDocument> {
         };
       });
     for (const c of this.columns) this.columnByName.set(c.name, c);
+    if (!internalsChecked) {
+      // The query runner and the snapshots use MiniSearch's protected fields (typed in its .d.ts): fail
+      // loudly if another MiniSearch version laid them out differently.
+      const ok =
+        typeof this._index?.atPrefix === 'function' &&
+        typeof this._index?.fuzzyGet === 'function' &&
+        this._documentIds instanceof Map &&
+        this._idToShortId instanceof Map &&
+        this._fieldLength instanceof Map &&
+        Array.isArray(this._avgFieldLength) &&
+        typeof this._nextId === 'number' &&
+        typeof this._fieldIds === 'object';
+      if (!ok) throw new Error(`minisearch ${MINISEARCH_VERSION}: unexpected internals; this adapter was written for minisearch 7.x`);
+      internalsChecked = true;
+    }
   }
 
   get size(): number {
@@ -384,6 +435,7 @@ class Engine extends MiniSearch<SearchDocument> {
     }
     const headerBase = {
       layout: SNAPSHOT_LAYOUT,
+      minisearch: MINISEARCH_VERSION,
       byteOrder: endianness(),
       fields: this.fieldNames,
       specHash: this.compiled.hash,
@@ -447,6 +499,8 @@ class Engine extends MiniSearch<SearchDocument> {
     const fields = compiled.searchable;
     const usable =
       header.layout === SNAPSHOT_LAYOUT &&
+      header.minisearch === MINISEARCH_VERSION &&
+      MINISEARCH_VERSION !== 'unknown' &&
       header.byteOrder === endianness() &&
       header.specHash === compiled.hash &&
       JSON.stringify(header.fields) === JSON.stringify(fields);
@@ -792,13 +846,20 @@ class PartitionSet {
     return String(v);
   }
 
-  /** The partition of the tenant that holds `id`, if any (ids are unique per collection and tenant). */
-  private locate(tenant: string, id: string, hint?: Partition): Partition | undefined {
-    if (hint?.engine.has(id)) return hint;
+  /**
+   * The partitions a patch or a delete reaches: an id is unique within a partition (the same lot id lives
+   * once per language), so without a partition value every partition of the tenant holding the id.
+   */
+  private holding(tenant: string, id: string, value: string | null): Partition[] {
     const byValue = this.tenants.get(tenant);
-    if (!byValue) return undefined;
-    for (const p of byValue.values()) if (p !== hint && p.engine.has(id)) return p;
-    return undefined;
+    if (!byValue) return [];
+    if (value !== null) {
+      const p = byValue.get(value);
+      return p?.engine.has(id) ? [p] : [];
+    }
+    const out: Partition[] = [];
+    for (const p of byValue.values()) if (p.engine.has(id)) out.push(p);
+    return out;
   }
 
   private touch(p: Partition): void {
@@ -806,6 +867,7 @@ class PartitionSet {
     this.onChange();
   }
 
+  /** Inserts, or replaces the document with the same id in the same partition. */
   upsert(tenant: string, docs: SearchDocument[]): void {
     const values = docs.map((d) => {
       checkDoc(d);
@@ -813,51 +875,47 @@ class PartitionSet {
     });
     docs.forEach((doc, i) => {
       const target = this.obtain(tenant, values[i]);
-      const current = this.locate(tenant, doc.id, target);
-      const copy = cleanDoc(doc);
-      if (current) {
-        current.engine.removeId(doc.id);
-        this.touch(current);
-      }
-      target.engine.insert(copy);
+      target.engine.removeId(doc.id);
+      target.engine.insert(cleanDoc(doc));
       this.touch(target);
     });
   }
 
+  /**
+   * Merges the fields of each patch into the document with its id: in the partition the patch names, or in
+   * every partition of the tenant that holds the id when the patch has no partition value. Unknown ids are
+   * ignored; the partition value itself cannot be changed by an update (upsert and delete instead).
+   */
   update(tenant: string, docs: SearchDocument[]): void {
     docs.forEach(checkDoc);
+    const pf = this.compiled.partitionField;
     for (const patch of docs) {
-      const current = this.locate(tenant, patch.id);
-      if (!current) continue; // unknown ids are ignored
-      const old = current.engine.get(patch.id)!;
-      const merged: SearchDocument = { ...old };
-      for (const [k, v] of Object.entries(patch)) if (v !== undefined) merged[k] = v;
-      const value = this.valueOf(merged);
-      if (value !== current.value) {
-        current.engine.removeId(patch.id);
-        this.touch(current);
-        const target = this.obtain(tenant, value);
-        target.engine.insert(merged);
-        this.touch(target);
-        continue;
+      const named = pf === null ? '' : patch[pf];
+      const value = named === undefined || named === null ? null : String(named);
+      for (const p of this.holding(tenant, patch.id, value)) {
+        const old = p.engine.get(patch.id)!;
+        const merged: SearchDocument = { ...old };
+        for (const [k, v] of Object.entries(patch)) if (v !== undefined) merged[k] = Array.isArray(v) ? [...v] : v;
+        if (pf !== null) merged[pf] = old[pf];
+        const textChanged = this.compiled.searchable.some((f) => textOf(old[f]) !== textOf(merged[f]));
+        if (textChanged) {
+          p.engine.removeId(patch.id);
+          p.engine.insert(merged);
+        } else {
+          p.engine.setStored(merged);
+        }
+        this.touch(p);
       }
-      const textChanged = this.compiled.searchable.some((f) => textOf(old[f]) !== textOf(merged[f]));
-      if (textChanged) {
-        current.engine.removeId(patch.id);
-        current.engine.insert(merged);
-      } else {
-        current.engine.setStored(merged);
-      }
-      this.touch(current);
     }
   }
 
+  /** Deletes the ids from every partition of the tenant; unknown ids are ignored. */
   delete(tenant: string, ids: string[]): void {
     for (const id of ids) {
-      const p = this.locate(tenant, id);
-      if (!p) continue;
-      p.engine.removeId(id);
-      this.touch(p);
+      for (const p of this.holding(tenant, id, null)) {
+        p.engine.removeId(id);
+        this.touch(p);
+      }
     }
   }
 
@@ -1058,6 +1116,7 @@ export class MiniSearchIndex implements SearchIndex {
   private changes = 0;
   private persisted = 0;
   private flushChain: Promise<void> = Promise.resolve();
+  private flushesQueued = 0;
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
   private readonly onError: (error: unknown) => void;
@@ -1066,11 +1125,11 @@ export class MiniSearchIndex implements SearchIndex {
 
   /**
    * Opens the index. With a `dir`, the snapshot found there is loaded synchronously (CPU-bound either way;
-   * ~1 s for 300k documents) and leftovers of an interrupted flush are removed.
+   * ~2 s for 300k documents) and leftovers of an interrupted flush are removed.
    */
   constructor(options: MiniSearchIndexOptions) {
     this.dir = options.dir;
-    this.onError = options.onError ?? ((e) => console.error('search index flush failed', e));
+    this.onError = options.onError ?? ((e) => console.error('search index:', e));
     if (this.dir) {
       mkdirSync(this.dir, { recursive: true });
       this.load(this.dir);
@@ -1078,7 +1137,7 @@ export class MiniSearchIndex implements SearchIndex {
     const interval = options.flushIntervalMs ?? 30000;
     if (this.dir && interval > 0) {
       this.timer = setInterval(() => {
-        if (this.changes !== this.persisted) this.flush().catch(this.onError);
+        if (this.flushesQueued === 0 && this.changes !== this.persisted) this.flush().catch(this.onError);
       }, interval);
       this.timer.unref();
     }
@@ -1246,21 +1305,33 @@ export class MiniSearchIndex implements SearchIndex {
     const count = engine.run(queryTerms(terms), boosts);
     const cands = candBuf;
     const scores = scoreBuf;
-    const nPreds = preds.length;
-    let found = 0;
-    outer: for (let k = 0; k < count; k++) {
-      const s = cands[k];
-      for (let i = 0; i < nPreds; i++) if (!preds[i](s)) continue outer;
-      found++;
-      for (const f of codedFacets) {
-        const code = f.codes[s];
-        if (code >= 0) f.counts[code]++;
+    // One tight loop per concern: filter (compacting the candidates in place), facets, top-k.
+    let found = count;
+    for (const pred of preds) {
+      let m = 0;
+      for (let k = 0; k < found; k++) {
+        const s = cands[k];
+        if (pred(s)) cands[m++] = s;
       }
-      for (const f of mapFacets) {
-        const v = byShort[s]![f.name];
+      found = m;
+    }
+    for (const f of codedFacets) {
+      const codes = f.codes;
+      const counts = f.counts;
+      for (let k = 0; k < found; k++) {
+        const code = codes[cands[k]];
+        if (code >= 0) counts[code]++;
+      }
+    }
+    for (const f of mapFacets) {
+      for (let k = 0; k < found; k++) {
+        const v = byShort[cands[k]]![f.name];
         if (v === undefined || v === null) continue;
         for (const x of Array.isArray(v) ? new Set(v) : [v]) f.counts.set(x, (f.counts.get(x) ?? 0) + 1);
       }
+    }
+    for (let k = 0; k < found; k++) {
+      const s = cands[k];
       top.offer(s, scores[s]);
     }
     result.found = found;
@@ -1350,7 +1421,8 @@ export class MiniSearchIndex implements SearchIndex {
 
   /** Writes the dirty partitions and the checkpoints to `dir` (no-op in memory mode). Serialised. */
   flush(): Promise<void> {
-    const run = this.flushChain.then(() => this.flushNow());
+    this.flushesQueued++;
+    const run = this.flushChain.then(() => this.flushNow()).finally(() => this.flushesQueued--);
     this.flushChain = run.catch(() => undefined);
     return run;
   }
