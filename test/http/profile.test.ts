@@ -2,10 +2,6 @@
  * Operation 42: GET /v1/me, the signed-in member's MemberDto.
  */
 import { expect } from 'chai';
-import fs from 'node:fs';
-import path from 'node:path';
-import { randomUUID } from 'node:crypto';
-import jwt from 'jsonwebtoken';
 import { importRecord } from '../../commands/catalogue/import.ts';
 import type { MemberDoc } from '../../projections/members/projection.ts';
 import { expectProblem, startTestServer, TEST_PASSWORD, type TestServer } from '../support/server.ts';
@@ -23,23 +19,13 @@ const MEMBER_DTO_FIELDS = [
 
 describe('GET /v1/me (operation 42)', () => {
   let server: TestServer;
-  let secret: Buffer;
   const head = () => server.runtime.services.log.headPosition();
   const me = (token?: string) => server.request('GET', '/v1/me', { token });
 
-  /** A member token signed with the server's secret (sign-in is specified in sessions.test.ts; scrypt is slow). */
-  function memberToken(tenant: string, memberId: number) {
-    const now = Math.floor(Date.now() / 1000);
-    return jwt.sign(
-      { iss: 'bidder-api', aud: 'bidder-api/v1', sub: String(memberId), tenant, kind: 'member', iat: now, exp: now + 600, jti: randomUUID() },
-      secret,
-      { algorithm: 'HS256' },
-    );
-  }
+  const memberToken = (tenant: string, memberId: number) => server.issueMemberToken(tenant, memberId);
 
   before(async () => {
     server = await startTestServer();
-    secret = Buffer.from(fs.readFileSync(path.join(server.dataDir, 'secrets', 'jwt.key'), 'utf8').trim(), 'utf8');
     const log = server.runtime.services.log;
     const member = (tenant: string, memberId: number, email: string, firstName: string) =>
       importRecord(log, {

@@ -2,36 +2,22 @@
  * Operation 11: POST /v1/auctions/{id}/terms-acceptance.
  */
 import { expect } from 'chai';
-import fs from 'node:fs';
-import path from 'node:path';
-import { randomUUID } from 'node:crypto';
-import jwt from 'jsonwebtoken';
 import { importRecord } from '../../commands/catalogue/import.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
 import { expectProblem, startTestServer, type TestServer } from '../support/server.ts';
 
 describe('POST /v1/auctions/{id}/terms-acceptance (operation 11)', () => {
   let server: TestServer;
-  let secret: Buffer;
   let token: string;
   const head = () => server.runtime.services.log.headPosition();
   const since = (position: number): Promise<RecordedEvent[]> => server.runtime.services.log.readAll({ fromPosition: position, maxCount: 1000 });
   const accept = (auctionId: number | string, t: string | null = token) =>
     server.request('POST', `/v1/auctions/${auctionId}/terms-acceptance`, { token: t });
 
-  /** A member token signed with the server's secret (sign-in is specified in sessions.test.ts; scrypt is slow). */
-  function memberToken(tenant: string, memberId: number) {
-    const now = Math.floor(Date.now() / 1000);
-    return jwt.sign(
-      { iss: 'bidder-api', aud: 'bidder-api/v1', sub: String(memberId), tenant, kind: 'member', iat: now, exp: now + 600, jti: randomUUID() },
-      secret,
-      { algorithm: 'HS256' },
-    );
-  }
+  const memberToken = (tenant: string, memberId: number) => server.issueMemberToken(tenant, memberId);
 
   before(async () => {
     server = await startTestServer();
-    secret = Buffer.from(fs.readFileSync(path.join(server.dataDir, 'secrets', 'jwt.key'), 'utf8').trim(), 'utf8');
     token = await server.memberToken('demo');
   });
   after(async () => server?.close());

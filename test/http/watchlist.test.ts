@@ -2,30 +2,18 @@
  * Operations 24–26: GET /v1/me/watchlist, PUT and DELETE /v1/me/watchlist/{lotId}.
  */
 import { expect } from 'chai';
-import fs from 'node:fs';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
-import jwt from 'jsonwebtoken';
 import { importRecord } from '../../commands/catalogue/import.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
 import { expectProblem, startTestServer, type TestServer } from '../support/server.ts';
 
 describe('the watchlist (operations 24–26)', () => {
   let server: TestServer;
-  let secret: Buffer;
   let token: string;
   const head = () => server.runtime.services.log.headPosition();
   const since = (position: number): Promise<RecordedEvent[]> => server.runtime.services.log.readAll({ fromPosition: position, maxCount: 1000 });
 
-  /** A member token signed with the server's secret (sign-in is specified in sessions.test.ts; scrypt is slow). */
-  function memberToken(tenant: string, memberId: number) {
-    const now = Math.floor(Date.now() / 1000);
-    return jwt.sign(
-      { iss: 'bidder-api', aud: 'bidder-api/v1', sub: String(memberId), tenant, kind: 'member', iat: now, exp: now + 600, jti: randomUUID() },
-      secret,
-      { algorithm: 'HS256' },
-    );
-  }
+  const memberToken = (tenant: string, memberId: number) => server.issueMemberToken(tenant, memberId);
 
   const put = (lotId: number | string, body?: unknown, t = token) => server.request('PUT', `/v1/me/watchlist/${lotId}`, { token: t, body });
   const del = (lotId: number | string, t = token) => server.request('DELETE', `/v1/me/watchlist/${lotId}`, { token: t });
@@ -38,7 +26,6 @@ describe('the watchlist (operations 24–26)', () => {
 
   before(async () => {
     server = await startTestServer();
-    secret = Buffer.from(fs.readFileSync(path.join(server.dataDir, 'secrets', 'jwt.key'), 'utf8').trim(), 'utf8');
     token = await server.memberToken('demo');
     await importRecord(server.runtime.services.log, {
       kind: 'member', tenant: 'demo', memberId: 2, email: 'other@example.com', passwordHash: 'scrypt$disabled', firstName: 'O',

@@ -21,6 +21,11 @@ export interface TestServer {
   anonymousToken(tenant?: string): Promise<string>;
   /** The demo member's token of a tenant (signed in once, then cached). */
   memberToken(tenant?: string): Promise<string>;
+  /**
+   * A member token issued by the service's own token service, without a sign-in (scrypt is slow; sign-in
+   * itself is specified in sessions.test.ts).
+   */
+  issueMemberToken(tenant: string, memberId: number): string;
   /** Every event of the log (for "then it appended ..." assertions). */
   events(): Promise<Array<{ type: string; data: Record<string, unknown>; streamId: string }>>;
   close(): Promise<void>;
@@ -114,6 +119,9 @@ export async function startTestServer(options: { seed?: boolean; dataDir?: strin
         members.set(tenant, r.body.Token);
       }
       return members.get(tenant)!;
+    },
+    issueMemberToken(tenant, memberId) {
+      return runtime.services.tokens.issue('member', tenant, String(memberId)).Token;
     },
     async events() {
       const all = [];
