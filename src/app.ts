@@ -10,6 +10,7 @@ import { SqliteDocumentStore } from './adapters/embedded/sqlite-documents.ts';
 import { MiniSearchIndex } from './adapters/embedded/minisearch-index.ts';
 import { SqliteJobQueue } from './adapters/embedded/sqlite-jobs.ts';
 import { FileOutbox } from './adapters/embedded/file-outbox.ts';
+import { FolderFileStore } from './adapters/embedded/folder-files.ts';
 import { MemoryRateLimiter } from './adapters/embedded/memory-rate-limiter.ts';
 import { TokenService } from './security/tokens.ts';
 import { ProjectorRuntime } from './projector/runtime.ts';
@@ -26,6 +27,7 @@ export function dataPaths(dataDir: string) {
     jobs: path.join(dataDir, 'jobs.sqlite'),
     search: path.join(dataDir, 'search'),
     outbox: path.join(dataDir, 'outbox'),
+    files: path.join(dataDir, 'files'),
     secrets: path.join(dataDir, 'secrets'),
     demoCredentials: path.join(dataDir, 'secrets', 'demo-credentials.json'),
   };
@@ -78,6 +80,7 @@ export async function createRuntime(
     search,
     jobs,
     outbox,
+    files: new FolderFileStore(paths.files),
     limiter,
     tokens,
     projector,

@@ -3,6 +3,7 @@ import type { DocumentStore } from './ports/read-models.ts';
 import type { SearchIndex } from './ports/search.ts';
 import type { JobQueue } from './ports/jobs.ts';
 import type { Outbox } from './ports/outbox.ts';
+import type { FileStore } from './ports/files.ts';
 import type { RateLimiter } from './ports/rate-limit.ts';
 import type { TokenService } from './security/tokens.ts';
 import type { ProjectorRuntime } from './projector/runtime.ts';
@@ -15,6 +16,7 @@ export interface Services {
   search: SearchIndex;
   jobs: JobQueue;
   outbox: Outbox;
+  files: FileStore;
   limiter: RateLimiter;
   tokens: TokenService;
   projector: ProjectorRuntime;

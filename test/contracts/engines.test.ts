@@ -6,6 +6,8 @@ import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts'
 import { SqliteDocumentStore } from '../../src/adapters/embedded/sqlite-documents.ts';
 import { eventLogContract } from './event-log.contract.ts';
 import { documentStoreContract } from './read-models.contract.ts';
+import { FolderFileStore } from '../../src/adapters/embedded/folder-files.ts';
+import { fileStoreContract } from './files.contract.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bidder-engines-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -13,6 +15,7 @@ let n = 0;
 
 eventLogContract('embedded SQLite', async () => new SqliteEventLog(path.join(dir, `log-${++n}.sqlite`), { pollMs: 20 }));
 documentStoreContract('embedded SQLite', async () => new SqliteDocumentStore(path.join(dir, `rm-${++n}.sqlite`)));
+fileStoreContract('embedded data folder', async () => new FolderFileStore(path.join(dir, `files-${++n}`)));
 
 describe('embedded SQLite engines', () => {
   it('keep the event log across a close and reopen', async () => {

@@ -50,10 +50,14 @@ export interface TestResponse {
  * A real service on a random port, on a fresh DATA_DIR seeded with the demo data, exactly as `npm start`
  * builds it. Tests talk to it over HTTP.
  */
-export async function startTestServer(options: { seed?: boolean; dataDir?: string; env?: Record<string, string> } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: { seed?: boolean; dataDir?: string; env?: Record<string, string>; logLines?: string[] } = {},
+): Promise<TestServer> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'bidder-api-test-'));
   const config = { ...loadConfig({ ...options.env, DATA_DIR: dataDir }), searchFlushIntervalMs: 0 };
-  const logger = createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const logger = options.logLines
+    ? createLogger({ level: 'debug', destination: { write: (line: string) => void options.logLines!.push(line) } })
+    : createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const runtime = await createRuntime(config, logger);
   const credentials = demoCredentials(path.join(dataDir, 'secrets', 'demo-credentials.json'), {
     DEMO_API_KEY: 'test-api-key-0123456789',

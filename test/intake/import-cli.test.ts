@@ -1,0 +1,58 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts';
+
+/** Catalogue intake as an integrator runs it: `npm run import -- FILE.ndjson`. */
+describe('catalogue intake (npm run import)', function () {
+  this.timeout(60_000);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bidder-import-'));
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  const records = [
+    { kind: 'tenant', tenant: 'house', name: 'House', languages: ['en', 'sv'], defaultLanguage: 'en', currency: 'EUR', pageSize: 20, publicAccess: true, contactEmail: 'c@house.example.com' },
+    { kind: 'apiKey', key: 'house-api-key-0123456789', name: 'web', tenants: ['house'] },
+    { kind: 'auction', tenant: 'house', auctionId: 1, auctionType: 1, texts: { en: { title: 'Sale', description: '' } }, startTime: '2026-01-01T00:00:00Z', endTime: '2030-01-01T00:00:00Z', currency: 'EUR', requiresTermsAcceptance: false },
+    { kind: 'lot', tenant: 'house', lotId: 1, auctionId: 1, lotNumber: 1, categoryId: null, texts: { en: { title: 'Oak chair', description: 'A chair' }, sv: { title: 'Ekstol', description: 'En stol' } }, attributes: [], images: [], hotLot: false, vatFree: false, currency: 'EUR', startingPrice: 1000, estimateLow: null, estimateHigh: null, endTime: '2030-01-01T00:00:00Z', combiId: null, ownerId: null },
+    { kind: 'bid', tenant: 'house', lotId: 1, bidId: 'b-1', amount: 1100, bidType: 'online', placedAt: '2026-02-01T00:00:00Z' },
+  ];
+  const file = path.join(dir, 'catalogue.ndjson');
+  const run = (input: string) =>
+    spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/import.ts', input], { env: { ...process.env, DATA_DIR: path.join(dir, 'data') }, encoding: 'utf8' });
+  const head = async () => {
+    const log = new SqliteEventLog(path.join(dir, 'data', 'events.sqlite'));
+    const position = await log.headPosition();
+    await log.close();
+    return position;
+  };
+
+  it('appends one event per new record and reports it', async () => {
+    fs.writeFileSync(file, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const result = run(file);
+    expect(result.status, result.stderr).to.equal(0);
+    const report = JSON.parse(result.stdout);
+    expect(report).to.include({ records: 5, appended: 5, unchanged: 0 });
+    expect(await head()).to.equal(5);
+  });
+
+  it('appends nothing when the same file is imported again', async () => {
+    const result = run(file);
+    expect(result.status).to.equal(0);
+    expect(JSON.parse(result.stdout)).to.include({ records: 5, appended: 0, unchanged: 5 });
+    expect(await head()).to.equal(5);
+  });
+
+  it('reports a bad line by its number, imports the good ones and exits 1', async () => {
+    const changed = { ...records[3], startingPrice: 1200 };
+    fs.writeFileSync(file, [JSON.stringify(changed), '{"kind":"lot","tenant":"house"}', 'not json', JSON.stringify({ ...records[4], lotId: 99 })].join('\n'));
+    const result = run(file);
+    expect(result.status).to.equal(1);
+    const report = JSON.parse(result.stdout);
+    expect(report.appended).to.equal(1);
+    expect(report.errors.map((e: { line: number }) => e.line)).to.deep.equal([2, 3, 4]);
+    expect(report.errors[2].message).to.match(/not catalogued/);
+    expect(await head()).to.equal(6);
+  });
+});
