@@ -71,6 +71,8 @@ function fileKey(frame: CallFrame): string {
 function functionKey(frame: CallFrame): string {
   const name = frame.functionName || '(anonymous)';
   if (!frame.url) return name;
+  // tsx's compiled line numbers do not match the .ts sources (no source maps in the profile): file only.
+  if (/\.[cm]?tsx?$/.test(frame.url)) return `${name} ${shortUrl(frame.url)}`;
   return `${name} ${shortUrl(frame.url)}:${frame.lineNumber + 1}`;
 }
 

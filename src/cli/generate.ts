@@ -150,7 +150,10 @@ async function main() {
   if (opts.out !== '-') fs.mkdirSync(path.dirname(path.resolve(opts.out)), { recursive: true });
   const out = opts.out === '-' ? process.stdout : fs.createWriteStream(opts.out, { encoding: 'utf8' });
   let failed: Error | null = null;
-  out.on('error', (error) => (failed = error));
+  out.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0); // the reader stopped reading (`| head`)
+    failed = error;
+  });
 
   const started = Date.now();
   const counts: Record<string, number> = {};
