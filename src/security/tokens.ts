@@ -1,5 +1,5 @@
 import jwt from 'jsonwebtoken';
-import { randomUUID } from 'node:crypto';
+import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
 
 export type TokenKind = 'anonymous' | 'application' | 'member';
 
@@ -26,11 +26,15 @@ export interface TokenLifetimes {
 export const defaultLifetimes: TokenLifetimes = { anonymous: 3600, application: 3600, member: 8 * 3600 };
 
 export class TokenService {
+  /** A prepared key: given a Buffer, jsonwebtoken tries (and fails) to parse it as a public key on every verify. */
+  private readonly secret: KeyObject;
+
   constructor(
-    private readonly secret: Buffer,
+    secret: Buffer,
     private readonly lifetimes: TokenLifetimes = defaultLifetimes,
   ) {
     if (secret.length < 32) throw new Error('the token secret must be at least 32 bytes');
+    this.secret = createSecretKey(secret);
   }
 
   issue(kind: TokenKind, tenant: string, sub: string): { Token: string; ExpiresAt: string } {
