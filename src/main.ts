@@ -23,6 +23,7 @@ async function main() {
   const head = await services.log.headPosition();
   const caughtUp = await services.projector.waitFor(head, services.projector.projections.map((p) => p.name), 120_000);
   if (!caughtUp) logger.warn('projections are still catching up; /readyz says when they are done');
+  await services.documents.maintain();
 
   const server = runtime.app.listen(config.port, config.host, () => {
     const base = `http://localhost:${config.port}`;

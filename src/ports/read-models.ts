@@ -111,5 +111,7 @@ export interface DocumentStore {
    * reads keep using the live copies until finish() swaps them in.
    */
   startRebuild(projection: string, collections: string[]): Promise<RebuildTarget>;
+  /** Engine housekeeping after bulk writes (SQLite: refresh planner statistics; MongoDB: nothing). */
+  maintain(): Promise<void>;
   close(): Promise<void>;
 }
