@@ -1,4 +1,4 @@
-import type { EventLog, RecordedEvent } from './ports/event-log.ts';
+import type { EventLog } from './ports/event-log.ts';
 import { WrongExpectedVersionError } from './ports/event-log.ts';
 import type { AppEvent } from './events/catalog.ts';
 import { asAppEvent, toNew } from './events/registry.ts';
@@ -16,10 +16,42 @@ export interface CommandResult {
   position: number;
 }
 
+/** Folded state of recently used streams, per log and decider: a command then reads only the events appended since. */
+const STATE_CACHE_SIZE = 10_000;
+const stateCaches = new WeakMap<EventLog, WeakMap<object, Map<string, { state: unknown; revision: number }>>>();
+/** Commands on one stream run one after another in this process (no wasted conflict retries). */
+const streamLocks = new Map<string, Promise<unknown>>();
+
+function cacheOf(log: EventLog, decider: object) {
+  let byDecider = stateCaches.get(log);
+  if (!byDecider) stateCaches.set(log, (byDecider = new WeakMap()));
+  let cache = byDecider.get(decider);
+  if (!cache) byDecider.set(decider, (cache = new Map()));
+  return cache;
+}
+
+async function withStreamLock<T>(streamId: string, fn: () => Promise<T>): Promise<T> {
+  const previous = streamLocks.get(streamId) ?? Promise.resolve();
+  const run = previous.then(fn, fn);
+  const settled = run.then(
+    () => undefined,
+    () => undefined,
+  );
+  streamLocks.set(streamId, settled);
+  try {
+    return await run;
+  } finally {
+    if (streamLocks.get(streamId) === settled) streamLocks.delete(streamId);
+  }
+}
+
 /**
  * Loads the stream, folds it into state, decides, and appends with the expected revision. A concurrent
- * append to the same stream makes the append fail; the command is then decided again on the new state
- * (a few times), so two commands can never both win on stale state.
+ * append to the same stream (another process) makes the append fail; the command is then decided again
+ * on the new state (a few times), so two commands can never both win on stale state.
+ *
+ * The folded state of a stream is kept (bounded, per decider) with its revision, so the next command reads
+ * only newer events; `evolve` may therefore update the state in place, and must not share it between streams.
  */
 export async function runCommand<State, Command>(
   log: EventLog,
@@ -29,24 +61,47 @@ export async function runCommand<State, Command>(
   options: { correlationId?: string; attempts?: number } = {},
 ): Promise<CommandResult> {
   const attempts = options.attempts ?? 5;
-  for (let attempt = 1; ; attempt++) {
-    const recorded: RecordedEvent[] = await log.readStream(streamId);
-    const state = recorded.reduce((s, e) => decider.evolve(s, asAppEvent(e)), decider.initialState());
-    const events = decider.decide(command, state);
-    if (events.length === 0) return { events, position: 0 };
-    const expectedRevision = recorded.length ? recorded[recorded.length - 1].revision : 'no_stream';
-    try {
-      const result = await log.appendToStream(
-        streamId,
-        events.map((e) => toNew(e, options.correlationId)),
-        { expectedRevision },
-      );
-      return { events, position: result.position };
-    } catch (error) {
-      if (error instanceof WrongExpectedVersionError && attempt < attempts) continue;
-      throw error;
+  const cache = cacheOf(log, decider);
+  return withStreamLock(streamId, async () => {
+    for (let attempt = 1; ; attempt++) {
+      const cached = cache.get(streamId) as { state: State; revision: number } | undefined;
+      let state = cached ? cached.state : decider.initialState();
+      let revision = cached ? cached.revision : -1;
+      cache.delete(streamId);
+      for (const event of await log.readStream(streamId, { fromRevision: revision + 1 })) {
+        state = decider.evolve(state, asAppEvent(event));
+        revision = event.revision;
+      }
+      const remember = (s: State, r: number) => {
+        cache.set(streamId, { state: s, revision: r });
+        if (cache.size > STATE_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+      };
+      let events: AppEvent[];
+      try {
+        events = decider.decide(command, state);
+      } catch (error) {
+        remember(state, revision);
+        throw error;
+      }
+      if (events.length === 0) {
+        remember(state, revision);
+        return { events, position: 0 };
+      }
+      try {
+        const result = await log.appendToStream(
+          streamId,
+          events.map((e) => toNew(e, options.correlationId)),
+          { expectedRevision: revision === -1 ? 'no_stream' : revision },
+        );
+        remember(events.reduce(decider.evolve, state), result.nextExpectedRevision);
+        return { events, position: result.position };
+      } catch (error) {
+        remember(state, revision);
+        if (error instanceof WrongExpectedVersionError && attempt < attempts) continue;
+        throw error;
+      }
     }
-  }
+  });
 }
 
 /**

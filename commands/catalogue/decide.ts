@@ -94,7 +94,8 @@ export const lotDecider: Decider<LotState, LotCommand> = {
       case 'LotCatalogued':
         return { ...state, catalogued: event.data };
       case 'BidPlaced':
-        return { ...state, bidIds: new Set(state.bidIds).add(event.data.bidId) };
+        state.bidIds.add(event.data.bidId);
+        return state;
       case 'LotClosed':
         return { ...state, closedAt: event.data.closedAt };
       default:

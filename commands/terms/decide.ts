@@ -12,6 +12,6 @@ export interface AcceptTerms {
 
 export const termsDecider: Decider<TermsState, AcceptTerms> = {
   initialState: () => new Set(),
-  evolve: (state, event) => (event.type === 'AuctionTermsAccepted' ? new Set(state).add(event.data.auctionId) : state),
+  evolve: (state, event) => (event.type === 'AuctionTermsAccepted' ? state.add(event.data.auctionId) : state),
   decide: (command, state) => (state.has(command.auctionId) ? [] : [{ type: 'AuctionTermsAccepted', data: { ...command } }]),
 };
