@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { AppError, NotFoundError, UnsupportedMediaTypeError } from '../errors.ts';
@@ -10,6 +10,11 @@ import { negotiateLanguage } from './language.ts';
 import type { BaseContext, MemberContext, Operation, TenantContext } from './operation.ts';
 import { problemMiddleware, sendProblem } from './problem.ts';
 import { buildOpenApiDocument, docsPage } from './openapi.ts';
+import { ResponseCache, weakEtag } from './response-cache.ts';
+
+/** The projections catalogue reads come from: a cached answer is used while they have not moved. */
+const CATALOGUE_PROJECTIONS = ['catalogue', 'lot-search'];
+const RESPONSE_CACHE_TTL_MS = 1000;
 
 const BODY_LIMIT = '64kb';
 
@@ -19,6 +24,7 @@ const toExpressPath = (p: string) => p.replace(/\{(\w+)\}/g, ':$1');
 export function buildApp(services: Services, operations: Operation[]) {
   const app = express();
   const auth = new Authenticator(services);
+  const responseCache = process.env.RESPONSE_CACHE === 'false' ? null : new ResponseCache(RESPONSE_CACHE_TTL_MS);
   const logger = services.logger;
   app.disable('x-powered-by');
   app.set('trust proxy', process.env.TRUST_PROXY === 'true');
@@ -128,11 +134,22 @@ export function buildApp(services: Services, operations: Operation[]) {
         ctx = operation.auth === 'member' ? { ...tenantCtx, member: await auth.requireMember(claims) } : tenantCtx;
         res.setHeader('Content-Language', tenantCtx.language);
       }
-      const input = parseInput(operation, req);
-      const result = await operation.handler(input as never, ctx as never);
       if (operation.auth !== 'open') res.setHeader('Vary', 'Accept-Language, Authorization, Api-Key');
       res.setHeader('Cache-Control', operation.catalogue ? 'private, no-cache' : 'no-store');
-      sendJson(req, res, result);
+      // Catalogue reads carry no member data: the same URL in the same tenant and language is one answer.
+      const version = operation.catalogue && responseCache ? services.projector.localVersion(CATALOGUE_PROJECTIONS) : null;
+      const cacheKey = version !== null ? `${(ctx as TenantContext).tenant.Tenant}\n${(ctx as TenantContext).language}\n${req.originalUrl}` : '';
+      const cached = version !== null ? responseCache!.get(cacheKey, version, Date.now()) : null;
+      if (cached) {
+        sendBody(req, res, cached.body, cached.etag);
+        return;
+      }
+      const input = parseInput(operation, req);
+      const result = await operation.handler(input as never, ctx as never);
+      const body = JSON.stringify(result);
+      const etag = weakEtag(body);
+      if (version !== null) responseCache!.set(cacheKey, { body, etag, version, expires: Date.now() + RESPONSE_CACHE_TTL_MS });
+      sendBody(req, res, body, etag);
     });
   }
 
@@ -154,9 +171,7 @@ export function buildApp(services: Services, operations: Operation[]) {
  * 200 with a weak ETag of the body; 304 when If-None-Match names it. RFC 9110 evaluates If-None-Match
  * whatever the request's Cache-Control says (fetch sends `no-cache` with conditional requests).
  */
-function sendJson(req: Request, res: Response, result: unknown) {
-  const body = JSON.stringify(result);
-  const tag = `W/"${Buffer.byteLength(body).toString(16)}-${createHash('sha1').update(body).digest('base64url').slice(0, 27)}"`;
+function sendBody(req: Request, res: Response, body: string, tag: string) {
   res.setHeader('ETag', tag);
   const ifNoneMatch = req.headers['if-none-match'];
   if ((req.method === 'GET' || req.method === 'HEAD') && ifNoneMatch) {

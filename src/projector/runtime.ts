@@ -22,9 +22,12 @@ async function applyBatch(
   expected: number,
   target: WriteTarget | null,
   searchWriter?: { upsert: SearchIndex['upsert']; update: SearchIndex['update']; delete: SearchIndex['delete']; setCheckpoint(position: number): Promise<void> },
+  onChange?: (changed: boolean) => void,
 ): Promise<number> {
   const position = events[events.length - 1].position;
   const handled = events.filter((e) => projection.handles.includes(e.type));
+  // Called once the batch is stored, so a reader that sees the new version also sees the new data.
+  const stored = (p: number) => (onChange?.(handled.length > 0), p);
   switch (projection.kind) {
     case 'documents': {
       const uow = new UnitOfWork(target!);
@@ -33,7 +36,7 @@ async function applyBatch(
         await projection.apply(event, uow);
       }
       await target!.commit(uow.ops(), { projection: projection.name, expected, position });
-      return position;
+      return stored(position);
     }
     case 'search': {
       const batch = new SearchBatch();
@@ -46,12 +49,12 @@ async function applyBatch(
         else await writer.delete(collection, op.tenant, op.ids);
       }
       await writer.setCheckpoint(position);
-      return position;
+      return stored(position);
     }
     case 'reactor': {
       for (const event of handled) await projection.react(event);
       await target!.commit([], { projection: projection.name, expected, position });
-      return position;
+      return stored(position);
     }
   }
 }
@@ -63,6 +66,8 @@ async function applyBatch(
  */
 export class ProjectorRuntime {
   private readonly positions = new Map<string, number>();
+  /** Per projection, the position of the last batch that changed it (a cache version for its readers). */
+  private readonly lastChange = new Map<string, number>();
   private readonly waiters = new Map<string, Waiter[]>();
   private readonly loops: Array<Promise<void>> = [];
   private readonly stops: Array<() => Promise<void>> = [];
@@ -102,6 +107,7 @@ export class ProjectorRuntime {
     for (const projection of this.projections) {
       const position = await this.checkpoint(projection);
       this.positions.set(projection.name, position);
+      this.lastChange.set(projection.name, position);
       this.loops.push(this.loop(projection));
     }
   }
@@ -121,7 +127,10 @@ export class ProjectorRuntime {
       try {
         for await (const events of subscription) {
           if (this.stopped) break;
-          position = await applyBatch(projection, this.deps, events, position, this.deps.documents.live(), searchWriter);
+          const batchEnd = events[events.length - 1].position;
+          position = await applyBatch(projection, this.deps, events, position, this.deps.documents.live(), searchWriter, (changed) => {
+            if (changed) this.lastChange.set(projection.name, batchEnd);
+          });
           this.advance(projection.name, position);
           this.failures.delete(projection.name);
           backoff = 100;
@@ -130,6 +139,7 @@ export class ProjectorRuntime {
         await subscription.unsubscribe();
         if (this.stopped) break;
         if (error instanceof CheckpointConflictError) {
+          this.lastChange.set(projection.name, -Date.now());
           this.deps.logger.info({ projection: projection.name }, 'checkpoint moved elsewhere (rebuild swap?); resuming from it');
           continue;
         }
@@ -178,6 +188,21 @@ export class ProjectorRuntime {
       }
     }
     return true;
+  }
+
+  /**
+   * The positions of projections running in this process, as one string (a cache version), or null when
+   * one of them runs elsewhere (then this process cannot tell when they move).
+   */
+  localVersion(names: string[]): string | null {
+    if (this.loops.length === 0) return null;
+    let version = '';
+    for (const name of names) {
+      const position = this.lastChange.get(name);
+      if (position === undefined) return null;
+      version += `${position};`;
+    }
+    return version;
   }
 
   /** For /readyz: how far behind the log's head each projection is. */

@@ -1,0 +1,57 @@
+import { expect } from 'chai';
+import { importRecord } from '../../commands/catalogue/import.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import type { LotDoc } from '../../projections/catalogue/documents.ts';
+
+describe('catalogue answers kept in memory', () => {
+  let server: TestServer;
+  let token: string;
+  before(async () => {
+    server = await startTestServer();
+    token = await server.anonymousToken('demo');
+  });
+  after(async () => server?.close());
+
+  it('show a catalogue change as soon as the projections have it', async () => {
+    const first = await server.request('GET', '/v1/lots/1', { token });
+    expect((await server.request('GET', '/v1/lots/1', { token })).text).to.equal(first.text);
+    const doc = (await server.runtime.services.documents.forTenant('demo').collection<LotDoc>('lots').findById('1'))!;
+    const event = (await server.runtime.services.log.readStream('lot-demo-1')).find((e) => e.type === 'LotCatalogued')!;
+    const data = event.data as Record<string, unknown>;
+    await importRecord(server.runtime.services.log, {
+      ...(data as never),
+      kind: 'lot',
+      texts: { ...(data.texts as object), en: { title: 'Renamed lot', description: doc.Texts.en.Description } },
+    });
+    await server.runtime.services.projector.catchUp();
+    const after = await server.request('GET', '/v1/lots/1', { token });
+    expect(after.body.Title).to.equal('Renamed lot');
+    expect(after.headers.get('etag')).to.not.equal(first.headers.get('etag'));
+  });
+
+  it('show a new bid in lists and search at once', async () => {
+    const before = await server.request('GET', '/v1/lots?AuctionId=1&StartLotNumber=2&EndLotNumber=2', { token });
+    const lot = before.body.Items[0];
+    await importRecord(server.runtime.services.log, {
+      kind: 'bid', tenant: 'demo', lotId: lot.Id, bidId: 'cache-test-1', amount: (lot.CurrentBid ?? lot.StartingPrice) + 100_000, bidType: 'online', placedAt: new Date().toISOString(),
+    });
+    await server.runtime.services.projector.catchUp();
+    const after = await server.request('GET', '/v1/lots?AuctionId=1&StartLotNumber=2&EndLotNumber=2', { token });
+    expect(after.body.Items[0].BidCount).to.equal(lot.BidCount + 1);
+  });
+
+  it('are kept per language and per tenant', async () => {
+    const en = await server.request('GET', '/v1/categories', { token });
+    const sv = await server.request('GET', '/v1/categories', { token, headers: { 'Accept-Language': 'sv' } });
+    const other = await server.request('GET', '/v1/categories', { token: await server.anonymousToken('demo2') });
+    expect(en.body[0].Name).to.not.equal(sv.body[0].Name);
+    expect(sv.headers.get('content-language')).to.equal('sv');
+    expect(other.text).to.not.equal(en.text);
+  });
+
+  it('still check credentials on every request', async () => {
+    await server.request('GET', '/v1/lots/1', { token });
+    expect((await server.request('GET', '/v1/lots/1', { token: null })).status).to.equal(401);
+    expect((await server.request('GET', '/v1/lots/1', { token, apiKey: 'unknown-key-0123456789' })).status).to.equal(401);
+  });
+});
