@@ -19,7 +19,7 @@ describe('catalogue answers kept in memory', () => {
     const event = (await server.runtime.services.log.readStream('lot-demo-1')).find((e) => e.type === 'LotCatalogued')!;
     const data = event.data as Record<string, unknown>;
     const texts = { ...(data.texts as Record<string, { title: string; description: string }>), en: { title: 'Renamed lot', description: doc.Texts.en.Description } };
-    await importRecord(server.runtime.services.log, { ...data, kind: 'lot', texts } as Parameters<typeof importRecord>[1]);
+    await importRecord(server.runtime.services.log, { ...data, kind: 'lot', texts } as unknown as Parameters<typeof importRecord>[1]);
     await server.runtime.services.projector.catchUp();
     const after = await server.request('GET', '/v1/lots/1', { token });
     expect(after.body.Title).to.equal('Renamed lot');
