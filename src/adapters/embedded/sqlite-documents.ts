@@ -200,9 +200,13 @@ export class SqliteDocumentStore implements DocumentStore {
     return alias.physical;
   }
 
-  private createPhysical(physical: string, spec: CollectionSpec) {
+  private createPhysical(physical: string, spec: CollectionSpec, withIndexes = true) {
     this.db.exec(`CREATE TABLE IF NOT EXISTS ${physical} (
       tenant TEXT NOT NULL, id TEXT NOT NULL, doc BLOB NOT NULL, UNIQUE (tenant, id))`);
+    if (withIndexes) this.createIndexes(physical, spec);
+  }
+
+  private createIndexes(physical: string, spec: CollectionSpec) {
     (spec.indexes ?? []).forEach((index, i) => {
       const columns = ['tenant', ...index.fields.map(fieldExpr)].join(', ');
       this.db.exec(
@@ -358,7 +362,8 @@ export class SqliteDocumentStore implements DocumentStore {
       if (!alias) throw new Error(`unknown collection ${name}`);
       const physical = `rm_${name}_g${alias.generation + 1}`;
       this.db.exec(`DROP TABLE IF EXISTS ${physical}`);
-      this.createPhysical(physical, JSON.parse(alias.spec) as CollectionSpec);
+      // Secondary indexes are built once at the end: cheaper than keeping them up to date row by row.
+      this.createPhysical(physical, JSON.parse(alias.spec) as CollectionSpec, false);
       fresh.set(name, physical);
     }
     const shadowCheckpoint = `${projection}#rebuild`;
@@ -369,9 +374,17 @@ export class SqliteDocumentStore implements DocumentStore {
       return physical;
     };
     const target = this.target(resolve, () => shadowCheckpoint);
+    // The fresh tables start empty: a document not written by this rebuild yet is absent, without a lookup.
+    const written = new Set<string>();
+    const key = (collection: string, tenant: string, id: string) => `${collection}\u0000${tenant}\u0000${id}`;
     return {
-      ...target,
+      get: async (collection, tenant, id) => (written.has(key(collection, tenant, id)) ? target.get(collection, tenant, id) : null),
+      commit: async (ops, checkpoint) => {
+        await target.commit(ops, checkpoint);
+        for (const op of ops) written.add(key(op.collection, op.tenant, op.op === 'put' ? op.doc._id : op.id));
+      },
       finish: async () => {
+        for (const [name, physical] of fresh) this.createIndexes(physical, JSON.parse(this.aliases.get(name)!.spec) as CollectionSpec);
         const old: string[] = [];
         this.db.transaction(() => {
           const position = (this.prepare('SELECT position FROM rm_checkpoints WHERE projection = ?').get(shadowCheckpoint) as
