@@ -14,6 +14,9 @@ export interface ProjectorDeps {
 
 type Waiter = { position: number; resolve: () => void };
 
+/** How long a projection may leave irrelevant events out of its stored checkpoint. */
+const IDLE_CHECKPOINT_MS = 1000;
+
 /** Applies one batch of events to a projection and moves its checkpoint (one transaction for documents). */
 async function applyBatch(
   projection: Projection,
@@ -121,17 +124,26 @@ export class ProjectorRuntime {
     };
     let backoff = 100;
     while (!this.stopped) {
-      let position = await this.checkpoint(projection);
-      const subscription = this.deps.log.subscribeToAll({ fromPosition: position, batchSize: 2000 });
+      let stored = await this.checkpoint(projection);
+      let lastStore = Date.now();
+      const subscription = this.deps.log.subscribeToAll({ fromPosition: stored, batchSize: 2000 });
       this.stops.push(() => subscription.unsubscribe());
       try {
         for await (const events of subscription) {
           if (this.stopped) break;
           const batchEnd = events[events.length - 1].position;
-          position = await applyBatch(projection, this.deps, events, position, this.deps.documents.live(), searchWriter, (changed) => {
+          // A batch with nothing for this projection only moves its position in memory; the stored
+          // checkpoint follows at most a second later (replaying such events after a crash changes nothing).
+          const relevant = events.some((e) => projection.handles.includes(e.type));
+          if (!relevant && projection.kind !== 'search' && Date.now() - lastStore < IDLE_CHECKPOINT_MS) {
+            this.advance(projection.name, batchEnd);
+            continue;
+          }
+          stored = await applyBatch(projection, this.deps, events, stored, this.deps.documents.live(), searchWriter, (changed) => {
             if (changed) this.lastChange.set(projection.name, batchEnd);
           });
-          this.advance(projection.name, position);
+          lastStore = Date.now();
+          this.advance(projection.name, stored);
           this.failures.delete(projection.name);
           backoff = 100;
         }

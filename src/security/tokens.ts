@@ -50,8 +50,22 @@ export class TokenService {
     return { Token: token, ExpiresAt: new Date(exp * 1000).toISOString() };
   }
 
+  /** Tokens whose signature and claims were checked already; only their expiry is checked again. */
+  private readonly verified = new Map<string, TokenClaims>();
+
   /** The token's claims, or null for anything that is not a valid, unexpired token of this server. */
   verify(token: string): TokenClaims | null {
+    const known = this.verified.get(token);
+    if (known) return known.exp * 1000 > Date.now() ? known : null;
+    const claims = this.check(token);
+    if (claims) {
+      if (this.verified.size >= 10_000) this.verified.delete(this.verified.keys().next().value as string);
+      this.verified.set(token, claims);
+    }
+    return claims;
+  }
+
+  private check(token: string): TokenClaims | null {
     try {
       const claims = jwt.verify(token, this.secret, {
         algorithms: [ALGORITHM],

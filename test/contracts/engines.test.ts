@@ -28,6 +28,21 @@ describe('embedded SQLite engines', () => {
     await again.close();
   });
 
+  it('read $all in order when another process appended between this process\'s own appends', async () => {
+    const file = path.join(dir, 'two-writers.sqlite');
+    const mine = new SqliteEventLog(file);
+    const other = new SqliteEventLog(file);
+    const e = (n: number) => ({ type: 'A', version: 1, data: { tenant: 't', n }, metadata: { tenant: 't' } });
+    await mine.appendToStream('x', [e(1)]);
+    await other.appendToStream('y', [e(2)]);
+    await mine.appendToStream('x', [e(3)]);
+    const read = await mine.readAll({ fromPosition: 0, maxCount: 10 });
+    const all = [...read, ...(await mine.readAll({ fromPosition: read[read.length - 1].position, maxCount: 10 }))];
+    expect(all.map((r) => r.data.n)).to.deep.equal([1, 2, 3]);
+    await mine.close();
+    await other.close();
+  });
+
   it('answer a lot page from the declared index, not a scan of the collection', async () => {
     const store = new SqliteDocumentStore(path.join(dir, 'plan.sqlite'));
     await store.ensureCollection({ name: 'lots', indexes: [{ fields: ['AuctionId', 'LotNumber'] }] });

@@ -23,6 +23,8 @@ interface Row {
   created: string;
 }
 
+const TAIL_SIZE = 10_000;
+
 function toRecorded(row: Row): RecordedEvent {
   return {
     position: row.position,
@@ -47,6 +49,9 @@ export class SqliteEventLog implements EventLog {
   private readonly statements;
   private readonly appendTransaction: (streamId: string, events: NewEvent[], expected: ExpectedRevision) => AppendResult;
   private closed = false;
+  /** The most recent events appended by this process, by position (immutable, shared with readers). */
+  private readonly tail = new Map<number, RecordedEvent>();
+  private pendingTail: RecordedEvent[] = [];
   /** Other processes' appends are seen by polling at this interval when nothing is pending in-process. */
   private readonly pollMs: number;
 
@@ -99,19 +104,17 @@ export class SqliteEventLog implements EventLog {
     const created = new Date().toISOString();
     let revision = current;
     let position = 0;
+    const recorded: RecordedEvent[] = [];
     for (const event of events) {
       revision += 1;
-      const info = this.statements.insert.run(
-        streamId,
-        revision,
-        event.type,
-        event.version,
-        JSON.stringify(event.data),
-        JSON.stringify(event.metadata),
-        created,
-      );
+      const data = JSON.stringify(event.data);
+      const metadata = JSON.stringify(event.metadata);
+      const info = this.statements.insert.run(streamId, revision, event.type, event.version, data, metadata, created);
       position = Number(info.lastInsertRowid);
+      // A copy of what was stored (not the caller's objects), as a reader of the file would get it.
+      recorded.push({ type: event.type, version: event.version, data: JSON.parse(data), metadata: JSON.parse(metadata), streamId, revision, position, created });
     }
+    this.pendingTail = recorded;
     if (events.length === 0) position = this.statements.head.get()?.p ?? 0;
     return { nextExpectedRevision: revision, position };
   };
@@ -133,6 +136,11 @@ export class SqliteEventLog implements EventLog {
       }
       throw error;
     }
+    // Committed: the events join the in-memory tail, so subscribers following the log live read them
+    // from memory instead of parsing them back from the file once per projection.
+    for (const event of this.pendingTail) this.tail.set(event.position, event);
+    this.pendingTail = [];
+    while (this.tail.size > TAIL_SIZE) this.tail.delete(this.tail.keys().next().value as number);
     if (events.length > 0) this.emitter.emit('appended', result.position);
     return result;
   }
@@ -144,6 +152,15 @@ export class SqliteEventLog implements EventLog {
 
   async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
     this.assertOpen();
+    // From the tail while it holds the very next positions (another process's appends are not in it, so a
+    // missing position sends the read to the file).
+    const fromTail: RecordedEvent[] = [];
+    for (let p = options.fromPosition + 1; fromTail.length < options.maxCount; p++) {
+      const event = this.tail.get(p);
+      if (!event) break;
+      fromTail.push(event);
+    }
+    if (fromTail.length > 0) return fromTail;
     return this.statements.readAll.all(options.fromPosition, options.maxCount).map(toRecorded);
   }
 
