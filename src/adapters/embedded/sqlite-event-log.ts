@@ -52,6 +52,8 @@ export class SqliteEventLog implements EventLog {
   /** The most recent events appended by this process, by position (immutable, shared with readers). */
   private readonly tail = new Map<number, RecordedEvent>();
   private pendingTail: RecordedEvent[] = [];
+  /** Highest position appended by this process. */
+  private lastAppended = 0;
   /** Other processes' appends are seen by polling at this interval when nothing is pending in-process. */
   private readonly pollMs: number;
 
@@ -139,6 +141,7 @@ export class SqliteEventLog implements EventLog {
     // Committed: the events join the in-memory tail, so subscribers following the log live read them
     // from memory instead of parsing them back from the file once per projection.
     for (const event of this.pendingTail) this.tail.set(event.position, event);
+    if (events.length > 0) this.lastAppended = result.position;
     this.pendingTail = [];
     while (this.tail.size > TAIL_SIZE) this.tail.delete(this.tail.keys().next().value as number);
     if (events.length > 0) this.emitter.emit('appended', result.position);
@@ -152,16 +155,23 @@ export class SqliteEventLog implements EventLog {
 
   async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
     this.assertOpen();
-    // From the tail while it holds the very next positions (another process's appends are not in it, so a
-    // missing position sends the read to the file).
-    const fromTail: RecordedEvent[] = [];
-    for (let p = options.fromPosition + 1; fromTail.length < options.maxCount; p++) {
-      const event = this.tail.get(p);
-      if (!event) break;
-      fromTail.push(event);
-    }
+    const fromTail = this.fromTail(options.fromPosition, options.maxCount);
     if (fromTail.length > 0) return fromTail;
     return this.statements.readAll.all(options.fromPosition, options.maxCount).map(toRecorded);
+  }
+
+  /**
+   * The events after a position from the in-memory tail, while it holds the very next positions (another
+   * process's appends are not in it, so a missing position means: read the file).
+   */
+  private fromTail(fromPosition: number, maxCount: number): RecordedEvent[] {
+    const events: RecordedEvent[] = [];
+    for (let p = fromPosition + 1; events.length < maxCount; p++) {
+      const event = this.tail.get(p);
+      if (!event) break;
+      events.push(event);
+    }
+    return events;
   }
 
   async headPosition(): Promise<number> {
@@ -179,9 +189,15 @@ export class SqliteEventLog implements EventLog {
     this.emitter.on('closed', onAppend);
     const self = this;
 
+    // Woken by this process's append, the next events are in the in-memory tail; only a poll (another
+    // process may have appended) or a gap in the tail sends the read to the file.
+    let readFile = true;
     const waitForMore = () =>
       new Promise<void>((resolve) => {
-        const timer = setTimeout(done, self.pollMs);
+        const timer = setTimeout(() => {
+          readFile = true;
+          done();
+        }, self.pollMs);
         function done() {
           clearTimeout(timer);
           wake = null;
@@ -203,7 +219,11 @@ export class SqliteEventLog implements EventLog {
         return {
           async next(): Promise<IteratorResult<RecordedEvent[]>> {
             while (!stopped && !self.closed) {
-              const batch = await self.readAll({ fromPosition: position, maxCount: batchSize });
+              let batch = self.fromTail(position, batchSize);
+              if (batch.length === 0 && (readFile || self.lastAppended > position)) {
+                batch = await self.readAll({ fromPosition: position, maxCount: batchSize });
+                if (batch.length === 0) readFile = false;
+              }
               if (batch.length > 0) {
                 position = batch[batch.length - 1].position;
                 return { value: batch, done: false };
