@@ -308,6 +308,19 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   private target(resolve: (name: string) => string, checkpointName: (p: string) => string): WriteTarget {
+    const commitTransaction = this.db.transaction((ops: WriteOp[], checkpoint: { projection: string; expected: number; position: number }) => {
+      const name = checkpointName(checkpoint.projection);
+      const current =
+        (this.prepare('SELECT position FROM rm_checkpoints WHERE projection = ?').get(name) as { position: number } | undefined)?.position ??
+        0;
+      if (current !== checkpoint.expected) throw new CheckpointConflictError(checkpoint.projection, checkpoint.expected, current);
+      this.applyOps(ops, resolve);
+      if (ops.length) this.writtenSinceOptimize = true;
+      this.prepare(
+        `INSERT INTO rm_checkpoints (projection, position, updated) VALUES (?, ?, ?)
+         ON CONFLICT (projection) DO UPDATE SET position = excluded.position, updated = excluded.updated`,
+      ).run(name, checkpoint.position, new Date().toISOString());
+    });
     return {
       get: async (collection, tenant, id) => {
         const row = this.prepare(`SELECT json(doc) AS doc FROM ${resolve(collection)} WHERE tenant = ? AND id = ?`).get(
@@ -317,19 +330,7 @@ export class SqliteDocumentStore implements DocumentStore {
         return row ? (JSON.parse(row.doc) as Doc) : null;
       },
       commit: async (ops, checkpoint) => {
-        this.db.transaction(() => {
-          const name = checkpointName(checkpoint.projection);
-          const current =
-            (this.prepare('SELECT position FROM rm_checkpoints WHERE projection = ?').get(name) as { position: number } | undefined)
-              ?.position ?? 0;
-          if (current !== checkpoint.expected) throw new CheckpointConflictError(checkpoint.projection, checkpoint.expected, current);
-          this.applyOps(ops, resolve);
-          if (ops.length) this.writtenSinceOptimize = true;
-          this.prepare(
-            `INSERT INTO rm_checkpoints (projection, position, updated) VALUES (?, ?, ?)
-             ON CONFLICT (projection) DO UPDATE SET position = excluded.position, updated = excluded.updated`,
-          ).run(name, checkpoint.position, new Date().toISOString());
-        }).immediate();
+        commitTransaction.immediate(ops, checkpoint);
       },
     };
   }
@@ -347,11 +348,14 @@ export class SqliteDocumentStore implements DocumentStore {
     }
   }
 
+  private liveTarget: WriteTarget | null = null;
+
   live(): WriteTarget {
-    return this.target(
+    this.liveTarget ??= this.target(
       (name) => this.physical(name),
       (p) => p,
     );
+    return this.liveTarget;
   }
 
   async startRebuild(projection: string, collections: string[]): Promise<RebuildTarget> {
