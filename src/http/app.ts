@@ -146,7 +146,7 @@ export function buildApp(services: Services, operations: Operation[]) {
       }
       const input = parseInput(operation, req);
       const result = await operation.handler(input as never, ctx as never);
-      const body = JSON.stringify(result);
+      const body = Buffer.from(JSON.stringify(result), 'utf8');
       const etag = weakEtag(body);
       if (version !== null) responseCache!.set(cacheKey, { body, etag, version, expires: Date.now() + RESPONSE_CACHE_TTL_MS });
       sendBody(req, res, body, etag);
@@ -171,7 +171,7 @@ export function buildApp(services: Services, operations: Operation[]) {
  * 200 with a weak ETag of the body; 304 when If-None-Match names it. RFC 9110 evaluates If-None-Match
  * whatever the request's Cache-Control says (fetch sends `no-cache` with conditional requests).
  */
-function sendBody(req: Request, res: Response, body: string, tag: string) {
+function sendBody(req: Request, res: Response, body: Buffer, tag: string) {
   res.setHeader('ETag', tag);
   const ifNoneMatch = req.headers['if-none-match'];
   if ((req.method === 'GET' || req.method === 'HEAD') && ifNoneMatch) {

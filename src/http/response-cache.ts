@@ -1,14 +1,15 @@
 import { createHash } from 'node:crypto';
 
 export interface CachedResponse {
-  body: string;
+  /** The UTF-8 bytes, encoded once. */
+  body: Buffer;
   etag: string;
   version: string;
   expires: number;
 }
 
-export function weakEtag(body: string): string {
-  return `W/"${Buffer.byteLength(body).toString(16)}-${createHash('sha1').update(body).digest('base64url').slice(0, 27)}"`;
+export function weakEtag(body: Buffer): string {
+  return `W/"${body.length.toString(16)}-${createHash('sha1').update(body).digest('base64url').slice(0, 27)}"`;
 }
 
 /**
