@@ -33,6 +33,11 @@ import { formatProfile, summariseProfile, type ProfileSummary } from './cpuprofi
 
 // ---------------------------------------------------------------------------------------------- options
 
+/** The Node.js flags `npm start` runs the service with (package.json), so the bench measures the same process. */
+const SERVICE_NODE_FLAGS = (JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')).scripts.start as string)
+  .split(/\s+/)
+  .filter((flag) => flag.startsWith('--max-old-space-size'));
+
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BENCH_DIR = path.join(ROOT, '.bench');
 const DATA_DIR = path.join(BENCH_DIR, 'data');
@@ -439,7 +444,7 @@ async function main() {
 
   // ---- the service, first start (the first projection build when the dataset is new)
   const profileDir = path.join(BENCH_DIR, 'profiles', new Date().toISOString().replace(/[:.]/g, '-'));
-  const nodeArgs = opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const nodeArgs = [...SERVICE_NODE_FLAGS, ...(opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
   const events = headPosition();
   say(`starting the service (DATA_DIR=${path.relative(ROOT, DATA_DIR)}, LOG_LEVEL=${opts.logLevel}${opts.profile ? ', --cpu-prof' : ''}); log in .bench/service.log`);
   const svc = startProcess('service', 'src/main.ts', serviceEnv(), nodeArgs);
@@ -528,7 +533,7 @@ async function main() {
   let restart: { readySeconds: number; lotPageStatus: number; vmHwmBytesAtReady: number | null; shutdownSeconds: number } | null = null;
   if (opts.only.has('restart')) {
     say('restart: spawning the service again');
-    const again = startProcess('service-restart', 'src/main.ts', serviceEnv());
+    const again = startProcess('service-restart', 'src/main.ts', serviceEnv(), SERVICE_NODE_FLAGS);
     const readyMs = await waitFor200(again, svcUrl('/readyz'), 5 * 60_000);
     const check = await call('GET', '/v1/lots?AuctionId=1&pageSize=20', { Authorization: `Bearer ${await anonymousToken()}` });
     const mem = memoryOf(again.pid);

@@ -19,7 +19,8 @@ export class AppError extends Error {
     this.name = new.target.name;
   }
   get type(): string {
-    return this.extra.type ?? `https://bidder-api.dev/problems/${this.title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+    // An absolute URI that names the kind of problem (not a web page): urn:bidder-api:problem:not-found.
+    return this.extra.type ?? `urn:bidder-api:problem:${this.title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
   }
 }
 
