@@ -67,6 +67,8 @@ export const intakeRecord = z.discriminatedUnion('kind', [
 ]);
 export type IntakeRecord = z.infer<typeof intakeRecord>;
 
+const NOT_STORED = 'scrypt$not-stored';
+
 export interface ImportReport {
   records: number;
   appended: number;
@@ -120,11 +122,11 @@ export async function importRecord(log: EventLog, record: IntakeRecord, correlat
     }
     case 'member': {
       const stream = `member-${record.tenant}-${record.memberId}`;
-      // Hash only when the account is new: the decider ignores the sign-up of an existing member.
-      const existing = await log.readStream(stream);
-      const passwordHash =
-        record.passwordHash ?? (existing.length === 0 && record.password ? await hashPassword(record.password) : 'scrypt$unset');
-      if (existing.length === 0 && passwordHash === 'scrypt$unset') throw new Error('a new member needs a password or passwordHash');
+      // scrypt is slow: hash only for a new account. The decider ignores the sign-up data of an existing
+      // member, so its hash is never stored again (NOT_STORED only fills the field).
+      const isNew = (await log.readStream(stream)).length === 0;
+      if (isNew && !record.password && !record.passwordHash) throw new Error('a new member needs a password or passwordHash');
+      const passwordHash = record.passwordHash ?? (isNew ? await hashPassword(record.password!) : NOT_STORED);
       return runCommand(
         log,
         stream,

@@ -129,7 +129,8 @@ export const catalogueProjection: DocumentProjection = {
           StartingPrice: d.startingPrice,
           EstimateLow: d.estimateLow,
           EstimateHigh: d.estimateHigh,
-          EndTime: old?.EndTime && old.EndTime < isoMs(d.endTime) && old.Closed ? old.EndTime : isoMs(d.endTime),
+          // A lot closed early keeps its closing time when the catalogue record comes again.
+          EndTime: old?.Closed && old.EndTime < isoMs(d.endTime) ? old.EndTime : isoMs(d.endTime),
           Closed: old?.Closed ?? false,
           CurrentBid: old?.CurrentBid ?? null,
           BidCount: old?.BidCount ?? 0,

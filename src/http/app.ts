@@ -148,7 +148,10 @@ export function buildApp(services: Services, operations: Operation[]) {
       const result = await operation.handler(input as never, ctx as never);
       const body = Buffer.from(JSON.stringify(result), 'utf8');
       const etag = weakEtag(body);
-      if (version !== null) responseCache!.set(cacheKey, { body, etag, version, expires: Date.now() + RESPONSE_CACHE_TTL_MS });
+      // The lifetime is spread (0.5 to 1 TTL) so entries filled together do not all expire, and get
+      // recomputed, in the same instant.
+      const ttl = RESPONSE_CACHE_TTL_MS * (0.5 + Math.random() / 2);
+      if (version !== null) responseCache!.set(cacheKey, { body, etag, version, expires: Date.now() + ttl });
       sendBody(req, res, body, etag);
     });
   }
