@@ -20,6 +20,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { MiniSearchIndex } from '../src/adapters/embedded/minisearch-index.ts';
 import type { SearchCollectionSpec, SearchDocument, SearchRequest } from '../src/ports/search.ts';
+import { lotSearchProjection } from '../projections/lot-search/projection.ts';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -81,19 +82,8 @@ function zipf(n: number, random: () => number, s = 0.9): () => number {
   };
 }
 
-const spec: SearchCollectionSpec = {
-  name: 'lots',
-  partitionField: 'Language',
-  fields: [
-    { name: 'Title', type: 'string', searchable: true },
-    { name: 'Description', type: 'string', searchable: true },
-    { name: 'AuctionId', type: 'int32', facet: true },
-    { name: 'CategoryId', type: 'int32', facet: true },
-    { name: 'EndTime', type: 'int64' },
-    { name: 'LotNumber', type: 'int32' },
-    { name: 'Language', type: 'string', facet: true },
-  ],
-};
+/** The service's own lot index (one document per lot and language, partitioned by Language). */
+const spec: SearchCollectionSpec = lotSearchProjection.collection;
 
 const T0 = 1_750_000_000_000;
 const mb = (n: number) => `${(n / 1024 / 1024).toFixed(0)} MB`;
