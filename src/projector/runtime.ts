@@ -203,8 +203,8 @@ export class ProjectorRuntime {
   }
 
   /**
-   * The positions of projections running in this process, as one string (a cache version), or null when
-   * one of them runs elsewhere (then this process cannot tell when they move).
+   * Where the named projections (running in this process) last changed, as one string: a version for
+   * caches of what they serve. Null when one of them runs elsewhere (this process cannot tell when it moves).
    */
   localVersion(names: string[]): string | null {
     if (this.loops.length === 0) return null;
