@@ -93,7 +93,7 @@ export async function createRuntime(
     jobs.process(DELIVER_CONTACT, contactDeliveryJob({ log, outbox, documents }));
     await projector.start();
   }
-  const app = buildApp(services, operations);
+  const app = buildApp(services, operations, config.http);
   let closed = false;
   return {
     services,

@@ -13,6 +13,16 @@ export interface Config {
   seedDemo: boolean;
   readYourWritesTimeoutMs: number;
   searchFlushIntervalMs: number;
+  http: HttpConfig;
+}
+
+export interface HttpConfig {
+  /** Origins allowed to call from browsers; ['*'] = any. */
+  corsOrigins: string[];
+  /** Behind a reverse proxy: the client address comes from X-Forwarded-For. */
+  trustProxy: boolean;
+  /** Reuse serialised catalogue answers while their projections stand still. */
+  responseCache: boolean;
 }
 
 function int(value: string | undefined, fallback: number, name: string): number {
@@ -34,5 +44,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemo: env.SEED_DEMO !== 'false',
     readYourWritesTimeoutMs: int(env.READ_YOUR_WRITES_TIMEOUT_MS, 5000, 'READ_YOUR_WRITES_TIMEOUT_MS'),
     searchFlushIntervalMs: int(env.SEARCH_FLUSH_INTERVAL_MS, 30000, 'SEARCH_FLUSH_INTERVAL_MS'),
+    http: {
+      corsOrigins: (env.CORS_ORIGINS ?? '*').split(',').map((o) => o.trim()).filter(Boolean),
+      trustProxy: env.TRUST_PROXY === 'true',
+      responseCache: env.RESPONSE_CACHE !== 'false',
+    },
   };
 }

@@ -59,17 +59,11 @@ export async function categoryAndDescendants(
   db: { collection: <T extends CategoryDoc>(n: string) => { find(f: object): Promise<T[]> } },
   id: number,
 ): Promise<number[]> {
-  const docs = await db.collection<CategoryDoc>('categories').find({ Catalogued: true });
-  const children = new Map<number, number[]>();
-  for (const d of docs) {
-    if (d.ParentId === null || d.ParentId === d.Id) continue;
-    const list = children.get(d.ParentId) ?? [];
-    list.push(d.Id);
-    children.set(d.ParentId, list);
-  }
+  const { nodes } = await tree(db, '', '');
   const found = new Set([id]);
-  const queue = [id];
-  while (queue.length) for (const child of children.get(queue.pop()!) ?? []) if (!found.has(child)) found.add(child), queue.push(child);
+  const queue = [nodes.get(id)];
+  for (let node = queue.pop(); node; node = queue.pop())
+    for (const child of node.Children) if (!found.has(child.Id)) found.add(child.Id), queue.push(child);
   return [...found];
 }
 

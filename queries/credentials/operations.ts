@@ -4,7 +4,6 @@ import { z } from '../../src/http/schemas.ts';
 import { NotFoundError, TooManyRequestsError, UnauthorizedError, ValidationError } from '../../src/errors.ts';
 import { sha256 } from '../../src/security/passwords.ts';
 import { SYSTEM, type ApplicationDoc } from '../../projections/access/projection.ts';
-import type { MemberDoc } from '../../projections/members/projection.ts';
 
 export const tokenSchema = z
   .object({ Token: z.string(), ExpiresAt: z.string().openapi({ format: 'date-time' }) })
@@ -88,10 +87,7 @@ export const currentToken = defineOperation({
     const found = await ctx.auth.token(ctx.req, ctx.apiKey);
     const invalid = { Valid: false, Kind: null, ExpiresAt: null };
     if (!found) return invalid;
-    if (found.claims.kind === 'member') {
-      const member = await ctx.services.documents.forTenant(found.tenant.Tenant).collection<MemberDoc>('members').findById(found.claims.sub);
-      if (!member) return invalid;
-    }
+    if (found.claims.kind === 'member' && !(await ctx.auth.member(found.claims))) return invalid;
     return { Valid: true, Kind: found.claims.kind, ExpiresAt: new Date(found.claims.exp * 1000).toISOString() };
   },
 });

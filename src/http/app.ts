@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { AppError, NotFoundError, UnsupportedMediaTypeError } from '../errors.ts';
 import type { Services } from '../services.ts';
+import type { HttpConfig } from '../config.ts';
 import { Authenticator } from './auth.ts';
 import { hasBody, parseInput, rawQueryValue } from './input.ts';
 import { negotiateLanguage } from './language.ts';
@@ -21,13 +22,13 @@ const BODY_LIMIT = '64kb';
 const toExpressPath = (p: string) => p.replace(/\{(\w+)\}/g, ':$1');
 
 /** Builds the HTTP shell: every operation validated, authenticated, and answered as JSON or problem+json. */
-export function buildApp(services: Services, operations: Operation[]) {
+export function buildApp(services: Services, operations: Operation[], config: HttpConfig) {
   const app = express();
   const auth = new Authenticator(services);
-  const responseCache = process.env.RESPONSE_CACHE === 'false' ? null : new ResponseCache(RESPONSE_CACHE_TTL_MS);
+  const responseCache = config.responseCache ? new ResponseCache(RESPONSE_CACHE_TTL_MS) : null;
   const logger = services.logger;
   app.disable('x-powered-by');
-  app.set('trust proxy', process.env.TRUST_PROXY === 'true');
+  app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'simple');
   // ETags are computed below for operation answers (express's check skips If-None-Match on no-cache requests).
   app.set('etag', false);
@@ -55,7 +56,7 @@ export function buildApp(services: Services, operations: Operation[]) {
 
   // CORS: auction houses call the API from their own sites' pages. Credentials travel in headers (no
   // cookies), so any origin may call unless CORS_ORIGINS names the allowed ones (comma-separated).
-  const allowedOrigins = (process.env.CORS_ORIGINS ?? '*').split(',').map((o) => o.trim()).filter(Boolean);
+  const allowedOrigins = config.corsOrigins;
   app.use((req: Request, res: Response, next: NextFunction) => {
     const origin = req.headers.origin;
     if (origin && (allowedOrigins.includes('*') || allowedOrigins.includes(origin))) {

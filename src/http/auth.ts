@@ -60,9 +60,14 @@ export class Authenticator {
     return found;
   }
 
+  /** The member of a member token, or null when it no longer exists. */
+  member(claims: TokenClaims): Promise<MemberDoc | null> {
+    return this.services.documents.forTenant(claims.tenant).collection<MemberDoc>('members').findById(claims.sub);
+  }
+
   async requireMember(claims: TokenClaims): Promise<MemberDoc> {
     if (claims.kind !== 'member') throw new UnauthorizedError('This operation needs a member token (POST /v1/sessions).');
-    const member = await this.services.documents.forTenant(claims.tenant).collection<MemberDoc>('members').findById(claims.sub);
+    const member = await this.member(claims);
     if (!member) throw new UnauthorizedError('The member of this token no longer exists.');
     return member;
   }

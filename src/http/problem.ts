@@ -2,8 +2,8 @@ import type { NextFunction, Request, Response } from 'express';
 import { AppError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 
-/** Maps body-parser's errors into the one hierarchy. */
-function fromBodyParser(error: unknown): AppError | null {
+/** Maps the errors of body-parser and the router into the one hierarchy. */
+function fromExpress(error: unknown): AppError | null {
   const type = (error as { type?: string })?.type;
   switch (type) {
     case 'entity.too.large':
@@ -47,7 +47,7 @@ export function sendProblem(res: Response, error: AppError, requestId: string) {
 export function problemMiddleware(logger: Logger) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const requestId = String(res.locals.requestId ?? '');
-    const known = error instanceof AppError ? error : fromBodyParser(error);
+    const known = error instanceof AppError ? error : fromExpress(error);
     if (known) {
       sendProblem(res, known, requestId);
       return;

@@ -115,13 +115,19 @@ export class ProjectorRuntime {
     }
   }
 
-  private async loop(projection: Projection): Promise<void> {
-    const searchWriter = {
-      upsert: this.deps.search.upsert.bind(this.deps.search),
-      update: this.deps.search.update.bind(this.deps.search),
-      delete: this.deps.search.delete.bind(this.deps.search),
-      setCheckpoint: (position: number) => this.deps.search.setCheckpoint(projection.name, position),
+  /** Writes of a search projection to the live index, with its checkpoint kept there. */
+  private searchWriter(projection: Projection) {
+    const search = this.deps.search;
+    return {
+      upsert: search.upsert.bind(search),
+      update: search.update.bind(search),
+      delete: search.delete.bind(search),
+      setCheckpoint: (position: number) => search.setCheckpoint(projection.name, position),
     };
+  }
+
+  private async loop(projection: Projection): Promise<void> {
+    const searchWriter = this.searchWriter(projection);
     let backoff = 100;
     while (!this.stopped) {
       let stored = await this.checkpoint(projection);
@@ -236,12 +242,7 @@ export class ProjectorRuntime {
       return;
     }
     for (const projection of this.projections) {
-      await this.runFrom(projection, await this.checkpoint(projection), head, this.deps.documents.live(), {
-        upsert: this.deps.search.upsert.bind(this.deps.search),
-        update: this.deps.search.update.bind(this.deps.search),
-        delete: this.deps.search.delete.bind(this.deps.search),
-        setCheckpoint: (position: number) => this.deps.search.setCheckpoint(projection.name, position),
-      });
+      await this.runFrom(projection, await this.checkpoint(projection), head, this.deps.documents.live(), this.searchWriter(projection));
     }
   }
 
