@@ -2,6 +2,7 @@ import { loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
 import { createRuntime, dataPaths } from './app.ts';
 import { demoCredentials, seedDemo } from './seed/demo.ts';
+import { listen } from './http/server.ts';
 
 /**
  * `npm start`: the whole service in one process on the embedded default (API, projectors, job worker),
@@ -17,7 +18,7 @@ async function main() {
   if (config.seedDemo) {
     credentials = demoCredentials(dataPaths(config.dataDir).demoCredentials);
     const started = Date.now();
-    const result = await seedDemo(services.log, credentials);
+    const result = await seedDemo(services, credentials);
     if (result.seeded) logger.info({ ms: Date.now() - started }, 'demo data imported');
   }
   const head = await services.log.headPosition();
@@ -25,29 +26,25 @@ async function main() {
   if (!caughtUp) logger.warn('projections are still catching up; /readyz says when they are done');
   await services.documents.maintain();
 
-  const server = runtime.app.listen(config.port, config.host, () => {
-    const base = `http://localhost:${config.port}`;
-    const lines = [
-      '',
-      `Bidder API listening on ${base} (data in ${config.dataDir})`,
-      `  API reference: ${base}/docs`,
-      `  OpenAPI:       ${base}/openapi.json`,
-    ];
-    if (credentials) {
-      lines.push(
-        `  Demo Api-Key:          ${credentials.apiKey}`,
-        `  Demo member:           ${credentials.memberEmail} / ${credentials.memberPassword}`,
-        `  Demo application:      ClientId ${credentials.clientId} / ClientSecret ${credentials.clientSecret}`,
-        `  Tenants: demo (en, sv, de; EUR), demo2 (en; SEK), demo-closed (public access off)`,
-        `  Try: curl -s -X POST ${base}/v1/tokens/anonymous -H 'Api-Key: ${credentials.apiKey}' -H 'Content-Type: application/json' -d '{"clientId":"demo"}'`,
-      );
-    }
-    // The banner goes to stdout for the person who started the service; it is not a log record.
-    process.stdout.write(lines.join('\n') + '\n\n');
-  });
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  server.requestTimeout = 30_000;
+  const server = await listen(runtime.app, config.port, config.host);
+  const base = `http://localhost:${config.port}`;
+  const lines = [
+    '',
+    `Bidder API listening on ${base} (data in ${config.dataDir})`,
+    `  API reference: ${base}/docs`,
+    `  OpenAPI:       ${base}/openapi.json`,
+  ];
+  if (credentials) {
+    lines.push(
+      `  Demo Api-Key:          ${credentials.apiKey}`,
+      `  Demo member:           ${credentials.memberEmail} / ${credentials.memberPassword}`,
+      `  Demo application:      ClientId ${credentials.clientId} / ClientSecret ${credentials.clientSecret}`,
+      `  Tenants: demo (en, sv, de; EUR), demo2 (en; SEK), demo-closed (public access off)`,
+      `  Try: curl -s -X POST ${base}/v1/tokens/anonymous -H 'Api-Key: ${credentials.apiKey}' -H 'Content-Type: application/json' -d '{"clientId":"demo"}'`,
+    );
+  }
+  // The banner goes to stdout for the person who started the service; it is not a log record.
+  process.stdout.write(lines.join('\n') + '\n\n');
 
   let stopping = false;
   const stop = async (signal: string) => {

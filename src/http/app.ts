@@ -1,4 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
+import compression from 'compression';
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -11,10 +12,10 @@ import { negotiateLanguage } from './language.ts';
 import type { BaseContext, MemberContext, Operation, TenantContext } from './operation.ts';
 import { problemMiddleware, sendProblem } from './problem.ts';
 import { buildOpenApiDocument, docsPage } from './openapi.ts';
-import { ResponseCache, weakEtag } from './response-cache.ts';
+import { ResponseCache, weakEtag, type CachedResponse } from './response-cache.ts';
+import { FileAnswer } from './file-answer.ts';
+import { addVary, sendFile, sendBody, type EncodedCopies } from './send.ts';
 
-/** The projections catalogue reads come from: a cached answer is used while they have not moved. */
-const CATALOGUE_PROJECTIONS = ['catalogue', 'lot-search'];
 const RESPONSE_CACHE_TTL_MS = 1000;
 
 const BODY_LIMIT = '64kb';
@@ -22,7 +23,13 @@ const BODY_LIMIT = '64kb';
 const toExpressPath = (p: string) => p.replace(/\{(\w+)\}/g, ':$1');
 
 /** Builds the HTTP shell: every operation validated, authenticated, and answered as JSON or problem+json. */
-export function buildApp(services: Services, operations: Operation[], config: HttpConfig) {
+export function buildApp(
+  services: Services,
+  operations: Operation[],
+  config: HttpConfig,
+  /** The projections catalogue reads come from: a cached answer is used while none of them has moved. */
+  catalogueProjections: string[],
+) {
   const app = express();
   const auth = new Authenticator(services);
   const responseCache = config.responseCache ? new ResponseCache(RESPONSE_CACHE_TTL_MS) : null;
@@ -93,14 +100,17 @@ export function buildApp(services: Services, operations: Operation[], config: Ht
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'catching-up', projections: lag });
   });
 
-  const openapi = buildOpenApiDocument(operations);
-  app.get('/openapi.json', (_req, res) => {
-    res.json(openapi);
+  const openapi = Buffer.from(JSON.stringify(buildOpenApiDocument(operations)), 'utf8');
+  const openapiAnswer: EncodedCopies & { body: Buffer; etag: string } = { body: openapi, etag: weakEtag(openapi) };
+  app.get('/openapi.json', (req, res) => {
+    sendBody(req, res, openapiAnswer.body, openapiAnswer.etag, { entry: openapiAnswer });
   });
   const swaggerDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-  app.use('/docs/assets', express.static(swaggerDir, { index: false, maxAge: '1h' }));
-  app.get('/docs', (_req, res) => {
-    res.type('html').send(docsPage());
+  app.use('/docs/assets', compression({ threshold: 1024 }), express.static(swaggerDir, { index: false, maxAge: '1h' }));
+  const docsHtml = Buffer.from(docsPage(), 'utf8');
+  const docsAnswer: EncodedCopies & { body: Buffer; etag: string } = { body: docsHtml, etag: weakEtag(docsHtml) };
+  app.get('/docs', (req, res) => {
+    sendBody(req, res, docsAnswer.body, docsAnswer.etag, { entry: docsAnswer }, 'text/html; charset=utf-8');
   });
 
   const methodsByPath = new Map<string, Set<string>>();
@@ -135,25 +145,33 @@ export function buildApp(services: Services, operations: Operation[], config: Ht
         ctx = operation.auth === 'member' ? { ...tenantCtx, member: await auth.requireMember(claims) } : tenantCtx;
         res.setHeader('Content-Language', tenantCtx.language);
       }
-      if (operation.auth !== 'open') res.setHeader('Vary', 'Accept-Language, Authorization, Api-Key');
-      res.setHeader('Cache-Control', operation.catalogue ? 'private, no-cache' : 'no-store');
-      // Catalogue reads carry no member data: the same URL in the same tenant and language is one answer.
-      const version = operation.catalogue && responseCache ? services.projector.localVersion(CATALOGUE_PROJECTIONS) : null;
+      if (operation.auth !== 'open') addVary(res, 'Accept-Language, Authorization, Api-Key');
+      // Catalogue reads carry no member data: the same URL in the same tenant and language is one answer,
+      // unless this request makes it the caller's own (`personal`).
+      const shared = operation.catalogue === true && !operation.personal?.(req);
+      res.setHeader('Cache-Control', shared ? 'private, no-cache' : 'no-store');
+      const version = shared && responseCache ? services.projector.localVersion(catalogueProjections) : null;
       const cacheKey = version !== null ? `${(ctx as TenantContext).tenant.Tenant}\n${(ctx as TenantContext).language}\n${req.originalUrl}` : '';
       const cached = version !== null ? responseCache!.get(cacheKey, version, Date.now()) : null;
       if (cached) {
-        sendBody(req, res, cached.body, cached.etag);
+        sendBody(req, res, cached.body, cached.etag, { entry: cached, cache: responseCache! });
         return;
       }
       const input = parseInput(operation, req);
       const result = await operation.handler(input as never, ctx as never);
+      if (result instanceof FileAnswer) {
+        await sendFile(req, res, result);
+        return;
+      }
       const body = Buffer.from(JSON.stringify(result), 'utf8');
       const etag = weakEtag(body);
-      // The lifetime is spread (0.5 to 1 TTL) so entries filled together do not all expire, and get
-      // recomputed, in the same instant.
-      const ttl = RESPONSE_CACHE_TTL_MS * (0.5 + Math.random() / 2);
-      if (version !== null) responseCache!.set(cacheKey, { body, etag, version, expires: Date.now() + ttl });
-      sendBody(req, res, body, etag);
+      if (version !== null) {
+        // The lifetime is spread (0.5 to 1 TTL) so entries filled together do not all expire, and get
+        // recomputed, in the same instant.
+        const entry: CachedResponse = { body, etag, version, expires: Date.now() + RESPONSE_CACHE_TTL_MS * (0.5 + Math.random() / 2) };
+        responseCache!.set(cacheKey, entry);
+        sendBody(req, res, body, etag, { entry, cache: responseCache! });
+      } else sendBody(req, res, body, etag);
     });
   }
 
@@ -169,24 +187,6 @@ export function buildApp(services: Services, operations: Operation[], config: Ht
   });
   app.use(problemMiddleware(logger));
   return app;
-}
-
-/**
- * 200 with a weak ETag of the body; 304 when If-None-Match names it. RFC 9110 evaluates If-None-Match
- * whatever the request's Cache-Control says (fetch sends `no-cache` with conditional requests).
- */
-function sendBody(req: Request, res: Response, body: Buffer, tag: string) {
-  res.setHeader('ETag', tag);
-  const ifNoneMatch = req.headers['if-none-match'];
-  if ((req.method === 'GET' || req.method === 'HEAD') && ifNoneMatch) {
-    const opaque = (t: string) => t.trim().replace(/^W\//, '');
-    const wanted = opaque(tag);
-    if (ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((t) => opaque(t) === wanted)) {
-      res.status(304).end();
-      return;
-    }
-  }
-  res.status(200).type('application/json').send(body);
 }
 
 function matchPath(pattern: string, actual: string): boolean {

@@ -12,16 +12,27 @@ function issues(where: string, error: z.ZodError): FieldError[] {
 
 /**
  * Query parameters by canonical name, matched case-insensitively (`page`, `Page` and `PAGE` are one
- * parameter). A parameter given twice is a 400. Names the operation does not declare are left out here
- * (MetaDataProperties[...] is read by its operation from the raw query).
+ * parameter). A parameter given twice, or in bracket form (`AuctionId[]=1`, `status[x]=current`), is a 400:
+ * the caller meant a filter the service would otherwise drop silently. `MetaDataProperties[Name]=Value` is
+ * the one bracket form accepted, where the operation declares MetaDataProperties (its operation reads it from
+ * the raw query). Other names the operation does not declare are ignored (cache busters, tracking tags).
  */
 export function canonicalQuery(req: Request, shape: Record<string, unknown>): { values: Record<string, string>; errors: FieldError[] } {
   const canonical = new Map(Object.keys(shape).map((k) => [k.toLowerCase(), k]));
   const values: Record<string, string> = {};
   const errors: FieldError[] = [];
   for (const [key, value] of Object.entries(req.query as Record<string, unknown>)) {
+    if (key.includes('[') || key.includes(']')) {
+      if (!(canonical.has('metadataproperties') && /^metadataproperties\[/i.test(key)))
+        errors.push({ field: `query.${key.slice(0, 100)}`, message: 'bracket form is not accepted: give the parameter once, as name=value' });
+      continue;
+    }
     const name = canonical.get(key.toLowerCase());
-    if (!name) continue;
+    if (!name) {
+      // `lang` is accepted on every operation (Accept-Language override).
+      if (key.toLowerCase() === 'lang' && typeof value !== 'string') errors.push({ field: 'query.lang', message: 'must be given once' });
+      continue;
+    }
     if (name in values || typeof value !== 'string') {
       errors.push({ field: `query.${name}`, message: 'must be given once' });
       continue;
@@ -53,9 +64,9 @@ export function parseInput(operation: Operation, req: Request): { params: unknow
     else errors.push(...issues('path', result.error));
   }
   let query: unknown = {};
+  const { values, errors: queryErrors } = canonicalQuery(req, operation.query?.shape ?? {});
+  errors.push(...queryErrors);
   if (operation.query) {
-    const { values, errors: queryErrors } = canonicalQuery(req, operation.query.shape);
-    errors.push(...queryErrors);
     const result = operation.query.safeParse(values);
     if (result.success) query = result.data;
     else errors.push(...issues('query', result.error));

@@ -6,6 +6,7 @@ import type { TenantDoc } from '../../projections/access/projection.ts';
 import type { MemberDoc } from '../../projections/members/projection.ts';
 import type { TokenClaims } from '../security/tokens.ts';
 import type { Authenticator } from './auth.ts';
+import type { FileAnswer } from './file-answer.ts';
 
 /**
  * Who may call an operation (API.md "Credentials and who may call what"):
@@ -78,9 +79,21 @@ export interface Operation<
   catalogue?: boolean;
   /** Extra status codes the operation answers, for the OpenAPI document (401 and 400 are added by auth/input). */
   errors?: number[];
+  /**
+   * A binary answer (a PDF, a spreadsheet, a stored document): the handler returns a FileAnswer and the
+   * 200 of the OpenAPI document describes these media types instead of `response`.
+   */
+  produces?: string[];
+  /**
+   * A catalogue read whose answer, for this request, depends on the caller (e.g. `OwnerId` on /v1/lots):
+   * it is then neither taken from nor put into the shared response cache.
+   */
+  personal?: (req: Request) => boolean;
+  /** Examples for the OpenAPI document (checked against the schemas by a test). */
+  examples?: { body?: unknown; response?: unknown };
   /** The query parameter that overrides Accept-Language (`LanguageCode`); `lang` is accepted everywhere. */
   languageParam?: string;
-  handler: (input: Input<z.output<P>, z.output<Q>, z.output<B>>, ctx: ContextOf<A>) => Promise<z.input<R>>;
+  handler: (input: Input<z.output<P>, z.output<Q>, z.output<B>>, ctx: ContextOf<A>) => Promise<z.input<R> | FileAnswer>;
 }
 
 export function defineOperation<

@@ -6,16 +6,24 @@ export interface CachedResponse {
   etag: string;
   version: string;
   expires: number;
+  /** The body compressed, made on the first request that asks for each encoding and kept with the entry. */
+  gzip?: Buffer;
+  br?: Buffer;
+  /** Where the cache holds it (set by `set`). */
+  key?: string;
 }
 
 export function weakEtag(body: Buffer): string {
   return `W/"${body.length.toString(16)}-${createHash('sha1').update(body).digest('base64url').slice(0, 27)}"`;
 }
 
+const sizeOf = (entry: CachedResponse) => entry.body.length + (entry.gzip?.length ?? 0) + (entry.br?.length ?? 0);
+
 /**
  * Serialised answers of catalogue reads, keyed by tenant, language and URL. An entry is used only while
  * the projections it was read from stand at the same positions (`version`) and for at most `ttlMs`, which
- * bounds what the clock changes (a lot closing, an auction starting). Bounded in entries and bytes.
+ * bounds what the clock changes (a lot closing, an auction starting). Bounded in entries and bytes
+ * (compressed copies included).
  */
 export class ResponseCache {
   private readonly entries = new Map<string, CachedResponse>();
@@ -41,8 +49,24 @@ export class ResponseCache {
     if (entry.body.length > 1024 * 1024) return;
     const old = this.entries.get(key);
     if (old) this.remove(key, old);
+    entry.key = key;
     this.entries.set(key, entry);
-    this.bytes += entry.body.length;
+    this.bytes += sizeOf(entry);
+    this.evict();
+  }
+
+  /** Keeps a compressed copy of an entry's body with it (counted in the byte budget). */
+  addEncoding(entry: CachedResponse, encoding: 'gzip' | 'br', bytes: Buffer) {
+    if (entry[encoding]) return;
+    entry[encoding] = bytes;
+    // An entry evicted meanwhile is no longer counted; its copy goes with it.
+    if (entry.key !== undefined && this.entries.get(entry.key) === entry) {
+      this.bytes += bytes.length;
+      this.evict();
+    }
+  }
+
+  private evict() {
     while (this.entries.size > this.maxEntries || this.bytes > this.maxBytes) {
       const [oldestKey, oldest] = this.entries.entries().next().value as [string, CachedResponse];
       this.remove(oldestKey, oldest);
@@ -51,6 +75,6 @@ export class ResponseCache {
 
   private remove(key: string, entry: CachedResponse) {
     this.entries.delete(key);
-    this.bytes -= entry.body.length;
+    this.bytes -= sizeOf(entry);
   }
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createRuntime, type Runtime } from '../../src/app.ts';
+import { listen } from '../../src/http/server.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { demoCredentials, seedDemo, type DemoCredentials } from '../../src/seed/demo.ts';
@@ -66,12 +67,10 @@ export async function startTestServer(
   });
   const seededAt = new Date();
   if (options.seed !== false) {
-    await seedDemo(runtime.services.log, credentials, seededAt);
+    await seedDemo(runtime.services, credentials, seededAt);
     await runtime.services.projector.catchUp();
   }
-  const server: Server = await new Promise((resolve) => {
-    const s = runtime.app.listen(0, '127.0.0.1', () => resolve(s));
-  });
+  const server: Server = await listen(runtime.app, 0, '127.0.0.1');
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   const request = async (method: string, urlPath: string, o: RequestOptions = {}): Promise<TestResponse> => {
