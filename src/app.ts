@@ -14,7 +14,8 @@ import { FolderFileStore } from './adapters/embedded/folder-files.ts';
 import { MemoryRateLimiter } from './adapters/embedded/memory-rate-limiter.ts';
 import { TokenService } from './security/tokens.ts';
 import { ProjectorRuntime } from './projector/runtime.ts';
-import { allProjections } from './projections.ts';
+import { allProjections, CATALOGUE_PROJECTIONS } from './projections.ts';
+import { GeneratedFiles } from './generated-files.ts';
 import { buildApp } from './http/app.ts';
 import { operations } from './operations.ts';
 import { contactDeliveryJob, DELIVER_CONTACT } from '../commands/contact/delivery.ts';
@@ -74,13 +75,15 @@ export async function createRuntime(
   const limiter = new MemoryRateLimiter();
   const tokens = new TokenService(tokenSecret(config, paths.secrets));
   const projector = new ProjectorRuntime({ log, documents, search, logger }, allProjections(jobs));
+  const files = new FolderFileStore(paths.files);
   const services: Services = {
     log,
     documents,
     search,
     jobs,
     outbox,
-    files: new FolderFileStore(paths.files),
+    files,
+    generatedFiles: new GeneratedFiles(files),
     limiter,
     tokens,
     projector,
@@ -93,7 +96,7 @@ export async function createRuntime(
     jobs.process(DELIVER_CONTACT, contactDeliveryJob({ log, outbox, documents }));
     await projector.start();
   }
-  const app = buildApp(services, operations, config.http);
+  const app = buildApp(services, operations, config.http, CATALOGUE_PROJECTIONS);
   let closed = false;
   return {
     services,

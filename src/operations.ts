@@ -1,9 +1,17 @@
 import type { Operation } from './http/operation.ts';
 import { credentialOperations } from '../queries/credentials/operations.ts';
 import { auctionOperations } from '../queries/auctions/operations.ts';
+import { auctionCatalogueOperations } from '../queries/auction-catalogue/operations.ts';
+import { documentOperations } from '../queries/documents/operations.ts';
 import { categoryOperations } from '../queries/categories/operations.ts';
 import { lotOperations } from '../queries/lots/operations.ts';
 import { lotSearchOperations } from '../queries/lot-search/operations.ts';
+import { attributeOperations } from '../queries/attributes/operations.ts';
+import { lotLinkOperations } from '../queries/lot-links/operations.ts';
+import { bidOperations } from '../queries/bids/operations.ts';
+import { consignmentOperations } from '../queries/consignments/operations.ts';
+import { liveOperations } from '../queries/live/operations.ts';
+import { translationOperations } from '../queries/translations/operations.ts';
 import { sessionOperations } from '../queries/sessions/operations.ts';
 import { profileOperations } from '../queries/profile/operations.ts';
 import { watchlistQueryOperations } from '../queries/watchlist/operations.ts';
@@ -17,10 +25,18 @@ import { contactOperations } from '../commands/contact/operations.ts';
 export const operations = [
   ...credentialOperations,
   ...auctionOperations,
+  ...auctionCatalogueOperations,
+  ...documentOperations,
   ...termsOperations,
   ...categoryOperations,
   ...lotSearchOperations,
   ...lotOperations,
+  ...attributeOperations,
+  ...lotLinkOperations,
+  ...bidOperations,
+  ...consignmentOperations,
+  ...liveOperations,
+  ...translationOperations,
   ...watchlistQueryOperations,
   ...watchlistCommandOperations,
   ...sessionOperations,

@@ -8,6 +8,7 @@ import type { RateLimiter } from './ports/rate-limit.ts';
 import type { TokenService } from './security/tokens.ts';
 import type { ProjectorRuntime } from './projector/runtime.ts';
 import type { Logger } from './logger.ts';
+import type { GeneratedFiles } from './generated-files.ts';
 
 /** Everything a command, query or job handler may use; built once per process by src/app.ts. */
 export interface Services {
@@ -17,6 +18,8 @@ export interface Services {
   jobs: JobQueue;
   outbox: Outbox;
   files: FileStore;
+  /** Files made from read models on first request and kept per version (PDFs). */
+  generatedFiles: GeneratedFiles;
   limiter: RateLimiter;
   tokens: TokenService;
   projector: ProjectorRuntime;

@@ -40,21 +40,24 @@ export type LotData = Data<typeof LotCatalogued>;
 // Auctions: catalogue data and live status.
 export type AuctionCommand =
   | { type: 'CatalogueAuction'; data: AuctionData }
-  | { type: 'ChangeLiveStatus'; tenant: string; auctionId: number; isLive: boolean; currentLotId: number | null; at: string };
+  | { type: 'ChangeLiveStatus'; tenant: string; auctionId: number; isLive: boolean; currentLotId: number | null; at: string; startsAt?: string | null };
 
 interface AuctionState {
   catalogued: AuctionData | null;
-  live: { isLive: boolean; currentLotId: number | null };
+  live: { isLive: boolean; currentLotId: number | null; startsAt: string | null };
 }
 
 export const auctionDecider: Decider<AuctionState, AuctionCommand> = {
-  initialState: () => ({ catalogued: null, live: { isLive: false, currentLotId: null } }),
+  initialState: () => ({ catalogued: null, live: { isLive: false, currentLotId: null, startsAt: null } }),
   evolve: (state, event) => {
     switch (event.type) {
       case 'AuctionCatalogued':
         return { ...state, catalogued: event.data };
       case 'LiveStatusChanged':
-        return { ...state, live: { isLive: event.data.isLive, currentLotId: event.data.currentLotId } };
+        return {
+          ...state,
+          live: { isLive: event.data.isLive, currentLotId: event.data.currentLotId, startsAt: event.data.startsAt === undefined ? state.live.startsAt : event.data.startsAt },
+        };
       default:
         return state;
     }
@@ -65,9 +68,11 @@ export const auctionDecider: Decider<AuctionState, AuctionCommand> = {
         return same(state.catalogued, command.data) ? [] : [{ type: 'AuctionCatalogued', data: command.data }];
       case 'ChangeLiveStatus': {
         if (!state.catalogued) throw new NotFoundError(`Auction ${command.auctionId} is not catalogued.`);
-        const { type: _type, ...data } = command;
-        const next = { isLive: data.isLive, currentLotId: data.isLive ? data.currentLotId : null };
-        return same(state.live, next) ? [] : [{ type: 'LiveStatusChanged', data: { ...data, ...next } }];
+        const { type: _type, startsAt, ...data } = command;
+        // A record without startsAt keeps the scheduled start that is known.
+        const next = { isLive: data.isLive, currentLotId: data.isLive ? data.currentLotId : null, startsAt: startsAt === undefined ? state.live.startsAt : startsAt };
+        if (same(state.live, next)) return [];
+        return [{ type: 'LiveStatusChanged', data: { ...data, ...next } }];
       }
       default:
         return assertNever(command);

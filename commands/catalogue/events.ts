@@ -69,13 +69,15 @@ export const LiveStatusChanged = defineEvent({
   type: 'LiveStatusChanged',
   version: 1,
   stream: 'auction-{tenant}-{auctionId}',
-  description: 'Live-auction operation: a live sale of the auction started, moved to another lot, or stopped.',
+  description:
+    'Live-auction operation: a live sale of the auction was scheduled, started, moved to another lot, or stopped. `startsAt` (optional, added compatibly) is when the live sale is scheduled to start.',
   schema: z.object({
     tenant: tenantId,
     auctionId: positiveId,
     isLive: z.boolean(),
     currentLotId: positiveId.nullable(),
     at: isoDateTime,
+    startsAt: isoDateTime.nullable().optional(),
   }),
 });
 

@@ -16,6 +16,15 @@ import {
 } from './events.ts';
 import { auctionDecider, lotDecider, recordDecider, type ApiKeyData, type ApplicationData, type CategoryData, type TenantData } from './decide.ts';
 import { isoDateTime, languageCode, positiveId, tenantId } from '../../src/events/define.ts';
+import type { FileStore } from '../../src/ports/files.ts';
+import {
+  auctionDocumentRecord,
+  auctionDocumentRemovedRecord,
+  conditionReportRecord,
+  importDocumentRecord,
+} from '../documents/intake.ts';
+import { InterfaceTranslationsPublished, translationsStreamId } from '../translations/events.ts';
+import { translationsDecider } from '../translations/decide.ts';
 
 /**
  * Catalogue intake: the system-to-system interface the seed says is not /v1. One NDJSON record per line,
@@ -46,7 +55,12 @@ export const intakeRecord = z.discriminatedUnion('kind', [
     isLive: z.boolean(),
     currentLotId: positiveId.nullable(),
     at: isoDateTime,
+    startsAt: isoDateTime.nullable().optional(),
   }),
+  auctionDocumentRecord,
+  auctionDocumentRemovedRecord,
+  conditionReportRecord,
+  z.object({ kind: z.literal('translations') }).extend(InterfaceTranslationsPublished.schema.shape),
   z.object({
     kind: z.literal('member'),
     tenant: tenantId,
@@ -78,8 +92,17 @@ export interface ImportReport {
   errors: Array<{ line: number; message: string }>;
 }
 
+export interface ImportOptions {
+  correlationId?: string;
+  /** Where document bytes go (document and condition-report records need it). */
+  files?: FileStore;
+  /** The folder of the NDJSON file: document `file` paths are relative to it. */
+  baseDir?: string;
+}
+
 /** Applies one record as a command; returns how many events it appended and the position. */
-export async function importRecord(log: EventLog, record: IntakeRecord, correlationId?: string) {
+export async function importRecord(log: EventLog, record: IntakeRecord, importOptions: ImportOptions = {}) {
+  const { correlationId } = importOptions;
   const options = { correlationId };
   switch (record.kind) {
     case 'tenant': {
@@ -154,6 +177,14 @@ export async function importRecord(log: EventLog, record: IntakeRecord, correlat
     }
     case 'memberRemoved':
       return runCommand(log, `member-${record.tenant}-${record.memberId}`, memberDecider, { type: 'RemoveMember', ...record }, options);
+    case 'auctionDocument':
+    case 'auctionDocumentRemoved':
+    case 'conditionReport':
+      return importDocumentRecord({ log, files: importOptions.files, baseDir: importOptions.baseDir, correlationId }, record);
+    case 'translations': {
+      const { kind: _k, ...data } = record;
+      return runCommand(log, translationsStreamId(data.tenant, data.language), translationsDecider, data, options);
+    }
   }
 }
 
@@ -162,6 +193,7 @@ export async function importLines(
   log: EventLog,
   lines: AsyncIterable<string> | Iterable<string>,
   onProgress?: (report: ImportReport) => void,
+  options: Omit<ImportOptions, 'correlationId'> = {},
 ): Promise<ImportReport> {
   const report: ImportReport = { records: 0, appended: 0, unchanged: 0, position: 0, errors: [] };
   const correlationId = `import-${randomUUID()}`;
@@ -172,7 +204,7 @@ export async function importLines(
     report.records += 1;
     try {
       const record = intakeRecord.parse(JSON.parse(line));
-      const result = await importRecord(log, record, correlationId);
+      const result = await importRecord(log, record, { ...options, correlationId });
       if (result.events.length) {
         report.appended += result.events.length;
         report.position = result.position;

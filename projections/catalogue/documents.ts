@@ -15,7 +15,16 @@ export interface AuctionDoc extends Doc {
   RequiresTermsAcceptance: boolean;
   IsLive: boolean;
   CurrentLotId: number | null;
+  /** When the live sale is scheduled to start (LiveStatusChanged.startsAt), if the house said so. */
+  LiveStartsAt: string | null;
   LotCount: number;
+  /**
+   * Position of the last change to what the printed catalogue shows: the auction's record or one of its
+   * lots' records. Generated catalogue files are kept per version.
+   */
+  CatalogueVersion: number;
+  /** Position of the last change to any of its lots (records, bids, closes): the spreadsheet export's version. */
+  LotsVersion: number;
   Created: string;
 }
 
@@ -55,6 +64,8 @@ export interface LotDoc extends Doc {
   BidCount: number;
   CombiId: number | null;
   OwnerId: number | null;
+  /** Position of the lot's last catalogue record (LotCatalogued): generated lot documents are kept per version. */
+  Version: number;
   Created: string;
 }
 

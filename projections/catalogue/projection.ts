@@ -14,7 +14,10 @@ const auctionPlaceholder = (id: number): Omit<AuctionDoc, '_id'> => ({
   RequiresTermsAcceptance: false,
   IsLive: false,
   CurrentLotId: null,
+  LiveStartsAt: null,
   LotCount: 0,
+  CatalogueVersion: 0,
+  LotsVersion: 0,
   Created: '',
 });
 const categoryPlaceholder = (id: number): Omit<CategoryDoc, '_id'> => ({
@@ -29,13 +32,19 @@ const categoryPlaceholder = (id: number): Omit<CategoryDoc, '_id'> => ({
 const toTexts = (texts: Record<string, { title: string; description: string }>): Texts =>
   Object.fromEntries(Object.entries(texts).map(([lang, t]) => [lang, { Title: t.title, Description: t.description }]));
 
-async function addToCount(uow: UnitOfWork, collection: 'auctions' | 'categories', tenant: string, id: number | null, delta: number) {
+async function addToCount(uow: UnitOfWork, collection: 'categories', tenant: string, id: number | null, delta: number) {
   if (id === null || delta === 0) return;
-  const placeholder = collection === 'auctions' ? auctionPlaceholder : categoryPlaceholder;
-  await uow.update<AuctionDoc | CategoryDoc>(collection, tenant, String(id), (doc) => {
-    const base = doc ?? placeholder(id);
-    return { ...base, LotCount: Math.max(0, (base.LotCount as number) + delta) } as AuctionDoc | CategoryDoc;
+  await uow.update<CategoryDoc>(collection, tenant, String(id), (doc) => {
+    const base = doc ?? categoryPlaceholder(id);
+    return { ...base, LotCount: Math.max(0, (base.LotCount as number) + delta) };
   });
+}
+
+/** Moves the LotsVersion of a lot's auction (a bid or a close changed one of its lots). */
+async function lotsChanged(uow: UnitOfWork, tenant: string, lotId: number, position: number) {
+  const lot = await uow.get<LotDoc>('lots', tenant, String(lotId));
+  if (!lot) return;
+  await uow.update<AuctionDoc>('auctions', tenant, String(lot.AuctionId), (doc) => ({ ...(doc ?? auctionPlaceholder(lot.AuctionId)), LotsVersion: position }));
 }
 
 /** Auctions, categories and lots, with lot counts kept per auction and category. */
@@ -73,6 +82,8 @@ export const catalogueProjection: DocumentProjection = {
           EndTime: isoMs(d.endTime),
           Currency: d.currency,
           RequiresTermsAcceptance: d.requiresTermsAcceptance,
+          CatalogueVersion: event.position,
+          LotsVersion: event.position,
           Created: doc?.Created || event.created,
         }));
         return;
@@ -83,6 +94,7 @@ export const catalogueProjection: DocumentProjection = {
           ...(doc ?? auctionPlaceholder(d.auctionId)),
           IsLive: d.isLive,
           CurrentLotId: d.currentLotId,
+          LiveStartsAt: d.startsAt === undefined ? (doc?.LiveStartsAt ?? null) : d.startsAt,
         }));
         return;
       }
@@ -101,8 +113,15 @@ export const catalogueProjection: DocumentProjection = {
         const d = event.data;
         const old = await uow.get<LotDoc>('lots', d.tenant, String(d.lotId));
         if (old && old._pos !== undefined && (old._pos as number) >= event.position) return;
-        await addToCount(uow, 'auctions', d.tenant, old?.AuctionId ?? null, old && old.AuctionId !== d.auctionId ? -1 : 0);
-        await addToCount(uow, 'auctions', d.tenant, d.auctionId, !old || old.AuctionId !== d.auctionId ? 1 : 0);
+        // Lot counts follow the lot, and the printed catalogue of its auction (and of one it left) changes
+        // with it: one write per auction, since a document takes one write per event.
+        const auctionDeltas = new Map<number, number>([[d.auctionId, !old || old.AuctionId !== d.auctionId ? 1 : 0]]);
+        if (old && old.AuctionId !== d.auctionId) auctionDeltas.set(old.AuctionId, -1);
+        for (const [auctionId, delta] of auctionDeltas)
+          await uow.update<AuctionDoc>('auctions', d.tenant, String(auctionId), (doc) => {
+            const base = doc ?? auctionPlaceholder(auctionId);
+            return { ...base, LotCount: Math.max(0, (base.LotCount as number) + delta), CatalogueVersion: event.position, LotsVersion: event.position };
+          });
         await addToCount(uow, 'categories', d.tenant, old?.CategoryId ?? null, old && old.CategoryId !== d.categoryId ? -1 : 0);
         await addToCount(uow, 'categories', d.tenant, d.categoryId, !old || old.CategoryId !== d.categoryId ? 1 : 0);
         const auction = await uow.get<AuctionDoc>('auctions', d.tenant, String(d.auctionId));
@@ -136,6 +155,7 @@ export const catalogueProjection: DocumentProjection = {
           BidCount: old?.BidCount ?? 0,
           CombiId: d.combiId,
           OwnerId: d.ownerId,
+          Version: event.position,
           Created: old?.Created ?? event.created,
         }));
         return;
@@ -145,6 +165,7 @@ export const catalogueProjection: DocumentProjection = {
         await uow.update<LotDoc>('lots', d.tenant, String(d.lotId), (doc) =>
           doc ? { ...doc, Closed: true, EndTime: doc.EndTime < isoMs(d.closedAt) ? doc.EndTime : isoMs(d.closedAt) } : null,
         );
+        await lotsChanged(uow, d.tenant, d.lotId, event.position);
         return;
       }
       case 'BidPlaced': {
@@ -152,6 +173,7 @@ export const catalogueProjection: DocumentProjection = {
         await uow.update<LotDoc>('lots', d.tenant, String(d.lotId), (doc) =>
           doc ? { ...doc, CurrentBid: Math.max(doc.CurrentBid ?? 0, d.amount), BidCount: doc.BidCount + 1 } : null,
         );
+        await lotsChanged(uow, d.tenant, d.lotId, event.position);
         return;
       }
     }

@@ -3,8 +3,9 @@ import { idText, pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
 import { NotFoundError } from '../../src/errors.ts';
 import { pick } from '../../src/http/language.ts';
 import type { Filter } from '../../src/ports/read-models.ts';
-import type { AuctionDoc } from '../../projections/catalogue/documents.ts';
+import type { AuctionDoc, LotDoc } from '../../projections/catalogue/documents.ts';
 import { envelope, paging } from '../paging.ts';
+import { categoryNode, categoryTree, prune } from '../categories/operations.ts';
 
 const STATUSES = ['upcoming', 'current', 'closed'] as const;
 
@@ -108,4 +109,93 @@ export const getAuction = defineOperation({
   },
 });
 
-export const auctionOperations = [listAuctions, getAuction];
+const auctionParams = z.object({ id: idText('The auction id.') });
+
+export const getAuctionTranslations = defineOperation({
+  number: 8,
+  operationId: 'getAuctionTranslations',
+  group: 'Auctions',
+  method: 'get',
+  path: '/v1/auctions/{id}/translations',
+  auth: 'anon',
+  catalogue: true,
+  summary: "The auction's title and description in every published language",
+  description: 'One entry per language the house publishes in, the default language first; a text not translated yet comes in the default language.',
+  params: auctionParams,
+  errors: [404],
+  response: z
+    .object({
+      AuctionId: z.number().int(),
+      Translations: z.array(z.object({ Language: z.string(), Title: z.string(), Description: z.string() })),
+    })
+    .openapi('AuctionTranslations'),
+  examples: {
+    response: {
+      AuctionId: 1,
+      Translations: [
+        { Language: 'en', Title: 'Spring Design Sale', Description: 'Spring Design Sale — 400 lots.' },
+        { Language: 'sv', Title: 'Vårens designauktion', Description: 'Vårens designauktion — 400 föremål.' },
+      ],
+    },
+  },
+  async handler({ params }, ctx) {
+    const doc = await findAuction(ctx.db, params.id);
+    const { Languages: languages, DefaultLanguage: fallback } = ctx.tenant;
+    const ordered = [fallback, ...languages.filter((l) => l !== fallback)];
+    return {
+      AuctionId: doc.Id,
+      Translations: ordered.map((language) => {
+        const text = pick(doc.Texts, language, fallback);
+        return { Language: language, Title: text?.Title ?? '', Description: text?.Description ?? '' };
+      }),
+    };
+  },
+});
+
+export const getAuctionLotNumbers = defineOperation({
+  number: 9,
+  operationId: 'getAuctionLotNumbers',
+  group: 'Auctions',
+  method: 'get',
+  path: '/v1/auctions/{id}/lot-numbers',
+  auth: 'anon',
+  catalogue: true,
+  summary: 'Every lot number of the auction, ascending',
+  description: 'Open and closed lots alike: a JSON array of integers.',
+  params: auctionParams,
+  errors: [404],
+  response: z.array(z.number().int()).openapi('LotNumbers'),
+  examples: { response: [1, 2, 3, 4, 5] },
+  async handler({ params }, ctx) {
+    await findAuction(ctx.db, params.id);
+    // Distinct lot numbers straight from the (AuctionId, LotNumber) index, without reading the lots.
+    const numbers = await ctx.db.collection<LotDoc>('lots').countBy({ AuctionId: params.id }, 'LotNumber');
+    return numbers.map((n) => Number(n.value)).sort((a, b) => a - b);
+  },
+});
+
+export const getAuctionCategories = defineOperation({
+  number: 10,
+  operationId: 'getAuctionCategories',
+  group: 'Auctions',
+  method: 'get',
+  path: '/v1/auctions/{id}/categories',
+  auth: 'anon',
+  catalogue: true,
+  summary: 'The categories present in the auction, with its lot counts',
+  description:
+    'The category tree in the negotiated language, cut to the categories that hold lots of this auction. `LotCount` counts the auction\'s lots (open or closed) in the category and the categories below it, ' +
+    'as `GET /v1/lots?AuctionId={id}&CategoryId=...&ShowClosedLots=true` does.',
+  params: auctionParams,
+  errors: [404],
+  response: z.array(categoryNode).openapi('AuctionCategories'),
+  async handler({ params }, ctx) {
+    await findAuction(ctx.db, params.id);
+    const counts = await ctx.db.collection<LotDoc>('lots').countBy({ AuctionId: params.id, CategoryId: { $exists: true } }, 'CategoryId');
+    const direct = new Map(counts.map((c) => [Number(c.value), c.count]));
+    const { roots } = await categoryTree(ctx.db, ctx.language, ctx.tenant.DefaultLanguage, direct);
+    return prune(roots);
+  },
+});
+
+export const auctionOperations = [listAuctions, getAuction, getAuctionTranslations, getAuctionLotNumbers, getAuctionCategories];

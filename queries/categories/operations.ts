@@ -13,7 +13,7 @@ interface CategoryNode {
   Children: CategoryNode[];
 }
 
-const categoryNode = z
+export const categoryNode = z
   .object({
     Id: z.number().int(),
     ParentId: z.number().int().nullable(),
@@ -26,11 +26,22 @@ const categoryNode = z
   })
   .openapi('Category');
 
-/** The tenant's tree in one language, with lot counts summed up the tree. */
-async function tree(db: { collection: <T extends CategoryDoc>(n: string) => { find(f: object): Promise<T[]> } }, language: string, fallback: string) {
+/**
+ * The tenant's tree in one language, with lot counts summed up the tree. `directCounts` replaces each
+ * category's own lot count (the lots of one auction, say); by default it is every lot of the tenant.
+ */
+export async function categoryTree(
+  db: { collection: <T extends CategoryDoc>(n: string) => { find(f: object): Promise<T[]> } },
+  language: string,
+  fallback: string,
+  directCounts?: Map<number, number>,
+) {
   const docs = await db.collection<CategoryDoc>('categories').find({ Catalogued: true });
   const nodes = new Map<number, CategoryNode>(
-    docs.map((d) => [d.Id, { Id: d.Id, ParentId: d.ParentId, Name: pick(d.Names, language, fallback) ?? '', SortOrder: d.SortOrder, LotCount: d.LotCount, Children: [] }]),
+    docs.map((d) => [
+      d.Id,
+      { Id: d.Id, ParentId: d.ParentId, Name: pick(d.Names, language, fallback) ?? '', SortOrder: d.SortOrder, LotCount: directCounts ? (directCounts.get(d.Id) ?? 0) : d.LotCount, Children: [] },
+    ]),
   );
   const roots: CategoryNode[] = [];
   for (const node of nodes.values()) {
@@ -59,7 +70,7 @@ export async function categoryAndDescendants(
   db: { collection: <T extends CategoryDoc>(n: string) => { find(f: object): Promise<T[]> } },
   id: number,
 ): Promise<number[]> {
-  const { nodes } = await tree(db, '', '');
+  const { nodes } = await categoryTree(db, '', '');
   const found = new Set([id]);
   const queue = [nodes.get(id)];
   for (let node = queue.pop(); node; node = queue.pop())
@@ -67,7 +78,7 @@ export async function categoryAndDescendants(
   return [...found];
 }
 
-function prune(list: CategoryNode[]): CategoryNode[] {
+export function prune(list: CategoryNode[]): CategoryNode[] {
   return list.filter((n) => n.LotCount > 0).map((n) => ({ ...n, Children: prune(n.Children) }));
 }
 
@@ -83,7 +94,7 @@ export const listCategories = defineOperation({
   query: z.object({ showAll: boolText('Include categories with no lots.').optional() }),
   response: z.array(categoryNode).openapi('CategoryTree'),
   async handler({ query }, ctx) {
-    const { roots } = await tree(ctx.db, ctx.language, ctx.tenant.DefaultLanguage);
+    const { roots } = await categoryTree(ctx.db, ctx.language, ctx.tenant.DefaultLanguage);
     return query.showAll ? roots : prune(roots);
   },
 });
@@ -101,7 +112,7 @@ export const getCategory = defineOperation({
   errors: [404],
   response: categoryNode,
   async handler({ params }, ctx) {
-    const { nodes } = await tree(ctx.db, ctx.language, ctx.tenant.DefaultLanguage);
+    const { nodes } = await categoryTree(ctx.db, ctx.language, ctx.tenant.DefaultLanguage);
     const node = nodes.get(params.id);
     if (!node) throw new NotFoundError(`Category ${params.id} does not exist.`);
     return node;

@@ -1,6 +1,7 @@
 import { defineOperation } from '../../src/http/operation.ts';
 import { boolText, idText, int32Text, pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
-import { NotFoundError, ValidationError, type FieldError } from '../../src/errors.ts';
+import { ForbiddenError, ValidationError, type FieldError } from '../../src/errors.ts';
+import { findLot } from './find.ts';
 import type { Filter, SortSpec } from '../../src/ports/read-models.ts';
 import { foldText, type LotDoc } from '../../projections/catalogue/documents.ts';
 import { envelope, paging } from '../paging.ts';
@@ -13,7 +14,7 @@ const lotsQuery = z.object({
   AuctionId: idText().optional(),
   AuctionTypeId: int32Text({ min: 0 }).optional(),
   CategoryId: idText('Lots of this category or of any category below it.').optional(),
-  OwnerId: idText('Lots consigned by this member id.').optional(),
+  OwnerId: idText("Lots consigned by this member: only with a member token and the caller's own member id (else 403).").optional(),
   HotLot: boolText().optional(),
   SearchTerms: z.string().trim().max(200).optional().openapi({ description: 'Every word must occur in the title or description (case- and accent-insensitive).' }),
   Sort: z
@@ -85,8 +86,13 @@ export const listLots = defineOperation({
   catalogue: true,
   languageParam: 'LanguageCode',
   summary: 'Lots, filtered, sorted and paged',
-  description: 'Closed lots are left out unless ShowClosedLots=true. StartLotNumber and EndLotNumber bound the lot number, both inclusive.',
+  description:
+    'Closed lots are left out unless ShowClosedLots=true. StartLotNumber and EndLotNumber bound the lot number, both inclusive. ' +
+    'Consigners are private: `OwnerId` is accepted only with a member token and the caller\'s own member id (any other use is 403); no lot says who consigned it.',
   query: lotsQuery,
+  errors: [403],
+  // With OwnerId the answer is the caller's own: never shared through the response cache.
+  personal: (req) => Object.keys(req.query as object).some((k) => k.toLowerCase() === 'ownerid'),
   response: pagedEnvelope(lotSchema, 'LotPage'),
   async handler({ query }, ctx) {
     const nowIso = ctx.now.toISOString();
@@ -95,6 +101,9 @@ export const listLots = defineOperation({
     if (query.StartLotNumber !== undefined && query.EndLotNumber !== undefined && query.StartLotNumber > query.EndLotNumber)
       meta.errors.push({ field: 'query.EndLotNumber', message: 'must not be below StartLotNumber' });
     if (meta.errors.length) throw new ValidationError('The request has invalid values.', meta.errors);
+    if (query.OwnerId !== undefined && (ctx.claims.kind !== 'member' || ctx.claims.sub !== String(query.OwnerId)))
+      throw new ForbiddenError('OwnerId may only name the signed-in member themself (consigners are private).');
+    if (query.OwnerId !== undefined) await ctx.auth.requireMember(ctx.claims);
 
     const filter: Filter = { ...meta.filter };
     if (query.AuctionId !== undefined) filter.AuctionId = query.AuctionId;
@@ -142,9 +151,7 @@ export const getLot = defineOperation({
   errors: [404],
   response: lotSchema,
   async handler({ params }, ctx) {
-    const doc = await ctx.db.collection<LotDoc>('lots').findById(String(params.id));
-    if (!doc) throw new NotFoundError(`Lot ${params.id} does not exist.`);
-    return toLotDto(doc, ctx.language, ctx.tenant.DefaultLanguage, ctx.now.toISOString());
+    return toLotDto(await findLot(ctx.db, params.id), ctx.language, ctx.tenant.DefaultLanguage, ctx.now.toISOString());
   },
 });
 

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import readline from 'node:readline';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
@@ -22,8 +23,12 @@ async function main() {
   const input = file === '-' ? process.stdin : fs.createReadStream(file, 'utf8');
   const lines = readline.createInterface({ input, crlfDelay: Infinity });
   const started = Date.now();
-  const report = await importLines(runtime.services.log, lines, (r) =>
-    process.stderr.write(`\rimported ${r.records} records, ${r.appended} events`),
+  const report = await importLines(
+    runtime.services.log,
+    lines,
+    (r) => process.stderr.write(`\rimported ${r.records} records, ${r.appended} events`),
+    // Document bytes go to the file store; `file` paths are relative to the NDJSON file.
+    { files: runtime.services.files, baseDir: file === '-' ? undefined : path.dirname(path.resolve(file)) },
   );
   process.stderr.write('\n');
   await runtime.close();

@@ -3,10 +3,20 @@ import { contactEvents } from '../../commands/contact/events.ts';
 import { memberEvents } from '../../commands/members/events.ts';
 import { termsEvents } from '../../commands/terms/events.ts';
 import { watchlistEvents } from '../../commands/watchlist/events.ts';
+import { documentEvents } from '../../commands/documents/events.ts';
+import { translationEvents } from '../../commands/translations/events.ts';
 import type { EventOf } from './define.ts';
 
 /** Every event type of the public contract, in the order docs/events.md lists them. */
-export const eventCatalog = [...catalogueEvents, ...memberEvents, ...watchlistEvents, ...termsEvents, ...contactEvents] as const;
+export const eventCatalog = [
+  ...catalogueEvents,
+  ...documentEvents,
+  ...translationEvents,
+  ...memberEvents,
+  ...watchlistEvents,
+  ...termsEvents,
+  ...contactEvents,
+] as const;
 
 export type AppEvent = EventOf<(typeof eventCatalog)[number]>;
 export type AppEventType = AppEvent['type'];

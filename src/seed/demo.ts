@@ -3,7 +3,10 @@ import type { EventLog } from '../ports/event-log.ts';
 import type { IntakeRecord } from '../../commands/catalogue/import.ts';
 import { importLines, importRecord } from '../../commands/catalogue/import.ts';
 import { randomSecret } from '../security/passwords.ts';
-import { generateCatalogue } from './generator.ts';
+import type { FileStore } from '../ports/files.ts';
+import { generateCatalogue, type AuctionPlan } from './generator.ts';
+import { demoDocumentRecords } from './demo-documents.ts';
+import { interfaceDictionary } from './interface-dictionary.ts';
 
 export interface DemoCredentials {
   apiKey: string;
@@ -33,6 +36,18 @@ export function demoCredentials(file: string, env: NodeJS.ProcessEnv = process.e
   return credentials;
 }
 
+/** The demo tenant's auctions: current (one live), upcoming and closed; two require accepted terms. */
+export const DEMO_AUCTIONS: AuctionPlan[] = [
+  { id: 1, title: { en: 'Spring Design Sale', sv: 'Vårens designauktion', de: 'Frühjahrs-Designauktion' }, startsIn: -72, endsIn: 24 * 10, lots: 400, requiresTerms: false },
+  { id: 2, title: { en: 'Live Fine Art Evening', sv: 'Levande konstafton', de: 'Live-Kunstabend' }, startsIn: -2, endsIn: 6, lots: 200, requiresTerms: true, live: true },
+  { id: 3, title: { en: 'Summer Classics', sv: 'Sommarklassiker', de: 'Sommerklassiker' }, startsIn: 24 * 7, endsIn: 24 * 21, lots: 250, requiresTerms: false },
+  { id: 4, title: { en: 'Winter Silver and Jewellery', sv: 'Vinterns silver och smycken', de: 'Winter: Silber und Schmuck' }, startsIn: -24 * 40, endsIn: -24 * 30, lots: 250, requiresTerms: false },
+  { id: 5, title: { en: 'Collectors\' Week', sv: 'Samlarveckan', de: 'Sammlerwoche' }, startsIn: 24 * 3, endsIn: 24 * 12, lots: 120, requiresTerms: true },
+];
+
+/** Lots of the demo tenant with a condition report. */
+export const DEMO_CONDITION_REPORT_LOTS = [1, 2, 3, 12, 401, 402, 851];
+
 /** Every record of the demo data, for a given "now" (auction times are relative to it). */
 export function* demoRecords(credentials: DemoCredentials, now: Date): Generator<IntakeRecord> {
   const ago = (days: number) => new Date(now.getTime() - days * 86400_000).toISOString();
@@ -60,13 +75,7 @@ export function* demoRecords(credentials: DemoCredentials, now: Date): Generator
     consignerId: 1,
     consignedEvery: 40,
     combination: { combiId: 1, lotIds: [201, 202, 203] },
-    auctions: [
-      { id: 1, title: { en: 'Spring Design Sale', sv: 'Vårens designauktion', de: 'Frühjahrs-Designauktion' }, startsIn: -72, endsIn: 24 * 10, lots: 400, requiresTerms: false },
-      { id: 2, title: { en: 'Live Fine Art Evening', sv: 'Levande konstafton', de: 'Live-Kunstabend' }, startsIn: -2, endsIn: 6, lots: 200, requiresTerms: true, live: true },
-      { id: 3, title: { en: 'Summer Classics', sv: 'Sommarklassiker', de: 'Sommerklassiker' }, startsIn: 24 * 7, endsIn: 24 * 21, lots: 250, requiresTerms: false },
-      { id: 4, title: { en: 'Winter Silver and Jewellery', sv: 'Vinterns silver och smycken', de: 'Winter: Silber und Schmuck' }, startsIn: -24 * 40, endsIn: -24 * 30, lots: 250, requiresTerms: false },
-      { id: 5, title: { en: 'Collectors\' Week', sv: 'Samlarveckan', de: 'Sammlerwoche' }, startsIn: 24 * 3, endsIn: 24 * 12, lots: 120, requiresTerms: true },
-    ],
+    auctions: DEMO_AUCTIONS,
   });
   yield* generateCatalogue({
     tenant: 'demo2',
@@ -78,6 +87,8 @@ export function* demoRecords(credentials: DemoCredentials, now: Date): Generator
     consignedEvery: 10,
     auctions: [{ id: 1, title: { en: 'Nordic Modern', sv: '', de: '' }, startsIn: -24, endsIn: 24 * 5, lots: 60, requiresTerms: false }],
   });
+  for (const language of ['en', 'sv', 'de'] as const) yield { kind: 'translations', tenant: 'demo', language, entries: interfaceDictionary[language] };
+  yield { kind: 'translations', tenant: 'demo2', language: 'en', entries: interfaceDictionary.en };
   for (const tenant of ['demo', 'demo2'] as const) {
     yield {
       kind: 'member', tenant, memberId: 1, email: DEMO_MEMBER_EMAIL, password: credentials.memberPassword,
@@ -88,15 +99,17 @@ export function* demoRecords(credentials: DemoCredentials, now: Date): Generator
 }
 
 /** Seeds an empty log; on a non-empty one only makes sure the current demo Api-Key is issued. */
-export async function seedDemo(log: EventLog, credentials: DemoCredentials, now = new Date()) {
+export async function seedDemo({ log, files }: { log: EventLog; files: FileStore }, credentials: DemoCredentials, now = new Date()) {
   if ((await log.headPosition()) > 0) {
     const result = await importRecord(log, { kind: 'apiKey', key: credentials.apiKey, name: 'demo', tenants: [...DEMO_TENANTS] });
     return { seeded: false, position: result.position };
   }
+  const documents = await demoDocumentRecords(DEMO_AUCTIONS, DEMO_CONDITION_REPORT_LOTS);
   const lines = (function* () {
     for (const record of demoRecords(credentials, now)) yield JSON.stringify(record);
+    for (const record of documents) yield JSON.stringify(record);
   })();
-  const report = await importLines(log, lines);
+  const report = await importLines(log, lines, undefined, { files });
   if (report.errors.length) throw new Error(`demo seed failed: ${JSON.stringify(report.errors.slice(0, 3))}`);
   return { seeded: true, position: report.position };
 }

@@ -143,6 +143,6 @@ export function* generateCatalogue(o: CatalogueOptions): Generator<IntakeRecord>
       }
     }
     if (auction.live && started && !ended)
-      yield { kind: 'live', tenant: o.tenant, auctionId: auction.id, isLive: true, currentLotId: firstLotOfAuction + 11, at: startTime };
+      yield { kind: 'live', tenant: o.tenant, auctionId: auction.id, isLive: true, currentLotId: firstLotOfAuction + 11, at: startTime, startsAt: startTime };
   }
 }

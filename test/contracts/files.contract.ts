@@ -13,6 +13,20 @@ export function fileStoreContract(name: string, makeStore: () => Promise<FileSto
       expect(file?.size).to.equal(13);
     });
 
+    it('opens a file as a stream with its size and content type, and answers null for an absent one', async () => {
+      const store = await makeStore();
+      const bytes = Buffer.alloc(300_000, 7);
+      await store.put('t1', 'big.bin', bytes, 'application/octet-stream');
+      const opened = await store.open('t1', 'big.bin');
+      expect(opened?.size).to.equal(300_000);
+      expect(opened?.contentType).to.equal('application/octet-stream');
+      const chunks: Buffer[] = [];
+      for await (const chunk of opened!.stream) chunks.push(chunk as Buffer);
+      expect(Buffer.concat(chunks).equals(bytes)).to.equal(true);
+      expect(await store.open('t1', 'absent')).to.equal(null);
+      expect(await store.open('t2', 'big.bin')).to.equal(null);
+    });
+
     it('keeps tenants apart: the same key of another tenant is absent', async () => {
       const store = await makeStore();
       await store.put('t1', 'same-key', Buffer.from('one'), 'text/plain');

@@ -48,12 +48,33 @@ describe('catalogue intake deciders', () => {
     spec(auctionDecider)
       .given([{ type: 'AuctionCatalogued', data: auction }])
       .when(live)
-      .then([{ type: 'LiveStatusChanged', data: { tenant: 'demo', auctionId: 2, isLive: true, currentLotId: 12, at } }]);
+      .then([{ type: 'LiveStatusChanged', data: { tenant: 'demo', auctionId: 2, isLive: true, currentLotId: 12, at, startsAt: null } }]);
     spec(auctionDecider)
       .given([{ type: 'AuctionCatalogued', data: auction }, { type: 'LiveStatusChanged', data: { tenant: 'demo', auctionId: 2, isLive: true, currentLotId: 12, at } }])
       .when({ ...live, isLive: false, currentLotId: 12 })
-      .then([{ type: 'LiveStatusChanged', data: { tenant: 'demo', auctionId: 2, isLive: false, currentLotId: null, at } }]);
+      .then([{ type: 'LiveStatusChanged', data: { tenant: 'demo', auctionId: 2, isLive: false, currentLotId: null, at, startsAt: null } }]);
     spec(auctionDecider).given([]).when(live).thenThrows(NotFoundError);
+  });
+
+  it('keeps the scheduled start of a live sale until a record names another one', () => {
+    const auction = {
+      tenant: 'demo', auctionId: 2, auctionType: 2, texts: { en: { title: 'Live', description: '' } },
+      startTime: at, endTime: at, currency: 'EUR', requiresTermsAcceptance: true,
+    };
+    const startsAt = '2026-11-23T18:00:00.000Z';
+    const scheduled = { tenant: 'demo', auctionId: 2, isLive: false, currentLotId: null, at, startsAt };
+    spec(auctionDecider)
+      .given([{ type: 'AuctionCatalogued', data: auction }])
+      .when({ type: 'ChangeLiveStatus', ...scheduled })
+      .then([{ type: 'LiveStatusChanged', data: scheduled }]);
+    spec(auctionDecider)
+      .given([{ type: 'AuctionCatalogued', data: auction }, { type: 'LiveStatusChanged', data: scheduled }])
+      .when({ type: 'ChangeLiveStatus', tenant: 'demo', auctionId: 2, isLive: true, currentLotId: 5, at })
+      .then([{ type: 'LiveStatusChanged', data: { tenant: 'demo', auctionId: 2, isLive: true, currentLotId: 5, at, startsAt } }]);
+    spec(auctionDecider)
+      .given([{ type: 'AuctionCatalogued', data: auction }, { type: 'LiveStatusChanged', data: scheduled }])
+      .when({ type: 'ChangeLiveStatus', ...scheduled, at: '2026-11-22T11:00:00.000Z' })
+      .then([]);
   });
 
   it('configures a tenant once per change', () => {

@@ -10,7 +10,9 @@ import { UnitOfWork, SearchBatch, type DocumentProjection, type SearchProjection
 import { ProjectorRuntime } from '../../src/projector/runtime.ts';
 import { allProjections } from '../../src/projections.ts';
 import { createLogger } from '../../src/logger.ts';
-import { demoRecords, type DemoCredentials } from '../../src/seed/demo.ts';
+import { DEMO_AUCTIONS, DEMO_CONDITION_REPORT_LOTS, demoRecords, type DemoCredentials } from '../../src/seed/demo.ts';
+import { demoDocumentRecords } from '../../src/seed/demo-documents.ts';
+import { FolderFileStore } from '../../src/adapters/embedded/folder-files.ts';
 import { importLines } from '../../commands/catalogue/import.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
 import type { DocumentStore } from '../../src/ports/read-models.ts';
@@ -53,8 +55,8 @@ describe('projections', () => {
   before(async function () {
     this.timeout(60_000);
     log = new SqliteEventLog(path.join(dir, 'events.sqlite'));
-    const lines = [...demoRecords(credentials, new Date('2026-11-22T12:00:00.000Z'))].map((r) => JSON.stringify(r));
-    const report = await importLines(log, lines);
+    const records = [...demoRecords(credentials, new Date('2026-11-22T12:00:00.000Z')), ...(await demoDocumentRecords(DEMO_AUCTIONS, DEMO_CONDITION_REPORT_LOTS))];
+    const report = await importLines(log, records.map((r) => JSON.stringify(r)), undefined, { files: new FolderFileStore(path.join(dir, 'files')) });
     expect(report.errors).to.deep.equal([]);
     // A few member-side events, so every projection has something to do.
     await log.appendToStream('watchlist-demo-1', [
@@ -68,6 +70,9 @@ describe('projections', () => {
     ]);
     await log.appendToStream('lot-demo-10', [
       { type: 'LotClosed', version: 1, data: { tenant: 'demo', lotId: 10, closedAt: '2026-11-22T12:00:00.000Z' }, metadata: { tenant: 'demo' } },
+    ]);
+    await log.appendToStream('auctiondocument-demo-2', [
+      { type: 'AuctionDocumentRemoved', version: 1, data: { tenant: 'demo', documentId: 2, auctionId: 1, at: '2026-11-22T12:00:00.000Z' }, metadata: { tenant: 'demo' } },
     ]);
     await log.appendToStream('member-demo2-1', [
       { type: 'MemberRemoved', version: 1, data: { tenant: 'demo2', memberId: 1, at: '2026-11-22T12:00:00.000Z' }, metadata: { tenant: 'demo2' } },

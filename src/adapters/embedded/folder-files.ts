@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
-import type { FileStore, StoredFile } from '../../ports/files.ts';
+import type { FileStore, OpenedFile, StoredFile } from '../../ports/files.ts';
 
 /**
  * Files under DATA_DIR/files/<tenant>/<sha256 of key>, with a small JSON sidecar for the content type.
@@ -33,6 +33,23 @@ export class FolderFileStore implements FileStore {
       const [bytes, meta] = await Promise.all([fs.readFile(p.data), fs.readFile(p.meta, 'utf8')]);
       const { contentType } = JSON.parse(meta) as { contentType: string };
       return { bytes, contentType, size: bytes.length };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+  }
+
+  async open(tenant: string, key: string): Promise<OpenedFile | null> {
+    const p = this.paths(tenant, key);
+    try {
+      // The file is opened before it is measured, so a concurrent replacement (a rename) cannot mix two versions.
+      const handle = await fs.open(p.data, 'r');
+      const [stat, meta] = await Promise.all([handle.stat(), fs.readFile(p.meta, 'utf8')]).catch(async (error) => {
+        await handle.close();
+        throw error;
+      });
+      const { contentType } = JSON.parse(meta) as { contentType: string };
+      return { contentType, size: stat.size, stream: handle.createReadStream({ autoClose: true }) };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;

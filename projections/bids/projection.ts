@@ -1,0 +1,134 @@
+import type { DocumentProjection, UnitOfWork } from '../../src/projector/projection.ts';
+import { asAppEvent } from '../../src/events/registry.ts';
+import type { Doc, TenantScope } from '../../src/ports/read-models.ts';
+
+/**
+ * Bid histories: one document per accepted bid, numbered per lot in the order the log holds them, with
+ * what the public bid lists filter on (the lot's end time, its auction's type). No bidder identity: the
+ * log's BidPlaced has none. `bid_lots` and `bid_auctions` keep what this projection needs of the catalogue,
+ * so it rebuilds on its own.
+ */
+export const BIDS = 'bids';
+const BID_LOTS = 'bid_lots';
+const BID_AUCTIONS = 'bid_auctions';
+
+export type BidType = 'online' | 'absentee' | 'floor' | 'phone';
+
+export interface BidDoc extends Doc {
+  LotId: number;
+  AuctionId: number;
+  AuctionType: number;
+  LotNumber: number;
+  /** 1 for the lot's first bid. */
+  Seq: number;
+  Amount: number;
+  Currency: string;
+  PlacedAt: string;
+  BidType: BidType;
+  /** The lot's end time (moved by an early close), RFC 3339 with milliseconds: bids of open lots have it in the future. */
+  LotEndTime: string;
+}
+
+interface BidLot {
+  AuctionId: number;
+  AuctionType: number;
+  LotNumber: number;
+  Currency: string;
+  EndTime: string;
+  Closed: boolean;
+  BidCount: number;
+}
+type BidLotDoc = Doc & BidLot;
+
+interface BidAuctionDoc extends Doc {
+  AuctionType: number;
+}
+
+export const bids = (db: TenantScope) => db.collection<BidDoc>(BIDS);
+export const bidId = (lotId: number, seq: number) => `${lotId}:${seq}`;
+
+const isoMs = (time: string) => new Date(time).toISOString();
+
+/** Copies what the bids of a lot show of it onto each of them. */
+async function refreshBids(uow: UnitOfWork, tenant: string, lotId: number, lot: BidLot) {
+  for (let seq = 1; seq <= lot.BidCount; seq++)
+    await uow.update<BidDoc>(BIDS, tenant, bidId(lotId, seq), (doc) =>
+      doc
+        ? { ...doc, AuctionId: lot.AuctionId, AuctionType: lot.AuctionType, LotNumber: lot.LotNumber, Currency: lot.Currency, LotEndTime: lot.EndTime }
+        : null,
+    );
+}
+
+const shown = (lot: BidLot | null) =>
+  lot ? JSON.stringify([lot.AuctionId, lot.AuctionType, lot.LotNumber, lot.Currency, lot.EndTime]) : '';
+
+export const bidsProjection: DocumentProjection = {
+  kind: 'documents',
+  name: 'bids',
+  collections: [
+    { name: BIDS, indexes: [{ fields: ['LotId', 'PlacedAt'] }, { fields: ['PlacedAt'] }] },
+    { name: BID_LOTS },
+    { name: BID_AUCTIONS },
+  ],
+  handles: ['AuctionCatalogued', 'LotCatalogued', 'LotClosed', 'BidPlaced'],
+  async apply(recorded, uow) {
+    const event = asAppEvent(recorded);
+    switch (event.type) {
+      case 'AuctionCatalogued': {
+        const d = event.data;
+        await uow.update<BidAuctionDoc>(BID_AUCTIONS, d.tenant, String(d.auctionId), () => ({ AuctionType: d.auctionType }));
+        return;
+      }
+      case 'LotCatalogued': {
+        const d = event.data;
+        const old = await uow.get<BidLotDoc>(BID_LOTS, d.tenant, String(d.lotId));
+        if (old && (old._pos as number) >= event.position) return;
+        const auction = await uow.get<BidAuctionDoc>(BID_AUCTIONS, d.tenant, String(d.auctionId));
+        const endTime = isoMs(d.endTime);
+        const next = {
+          AuctionId: d.auctionId,
+          AuctionType: auction?.AuctionType ?? 0,
+          LotNumber: d.lotNumber,
+          Currency: d.currency,
+          // A lot closed early keeps its closing time when the catalogue record comes again.
+          EndTime: old?.Closed && old.EndTime < endTime ? old.EndTime : endTime,
+          Closed: old?.Closed ?? false,
+          BidCount: old?.BidCount ?? 0,
+        };
+        await uow.update<BidLotDoc>(BID_LOTS, d.tenant, String(d.lotId), () => next);
+        if (shown(old) !== shown(next)) await refreshBids(uow, d.tenant, d.lotId, next);
+        return;
+      }
+      case 'LotClosed': {
+        const d = event.data;
+        const old = await uow.get<BidLotDoc>(BID_LOTS, d.tenant, String(d.lotId));
+        if (!old || (old._pos as number) >= event.position) return;
+        const closedAt = isoMs(d.closedAt);
+        const next = { ...old, Closed: true, EndTime: old.EndTime < closedAt ? old.EndTime : closedAt };
+        await uow.update<BidLotDoc>(BID_LOTS, d.tenant, String(d.lotId), () => next);
+        if (next.EndTime !== old.EndTime) await refreshBids(uow, d.tenant, d.lotId, next);
+        return;
+      }
+      case 'BidPlaced': {
+        const d = event.data;
+        const lot = await uow.get<BidLotDoc>(BID_LOTS, d.tenant, String(d.lotId));
+        if (!lot || (lot._pos as number) >= event.position) return;
+        const seq = lot.BidCount + 1;
+        await uow.update<BidLotDoc>(BID_LOTS, d.tenant, String(d.lotId), (doc) => ({ ...doc!, BidCount: seq }));
+        await uow.update<BidDoc>(BIDS, d.tenant, bidId(d.lotId, seq), () => ({
+          LotId: d.lotId,
+          AuctionId: lot.AuctionId,
+          AuctionType: lot.AuctionType,
+          LotNumber: lot.LotNumber,
+          Seq: seq,
+          Amount: d.amount,
+          Currency: lot.Currency,
+          PlacedAt: isoMs(d.placedAt),
+          BidType: d.bidType,
+          LotEndTime: lot.EndTime,
+        }));
+        return;
+      }
+    }
+  },
+};

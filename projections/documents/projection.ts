@@ -1,0 +1,81 @@
+import type { DocumentProjection } from '../../src/projector/projection.ts';
+import { asAppEvent } from '../../src/events/registry.ts';
+import type { Doc, TenantScope } from '../../src/ports/read-models.ts';
+import type { DocumentKind } from '../../commands/documents/events.ts';
+
+/** Auction documents (terms, conditions, catalogue supplements) and the stored documents of lots. */
+export const AUCTION_DOCUMENTS = 'auction_documents';
+export const LOT_DOCUMENTS = 'lot_documents';
+
+export interface AuctionDocumentDoc extends Doc {
+  Id: number;
+  AuctionId: number;
+  Name: string;
+  Kind: DocumentKind;
+  Language: string;
+  ContentType: string;
+  Size: number;
+  Sha256: string;
+  PublishedAt: string;
+}
+
+/** A stored document of a lot, by its fieldname (`condition-report`). */
+export interface LotDocumentDoc extends Doc {
+  LotId: number;
+  Fieldname: 'condition-report';
+  Name: string;
+  Language: string;
+  ContentType: string;
+  Size: number;
+  Sha256: string;
+  PublishedAt: string;
+}
+
+export const lotDocumentId = (lotId: number, fieldname: string) => `${lotId}:${fieldname}`;
+
+export const auctionDocuments = (db: TenantScope) => db.collection<AuctionDocumentDoc>(AUCTION_DOCUMENTS);
+export const lotDocuments = (db: TenantScope) => db.collection<LotDocumentDoc>(LOT_DOCUMENTS);
+
+export const documentsProjection: DocumentProjection = {
+  kind: 'documents',
+  name: 'documents',
+  collections: [{ name: AUCTION_DOCUMENTS, indexes: [{ fields: ['AuctionId', 'Id'] }] }, { name: LOT_DOCUMENTS, indexes: [{ fields: ['LotId'] }] }],
+  handles: ['AuctionDocumentPublished', 'AuctionDocumentRemoved', 'LotConditionReportPublished'],
+  async apply(recorded, uow) {
+    const event = asAppEvent(recorded);
+    switch (event.type) {
+      case 'AuctionDocumentPublished': {
+        const d = event.data;
+        await uow.update<AuctionDocumentDoc>(AUCTION_DOCUMENTS, d.tenant, String(d.documentId), () => ({
+          Id: d.documentId,
+          AuctionId: d.auctionId,
+          Name: d.name,
+          Kind: d.kind,
+          Language: d.language,
+          ContentType: d.contentType,
+          Size: d.size,
+          Sha256: d.sha256,
+          PublishedAt: d.at,
+        }));
+        return;
+      }
+      case 'AuctionDocumentRemoved':
+        await uow.update<AuctionDocumentDoc>(AUCTION_DOCUMENTS, event.data.tenant, String(event.data.documentId), () => null);
+        return;
+      case 'LotConditionReportPublished': {
+        const d = event.data;
+        await uow.update<LotDocumentDoc>(LOT_DOCUMENTS, d.tenant, lotDocumentId(d.lotId, 'condition-report'), () => ({
+          LotId: d.lotId,
+          Fieldname: 'condition-report',
+          Name: d.name,
+          Language: d.language,
+          ContentType: d.contentType,
+          Size: d.size,
+          Sha256: d.sha256,
+          PublishedAt: d.at,
+        }));
+        return;
+      }
+    }
+  },
+};

@@ -1,0 +1,94 @@
+import { defineOperation } from '../../src/http/operation.ts';
+import { boolText, idText, int32Text, z } from '../../src/http/schemas.ts';
+import { pick } from '../../src/http/language.ts';
+import type { Filter } from '../../src/ports/read-models.ts';
+import type { LotDoc } from '../../projections/catalogue/documents.ts';
+import { attributeValues } from '../../projections/attributes/projection.ts';
+import { categoryAndDescendants } from '../categories/operations.ts';
+import { findLot } from '../lots/find.ts';
+
+const attribute = z.object({
+  Name: z.string().openapi({ description: 'The attribute\'s name, as `MetaDataProperties[Name]` takes it.', example: 'Material' }),
+  Label: z.string().openapi({ description: 'The name as people read it in the language.', example: 'Material' }),
+  Value: z.string().openapi({ example: 'ek' }),
+});
+
+export const getLotAttributes = defineOperation({
+  number: 21,
+  operationId: 'getLotAttributes',
+  group: 'Lot attributes',
+  method: 'get',
+  path: '/v1/lots/{id}/attributes',
+  auth: 'anon',
+  catalogue: true,
+  summary: "A lot's descriptive attributes in the negotiated language",
+  params: z.object({ id: idText('The lot id.') }),
+  errors: [404],
+  response: z.array(attribute).openapi('LotAttributes'),
+  examples: { response: [{ Name: 'Material', Label: 'Material', Value: 'ek' }, { Name: 'Period', Label: 'Period', Value: '1700-tal' }] },
+  async handler({ params }, ctx) {
+    const lot = await findLot(ctx.db, params.id);
+    const fallback = ctx.tenant.DefaultLanguage;
+    return lot.Attributes.map((a) => ({ Name: a.Name, Label: pick(a.Labels, ctx.language, fallback) ?? a.Name, Value: pick(a.Values, ctx.language, fallback) ?? '' }));
+  },
+});
+
+export const listAttributeValues = defineOperation({
+  number: 22,
+  operationId: 'listAttributeValues',
+  group: 'Lot attributes',
+  method: 'get',
+  path: '/v1/attribute-values',
+  auth: 'anon',
+  catalogue: true,
+  languageParam: 'language',
+  summary: 'Distinct attribute values with lot counts, for building search filters',
+  description:
+    '`Count` is the number of lots (open and closed) that `GET /v1/lots?ShowClosedLots=true&MetaDataProperties[Name]=Value` selects with the same filters. ' +
+    'Values are matched as the lot filters match them (case- and accent-insensitive), in the language of `language` (else the negotiated one). ' +
+    'Ordered by attribute name, then by count, most lots first.',
+  query: z.object({
+    auctionId: idText('Only lots of this auction.').optional(),
+    categoryId: idText('Only lots of this category or of a category below it.').optional(),
+    name: z
+      .string()
+      .regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'an attribute name is letters, digits and _')
+      .optional()
+      .openapi({ description: 'Only this attribute (case-insensitive).' }),
+    type: int32Text({ min: 0, description: 'Only lots of auctions of this type (the `AuctionTypeId` of auctions and lots).' }).optional(),
+    language: z.string().max(20).optional().openapi({ description: 'Language of values and labels; overrides Accept-Language.' }),
+    vatFree: boolText('Only lots sold without VAT (true) or with VAT (false).').optional(),
+  }),
+  response: z.array(attribute.extend({ Count: z.number().int().min(1) })).openapi('AttributeValues'),
+  examples: { response: [{ Name: 'Material', Label: 'Material', Value: 'oak', Count: 31 }, { Name: 'Material', Label: 'Material', Value: 'walnut', Count: 27 }] },
+  async handler({ query }, ctx) {
+    const language = ctx.language;
+    const filter: Filter = {};
+    if (query.auctionId !== undefined) filter.AuctionId = query.auctionId;
+    if (query.categoryId !== undefined) {
+      const ids = await categoryAndDescendants(ctx.db, query.categoryId);
+      filter.CategoryId = ids.length === 1 ? ids[0] : { $in: ids };
+    }
+    if (query.type !== undefined) filter.AuctionType = query.type;
+    if (query.vatFree !== undefined) filter.VatFree = query.vatFree;
+
+    const known = await attributeValues(ctx.db).find(
+      query.name ? { Language: language, NameKey: query.name.toLowerCase() } : { Language: language },
+    );
+    const display = new Map(known.map((v) => [`${v.NameKey}|${v.Folded}`, v]));
+    const nameKeys = [...new Set(known.map((v) => v.NameKey))];
+    const lots = ctx.db.collection<LotDoc>('lots');
+    const result: Array<{ Name: string; Label: string; Value: string; Count: number }> = [];
+    for (const nameKey of nameKeys) {
+      const counts = await lots.countBy({ ...filter, [`Meta.${nameKey}.${language}`]: { $exists: true } }, `Meta.${nameKey}.${language}`);
+      const rows = counts.flatMap(({ value, count }) => {
+        const shown = display.get(`${nameKey}|${String(value)}`);
+        return shown ? [{ Name: shown.Name, Label: shown.Label, Value: shown.Value, Count: count }] : [];
+      });
+      result.push(...rows);
+    }
+    return result.sort((a, b) => a.Name.localeCompare(b.Name) || b.Count - a.Count || a.Value.localeCompare(b.Value, language));
+  },
+});
+
+export const attributeOperations = [getLotAttributes, listAttributeValues];

@@ -1,0 +1,115 @@
+import { defineOperation } from '../../src/http/operation.ts';
+import { boolText, idText, int32Text, z } from '../../src/http/schemas.ts';
+import { pick } from '../../src/http/language.ts';
+import type { Filter } from '../../src/ports/read-models.ts';
+import type { LotDoc } from '../../projections/catalogue/documents.ts';
+import { bids, type BidType } from '../../projections/bids/projection.ts';
+import { findLot } from '../lots/find.ts';
+
+const BID_TYPES = ['online', 'absentee', 'floor', 'phone'] as const satisfies readonly BidType[];
+
+const amount = z.number().int().min(0).openapi({ description: 'Minor units of `Currency`.' });
+const placedAt = z.string().openapi({ format: 'date-time', description: 'When the bid was accepted (RFC 3339, UTC).' });
+
+export const latestBids = defineOperation({
+  number: 20,
+  operationId: 'listLatestBids',
+  group: 'Lots',
+  method: 'get',
+  path: '/v1/bids/latest',
+  auth: 'anon',
+  catalogue: true,
+  languageParam: 'LanguageCode',
+  summary: 'The latest bids across the auction house, newest first',
+  description: 'Amounts and times with their lot; never who bid. `Skip` and `Take` page through them.',
+  query: z.object({
+    OnlyOpenLots: boolText('Only bids on lots still open for bidding.').optional(),
+    BidType: z
+      .enum(BID_TYPES)
+      .optional()
+      .openapi({ description: 'Only bids of this kind.' }),
+    Skip: int32Text({ min: 0, description: 'Bids to leave out first (default 0).' }).optional(),
+    Take: int32Text({ min: 1, max: 100, description: 'Bids to answer, 1 to 100 (default 20).' }).optional(),
+    LanguageCode: z.string().max(20).optional().openapi({ description: 'Language of the lot titles; overrides Accept-Language.' }),
+    AuctionType: int32Text({ min: 0, description: 'Only bids on lots of auctions of this type (the `AuctionTypeId` of auctions and lots).' }).optional(),
+  }),
+  response: z
+    .array(
+      z.object({
+        LotId: z.number().int(),
+        AuctionId: z.number().int(),
+        LotNumber: z.number().int(),
+        LotTitle: z.string(),
+        Amount: amount,
+        Currency: z.string(),
+        PlacedAt: placedAt,
+        BidType: z.enum(BID_TYPES),
+      }),
+    )
+    .openapi('LatestBids'),
+  examples: {
+    response: [{ LotId: 412, AuctionId: 2, LotNumber: 12, LotTitle: 'Gilded mirror, brass', Amount: 125000, Currency: 'EUR', PlacedAt: '2026-11-22T17:59:12.000Z', BidType: 'online' }],
+  },
+  async handler({ query }, ctx) {
+    const filter: Filter = {};
+    if (query.OnlyOpenLots) filter.LotEndTime = { $gt: ctx.now.toISOString() };
+    if (query.BidType) filter.BidType = query.BidType;
+    if (query.AuctionType !== undefined) filter.AuctionType = query.AuctionType;
+    const page = await bids(ctx.db).find(filter, { sort: [['PlacedAt', -1]], skip: query.Skip ?? 0, limit: query.Take ?? 20 });
+    const lotIds = [...new Set(page.map((b) => String(b.LotId)))];
+    const lots = lotIds.length ? await ctx.db.collection<LotDoc>('lots').find({ _id: { $in: lotIds } }) : [];
+    const byId = new Map(lots.map((l) => [l.Id, l]));
+    return page.map((b) => {
+      const lot = byId.get(b.LotId);
+      return {
+        LotId: b.LotId,
+        AuctionId: lot?.AuctionId ?? b.AuctionId,
+        LotNumber: lot?.LotNumber ?? b.LotNumber,
+        LotTitle: (lot && pick(lot.Texts, ctx.language, ctx.tenant.DefaultLanguage)?.Title) ?? '',
+        Amount: b.Amount,
+        Currency: b.Currency,
+        PlacedAt: b.PlacedAt,
+        BidType: b.BidType,
+      };
+    });
+  },
+});
+
+export const lotBidHistory = defineOperation({
+  number: 57,
+  operationId: 'getLotBidHistory',
+  group: 'Lots',
+  method: 'get',
+  path: '/v1/lots/{id}/bids',
+  auth: 'anon',
+  catalogue: true,
+  summary: "A lot's bid history, newest first",
+  description: 'Every bid the lot received (as many as its `BidCount`): amount, time and kind; never who bid.',
+  params: z.object({ id: idText('The lot id.') }),
+  errors: [404],
+  response: z
+    .object({
+      LotId: z.number().int(),
+      Items: z.array(z.object({ Amount: amount, Currency: z.string(), PlacedAt: placedAt, BidType: z.enum(BID_TYPES) })),
+    })
+    .openapi('BidHistory'),
+  examples: {
+    response: {
+      LotId: 412,
+      Items: [
+        { Amount: 125000, Currency: 'EUR', PlacedAt: '2026-11-22T17:59:12.000Z', BidType: 'online' },
+        { Amount: 110000, Currency: 'EUR', PlacedAt: '2026-11-22T17:40:03.000Z', BidType: 'absentee' },
+      ],
+    },
+  },
+  async handler({ params }, ctx) {
+    await findLot(ctx.db, params.id);
+    const history = await bids(ctx.db).find({ LotId: params.id }, { sort: [['PlacedAt', -1], ['Seq', -1]] });
+    return {
+      LotId: params.id,
+      Items: history.map((b) => ({ Amount: b.Amount, Currency: b.Currency, PlacedAt: b.PlacedAt, BidType: b.BidType })),
+    };
+  },
+});
+
+export const bidOperations = [latestBids, lotBidHistory];

@@ -1,0 +1,60 @@
+import { defineOperation } from '../../src/http/operation.ts';
+import { idText, pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
+import type { Filter } from '../../src/ports/read-models.ts';
+import type { AuctionDoc, LotDoc } from '../../projections/catalogue/documents.ts';
+import { envelope, paging } from '../paging.ts';
+import { lotSchema, toLotDto } from '../lots/dto.ts';
+import { auctionSchema, toAuctionDto } from '../auctions/operations.ts';
+
+export const listConsignedLots = defineOperation({
+  number: 27,
+  operationId: 'listConsignedLots',
+  group: 'Lots',
+  method: 'get',
+  path: '/v1/me/consignments',
+  auth: 'member',
+  summary: 'The lots the signed-in member consigned',
+  description: 'Open and closed lots, in the catalogue\'s lot shape, by auction and lot number. Only the caller\'s own: the member comes from the token.',
+  query: z.object({ auctionId: idText('Only lots of this auction.').optional(), ...pageQuery }),
+  response: pagedEnvelope(lotSchema, 'ConsignedLotPage'),
+  async handler({ query }, ctx) {
+    const filter: Filter = { OwnerId: ctx.member.Id };
+    if (query.auctionId !== undefined) filter.AuctionId = query.auctionId;
+    const p = paging(query, ctx.tenant);
+    const lots = ctx.db.collection<LotDoc>('lots');
+    const sort: Array<[string, 1 | -1]> = [['AuctionId', 1], ['LotNumber', 1]];
+    const [total, docs] = await Promise.all([lots.countDocuments(filter), lots.find(filter, { sort, skip: p.skip, limit: p.pageSize })]);
+    const nowIso = ctx.now.toISOString();
+    return envelope(docs.map((d) => toLotDto(d, ctx.language, ctx.tenant.DefaultLanguage, nowIso)), total, p);
+  },
+});
+
+const consignedAuction = auctionSchema.extend({ ConsignedLotCount: z.number().int().min(1) }).openapi('ConsignedAuction');
+
+export const listConsignedAuctions = defineOperation({
+  number: 28,
+  operationId: 'listConsignedAuctions',
+  group: 'Lots',
+  method: 'get',
+  path: '/v1/me/consignments/auctions',
+  auth: 'member',
+  summary: 'The auctions the signed-in member consigned lots to',
+  description: 'Each in the auction shape plus `ConsignedLotCount`, newest start first.',
+  query: z.object(pageQuery),
+  response: pagedEnvelope(consignedAuction, 'ConsignedAuctionPage'),
+  async handler({ query }, ctx) {
+    const counts = await ctx.db.collection<LotDoc>('lots').countBy({ OwnerId: ctx.member.Id }, 'AuctionId');
+    const countOf = new Map(counts.map((c) => [Number(c.value), c.count]));
+    const docs = countOf.size
+      ? await ctx.db.collection<AuctionDoc>('auctions').find({ _id: { $in: [...countOf.keys()].map(String) }, Catalogued: true }, { sort: [['StartTime', -1]] })
+      : [];
+    const p = paging(query, ctx.tenant);
+    const nowIso = ctx.now.toISOString();
+    const items = docs
+      .slice(p.skip, p.skip + p.pageSize)
+      .map((d) => ({ ...toAuctionDto(d, ctx.language, ctx.tenant.DefaultLanguage, nowIso), ConsignedLotCount: countOf.get(d.Id) ?? 0 }));
+    return envelope(items, docs.length, p);
+  },
+});
+
+export const consignmentOperations = [listConsignedLots, listConsignedAuctions];

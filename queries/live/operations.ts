@@ -1,0 +1,61 @@
+import { defineOperation } from '../../src/http/operation.ts';
+import { idText, z } from '../../src/http/schemas.ts';
+import type { AuctionDoc } from '../../projections/catalogue/documents.ts';
+import { findAuction } from '../auctions/operations.ts';
+
+const nullableId = z.number().int().min(1).max(2147483647).nullable();
+
+export const getLiveStatus = defineOperation({
+  number: 29,
+  operationId: 'getLiveStatus',
+  group: 'Live auctions',
+  method: 'get',
+  path: '/v1/live',
+  auth: 'anon',
+  catalogue: true,
+  summary: 'Whether a live sale of the auction house is running now, and which lot is up',
+  description:
+    '`IsLive: false` with null ids when no sale is live. When several sales are live at once, the one that started first is answered.',
+  response: z
+    .object({
+      IsLive: z.boolean(),
+      AuctionId: nullableId.openapi({ description: 'The live auction, or null.' }),
+      CurrentLotId: nullableId.openapi({ description: 'The lot being sold now, or null.' }),
+    })
+    .openapi('LiveStatus'),
+  examples: { response: { IsLive: true, AuctionId: 2, CurrentLotId: 412 } },
+  async handler(_input, ctx) {
+    const [live] = await ctx.db
+      .collection<AuctionDoc>('auctions')
+      .find({ Catalogued: true, IsLive: true }, { sort: [['StartTime', 1]], limit: 1 });
+    return live ? { IsLive: true, AuctionId: live.Id, CurrentLotId: live.CurrentLotId } : { IsLive: false, AuctionId: null, CurrentLotId: null };
+  },
+});
+
+export const getAuctionLiveStatus = defineOperation({
+  number: 30,
+  operationId: 'getAuctionLiveStatus',
+  group: 'Live auctions',
+  method: 'get',
+  path: '/v1/auctions/{id}/live',
+  auth: 'anon',
+  catalogue: true,
+  summary: 'Whether one auction is live now, which lot is up, and when the live sale starts',
+  description: '`StartsAt` is when the live sale is scheduled to start, as the house announced it; else the auction\'s start time.',
+  params: z.object({ id: idText('The auction id.') }),
+  errors: [404],
+  response: z
+    .object({
+      IsLive: z.boolean(),
+      CurrentLotId: nullableId,
+      StartsAt: z.string().openapi({ format: 'date-time', description: 'RFC 3339, UTC.' }),
+    })
+    .openapi('AuctionLiveStatus'),
+  examples: { response: { IsLive: false, CurrentLotId: null, StartsAt: '2026-12-01T18:00:00.000Z' } },
+  async handler({ params }, ctx) {
+    const auction = await findAuction(ctx.db, params.id);
+    return { IsLive: auction.IsLive, CurrentLotId: auction.IsLive ? auction.CurrentLotId : null, StartsAt: auction.LiveStartsAt ?? auction.StartTime };
+  },
+});
+
+export const liveOperations = [getLiveStatus, getAuctionLiveStatus];

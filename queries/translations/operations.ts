@@ -1,0 +1,68 @@
+import { defineOperation } from '../../src/http/operation.ts';
+import { z } from '../../src/http/schemas.ts';
+import { readDictionary } from './dictionary.ts';
+
+/** A language's own name for itself, capitalised as a menu shows it (`Svenska`, `Deutsch`). */
+export function endonym(code: string): string {
+  let name: string | undefined;
+  try {
+    name = new Intl.DisplayNames([code], { type: 'language' }).of(code);
+  } catch {
+    name = undefined;
+  }
+  if (!name || name === code) return code;
+  return name.charAt(0).toLocaleUpperCase(code) + name.slice(1);
+}
+
+export const listLanguages = defineOperation({
+  number: 55,
+  operationId: 'listLanguages',
+  group: 'Languages',
+  method: 'get',
+  path: '/v1/languages',
+  auth: 'anon',
+  catalogue: true,
+  summary: 'The languages the auction house publishes in',
+  description: 'For a language menu: each language named in itself (`Svenska`), the house\'s default language first and marked `IsDefault`.',
+  response: z
+    .array(
+      z.object({
+        Code: z.string().openapi({ description: 'BCP 47 language code, as Accept-Language and `lang` take it.', example: 'sv' }),
+        Name: z.string().openapi({ description: 'The language\'s name in that language.', example: 'Svenska' }),
+        IsDefault: z.boolean(),
+      }),
+    )
+    .openapi('LanguageList'),
+  examples: { response: [{ Code: 'en', Name: 'English', IsDefault: true }, { Code: 'sv', Name: 'Svenska', IsDefault: false }] },
+  async handler(_input, ctx) {
+    const { Languages: languages, DefaultLanguage: defaultLanguage } = ctx.tenant;
+    const ordered = [defaultLanguage, ...languages.filter((l) => l !== defaultLanguage)];
+    return ordered.map((code) => ({ Code: code, Name: endonym(code), IsDefault: code === defaultLanguage }));
+  },
+});
+
+export const getInterfaceTranslations = defineOperation({
+  number: 56,
+  operationId: 'getInterfaceTranslations',
+  group: 'Translations',
+  method: 'get',
+  path: '/v1/translations',
+  auth: 'anon',
+  catalogue: true,
+  summary: 'Every interface string of a bidder front end, in the negotiated language',
+  description:
+    'The auction house\'s dictionary of buttons, labels and messages. Every published language answers the same keys: a text the house has not translated yet comes in its default language.',
+  response: z
+    .object({
+      Language: z.string().openapi({ example: 'sv' }),
+      Entries: z.record(z.string(), z.string()).openapi({ description: 'Text by key (`button.placeBid`).' }),
+    })
+    .openapi('InterfaceTranslations'),
+  examples: { response: { Language: 'sv', Entries: { 'button.placeBid': 'Lägg bud', 'nav.watchlist': 'Bevakningar' } } },
+  async handler(_input, ctx) {
+    const dictionary = await readDictionary(ctx.db, ctx.language, ctx.tenant.DefaultLanguage, ctx.tenant.Languages);
+    return { Language: ctx.language, Entries: dictionary.entries };
+  },
+});
+
+export const translationOperations = [listLanguages, getInterfaceTranslations];
