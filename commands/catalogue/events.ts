@@ -12,12 +12,12 @@ export const TenantConfigured = defineEvent({
   schema: z.object({
     tenant: tenantId,
     name: z.string().min(1).max(200),
-    languages: z.array(languageCode).min(1),
+    languages: z.array(languageCode).min(1).max(50),
     defaultLanguage: languageCode,
     currency: z.string().regex(/^[A-Z]{3}$/),
     pageSize: z.number().int().min(1).max(100),
     publicAccess: z.boolean(),
-    contactEmail: z.email(),
+    contactEmail: z.email().max(320),
   }),
 });
 
@@ -91,7 +91,7 @@ export const CategoryCatalogued = defineEvent({
     categoryId: positiveId,
     parentId: positiveId.nullable(),
     names: z.record(languageCode, z.string().min(1).max(200)),
-    sortOrder: z.number().int(),
+    sortOrder: z.number().int().min(-2147483648).max(2147483647),
   }),
 });
 

@@ -66,7 +66,7 @@ export const intakeRecord = z.discriminatedUnion('kind', [
     tenant: tenantId,
     memberId: positiveId,
     uid: z.uuid().optional(),
-    email: z.email(),
+    email: z.email().max(320),
     password: z.string().min(8).max(200).optional(),
     passwordHash: z.string().startsWith('scrypt$').optional(),
     firstName: z.string().max(200),

@@ -30,7 +30,17 @@ export const sendContactMessage = defineOperation({
     })
     .openapi('ContactRequest'),
   errors: [404, 429],
-  response: z.object({ Id: z.string().openapi({ format: 'uuid' }) }).openapi('ContactReceipt'),
+  response: z.object({ Id: z.string().max(36).openapi({ format: 'uuid', description: 'The message\'s id.' }) }).openapi('ContactReceipt'),
+  examples: {
+    body: {
+      Name: 'Anna Berg',
+      Email: 'anna.berg@example.com',
+      Subject: 'Condition of lot 12',
+      Message: 'Is there any damage to the back of the mirror frame?',
+      LotId: 412,
+    },
+    response: { Id: '3f2b8c1e-9d4a-4b6e-8a7f-1c2d3e4f5a6b' },
+  },
   async handler({ body }, ctx) {
     const decision = await ctx.services.limiter.hit(`contact:${ctx.tenant.Tenant}@${ctx.ip}`, CONTACT_LIMIT.count, CONTACT_LIMIT.windowMs);
     if (!decision.allowed) throw new TooManyRequestsError('Too many messages; try again later.', decision.retryAfterSeconds);

@@ -17,7 +17,7 @@ export const MAX_DOCUMENT_BYTES = 50 * 1024 * 1024;
  * that folder), or `base64`.
  */
 const content = {
-  contentType: z.string().regex(/^[a-z]+\/[a-z0-9.+-]+$/, 'a media type such as application/pdf'),
+  contentType: z.string().max(255).regex(/^[a-z]+\/[a-z0-9.+-]+$/, 'a media type such as application/pdf'),
   file: z.string().min(1).max(1000).optional(),
   base64: z.string().max(Math.ceil(MAX_DOCUMENT_BYTES / 3) * 4).optional(),
 };
@@ -75,9 +75,14 @@ async function readBytes(record: { file?: string; base64?: string }, baseDir: st
     bytes = Buffer.from(record.base64, 'base64');
   } else {
     if (!baseDir) throw new Error('file: a path needs the NDJSON file it is relative to (use base64 on standard input)');
-    const resolved = path.resolve(baseDir, record.file!);
-    if (path.isAbsolute(record.file!) || !resolved.startsWith(path.resolve(baseDir) + path.sep))
-      throw new Error('file: must be a relative path inside the folder of the NDJSON file');
+    const outside = new Error('file: must be a relative path inside the folder of the NDJSON file');
+    if (path.isAbsolute(record.file!)) throw outside;
+    // Links are followed before the check, so a symbolic link cannot lead out of the folder either.
+    const folder = await fs.realpath(baseDir);
+    const resolved = await fs.realpath(path.resolve(folder, record.file!)).catch((error: NodeJS.ErrnoException) => {
+      throw error.code === 'ENOENT' ? new Error(`file: ${record.file} does not exist`) : error;
+    });
+    if (!resolved.startsWith(folder + path.sep)) throw outside;
     bytes = await fs.readFile(resolved);
   }
   if (bytes.length > MAX_DOCUMENT_BYTES) throw new Error(`the document is larger than ${MAX_DOCUMENT_BYTES} bytes`);
@@ -89,7 +94,12 @@ async function store(deps: DocumentIntakeDeps, tenant: string, record: { file?: 
   if (!deps.files) throw new Error('document records need the file store (run them through npm run import)');
   const bytes = await readBytes(record, deps.baseDir);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  await deps.files.put(tenant, documentFileKey(sha256), bytes, record.contentType);
+  const stored = await deps.files.open(tenant, documentFileKey(sha256));
+  if (stored && stored.contentType === record.contentType) stored.stream.destroy();
+  else {
+    stored?.stream.destroy();
+    await deps.files.put(tenant, documentFileKey(sha256), bytes, record.contentType);
+  }
   return { contentType: record.contentType, size: bytes.length, sha256 };
 }
 

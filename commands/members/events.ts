@@ -10,7 +10,7 @@ export const MemberSignedUp = defineEvent({
     tenant: tenantId,
     memberId: positiveId,
     uid: z.uuid(),
-    email: z.email(),
+    email: z.email().max(320),
     passwordHash: z.string().min(1),
     firstName: z.string().max(200),
     lastName: z.string().max(200),

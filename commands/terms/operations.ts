@@ -18,8 +18,13 @@ export const acceptTerms = defineOperation({
   params: z.object({ id: idText('The auction whose terms are accepted.') }),
   errors: [404],
   response: z
-    .object({ AuctionId: z.number().int(), Accepted: z.literal(true), AcceptedAt: z.string().openapi({ format: 'date-time' }) })
+    .object({
+      AuctionId: z.number().int().min(1).max(2147483647),
+      Accepted: z.literal(true),
+      AcceptedAt: z.string().max(30).openapi({ format: 'date-time', description: 'When the member first accepted them.' }),
+    })
     .openapi('TermsAcceptance'),
+  examples: { response: { AuctionId: 2, Accepted: true, AcceptedAt: '2026-11-21T12:00:00.000Z' } },
   async handler({ params }, ctx) {
     await findAuction(ctx.db, params.id);
     await runCommandAndWait(

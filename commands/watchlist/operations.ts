@@ -8,7 +8,11 @@ import { watchlistDecider } from './decide.ts';
 
 const lotParam = z.object({ lotId: idText('The lot id (not a watch record id).') });
 const watchResult = z
-  .object({ LotId: z.number().int(), Watched: z.boolean(), Type: z.enum(watchTypes).nullable() })
+  .object({
+    LotId: z.number().int().min(1).max(2147483647),
+    Watched: z.boolean(),
+    Type: z.enum(watchTypes).nullable().openapi({ description: 'The watch type; null when not watched.' }),
+  })
   .openapi('WatchResult');
 
 export const watchLot = defineOperation({
@@ -25,14 +29,16 @@ export const watchLot = defineOperation({
   params: lotParam,
   body: z
     .object({
-      Id: z.number().int().optional().openapi({ description: 'The lot id; must equal the path when given.' }),
-      MemberId: z.number().int().optional().openapi({ description: 'Ignored: the member is always the token\'s.' }),
+      // zod's int() takes safe integers only: these bounds are the ones it enforces.
+      Id: z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER).optional().openapi({ description: 'The lot id; must equal the path when given.' }),
+      MemberId: z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER).optional().openapi({ description: 'Ignored: the member is always the token\'s.' }),
       Type: z.enum(watchTypes).optional().openapi({ description: 'Watch type; `watch` when omitted.' }),
     })
     .openapi('AddTrackerRequest'),
   bodyOptional: true,
   errors: [404, 409],
   response: watchResult,
+  examples: { body: { Type: 'favourite' }, response: { LotId: 412, Watched: true, Type: 'favourite' } },
   async handler({ params, body }, ctx) {
     if (body?.Id !== undefined && body.Id !== params.lotId)
       throw new ValidationError('Id in the body must equal the lot id of the path.', [{ field: 'body.Id', message: 'must equal the path lotId' }]);
@@ -60,6 +66,7 @@ export const unwatchLot = defineOperation({
   description: '200 whether or not the lot was watched.',
   params: lotParam,
   response: watchResult,
+  examples: { response: { LotId: 412, Watched: false, Type: null } },
   async handler({ params }, ctx) {
     await runCommandAndWait(
       ctx.services,

@@ -4,20 +4,17 @@ import type { Doc, TenantScope } from '../../src/ports/read-models.ts';
 
 /**
  * Bid histories: one document per accepted bid, numbered per lot in the order the log holds them, with
- * what the public bid lists filter on (the lot's end time, its auction's type). No bidder identity: the
- * log's BidPlaced has none. `bid_lots` and `bid_auctions` keep what this projection needs of the catalogue,
- * so it rebuilds on its own.
+ * what the public bid lists filter on (the lot's auction and end time). No bidder identity: the log's
+ * BidPlaced has none. `bid_lots` keeps what this projection needs of the catalogue, so it rebuilds on its own.
  */
 export const BIDS = 'bids';
 const BID_LOTS = 'bid_lots';
-const BID_AUCTIONS = 'bid_auctions';
 
 export type BidType = 'online' | 'absentee' | 'floor' | 'phone';
 
 export interface BidDoc extends Doc {
   LotId: number;
   AuctionId: number;
-  AuctionType: number;
   LotNumber: number;
   /** 1 for the lot's first bid. */
   Seq: number;
@@ -31,7 +28,6 @@ export interface BidDoc extends Doc {
 
 interface BidLot {
   AuctionId: number;
-  AuctionType: number;
   LotNumber: number;
   Currency: string;
   EndTime: string;
@@ -39,10 +35,6 @@ interface BidLot {
   BidCount: number;
 }
 type BidLotDoc = Doc & BidLot;
-
-interface BidAuctionDoc extends Doc {
-  AuctionType: number;
-}
 
 export const bids = (db: TenantScope) => db.collection<BidDoc>(BIDS);
 export const bidId = (lotId: number, seq: number) => `${lotId}:${seq}`;
@@ -54,13 +46,13 @@ async function refreshBids(uow: UnitOfWork, tenant: string, lotId: number, lot: 
   for (let seq = 1; seq <= lot.BidCount; seq++)
     await uow.update<BidDoc>(BIDS, tenant, bidId(lotId, seq), (doc) =>
       doc
-        ? { ...doc, AuctionId: lot.AuctionId, AuctionType: lot.AuctionType, LotNumber: lot.LotNumber, Currency: lot.Currency, LotEndTime: lot.EndTime }
+        ? { ...doc, AuctionId: lot.AuctionId, LotNumber: lot.LotNumber, Currency: lot.Currency, LotEndTime: lot.EndTime }
         : null,
     );
 }
 
 const shown = (lot: BidLot | null) =>
-  lot ? JSON.stringify([lot.AuctionId, lot.AuctionType, lot.LotNumber, lot.Currency, lot.EndTime]) : '';
+  lot ? JSON.stringify([lot.AuctionId, lot.LotNumber, lot.Currency, lot.EndTime]) : '';
 
 export const bidsProjection: DocumentProjection = {
   kind: 'documents',
@@ -68,26 +60,18 @@ export const bidsProjection: DocumentProjection = {
   collections: [
     { name: BIDS, indexes: [{ fields: ['LotId', 'PlacedAt'] }, { fields: ['PlacedAt'] }] },
     { name: BID_LOTS },
-    { name: BID_AUCTIONS },
   ],
-  handles: ['AuctionCatalogued', 'LotCatalogued', 'LotClosed', 'BidPlaced'],
+  handles: ['LotCatalogued', 'LotClosed', 'BidPlaced'],
   async apply(recorded, uow) {
     const event = asAppEvent(recorded);
     switch (event.type) {
-      case 'AuctionCatalogued': {
-        const d = event.data;
-        await uow.update<BidAuctionDoc>(BID_AUCTIONS, d.tenant, String(d.auctionId), () => ({ AuctionType: d.auctionType }));
-        return;
-      }
       case 'LotCatalogued': {
         const d = event.data;
         const old = await uow.get<BidLotDoc>(BID_LOTS, d.tenant, String(d.lotId));
         if (old && (old._pos as number) >= event.position) return;
-        const auction = await uow.get<BidAuctionDoc>(BID_AUCTIONS, d.tenant, String(d.auctionId));
         const endTime = isoMs(d.endTime);
         const next = {
           AuctionId: d.auctionId,
-          AuctionType: auction?.AuctionType ?? 0,
           LotNumber: d.lotNumber,
           Currency: d.currency,
           // A lot closed early keeps its closing time when the catalogue record comes again.
@@ -118,7 +102,6 @@ export const bidsProjection: DocumentProjection = {
         await uow.update<BidDoc>(BIDS, d.tenant, bidId(d.lotId, seq), () => ({
           LotId: d.lotId,
           AuctionId: lot.AuctionId,
-          AuctionType: lot.AuctionType,
           LotNumber: lot.LotNumber,
           Seq: seq,
           Amount: d.amount,

@@ -40,7 +40,6 @@ export interface CategoryDoc extends Doc {
 export interface LotDoc extends Doc {
   Id: number;
   AuctionId: number;
-  AuctionType: number;
   LotNumber: number;
   CategoryId: number | null;
   Texts: Texts;

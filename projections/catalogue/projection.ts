@@ -124,12 +124,10 @@ export const catalogueProjection: DocumentProjection = {
           });
         await addToCount(uow, 'categories', d.tenant, old?.CategoryId ?? null, old && old.CategoryId !== d.categoryId ? -1 : 0);
         await addToCount(uow, 'categories', d.tenant, d.categoryId, !old || old.CategoryId !== d.categoryId ? 1 : 0);
-        const auction = await uow.get<AuctionDoc>('auctions', d.tenant, String(d.auctionId));
         const texts = toTexts(d.texts);
         await uow.update<LotDoc>('lots', d.tenant, String(d.lotId), () => ({
           Id: d.lotId,
           AuctionId: d.auctionId,
-          AuctionType: auction?.AuctionType ?? 0,
           LotNumber: d.lotNumber,
           CategoryId: d.categoryId,
           Texts: texts,

@@ -6,11 +6,16 @@ import type { LotDoc } from '../../projections/catalogue/documents.ts';
 import { attributeValues } from '../../projections/attributes/projection.ts';
 import { categoryAndDescendants } from '../categories/operations.ts';
 import { findLot } from '../lots/find.ts';
+import { auctionIdsOfType, readAuctionTypes } from '../auctions/types.ts';
 
 const attribute = z.object({
-  Name: z.string().openapi({ description: 'The attribute\'s name, as `MetaDataProperties[Name]` takes it.', example: 'Material' }),
-  Label: z.string().openapi({ description: 'The name as people read it in the language.', example: 'Material' }),
-  Value: z.string().openapi({ example: 'ek' }),
+  Name: z
+    .string()
+    .max(64)
+    .regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/)
+    .openapi({ description: 'The attribute\'s name, as `MetaDataProperties[Name]` takes it.', example: 'Material' }),
+  Label: z.string().max(200).openapi({ description: 'The name as people read it in the language.', example: 'Material' }),
+  Value: z.string().max(1000).openapi({ example: 'ek' }),
 });
 
 export const getLotAttributes = defineOperation({
@@ -24,7 +29,7 @@ export const getLotAttributes = defineOperation({
   summary: "A lot's descriptive attributes in the negotiated language",
   params: z.object({ id: idText('The lot id.') }),
   errors: [404],
-  response: z.array(attribute).openapi('LotAttributes'),
+  response: z.array(attribute).max(100).openapi('LotAttributes'),
   examples: { response: [{ Name: 'Material', Label: 'Material', Value: 'ek' }, { Name: 'Period', Label: 'Period', Value: '1700-tal' }] },
   async handler({ params }, ctx) {
     const lot = await findLot(ctx.db, params.id);
@@ -54,12 +59,13 @@ export const listAttributeValues = defineOperation({
       .string()
       .regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'an attribute name is letters, digits and _')
       .optional()
-      .openapi({ description: 'Only this attribute (case-insensitive).' }),
+      .openapi({ description: 'Only this attribute (case-insensitive).', maxLength: 64 }),
     type: int32Text({ min: 0, description: 'Only lots of auctions of this type (the `AuctionTypeId` of auctions and lots).' }).optional(),
     language: z.string().max(20).optional().openapi({ description: 'Language of values and labels; overrides Accept-Language.' }),
     vatFree: boolText('Only lots sold without VAT (true) or with VAT (false).').optional(),
   }),
-  response: z.array(attribute.extend({ Count: z.number().int().min(1) })).openapi('AttributeValues'),
+  // Every distinct value in one answer: the service sets no smaller limit.
+  response: z.array(attribute.extend({ Count: z.number().int().min(1).max(2147483647) })).max(2147483647).openapi('AttributeValues'),
   examples: { response: [{ Name: 'Material', Label: 'Material', Value: 'oak', Count: 31 }, { Name: 'Material', Label: 'Material', Value: 'walnut', Count: 27 }] },
   async handler({ query }, ctx) {
     const language = ctx.language;
@@ -69,7 +75,7 @@ export const listAttributeValues = defineOperation({
       const ids = await categoryAndDescendants(ctx.db, query.categoryId);
       filter.CategoryId = ids.length === 1 ? ids[0] : { $in: ids };
     }
-    if (query.type !== undefined) filter.AuctionType = query.type;
+    if (query.type !== undefined) filter.AuctionId = auctionIdsOfType(await readAuctionTypes(ctx.db), query.type, query.auctionId);
     if (query.vatFree !== undefined) filter.VatFree = query.vatFree;
 
     const known = await attributeValues(ctx.db).find(

@@ -11,19 +11,34 @@ const STATUSES = ['upcoming', 'current', 'closed'] as const;
 
 export const auctionSchema = z
   .object({
-    Id: z.number().int(),
-    AuctionTypeId: z.number().int(),
-    Title: z.string(),
-    Description: z.string(),
+    Id: z.number().int().min(1).max(2147483647),
+    AuctionTypeId: z.number().int().min(0).max(1000).openapi({ description: 'The auction house\'s own kind of auction (lots and latest bids filter on it).' }),
+    Title: z.string().max(500).openapi({ description: 'In the negotiated language (`Content-Language`).' }),
+    Description: z.string().max(20000),
     Status: z.enum(STATUSES).openapi({ description: 'upcoming before StartTime, current until EndTime, closed after.' }),
-    StartTime: z.string().openapi({ format: 'date-time' }),
-    EndTime: z.string().openapi({ format: 'date-time' }),
-    Currency: z.string(),
-    RequiresTermsAcceptance: z.boolean(),
+    StartTime: z.string().max(30).openapi({ format: 'date-time' }),
+    EndTime: z.string().max(30).openapi({ format: 'date-time' }),
+    Currency: z.string().length(3).regex(/^[A-Z]{3}$/).openapi({ description: 'ISO 4217: the currency of every amount of its lots.' }),
+    RequiresTermsAcceptance: z.boolean().openapi({ description: 'A bidder must accept the auction\'s terms (`POST /v1/auctions/{id}/terms-acceptance`) before bidding.' }),
     IsLive: z.boolean(),
-    LotCount: z.number().int(),
+    LotCount: z.number().int().min(0).max(2147483647).openapi({ description: 'Its lots, open and closed.' }),
   })
   .openapi('Auction');
+
+/** An auction as the examples of the OpenAPI document show it. */
+export const auctionExample = {
+  Id: 1,
+  AuctionTypeId: 1,
+  Title: 'Spring Design Sale',
+  Description: 'Scandinavian furniture, glass and ceramics from 1920 to 1980.',
+  Status: 'current' as const,
+  StartTime: '2026-11-20T10:00:00.000Z',
+  EndTime: '2026-12-01T18:00:00.000Z',
+  Currency: 'EUR',
+  RequiresTermsAcceptance: false,
+  IsLive: false,
+  LotCount: 400,
+};
 
 export function auctionStatus(doc: AuctionDoc, nowIso: string): (typeof STATUSES)[number] {
   if (doc.StartTime > nowIso) return 'upcoming';
@@ -77,6 +92,7 @@ export const listAuctions = defineOperation({
     ...pageQuery,
   }),
   response: pagedEnvelope(auctionSchema, 'AuctionPage'),
+  examples: { response: { Items: [auctionExample], TotalCount: 1, Page: 1, PageSize: 20, TotalPages: 1 } },
   async handler({ query }, ctx) {
     const now = ctx.now.toISOString();
     const filter: Filter = { Catalogued: true };
@@ -103,6 +119,7 @@ export const getAuction = defineOperation({
   params: z.object({ id: idText('The auction id.') }),
   errors: [404],
   response: auctionSchema,
+  examples: { response: auctionExample },
   async handler({ params }, ctx) {
     const doc = await findAuction(ctx.db, params.id);
     return toAuctionDto(doc, ctx.language, ctx.tenant.DefaultLanguage, ctx.now.toISOString());
@@ -125,8 +142,11 @@ export const getAuctionTranslations = defineOperation({
   errors: [404],
   response: z
     .object({
-      AuctionId: z.number().int(),
-      Translations: z.array(z.object({ Language: z.string(), Title: z.string(), Description: z.string() })),
+      AuctionId: z.number().int().min(1).max(2147483647),
+      Translations: z
+        .array(z.object({ Language: z.string().max(5).regex(/^[a-z]{2}(-[A-Z]{2})?$/), Title: z.string().max(500), Description: z.string().max(20000) }))
+        // One per published language; the service sets no smaller limit.
+        .max(2147483647),
     })
     .openapi('AuctionTranslations'),
   examples: {
@@ -164,7 +184,8 @@ export const getAuctionLotNumbers = defineOperation({
   description: 'Open and closed lots alike: a JSON array of integers.',
   params: auctionParams,
   errors: [404],
-  response: z.array(z.number().int()).openapi('LotNumbers'),
+  // Every lot number of the auction in one answer: the service sets no smaller limit than the int32 range.
+  response: z.array(z.number().int().min(0).max(2147483647)).max(2147483647).openapi('LotNumbers'),
   examples: { response: [1, 2, 3, 4, 5] },
   async handler({ params }, ctx) {
     await findAuction(ctx.db, params.id);
@@ -188,7 +209,12 @@ export const getAuctionCategories = defineOperation({
     'as `GET /v1/lots?AuctionId={id}&CategoryId=...&ShowClosedLots=true` does.',
   params: auctionParams,
   errors: [404],
-  response: z.array(categoryNode).openapi('AuctionCategories'),
+  response: z.array(categoryNode).max(2147483647).openapi('AuctionCategories'),
+  examples: {
+    response: [
+      { Id: 3, ParentId: null, Name: 'Furniture', SortOrder: 1, LotCount: 120, Children: [{ Id: 12, ParentId: 3, Name: 'Chairs', SortOrder: 1, LotCount: 45, Children: [] }] },
+    ],
+  },
   async handler({ params }, ctx) {
     await findAuction(ctx.db, params.id);
     const counts = await ctx.db.collection<LotDoc>('lots').countBy({ AuctionId: params.id, CategoryId: { $exists: true } }, 'CategoryId');

@@ -5,11 +5,13 @@ import type { Filter } from '../../src/ports/read-models.ts';
 import type { LotDoc } from '../../projections/catalogue/documents.ts';
 import { bids, type BidType } from '../../projections/bids/projection.ts';
 import { findLot } from '../lots/find.ts';
+import { auctionIdsOfType, readAuctionTypes } from '../auctions/types.ts';
 
 const BID_TYPES = ['online', 'absentee', 'floor', 'phone'] as const satisfies readonly BidType[];
 
-const amount = z.number().int().min(0).openapi({ description: 'Minor units of `Currency`.' });
-const placedAt = z.string().openapi({ format: 'date-time', description: 'When the bid was accepted (RFC 3339, UTC).' });
+const amount = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).openapi({ description: 'Minor units of `Currency`.' });
+const placedAt = z.string().max(30).openapi({ format: 'date-time', description: 'When the bid was accepted (RFC 3339, UTC).' });
+const currency = z.string().length(3).regex(/^[A-Z]{3}$/).openapi({ description: 'ISO 4217.' });
 
 export const latestBids = defineOperation({
   number: 20,
@@ -36,16 +38,17 @@ export const latestBids = defineOperation({
   response: z
     .array(
       z.object({
-        LotId: z.number().int(),
-        AuctionId: z.number().int(),
-        LotNumber: z.number().int(),
-        LotTitle: z.string(),
+        LotId: z.number().int().min(1).max(2147483647),
+        AuctionId: z.number().int().min(1).max(2147483647),
+        LotNumber: z.number().int().min(0).max(2147483647),
+        LotTitle: z.string().max(500),
         Amount: amount,
-        Currency: z.string(),
+        Currency: currency,
         PlacedAt: placedAt,
         BidType: z.enum(BID_TYPES),
       }),
     )
+    .max(100)
     .openapi('LatestBids'),
   examples: {
     response: [{ LotId: 412, AuctionId: 2, LotNumber: 12, LotTitle: 'Gilded mirror, brass', Amount: 125000, Currency: 'EUR', PlacedAt: '2026-11-22T17:59:12.000Z', BidType: 'online' }],
@@ -54,7 +57,7 @@ export const latestBids = defineOperation({
     const filter: Filter = {};
     if (query.OnlyOpenLots) filter.LotEndTime = { $gt: ctx.now.toISOString() };
     if (query.BidType) filter.BidType = query.BidType;
-    if (query.AuctionType !== undefined) filter.AuctionType = query.AuctionType;
+    if (query.AuctionType !== undefined) filter.AuctionId = auctionIdsOfType(await readAuctionTypes(ctx.db), query.AuctionType);
     const page = await bids(ctx.db).find(filter, { sort: [['PlacedAt', -1]], skip: query.Skip ?? 0, limit: query.Take ?? 20 });
     const lotIds = [...new Set(page.map((b) => String(b.LotId)))];
     const lots = lotIds.length ? await ctx.db.collection<LotDoc>('lots').find({ _id: { $in: lotIds } }) : [];
@@ -89,8 +92,9 @@ export const lotBidHistory = defineOperation({
   errors: [404],
   response: z
     .object({
-      LotId: z.number().int(),
-      Items: z.array(z.object({ Amount: amount, Currency: z.string(), PlacedAt: placedAt, BidType: z.enum(BID_TYPES) })),
+      LotId: z.number().int().min(1).max(2147483647),
+      // Every bid of the lot in one answer (not paged): the service sets no smaller limit.
+      Items: z.array(z.object({ Amount: amount, Currency: currency, PlacedAt: placedAt, BidType: z.enum(BID_TYPES) })).max(2147483647),
     })
     .openapi('BidHistory'),
   examples: {

@@ -15,13 +15,13 @@ interface CategoryNode {
 
 export const categoryNode = z
   .object({
-    Id: z.number().int(),
-    ParentId: z.number().int().nullable(),
-    Name: z.string(),
-    SortOrder: z.number().int(),
-    LotCount: z.number().int().openapi({ description: 'Lots (open or closed) in this category and its descendants.' }),
+    Id: z.number().int().min(1).max(2147483647),
+    ParentId: z.number().int().min(1).max(2147483647).nullable().openapi({ description: 'The parent category; null for a top-level one.' }),
+    Name: z.string().max(200).openapi({ description: 'In the negotiated language (`Content-Language`).' }),
+    SortOrder: z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER).openapi({ description: 'The auction house\'s order of siblings (then by name).' }),
+    LotCount: z.number().int().min(0).max(2147483647).openapi({ description: 'Lots (open or closed) in this category and its descendants.' }),
     get Children() {
-      return z.array(categoryNode);
+      return z.array(categoryNode).max(2147483647);
     },
   })
   .openapi('Category');
@@ -92,7 +92,23 @@ export const listCategories = defineOperation({
   catalogue: true,
   summary: 'The category tree in the negotiated language',
   query: z.object({ showAll: boolText('Include categories with no lots.').optional() }),
-  response: z.array(categoryNode).openapi('CategoryTree'),
+  response: z.array(categoryNode).max(2147483647).openapi('CategoryTree'),
+  examples: {
+    response: [
+      {
+        Id: 3,
+        ParentId: null,
+        Name: 'Furniture',
+        SortOrder: 1,
+        LotCount: 180,
+        Children: [
+          { Id: 12, ParentId: 3, Name: 'Chairs', SortOrder: 1, LotCount: 64, Children: [] },
+          { Id: 13, ParentId: 3, Name: 'Tables', SortOrder: 2, LotCount: 41, Children: [] },
+        ],
+      },
+      { Id: 4, ParentId: null, Name: 'Glass', SortOrder: 2, LotCount: 95, Children: [] },
+    ],
+  },
   async handler({ query }, ctx) {
     const { roots } = await categoryTree(ctx.db, ctx.language, ctx.tenant.DefaultLanguage);
     return query.showAll ? roots : prune(roots);
@@ -111,6 +127,7 @@ export const getCategory = defineOperation({
   params: z.object({ id: idText('The category id.') }),
   errors: [404],
   response: categoryNode,
+  examples: { response: { Id: 3, ParentId: null, Name: 'Furniture', SortOrder: 1, LotCount: 120, Children: [{ Id: 12, ParentId: 3, Name: 'Chairs', SortOrder: 1, LotCount: 45, Children: [] }] } },
   async handler({ params }, ctx) {
     const { nodes } = await categoryTree(ctx.db, ctx.language, ctx.tenant.DefaultLanguage);
     const node = nodes.get(params.id);

@@ -3,8 +3,8 @@ import { idText, pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
 import type { Filter } from '../../src/ports/read-models.ts';
 import type { AuctionDoc, LotDoc } from '../../projections/catalogue/documents.ts';
 import { envelope, paging } from '../paging.ts';
-import { lotSchema, toLotDto } from '../lots/dto.ts';
-import { auctionSchema, toAuctionDto } from '../auctions/operations.ts';
+import { lotExample, lotMapper, lotSchema } from '../lots/dto.ts';
+import { auctionExample, auctionSchema, toAuctionDto } from '../auctions/operations.ts';
 
 export const listConsignedLots = defineOperation({
   number: 27,
@@ -17,6 +17,7 @@ export const listConsignedLots = defineOperation({
   description: 'Open and closed lots, in the catalogue\'s lot shape, by auction and lot number. Only the caller\'s own: the member comes from the token.',
   query: z.object({ auctionId: idText('Only lots of this auction.').optional(), ...pageQuery }),
   response: pagedEnvelope(lotSchema, 'ConsignedLotPage'),
+  examples: { response: { Items: [lotExample], TotalCount: 1, Page: 1, PageSize: 20, TotalPages: 1 } },
   async handler({ query }, ctx) {
     const filter: Filter = { OwnerId: ctx.member.Id };
     if (query.auctionId !== undefined) filter.AuctionId = query.auctionId;
@@ -24,12 +25,13 @@ export const listConsignedLots = defineOperation({
     const lots = ctx.db.collection<LotDoc>('lots');
     const sort: Array<[string, 1 | -1]> = [['AuctionId', 1], ['LotNumber', 1]];
     const [total, docs] = await Promise.all([lots.countDocuments(filter), lots.find(filter, { sort, skip: p.skip, limit: p.pageSize })]);
-    const nowIso = ctx.now.toISOString();
-    return envelope(docs.map((d) => toLotDto(d, ctx.language, ctx.tenant.DefaultLanguage, nowIso)), total, p);
+    return envelope(docs.map(await lotMapper(ctx)), total, p);
   },
 });
 
-const consignedAuction = auctionSchema.extend({ ConsignedLotCount: z.number().int().min(1) }).openapi('ConsignedAuction');
+const consignedAuction = auctionSchema
+  .extend({ ConsignedLotCount: z.number().int().min(1).max(2147483647).openapi({ description: 'The caller\'s lots in this auction.' }) })
+  .openapi('ConsignedAuction');
 
 export const listConsignedAuctions = defineOperation({
   number: 28,
@@ -42,6 +44,7 @@ export const listConsignedAuctions = defineOperation({
   description: 'Each in the auction shape plus `ConsignedLotCount`, newest start first.',
   query: z.object(pageQuery),
   response: pagedEnvelope(consignedAuction, 'ConsignedAuctionPage'),
+  examples: { response: { Items: [{ ...auctionExample, ConsignedLotCount: 2 }], TotalCount: 1, Page: 1, PageSize: 20, TotalPages: 1 } },
   async handler({ query }, ctx) {
     const counts = await ctx.db.collection<LotDoc>('lots').countBy({ OwnerId: ctx.member.Id }, 'AuctionId');
     const countOf = new Map(counts.map((c) => [Number(c.value), c.count]));

@@ -6,8 +6,20 @@ import { sha256 } from '../../src/security/passwords.ts';
 import { SYSTEM, type ApplicationDoc } from '../../projections/access/projection.ts';
 
 export const tokenSchema = z
-  .object({ Token: z.string(), ExpiresAt: z.string().openapi({ format: 'date-time' }) })
+  .object({
+    Token: z
+      .string()
+      .max(4096)
+      .regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/)
+      .openapi({ description: 'A JWT, for `Authorization: Bearer <Token>`. Treat it as opaque.' }),
+    ExpiresAt: z.string().max(30).openapi({ format: 'date-time', description: 'When the token stops working.' }),
+  })
   .openapi('TokenResponse');
+
+const tokenExample = {
+  Token: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ0ZW5hbnQiOiJkZW1vIiwia2luZCI6ImFub255bW91cyJ9.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2aWNl',
+  ExpiresAt: '2026-11-22T18:00:00.000Z',
+};
 
 const FAILED_CLIENT_LIMIT = 10;
 const FAILED_CLIENT_WINDOW_MS = 60_000;
@@ -20,9 +32,13 @@ export const issueApplicationToken = defineOperation({
   path: '/v1/tokens',
   auth: 'open',
   summary: 'Application token for a registered application (ClientId + ClientSecret)',
+  description:
+    'For a server-side application registered with an auction house: the token reaches what an anonymous token reaches, for that house. ' +
+    'An unknown ClientId, a wrong ClientSecret, or an application of a house this Api-Key may not act for is 401. After 10 failures from one address within a minute, 429 with Retry-After.',
   body: z.object({ ClientId: z.string().min(1).max(200), ClientSecret: z.string().min(1).max(200) }).openapi('AccessTokenRequest'),
   errors: [429],
   response: tokenSchema,
+  examples: { body: { ClientId: 'demo-web', ClientSecret: 'kX9v2QmT7pLr4sWz8yBn' }, response: tokenExample },
   async handler({ body }, ctx) {
     const { limiter, documents, tokens } = ctx.services;
     const key = `client-fail:${ctx.ip}`;
@@ -58,6 +74,7 @@ export const issueAnonymousToken = defineOperation({
   bodyOptional: true,
   errors: [404],
   response: tokenSchema,
+  examples: { body: { clientId: 'demo' }, response: tokenExample },
   async handler({ body }, ctx) {
     const clientId = body?.clientId ?? body?.ClientId;
     if (!clientId) throw new ValidationError('clientId is required.', [{ field: 'body.clientId', message: 'is required' }]);
@@ -79,10 +96,11 @@ export const currentToken = defineOperation({
   response: z
     .object({
       Valid: z.boolean(),
-      Kind: z.enum(['anonymous', 'application', 'member']).nullable(),
-      ExpiresAt: z.string().openapi({ format: 'date-time' }).nullable(),
+      Kind: z.enum(['anonymous', 'application', 'member']).nullable().openapi({ description: 'The kind of token; null when not valid.' }),
+      ExpiresAt: z.string().max(30).openapi({ format: 'date-time' }).nullable(),
     })
     .openapi('TokenStatus'),
+  examples: { response: { Valid: true, Kind: 'member', ExpiresAt: '2026-11-23T02:00:00.000Z' } },
   async handler(_input, ctx) {
     const found = await ctx.auth.token(ctx.req, ctx.apiKey);
     const invalid = { Valid: false, Kind: null, ExpiresAt: null };

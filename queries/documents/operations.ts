@@ -35,14 +35,17 @@ export const listAuctionDocuments = defineOperation({
   response: z
     .array(
       z.object({
-        Id: z.number().int(),
-        Name: z.string(),
+        Id: z.number().int().min(1).max(2147483647),
+        Name: z.string().max(200).openapi({ description: 'The file name.' }),
         Kind: z.enum(documentKinds),
-        Language: z.string(),
-        ContentType: z.string(),
-        Size: z.number().int().min(0),
+        Language: z.string().max(5).regex(/^[a-z]{2}(-[A-Z]{2})?$/),
+        // RFC 6838: a type and a subtype of at most 127 characters each.
+        ContentType: z.string().max(255).regex(/^[a-z]+\/[a-z0-9.+-]+$/).openapi({ description: 'The media type the download answers with.' }),
+        Size: z.number().int().min(0).max(100 * 1024 * 1024).openapi({ description: 'Bytes (at most 100 MiB).' }),
       }),
     )
+    // Every document of the auction in one answer: the service sets no smaller limit.
+    .max(2147483647)
     .openapi('AuctionDocuments'),
   examples: { response: [{ Id: 1, Name: 'Terms of sale.pdf', Kind: 'terms', Language: 'en', ContentType: 'application/pdf', Size: 2143 }] },
   async handler({ params }, ctx) {
@@ -73,6 +76,7 @@ export const downloadAuctionDocument = defineOperation({
     return new FileAnswer({
       contentType: doc.ContentType,
       filename: doc.Name,
+      language: doc.Language,
       disposition: 'attachment',
       etag: `"${doc.Sha256}"`,
       open: () => openStored(ctx, doc.Sha256),
@@ -96,7 +100,8 @@ export const getLotDocument = defineOperation({
     '`condition-report`: where the house published one. Any other fieldname, or one the lot does not have, is 404.',
   params: z.object({
     id: idText('The lot id.'),
-    fieldname: z.string().max(64).openapi({ description: 'Which document.', examples: [...FIELDNAMES] }),
+    // Any fieldname the URL can carry: one the lot does not have is 404, however long.
+    fieldname: z.string().max(16384).openapi({ description: 'Which document: `factsheet` or `condition-report`.', examples: [...FIELDNAMES] }),
   }),
   errors: [404],
   produces: ['application/pdf', 'application/octet-stream'],
@@ -126,6 +131,7 @@ export const getLotDocument = defineOperation({
         return new FileAnswer({
           contentType: doc.ContentType,
           filename: doc.Name,
+          language: doc.Language,
           disposition: 'inline',
           etag: `"${doc.Sha256}"`,
           open: () => openStored(ctx, doc.Sha256),

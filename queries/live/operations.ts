@@ -48,7 +48,7 @@ export const getAuctionLiveStatus = defineOperation({
     .object({
       IsLive: z.boolean(),
       CurrentLotId: nullableId,
-      StartsAt: z.string().openapi({ format: 'date-time', description: 'RFC 3339, UTC.' }),
+      StartsAt: z.string().max(30).openapi({ format: 'date-time', description: 'RFC 3339, UTC.' }),
     })
     .openapi('AuctionLiveStatus'),
   examples: { response: { IsLive: false, CurrentLotId: null, StartsAt: '2026-12-01T18:00:00.000Z' } },

@@ -27,10 +27,13 @@ export const getLotLinks = defineOperation({
     .array(
       z.object({
         Rel: z.enum(RELS),
-        Href: z.string().openapi({ description: 'A path of this API (`/v1/...`), or the address of an image.' }),
-        Title: z.string(),
+        Href: z.string().max(2000).openapi({ description: 'A path of this API (`/v1/...`), or the address of an image.' }),
+        // A title (500), or a text of the house's dictionary (2,000) with an image's number.
+        Title: z.string().max(2004).openapi({ description: 'In the negotiated language (`Content-Language`).' }),
       }),
     )
+    // The auction, the documents, up to 100 images, and every other lot of the combination: no smaller limit.
+    .max(2147483647)
     .openapi('LotLinks'),
   examples: {
     response: [
@@ -47,7 +50,7 @@ export const getLotLinks = defineOperation({
     const [auction, combination, conditionReport, dictionary] = await Promise.all([
       ctx.db.collection<AuctionDoc>('auctions').findById(String(lot.AuctionId)),
       lot.CombiId !== null
-        ? ctx.db.collection<LotDoc>('lots').find({ CombiId: lot.CombiId }, { sort: [['LotNumber', 1]], limit: 100 })
+        ? ctx.db.collection<LotDoc>('lots').find({ CombiId: lot.CombiId }, { sort: [['LotNumber', 1]] })
         : Promise.resolve([]),
       lotDocuments(ctx.db).findById(lotDocumentId(lot.Id, 'condition-report')),
       readDictionary(ctx.db, ctx.language, fallback, ctx.tenant.Languages),

@@ -4,10 +4,18 @@ import type { SearchFilter } from '../../src/ports/search.ts';
 import type { LotDoc } from '../../projections/catalogue/documents.ts';
 import { LOT_SEARCH } from '../../projections/lot-search/projection.ts';
 import { envelope, paging } from '../paging.ts';
-import { lotSchema, toLotDto } from '../lots/dto.ts';
+import { lotExample, lotMapper, lotSchema } from '../lots/dto.ts';
 import { categoryAndDescendants } from '../categories/operations.ts';
 
-const facetSchema = z.array(z.object({ Value: z.number().int(), Count: z.number().int() }));
+const facetSchema = z
+  .array(
+    z.object({
+      Value: z.number().int().min(1).max(2147483647).openapi({ description: 'The category or auction id.' }),
+      Count: z.number().int().min(1).max(2147483647).openapi({ description: 'Matching lots (all pages).' }),
+    }),
+  )
+  // One entry per category or auction with matches: the service sets no smaller limit.
+  .max(2147483647);
 
 export const searchLots = defineOperation({
   number: 17,
@@ -33,6 +41,16 @@ export const searchLots = defineOperation({
   response: pagedEnvelope(lotSchema, 'LotSearchPage').extend({
     Facets: z.object({ CategoryId: facetSchema, AuctionId: facetSchema }),
   }),
+  examples: {
+    response: {
+      Items: [lotExample],
+      TotalCount: 1,
+      Page: 1,
+      PageSize: 20,
+      TotalPages: 1,
+      Facets: { CategoryId: [{ Value: 12, Count: 1 }], AuctionId: [{ Value: 1, Count: 1 }] },
+    },
+  },
   async handler({ query }, ctx) {
     const p = paging(query, ctx.tenant);
     const filter: SearchFilter = { Language: ctx.language };
@@ -53,10 +71,10 @@ export const searchLots = defineOperation({
     const ids = result.hits.map((h) => h.id);
     const docs = ids.length ? await ctx.db.collection<LotDoc>('lots').find({ _id: { $in: ids } }) : [];
     const byId = new Map(docs.map((d) => [d._id, d]));
-    const nowIso = ctx.now.toISOString();
+    const toDto = await lotMapper(ctx);
     const items = ids.flatMap((id) => {
       const doc = byId.get(id);
-      return doc ? [toLotDto(doc, ctx.language, ctx.tenant.DefaultLanguage, nowIso)] : [];
+      return doc ? [toDto(doc)] : [];
     });
     const facet = (name: string) =>
       (result.facets[name] ?? []).filter((f) => f.value !== '0').map((f) => ({ Value: Number(f.value), Count: f.count }));

@@ -1,42 +1,77 @@
 import { z } from '../../src/http/schemas.ts';
 import { pick } from '../../src/http/language.ts';
 import type { LotDoc } from '../../projections/catalogue/documents.ts';
+import type { TenantContext } from '../../src/http/operation.ts';
+import { readAuctionTypes } from '../auctions/types.ts';
 
 export const lotSchema = z
   .object({
-    Id: z.number().int(),
-    AuctionId: z.number().int(),
-    AuctionTypeId: z.number().int(),
-    LotNumber: z.number().int(),
-    Title: z.string(),
-    Description: z.string(),
-    CategoryId: z.number().int().nullable(),
+    Id: z.number().int().min(1).max(2147483647),
+    AuctionId: z.number().int().min(1).max(2147483647),
+    AuctionTypeId: z.number().int().min(0).max(1000),
+    LotNumber: z.number().int().min(0).max(2147483647),
+    Title: z.string().max(500).openapi({ description: 'In the negotiated language (`Content-Language`).' }),
+    Description: z.string().max(20000),
+    CategoryId: z.number().int().min(1).max(2147483647).nullable(),
     HotLot: z.boolean(),
     VatFree: z.boolean(),
-    IsClosed: z.boolean(),
-    EndTime: z.string().openapi({ format: 'date-time' }),
-    Currency: z.string().openapi({ description: 'ISO 4217; every amount of the lot is in its minor units.' }),
-    StartingPrice: z.number().int(),
-    EstimateLow: z.number().int().nullable(),
-    EstimateHigh: z.number().int().nullable(),
-    CurrentBid: z.number().int().nullable(),
-    BidCount: z.number().int(),
-    Images: z.array(z.string()),
-    Attributes: z.array(z.object({ Name: z.string(), Label: z.string(), Value: z.string() })),
-    CombiId: z.number().int().nullable(),
-    Created: z.string().openapi({ format: 'date-time' }),
+    IsClosed: z.boolean().openapi({ description: 'Bidding has ended (`EndTime` has passed).' }),
+    EndTime: z.string().max(30).openapi({ format: 'date-time', description: 'When bidding ends (or ended, moved to the hammer time when it closed early).' }),
+    Currency: z.string().length(3).regex(/^[A-Z]{3}$/).openapi({ description: 'ISO 4217; every amount of the lot is in its minor units.' }),
+    StartingPrice: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+    EstimateLow: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable(),
+    EstimateHigh: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable(),
+    CurrentBid: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().openapi({ description: 'The highest bid so far; null before the first bid.' }),
+    BidCount: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+    Images: z.array(z.string().max(2000).openapi({ description: 'The address of an image.' })).max(100),
+    Attributes: z
+      .array(
+        z.object({
+          Name: z.string().max(64).regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/),
+          Label: z.string().max(200),
+          Value: z.string().max(1000),
+        }),
+      )
+      .max(100),
+    CombiId: z.number().int().min(1).max(2147483647).nullable().openapi({ description: 'Lots sold together share it; null when the lot stands alone.' }),
+    Created: z.string().max(30).openapi({ format: 'date-time' }),
   })
   .openapi('Lot');
 
+/** A lot as the examples of the OpenAPI document show it. */
+export const lotExample = {
+  Id: 201,
+  AuctionId: 1,
+  AuctionTypeId: 1,
+  LotNumber: 1,
+  Title: 'Carved armchair, oak',
+  Description: 'Swedish, around 1760. Carved oak with the original upholstery nails; some wear to the arms.',
+  CategoryId: 12,
+  HotLot: false,
+  VatFree: false,
+  IsClosed: false,
+  EndTime: '2026-12-01T18:00:00.000Z',
+  Currency: 'EUR',
+  StartingPrice: 40000,
+  EstimateLow: 60000,
+  EstimateHigh: 80000,
+  CurrentBid: 52000,
+  BidCount: 3,
+  Images: ['https://images.example.com/demo/lots/201-1.jpg'],
+  Attributes: [{ Name: 'Material', Label: 'Material', Value: 'Oak' }],
+  CombiId: null,
+  Created: '2026-10-15T09:30:00.000Z',
+};
+
 export type LotDto = z.infer<typeof lotSchema>;
 
-/** A lot in one language; catalogue data only (the consigner is never shown). */
-export function toLotDto(doc: LotDoc, language: string, fallback: string, nowIso: string): LotDto {
+/** A lot in one language; catalogue data only (the consigner is never shown). `auctionType` is its auction's type. */
+export function toLotDto(doc: LotDoc, language: string, fallback: string, nowIso: string, auctionType: number): LotDto {
   const text = pick(doc.Texts, language, fallback);
   return {
     Id: doc.Id,
     AuctionId: doc.AuctionId,
-    AuctionTypeId: doc.AuctionType,
+    AuctionTypeId: auctionType,
     LotNumber: doc.LotNumber,
     Title: text?.Title ?? '',
     Description: text?.Description ?? '',
@@ -60,4 +95,11 @@ export function toLotDto(doc: LotDoc, language: string, fallback: string, nowIso
     CombiId: doc.CombiId,
     Created: doc.Created,
   };
+}
+
+/** Maps lots to DTOs for one request: its language and clock, and the auction types read once. */
+export async function lotMapper(ctx: TenantContext): Promise<(doc: LotDoc) => LotDto> {
+  const types = await readAuctionTypes(ctx.db);
+  const nowIso = ctx.now.toISOString();
+  return (doc) => toLotDto(doc, ctx.language, ctx.tenant.DefaultLanguage, nowIso, types.typeOf(doc.AuctionId));
 }

@@ -5,7 +5,8 @@ import { findLot } from './find.ts';
 import type { Filter, SortSpec } from '../../src/ports/read-models.ts';
 import { foldText, type LotDoc } from '../../projections/catalogue/documents.ts';
 import { envelope, paging } from '../paging.ts';
-import { lotSchema, toLotDto } from './dto.ts';
+import { lotExample, lotMapper, lotSchema } from './dto.ts';
+import { auctionIdsOfType, readAuctionTypes } from '../auctions/types.ts';
 import { categoryAndDescendants } from '../categories/operations.ts';
 
 const SORTS = ['LotNumber', 'EndTime', 'CurrentBid', 'EstimateLow', 'Title', 'Created'] as const;
@@ -38,7 +39,16 @@ const lotsQuery = z.object({
   MetaDataProperties: z
     .string()
     .optional()
-    .openapi({ description: 'Attribute filters, written MetaDataProperties[Name]=Value (one parameter per attribute; value matched case- and accent-insensitively in the negotiated language).' }),
+    .openapi({
+      description:
+        'Attribute filters, written MetaDataProperties[Name]=Value (one parameter per attribute, at most 20; a name is letters, digits and _, a value at most 200 characters, matched case- and accent-insensitively in the negotiated language).',
+      // Read from the raw query: documented as the deepObject it is.
+      type: 'object',
+      additionalProperties: { type: 'string', maxLength: 200 },
+      propertyNames: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9_]{0,63}$', maxLength: 64 },
+      maxProperties: 20,
+      param: { style: 'deepObject', explode: true },
+    } as never),
 });
 
 const META = /^metadataproperties\[([^\]]*)\]$/i;
@@ -58,7 +68,7 @@ function metaFilters(raw: Record<string, unknown>, language: string): { filter: 
       continue;
     }
     const name = match[1];
-    const field = `query.MetaDataProperties[${name}]`;
+    const field = `query.MetaDataProperties[${name.slice(0, 64)}]`;
     // Names are matched case-insensitively, so [Material] and [material] are one parameter given twice.
     if (seen.has(name.toLowerCase())) {
       errors.push({ field, message: 'must be given once' });
@@ -94,6 +104,7 @@ export const listLots = defineOperation({
   // With OwnerId the answer is the caller's own: never shared through the response cache.
   personal: (req) => Object.keys(req.query as object).some((k) => k.toLowerCase() === 'ownerid'),
   response: pagedEnvelope(lotSchema, 'LotPage'),
+  examples: { response: { Items: [lotExample], TotalCount: 1, Page: 1, PageSize: 20, TotalPages: 1 } },
   async handler({ query }, ctx) {
     const nowIso = ctx.now.toISOString();
     const lang = ctx.language;
@@ -107,7 +118,7 @@ export const listLots = defineOperation({
 
     const filter: Filter = { ...meta.filter };
     if (query.AuctionId !== undefined) filter.AuctionId = query.AuctionId;
-    if (query.AuctionTypeId !== undefined) filter.AuctionType = query.AuctionTypeId;
+    if (query.AuctionTypeId !== undefined) filter.AuctionId = auctionIdsOfType(await readAuctionTypes(ctx.db), query.AuctionTypeId, query.AuctionId);
     if (query.CategoryId !== undefined) {
       const ids = await categoryAndDescendants(ctx.db, query.CategoryId);
       filter.CategoryId = ids.length === 1 ? ids[0] : { $in: ids };
@@ -134,7 +145,7 @@ export const listLots = defineOperation({
     const p = paging({ page: query.Page, pageSize: query.PageSize }, ctx.tenant);
     const lots = ctx.db.collection<LotDoc>('lots');
     const [total, docs] = await Promise.all([lots.countDocuments(filter), lots.find(filter, { sort, skip: p.skip, limit: p.pageSize })]);
-    return envelope(docs.map((d) => toLotDto(d, lang, ctx.tenant.DefaultLanguage, nowIso)), total, p);
+    return envelope(docs.map(await lotMapper(ctx)), total, p);
   },
 });
 
@@ -150,8 +161,10 @@ export const getLot = defineOperation({
   params: z.object({ id: idText('The lot id.') }),
   errors: [404],
   response: lotSchema,
+  examples: { response: lotExample },
   async handler({ params }, ctx) {
-    return toLotDto(await findLot(ctx.db, params.id), ctx.language, ctx.tenant.DefaultLanguage, ctx.now.toISOString());
+    const [lot, toDto] = await Promise.all([findLot(ctx.db, params.id), lotMapper(ctx)]);
+    return toDto(lot);
   },
 });
 

@@ -22,6 +22,13 @@ export const signIn = defineOperation({
   body: z.object({ Email: z.string().min(1).max(320), Password: z.string().min(1).max(200) }).openapi('SignInRequest'),
   errors: [403, 429],
   response: tokenSchema,
+  examples: {
+    body: { Email: 'anna.berg@example.com', Password: 'correct horse battery staple' },
+    response: {
+      Token: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ0ZW5hbnQiOiJkZW1vIiwia2luZCI6Im1lbWJlciJ9.c2lnbmF0dXJlLW9mLXRoZS1zZXJ2aWNl',
+      ExpiresAt: '2026-11-23T02:00:00.000Z',
+    },
+  },
   async handler({ body }, ctx) {
     const { limiter, tokens } = ctx.services;
     const email = body.Email.trim().toLowerCase();

@@ -27,11 +27,18 @@ export const listLanguages = defineOperation({
   response: z
     .array(
       z.object({
-        Code: z.string().openapi({ description: 'BCP 47 language code, as Accept-Language and `lang` take it.', example: 'sv' }),
-        Name: z.string().openapi({ description: 'The language\'s name in that language.', example: 'Svenska' }),
+        Code: z
+          .string()
+          .max(5)
+          .regex(/^[a-z]{2}(-[A-Z]{2})?$/)
+          .openapi({ description: 'BCP 47 language code, as Accept-Language and `lang` take it.', example: 'sv' }),
+        // A name from the runtime's language names (CLDR), or the code itself.
+        Name: z.string().max(100).openapi({ description: 'The language\'s name in that language.', example: 'Svenska' }),
         IsDefault: z.boolean(),
       }),
     )
+    // One per published language: the service sets no smaller limit.
+    .max(2147483647)
     .openapi('LanguageList'),
   examples: { response: [{ Code: 'en', Name: 'English', IsDefault: true }, { Code: 'sv', Name: 'Svenska', IsDefault: false }] },
   async handler(_input, ctx) {
@@ -54,8 +61,8 @@ export const getInterfaceTranslations = defineOperation({
     'The auction house\'s dictionary of buttons, labels and messages. Every published language answers the same keys: a text the house has not translated yet comes in its default language.',
   response: z
     .object({
-      Language: z.string().openapi({ example: 'sv' }),
-      Entries: z.record(z.string(), z.string()).openapi({ description: 'Text by key (`button.placeBid`).' }),
+      Language: z.string().max(5).regex(/^[a-z]{2}(-[A-Z]{2})?$/).openapi({ example: 'sv' }),
+      Entries: z.record(z.string().max(100), z.string().max(2000)).openapi({ description: 'Text by key (`button.placeBid`).' }),
     })
     .openapi('InterfaceTranslations'),
   examples: { response: { Language: 'sv', Entries: { 'button.placeBid': 'Lägg bud', 'nav.watchlist': 'Bevakningar' } } },

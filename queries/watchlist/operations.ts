@@ -5,11 +5,11 @@ import type { LotDoc } from '../../projections/catalogue/documents.ts';
 import type { WatchDoc } from '../../projections/watchlist/projection.ts';
 import { watchTypes } from '../../commands/watchlist/events.ts';
 import { envelope, paging } from '../paging.ts';
-import { lotSchema, toLotDto } from '../lots/dto.ts';
+import { lotExample, lotMapper, lotSchema } from '../lots/dto.ts';
 
 const watchedLot = lotSchema.extend({
   WatchType: z.enum(watchTypes),
-  WatchedAt: z.string().openapi({ format: 'date-time' }),
+  WatchedAt: z.string().max(30).openapi({ format: 'date-time' }),
 }).openapi('WatchedLot');
 
 export const listWatchlist = defineOperation({
@@ -25,6 +25,9 @@ export const listWatchlist = defineOperation({
     type: z.enum(watchTypes).optional().openapi({ description: 'Only this watch type; all when omitted.' }),
   }),
   response: pagedEnvelope(watchedLot, 'WatchlistPage'),
+  examples: {
+    response: { Items: [{ ...lotExample, WatchType: 'watch', WatchedAt: '2026-11-21T12:00:00.000Z' }], TotalCount: 1, Page: 1, PageSize: 20, TotalPages: 1 },
+  },
   async handler({ query }, ctx) {
     const p = paging(query, ctx.tenant);
     const filter: Filter = { MemberId: ctx.member.Id };
@@ -36,11 +39,11 @@ export const listWatchlist = defineOperation({
     ]);
     const lots = page.length ? await ctx.db.collection<LotDoc>('lots').find({ _id: { $in: page.map((w) => String(w.LotId)) } }) : [];
     const byId = new Map(lots.map((l) => [l.Id, l]));
-    const nowIso = ctx.now.toISOString();
+    const toDto = await lotMapper(ctx);
     const items = page.flatMap((w) => {
       const lot = byId.get(w.LotId);
       return lot
-        ? [{ ...toLotDto(lot, ctx.language, ctx.tenant.DefaultLanguage, nowIso), WatchType: w.Type as (typeof watchTypes)[number], WatchedAt: w.WatchedAt }]
+        ? [{ ...toDto(lot), WatchType: w.Type as (typeof watchTypes)[number], WatchedAt: w.WatchedAt }]
         : [];
     });
     return envelope(items, total, p);

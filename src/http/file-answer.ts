@@ -18,6 +18,8 @@ export class FileAnswer {
       /** The file name offered to the user agent. */
       filename: string;
       disposition?: 'inline' | 'attachment';
+      /** The language of the file's content (a stored document's own), when not the negotiated one. */
+      language?: string;
       /** Identifies this representation; cheap to compute (a version or a content hash, not the bytes). */
       etag: string;
       /** Produces the body; called only when the answer is not a 304. */

@@ -21,6 +21,7 @@ export function canonicalQuery(req: Request, shape: Record<string, unknown>): { 
   const canonical = new Map(Object.keys(shape).map((k) => [k.toLowerCase(), k]));
   const values: Record<string, string> = {};
   const errors: FieldError[] = [];
+  let langSeen = false;
   for (const [key, value] of Object.entries(req.query as Record<string, unknown>)) {
     if (key.includes('[') || key.includes(']')) {
       if (!(canonical.has('metadataproperties') && /^metadataproperties\[/i.test(key)))
@@ -29,8 +30,11 @@ export function canonicalQuery(req: Request, shape: Record<string, unknown>): { 
     }
     const name = canonical.get(key.toLowerCase());
     if (!name) {
-      // `lang` is accepted on every operation (Accept-Language override).
-      if (key.toLowerCase() === 'lang' && typeof value !== 'string') errors.push({ field: 'query.lang', message: 'must be given once' });
+      // `lang` is accepted on every operation (Accept-Language override), once, whatever its case.
+      if (key.toLowerCase() === 'lang') {
+        if (langSeen || typeof value !== 'string') errors.push({ field: 'query.lang', message: 'must be given once' });
+        langSeen = true;
+      }
       continue;
     }
     if (name in values || typeof value !== 'string') {

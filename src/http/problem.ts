@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { AppError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
+import { sendCompressed } from './send.ts';
 
 /** Maps the errors of body-parser and the router into the one hierarchy. */
 function fromExpress(error: unknown): AppError | null {
@@ -28,19 +29,20 @@ function fromExpress(error: unknown): AppError | null {
 export function sendProblem(res: Response, error: AppError, requestId: string) {
   if (error.extra.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(error.extra.retryAfterSeconds));
   if (error.status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
-  res
-    .status(error.status)
-    .type('application/problem+json')
-    .send(
-      JSON.stringify({
-        type: error.type,
-        title: error.title,
-        status: error.status,
-        detail: error.message,
-        instance: `urn:request:${requestId}`,
-        ...(error.extra.errors?.length ? { errors: error.extra.errors } : {}),
-      }),
-    );
+  const body = Buffer.from(
+    JSON.stringify({
+      type: error.type,
+      title: error.title,
+      status: error.status,
+      detail: error.message,
+      instance: `urn:request:${requestId}`,
+      ...(error.extra.errors?.length ? { errors: error.extra.errors } : {}),
+    }),
+    'utf8',
+  );
+  res.status(error.status);
+  res.setHeader('Content-Type', 'application/problem+json; charset=utf-8');
+  sendCompressed(res.req, res, body);
 }
 
 /** The one error middleware: every error becomes application/problem+json; no stack traces leave. */

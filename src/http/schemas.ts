@@ -7,7 +7,8 @@ extendZodWithOpenApi(z);
  * Query and path values arrive as strings: these schemas check the text, convert it, and describe the
  * parameter in the OpenAPI document with its real type. The same schemas validate and document.
  */
-const INT32_MAX = 2147483647;
+export const INT32_MAX = 2147483647;
+export const INT32_MIN = -2147483648;
 
 export const int32Text = (options: { min?: number; max?: number; description?: string } = {}) =>
   z
@@ -21,7 +22,7 @@ export const int32Text = (options: { min?: number; max?: number; description?: s
         .min(options.min ?? -2147483648, `must be at least ${options.min ?? -2147483648}`)
         .max(options.max ?? INT32_MAX, `must be at most ${options.max ?? INT32_MAX}`),
     )
-    .openapi({ type: 'integer', format: 'int32', minimum: options.min, maximum: options.max, description: options.description });
+    .openapi({ type: 'integer', format: 'int32', minimum: options.min ?? INT32_MIN, maximum: options.max ?? INT32_MAX, description: options.description });
 
 export const idText = (description = 'An int32 id.') => int32Text({ min: 1, description });
 
@@ -40,23 +41,43 @@ export const pageQuery = {
 export const pagedEnvelope = <T extends z.ZodType>(item: T, name: string) =>
   z
     .object({
-      Items: z.array(item),
-      TotalCount: z.number().int(),
-      Page: z.number().int(),
-      PageSize: z.number().int(),
-      TotalPages: z.number().int(),
+      Items: z.array(item).max(100).openapi({ description: 'This page: at most `PageSize` items, none past the last page.' }),
+      TotalCount: z.number().int().min(0).max(INT32_MAX).openapi({ description: 'Items on all pages.' }),
+      Page: z.number().int().min(1).max(INT32_MAX).openapi({ description: 'This page, 1-based.' }),
+      PageSize: z.number().int().min(1).max(100),
+      TotalPages: z.number().int().min(0).max(INT32_MAX),
     })
     .openapi(name);
 
 export const problemSchema = z
   .object({
-    type: z.string(),
-    title: z.string(),
-    status: z.number().int(),
-    detail: z.string(),
-    instance: z.string().optional(),
-    errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+    type: z
+      .string()
+      .max(100)
+      .regex(/^urn:bidder-api:problem:[a-z0-9-]+$/)
+      .openapi({ format: 'uri', description: 'The kind of problem, one per status: `urn:bidder-api:problem:not-found`, `…:bad-request`, `…:unauthorized`, ….' }),
+    title: z.string().max(100).regex(/^[A-Z][A-Za-z ]*$/).openapi({ description: 'The status\'s reason phrase (`Not Found`).' }),
+    status: z.number().int().min(400).max(599),
+    detail: z.string().max(1000).openapi({ description: 'What went wrong, for a developer (not shown to end users as is).' }),
+    instance: z
+      .string()
+      .max(100)
+      .regex(/^urn:request:[A-Za-z0-9._-]{1,64}$/)
+      .optional()
+      .openapi({ format: 'uri', description: 'This request: `urn:request:` and its `X-Request-Id`.' }),
+    errors: z
+      .array(
+        z.object({
+          // A bracketed query parameter is named as given, so a field is as long as the request line allows (16 KB).
+          field: z.string().max(16384).openapi({ description: 'Where the bad value is: `path.id`, `query.PageSize`, `body.Email`.' }),
+          message: z.string().max(500),
+        }),
+      )
+      // At most one entry per query parameter (a query has at most 1,000), path parameter or body field.
+      .max(2000)
+      .optional()
+      .openapi({ description: 'On `400`: each bad value.' }),
   })
-  .openapi('Problem', { description: 'RFC 9457 problem details.' });
+  .openapi('Problem', { description: 'RFC 9457 problem details: every error answer of the API has this shape.' });
 
 export { z };

@@ -47,8 +47,19 @@ export function sendBody(
     res.status(304).end();
     return;
   }
+  res.statusCode = 200;
+  res.setHeader('Content-Type', contentType);
+  sendCompressed(req, res, body, keep);
+}
+
+/**
+ * Ends the answer with the body, compressed when it is over 1 KB and the request allows it (the caller has
+ * set the status and type; Vary is added here). A `keep` holder reuses and keeps the compressed copies.
+ */
+export function sendCompressed(req: Request, res: Response, body: Buffer, keep?: { entry: EncodedCopies; cache?: ResponseCache }) {
   let bytes = body;
   if (body.length > COMPRESS_THRESHOLD) {
+    if (!String(res.getHeader('Vary') ?? '').includes('Accept-Encoding')) addVary(res, 'Accept-Encoding');
     const encoding = chooseEncoding(req.headers['accept-encoding']);
     if (encoding !== 'identity') {
       let encoded = keep?.entry[encoding];
@@ -61,8 +72,6 @@ export function sendBody(
       res.setHeader('Content-Encoding', encoding);
     }
   }
-  res.statusCode = 200;
-  res.setHeader('Content-Type', contentType);
   res.setHeader('Content-Length', bytes.length);
   res.end(req.method === 'HEAD' ? undefined : bytes);
 }
@@ -79,6 +88,7 @@ export async function sendFile(req: Request, res: Response, answer: FileAnswer) 
   res.statusCode = 200;
   res.setHeader('Content-Type', init.contentType);
   res.setHeader('Content-Disposition', contentDisposition(init.disposition ?? 'attachment', init.filename));
+  if (init.language) res.setHeader('Content-Language', init.language);
   res.setHeader('X-Content-Type-Options', 'nosniff');
   if (body.size !== undefined) res.setHeader('Content-Length', body.size);
   if (req.method === 'HEAD') {

@@ -22,7 +22,10 @@ function statusOf(code: string | undefined): { status: number; title: string; de
  * line) answered as problem+json, like every other error, where the socket can still be written.
  */
 export function problemOnClientError(error: Error & { code?: string }, socket: Socket) {
-  if (error.code === 'ECONNRESET' || !socket.writable || socket.bytesWritten > 0) {
+  // Node's own rule: answer unless the response of the request in progress has started (an earlier answer on
+  // a kept-alive connection does not count).
+  const current = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || current?.headersSent) {
     socket.destroy();
     return;
   }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import http from 'node:http';
 import { expectProblem, startTestServer, type TestServer, type TestResponse } from '../support/server.ts';
+import { keysOf } from '../support/json.ts';
 import { importRecord } from '../../commands/catalogue/import.ts';
 
 /**
@@ -21,16 +21,6 @@ const CATALOGUE_READS = [
 ];
 const withQuery = (path: string, query: string) => `${path}${path.includes('?') ? '&' : '?'}${query}`;
 
-/** Every property name anywhere in a JSON value. */
-function keysOf(value: unknown, out = new Set<string>()): Set<string> {
-  if (Array.isArray(value)) value.forEach((v) => keysOf(v, out));
-  else if (value && typeof value === 'object')
-    for (const [k, v] of Object.entries(value)) {
-      out.add(k);
-      keysOf(v, out);
-    }
-  return out;
-}
 
 function expectValidationProblem(response: TestResponse, fieldPattern: RegExp) {
   const problem = expectProblem(response, 400);
@@ -52,20 +42,7 @@ describe('catalogue conventions', () => {
   const get = (path: string, headers: Record<string, string> = {}) => server.request('GET', path, { token, headers });
 
   /** A GET as a plain HTTP client (no fetch): fetch adds `Cache-Control: no-cache` to conditional requests. */
-  const rawGet = (path: string, headers: Record<string, string> = {}) =>
-    new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
-      const request = http.get(
-        server.base + path,
-        { headers: { 'Api-Key': server.credentials.apiKey, Authorization: `Bearer ${token}`, ...headers } },
-        (response) => {
-          let body = '';
-          response.setEncoding('utf8');
-          response.on('data', (chunk) => (body += chunk));
-          response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body }));
-        },
-      );
-      request.on('error', reject);
-    });
+  const rawGet = (path: string, headers: Record<string, string> = {}) => server.rawGet(path, { token, headers });
 
   before(async () => {
     server = await startTestServer();

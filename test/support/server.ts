@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import http, { type Server } from 'node:http';
 import { createRuntime, type Runtime } from '../../src/app.ts';
 import { listen } from '../../src/http/server.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -27,6 +27,11 @@ export interface TestServer {
    * itself is specified in sessions.test.ts).
    */
   issueMemberToken(tenant: string, memberId: number): string;
+  /**
+   * A GET with node:http, which leaves the answer as sent: fetch decompresses bodies and adds
+   * `Cache-Control: no-cache` to conditional requests. `token: null` sends none; `apiKey: null` no Api-Key.
+   */
+  rawGet(path: string, options?: { token?: string | null; apiKey?: string | null; headers?: Record<string, string>; agent?: http.Agent }): Promise<RawResponse>;
   /** Every event of the log (for "then it appended ..." assertions). */
   events(): Promise<Array<{ type: string; data: Record<string, unknown>; streamId: string }>>;
   close(): Promise<void>;
@@ -38,6 +43,14 @@ export interface RequestOptions {
   body?: unknown;
   rawBody?: string | Buffer;
   headers?: Record<string, string>;
+}
+
+export interface RawResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  bytes: Buffer;
+  /** The bytes as UTF-8 text. */
+  body: string;
 }
 
 export interface TestResponse {
@@ -122,6 +135,24 @@ export async function startTestServer(
         members.set(tenant, r.body.Token);
       }
       return members.get(tenant)!;
+    },
+    rawGet(urlPath, o = {}) {
+      const headers: Record<string, string> = { ...(o.headers ?? {}) };
+      const apiKey = o.apiKey === undefined ? credentials.apiKey : o.apiKey;
+      if (apiKey !== null) headers['Api-Key'] = apiKey;
+      if (o.token) headers.Authorization = `Bearer ${o.token}`;
+      return new Promise<RawResponse>((resolve, reject) => {
+        const request = http.get(base + urlPath, { headers, agent: o.agent ?? false }, (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => {
+            const bytes = Buffer.concat(chunks);
+            resolve({ status: response.statusCode!, headers: response.headers, bytes, body: bytes.toString('utf8') });
+          });
+          response.on('error', reject);
+        });
+        request.on('error', reject);
+      });
     },
     issueMemberToken(tenant, memberId) {
       return runtime.services.tokens.issue('member', tenant, String(memberId)).Token;

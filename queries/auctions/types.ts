@@ -1,0 +1,28 @@
+import type { TenantScope } from '../../src/ports/read-models.ts';
+import type { AuctionDoc } from '../../projections/catalogue/documents.ts';
+
+export interface AuctionTypes {
+  /** The type of an auction (0 when it is not catalogued). */
+  typeOf(auctionId: number): number;
+  /** The auctions of a type: what an `AuctionTypeId` filter of lots or bids selects. */
+  idsOfType(type: number): number[];
+}
+
+/**
+ * The tenant's auctions by type, read from the auctions themselves at query time: a lot or bid never keeps
+ * a copy of its auction's type, so a re-catalogued auction type holds everywhere at once.
+ */
+export async function readAuctionTypes(db: TenantScope): Promise<AuctionTypes> {
+  const auctions = await db.collection<AuctionDoc>('auctions').find({ Catalogued: true });
+  const types = new Map(auctions.map((a) => [a.Id, a.AuctionType]));
+  return {
+    typeOf: (auctionId) => types.get(auctionId) ?? 0,
+    idsOfType: (type) => auctions.filter((a) => a.AuctionType === type).map((a) => a.Id),
+  };
+}
+
+/** The AuctionId condition of an auction-type filter, combined with an AuctionId filter when there is one. */
+export function auctionIdsOfType(types: AuctionTypes, type: number, auctionId?: number): number | { $in: number[] } {
+  if (auctionId !== undefined) return types.typeOf(auctionId) === type ? auctionId : { $in: [] };
+  return { $in: types.idsOfType(type) };
+}

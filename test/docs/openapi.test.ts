@@ -1,0 +1,191 @@
+/**
+ * The OpenAPI document (GET /openapi.json) describes what the service really does, and passes Spectral's
+ * `spectral:oas` and OWASP rulesets (.spectral.yaml) with no error.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+import { buildOpenApiDocument } from '../../src/http/openapi.ts';
+import { problemSchema } from '../../src/http/schemas.ts';
+import type { Operation } from '../../src/http/operation.ts';
+import { operations } from '../../src/operations.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+interface SpectralResult {
+  code: string;
+  message: string;
+  path: string[];
+  severity: number;
+}
+
+/** Runs the installed Spectral CLI on a file; its exit status is non-zero when it finds errors, so only the JSON counts. */
+function spectral(file: string): Promise<SpectralResult[]> {
+  const bin = path.join(ROOT, 'node_modules', '.bin', process.platform === 'win32' ? 'spectral.cmd' : 'spectral');
+  return new Promise((resolve, reject) => {
+    execFile(
+      bin,
+      ['lint', file, '--ruleset', path.join(ROOT, '.spectral.yaml'), '--format', 'json'],
+      { cwd: ROOT, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const start = stdout.indexOf('[');
+        if (start === -1) {
+          reject(new Error(`spectral gave no JSON (${error?.message ?? 'no error'}):\n${stderr}\n${stdout}`));
+          return;
+        }
+        try {
+          resolve(JSON.parse(stdout.slice(start)) as SpectralResult[]);
+        } catch (parseError) {
+          reject(new Error(`spectral's output is not JSON (${String(parseError)}):\n${stderr}\n${stdout.slice(0, 2000)}`));
+        }
+      },
+    );
+  });
+}
+
+type Doc = ReturnType<typeof buildOpenApiDocument> & Record<string, any>;
+
+const doc = buildOpenApiDocument(operations) as Doc;
+const entryOf = (op: Operation) => (doc.paths as Record<string, Record<string, any>>)[op.path][op.method];
+const binary = (op: Operation) => (op.produces?.length ?? 0) > 0;
+
+/** A component by its $ref, or the object itself. */
+function deref(value: any): any {
+  if (value && typeof value.$ref === 'string') {
+    const [, kind, name] = /^#\/components\/([^/]+)\/(.+)$/.exec(value.$ref) ?? [];
+    return (doc.components as Record<string, Record<string, unknown>>)[kind][name];
+  }
+  return value;
+}
+
+const parameterNames = (op: Operation) => (entryOf(op).parameters ?? []).map((p: unknown) => `${deref(p).in}:${deref(p).name}`);
+
+describe('the OpenAPI document', () => {
+  it('passes Spectral (spectral:oas and the OWASP ruleset of .spectral.yaml) with no error', async function () {
+    this.timeout(180_000);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bidder-api-openapi-'));
+    try {
+      const file = path.join(dir, 'openapi.json');
+      fs.writeFileSync(file, JSON.stringify(doc, null, 2));
+      const results = await spectral(file);
+      const errors = results.filter((r) => r.severity === 0);
+      const shown = errors
+        .slice(0, 15)
+        .map((r) => `${r.code} at ${r.path.join('.')}: ${r.message}`)
+        .join('\n');
+      expect(errors, `${errors.length} Spectral errors, the first ones:\n${shown}`).to.have.length(0);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('gives every operation a declared tag, a summary and a description written for its users', () => {
+    const tags = new Map((doc.tags ?? []).map((t: { name: string; description?: string }) => [t.name, t.description]));
+    for (const op of operations) {
+      const entry = entryOf(op);
+      const label = `${op.method} ${op.path}`;
+      expect(entry.tags, label).to.deep.equal([op.group]);
+      expect(tags.get(op.group), `tag ${op.group} is declared with a description`).to.be.a('string').and.not.equal('');
+      expect(entry.summary, label).to.be.a('string').and.not.equal('');
+      expect(entry.description, label).to.be.a('string').and.match(/Credentials:/);
+      expect(entry.description, label).to.not.match(/API\.md|Operation \d+/);
+    }
+  });
+
+  it('shows an example of every JSON answer and of every request body', () => {
+    for (const op of operations) {
+      const entry = entryOf(op);
+      const label = `${op.method} ${op.path}`;
+      if (!binary(op)) {
+        expect(op.examples?.response, `${label}: examples.response`).to.not.equal(undefined);
+        expect(entry.responses[200].content['application/json'].example, label).to.deep.equal(op.examples!.response);
+      }
+      if (op.body) {
+        expect(op.examples?.body, `${label}: examples.body`).to.not.equal(undefined);
+        expect(entry.requestBody.content['application/json'].example, label).to.deep.equal(op.examples!.body);
+      }
+    }
+  });
+
+  it('keeps every example true to the schemas that validate and describe the operation', () => {
+    const failures: string[] = [];
+    for (const op of operations) {
+      const label = `${op.method} ${op.path}`;
+      if (op.examples?.response !== undefined) {
+        const result = op.response.safeParse(op.examples.response);
+        if (!result.success) failures.push(`${label} response: ${JSON.stringify(result.error.issues).slice(0, 400)}`);
+      }
+      if (op.examples?.body !== undefined) {
+        if (!op.body) failures.push(`${label}: a body example without a body`);
+        else {
+          const result = op.body.safeParse(op.examples.body);
+          if (!result.success) failures.push(`${label} body: ${JSON.stringify(result.error.issues).slice(0, 400)}`);
+        }
+      }
+      for (const [status, response] of Object.entries(entryOf(op).responses as Record<string, any>)) {
+        const example = response.content?.['application/problem+json']?.example;
+        if (example === undefined) continue;
+        const result = problemSchema.safeParse(example);
+        if (!result.success) failures.push(`${label} ${status}: ${JSON.stringify(result.error.issues).slice(0, 400)}`);
+        else if (example.status !== Number(status)) failures.push(`${label} ${status}: the example says ${example.status}`);
+      }
+    }
+    expect(failures, failures.join('\n')).to.deep.equal([]);
+  });
+
+  it('describes binary answers by their media types, with Content-Disposition', () => {
+    const binaries = operations.filter(binary);
+    expect(binaries.map((op) => op.operationId)).to.include.members(['getAuctionCataloguePdf', 'exportAuctionLots']);
+    for (const op of binaries) {
+      const ok = entryOf(op).responses[200];
+      const label = `${op.method} ${op.path}`;
+      expect(Object.keys(ok.content), label).to.have.members(op.produces!);
+      for (const type of op.produces!) expect(deref(ok.content[type].schema), `${label} ${type}`).to.include({ type: 'string', format: 'binary' });
+      expect(ok.content, label).to.not.have.property('application/json');
+      expect(ok.headers, label).to.include.keys('Content-Disposition', 'ETag', 'X-Request-Id');
+    }
+    expect(Object.keys(entryOf(operations.find((op) => op.operationId === 'exportAuctionLots')!).responses[200].content)).to.deep.equal([
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    ]);
+  });
+
+  it('documents 304 and If-None-Match on catalogue reads (and every GET, which all answer 304 to a matching ETag)', () => {
+    const catalogue = operations.filter((op) => op.catalogue);
+    expect(catalogue).to.not.have.length(0);
+    for (const op of operations.filter((o) => o.method === 'get')) {
+      const label = `${op.method} ${op.path}`;
+      const notModified = entryOf(op).responses[304];
+      expect(notModified, label).to.not.equal(undefined);
+      expect(notModified.content, label).to.equal(undefined);
+      expect(notModified.headers, label).to.include.keys('ETag', 'X-Request-Id');
+      expect(parameterNames(op), label).to.include('header:If-None-Match');
+    }
+    for (const op of operations.filter((o) => o.method !== 'get')) expect(entryOf(op).responses, `${op.method} ${op.path}`).to.not.have.property('304');
+  });
+
+  it('documents the headers the service sends: X-Request-Id, ETag, Content-Language, WWW-Authenticate, Retry-After', () => {
+    for (const op of operations) {
+      const label = `${op.method} ${op.path}`;
+      const responses = entryOf(op).responses as Record<string, any>;
+      expect(responses, label).to.include.keys('200', '400', '401', '500');
+      for (const [status, response] of Object.entries(responses)) {
+        expect(response.headers, `${label} ${status}`).to.have.property('X-Request-Id');
+        if (Number(status) >= 400) expect(deref(response.content['application/problem+json'].schema), `${label} ${status}`).to.equal(deref({ $ref: '#/components/schemas/Problem' }));
+      }
+      expect(responses[200].headers, label).to.have.property('ETag');
+      expect(responses[401].headers, label).to.have.property('WWW-Authenticate');
+      if (responses[429]) expect(responses[429].headers, label).to.have.property('Retry-After');
+      if (op.auth !== 'open') {
+        expect(responses[200].headers, label).to.have.property('Content-Language');
+        expect(parameterNames(op), label).to.include('header:Accept-Language');
+        expect(entryOf(op).security, label).to.deep.equal([{ ApiKey: [], Bearer: [] }]);
+      } else expect(entryOf(op).security, label).to.deep.equal([{ ApiKey: [] }]);
+    }
+    const bearer = (doc.components as any).securitySchemes.Bearer;
+    expect(bearer.description).to.match(/HS256/).and.match(/RFC8725/);
+    expect((doc.components as any).securitySchemes.ApiKey.description).to.be.a('string').and.not.equal('');
+  });
+});
