@@ -17,9 +17,13 @@
  *  e. Rebuild of the catalogue and lot-search projections (src/cli/rebuild.ts) with the service stopped.
  *  f. Restart: spawn to the first GET /readyz 200.
  *  g. Peak resident memory of the service (VmHWM) after the loads.
+ *  h. Prints (--only prints): the catalogue PDF of auction 1 (2,000 lots in the generated dataset): a first
+ *     request, 50 concurrent first requests for another language (they must get identical bytes from one
+ *     generation), and repeated requests; the .xlsx export of the same auction; the service's memory after
+ *     them. Generated files are deleted before the service starts, so "first" is a real first request.
  *
  * Options: --fresh  --lots 100000  --log-level info  --connections 50  --warmup 2  --duration 10  --rounds 3
- *          --port 3100  --baseline-port 3101  --only baseline,lots,search,watch,rebuild,restart
+ *          --port 3100  --baseline-port 3101  --only baseline,lots,search,watch,prints,rebuild,restart
  *          --profile (node --cpu-prof on the loaded service; prints the top self-time functions per load)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -67,7 +71,7 @@ const opts = {
   rounds: intOption('rounds', 3),
   port: intOption('port', 3100),
   baselinePort: intOption('baseline-port', 3101),
-  only: new Set(option('only', 'baseline,lots,search,watch,rebuild,restart').split(',').map((s) => s.trim())),
+  only: new Set(option('only', 'baseline,lots,search,watch,prints,rebuild,restart').split(',').map((s) => s.trim())),
 };
 
 const TARGETS = {
@@ -78,6 +82,7 @@ const TARGETS = {
   rebuildEventsPerSecond: 200_000,
   restartSeconds: 10,
   peakRssBytes: 1.5 * 1024 ** 3,
+  cataloguePdfFirstSeconds: 10,
 };
 
 // ---------------------------------------------------------------------------------------------- helpers
@@ -433,6 +438,59 @@ function newestProfile(dir: string): string | null {
   return files[0] ?? null;
 }
 
+/** A binary GET: status, bytes and the time to the last byte. */
+async function download(p: string, headers: Record<string, string>) {
+  const started = performance.now();
+  const res = await fetch(svcUrl(p), { headers: { 'Api-Key': API_KEY, ...headers }, signal: AbortSignal.timeout(60_000) });
+  const bytes = Buffer.from(await res.arrayBuffer());
+  return { status: res.status, bytes, ms: performance.now() - started, contentType: res.headers.get('content-type') ?? '' };
+}
+
+interface PrintsResult {
+  auctionLots: number;
+  pdfFirst: { ms: number; bytes: number; status: number };
+  pdfConcurrentFirst: { requests: number; msAll: number; distinctBodies: number; statuses: number[] };
+  pdfRepeated: { medianMs: number; minMs: number; maxMs: number; requests: number };
+  export: { medianMs: number; minMs: number; maxMs: number; bytes: number; requests: number; status: number };
+  memoryAfter: { vmHwmBytes: number; vmRssBytes: number } | null;
+  memoryBefore: { vmHwmBytes: number; vmRssBytes: number } | null;
+}
+
+async function prints(anon: string, pid: number): Promise<PrintsResult> {
+  const headers = { Authorization: `Bearer ${anon}` };
+  const auction = await call('GET', '/v1/auctions/1', headers);
+  const memoryBefore = memoryOf(pid);
+  say(`prints: auction 1 has ${auction.body?.LotCount} lots`);
+  const first = await download('/v1/auctions/1/catalogue?lang=sv', headers);
+  if (first.status !== 200 || !first.bytes.subarray(0, 5).equals(Buffer.from('%PDF-'))) throw new Error(`catalogue PDF: ${first.status} ${first.contentType}`);
+  say(`  catalogue PDF (sv), first request: ${fmt(first.ms)} ms, ${fmt(first.bytes.length / 1024)} KB`);
+  const concurrentStarted = performance.now();
+  const concurrent = await Promise.all(Array.from({ length: 50 }, () => download('/v1/auctions/1/catalogue?lang=de', headers)));
+  const msAll = performance.now() - concurrentStarted;
+  const distinct = new Set(concurrent.map((r) => r.bytes.toString('base64'))).size;
+  say(`  50 concurrent first requests (de): all answered in ${fmt(msAll)} ms, ${distinct} distinct bodies, statuses ${[...new Set(concurrent.map((r) => r.status))]}`);
+  const repeated: number[] = [];
+  for (let i = 0; i < 20; i++) repeated.push((await download('/v1/auctions/1/catalogue?lang=sv', headers)).ms);
+  say(`  repeated request: median ${fmt(median(repeated), 1)} ms (min ${fmt(Math.min(...repeated), 1)}, max ${fmt(Math.max(...repeated), 1)})`);
+  const exports: Array<{ ms: number; bytes: number; status: number }> = [];
+  for (let i = 0; i < 5; i++) {
+    const r = await download('/v1/auctions/1/export', { ...headers, 'Accept-Language': 'sv' });
+    exports.push({ ms: r.ms, bytes: r.bytes.length, status: r.status });
+  }
+  const exportMs = exports.map((e) => e.ms);
+  say(`  .xlsx export: median ${fmt(median(exportMs))} ms (min ${fmt(Math.min(...exportMs))}, max ${fmt(Math.max(...exportMs))}), ${fmt(exports[0].bytes / 1024)} KB`);
+  const memoryAfter = memoryOf(pid);
+  return {
+    auctionLots: auction.body?.LotCount ?? 0,
+    pdfFirst: { ms: first.ms, bytes: first.bytes.length, status: first.status },
+    pdfConcurrentFirst: { requests: concurrent.length, msAll, distinctBodies: distinct, statuses: [...new Set(concurrent.map((r) => r.status))] },
+    pdfRepeated: { medianMs: median(repeated), minMs: Math.min(...repeated), maxMs: Math.max(...repeated), requests: repeated.length },
+    export: { medianMs: median(exportMs), minMs: Math.min(...exportMs), maxMs: Math.max(...exportMs), bytes: exports[0].bytes, requests: exports.length, status: exports[0].status },
+    memoryBefore,
+    memoryAfter,
+  };
+}
+
 // ---------------------------------------------------------------------------------------------- main
 
 async function main() {
@@ -441,6 +499,9 @@ async function main() {
   const { info: dataset, created } = await ensureDataset();
   const member = await importBenchMember();
   say(`bench member ${member.email} (id ${member.memberId}) imported`);
+
+  // Generated files (catalogue PDFs, factsheets) of earlier runs go, so the prints step measures first requests.
+  fs.rmSync(path.join(DATA_DIR, 'files'), { recursive: true, force: true });
 
   // ---- the service, first start (the first projection build when the dataset is new)
   const profileDir = path.join(BENCH_DIR, 'profiles', new Date().toISOString().replace(/[:.]/g, '-'));
@@ -511,9 +572,10 @@ async function main() {
     watchlistSize = w.status === 200 ? (w.body?.TotalCount ?? null) : null;
   }
 
-  // ---- memory, then stop
+  // ---- memory, prints, then stop
   const memory = memoryOf(svc.pid);
   say(`service memory: VmHWM ${fmt((memory?.vmHwmBytes ?? NaN) / 1048576)} MiB, VmRSS ${fmt((memory?.vmRssBytes ?? NaN) / 1048576)} MiB`);
+  const printed = opts.only.has('prints') ? await prints(anon, svc.pid) : null;
   const shutdownMs = await stopProcess(svc);
   say(`service stopped (SIGTERM) in ${(shutdownMs / 1000).toFixed(1)} s, exit code ${svc.child.exitCode}`);
   let profileFile: string | null = null;
@@ -573,6 +635,14 @@ async function main() {
   }
   if (restart) add(`restart: spawn to /readyz 200 ≤ ${TARGETS.restartSeconds} s`, `${restart.readySeconds.toFixed(2)} s`, restart.readySeconds <= TARGETS.restartSeconds);
   if (memory) add(`peak RSS (VmHWM) after the loads ≤ 1.5 GB`, `${fmt(memory.vmHwmBytes / 1048576)} MiB`, memory.vmHwmBytes <= TARGETS.peakRssBytes);
+  if (printed) {
+    add(
+      `catalogue PDF of ${fmt(printed.auctionLots)} lots: first request ≤ ${TARGETS.cataloguePdfFirstSeconds} s`,
+      `${(printed.pdfFirst.ms / 1000).toFixed(2)} s`,
+      printed.pdfFirst.status === 200 && printed.pdfFirst.ms <= TARGETS.cataloguePdfFirstSeconds * 1000,
+    );
+    add('catalogue PDF: 50 concurrent first requests, identical bodies', `${printed.pdfConcurrentFirst.distinctBodies} distinct bodies, statuses ${printed.pdfConcurrentFirst.statuses}`, printed.pdfConcurrentFirst.distinctBodies === 1 && printed.pdfConcurrentFirst.statuses.join() === '200');
+  }
 
   const lines: string[] = [];
   const pad = (s: string, n: number) => (s.length >= n ? s : s + ' '.repeat(n - s.length));
@@ -613,6 +683,14 @@ async function main() {
   }
   if (restart) kv('restart', `${restart.readySeconds.toFixed(2)} s spawn → /readyz 200 (then lot page ${restart.lotPageStatus}); shutdown ${restart.shutdownSeconds.toFixed(1)} s`);
   if (memory) kv('service memory after the loads', `VmHWM ${fmt(memory.vmHwmBytes / 1048576)} MiB, VmRSS ${fmt(memory.vmRssBytes / 1048576)} MiB`);
+  if (printed) {
+    kv(`catalogue PDF, ${fmt(printed.auctionLots)} lots, first request`, `${fmt(printed.pdfFirst.ms)} ms, ${fmt(printed.pdfFirst.bytes / 1024)} KB`);
+    kv('catalogue PDF, 50 concurrent first requests', `${fmt(printed.pdfConcurrentFirst.msAll)} ms until the last answer, ${printed.pdfConcurrentFirst.distinctBodies} distinct bodies`);
+    kv('catalogue PDF, repeated request', `median ${fmt(printed.pdfRepeated.medianMs, 1)} ms (min ${fmt(printed.pdfRepeated.minMs, 1)}, max ${fmt(printed.pdfRepeated.maxMs, 1)}, ${printed.pdfRepeated.requests} requests)`);
+    kv('spreadsheet export (.xlsx)', `median ${fmt(printed.export.medianMs)} ms (min ${fmt(printed.export.minMs)}, max ${fmt(printed.export.maxMs)}), ${fmt(printed.export.bytes / 1024)} KB`);
+    const mb = (m: { vmHwmBytes: number; vmRssBytes: number } | null) => (m ? `VmRSS ${fmt(m.vmRssBytes / 1048576)} MiB, VmHWM ${fmt(m.vmHwmBytes / 1048576)} MiB` : '-');
+    kv('service memory before / after the prints', `${mb(printed.memoryBefore)} / ${mb(printed.memoryAfter)}`);
+  }
   if (watch) kv('watchlist load', `${fmt(watch.total)} PUTs (+ warm-up) by one member; watchlist holds ${watchlistSize ?? '?'} lots`);
   lines.push(
     '',
@@ -650,6 +728,7 @@ async function main() {
     rebuilds,
     restart,
     memory,
+    prints: printed,
     shutdownSeconds: shutdownMs / 1000,
     targets,
     profile: profileFile ? { file: path.relative(ROOT, profileFile), perLoad: allLoads.filter((l) => l.profile).map((l) => ({ name: l.name, round: l.round, ...l.profile })) } : null,
