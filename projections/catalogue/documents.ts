@@ -28,6 +28,13 @@ export interface AuctionDoc extends Doc {
   Created: string;
 }
 
+/** One document per tenant (`_id` = AUCTION_TYPES_ID): every auction's type, read in one lookup. */
+export interface AuctionTypesDoc extends Doc {
+  Types: Record<string, number>;
+}
+export const AUCTION_TYPES = 'auction_types';
+export const AUCTION_TYPES_ID = 'all';
+
 export interface CategoryDoc extends Doc {
   Id: number;
   Catalogued: boolean;

@@ -1,7 +1,7 @@
 import type { DocumentProjection, UnitOfWork } from '../../src/projector/projection.ts';
 import { asAppEvent } from '../../src/events/registry.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
-import { foldText, isoMs, type AuctionDoc, type CategoryDoc, type LotDoc, type Texts } from './documents.ts';
+import { AUCTION_TYPES, AUCTION_TYPES_ID, foldText, isoMs, type AuctionDoc, type AuctionTypesDoc, type CategoryDoc, type LotDoc, type Texts } from './documents.ts';
 
 const auctionPlaceholder = (id: number): Omit<AuctionDoc, '_id'> => ({
   Id: id,
@@ -53,6 +53,7 @@ export const catalogueProjection: DocumentProjection = {
   name: 'catalogue',
   collections: [
     { name: 'auctions', indexes: [{ fields: ['StartTime'] }, { fields: ['EndTime'] }] },
+    { name: AUCTION_TYPES },
     { name: 'categories', indexes: [{ fields: ['ParentId'] }] },
     {
       name: 'lots',
@@ -85,6 +86,9 @@ export const catalogueProjection: DocumentProjection = {
           CatalogueVersion: event.position,
           LotsVersion: event.position,
           Created: doc?.Created || event.created,
+        }));
+        await uow.update<AuctionTypesDoc>(AUCTION_TYPES, d.tenant, AUCTION_TYPES_ID, (doc) => ({
+          Types: { ...(doc?.Types ?? {}), [String(d.auctionId)]: d.auctionType },
         }));
         return;
       }

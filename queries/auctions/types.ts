@@ -1,5 +1,5 @@
 import type { TenantScope } from '../../src/ports/read-models.ts';
-import type { AuctionDoc } from '../../projections/catalogue/documents.ts';
+import { AUCTION_TYPES, AUCTION_TYPES_ID, type AuctionDoc, type AuctionTypesDoc } from '../../projections/catalogue/documents.ts';
 
 export interface AuctionTypes {
   /** The type of an auction (0 when it is not catalogued). */
@@ -13,11 +13,14 @@ export interface AuctionTypes {
  * a copy of its auction's type, so a re-catalogued auction type holds everywhere at once.
  */
 export async function readAuctionTypes(db: TenantScope): Promise<AuctionTypes> {
-  const auctions = await db.collection<AuctionDoc>('auctions').find({ Catalogued: true });
-  const types = new Map(auctions.map((a) => [a.Id, a.AuctionType]));
+  const index = await db.collection<AuctionTypesDoc>(AUCTION_TYPES).findById(AUCTION_TYPES_ID);
+  // A read model built before the index existed: the auctions themselves (until `npm run rebuild -- catalogue`).
+  const types = index
+    ? new Map(Object.entries(index.Types).map(([id, type]) => [Number(id), type]))
+    : new Map((await db.collection<AuctionDoc>('auctions').find({ Catalogued: true })).map((a) => [a.Id, a.AuctionType]));
   return {
     typeOf: (auctionId) => types.get(auctionId) ?? 0,
-    idsOfType: (type) => auctions.filter((a) => a.AuctionType === type).map((a) => a.Id),
+    idsOfType: (type) => [...types].filter(([, t]) => t === type).map(([id]) => id),
   };
 }
 
