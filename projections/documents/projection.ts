@@ -36,6 +36,16 @@ export const lotDocumentId = (lotId: number, fieldname: string) => `${lotId}:${f
 export const auctionDocuments = (db: TenantScope) => db.collection<AuctionDocumentDoc>(AUCTION_DOCUMENTS);
 export const lotDocuments = (db: TenantScope) => db.collection<LotDocumentDoc>(LOT_DOCUMENTS);
 
+/** What every stored document shows of its file. */
+const storedFile = (d: { name: string; language: string; contentType: string; size: number; sha256: string; at: string }) => ({
+  Name: d.name,
+  Language: d.language,
+  ContentType: d.contentType,
+  Size: d.size,
+  Sha256: d.sha256,
+  PublishedAt: d.at,
+});
+
 export const documentsProjection: DocumentProjection = {
   kind: 'documents',
   name: 'documents',
@@ -49,13 +59,8 @@ export const documentsProjection: DocumentProjection = {
         await uow.update<AuctionDocumentDoc>(AUCTION_DOCUMENTS, d.tenant, String(d.documentId), () => ({
           Id: d.documentId,
           AuctionId: d.auctionId,
-          Name: d.name,
           Kind: d.kind,
-          Language: d.language,
-          ContentType: d.contentType,
-          Size: d.size,
-          Sha256: d.sha256,
-          PublishedAt: d.at,
+          ...storedFile(d),
         }));
         return;
       }
@@ -67,12 +72,7 @@ export const documentsProjection: DocumentProjection = {
         await uow.update<LotDocumentDoc>(LOT_DOCUMENTS, d.tenant, lotDocumentId(d.lotId, 'condition-report'), () => ({
           LotId: d.lotId,
           Fieldname: 'condition-report',
-          Name: d.name,
-          Language: d.language,
-          ContentType: d.contentType,
-          Size: d.size,
-          Sha256: d.sha256,
-          PublishedAt: d.at,
+          ...storedFile(d),
         }));
         return;
       }
