@@ -16,9 +16,11 @@ import { TokenService } from './security/tokens.ts';
 import { ProjectorRuntime } from './projector/runtime.ts';
 import { allProjections, CATALOGUE_PROJECTIONS } from './projections.ts';
 import { GeneratedFiles } from './generated-files.ts';
+import { OneTimeKeys, oneTimeKeySecret } from './security/keys.ts';
+import { JsvatChecker } from './adapters/embedded/jsvat-checker.ts';
+import { allJobs } from './jobs.ts';
 import { buildApp } from './http/app.ts';
 import { operations } from './operations.ts';
-import { contactDeliveryJob, DELIVER_CONTACT } from '../commands/contact/delivery.ts';
 
 /** The data folder's layout on the embedded default. */
 export function dataPaths(dataDir: string) {
@@ -73,8 +75,9 @@ export async function createRuntime(
   const jobs = new SqliteJobQueue({ db: jobsDb, logger });
   const outbox = new FileOutbox(paths.outbox);
   const limiter = new MemoryRateLimiter();
-  const tokens = new TokenService(tokenSecret(config, paths.secrets));
-  const projector = new ProjectorRuntime({ log, documents, search, logger }, allProjections(jobs));
+  const secret = tokenSecret(config, paths.secrets);
+  const tokens = new TokenService(secret);
+  const projector = new ProjectorRuntime({ log, documents, search, logger }, allProjections({ jobs, documents }));
   const files = new FolderFileStore(paths.files);
   const services: Services = {
     log,
@@ -86,6 +89,8 @@ export async function createRuntime(
     generatedFiles: new GeneratedFiles(files),
     limiter,
     tokens,
+    keys: new OneTimeKeys(oneTimeKeySecret(secret)),
+    vat: new JsvatChecker(),
     projector,
     logger,
     now: options.now ?? (() => new Date()),
@@ -93,7 +98,7 @@ export async function createRuntime(
   };
   await projector.setup();
   if (options.background !== false) {
-    jobs.process(DELIVER_CONTACT, contactDeliveryJob({ log, outbox, documents }));
+    for (const [name, processor] of Object.entries(allJobs(services))) jobs.process(name, processor);
     await projector.start();
   }
   const app = buildApp(services, operations, config.http, CATALOGUE_PROJECTIONS);

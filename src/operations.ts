@@ -19,6 +19,18 @@ import { watchlistCommandOperations } from '../commands/watchlist/operations.ts'
 import { termsOperations } from '../commands/terms/operations.ts';
 import { contactOperations } from '../commands/contact/operations.ts';
 
+import { membersCommandOperations } from '../commands/members/operations.ts';
+import { membersQueryOperations } from '../queries/members/operations.ts';
+import { profileCommandOperations } from '../commands/profile/operations.ts';
+import { phoneVerificationCommandOperations } from '../commands/phone-verification/operations.ts';
+import { registrationsCommandOperations } from '../commands/registrations/operations.ts';
+import { registrationsQueryOperations } from '../queries/registrations/operations.ts';
+import { identityDocumentsCommandOperations } from '../commands/identity-documents/operations.ts';
+import { identityDocumentsQueryOperations } from '../queries/identity-documents/operations.ts';
+import { invoicesCommandOperations } from '../commands/invoices/operations.ts';
+import { invoicesQueryOperations } from '../queries/invoices/operations.ts';
+import { notificationsCommandOperations } from '../commands/notifications/operations.ts';
+
 /**
  * Every HTTP operation. Order matters only where paths overlap: /v1/lots/search before /v1/lots/{id}.
  */
@@ -42,4 +54,15 @@ export const operations = [
   ...sessionOperations,
   ...profileOperations,
   ...contactOperations,
+  ...membersCommandOperations,
+  ...membersQueryOperations,
+  ...profileCommandOperations,
+  ...phoneVerificationCommandOperations,
+  ...registrationsCommandOperations,
+  ...registrationsQueryOperations,
+  ...identityDocumentsCommandOperations,
+  ...identityDocumentsQueryOperations,
+  ...invoicesCommandOperations,
+  ...invoicesQueryOperations,
+  ...notificationsCommandOperations,
 ] as unknown as Operation[];

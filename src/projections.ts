@@ -1,5 +1,4 @@
-import type { JobQueue } from './ports/jobs.ts';
-import type { Projection } from './projector/projection.ts';
+import type { Projection, ReactorDeps } from './projector/projection.ts';
 import { accessProjection } from '../projections/access/projection.ts';
 import { catalogueProjection } from '../projections/catalogue/projection.ts';
 import { membersProjection } from '../projections/members/projection.ts';
@@ -11,9 +10,14 @@ import { attributesProjection } from '../projections/attributes/projection.ts';
 import { documentsProjection } from '../projections/documents/projection.ts';
 import { translationsProjection } from '../projections/translations/projection.ts';
 import { contactDeliveryReactor } from '../commands/contact/delivery.ts';
+import { profileProjections } from '../projections/profiles/projection.ts';
+import { registrationsProjections } from '../projections/registrations/projection.ts';
+import { identityDocumentsProjections } from '../projections/identity-documents/projection.ts';
+import { invoicesProjections } from '../projections/invoices/projection.ts';
+import { notificationsProjections } from '../projections/notifications/projection.ts';
 
 /** Every projection and reactor the service runs. */
-export function allProjections(jobs: JobQueue): Projection[] {
+export function allProjections(deps: ReactorDeps): Projection[] {
   return [
     accessProjection,
     catalogueProjection,
@@ -25,7 +29,12 @@ export function allProjections(jobs: JobQueue): Projection[] {
     attributesProjection,
     documentsProjection,
     translationsProjection,
-    contactDeliveryReactor(jobs),
+    contactDeliveryReactor(deps.jobs),
+    ...profileProjections(deps),
+    ...registrationsProjections(deps),
+    ...identityDocumentsProjections(deps),
+    ...invoicesProjections(deps),
+    ...notificationsProjections(deps),
   ];
 }
 

@@ -9,6 +9,8 @@ import type { TokenService } from './security/tokens.ts';
 import type { ProjectorRuntime } from './projector/runtime.ts';
 import type { Logger } from './logger.ts';
 import type { GeneratedFiles } from './generated-files.ts';
+import type { OneTimeKeys } from './security/keys.ts';
+import type { VatChecker } from './ports/vat.ts';
 
 /** Everything a command, query or job handler may use; built once per process by src/app.ts. */
 export interface Services {
@@ -22,6 +24,9 @@ export interface Services {
   generatedFiles: GeneratedFiles;
   limiter: RateLimiter;
   tokens: TokenService;
+  /** One-time keys and codes (confirmation, password reset, phone verification). */
+  keys: OneTimeKeys;
+  vat: VatChecker;
   projector: ProjectorRuntime;
   logger: Logger;
   /** Injected clock (tests move time). */

@@ -8,7 +8,8 @@ export const TenantConfigured = defineEvent({
   type: 'TenantConfigured',
   version: 1,
   stream: 'tenant-{tenant}',
-  description: 'Catalogue intake: an auction house (tenant) was configured: its languages, currency, page size, public access and contact address.',
+  description:
+    'Catalogue intake: an auction house (tenant) was configured: its languages, currency, page size, public access and contact address; `country` (ISO 3166-1 alpha-2) and `vatRate` (percent) were added compatibly for VAT decisions and invoices.',
   schema: z.object({
     tenant: tenantId,
     name: z.string().min(1).max(200),
@@ -18,6 +19,8 @@ export const TenantConfigured = defineEvent({
     pageSize: z.number().int().min(1).max(100),
     publicAccess: z.boolean(),
     contactEmail: z.email().max(320),
+    country: z.string().regex(/^[A-Z]{2}$/).optional(),
+    vatRate: z.number().min(0).max(100).optional(),
   }),
 });
 
@@ -52,7 +55,8 @@ export const AuctionCatalogued = defineEvent({
   type: 'AuctionCatalogued',
   version: 1,
   stream: 'auction-{tenant}-{auctionId}',
-  description: 'Catalogue intake: an auction was published or its catalogue data changed (the whole record, every language).',
+  description:
+    'Catalogue intake: an auction was published or its catalogue data changed (the whole record, every language). `registrationApproval` (added compatibly): `manual` when the house approves registrations by hand, else they are approved at once.',
   schema: z.object({
     tenant: tenantId,
     auctionId: positiveId,
@@ -62,6 +66,7 @@ export const AuctionCatalogued = defineEvent({
     endTime: isoDateTime,
     currency: z.string().regex(/^[A-Z]{3}$/),
     requiresTermsAcceptance: z.boolean(),
+    registrationApproval: z.enum(['automatic', 'manual']).optional(),
   }),
 });
 

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { EventLog } from '../../src/ports/event-log.ts';
 import { runCommand } from '../../src/command-runner.ts';
-import { AppError } from '../../src/errors.ts';
 import { hashPassword, sha256 } from '../../src/security/passwords.ts';
 import { memberDecider } from '../members/decide.ts';
 import {
@@ -186,39 +185,4 @@ export async function importRecord(log: EventLog, record: IntakeRecord, importOp
       return runCommand(log, translationsStreamId(data.tenant, data.language), translationsDecider, data, options);
     }
   }
-}
-
-/** Imports NDJSON lines; a bad line is reported with its number and skipped, the others go on. */
-export async function importLines(
-  log: EventLog,
-  lines: AsyncIterable<string> | Iterable<string>,
-  onProgress?: (report: ImportReport) => void,
-  options: Omit<ImportOptions, 'correlationId'> = {},
-): Promise<ImportReport> {
-  const report: ImportReport = { records: 0, appended: 0, unchanged: 0, position: 0, errors: [] };
-  const correlationId = `import-${randomUUID()}`;
-  let lineNumber = 0;
-  for await (const line of lines) {
-    lineNumber += 1;
-    if (!line.trim()) continue;
-    report.records += 1;
-    try {
-      const record = intakeRecord.parse(JSON.parse(line));
-      const result = await importRecord(log, record, { ...options, correlationId });
-      if (result.events.length) {
-        report.appended += result.events.length;
-        report.position = result.position;
-      } else report.unchanged += 1;
-    } catch (error) {
-      const message =
-        error instanceof z.ZodError
-          ? error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')
-          : error instanceof AppError || error instanceof Error
-            ? error.message
-            : String(error);
-      report.errors.push({ line: lineNumber, message });
-    }
-    if (onProgress && report.records % 5000 === 0) onProgress(report);
-  }
-  return report;
 }

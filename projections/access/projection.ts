@@ -14,6 +14,10 @@ export interface TenantDoc extends Doc {
   PageSize: number;
   PublicAccess: boolean;
   ContactEmail: string;
+  /** ISO 3166-1 alpha-2 of the house's country (its VAT country), when configured. */
+  Country: string | null;
+  /** The VAT rate of the house's sales, in percent, when configured. */
+  VatRate: number | null;
 }
 
 export interface ApiKeyDoc extends Doc {
@@ -49,6 +53,8 @@ export const accessProjection: DocumentProjection = {
           PageSize: d.pageSize,
           PublicAccess: d.publicAccess,
           ContactEmail: d.contactEmail,
+          Country: d.country ?? null,
+          VatRate: d.vatRate ?? null,
         }));
         return;
       }

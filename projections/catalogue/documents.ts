@@ -13,6 +13,8 @@ export interface AuctionDoc extends Doc {
   EndTime: string;
   Currency: string;
   RequiresTermsAcceptance: boolean;
+  /** `manual`: the house approves registrations by hand (they stay pending); `automatic`: approved at once. */
+  RegistrationApproval: 'automatic' | 'manual';
   IsLive: boolean;
   CurrentLotId: number | null;
   /** When the live sale is scheduled to start (LiveStatusChanged.startsAt), if the house said so. */

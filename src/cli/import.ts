@@ -4,7 +4,7 @@ import readline from 'node:readline';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { createRuntime } from '../app.ts';
-import { importLines } from '../../commands/catalogue/import.ts';
+import { importLines } from '../intake.ts';
 
 /**
  * Catalogue intake from the command line: `npm run import -- FILE.ndjson` (or `-` for standard input).

@@ -81,9 +81,12 @@ export function buildApp(
     next();
   });
 
-  // Bodies: JSON only, size-limited. A body of another type is a 415 before anything else reads it.
+  // Bodies: JSON only, size-limited, except multipart uploads to the operations that take one (their
+  // handlers read and limit them). A body of another type is a 415 before anything else reads it.
+  const uploads = operations.filter((op) => op.upload).map((op) => ({ method: op.method.toUpperCase(), path: toExpressPath(op.path) }));
+  const isUpload = (req: Request) => req.is('multipart/form-data') && uploads.some((u) => u.method === req.method && matchPath(u.path, req.path));
   app.use((req: Request, _res: Response, next: NextFunction) => {
-    if (hasBody(req) && !req.is('application/json') && !req.is('application/*+json')) {
+    if (hasBody(req) && !req.is('application/json') && !req.is('application/*+json') && !isUpload(req)) {
       next(new UnsupportedMediaTypeError());
       return;
     }

@@ -1,5 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import { INT32_MAX, INT32_MIN, problemSchema } from './schemas.ts';
+import { INT32_MAX, INT32_MIN, problemSchema, z } from './schemas.ts';
 import type { Auth, Operation } from './operation.ts';
 
 /** The operation groups, in the order a reader meets them, each with what a client developer finds there. */
@@ -230,7 +230,7 @@ export function buildOpenApiDocument(operations: Operation[]) {
     const binary = (op.produces?.length ?? 0) > 0;
     // Every operation reads its query (a repeated or bracketed parameter is 400, whatever the operation).
     const statuses = new Set<number>([400, 401, 500, ...(op.errors ?? [])]);
-    if (op.body) statuses.add(413).add(415);
+    if (op.body || op.upload) statuses.add(413).add(415);
 
     const common = {
       'X-Request-Id': ref('headers', 'X-Request-Id'),
@@ -308,6 +308,21 @@ export function buildOpenApiDocument(operations: Operation[]) {
                   'application/json': {
                     schema: op.body,
                     ...(op.examples?.body !== undefined ? { example: op.examples.body } : {}),
+                  },
+                },
+              },
+            }
+          : {}),
+        ...(op.upload
+          ? {
+              body: {
+                required: true,
+                description: op.upload.description,
+                content: {
+                  'multipart/form-data': {
+                    schema: op.upload.fields.extend({
+                      [op.upload.file]: z.string().openapi({ type: 'string', format: 'binary', description: `The file, at most ${op.upload.maxBytes} bytes.` }),
+                    }),
                   },
                 },
               },

@@ -89,6 +89,12 @@ export interface Operation<
    * it is then neither taken from nor put into the shared response cache.
    */
   personal?: (req: Request) => boolean;
+  /**
+   * A `multipart/form-data` body (a file upload) instead of JSON: the shell lets it through unread, and the
+   * handler reads it from `ctx.req` (src/http/multipart.ts). `fields` and `file` describe it for the OpenAPI
+   * document.
+   */
+  upload?: { file: string; fields: z.ZodObject; maxBytes: number; description: string };
   /** Examples for the OpenAPI document (checked against the schemas by a test). */
   examples?: { body?: unknown; response?: unknown };
   /** The query parameter that overrides Accept-Language (`LanguageCode`); `lang` is accepted everywhere. */

@@ -11,6 +11,11 @@ export interface JobOptions {
   attempts?: number;
   /** Exponential backoff base delay in ms (default 1000). */
   backoffMs?: number;
+  /**
+   * Run no earlier than this many ms from now (BullMQ: `delay`). The job is `delayed` until then, and kept
+   * across restarts: a reminder scheduled for tomorrow runs tomorrow, once.
+   */
+  delayMs?: number;
 }
 
 export interface Job<T = unknown> {
@@ -30,7 +35,10 @@ export interface JobQueue {
   /** Registers the processor of one job name; the queue starts working on process(). */
   process(name: string, processor: JobProcessor): void;
   getState(jobId: string): Promise<JobState | null>;
-  /** Resolves when no job is waiting, delayed or active (tests and shutdown). */
+  /**
+   * Resolves when no job is waiting or active and none is delayed to a time within the timeout (tests and
+   * shutdown); a job scheduled later (a reminder for tomorrow) does not hold it up.
+   */
   drain(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }

@@ -15,4 +15,9 @@ export interface RateLimiter {
   /** Reads without counting. */
   peek(key: string, limit: number): Promise<RateDecision>;
   reset(key: string): Promise<void>;
+  /**
+   * Takes one hit back (Redis: DECR), never below zero: a reservation made with `hit` before slow work
+   * (a password check) that turned out not to count.
+   */
+  release(key: string): Promise<void>;
 }

@@ -1,5 +1,6 @@
 import type { RecordedEvent } from '../ports/event-log.ts';
-import type { CollectionSpec, Doc, WriteOp, WriteTarget } from '../ports/read-models.ts';
+import type { CollectionSpec, Doc, DocumentStore, WriteOp, WriteTarget } from '../ports/read-models.ts';
+import type { JobQueue } from '../ports/jobs.ts';
 import type { SearchCollectionSpec, SearchDocument } from '../ports/search.ts';
 
 /**
@@ -110,3 +111,9 @@ export interface Reactor {
 }
 
 export type Projection = DocumentProjection | SearchProjection | Reactor;
+
+/** What reactors use: the job queue they add to, and read models to look up whom an event concerns. */
+export interface ReactorDeps {
+  jobs: JobQueue;
+  documents: DocumentStore;
+}

@@ -1,12 +1,20 @@
 import fs from 'node:fs';
 import type { EventLog } from '../ports/event-log.ts';
 import type { IntakeRecord } from '../../commands/catalogue/import.ts';
-import { importLines, importRecord } from '../../commands/catalogue/import.ts';
+import { importRecord } from '../../commands/catalogue/import.ts';
+import { importLines } from '../intake.ts';
 import { randomSecret } from '../security/passwords.ts';
 import type { FileStore } from '../ports/files.ts';
 import { generateCatalogue, type AuctionPlan } from './generator.ts';
 import { demoDocumentRecords } from './demo-documents.ts';
 import { interfaceDictionary } from './interface-dictionary.ts';
+import { demoMembersRecords } from './demo-members.ts';
+import { demoProfileRecords } from './demo-profile.ts';
+import { demoPhoneVerificationRecords } from './demo-phone-verification.ts';
+import { demoRegistrationsRecords } from './demo-registrations.ts';
+import { demoIdentityDocumentsRecords } from './demo-identity-documents.ts';
+import { demoInvoicesRecords } from './demo-invoices.ts';
+import { demoNotificationsRecords } from './demo-notifications.ts';
 
 export interface DemoCredentials {
   apiKey: string;
@@ -36,11 +44,14 @@ export function demoCredentials(file: string, env: NodeJS.ProcessEnv = process.e
   return credentials;
 }
 
-/** The demo tenant's auctions: current (one live), upcoming and closed; two require accepted terms. */
+/**
+ * The demo tenant's auctions: current (one live), upcoming and closed; two require accepted terms; the house
+ * approves registrations for auction 3 by hand.
+ */
 export const DEMO_AUCTIONS: AuctionPlan[] = [
   { id: 1, title: { en: 'Spring Design Sale', sv: 'Vårens designauktion', de: 'Frühjahrs-Designauktion' }, startsIn: -72, endsIn: 24 * 10, lots: 400, requiresTerms: false },
   { id: 2, title: { en: 'Live Fine Art Evening', sv: 'Levande konstafton', de: 'Live-Kunstabend' }, startsIn: -2, endsIn: 6, lots: 200, requiresTerms: true, live: true },
-  { id: 3, title: { en: 'Summer Classics', sv: 'Sommarklassiker', de: 'Sommerklassiker' }, startsIn: 24 * 7, endsIn: 24 * 21, lots: 250, requiresTerms: false },
+  { id: 3, title: { en: 'Summer Classics', sv: 'Sommarklassiker', de: 'Sommerklassiker' }, startsIn: 24 * 7, endsIn: 24 * 21, lots: 250, requiresTerms: false, manualApproval: true },
   { id: 4, title: { en: 'Winter Silver and Jewellery', sv: 'Vinterns silver och smycken', de: 'Winter: Silber und Schmuck' }, startsIn: -24 * 40, endsIn: -24 * 30, lots: 250, requiresTerms: false },
   { id: 5, title: { en: 'Collectors\' Week', sv: 'Samlarveckan', de: 'Sammlerwoche' }, startsIn: 24 * 3, endsIn: 24 * 12, lots: 120, requiresTerms: true },
 ];
@@ -53,11 +64,11 @@ export function* demoRecords(credentials: DemoCredentials, now: Date): Generator
   const ago = (days: number) => new Date(now.getTime() - days * 86400_000).toISOString();
   yield {
     kind: 'tenant', tenant: 'demo', name: 'Demo Auctions', languages: ['en', 'sv', 'de'], defaultLanguage: 'en',
-    currency: 'EUR', pageSize: 20, publicAccess: true, contactEmail: 'contact@demo.example.com',
+    currency: 'EUR', pageSize: 20, publicAccess: true, contactEmail: 'contact@demo.example.com', country: 'NL', vatRate: 21,
   };
   yield {
     kind: 'tenant', tenant: 'demo2', name: 'Second Demo House', languages: ['en'], defaultLanguage: 'en',
-    currency: 'SEK', pageSize: 20, publicAccess: true, contactEmail: 'contact@demo2.example.com',
+    currency: 'SEK', pageSize: 20, publicAccess: true, contactEmail: 'contact@demo2.example.com', country: 'SE', vatRate: 25,
   };
   yield {
     kind: 'tenant', tenant: 'demo-closed', name: 'Closed Demo House', languages: ['en'], defaultLanguage: 'en',
@@ -98,6 +109,20 @@ export function* demoRecords(credentials: DemoCredentials, now: Date): Generator
   }
 }
 
+/**
+ * The demo records of the bidder's-account features (registrations, identity documents, invoices, ...), after
+ * the catalogue and the members they refer to.
+ */
+export function* demoAccountRecords(now: Date): Generator<{ kind: string } & Record<string, unknown>> {
+  yield* demoMembersRecords(now);
+  yield* demoProfileRecords(now);
+  yield* demoPhoneVerificationRecords(now);
+  yield* demoRegistrationsRecords(now);
+  yield* demoIdentityDocumentsRecords(now);
+  yield* demoInvoicesRecords(now);
+  yield* demoNotificationsRecords(now);
+}
+
 /** Seeds an empty log; on a non-empty one only makes sure the current demo Api-Key is issued. */
 export async function seedDemo({ log, files }: { log: EventLog; files: FileStore }, credentials: DemoCredentials, now = new Date()) {
   if ((await log.headPosition()) > 0) {
@@ -108,6 +133,7 @@ export async function seedDemo({ log, files }: { log: EventLog; files: FileStore
   const lines = (function* () {
     for (const record of demoRecords(credentials, now)) yield JSON.stringify(record);
     for (const record of documents) yield JSON.stringify(record);
+    for (const record of demoAccountRecords(now)) yield JSON.stringify(record);
   })();
   const report = await importLines(log, lines, undefined, { files });
   if (report.errors.length) throw new Error(`demo seed failed: ${JSON.stringify(report.errors.slice(0, 3))}`);

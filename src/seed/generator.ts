@@ -34,6 +34,8 @@ export interface AuctionPlan {
   lots: number;
   requiresTerms: boolean;
   live?: boolean;
+  /** The house approves registrations by hand. */
+  manualApproval?: boolean;
 }
 
 export interface CatalogueOptions {
@@ -82,6 +84,7 @@ export function* generateCatalogue(o: CatalogueOptions): Generator<IntakeRecord>
       endTime,
       currency: o.currency,
       requiresTermsAcceptance: auction.requiresTerms,
+      ...(auction.manualApproval ? { registrationApproval: 'manual' as const } : {}),
     };
     const ended = auction.endsIn <= 0;
     const started = auction.startsIn <= 0;

@@ -246,5 +246,49 @@ export function jobQueueContract(name: string, makeQueue: () => Promise<JobQueue
       const again = await reopened.add(jobName('other'), {}, { jobId: id('done') });
       expect(again.added).to.equal(false);
     });
+
+    it('holds a job added with delayMs as delayed until its time, then runs it once', async function () {
+      const name = jobName('later');
+      const ranAt: number[] = [];
+      queue.process(name, async () => {
+        ranAt.push(Date.now());
+      });
+      const addedAt = Date.now();
+      await queue.add(name, {}, { jobId: id('later'), delayMs: 300 });
+      expect(await queue.getState(id('later'))).to.equal('delayed');
+      await sleep(100);
+      expect(ranAt).to.deep.equal([]);
+      await waitFor(() => ranAt.length === 1, 3000);
+      expect(ranAt[0] - addedAt).to.be.at.least(290);
+      await sleep(50);
+      expect(ranAt).to.have.length(1);
+      expect(await queue.getState(id('later'))).to.equal('completed');
+    });
+
+    it('does not hold drain up for a job delayed past its timeout', async function () {
+      const name = jobName('tomorrow');
+      queue.process(name, async () => {});
+      await queue.add(name, {}, { jobId: id('tomorrow'), delayMs: 24 * 3600_000 });
+      const started = Date.now();
+      await queue.drain(500);
+      expect(Date.now() - started).to.be.below(400);
+      expect(await queue.getState(id('tomorrow'))).to.equal('delayed');
+    });
+
+    it('keeps a delayed job across a restart and runs it when due', async function () {
+      if (!fixture.reopen) this.skip();
+      const name = jobName('reminder');
+      await queue.add(name, { lot: 7 }, { jobId: id('reminder'), delayMs: 400 });
+      await queue.close();
+      const reopened = await fixture.reopen!();
+      opened.push(reopened);
+      expect(await reopened.getState(id('reminder'))).to.equal('delayed');
+      const seen: unknown[] = [];
+      reopened.process(name, async (job) => {
+        seen.push(job.data);
+      });
+      await waitFor(() => seen.length === 1, 3000);
+      expect(seen).to.deep.equal([{ lot: 7 }]);
+    });
   });
 }

@@ -89,6 +89,21 @@ export function rateLimiterContract(name: string, makeLimiter: () => Promise<Rat
       await limiter.reset(key('never-hit')); // resetting an unknown key is fine
     });
 
+    it('takes a hit back on release, never below zero, and counts parallel reservations exactly', async function () {
+      const k = key('release');
+      await limiter.hit(k, 2, 5000);
+      await limiter.hit(k, 2, 5000);
+      await limiter.release(k);
+      expect(await limiter.peek(k, 2)).to.deep.include({ allowed: true, count: 1 });
+      await limiter.release(k);
+      await limiter.release(k);
+      expect(await limiter.peek(k, 2)).to.deep.include({ count: 0 });
+      await limiter.release(key('never-hit')); // releasing an unknown key is fine
+      const parallel = key('parallel');
+      const decisions = await Promise.all(Array.from({ length: 60 }, () => limiter.hit(parallel, 5, 5000)));
+      expect(decisions.filter((d) => d.allowed)).to.have.length(5);
+    });
+
     it('reads without counting on peek', async function () {
       const k = key('peek');
       expect(await limiter.peek(k, 3)).to.deep.include({ allowed: true, count: 0 });

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { importLines } from '../../commands/catalogue/import.ts';
+import { importLines } from '../../src/intake.ts';
 import { FolderFileStore } from '../../src/adapters/embedded/folder-files.ts';
 import { interfaceDictionary } from '../../src/seed/interface-dictionary.ts';
 import { expectProblem, startTestServer, type TestServer } from '../support/server.ts';

@@ -10,10 +10,10 @@ import { UnitOfWork, SearchBatch, type DocumentProjection, type SearchProjection
 import { ProjectorRuntime } from '../../src/projector/runtime.ts';
 import { allProjections } from '../../src/projections.ts';
 import { createLogger } from '../../src/logger.ts';
-import { DEMO_AUCTIONS, DEMO_CONDITION_REPORT_LOTS, demoRecords, type DemoCredentials } from '../../src/seed/demo.ts';
+import { DEMO_AUCTIONS, DEMO_CONDITION_REPORT_LOTS, demoAccountRecords, demoRecords, type DemoCredentials } from '../../src/seed/demo.ts';
 import { demoDocumentRecords } from '../../src/seed/demo-documents.ts';
 import { FolderFileStore } from '../../src/adapters/embedded/folder-files.ts';
-import { importLines } from '../../commands/catalogue/import.ts';
+import { importLines } from '../../src/intake.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
 import type { DocumentStore } from '../../src/ports/read-models.ts';
 import Database from 'better-sqlite3';
@@ -55,7 +55,8 @@ describe('projections', () => {
   before(async function () {
     this.timeout(60_000);
     log = new SqliteEventLog(path.join(dir, 'events.sqlite'));
-    const records = [...demoRecords(credentials, new Date('2026-11-22T12:00:00.000Z')), ...(await demoDocumentRecords(DEMO_AUCTIONS, DEMO_CONDITION_REPORT_LOTS))];
+    const now = new Date('2026-11-22T12:00:00.000Z');
+    const records = [...demoRecords(credentials, now), ...(await demoDocumentRecords(DEMO_AUCTIONS, DEMO_CONDITION_REPORT_LOTS)), ...demoAccountRecords(now)];
     const report = await importLines(log, records.map((r) => JSON.stringify(r)), undefined, { files: new FolderFileStore(path.join(dir, 'files')) });
     expect(report.errors).to.deep.equal([]);
     // A few member-side events, so every projection has something to do.

@@ -77,6 +77,11 @@ export class MemoryRateLimiter implements RateLimiter {
     this.windows.delete(key);
   }
 
+  async release(key: string): Promise<void> {
+    const window = this.windows.get(key);
+    if (window && window.resetAt > this.now() && window.count > 0) window.count -= 1;
+  }
+
   private sweep(now: number): void {
     this.lastSweep = now;
     for (const [key, window] of this.windows) {

@@ -69,7 +69,7 @@ export class SqliteJobQueue implements JobQueue {
   private readonly stateStmt: Database.Statement<[string], { state: JobState }>;
   private readonly claimStmt: Database.Statement<[number, string], ClaimedRow>;
   private readonly nextRunStmt: Database.Statement<[string], { next: number | null }>;
-  private readonly pendingStmt: Database.Statement<[string], { n: number }>;
+  private readonly pendingStmt: Database.Statement<[number, string], { n: number }>;
   private readonly completeStmt: Database.Statement<[number, string], unknown>;
   private readonly retryStmt: Database.Statement<[number, string, string], unknown>;
   private readonly failStmt: Database.Statement<[string, number, string], unknown>;
@@ -107,7 +107,7 @@ export class SqliteJobQueue implements JobQueue {
 
     this.insertStmt = this.db.prepare(
       `INSERT OR IGNORE INTO jobs (id, name, data, state, attempts_made, max_attempts, backoff_ms, run_at, created_at)
-       VALUES (?, ?, ?, 'waiting', 0, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?)`,
     );
     this.stateStmt = this.db.prepare(`SELECT state FROM jobs WHERE id = ?`);
     this.claimStmt = this.db.prepare(
@@ -126,7 +126,7 @@ export class SqliteJobQueue implements JobQueue {
     );
     this.pendingStmt = this.db.prepare(
       `SELECT COUNT(*) AS n FROM jobs
-       WHERE state IN ('waiting', 'delayed', 'active') AND name IN (SELECT value FROM json_each(?))`,
+       WHERE (state IN ('waiting', 'active') OR (state = 'delayed' AND run_at <= ?)) AND name IN (SELECT value FROM json_each(?))`,
     );
     this.completeStmt = this.db.prepare(
       `UPDATE jobs SET state = 'completed', finished_at = ?, last_error = NULL WHERE id = ?`,
@@ -149,9 +149,12 @@ export class SqliteJobQueue implements JobQueue {
     if (!Number.isFinite(backoffMs) || backoffMs < 0) {
       throw new RangeError('SqliteJobQueue: backoffMs must be a number >= 0');
     }
+    const delayMs = options.delayMs ?? 0;
+    if (!Number.isFinite(delayMs) || delayMs < 0) throw new RangeError('SqliteJobQueue: delayMs must be a number >= 0');
     const now = Date.now();
     const json = JSON.stringify(data === undefined ? null : data);
-    const result = this.insertStmt.run(id, name, json, attempts, Math.round(backoffMs), now, now);
+    const state = delayMs > 0 ? 'delayed' : 'waiting';
+    const result = this.insertStmt.run(id, name, json, state, attempts, Math.round(backoffMs), now + Math.round(delayMs), now);
     const added = result.changes > 0;
     if (added && this.processors.has(name)) this.wake();
     return { id, added };
@@ -169,13 +172,13 @@ export class SqliteJobQueue implements JobQueue {
   }
 
   /**
-   * Resolves when no job of a registered name is waiting, delayed (due or not: a retry still to come
-   * counts) or active; rejects after timeoutMs.
+   * Resolves when no job of a registered name is waiting or active, and none is delayed (a retry, or a job
+   * added with delayMs) to a time before the deadline; rejects after timeoutMs.
    */
   async drain(timeoutMs = 10_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const pending = this.pendingCount();
+      const pending = this.pendingCount(deadline);
       if (pending === 0 && this.running.size === 0) return;
       if (this.closed && this.running.size === 0) {
         throw new Error(`SqliteJobQueue: drain() on a closed queue with ${pending} job(s) pending`);
@@ -203,9 +206,9 @@ export class SqliteJobQueue implements JobQueue {
     return JSON.stringify([...this.processors.keys()]);
   }
 
-  private pendingCount(): number {
+  private pendingCount(dueBy: number): number {
     if (this.processors.size === 0) return 0;
-    return this.pendingStmt.get(this.names())?.n ?? 0;
+    return this.pendingStmt.get(dueBy, this.names())?.n ?? 0;
   }
 
   /** Runs the loop soon (next macrotask), coalescing many wake-ups into one tick. */

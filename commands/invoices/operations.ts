@@ -1,0 +1,2 @@
+/** The HTTP operations of invoices that run commands (none yet). */
+export const invoicesCommandOperations = [];

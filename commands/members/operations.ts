@@ -1,0 +1,2 @@
+/** The HTTP operations of members that run commands (none yet). */
+export const membersCommandOperations = [];

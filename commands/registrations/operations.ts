@@ -1,0 +1,2 @@
+/** The HTTP operations of registrations that run commands (none yet). */
+export const registrationsCommandOperations = [];

@@ -1,0 +1,2 @@
+/** The HTTP operations of identity documents that answer from read models (none yet). */
+export const identityDocumentsQueryOperations = [];

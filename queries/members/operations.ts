@@ -1,0 +1,2 @@
+/** The HTTP operations of members that answer from read models (none yet). */
+export const membersQueryOperations = [];

@@ -1,0 +1,29 @@
+import type { z } from 'zod';
+import type { EventLog } from './ports/event-log.ts';
+import type { FileStore } from './ports/files.ts';
+import type { CommandResult } from './command-runner.ts';
+
+/** What an intake record's command may use. */
+export interface IntakeDeps {
+  log: EventLog;
+  /** Where bytes of documents go (records that carry files need it). */
+  files?: FileStore;
+  /** The folder of the NDJSON file: file paths of records are relative to it. */
+  baseDir?: string;
+  correlationId?: string;
+}
+
+/**
+ * A kind of NDJSON intake record a feature brings (docs/intake.md): its schema, with `kind` a literal, and
+ * the command it runs. A record equal to what its stream already says must append nothing.
+ */
+export interface IntakeKind<R extends { kind: string } = { kind: string }> {
+  kind: R['kind'];
+  schema: z.ZodType<R>;
+  import(deps: IntakeDeps, record: R): Promise<CommandResult>;
+}
+
+/** Declares an intake kind with its record type inferred from the schema. */
+export function defineIntakeKind<S extends z.ZodType<{ kind: string }>>(kind: z.infer<S>['kind'], schema: S, run: (deps: IntakeDeps, record: z.infer<S>) => Promise<CommandResult>): IntakeKind {
+  return { kind, schema, import: run } as unknown as IntakeKind;
+}
