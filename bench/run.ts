@@ -17,13 +17,19 @@
  *  e. Rebuild of the catalogue and lot-search projections (src/cli/rebuild.ts) with the service stopped.
  *  f. Restart: spawn to the first GET /readyz 200.
  *  g. Peak resident memory of the service (VmHWM) after the loads.
+ *  i. Accounts (--only accounts): scrypt alone in this process (sequential and 4 at once), then sign-up +
+ *     confirmation (the key read from the outbox, as a person would) + sign-in as a flow, 4 flows at once for
+ *     --duration s, each flow from its own client address (the service runs with TRUST_PROXY=true and the
+ *     bench sends X-Forwarded-For, as a proxy in front of many bidders would); meanwhile the lot page at 10
+ *     connections, against the same load measured alone just before: the event loop's responsiveness while
+ *     scrypt runs.
  *  h. Prints (--only prints): the catalogue PDF of auction 1 (2,000 lots in the generated dataset): a first
  *     request, 50 concurrent first requests for another language (they must get identical bytes from one
  *     generation), and repeated requests; the .xlsx export of the same auction; the service's memory after
  *     them. Generated files are deleted before the service starts, so "first" is a real first request.
  *
  * Options: --fresh  --lots 100000  --log-level info  --connections 50  --warmup 2  --duration 10  --rounds 3
- *          --port 3100  --baseline-port 3101  --only baseline,lots,search,watch,prints,rebuild,restart
+ *          --port 3100  --baseline-port 3101  --only baseline,lots,search,watch,prints,accounts,rebuild,restart
  *          --profile (node --cpu-prof on the loaded service; prints the top self-time functions per load)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -71,7 +77,7 @@ const opts = {
   rounds: intOption('rounds', 3),
   port: intOption('port', 3100),
   baselinePort: intOption('baseline-port', 3101),
-  only: new Set(option('only', 'baseline,lots,search,watch,prints,rebuild,restart').split(',').map((s) => s.trim())),
+  only: new Set(option('only', 'baseline,lots,search,watch,prints,accounts,rebuild,restart').split(',').map((s) => s.trim())),
 };
 
 const TARGETS = {
@@ -233,7 +239,8 @@ async function stopProcess(proc: Proc, timeoutMs = 30_000): Promise<number> {
 }
 
 function serviceEnv(): NodeJS.ProcessEnv {
-  return baseEnv({ PORT: String(opts.port), HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: opts.logLevel });
+  // TRUST_PROXY: the accounts step sends each flow from its own address (X-Forwarded-For), as bidders behind a proxy.
+  return baseEnv({ PORT: String(opts.port), HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: opts.logLevel, TRUST_PROXY: 'true' });
 }
 
 // ---------------------------------------------------------------------------------------------- HTTP
@@ -446,6 +453,117 @@ async function download(p: string, headers: Record<string, string>) {
   return { status: res.status, bytes, ms: performance.now() - started, contentType: res.headers.get('content-type') ?? '' };
 }
 
+interface AccountsResult {
+  /** The service's own hashPassword: one at a time, and 8 asked at once (it runs cores − 1 at a time). */
+  scrypt: { sequentialMedianMs: number; parallel4PerSecond: number };
+  flows: { completed: number; failed: number; seconds: number; perSecond: number; medianMs: number; p90Ms: number; failures: string[] };
+  lotPageAlone: { rps: number; p50: number; p99: number };
+  lotPageDuringFlows: { rps: number; p50: number; p99: number };
+}
+
+/** The newest confirmation key mailed to an address, from the outbox files (new files only, polled). */
+function outboxReader(dir: string) {
+  const seen = new Set<string>();
+  const keys = new Map<string, string>();
+  return async (email: string, timeoutMs = 15_000): Promise<string> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = keys.get(email);
+      if (found) return found;
+      for (const name of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
+        if (seen.has(name) || !name.startsWith('mail-')) continue;
+        seen.add(name);
+        try {
+          const mail = JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as { To: string; Subject: string | null; Body: string };
+          const key = mail.Body.split('\n').map((l) => l.trim()).find((l) => /^[A-Za-z0-9_-]{32}$/.test(l));
+          if (key && /confirm/i.test(mail.Subject ?? '')) keys.set(mail.To, key);
+        } catch {
+          seen.delete(name); // half written: read it again next time
+        }
+      }
+      if (Date.now() > deadline) throw new Error(`no confirmation mail for ${email} within ${timeoutMs} ms`);
+      await sleep(20);
+    }
+  };
+}
+
+async function accounts(anon: string): Promise<AccountsResult> {
+  const { hashPassword } = await import('../src/security/passwords.ts');
+  say('accounts: scrypt (N=2^17, r=8, p=1) in this process');
+  const sequential: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const started = performance.now();
+    await hashPassword(`bench-password-${i}`);
+    sequential.push(performance.now() - started);
+  }
+  const parallelStarted = performance.now();
+  await Promise.all(Array.from({ length: 8 }, (_, i) => hashPassword(`bench-parallel-${i}`)));
+  const parallel4PerSecond = 8 / ((performance.now() - parallelStarted) / 1000);
+  say(`  one hash ${fmt(median(sequential))} ms; ${fmt(parallel4PerSecond, 1)} hashes/s for 8 asked at once (the service runs cores − 1 = ${Math.max(1, os.availableParallelism() - 1)} at a time)`);
+
+  const lotLoad = (label: string) =>
+    autocannon({
+      url: svcUrl('/'),
+      connections: 10,
+      duration: opts.duration,
+      headers: { 'Api-Key': API_KEY, Authorization: `Bearer ${anon}` },
+      requests: lotPageRequests(),
+    }).then((r) => {
+      const out = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 };
+      say(`  lot page at 10 connections, ${label}: ${fmt(out.rps)} req/s, p50 ${out.p50} ms, p99 ${out.p99} ms`);
+      return out;
+    });
+  const lotPageAlone = await lotLoad('alone');
+
+  const mailKey = outboxReader(path.join(DATA_DIR, 'outbox'));
+  const run = `${Date.now().toString(36)}`;
+  let n = 0;
+  const times: number[] = [];
+  const failures: string[] = [];
+  const deadline = performance.now() + opts.duration * 1000;
+  const flow = async () => {
+    const i = n++;
+    const email = `flow-${run}-${i}@example.com`;
+    const address = `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
+    const headers = { Authorization: `Bearer ${anon}`, 'X-Forwarded-For': address };
+    const started = performance.now();
+    const password = `flow-password-${i}-long`;
+    const signUp = await call('POST', '/v1/members', headers, { Email: email, Password: password, FirstName: 'Flow', LastName: `Bidder ${i}`, Language: 'en' });
+    if (signUp.status !== 200) throw new Error(`sign-up ${signUp.status} ${JSON.stringify(signUp.body).slice(0, 200)}`);
+    const key = await mailKey(email);
+    const confirm = await call('POST', '/v1/members/confirmation', headers, { Email: email, Key: key });
+    if (confirm.status !== 200) throw new Error(`confirmation ${confirm.status} ${JSON.stringify(confirm.body).slice(0, 200)}`);
+    const signIn = await call('POST', '/v1/sessions', headers, { Email: email, Password: password });
+    if (signIn.status !== 200) throw new Error(`sign-in ${signIn.status} ${JSON.stringify(signIn.body).slice(0, 200)}`);
+    times.push(performance.now() - started);
+  };
+  const worker = async () => {
+    while (performance.now() < deadline) {
+      try {
+        await flow();
+      } catch (error) {
+        failures.push(error instanceof Error ? error.message : String(error));
+      }
+    }
+  };
+  say(`accounts: sign-up + confirmation + sign-in flows, 4 at once for ${opts.duration} s, with the lot page load beside them`);
+  const flowsStarted = performance.now();
+  const [lotPageDuringFlows] = await Promise.all([lotLoad('during the flows'), Promise.all(Array.from({ length: 4 }, worker))]);
+  const seconds = (performance.now() - flowsStarted) / 1000;
+  const sorted = [...times].sort((a, b) => a - b);
+  const flows = {
+    completed: times.length,
+    failed: failures.length,
+    seconds,
+    perSecond: times.length / seconds,
+    medianMs: median(times),
+    p90Ms: sorted[Math.floor(sorted.length * 0.9)] ?? NaN,
+    failures: failures.slice(0, 5),
+  };
+  say(`  ${flows.completed} flows in ${seconds.toFixed(1)} s: ${fmt(flows.perSecond, 1)}/s, median ${fmt(flows.medianMs)} ms, p90 ${fmt(flows.p90Ms)} ms, ${flows.failed} failed`);
+  return { scrypt: { sequentialMedianMs: median(sequential), parallel4PerSecond }, flows, lotPageAlone, lotPageDuringFlows };
+}
+
 interface PrintsResult {
   auctionLots: number;
   pdfFirst: { ms: number; bytes: number; status: number };
@@ -576,6 +694,7 @@ async function main() {
   const memory = memoryOf(svc.pid);
   say(`service memory: VmHWM ${fmt((memory?.vmHwmBytes ?? NaN) / 1048576)} MiB, VmRSS ${fmt((memory?.vmRssBytes ?? NaN) / 1048576)} MiB`);
   const printed = opts.only.has('prints') ? await prints(anon, svc.pid) : null;
+  const accountFlows = opts.only.has('accounts') ? await accounts(anon) : null;
   const shutdownMs = await stopProcess(svc);
   say(`service stopped (SIGTERM) in ${(shutdownMs / 1000).toFixed(1)} s, exit code ${svc.child.exitCode}`);
   let profileFile: string | null = null;
@@ -635,6 +754,14 @@ async function main() {
   }
   if (restart) add(`restart: spawn to /readyz 200 ≤ ${TARGETS.restartSeconds} s`, `${restart.readySeconds.toFixed(2)} s`, restart.readySeconds <= TARGETS.restartSeconds);
   if (memory) add(`peak RSS (VmHWM) after the loads ≤ 1.5 GB`, `${fmt(memory.vmHwmBytes / 1048576)} MiB`, memory.vmHwmBytes <= TARGETS.peakRssBytes);
+  if (accountFlows) {
+    add('accounts: every sign-up + confirmation + sign-in flow succeeds', `${accountFlows.flows.completed} done, ${accountFlows.flows.failed} failed`, accountFlows.flows.failed === 0 && accountFlows.flows.completed > 0);
+    add(
+      'lot page p99 during sign-up flows ≤ 2× alone (10 connections)',
+      `${accountFlows.lotPageDuringFlows.p99} ms vs ${accountFlows.lotPageAlone.p99} ms alone`,
+      accountFlows.lotPageDuringFlows.p99 <= 2 * Math.max(accountFlows.lotPageAlone.p99, 1),
+    );
+  }
   if (printed) {
     add(
       `catalogue PDF of ${fmt(printed.auctionLots)} lots: first request ≤ ${TARGETS.cataloguePdfFirstSeconds} s`,
@@ -683,6 +810,11 @@ async function main() {
   }
   if (restart) kv('restart', `${restart.readySeconds.toFixed(2)} s spawn → /readyz 200 (then lot page ${restart.lotPageStatus}); shutdown ${restart.shutdownSeconds.toFixed(1)} s`);
   if (memory) kv('service memory after the loads', `VmHWM ${fmt(memory.vmHwmBytes / 1048576)} MiB, VmRSS ${fmt(memory.vmRssBytes / 1048576)} MiB`);
+  if (accountFlows) {
+    kv('scrypt (N=2^17), the service\'s own', `${fmt(accountFlows.scrypt.sequentialMedianMs)} ms a hash; ${fmt(accountFlows.scrypt.parallel4PerSecond, 1)} hashes/s for 8 asked at once`);
+    kv('sign-up + confirm + sign-in flows, 4 at once', `${fmt(accountFlows.flows.perSecond, 1)} flows/s, median ${fmt(accountFlows.flows.medianMs)} ms, p90 ${fmt(accountFlows.flows.p90Ms)} ms (${accountFlows.flows.completed} done, ${accountFlows.flows.failed} failed)`);
+    kv('lot page, 10 conns: alone / during flows', `${fmt(accountFlows.lotPageAlone.rps)} req/s p99 ${accountFlows.lotPageAlone.p99} ms / ${fmt(accountFlows.lotPageDuringFlows.rps)} req/s p99 ${accountFlows.lotPageDuringFlows.p99} ms`);
+  }
   if (printed) {
     kv(`catalogue PDF, ${fmt(printed.auctionLots)} lots, first request`, `${fmt(printed.pdfFirst.ms)} ms, ${fmt(printed.pdfFirst.bytes / 1024)} KB`);
     kv('catalogue PDF, 50 concurrent first requests', `${fmt(printed.pdfConcurrentFirst.msAll)} ms until the last answer, ${printed.pdfConcurrentFirst.distinctBodies} distinct bodies`);
@@ -729,6 +861,7 @@ async function main() {
     restart,
     memory,
     prints: printed,
+    accounts: accountFlows,
     shutdownSeconds: shutdownMs / 1000,
     targets,
     profile: profileFile ? { file: path.relative(ROOT, profileFile), perLoad: allLoads.filter((l) => l.profile).map((l) => ({ name: l.name, round: l.round, ...l.profile })) } : null,

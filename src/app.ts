@@ -17,7 +17,7 @@ import { ProjectorRuntime } from './projector/runtime.ts';
 import { allProjections, CATALOGUE_PROJECTIONS } from './projections.ts';
 import { GeneratedFiles } from './generated-files.ts';
 import { OneTimeKeys, oneTimeKeySecret } from './security/keys.ts';
-import { JsvatChecker } from './adapters/embedded/jsvat-checker.ts';
+import { createVatChecker } from './adapters/vies/vies-checker.ts';
 import { allJobs } from './jobs.ts';
 import { buildApp } from './http/app.ts';
 import { operations } from './operations.ts';
@@ -90,7 +90,7 @@ export async function createRuntime(
     limiter,
     tokens,
     keys: new OneTimeKeys(oneTimeKeySecret(secret)),
-    vat: new JsvatChecker(),
+    vat: createVatChecker({ viesUrl: config.viesUrl, viesTimeoutMs: config.viesTimeoutMs }),
     projector,
     logger,
     now: options.now ?? (() => new Date()),

@@ -13,6 +13,9 @@ export interface Config {
   seedDemo: boolean;
   readYourWritesTimeoutMs: number;
   searchFlushIntervalMs: number;
+  /** The EU's VIES service for VAT checks; null: format and checksum only (jsvat). */
+  viesUrl: string | null;
+  viesTimeoutMs: number;
   http: HttpConfig;
 }
 
@@ -44,6 +47,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seedDemo: env.SEED_DEMO !== 'false',
     readYourWritesTimeoutMs: int(env.READ_YOUR_WRITES_TIMEOUT_MS, 5000, 'READ_YOUR_WRITES_TIMEOUT_MS'),
     searchFlushIntervalMs: int(env.SEARCH_FLUSH_INTERVAL_MS, 30000, 'SEARCH_FLUSH_INTERVAL_MS'),
+    viesUrl: env.VIES_URL || null,
+    viesTimeoutMs: int(env.VIES_TIMEOUT_MS, 10000, 'VIES_TIMEOUT_MS'),
     http: {
       corsOrigins: (env.CORS_ORIGINS ?? '*').split(',').map((o) => o.trim()).filter(Boolean),
       trustProxy: env.TRUST_PROXY === 'true',

@@ -10,6 +10,7 @@ import { attributesProjection } from '../projections/attributes/projection.ts';
 import { documentsProjection } from '../projections/documents/projection.ts';
 import { translationsProjection } from '../projections/translations/projection.ts';
 import { contactDeliveryReactor } from '../commands/contact/delivery.ts';
+import { membersReactors } from '../commands/members/reactors.ts';
 import { profileProjections } from '../projections/profiles/projection.ts';
 import { registrationsProjections } from '../projections/registrations/projection.ts';
 import { identityDocumentsProjections } from '../projections/identity-documents/projection.ts';
@@ -30,6 +31,7 @@ export function allProjections(deps: ReactorDeps): Projection[] {
     documentsProjection,
     translationsProjection,
     contactDeliveryReactor(deps.jobs),
+    ...membersReactors(deps),
     ...profileProjections(deps),
     ...registrationsProjections(deps),
     ...identityDocumentsProjections(deps),

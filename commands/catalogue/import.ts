@@ -1,9 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { EventLog } from '../../src/ports/event-log.ts';
 import { runCommand } from '../../src/command-runner.ts';
-import { hashPassword, sha256 } from '../../src/security/passwords.ts';
+import { sha256 } from '../../src/security/passwords.ts';
 import { memberDecider } from '../members/decide.ts';
+import { importMember, memberRecord } from '../members/intake.ts';
+import { memberStreamId } from '../members/events.ts';
 import {
   ApiKeyIssued,
   ApplicationRegistered,
@@ -60,27 +61,10 @@ export const intakeRecord = z.discriminatedUnion('kind', [
   auctionDocumentRemovedRecord,
   conditionReportRecord,
   z.object({ kind: z.literal('translations') }).extend(InterfaceTranslationsPublished.schema.shape),
-  z.object({
-    kind: z.literal('member'),
-    tenant: tenantId,
-    memberId: positiveId,
-    uid: z.uuid().optional(),
-    email: z.email().max(320),
-    password: z.string().min(8).max(200).optional(),
-    passwordHash: z.string().startsWith('scrypt$').optional(),
-    firstName: z.string().max(200),
-    lastName: z.string().max(200),
-    language: languageCode,
-    phone: z.string().max(50).default(''),
-    signedUpAt: isoDateTime,
-    confirmed: z.boolean().default(true),
-    roles: z.array(z.enum(['bidder', 'consigner'])).default(['bidder']),
-  }),
+  memberRecord,
   z.object({ kind: z.literal('memberRemoved'), tenant: tenantId, memberId: positiveId, at: isoDateTime }),
 ]);
 export type IntakeRecord = z.infer<typeof intakeRecord>;
-
-const NOT_STORED = 'scrypt$not-stored';
 
 export interface ImportReport {
   records: number;
@@ -142,40 +126,11 @@ export async function importRecord(log: EventLog, record: IntakeRecord, importOp
       const { kind: _k, ...data } = record;
       return runCommand(log, `lot-${data.tenant}-${data.lotId}`, lotDecider, { type: 'CloseLot', ...data }, options);
     }
-    case 'member': {
-      const stream = `member-${record.tenant}-${record.memberId}`;
-      // scrypt is slow: hash only for a new account. The decider ignores the sign-up data of an existing
-      // member, so its hash is never stored again (NOT_STORED only fills the field).
-      const isNew = (await log.readStream(stream)).length === 0;
-      if (isNew && !record.password && !record.passwordHash) throw new Error('a new member needs a password or passwordHash');
-      const passwordHash = record.passwordHash ?? (isNew ? await hashPassword(record.password!) : NOT_STORED);
-      return runCommand(
-        log,
-        stream,
-        memberDecider,
-        {
-          type: 'ImportMember',
-          signUp: {
-            tenant: record.tenant,
-            memberId: record.memberId,
-            uid: record.uid ?? randomUUID(),
-            email: record.email.toLowerCase(),
-            passwordHash,
-            firstName: record.firstName,
-            lastName: record.lastName,
-            language: record.language,
-            phone: record.phone,
-            signedUpAt: record.signedUpAt,
-          },
-          confirmed: record.confirmed,
-          roles: record.roles,
-          at: record.signedUpAt,
-        },
-        options,
-      );
-    }
+    case 'member':
+      // The members feature claims the address too, as a sign-up does.
+      return importMember({ log, correlationId }, record);
     case 'memberRemoved':
-      return runCommand(log, `member-${record.tenant}-${record.memberId}`, memberDecider, { type: 'RemoveMember', ...record }, options);
+      return runCommand(log, memberStreamId(record.tenant, record.memberId), memberDecider, { type: 'RemoveMember', ...record }, options);
     case 'auctionDocument':
     case 'auctionDocumentRemoved':
     case 'conditionReport':

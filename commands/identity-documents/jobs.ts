@@ -1,7 +1,8 @@
 import type { JobProcessor } from '../../src/ports/jobs.ts';
 import type { Services } from '../../src/services.ts';
+import { DELETE_IDENTITY_DOCUMENT_FILE, deleteIdentityDocumentFileJob } from './files.ts';
 
-/** The background jobs of identity documents, by job name (none yet). */
-export function identityDocumentsJobs(_services: Services): Record<string, JobProcessor> {
-  return {};
+/** The background jobs of identity documents, by job name. */
+export function identityDocumentsJobs(services: Services): Record<string, JobProcessor> {
+  return { [DELETE_IDENTITY_DOCUMENT_FILE]: deleteIdentityDocumentFileJob(services) };
 }

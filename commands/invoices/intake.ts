@@ -1,4 +1,120 @@
-import type { IntakeKind } from '../../src/intake-kind.ts';
+import { z } from 'zod';
+import { runCommand } from '../../src/command-runner.ts';
+import { isoDateTime, languageCode, positiveId, tenantId } from '../../src/events/define.ts';
+import { defineIntakeKind, type IntakeKind } from '../../src/intake-kind.ts';
+import { invoiceRegisterDecider, priceListDecider } from './decide.ts';
+import {
+  costTypeSchema,
+  currencyCode,
+  invoiceRegisterStreamId,
+  lineAmount,
+  MAX_INVOICE_LINES,
+  MAX_PRICE_LIST_ITEMS,
+  priceListStreamId,
+  vatOf,
+  vatRateSchema,
+} from './events.ts';
 
-/** NDJSON intake records of invoices (docs/intake.md) (none yet). */
-export const invoicesIntake: IntakeKind[] = [];
+/** Days to pay an invoice a member raises, when the price list does not say. */
+export const DEFAULT_PAYMENT_TERM_DAYS = 14;
+
+/**
+ * `priceList`: the costs a member can raise an invoice for, by cost type: a net amount in minor units of
+ * `currency` (VAT is added at the house's rate) and a description per language.
+ */
+export const priceListRecord = z.object({
+  kind: z.literal('priceList'),
+  tenant: tenantId,
+  currency: currencyCode,
+  paymentTermDays: z.number().int().min(0).max(365).default(DEFAULT_PAYMENT_TERM_DAYS),
+  items: z
+    .record(
+      costTypeSchema,
+      z.object({
+        amount: lineAmount,
+        description: z
+          .record(languageCode, z.string().min(1).max(200))
+          .refine((d) => Object.keys(d).length > 0, 'at least one language'),
+      }),
+    )
+    .refine((items) => Object.keys(items).length <= MAX_PRICE_LIST_ITEMS, `at most ${MAX_PRICE_LIST_ITEMS} cost types`),
+});
+
+/**
+ * `invoice`: the back office issued an invoice to a member. `number` may be left out: the register then gives
+ * the next number of the tenant. The VAT of each line is computed here (amount × vatRate %, half up).
+ */
+export const invoiceRecord = z
+  .object({
+    kind: z.literal('invoice'),
+    tenant: tenantId,
+    invoiceId: positiveId,
+    number: positiveId.optional(),
+    memberId: positiveId,
+    auctionId: positiveId.nullable().default(null),
+    issuedAt: isoDateTime,
+    dueAt: isoDateTime,
+    currency: currencyCode,
+    lines: z
+      .array(z.object({ description: z.string().min(1).max(500), amount: lineAmount, vatRate: vatRateSchema }))
+      .min(1)
+      .max(MAX_INVOICE_LINES),
+  })
+  .refine((r) => Date.parse(r.dueAt) >= Date.parse(r.issuedAt), { message: 'dueAt must not be before issuedAt', path: ['dueAt'] });
+
+/** `invoicePaid`: the house received the payment of an invoice. */
+export const invoicePaidRecord = z.object({
+  kind: z.literal('invoicePaid'),
+  tenant: tenantId,
+  invoiceId: positiveId,
+  paidAt: isoDateTime,
+});
+
+/** NDJSON intake records of invoices (docs/intake.md). Importing the same record again appends nothing. */
+export const invoicesIntake: IntakeKind[] = [
+  defineIntakeKind('priceList', priceListRecord, ({ log, correlationId }, r) =>
+    runCommand(
+      log,
+      priceListStreamId(r.tenant),
+      priceListDecider,
+      {
+        type: 'PublishPriceList',
+        data: {
+          tenant: r.tenant,
+          currency: r.currency,
+          paymentTermDays: r.paymentTermDays,
+          items: Object.entries(r.items)
+            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+            .map(([costType, item]) => ({ costType, amount: item.amount, description: item.description })),
+          at: new Date().toISOString(),
+        },
+      },
+      { correlationId },
+    ),
+  ),
+  defineIntakeKind('invoice', invoiceRecord, ({ log, correlationId }, r) =>
+    runCommand(
+      log,
+      invoiceRegisterStreamId(r.tenant),
+      invoiceRegisterDecider,
+      {
+        type: 'IssueInvoice',
+        data: {
+          tenant: r.tenant,
+          invoiceId: r.invoiceId,
+          number: r.number ?? null,
+          memberId: r.memberId,
+          auctionId: r.auctionId,
+          issuedAt: r.issuedAt,
+          dueAt: r.dueAt,
+          currency: r.currency,
+          lines: r.lines.map((l) => ({ description: l.description, amount: l.amount, vatRate: l.vatRate, vatAmount: vatOf(l.amount, l.vatRate) })),
+        },
+      },
+      { correlationId },
+    ),
+  ),
+  defineIntakeKind('invoicePaid', invoicePaidRecord, ({ log, correlationId }, r) =>
+    runCommand(log, invoiceRegisterStreamId(r.tenant), invoiceRegisterDecider, { type: 'MarkInvoicePaid', tenant: r.tenant, invoiceId: r.invoiceId, paidAt: r.paidAt }, { correlationId }),
+  ),
+];

@@ -1,5 +1,23 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { defineEvent, isoDateTime, languageCode, positiveId, tenantId, type EventOf } from '../../src/events/define.ts';
+
+/** A member's stream: its account, keys and password. */
+export const memberStreamId = (tenant: string, memberId: number) => `member-${tenant}-${memberId}`;
+
+/** An email address as the service compares it: trimmed and lower-case. */
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+/**
+ * The stream that claims one email address of a tenant, so that no two members share it: named by the
+ * SHA-256 of the normalised address (any address makes a valid, fixed-length stream name).
+ */
+export const memberEmailStreamId = (tenant: string, email: string) =>
+  `member-email-${tenant}-${createHash('sha256').update(normalizeEmail(email), 'utf8').digest('hex')}`;
+
+/** A one-time key as events hold it: the random id it is derived from (useless without the server secret) and its SHA-256. */
+const keyId = z.uuid();
+const keyHash = z.string().regex(/^[a-f0-9]{64}$/, 'the SHA-256 of the key, in hex');
 
 export const MemberSignedUp = defineEvent({
   type: 'MemberSignedUp',
@@ -24,7 +42,8 @@ export const MemberEmailConfirmed = defineEvent({
   type: 'MemberEmailConfirmed',
   version: 1,
   stream: 'member-{tenant}-{memberId}',
-  description: 'The bidder confirmed their email address (sets Validated).',
+  description:
+    'The bidder confirmed their email address (sets Validated): with the key of the confirmation mail, with the key of a password-reset mail (which proves the same), or by an import of a confirmed account.',
   schema: z.object({ tenant: tenantId, memberId: positiveId, at: isoDateTime }),
 });
 
@@ -40,9 +59,77 @@ export const MemberRemoved = defineEvent({
   type: 'MemberRemoved',
   version: 1,
   stream: 'member-{tenant}-{memberId}',
-  description: 'Back office: the account was removed; its tokens stop working at once (401).',
+  description: 'Back office: the account was removed; its tokens stop working at once (401), and its email address may sign up again.',
   schema: z.object({ tenant: tenantId, memberId: positiveId, at: isoDateTime }),
 });
 
-export const memberEvents = [MemberSignedUp, MemberEmailConfirmed, MemberRoleGranted, MemberRemoved] as const;
+export const MemberEmailClaimed = defineEvent({
+  type: 'MemberEmailClaimed',
+  version: 1,
+  stream: 'member-email-{tenant}-{sha256(email)}',
+  description:
+    'An email address was reserved for a member id (a sign-up, or an import), before that member was created, so that two members of a tenant never share an address. ' +
+    'A later claim of the same address takes it over only from a member that was removed, or from a sign-up that never created its member (see MemberSignUpAbandoned).',
+  schema: z.object({ tenant: tenantId, email: z.email().max(320), memberId: positiveId, at: isoDateTime }),
+});
+
+export const MemberSignUpAbandoned = defineEvent({
+  type: 'MemberSignUpAbandoned',
+  version: 1,
+  stream: 'member-{tenant}-{memberId}',
+  description:
+    'A sign-up claimed an email address for this member id but never created the member (its process stopped between the two appends). ' +
+    'The member id is closed for good (a late MemberSignedUp can no longer be appended to it), and the address may be claimed again.',
+  schema: z.object({ tenant: tenantId, memberId: positiveId, email: z.email().max(320), at: isoDateTime }),
+});
+
+export const MemberConfirmationKeyIssued = defineEvent({
+  type: 'MemberConfirmationKeyIssued',
+  version: 1,
+  stream: 'member-{tenant}-{memberId}',
+  description:
+    'A key to confirm the email address was made at sign-up and mailed to the member; valid until `expiresAt` (24 hours), once. ' +
+    'Holds the random `keyId` the key is derived from with a server secret, and the key\'s SHA-256: never the key.',
+  schema: z.object({ tenant: tenantId, memberId: positiveId, keyId, keyHash, issuedAt: isoDateTime, expiresAt: isoDateTime }),
+});
+
+export const PasswordResetKeyIssued = defineEvent({
+  type: 'PasswordResetKeyIssued',
+  version: 1,
+  stream: 'member-{tenant}-{memberId}',
+  description:
+    'The member asked for a password reset (`requestedAt`) and a reset key was mailed; valid until `expiresAt` (1 hour), once. It voids every earlier reset key. ' +
+    'Holds the random `keyId` the key is derived from with a server secret, and the key\'s SHA-256: never the key.',
+  schema: z.object({
+    tenant: tenantId,
+    memberId: positiveId,
+    keyId,
+    keyHash,
+    requestedAt: isoDateTime,
+    issuedAt: isoDateTime,
+    expiresAt: isoDateTime,
+  }),
+});
+
+export const MemberPasswordChanged = defineEvent({
+  type: 'MemberPasswordChanged',
+  version: 1,
+  stream: 'member-{tenant}-{memberId}',
+  description:
+    'The member set a new password with the password-reset key `keyId` (used up by it). Holds a scrypt hash of the new password, never the password. ' +
+    'Ends the member\'s sessions: member tokens issued before `at` stop working (401).',
+  schema: z.object({ tenant: tenantId, memberId: positiveId, keyId, passwordHash: z.string().startsWith('scrypt$'), at: isoDateTime }),
+});
+
+export const memberEvents = [
+  MemberEmailClaimed,
+  MemberSignedUp,
+  MemberSignUpAbandoned,
+  MemberConfirmationKeyIssued,
+  MemberEmailConfirmed,
+  MemberRoleGranted,
+  MemberRemoved,
+  PasswordResetKeyIssued,
+  MemberPasswordChanged,
+] as const;
 export type MemberEvent = EventOf<(typeof memberEvents)[number]>;

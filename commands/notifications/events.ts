@@ -1,5 +1,77 @@
-import type { EventOf } from '../../src/events/define.ts';
+import { z } from 'zod';
+import { defineEvent, isoDateTime, positiveId, tenantId, type EventOf } from '../../src/events/define.ts';
 
-/** The events of notifications (none yet). */
-export const notificationsEvents = [] as const;
+/** How a reminder is delivered: `Type` 1 of the API is `email`, 2 is `sms`. */
+export const notificationChannels = ['email', 'sms'] as const;
+export type NotificationChannel = (typeof notificationChannels)[number];
+
+/** The largest `SendTime`: a week before the lot's end, in minutes. */
+export const MAX_MINUTES_BEFORE = 10_080;
+
+/** Why a reminder was not sent: nobody to send it to, or the lot ended before it could go out. */
+export const skipReasons = ['no-phone', 'member-removed', 'lot-ended'] as const;
+export type SkipReason = (typeof skipReasons)[number];
+
+const subscription = {
+  tenant: tenantId,
+  subscriptionId: z.uuid(),
+  memberId: positiveId,
+  lotId: positiveId,
+};
+
+export const NotificationSubscribed = defineEvent({
+  type: 'NotificationSubscribed',
+  version: 1,
+  stream: 'notification-{tenant}-{subscriptionId}',
+  description:
+    'A bidder asked to be reminded of a lot\'s end: `minutesBefore` minutes before the lot\'s actual end time, by e-mail or SMS. ' +
+    '`lotEndTime` is the lot\'s end time when subscribing; `clientEndTime` is the `EndDateTime` the client sent, as sent (informational, never used).',
+  schema: z.object({
+    ...subscription,
+    minutesBefore: z.number().int().min(0).max(MAX_MINUTES_BEFORE),
+    channel: z.enum(notificationChannels),
+    lotEndTime: isoDateTime,
+    clientEndTime: z.string().max(40).nullable(),
+    at: isoDateTime,
+  }),
+});
+
+export const NotificationUnsubscribed = defineEvent({
+  type: 'NotificationUnsubscribed',
+  version: 1,
+  stream: 'notification-{tenant}-{subscriptionId}',
+  description: 'A bidder removed a lot-end reminder; nothing is sent for it after this.',
+  schema: z.object({ ...subscription, at: isoDateTime }),
+});
+
+export const NotificationDispatched = defineEvent({
+  type: 'NotificationDispatched',
+  version: 1,
+  stream: 'notification-{tenant}-{subscriptionId}',
+  description:
+    'A lot-end reminder was handed to the mail or SMS gateway (outbox message `messageId`), for the lot ending at `lotEndTime`. A subscription sends once.',
+  schema: z.object({
+    ...subscription,
+    channel: z.enum(notificationChannels),
+    messageId: z.string().min(1).max(200),
+    lotEndTime: isoDateTime,
+    at: isoDateTime,
+  }),
+});
+
+export const NotificationSkipped = defineEvent({
+  type: 'NotificationSkipped',
+  version: 1,
+  stream: 'notification-{tenant}-{subscriptionId}',
+  description:
+    'A lot-end reminder was not sent, and nothing more is sent for it: `no-phone` (an SMS reminder, and the member has no phone number any more), ' +
+    '`member-removed`, or `lot-ended` (the lot ended before the reminder could go out: it closed early, or the service was down at the moment).',
+  schema: z.object({ ...subscription, channel: z.enum(notificationChannels), reason: z.enum(skipReasons), at: isoDateTime }),
+});
+
+export const notificationsEvents = [NotificationSubscribed, NotificationUnsubscribed, NotificationDispatched, NotificationSkipped] as const;
 export type NotificationsEvent = EventOf<(typeof notificationsEvents)[number]>;
+
+export const notificationStreamId = (tenant: string, subscriptionId: string) => `notification-${tenant}-${subscriptionId}`;
+/** The outbox message of a subscription: one id per subscription, so a repeated send delivers once. */
+export const notificationMessageId = (subscriptionId: string) => `notification-${subscriptionId}`;

@@ -1,7 +1,8 @@
 import type { JobProcessor } from '../../src/ports/jobs.ts';
 import type { Services } from '../../src/services.ts';
+import { CHECK_VAT_NUMBER, vatCheckJob } from './vat-check.ts';
 
-/** The background jobs of profile, by job name (none yet). */
-export function profileJobs(_services: Services): Record<string, JobProcessor> {
-  return {};
+/** The background jobs of profile, by job name. */
+export function profileJobs(services: Services): Record<string, JobProcessor> {
+  return { [CHECK_VAT_NUMBER]: vatCheckJob(services) };
 }

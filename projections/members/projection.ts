@@ -4,11 +4,13 @@ import type { Doc } from '../../src/ports/read-models.ts';
 
 /**
  * The member read model. PasswordHash is here for sign-in only; the profile query maps documents to
- * MemberDto through an allow-list, so the hash never leaves the service.
+ * MemberDto through an allow-list, so the hash never leaves the service. Confirmation and reset keys are
+ * not here at all: only the member's stream holds their hashes.
  */
 export interface MemberDoc extends Doc {
   Id: number;
   UID: string;
+  /** Trimmed and lower-case: sign-in, availability and resets look members up by it. */
   Email: string;
   PasswordHash: string;
   FirstName: string;
@@ -19,13 +21,19 @@ export interface MemberDoc extends Doc {
   Roles: string[];
   DateRegistered: string;
   Created: string;
+  /**
+   * When the member's sessions were last ended (a password reset), RFC 3339; null (or absent, on documents
+   * written before it existed) when never. A member token is accepted only if it was issued by a sign-in
+   * that saw this same value (src/http/auth.ts).
+   */
+  SessionsValidFrom?: string | null;
 }
 
 export const membersProjection: DocumentProjection = {
   kind: 'documents',
   name: 'members',
   collections: [{ name: 'members', indexes: [{ fields: ['Email'] }] }],
-  handles: ['MemberSignedUp', 'MemberEmailConfirmed', 'MemberRoleGranted', 'MemberRemoved'],
+  handles: ['MemberSignedUp', 'MemberEmailConfirmed', 'MemberRoleGranted', 'MemberRemoved', 'MemberPasswordChanged'],
   async apply(recorded, uow) {
     const event = asAppEvent(recorded);
     switch (event.type) {
@@ -34,7 +42,7 @@ export const membersProjection: DocumentProjection = {
         await uow.update<MemberDoc>('members', d.tenant, String(d.memberId), () => ({
           Id: d.memberId,
           UID: d.uid,
-          Email: d.email.toLowerCase(),
+          Email: d.email.trim().toLowerCase(),
           PasswordHash: d.passwordHash,
           FirstName: d.firstName,
           LastName: d.lastName,
@@ -44,6 +52,7 @@ export const membersProjection: DocumentProjection = {
           Roles: [],
           DateRegistered: d.signedUpAt,
           Created: recorded.created,
+          SessionsValidFrom: null,
         }));
         return;
       }
@@ -56,6 +65,13 @@ export const membersProjection: DocumentProjection = {
         const role = event.data.role;
         await uow.update<MemberDoc>('members', event.data.tenant, String(event.data.memberId), (doc) =>
           doc ? { ...doc, Roles: doc.Roles.includes(role) ? doc.Roles : [...doc.Roles, role] } : null,
+        );
+        return;
+      }
+      case 'MemberPasswordChanged': {
+        const d = event.data;
+        await uow.update<MemberDoc>('members', d.tenant, String(d.memberId), (doc) =>
+          doc ? { ...doc, PasswordHash: d.passwordHash, SessionsValidFrom: d.at } : null,
         );
         return;
       }

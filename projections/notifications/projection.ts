@@ -1,6 +1,129 @@
-import type { Projection, ReactorDeps } from '../../src/projector/projection.ts';
+import type { DocumentProjection, Projection, Reactor, ReactorDeps } from '../../src/projector/projection.ts';
+import { asAppEvent } from '../../src/events/registry.ts';
+import type { Doc, DocumentStore, TenantScope } from '../../src/ports/read-models.ts';
+import type { NotificationChannel, SkipReason } from '../../commands/notifications/events.ts';
+import { reminderJob, SEND_REMINDER } from '../../commands/notifications/reminder.ts';
 
-/** The projections (and reactors) of notifications (none yet). */
-export function notificationsProjections(_deps: ReactorDeps): Projection[] {
-  return [];
+/** Lot-end reminders of members, by subscription id; an unsubscribed one is removed. */
+export const NOTIFICATION_SUBSCRIPTIONS = 'notification_subscriptions';
+
+export interface NotificationSubscriptionDoc extends Doc {
+  Id: string;
+  MemberId: number;
+  LotId: number;
+  /** Minutes before the lot's end (`SendTime`). */
+  SendTime: number;
+  Channel: NotificationChannel;
+  Status: 'active' | 'sent' | 'skipped';
+  SubscribedAt: string;
+  /** When it was sent or skipped. */
+  DoneAt: string | null;
+  SkipReason: SkipReason | null;
+}
+
+export const notificationSubscriptions = (db: TenantScope) => db.collection<NotificationSubscriptionDoc>(NOTIFICATION_SUBSCRIPTIONS);
+
+export const notificationsProjection: DocumentProjection = {
+  kind: 'documents',
+  name: 'notifications',
+  collections: [{ name: NOTIFICATION_SUBSCRIPTIONS, indexes: [{ fields: ['LotId', 'Status'] }, { fields: ['MemberId', 'Status', 'LotId'] }] }],
+  // LotCatalogued and LotClosed change nothing here; they are handled so that this projection stores its
+  // checkpoint with every batch that may move a lot's end time: the reminder reactor waits for that checkpoint
+  // before it looks up a lot's subscriptions (see notificationRemindersReactor).
+  handles: ['NotificationSubscribed', 'NotificationUnsubscribed', 'NotificationDispatched', 'NotificationSkipped', 'LotCatalogued', 'LotClosed'],
+  async apply(recorded, uow) {
+    const event = asAppEvent(recorded);
+    switch (event.type) {
+      case 'NotificationSubscribed': {
+        const d = event.data;
+        await uow.update<NotificationSubscriptionDoc>(NOTIFICATION_SUBSCRIPTIONS, d.tenant, d.subscriptionId, () => ({
+          Id: d.subscriptionId,
+          MemberId: d.memberId,
+          LotId: d.lotId,
+          SendTime: d.minutesBefore,
+          Channel: d.channel,
+          Status: 'active',
+          SubscribedAt: d.at,
+          DoneAt: null,
+          SkipReason: null,
+        }));
+        return;
+      }
+      case 'NotificationDispatched': {
+        const d = event.data;
+        await uow.update<NotificationSubscriptionDoc>(NOTIFICATION_SUBSCRIPTIONS, d.tenant, d.subscriptionId, (doc) =>
+          doc ? { ...doc, Status: 'sent', DoneAt: d.at } : null,
+        );
+        return;
+      }
+      case 'NotificationSkipped': {
+        const d = event.data;
+        await uow.update<NotificationSubscriptionDoc>(NOTIFICATION_SUBSCRIPTIONS, d.tenant, d.subscriptionId, (doc) =>
+          doc ? { ...doc, Status: 'skipped', DoneAt: d.at, SkipReason: d.reason } : null,
+        );
+        return;
+      }
+      case 'NotificationUnsubscribed': {
+        const d = event.data;
+        await uow.update<NotificationSubscriptionDoc>(NOTIFICATION_SUBSCRIPTIONS, d.tenant, d.subscriptionId, () => null);
+        return;
+      }
+    }
+  },
+};
+
+/** How long the reactor waits for the subscriptions read model before it gives the batch back to be retried. */
+const READ_MODEL_WAIT_MS = 10_000;
+
+async function readModelReached(documents: DocumentStore, position: number) {
+  const deadline = Date.now() + READ_MODEL_WAIT_MS;
+  for (;;) {
+    const checkpoint = await documents.getCheckpoint(notificationsProjection.name);
+    if (checkpoint >= position) return checkpoint;
+    if (Date.now() >= deadline) throw new Error(`the ${notificationsProjection.name} read model has not reached position ${position}; retrying`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * Turns events into reminder jobs (src/ports/jobs.ts), keyed so that a replayed event adds nothing:
+ * - NotificationSubscribed: a job that plans the new subscription (it reads the subscription and the lot
+ *   from their streams, so it does not depend on any read model having caught up);
+ * - LotCatalogued, LotClosed (the lot's end time may have moved): a job per active subscription of the lot,
+ *   found in the subscriptions read model once that has reached this event, so no subscription appended
+ *   before the change is missed. A subscription appended after it plans with the new end time anyway.
+ * Each job plans again from the streams: it sends when due, or adds a delayed job for the moment (one per
+ * subscription and moment), so a job made stale by a later change does nothing wrong.
+ */
+export function notificationRemindersReactor(deps: ReactorDeps): Reactor {
+  let reached = 0;
+  return {
+    kind: 'reactor',
+    name: 'notification-reminders',
+    handles: ['NotificationSubscribed', 'LotCatalogued', 'LotClosed'],
+    async react(recorded) {
+      const event = asAppEvent(recorded);
+      switch (event.type) {
+        case 'NotificationSubscribed': {
+          const { tenant, subscriptionId } = event.data;
+          await deps.jobs.add(SEND_REMINDER, { tenant, subscriptionId }, reminderJob(`notification-${subscriptionId}-subscribed`));
+          return;
+        }
+        case 'LotCatalogued':
+        case 'LotClosed': {
+          const { tenant, lotId } = event.data;
+          if (reached < recorded.position) reached = await readModelReached(deps.documents, recorded.position);
+          const active = await notificationSubscriptions(deps.documents.forTenant(tenant)).find({ LotId: lotId, Status: 'active' });
+          for (const s of active)
+            await deps.jobs.add(SEND_REMINDER, { tenant, subscriptionId: s.Id }, reminderJob(`notification-${s.Id}-p${recorded.position}`));
+          return;
+        }
+      }
+    },
+  };
+}
+
+/** The projections (and reactors) of notifications. */
+export function notificationsProjections(deps: ReactorDeps): Projection[] {
+  return [notificationsProjection, notificationRemindersReactor(deps)];
 }

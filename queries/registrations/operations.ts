@@ -1,2 +1,102 @@
-/** The HTTP operations of registrations that answer from read models (none yet). */
-export const registrationsQueryOperations = [];
+import { defineOperation } from '../../src/http/operation.ts';
+import { idText, z } from '../../src/http/schemas.ts';
+import type { AuctionDoc } from '../../projections/catalogue/documents.ts';
+import { termsId, type TermsAcceptanceDoc } from '../../projections/terms/projection.ts';
+import { findRegistration } from '../../projections/registrations/projection.ts';
+import type { RegistrationStatus } from '../../commands/registrations/events.ts';
+import { auctionStatus, findAuction } from '../auctions/operations.ts';
+import { findLot } from '../lots/find.ts';
+import { lotRegistrationSchema, registrationExample, registrationSchema, type LotRegistrationReason } from './dto.ts';
+
+export const getRegistration = defineOperation({
+  number: 32,
+  operationId: 'getAuctionRegistration',
+  group: 'Auction registration',
+  method: 'get',
+  path: '/v1/me/registrations/{auctionId}',
+  auth: 'member',
+  summary: "The caller's registration for an auction",
+  description:
+    '`Status` is `pending`, `approved` or `rejected`, or `none` when the caller never asked to be registered (nor did the house register them). ' +
+    'Unknown auction, or another auction house\'s: 404.',
+  params: z.object({ auctionId: idText('The auction id.') }),
+  errors: [404],
+  response: registrationSchema,
+  examples: { response: registrationExample },
+  async handler({ params }, ctx) {
+    await findAuction(ctx.db, params.auctionId);
+    const registration = await findRegistration(ctx.db, ctx.member.Id, params.auctionId);
+    const status: RegistrationStatus | 'none' = registration?.Status ?? 'none';
+    return { AuctionId: params.auctionId, Status: status };
+  },
+});
+
+/** What decides whether a member may bid on a lot. */
+export interface LotRegistrationFacts {
+  lotClosed: boolean;
+  /** The lot's auction is current by the clock, or live. */
+  auctionOpen: boolean;
+  termsRequired: boolean;
+  termsAccepted: boolean;
+  registration: RegistrationStatus | 'none';
+}
+
+/**
+ * Pure: the first reason that applies, in the order a bidder meets them — what nobody can change (the lot
+ * closed, the auction not open), then the bidder's next step (accept the terms, then register), then the
+ * house's decision. Null when the member may bid.
+ */
+export function lotRegistrationReason(f: LotRegistrationFacts): LotRegistrationReason | null {
+  if (f.lotClosed) return 'lot-closed';
+  if (!f.auctionOpen) return 'auction-not-open';
+  if (f.termsRequired && !f.termsAccepted) return 'terms-not-accepted';
+  switch (f.registration) {
+    case 'none':
+      return 'not-registered';
+    case 'pending':
+      return 'registration-pending';
+    case 'rejected':
+      return 'registration-rejected';
+    case 'approved':
+      return null;
+  }
+}
+
+export const getLotRegistration = defineOperation({
+  number: 33,
+  operationId: 'getLotRegistration',
+  group: 'Lot registration',
+  method: 'get',
+  path: '/v1/me/lots/{lotId}/registration',
+  auth: 'member',
+  summary: 'Whether the caller may bid on a lot, and why not',
+  description:
+    '`MayBid` is true only when the lot is open (its `EndTime` in the future), its auction is current or live, and the caller\'s registration for that auction ' +
+    'is approved, with the auction\'s terms accepted where it requires them. Otherwise `Reason` says why: the first that applies of `lot-closed`, `auction-not-open`, ' +
+    '`terms-not-accepted`, `not-registered`, `registration-pending`, `registration-rejected`. Unknown lot, or another auction house\'s: 404.',
+  params: z.object({ lotId: idText('The lot id.') }),
+  errors: [404],
+  response: lotRegistrationSchema,
+  examples: { response: { LotId: 412, MayBid: false, Reason: 'registration-pending' } },
+  async handler({ params }, ctx) {
+    const now = ctx.now.toISOString();
+    const lot = await findLot(ctx.db, params.lotId);
+    const [auction, terms, registration] = await Promise.all([
+      ctx.db.collection<AuctionDoc>('auctions').findById(String(lot.AuctionId)),
+      ctx.db.collection<TermsAcceptanceDoc>('terms_acceptances').findById(termsId(ctx.member.Id, lot.AuctionId)),
+      findRegistration(ctx.db, ctx.member.Id, lot.AuctionId),
+    ]);
+    const catalogued = auction !== null && auction.Catalogued;
+    const reason = lotRegistrationReason({
+      lotClosed: lot.EndTime <= now,
+      auctionOpen: catalogued && (auction.IsLive || auctionStatus(auction, now) === 'current'),
+      termsRequired: catalogued && auction.RequiresTermsAcceptance,
+      termsAccepted: terms !== null,
+      registration: registration?.Status ?? 'none',
+    });
+    return { LotId: params.lotId, MayBid: reason === null, Reason: reason };
+  },
+});
+
+/** The HTTP operations of registrations that answer from read models. */
+export const registrationsQueryOperations = [getRegistration, getLotRegistration];

@@ -1,12 +1,12 @@
 import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
-import { ForbiddenError, TooManyRequestsError, UnauthorizedError } from '../../src/errors.ts';
+import { ForbiddenError, UnauthorizedError } from '../../src/errors.ts';
 import { verifyPassword } from '../../src/security/passwords.ts';
 import type { MemberDoc } from '../../projections/members/projection.ts';
 import { tokenSchema } from '../credentials/operations.ts';
+import { reserveSignIn } from './throttle.ts';
 
-/** Failed sign-ins allowed per account and per client address in a window, before 429. */
-export const SIGN_IN_LIMITS = { perEmail: 5, perAddress: 20, windowMs: 15 * 60_000 };
+export { SIGN_IN_LIMITS } from './throttle.ts';
 
 export const signIn = defineOperation({
   number: 37,
@@ -17,8 +17,10 @@ export const signIn = defineOperation({
   auth: 'anon',
   summary: 'Sign in with email and password; answers a member token',
   description:
-    'A wrong pair is 401 with the same body whether or not the email exists. After 5 failures for one email, or 20 from one address, ' +
-    'within 15 minutes, sign-in answers 429 with Retry-After. An account whose email is not confirmed yet is 403 (only once the password is right).',
+    'A wrong pair is 401 with the same body, after the same time, whether or not the email exists. Wrong passwords are limited (429 with Retry-After, ' +
+    'even for the right password, until the window ends): 5 per account from one client address in 15 minutes, 20 from one address in 15 minutes, ' +
+    'and 100 per account from all addresses in an hour; parallel requests never get more passwords checked than that. ' +
+    'An account whose email is not confirmed yet is 403 (only once the password is right). A password reset ends every session: tokens issued before it are 401.',
   body: z.object({ Email: z.string().min(1).max(320), Password: z.string().min(1).max(200) }).openapi('SignInRequest'),
   errors: [403, 429],
   response: tokenSchema,
@@ -30,27 +32,24 @@ export const signIn = defineOperation({
     },
   },
   async handler({ body }, ctx) {
-    const { limiter, tokens } = ctx.services;
     const email = body.Email.trim().toLowerCase();
-    const emailKey = `signin-fail:${ctx.tenant.Tenant}:${email}`;
-    const addressKey = `signin-fail:${ctx.tenant.Tenant}@${ctx.ip}`;
-    for (const [key, limit] of [
-      [emailKey, SIGN_IN_LIMITS.perEmail],
-      [addressKey, SIGN_IN_LIMITS.perAddress],
-    ] as const) {
-      const state = await limiter.peek(key, limit);
-      if (!state.allowed) throw new TooManyRequestsError('Too many failed sign-ins; try again later.', state.retryAfterSeconds);
+    // The attempt is counted before the slow check, and taken back unless the password was wrong.
+    const reservation = await reserveSignIn(ctx.services.limiter, { tenant: ctx.tenant.Tenant, email, ip: ctx.ip });
+    let member: MemberDoc | null;
+    let ok: boolean;
+    try {
+      member = await ctx.db.collection<MemberDoc>('members').findOne({ Email: email });
+      ok = await verifyPassword(body.Password, member?.PasswordHash ?? null);
+    } catch (error) {
+      await reservation.release();
+      throw error;
     }
-    const member = await ctx.db.collection<MemberDoc>('members').findOne({ Email: email });
-    const ok = await verifyPassword(body.Password, member?.PasswordHash ?? null);
-    if (!ok || !member) {
-      await limiter.hit(emailKey, SIGN_IN_LIMITS.perEmail, SIGN_IN_LIMITS.windowMs);
-      await limiter.hit(addressKey, SIGN_IN_LIMITS.perAddress, SIGN_IN_LIMITS.windowMs);
-      throw new UnauthorizedError('Wrong email or password.');
-    }
+    if (!ok || !member) throw new UnauthorizedError('Wrong email or password.');
+    await reservation.release();
     if (!member.Validated) throw new ForbiddenError('Confirm your email address before signing in.');
-    await limiter.reset(emailKey);
-    return tokens.issue('member', ctx.tenant.Tenant, String(member.Id));
+    // The token remembers the sessions' start the checked hash belongs to: a later reset voids it.
+    const sessionsValidFrom = member.SessionsValidFrom ? Date.parse(member.SessionsValidFrom) : null;
+    return ctx.services.tokens.issue('member', ctx.tenant.Tenant, String(member.Id), { sessionsValidFrom });
   },
 });
 

@@ -60,15 +60,30 @@ export class Authenticator {
     return found;
   }
 
-  /** The member of a member token, or null when it no longer exists. */
-  member(claims: TokenClaims): Promise<MemberDoc | null> {
-    return this.services.documents.forTenant(claims.tenant).collection<MemberDoc>('members').findById(claims.sub);
+  /**
+   * The member of a member token, or null when it no longer exists or its sessions were ended after the
+   * token was issued (a password reset). GET /v1/tokens/current says `Valid: false` for both.
+   */
+  async member(claims: TokenClaims): Promise<MemberDoc | null> {
+    const member = await this.services.documents.forTenant(claims.tenant).collection<MemberDoc>('members').findById(claims.sub);
+    return member && sessionStillValid(claims, member) ? member : null;
   }
 
   async requireMember(claims: TokenClaims): Promise<MemberDoc> {
     if (claims.kind !== 'member') throw new UnauthorizedError('This operation needs a member token (POST /v1/sessions).');
     const member = await this.member(claims);
-    if (!member) throw new UnauthorizedError('The member of this token no longer exists.');
+    if (!member) throw new UnauthorizedError('This token no longer works: its member was removed, or its sessions were ended by a password reset.');
     return member;
   }
+}
+
+/**
+ * Whether a member token was issued after the member's sessions were last ended. The token carries the
+ * member's `SessionsValidFrom` as the sign-in saw it (with the password hash it checked), so the comparison
+ * is exact: no clock is compared with JWT's whole-second `iat`, and a sign-in that checked the old password
+ * just before a reset issues a token that no longer matches.
+ */
+export function sessionStillValid(claims: TokenClaims, member: MemberDoc): boolean {
+  if (!member.SessionsValidFrom) return true;
+  return (claims.sessionsValidFrom ?? 0) >= Date.parse(member.SessionsValidFrom);
 }

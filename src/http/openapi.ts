@@ -321,7 +321,13 @@ export function buildOpenApiDocument(operations: Operation[]) {
                 content: {
                   'multipart/form-data': {
                     schema: op.upload.fields.extend({
-                      [op.upload.file]: z.string().openapi({ type: 'string', format: 'binary', description: `The file, at most ${op.upload.maxBytes} bytes.` }),
+                      // For a binary part, maxLength bounds its octets: the upload's byte limit, enforced while it is read.
+                      [op.upload.file]: z.string().openapi({
+                        type: 'string',
+                        format: 'binary',
+                        maxLength: op.upload.maxBytes,
+                        description: `The file, at most ${op.upload.maxBytes} bytes.`,
+                      }),
                     }),
                   },
                 },

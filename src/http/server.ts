@@ -54,7 +54,8 @@ export function listen(app: Express, port: number, host: string): Promise<Server
     const server = app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(server)));
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 66_000;
-    server.requestTimeout = 30_000;
+    // A whole request (a 10 MiB identity document on a slow line included) within 2 minutes; headers within 66 s.
+    server.requestTimeout = 120_000;
     server.on('clientError', problemOnClientError);
   });
 }

@@ -17,8 +17,23 @@ export interface OpenedFile {
   stream: Readable;
 }
 
+/** `putStream` was given more bytes than it may store; nothing was stored. */
+export class FileTooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`the file is larger than ${maxBytes} bytes`);
+    this.name = 'FileTooLargeError';
+  }
+}
+
 export interface FileStore {
   put(tenant: string, key: string, bytes: Buffer, contentType: string): Promise<void>;
+  /**
+   * Stores a stream (an upload) without holding it in memory: the file appears under its key, complete, only
+   * once the stream has ended. When the stream fails (an error, the client broke off) or brings more than
+   * `maxBytes` (FileTooLargeError), nothing is stored, a file already under the key is kept, and the promise
+   * rejects. Resolves with the number of bytes stored.
+   */
+  putStream(tenant: string, key: string, stream: Readable, contentType: string, maxBytes: number): Promise<{ size: number }>;
   get(tenant: string, key: string): Promise<StoredFile | null>;
   /** The file as a stream, or null when absent. */
   open(tenant: string, key: string): Promise<OpenedFile | null>;

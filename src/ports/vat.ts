@@ -15,3 +15,14 @@ export interface VatCheckResult {
 export interface VatChecker {
   check(vatNumber: string): Promise<VatCheckResult>;
 }
+
+/**
+ * The checking service could not answer now (unreachable, a timeout, a member state's service down, too many
+ * requests): nothing is known about the number, so nothing may be decided from it. The job retries.
+ */
+export class VatCheckUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'VatCheckUnavailableError';
+  }
+}

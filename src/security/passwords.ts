@@ -1,4 +1,5 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, createHash } from 'node:crypto';
+import os from 'node:os';
 
 /**
  * Password hashing with scrypt (node:crypto), N = 2^17, r = 8, p = 1, a 16-byte salt and a 32-byte key.
@@ -10,12 +11,28 @@ const r = 8;
 const p = 1;
 const KEY_LENGTH = 32;
 
-function scrypt(password: string, salt: Buffer, n: number, rr: number, pp: number): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    scryptCb(password, salt, KEY_LENGTH, { N: n, r: rr, p: pp, maxmem: 256 * n * rr + 1024 * 1024 }, (err, key) =>
-      err ? reject(err) : resolve(key),
-    ),
-  );
+/**
+ * scrypt runs on libuv's thread pool, but it is CPU- and memory-bound (128 MiB, ~0.3 s each): four at once on
+ * two cores starve the event loop's own core. At most one less than the cores run at once (at least one);
+ * the others wait their turn, so a burst of sign-ins slows sign-ins, not the catalogue.
+ */
+const SCRYPT_CONCURRENCY = Math.max(1, os.availableParallelism() - 1);
+let scryptRunning = 0;
+const scryptQueue: Array<() => void> = [];
+
+async function scrypt(password: string, salt: Buffer, n: number, rr: number, pp: number): Promise<Buffer> {
+  if (scryptRunning >= SCRYPT_CONCURRENCY) await new Promise<void>((resolve) => scryptQueue.push(resolve));
+  scryptRunning += 1;
+  try {
+    return await new Promise<Buffer>((resolve, reject) =>
+      scryptCb(password, salt, KEY_LENGTH, { N: n, r: rr, p: pp, maxmem: 256 * n * rr + 1024 * 1024 }, (err, key) =>
+        err ? reject(err) : resolve(key),
+      ),
+    );
+  } finally {
+    scryptRunning -= 1;
+    scryptQueue.shift()?.();
+  }
 }
 
 export async function hashPassword(password: string): Promise<string> {

@@ -10,6 +10,17 @@ export interface TokenClaims {
   jti: string;
   exp: number;
   iat: number;
+  /**
+   * Member tokens: the member's `SessionsValidFrom` (epoch milliseconds) as the sign-in that issued the token
+   * saw it; absent when the member had never ended their sessions. A password reset moves the member's value,
+   * so every token issued before it, even within the same second, no longer matches (src/http/auth.ts).
+   */
+  sessionsValidFrom?: number;
+}
+
+/** Extra claims a token may carry. */
+export interface IssueOptions {
+  sessionsValidFrom?: number | null;
 }
 
 const ISSUER = 'bidder-api';
@@ -37,10 +48,11 @@ export class TokenService {
     this.secret = createSecretKey(secret);
   }
 
-  issue(kind: TokenKind, tenant: string, sub: string): { Token: string; ExpiresAt: string } {
+  issue(kind: TokenKind, tenant: string, sub: string, options: IssueOptions = {}): { Token: string; ExpiresAt: string } {
     const now = Math.floor(Date.now() / 1000);
     const exp = now + this.lifetimes[kind];
-    const token = jwt.sign({ tenant, kind, iat: now, exp }, this.secret, {
+    const extra = typeof options.sessionsValidFrom === 'number' ? { sessionsValidFrom: options.sessionsValidFrom } : {};
+    const token = jwt.sign({ tenant, kind, iat: now, exp, ...extra }, this.secret, {
       algorithm: ALGORITHM,
       issuer: ISSUER,
       audience: AUDIENCE,
@@ -77,6 +89,7 @@ export class TokenService {
         typeof claims.tenant !== 'string' ||
         typeof claims.jti !== 'string' ||
         typeof claims.exp !== 'number' ||
+        (claims.sessionsValidFrom !== undefined && !Number.isSafeInteger(claims.sessionsValidFrom)) ||
         !['anonymous', 'application', 'member'].includes(claims.kind as string)
       )
         return null;

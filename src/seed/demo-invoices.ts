@@ -1,2 +1,74 @@
-/** Demo intake records of invoices (API.md "Demo data"), for a given "now" (none yet). */
-export function* demoInvoicesRecords(_now: Date): Generator<{ kind: string } & Record<string, unknown>> {}
+/**
+ * Demo intake records of invoices (API.md "Demo data"), for a given "now": the price lists of `demo` (EUR) and
+ * `demo2` (SEK), and the demo member's invoices: in `demo` one paid and one unpaid (auction 4, closed), in
+ * `demo2` one unpaid. The register numbers them (1, 2, … per house).
+ */
+export function* demoInvoicesRecords(now: Date): Generator<{ kind: string } & Record<string, unknown>> {
+  const day = 86_400_000;
+  const at = (days: number) => new Date(Math.floor(now.getTime() / 1000) * 1000 + days * day).toISOString();
+  yield {
+    kind: 'priceList',
+    tenant: 'demo',
+    currency: 'EUR',
+    paymentTermDays: 14,
+    items: {
+      'printed-catalogue': { amount: 1500, description: { en: 'Printed catalogue', sv: 'Tryckt katalog', de: 'Gedruckter Katalog' } },
+      'condition-report': { amount: 2500, description: { en: 'Condition report', sv: 'Konditionsrapport', de: 'Zustandsbericht' } },
+    },
+  };
+  yield {
+    kind: 'priceList',
+    tenant: 'demo2',
+    currency: 'SEK',
+    paymentTermDays: 10,
+    items: {
+      'printed-catalogue': { amount: 15000, description: { en: 'Printed catalogue' } },
+      'condition-report': { amount: 25000, description: { en: 'Condition report' } },
+    },
+  };
+  // Auction 4 of `demo` closed 30 days ago: the member's purchases, settled; then a late lot, not yet paid.
+  yield {
+    kind: 'invoice',
+    tenant: 'demo',
+    invoiceId: 1,
+    memberId: 1,
+    auctionId: 4,
+    issuedAt: at(-29),
+    dueAt: at(-15),
+    currency: 'EUR',
+    lines: [
+      { description: 'Lot 12, hammer price', amount: 80000, vatRate: 0 },
+      { description: "Buyer's premium 25 %", amount: 20000, vatRate: 21 },
+    ],
+  };
+  yield { kind: 'invoicePaid', tenant: 'demo', invoiceId: 1, paidAt: at(-20) };
+  yield {
+    kind: 'invoice',
+    tenant: 'demo',
+    invoiceId: 2,
+    memberId: 1,
+    auctionId: 4,
+    issuedAt: at(-2),
+    dueAt: at(12),
+    currency: 'EUR',
+    lines: [
+      { description: 'Lot 57, hammer price', amount: 45000, vatRate: 0 },
+      { description: "Buyer's premium 25 %", amount: 11250, vatRate: 21 },
+      { description: 'Storage, 10 days', amount: 1250, vatRate: 21 },
+    ],
+  };
+  yield {
+    kind: 'invoice',
+    tenant: 'demo2',
+    invoiceId: 1,
+    memberId: 1,
+    auctionId: 1,
+    issuedAt: at(-1),
+    dueAt: at(9),
+    currency: 'SEK',
+    lines: [
+      { description: 'Lot 3, hammer price', amount: 200000, vatRate: 0 },
+      { description: "Buyer's premium 25 %", amount: 50000, vatRate: 25 },
+    ],
+  };
+}

@@ -75,6 +75,43 @@ describe('projections', () => {
     await log.appendToStream('auctiondocument-demo-2', [
       { type: 'AuctionDocumentRemoved', version: 1, data: { tenant: 'demo', documentId: 2, auctionId: 1, at: '2026-11-22T12:00:00.000Z' }, metadata: { tenant: 'demo' } },
     ]);
+    const uploaded = (documentId: string, documentType: string, at: string) => ({
+      type: 'IdentityDocumentUploaded', version: 1, metadata: { tenant: 'demo' },
+      data: { tenant: 'demo', memberId: 1, documentId, documentType, fileName: `${documentType}.pdf`, contentType: 'application/pdf', size: 2048, sha256: 'ab'.repeat(32), at },
+    });
+    await log.appendToStream('identitydocuments-demo-1', [
+      uploaded('7c9e6679-7425-40de-944b-e07fc1f90ae7', 'passport', '2026-11-22T12:00:00.000Z'),
+      uploaded('9b2f4c1e-8d3a-4e6b-9a7f-2c3d4e5f6a7b', 'proof-of-address', '2026-11-22T12:01:00.000Z'),
+      { type: 'IdentityDocumentReviewed', version: 1, data: { tenant: 'demo', memberId: 1, documentId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', status: 'approved', at: '2026-11-22T12:02:00.000Z' }, metadata: { tenant: 'demo' } },
+      { type: 'IdentityDocumentRemoved', version: 1, data: { tenant: 'demo', memberId: 1, documentId: '9b2f4c1e-8d3a-4e6b-9a7f-2c3d4e5f6a7b', at: '2026-11-22T12:03:00.000Z' }, metadata: { tenant: 'demo' } },
+    ]);
+    await log.appendToStream('invoices-demo', [
+      {
+        type: 'CostInvoiceRaised', version: 1, metadata: { tenant: 'demo' },
+        data: {
+          tenant: 'demo', invoiceId: 3, number: 3, memberId: 1, auctionId: 1, issuedAt: '2026-11-22T12:00:00.000Z', dueAt: '2026-12-06T12:00:00.000Z',
+          currency: 'EUR', lines: [{ description: 'Printed catalogue', amount: 1500, vatRate: 21, vatAmount: 315 }], costType: 'printed-catalogue', vatFree: false,
+        },
+      },
+      {
+        type: 'InvoiceShippingSelected', version: 1, metadata: { tenant: 'demo' },
+        data: { tenant: 'demo', invoiceId: 3, memberId: 1, method: 'post', name: 'Demo Bidder', address: 'Keizersgracht 1', zipCode: '1015 CJ', city: 'Amsterdam', country: 'NL', at: '2026-11-22T12:05:00.000Z' },
+      },
+    ]);
+    const reminder = '7d9f1c2e-4b3a-4e5f-9a8b-0c1d2e3f4a5b';
+    const unsubscribed = '0b6c3f7a-2d4e-4f1a-8b9c-5e6d7f8a9b0c';
+    const subscribed = (subscriptionId: string, lotId: number) => ({
+      type: 'NotificationSubscribed', version: 1, metadata: { tenant: 'demo' },
+      data: { tenant: 'demo', subscriptionId, memberId: 1, lotId, minutesBefore: 30, channel: 'email', lotEndTime: '2026-11-30T12:00:00.000Z', clientEndTime: null, at: '2026-11-22T12:00:00.000Z' },
+    });
+    await log.appendToStream(`notification-demo-${reminder}`, [
+      subscribed(reminder, 5),
+      { type: 'NotificationDispatched', version: 1, metadata: { tenant: 'demo' }, data: { tenant: 'demo', subscriptionId: reminder, memberId: 1, lotId: 5, channel: 'email', messageId: `notification-${reminder}`, lotEndTime: '2026-11-30T12:00:00.000Z', at: '2026-11-30T11:30:00.000Z' } },
+    ]);
+    await log.appendToStream(`notification-demo-${unsubscribed}`, [
+      subscribed(unsubscribed, 6),
+      { type: 'NotificationUnsubscribed', version: 1, metadata: { tenant: 'demo' }, data: { tenant: 'demo', subscriptionId: unsubscribed, memberId: 1, lotId: 6, at: '2026-11-22T12:05:00.000Z' } },
+    ]);
     await log.appendToStream('member-demo2-1', [
       { type: 'MemberRemoved', version: 1, data: { tenant: 'demo2', memberId: 1, at: '2026-11-22T12:00:00.000Z' }, metadata: { tenant: 'demo2' } },
     ]);

@@ -1,7 +1,10 @@
 import fs from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
 import path from 'node:path';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { createHash, randomBytes } from 'node:crypto';
-import type { FileStore, OpenedFile, StoredFile } from '../../ports/files.ts';
+import { FileTooLargeError, type FileStore, type OpenedFile, type StoredFile } from '../../ports/files.ts';
 
 /**
  * Files under DATA_DIR/files/<tenant>/<sha256 of key>, with a small JSON sidecar for the content type.
@@ -25,6 +28,40 @@ export class FolderFileStore implements FileStore {
     await fs.writeFile(p.meta + suffix, JSON.stringify({ contentType, size: bytes.length }));
     await fs.rename(p.data + suffix, p.data);
     await fs.rename(p.meta + suffix, p.meta);
+  }
+
+  async putStream(tenant: string, key: string, stream: Readable, contentType: string, maxBytes: number): Promise<{ size: number }> {
+    const p = this.paths(tenant, key);
+    // The stream may fail while the folder is made: its error is kept (not thrown unheard) and ends the put.
+    let early: unknown = null;
+    const onEarlyError = (error: unknown) => {
+      early ??= error;
+    };
+    stream.on('error', onEarlyError);
+    const suffix = `.tmp-${randomBytes(6).toString('hex')}`;
+    let size = 0;
+    try {
+      await fs.mkdir(p.folder, { recursive: true });
+      if (early) throw early;
+      const limit = new Transform({
+        transform(chunk: Buffer, _encoding, callback) {
+          size += chunk.length;
+          if (size > maxBytes) callback(new FileTooLargeError(maxBytes));
+          else callback(null, chunk);
+        },
+      });
+      // The bytes go to a temp file, renamed into place only once the stream has ended well.
+      await pipeline(stream, limit, createWriteStream(p.data + suffix, { flags: 'wx' }));
+      await fs.writeFile(p.meta + suffix, JSON.stringify({ contentType, size }));
+      await fs.rename(p.data + suffix, p.data);
+      await fs.rename(p.meta + suffix, p.meta);
+      return { size };
+    } catch (error) {
+      await Promise.all([fs.rm(p.data + suffix, { force: true }), fs.rm(p.meta + suffix, { force: true })]);
+      throw error;
+    } finally {
+      stream.off('error', onEarlyError);
+    }
   }
 
   async get(tenant: string, key: string): Promise<StoredFile | null> {

@@ -1,0 +1,39 @@
+import type { Reactor } from '../../src/projector/projection.ts';
+import type { JobProcessor, JobQueue } from '../../src/ports/jobs.ts';
+import type { FileStore } from '../../src/ports/files.ts';
+import { asAppEvent } from '../../src/events/registry.ts';
+import { identityDocumentFileKey } from './events.ts';
+
+export const DELETE_IDENTITY_DOCUMENT_FILE = 'delete-identity-document-file';
+
+interface DeleteFileJob {
+  tenant: string;
+  memberId: number;
+  documentId: string;
+}
+
+/**
+ * Side effect of IdentityDocumentRemoved: the file is deleted by a job keyed by the document, so a replayed
+ * event or a retried job deletes it once (and deleting an absent file is fine).
+ */
+export function identityDocumentFilesReactor(jobs: JobQueue): Reactor {
+  return {
+    kind: 'reactor',
+    name: 'identity-document-files',
+    handles: ['IdentityDocumentRemoved'],
+    async react(recorded) {
+      const event = asAppEvent(recorded);
+      if (event.type !== 'IdentityDocumentRemoved') return;
+      const { tenant, memberId, documentId } = event.data;
+      const data: DeleteFileJob = { tenant, memberId, documentId };
+      await jobs.add(DELETE_IDENTITY_DOCUMENT_FILE, data, { jobId: `identity-document-file-${tenant}-${documentId}`, attempts: 8, backoffMs: 2000 });
+    },
+  };
+}
+
+export function deleteIdentityDocumentFileJob(deps: { files: FileStore }): JobProcessor {
+  return async (job) => {
+    const { tenant, memberId, documentId } = job.data as DeleteFileJob;
+    await deps.files.delete(tenant, identityDocumentFileKey(memberId, documentId));
+  };
+}

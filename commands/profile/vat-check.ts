@@ -1,0 +1,63 @@
+import type { Reactor, ReactorDeps } from '../../src/projector/projection.ts';
+import type { JobProcessor } from '../../src/ports/jobs.ts';
+import type { Services } from '../../src/services.ts';
+import { asAppEvent } from '../../src/events/registry.ts';
+import { runCommand } from '../../src/command-runner.ts';
+import { SYSTEM, type TenantDoc } from '../../projections/access/projection.ts';
+import { profileDecider } from './decide.ts';
+import { profileStreamId } from './events.ts';
+
+export const CHECK_VAT_NUMBER = 'check-vat-number';
+
+/**
+ * Retries of a check that fails (VIES or a member state's service unavailable, a timeout): exponential from
+ * 2 s, 15 tries, so an outage of up to about 9 hours is ridden out. Until a check answers, the profile's
+ * `VatFree` is left as it was.
+ */
+export const VAT_CHECK_JOB = { attempts: 15, backoffMs: 2000 };
+
+export interface VatCheckJobData {
+  tenant: string;
+  memberId: number;
+  checkId: string;
+  vatNumber: string;
+}
+
+/** A VAT check for each MemberVatCheckRequested: a job keyed by the check id, so a replayed event adds nothing. */
+export function vatCheckReactor(deps: ReactorDeps): Reactor {
+  return {
+    kind: 'reactor',
+    name: 'profile-vat-check',
+    handles: ['MemberVatCheckRequested'],
+    async react(recorded) {
+      const event = asAppEvent(recorded);
+      if (event.type !== 'MemberVatCheckRequested') return;
+      const { tenant, memberId, checkId, vatNumber } = event.data;
+      const data: VatCheckJobData = { tenant, memberId, checkId, vatNumber };
+      await deps.jobs.add(CHECK_VAT_NUMBER, data, { jobId: `vat-check-${tenant}-${checkId}`, ...VAT_CHECK_JOB });
+    },
+  };
+}
+
+/**
+ * Checks the number with `services.vat` (read at each run: the configured checker) and records the result on
+ * the profile stream. A checker that fails throws, and the job is retried; the decider drops a result that is
+ * recorded already (a retried job) or no longer about the profile's number (it changed meanwhile).
+ */
+export function vatCheckJob(services: Services): JobProcessor {
+  return async (job) => {
+    const { tenant, memberId, checkId, vatNumber } = job.data as VatCheckJobData;
+    const settings = await services.documents.forTenant(SYSTEM).collection<TenantDoc>('tenants').findById(tenant);
+    if (!settings) throw new Error('tenant not found');
+    const result = await services.vat.check(vatNumber);
+    const country = result.country && /^[A-Z]{2}$/.test(result.country) ? result.country : null;
+    const homeCountry = settings.Country && /^[A-Z]{2}$/.test(settings.Country) ? settings.Country : null;
+    await runCommand(
+      services.log,
+      profileStreamId(tenant, memberId),
+      profileDecider,
+      { type: 'RecordVatCheck', tenant, memberId, checkId, result: { ...result, country }, homeCountry, at: services.now().toISOString() },
+      { correlationId: `vat-check-${checkId}` },
+    );
+  };
+}
