@@ -5,6 +5,7 @@ import type { Outbox } from '../../src/ports/outbox.ts';
 import type { DocumentStore } from '../../src/ports/read-models.ts';
 import { asAppEvent } from '../../src/events/registry.ts';
 import { SYSTEM, type TenantDoc } from '../../projections/access/projection.ts';
+import { jobReactor } from '../../src/projector/job-reactor.ts';
 
 export const DELIVER_CONTACT = 'deliver-contact-message';
 
@@ -13,20 +14,15 @@ export const DELIVER_CONTACT = 'deliver-contact-message';
  * job delivers the mail once. The job carries only ids; it reads the message from its stream.
  */
 export function contactDeliveryReactor(jobs: JobQueue): Reactor {
-  return {
-    kind: 'reactor',
+  return jobReactor(jobs, {
     name: 'contact-delivery',
-    handles: ['ContactMessageSubmitted'],
-    async react(recorded) {
-      const event = asAppEvent(recorded);
-      if (event.type !== 'ContactMessageSubmitted') return;
-      await jobs.add(
-        DELIVER_CONTACT,
-        { tenant: event.data.tenant, messageId: event.data.messageId },
-        { jobId: `contact-${event.data.messageId}`, attempts: 8, backoffMs: 2000 },
-      );
-    },
-  };
+    on: 'ContactMessageSubmitted',
+    job: ({ tenant, messageId }) => ({
+      name: DELIVER_CONTACT,
+      data: { tenant, messageId },
+      options: { jobId: `contact-${messageId}`, attempts: 8, backoffMs: 2000 },
+    }),
+  });
 }
 
 export function contactDeliveryJob(deps: { log: EventLog; outbox: Outbox; documents: DocumentStore }) {

@@ -1,8 +1,8 @@
 import type { Reactor } from '../../src/projector/projection.ts';
 import type { JobProcessor, JobQueue } from '../../src/ports/jobs.ts';
 import type { FileStore } from '../../src/ports/files.ts';
-import { asAppEvent } from '../../src/events/registry.ts';
 import { identityDocumentFileKey } from './events.ts';
+import { jobReactor } from '../../src/projector/job-reactor.ts';
 
 export const DELETE_IDENTITY_DOCUMENT_FILE = 'delete-identity-document-file';
 
@@ -17,18 +17,15 @@ interface DeleteFileJob {
  * event or a retried job deletes it once (and deleting an absent file is fine).
  */
 export function identityDocumentFilesReactor(jobs: JobQueue): Reactor {
-  return {
-    kind: 'reactor',
+  return jobReactor(jobs, {
     name: 'identity-document-files',
-    handles: ['IdentityDocumentRemoved'],
-    async react(recorded) {
-      const event = asAppEvent(recorded);
-      if (event.type !== 'IdentityDocumentRemoved') return;
-      const { tenant, memberId, documentId } = event.data;
-      const data: DeleteFileJob = { tenant, memberId, documentId };
-      await jobs.add(DELETE_IDENTITY_DOCUMENT_FILE, data, { jobId: `identity-document-file-${tenant}-${documentId}`, attempts: 8, backoffMs: 2000 });
-    },
-  };
+    on: 'IdentityDocumentRemoved',
+    job: ({ tenant, memberId, documentId }) => ({
+      name: DELETE_IDENTITY_DOCUMENT_FILE,
+      data: { tenant, memberId, documentId } satisfies DeleteFileJob,
+      options: { jobId: `identity-document-file-${tenant}-${documentId}`, attempts: 8, backoffMs: 2000 },
+    }),
+  });
 }
 
 export function deleteIdentityDocumentFileJob(deps: { files: FileStore }): JobProcessor {

@@ -4,6 +4,7 @@ import type { Services } from '../../src/services.ts';
 import { asAppEvent } from '../../src/events/registry.ts';
 import { SYSTEM, type TenantDoc } from '../../projections/access/projection.ts';
 import { phoneStreamId } from './events.ts';
+import { jobReactor } from '../../src/projector/job-reactor.ts';
 
 export const SEND_PHONE_CODE = 'send-phone-verification-code';
 /** The purpose codes are derived for (src/security/keys.ts). */
@@ -20,18 +21,15 @@ export const phoneCodeMessageId = (tenant: string, codeId: string) => `phone-cod
 
 /** A text for each PhoneVerificationCodeIssued: a job keyed by the code id (a replayed event adds nothing). */
 export function phoneCodeReactor(deps: ReactorDeps): Reactor {
-  return {
-    kind: 'reactor',
+  return jobReactor(deps.jobs, {
     name: 'phone-verification-sms',
-    handles: ['PhoneVerificationCodeIssued'],
-    async react(recorded) {
-      const event = asAppEvent(recorded);
-      if (event.type !== 'PhoneVerificationCodeIssued') return;
-      const { tenant, memberId, codeId } = event.data;
-      const data: PhoneCodeJobData = { tenant, memberId, codeId };
-      await deps.jobs.add(SEND_PHONE_CODE, data, { jobId: `phone-code-${tenant}-${codeId}`, attempts: 5, backoffMs: 2000 });
-    },
-  };
+    on: 'PhoneVerificationCodeIssued',
+    job: ({ tenant, memberId, codeId }) => ({
+      name: SEND_PHONE_CODE,
+      data: { tenant, memberId, codeId } satisfies PhoneCodeJobData,
+      options: { jobId: `phone-code-${tenant}-${codeId}`, attempts: 5, backoffMs: 2000 },
+    }),
+  });
 }
 
 /**

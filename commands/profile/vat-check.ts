@@ -1,11 +1,11 @@
 import type { Reactor, ReactorDeps } from '../../src/projector/projection.ts';
 import type { JobProcessor } from '../../src/ports/jobs.ts';
 import type { Services } from '../../src/services.ts';
-import { asAppEvent } from '../../src/events/registry.ts';
 import { runCommand } from '../../src/command-runner.ts';
 import { SYSTEM, type TenantDoc } from '../../projections/access/projection.ts';
 import { profileDecider } from './decide.ts';
 import { profileStreamId } from './events.ts';
+import { jobReactor } from '../../src/projector/job-reactor.ts';
 
 export const CHECK_VAT_NUMBER = 'check-vat-number';
 
@@ -25,18 +25,15 @@ export interface VatCheckJobData {
 
 /** A VAT check for each MemberVatCheckRequested: a job keyed by the check id, so a replayed event adds nothing. */
 export function vatCheckReactor(deps: ReactorDeps): Reactor {
-  return {
-    kind: 'reactor',
+  return jobReactor(deps.jobs, {
     name: 'profile-vat-check',
-    handles: ['MemberVatCheckRequested'],
-    async react(recorded) {
-      const event = asAppEvent(recorded);
-      if (event.type !== 'MemberVatCheckRequested') return;
-      const { tenant, memberId, checkId, vatNumber } = event.data;
-      const data: VatCheckJobData = { tenant, memberId, checkId, vatNumber };
-      await deps.jobs.add(CHECK_VAT_NUMBER, data, { jobId: `vat-check-${tenant}-${checkId}`, ...VAT_CHECK_JOB });
-    },
-  };
+    on: 'MemberVatCheckRequested',
+    job: ({ tenant, memberId, checkId, vatNumber }) => ({
+      name: CHECK_VAT_NUMBER,
+      data: { tenant, memberId, checkId, vatNumber } satisfies VatCheckJobData,
+      options: { jobId: `vat-check-${tenant}-${checkId}`, ...VAT_CHECK_JOB },
+    }),
+  });
 }
 
 /**
