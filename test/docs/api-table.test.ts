@@ -1,0 +1,24 @@
+import fs from 'node:fs';
+import { expect } from 'chai';
+import { operations } from '../../src/operations.ts';
+
+/**
+ * The service answers every operation of API.md's table of 57, with its method, path and credentials:
+ * clients follow that table literally. API.md lives in ../shared/spec/ beside the project.
+ */
+const API_MD = new URL('../../../shared/spec/API.md', import.meta.url);
+
+describe("API.md's table of operations", () => {
+  it('is served operation by operation: same number, method, path and credentials', function () {
+    if (!fs.existsSync(API_MD)) this.skip(); // ../shared is beside the project in CI (see .ci/run)
+    const rows = [...fs.readFileSync(API_MD, 'utf8').matchAll(/^\| (\d+) \| [^|]+\| (GET|POST|PUT|DELETE) (\S+) \| (\w+) \|/gm)].map((r) => ({
+      number: Number(r[1]),
+      method: r[2].toLowerCase(),
+      path: r[3],
+      auth: r[4],
+    }));
+    expect(rows).to.have.length(57);
+    const served = operations.map((o) => ({ number: o.number, method: o.method, path: o.path, auth: o.auth }));
+    expect(served.sort((a, b) => a.number - b.number)).to.deep.equal(rows.sort((a, b) => a.number - b.number));
+  });
+});
