@@ -1,5 +1,4 @@
-import type { EventLog } from './ports/event-log.ts';
-import { WrongExpectedVersionError } from './ports/event-log.ts';
+import { type EventLog, WrongExpectedVersionError } from './ports/event-log.ts';
 import type { AppEvent } from './events/catalog.ts';
 import { asAppEvent, toNew } from './events/registry.ts';
 
@@ -104,26 +103,32 @@ export async function runCommand<State, Command>(
   });
 }
 
+export interface ReadYourWritesServices {
+  log: EventLog;
+  projector: { waitFor(position: number, names: string[], timeoutMs?: number): Promise<boolean> };
+  logger: { warn(obj: object, msg: string): void };
+  readYourWritesTimeoutMs: number;
+}
+
 /**
- * Runs a command for an HTTP caller and waits (bounded) until the named projections include its events,
- * so the caller's next read shows the change. A timeout answers anyway and is logged: the events are stored.
+ * Read your writes: waits (bounded) until the named projections include the event at `position`, so the
+ * caller's next read shows the change. A timeout answers anyway and is logged: the events are stored.
  */
+export async function waitForProjections(services: ReadYourWritesServices, position: number, projections: string[]): Promise<void> {
+  if (position <= 0) return;
+  const reached = await services.projector.waitFor(position, projections, services.readYourWritesTimeoutMs);
+  if (!reached) services.logger.warn({ position, projections }, 'projections did not catch up in time');
+}
+
+/** Runs a command for an HTTP caller, then waits for the projections that serve its next read. */
 export async function runCommandAndWait<State, Command>(
-  services: {
-    log: EventLog;
-    projector: { waitFor(position: number, names: string[], timeoutMs?: number): Promise<boolean> };
-    logger: { warn(obj: object, msg: string): void };
-    readYourWritesTimeoutMs: number;
-  },
+  services: ReadYourWritesServices,
   streamId: string,
   decider: Decider<State, Command>,
   command: Command,
-  options: { correlationId?: string; projections: string[] },
+  options: { correlationId?: string; projections: string[]; attempts?: number },
 ): Promise<CommandResult> {
-  const result = await runCommand(services.log, streamId, decider, command, { correlationId: options.correlationId });
-  if (result.position > 0) {
-    const reached = await services.projector.waitFor(result.position, options.projections, services.readYourWritesTimeoutMs);
-    if (!reached) services.logger.warn({ streamId, position: result.position, projections: options.projections }, 'projections did not catch up in time');
-  }
+  const result = await runCommand(services.log, streamId, decider, command, { correlationId: options.correlationId, attempts: options.attempts });
+  await waitForProjections(services, result.position, options.projections);
   return result;
 }

@@ -169,4 +169,12 @@ export const catalogueEvents = [
   BidPlaced,
 ] as const;
 
+/** The streams of the catalogue's aggregates. */
+export const tenantStreamId = (tenant: string) => `tenant-${tenant}`;
+export const applicationStreamId = (clientId: string) => `application-${clientId}`;
+export const apiKeyStreamId = (keyId: string) => `apikey-${keyId}`;
+export const categoryStreamId = (tenant: string, categoryId: number) => `category-${tenant}-${categoryId}`;
+export const auctionStreamId = (tenant: string, auctionId: number) => `auction-${tenant}-${auctionId}`;
+export const lotStreamId = (tenant: string, lotId: number) => `lot-${tenant}-${lotId}`;
+
 export type CatalogueEvent = EventOf<(typeof catalogueEvents)[number]>;

@@ -6,16 +6,21 @@ import { memberDecider } from '../members/decide.ts';
 import { importMember, memberRecord } from '../members/intake.ts';
 import { memberStreamId } from '../members/events.ts';
 import {
-  ApiKeyIssued,
   ApplicationRegistered,
   AuctionCatalogued,
   BidPlaced,
   CategoryCatalogued,
   LotCatalogued,
   TenantConfigured,
+  apiKeyStreamId,
+  applicationStreamId,
+  auctionStreamId,
+  categoryStreamId,
+  lotStreamId,
+  tenantStreamId,
 } from './events.ts';
 import { auctionDecider, lotDecider, recordDecider, type ApiKeyData, type ApplicationData, type CategoryData, type TenantData } from './decide.ts';
-import { isoDateTime, languageCode, positiveId, tenantId } from '../../src/events/define.ts';
+import { isoDateTime, positiveId, tenantId } from '../../src/events/define.ts';
 import type { FileStore } from '../../src/ports/files.ts';
 import {
   auctionDocumentRecord,
@@ -90,41 +95,41 @@ export async function importRecord(log: EventLog, record: IntakeRecord, importOp
   switch (record.kind) {
     case 'tenant': {
       const { kind: _k, ...data } = record;
-      return runCommand(log, `tenant-${data.tenant}`, recordDecider<TenantData>('TenantConfigured'), data, options);
+      return runCommand(log, tenantStreamId(data.tenant), recordDecider<TenantData>('TenantConfigured'), data, options);
     }
     case 'application': {
       const { kind: _k, clientSecret, ...rest } = record;
       const data: ApplicationData = { ...rest, secretHash: sha256(clientSecret) };
-      return runCommand(log, `application-${data.clientId}`, recordDecider<ApplicationData>('ApplicationRegistered'), data, options);
+      return runCommand(log, applicationStreamId(data.clientId), recordDecider<ApplicationData>('ApplicationRegistered'), data, options);
     }
     case 'apiKey': {
       const keyHash = sha256(record.key);
       const data: ApiKeyData = { tenant: '_system', keyId: keyHash.slice(0, 16), keyHash, name: record.name, tenants: record.tenants };
-      return runCommand(log, `apikey-${data.keyId}`, recordDecider<ApiKeyData>('ApiKeyIssued'), data, options);
+      return runCommand(log, apiKeyStreamId(data.keyId), recordDecider<ApiKeyData>('ApiKeyIssued'), data, options);
     }
     case 'category': {
       const { kind: _k, ...data } = record;
-      return runCommand(log, `category-${data.tenant}-${data.categoryId}`, recordDecider<CategoryData>('CategoryCatalogued'), data, options);
+      return runCommand(log, categoryStreamId(data.tenant, data.categoryId), recordDecider<CategoryData>('CategoryCatalogued'), data, options);
     }
     case 'auction': {
       const { kind: _k, ...data } = record;
-      return runCommand(log, `auction-${data.tenant}-${data.auctionId}`, auctionDecider, { type: 'CatalogueAuction', data }, options);
+      return runCommand(log, auctionStreamId(data.tenant, data.auctionId), auctionDecider, { type: 'CatalogueAuction', data }, options);
     }
     case 'live': {
       const { kind: _k, ...data } = record;
-      return runCommand(log, `auction-${data.tenant}-${data.auctionId}`, auctionDecider, { type: 'ChangeLiveStatus', ...data }, options);
+      return runCommand(log, auctionStreamId(data.tenant, data.auctionId), auctionDecider, { type: 'ChangeLiveStatus', ...data }, options);
     }
     case 'lot': {
       const { kind: _k, ...data } = record;
-      return runCommand(log, `lot-${data.tenant}-${data.lotId}`, lotDecider, { type: 'CatalogueLot', data }, options);
+      return runCommand(log, lotStreamId(data.tenant, data.lotId), lotDecider, { type: 'CatalogueLot', data }, options);
     }
     case 'bid': {
       const { kind: _k, ...data } = record;
-      return runCommand(log, `lot-${data.tenant}-${data.lotId}`, lotDecider, { type: 'PlaceBid', ...data }, options);
+      return runCommand(log, lotStreamId(data.tenant, data.lotId), lotDecider, { type: 'PlaceBid', ...data }, options);
     }
     case 'lotClosed': {
       const { kind: _k, ...data } = record;
-      return runCommand(log, `lot-${data.tenant}-${data.lotId}`, lotDecider, { type: 'CloseLot', ...data }, options);
+      return runCommand(log, lotStreamId(data.tenant, data.lotId), lotDecider, { type: 'CloseLot', ...data }, options);
     }
     case 'member':
       // The members feature claims the address too, as a sign-up does.

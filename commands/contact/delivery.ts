@@ -4,7 +4,7 @@ import type { EventLog } from '../../src/ports/event-log.ts';
 import type { Outbox } from '../../src/ports/outbox.ts';
 import type { DocumentStore } from '../../src/ports/read-models.ts';
 import { asAppEvent } from '../../src/events/registry.ts';
-import { SYSTEM, type TenantDoc } from '../../projections/access/projection.ts';
+import { tenantSettings } from '../../projections/access/projection.ts';
 import { jobReactor } from '../../src/projector/job-reactor.ts';
 
 export const DELIVER_CONTACT = 'deliver-contact-message';
@@ -32,7 +32,7 @@ export function contactDeliveryJob(deps: { log: EventLog; outbox: Outbox; docume
     if (!recorded) throw new Error('contact message not found');
     const event = asAppEvent(recorded);
     if (event.type !== 'ContactMessageSubmitted') throw new Error('unexpected event');
-    const settings = await deps.documents.forTenant(SYSTEM).collection<TenantDoc>('tenants').findById(tenant);
+    const settings = await tenantSettings(deps.documents, tenant);
     if (!settings) throw new Error('tenant not found');
     const d = event.data;
     await deps.outbox.send({

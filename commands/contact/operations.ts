@@ -3,7 +3,7 @@ import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
 import { runCommand } from '../../src/command-runner.ts';
 import { NotFoundError, TooManyRequestsError } from '../../src/errors.ts';
-import type { LotDoc } from '../../projections/catalogue/documents.ts';
+import { catalogueLots } from '../../projections/catalogue/documents.ts';
 import { contactDecider } from './decide.ts';
 
 /** Contact messages accepted per client address and tenant in a window (spam guard). */
@@ -45,7 +45,7 @@ export const sendContactMessage = defineOperation({
     const decision = await ctx.services.limiter.hit(`contact:${ctx.tenant.Tenant}@${ctx.ip}`, CONTACT_LIMIT.count, CONTACT_LIMIT.windowMs);
     if (!decision.allowed) throw new TooManyRequestsError('Too many messages; try again later.', decision.retryAfterSeconds);
     const lotId = body.LotId ?? null;
-    if (lotId !== null && !(await ctx.db.collection<LotDoc>('lots').findById(String(lotId))))
+    if (lotId !== null && !(await catalogueLots(ctx.db).findById(String(lotId))))
       throw new NotFoundError(`Lot ${lotId} does not exist.`);
     const messageId = randomUUID();
     await runCommand(

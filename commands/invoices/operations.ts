@@ -1,6 +1,6 @@
 import { defineOperation, type MemberContext } from '../../src/http/operation.ts';
 import { idText, INT32_MAX, z } from '../../src/http/schemas.ts';
-import { runCommand, type CommandResult } from '../../src/command-runner.ts';
+import { runCommandAndWait, type CommandResult } from '../../src/command-runner.ts';
 import { NotFoundError, ServiceUnavailableError } from '../../src/errors.ts';
 import { pick } from '../../src/http/language.ts';
 import type { Filter } from '../../src/ports/read-models.ts';
@@ -21,13 +21,11 @@ const PROJECTIONS = ['invoices'];
  */
 async function runOnRegister(ctx: MemberContext, command: InvoiceCommand): Promise<CommandResult> {
   const { services } = ctx;
-  const result = await runCommand(services.log, invoiceRegisterStreamId(ctx.tenant.Tenant), invoiceRegisterDecider, command, {
+  return runCommandAndWait(services, invoiceRegisterStreamId(ctx.tenant.Tenant), invoiceRegisterDecider, command, {
     correlationId: ctx.requestId,
+    projections: PROJECTIONS,
     attempts: 20,
   });
-  if (result.position > 0 && !(await services.projector.waitFor(result.position, PROJECTIONS, services.readYourWritesTimeoutMs)))
-    services.logger.warn({ position: result.position, projections: PROJECTIONS }, 'projections did not catch up in time');
-  return result;
 }
 
 /**

@@ -2,8 +2,8 @@ import type { JobProcessor } from '../../src/ports/jobs.ts';
 import type { Services } from '../../src/services.ts';
 import { runCommand } from '../../src/command-runner.ts';
 import { OneTimeKeys } from '../../src/security/keys.ts';
-import { SYSTEM, type TenantDoc } from '../../projections/access/projection.ts';
-import type { MemberDoc } from '../../projections/members/projection.ts';
+import { tenantSettings } from '../../projections/access/projection.ts';
+import { memberByEmail } from '../../projections/members/projection.ts';
 import { KEY_PURPOSE, loadMember, RESET_KEY_TTL_MS } from './accounts.ts';
 import { memberDecider } from './decide.ts';
 import { memberStreamId } from './events.ts';
@@ -33,7 +33,7 @@ export const passwordResetJobId = (tenant: string, keyId: string) => `password-r
 export const JOB_RETRIES = { attempts: 8, backoffMs: 2000 };
 
 async function houseName(services: Services, tenant: string): Promise<string> {
-  const doc = await services.documents.forTenant(SYSTEM).collection<TenantDoc>('tenants').findById(tenant);
+  const doc = await tenantSettings(services.documents, tenant);
   return doc?.Name ?? tenant;
 }
 
@@ -61,7 +61,7 @@ export function sendConfirmationMail(services: Services): JobProcessor {
 export function issuePasswordReset(services: Services): JobProcessor {
   return async (job) => {
     const { tenant, email, keyId, requestedAt } = job.data as PasswordResetJob;
-    const member = await services.documents.forTenant(tenant).collection<MemberDoc>('members').findOne({ Email: email });
+    const member = await memberByEmail(services.documents.forTenant(tenant), email);
     if (!member) return; // no such account: nothing happens, and the caller was answered alike
     const key = services.keys.key(KEY_PURPOSE.reset, keyId);
     const now = services.now();

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { defineOperation, type TenantContext } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
-import { runCommandAndWait } from '../../src/command-runner.ts';
+import { runCommandAndWait, waitForProjections } from '../../src/command-runner.ts';
 import { ConflictError, ValidationError } from '../../src/errors.ts';
 import { hashPassword } from '../../src/security/passwords.ts';
 import { OneTimeKeys } from '../../src/security/keys.ts';
-import type { MemberDoc } from '../../projections/members/projection.ts';
+import { memberByEmail } from '../../projections/members/projection.ts';
 import { KEY_PURPOSE, loadMember, signUpMember } from './accounts.ts';
 import { badKey, EMAIL_TAKEN_DETAIL, memberDecider, resetKeyWorks } from './decide.ts';
 import { memberStreamId, normalizeEmail } from './events.ts';
-import { confirmationJobId, ISSUE_PASSWORD_RESET, JOB_RETRIES, passwordResetJobId, SEND_MEMBER_CONFIRMATION, type ConfirmationJob, type PasswordResetJob } from './jobs.ts';
+import { ISSUE_PASSWORD_RESET, JOB_RETRIES, passwordResetJobId, type PasswordResetJob } from './jobs.ts';
 import { emailKey, enforceLimit, MEMBER_LIMITS, newPassword, normalizePhone, passwordIsNotEmail } from './rules.ts';
 
 const GROUP = 'Sign-up and sign-in';
@@ -18,7 +18,7 @@ const oneTimeKey = (description: string) => z.string().min(1).max(100).openapi({
 const optionalText = (max: number, description: string) => z.string().trim().max(max).nullable().optional().openapi({ description });
 
 /** The member of an email address of the tenant, from the read model. */
-const findByEmail = (ctx: TenantContext, address: string) => ctx.db.collection<MemberDoc>('members').findOne({ Email: normalizeEmail(address) });
+const findByEmail = (ctx: TenantContext, address: string) => memberByEmail(ctx.db, address);
 
 export const signUp = defineOperation({
   number: 34,
@@ -91,11 +91,8 @@ export const signUp = defineOperation({
       },
       { correlationId: ctx.requestId },
     );
-    // The mail at once; the reactor on MemberConfirmationKeyIssued adds the same job should this process stop here.
-    const job: ConfirmationJob = { tenant: tenant.Tenant, memberId, keyId };
-    await services.jobs.add(SEND_MEMBER_CONFIRMATION, job, { jobId: confirmationJobId(tenant.Tenant, keyId), ...JOB_RETRIES });
-    const reached = await services.projector.waitFor(position, ['members'], services.readYourWritesTimeoutMs);
-    if (!reached) services.logger.warn({ position, projections: ['members'] }, 'projections did not catch up in time');
+    // The confirmation mail is sent by the job the reactor on MemberConfirmationKeyIssued adds.
+    await waitForProjections(services, position, ['members']);
     return { Id: memberId };
   },
 });

@@ -3,9 +3,8 @@ import { confirmationJobId, JOB_RETRIES, SEND_MEMBER_CONFIRMATION, type Confirma
 import { jobReactor } from '../../src/projector/job-reactor.ts';
 
 /**
- * MemberConfirmationKeyIssued → the job that mails the key. The sign-up adds the same job at once (so the
- * mail does not wait for the projector); this reactor makes sure of it should the process stop between the
- * append and that add. Keyed by the key id: a replay, or both adds, send one mail.
+ * MemberConfirmationKeyIssued → the job that mails the key. From the event, so a process stopping right after
+ * the sign-up's append loses no mail; keyed by the key id, so a replay sends one mail.
  */
 export function confirmationMailReactor(deps: ReactorDeps): Reactor {
   return jobReactor(deps.jobs, {

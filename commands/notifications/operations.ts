@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { defineOperation } from '../../src/http/operation.ts';
 import { INT32_MAX, z } from '../../src/http/schemas.ts';
 import { runCommandAndWait } from '../../src/command-runner.ts';
-import type { LotDoc } from '../../projections/catalogue/documents.ts';
+import { catalogueLots } from '../../projections/catalogue/documents.ts';
 import { notificationSubscriptions } from '../../projections/notifications/projection.ts';
 import { MAX_MINUTES_BEFORE, notificationStreamId, type NotificationChannel } from './events.ts';
 import { notificationDecider } from './decide.ts';
@@ -73,7 +73,7 @@ export const subscribeNotification = defineOperation({
     const memberId = ctx.member.Id;
     const channel = channelOfType[body.Type as 1 | 2];
     const at = ctx.now.toISOString();
-    const lot = await ctx.db.collection<LotDoc>('lots').findById(String(body.GeneralId));
+    const lot = await catalogueLots(ctx.db).findById(String(body.GeneralId));
     const subscriptions = notificationSubscriptions(ctx.db);
     const open = lot !== null && Date.parse(lot.EndTime) > ctx.now.getTime();
     // The same reminder asked for again (a client's retry) is the one that is pending.

@@ -1,17 +1,13 @@
-import type { Doc, TenantScope } from '../../src/ports/read-models.ts';
+import type { TenantScope } from '../../src/ports/read-models.ts';
 import type { MemberDoc } from '../../projections/members/projection.ts';
-
-/** The part of the profile read model (projections/profiles) that reminders use. */
-interface ProfilePhoneDoc extends Doc {
-  Phone: string | null;
-}
+import { profiles } from '../../projections/profiles/projection.ts';
 
 /**
  * The member's current phone number: the profile's `Phone` (changed by `PUT /v1/me`) when the profile read
  * model has the member, else the phone given at sign-up. Null when there is none.
  */
 export async function currentPhone(db: TenantScope, member: MemberDoc): Promise<string | null> {
-  const profile = await db.collection<ProfilePhoneDoc>('profiles').findById(String(member.Id));
+  const profile = await profiles(db).findById(String(member.Id));
   const phone = profile ? profile.Phone : member.Phone;
   return typeof phone === 'string' && phone.trim() !== '' ? phone.trim() : null;
 }

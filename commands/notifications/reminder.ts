@@ -5,9 +5,10 @@ import type { Outbox } from '../../src/ports/outbox.ts';
 import type { Logger } from '../../src/logger.ts';
 import { runCommand } from '../../src/command-runner.ts';
 import { asAppEvent } from '../../src/events/registry.ts';
-import { SYSTEM, type TenantDoc } from '../../projections/access/projection.ts';
-import type { MemberDoc } from '../../projections/members/projection.ts';
+import { tenantSettings } from '../../projections/access/projection.ts';
+import { memberAccounts } from '../../projections/members/projection.ts';
 import { lotDecider } from '../catalogue/decide.ts';
+import { lotStreamId } from '../catalogue/events.ts';
 import { notificationDecider, planReminder, type SubscriptionState } from './decide.ts';
 import { notificationMessageId, notificationStreamId, type SkipReason } from './events.ts';
 import { reminderMessage } from './message.ts';
@@ -56,7 +57,7 @@ export function reminderJobProcessor(deps: ReminderDeps): JobProcessor {
     const streamId = notificationStreamId(tenant, subscriptionId);
     const subscription = await fold(deps.log, streamId, notificationDecider);
     if (!subscription || subscription.status !== 'active') return;
-    const lot = await fold(deps.log, `lot-${tenant}-${subscription.lotId}`, lotDecider);
+    const lot = await fold(deps.log, lotStreamId(tenant, subscription.lotId), lotDecider);
     if (!lot.catalogued) {
       deps.logger.warn({ tenant, subscriptionId, lotId: subscription.lotId }, 'reminder not planned: the lot is not catalogued');
       return;
@@ -103,12 +104,12 @@ async function send(
   const { tenant, subscriptionId, subscription } = r;
   const db = deps.documents.forTenant(tenant);
   const skipped = (reason: SkipReason) => skip(deps, tenant, subscriptionId, subscription, reason);
-  const member = await db.collection<MemberDoc>('members').findById(String(subscription.memberId));
+  const member = await memberAccounts(db).findById(String(subscription.memberId));
   if (!member) return skipped('member-removed');
   const to = subscription.channel === 'email' ? member.Email : await currentPhone(db, member);
   if (!to) return skipped('no-phone');
 
-  const house = await deps.documents.forTenant(SYSTEM).collection<TenantDoc>('tenants').findById(tenant);
+  const house = await tenantSettings(deps.documents, tenant);
   const texts = r.lot.texts;
   // The member's language, else the house's default, else any language the lot is written in.
   const language = [member.Language, house?.DefaultLanguage].find((l): l is string => !!l && !!texts[l]?.title) ?? Object.keys(texts)[0] ?? 'en';

@@ -2,7 +2,7 @@ import type { Reactor, ReactorDeps } from '../../src/projector/projection.ts';
 import type { JobProcessor } from '../../src/ports/jobs.ts';
 import type { Services } from '../../src/services.ts';
 import { asAppEvent } from '../../src/events/registry.ts';
-import { SYSTEM, type TenantDoc } from '../../projections/access/projection.ts';
+import { tenantSettings } from '../../projections/access/projection.ts';
 import { phoneStreamId } from './events.ts';
 import { jobReactor } from '../../src/projector/job-reactor.ts';
 
@@ -44,7 +44,7 @@ export function phoneCodeJob(services: Services): JobProcessor {
       .find((e) => e.type === 'PhoneVerificationCodeIssued' && e.data.codeId === codeId);
     if (!issued || issued.type !== 'PhoneVerificationCodeIssued') throw new Error('phone verification code not found');
     if (Date.parse(issued.data.expiresAt) <= services.now().getTime()) return;
-    const settings = await services.documents.forTenant(SYSTEM).collection<TenantDoc>('tenants').findById(tenant);
+    const settings = await tenantSettings(services.documents, tenant);
     const house = settings?.Name ?? tenant;
     const code = services.keys.code(PHONE_CODE_PURPOSE, codeId);
     await services.outbox.send({

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { IntakeKind } from '../../src/intake-kind.ts';
-import { defineIntakeKind } from '../../src/intake-kind.ts';
+import { type IntakeKind, defineIntakeKind } from '../../src/intake-kind.ts';
 import { runCommand } from '../../src/command-runner.ts';
 import { isoDateTime, positiveId, tenantId } from '../../src/events/define.ts';
 import { intakePhone, memberIsActive } from '../profile/intake.ts';

@@ -2,7 +2,7 @@ import type { Reactor, ReactorDeps } from '../../src/projector/projection.ts';
 import type { JobProcessor } from '../../src/ports/jobs.ts';
 import type { Services } from '../../src/services.ts';
 import { runCommand } from '../../src/command-runner.ts';
-import { SYSTEM, type TenantDoc } from '../../projections/access/projection.ts';
+import { tenantSettings } from '../../projections/access/projection.ts';
 import { profileDecider } from './decide.ts';
 import { profileStreamId } from './events.ts';
 import { jobReactor } from '../../src/projector/job-reactor.ts';
@@ -44,7 +44,7 @@ export function vatCheckReactor(deps: ReactorDeps): Reactor {
 export function vatCheckJob(services: Services): JobProcessor {
   return async (job) => {
     const { tenant, memberId, checkId, vatNumber } = job.data as VatCheckJobData;
-    const settings = await services.documents.forTenant(SYSTEM).collection<TenantDoc>('tenants').findById(tenant);
+    const settings = await tenantSettings(services.documents, tenant);
     if (!settings) throw new Error('tenant not found');
     const result = await services.vat.check(vatNumber);
     const country = result.country && /^[A-Z]{2}$/.test(result.country) ? result.country : null;

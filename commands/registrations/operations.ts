@@ -2,7 +2,7 @@ import { defineOperation } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
 import { runCommandAndWait } from '../../src/command-runner.ts';
 import { asAppEvent } from '../../src/events/registry.ts';
-import { termsId, type TermsAcceptanceDoc } from '../../projections/terms/projection.ts';
+import { termsId, termsAcceptances } from '../../projections/terms/projection.ts';
 import { auctionStatus, findAuction } from '../../queries/auctions/operations.ts';
 import { registrationSchema } from '../../queries/registrations/dto.ts';
 import { registrationDecider } from './decide.ts';
@@ -30,7 +30,7 @@ export const requestRegistration = defineOperation({
     const memberId = ctx.member.Id;
     const auction = await findAuction(ctx.db, params.auctionId);
     const termsAccepted = auction.RequiresTermsAcceptance
-      ? (await ctx.db.collection<TermsAcceptanceDoc>('terms_acceptances').findById(termsId(memberId, auction.Id))) !== null
+      ? (await termsAcceptances(ctx.db).findById(termsId(memberId, auction.Id))) !== null
       : true;
     const streamId = registrationsStreamId(tenant, memberId, auction.Id);
     const result = await runCommandAndWait(

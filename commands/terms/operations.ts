@@ -1,8 +1,7 @@
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
 import { runCommandAndWait } from '../../src/command-runner.ts';
-import type { TermsAcceptanceDoc } from '../../projections/terms/projection.ts';
-import { termsId } from '../../projections/terms/projection.ts';
+import { termsAcceptances, termsId } from '../../projections/terms/projection.ts';
 import { findAuction } from '../../queries/auctions/operations.ts';
 import { termsDecider } from './decide.ts';
 
@@ -34,7 +33,7 @@ export const acceptTerms = defineOperation({
       { tenant: ctx.tenant.Tenant, memberId: ctx.member.Id, auctionId: params.id, at: ctx.now.toISOString() },
       { correlationId: ctx.requestId, projections: ['terms'] },
     );
-    const doc = await ctx.db.collection<TermsAcceptanceDoc>('terms_acceptances').findById(termsId(ctx.member.Id, params.id));
+    const doc = await termsAcceptances(ctx.db).findById(termsId(ctx.member.Id, params.id));
     return { AuctionId: params.id, Accepted: true as const, AcceptedAt: doc?.AcceptedAt ?? ctx.now.toISOString() };
   },
 });

@@ -2,7 +2,7 @@ import { defineOperation } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
 import { runCommandAndWait } from '../../src/command-runner.ts';
 import { ValidationError } from '../../src/errors.ts';
-import type { LotDoc } from '../../projections/catalogue/documents.ts';
+import { catalogueLots } from '../../projections/catalogue/documents.ts';
 import { watchTypes } from './events.ts';
 import { watchlistDecider } from './decide.ts';
 
@@ -42,7 +42,7 @@ export const watchLot = defineOperation({
   async handler({ params, body }, ctx) {
     if (body?.Id !== undefined && body.Id !== params.lotId)
       throw new ValidationError('Id in the body must equal the lot id of the path.', [{ field: 'body.Id', message: 'must equal the path lotId' }]);
-    const lot = await ctx.db.collection<LotDoc>('lots').findById(String(params.lotId));
+    const lot = await catalogueLots(ctx.db).findById(String(params.lotId));
     const watchType = body?.Type ?? 'watch';
     await runCommandAndWait(
       ctx.services,

@@ -1,6 +1,6 @@
 import type { DocumentProjection } from '../../src/projector/projection.ts';
 import { asAppEvent } from '../../src/events/registry.ts';
-import type { Doc } from '../../src/ports/read-models.ts';
+import type { Doc, DocumentStore } from '../../src/ports/read-models.ts';
 
 /** Operator-level documents live under the reserved tenant `_system`. */
 export const SYSTEM = '_system';
@@ -33,18 +33,22 @@ export interface ApplicationDoc extends Doc {
   SecretHash: string;
 }
 
+export const TENANTS = 'tenants';
+/** A tenant's settings (its languages, contact address, country...), as jobs and the credential checks read them. */
+export const tenantSettings = (documents: DocumentStore, tenant: string) => documents.forTenant(SYSTEM).collection<TenantDoc>(TENANTS).findById(tenant);
+
 /** Tenants, Api-Keys (by SHA-256) and applications: what credentials are checked against. */
 export const accessProjection: DocumentProjection = {
   kind: 'documents',
   name: 'access',
-  collections: [{ name: 'tenants' }, { name: 'api_keys' }, { name: 'applications' }],
+  collections: [{ name: TENANTS }, { name: 'api_keys' }, { name: 'applications' }],
   handles: ['TenantConfigured', 'ApiKeyIssued', 'ApplicationRegistered'],
   async apply(recorded, uow) {
     const event = asAppEvent(recorded);
     switch (event.type) {
       case 'TenantConfigured': {
         const d = event.data;
-        await uow.update<TenantDoc>('tenants', SYSTEM, d.tenant, () => ({
+        await uow.update<TenantDoc>(TENANTS, SYSTEM, d.tenant, () => ({
           Tenant: d.tenant,
           Name: d.name,
           Languages: d.languages,

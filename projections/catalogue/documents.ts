@@ -1,4 +1,4 @@
-import type { Doc } from '../../src/ports/read-models.ts';
+import type { Doc, TenantScope } from '../../src/ports/read-models.ts';
 
 /** Read-model documents of the catalogue (stored shape; the query side maps them to DTOs). */
 export type Texts = Record<string, { Title: string; Description: string }>;
@@ -76,6 +76,14 @@ export interface LotDoc extends Doc {
   Version: number;
   Created: string;
 }
+
+/** The catalogue's collections, and the typed accessors queries use. */
+export const AUCTIONS = 'auctions';
+export const CATEGORIES = 'categories';
+export const LOTS = 'lots';
+export const catalogueAuctions = (db: TenantScope) => db.collection<AuctionDoc>(AUCTIONS);
+export const catalogueCategories = (db: TenantScope) => db.collection<CategoryDoc>(CATEGORIES);
+export const catalogueLots = (db: TenantScope) => db.collection<LotDoc>(LOTS);
 
 export const foldText = (text: string) => text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
 export const isoMs = (time: string) => new Date(time).toISOString();

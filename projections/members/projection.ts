@@ -1,6 +1,7 @@
 import type { DocumentProjection } from '../../src/projector/projection.ts';
 import { asAppEvent } from '../../src/events/registry.ts';
-import type { Doc } from '../../src/ports/read-models.ts';
+import type { Doc, TenantScope } from '../../src/ports/read-models.ts';
+import { normalizeEmail } from '../../commands/members/events.ts';
 
 /**
  * The member read model. PasswordHash is here for sign-in only; the profile query maps documents to
@@ -29,20 +30,26 @@ export interface MemberDoc extends Doc {
   SessionsValidFrom?: string | null;
 }
 
+/** The member accounts, and the typed accessor sign-in, sessions and jobs use. */
+export const MEMBERS = 'members';
+export const memberAccounts = (db: TenantScope) => db.collection<MemberDoc>(MEMBERS);
+/** The account of an email address, matched as addresses are stored (trimmed, lower-case). */
+export const memberByEmail = (db: TenantScope, email: string) => memberAccounts(db).findOne({ Email: normalizeEmail(email) });
+
 export const membersProjection: DocumentProjection = {
   kind: 'documents',
   name: 'members',
-  collections: [{ name: 'members', indexes: [{ fields: ['Email'] }] }],
+  collections: [{ name: MEMBERS, indexes: [{ fields: ['Email'] }] }],
   handles: ['MemberSignedUp', 'MemberEmailConfirmed', 'MemberRoleGranted', 'MemberRemoved', 'MemberPasswordChanged'],
   async apply(recorded, uow) {
     const event = asAppEvent(recorded);
     switch (event.type) {
       case 'MemberSignedUp': {
         const d = event.data;
-        await uow.update<MemberDoc>('members', d.tenant, String(d.memberId), () => ({
+        await uow.update<MemberDoc>(MEMBERS, d.tenant, String(d.memberId), () => ({
           Id: d.memberId,
           UID: d.uid,
-          Email: d.email.trim().toLowerCase(),
+          Email: normalizeEmail(d.email),
           PasswordHash: d.passwordHash,
           FirstName: d.firstName,
           LastName: d.lastName,
@@ -57,26 +64,26 @@ export const membersProjection: DocumentProjection = {
         return;
       }
       case 'MemberEmailConfirmed':
-        await uow.update<MemberDoc>('members', event.data.tenant, String(event.data.memberId), (doc) =>
+        await uow.update<MemberDoc>(MEMBERS, event.data.tenant, String(event.data.memberId), (doc) =>
           doc ? { ...doc, Validated: true } : null,
         );
         return;
       case 'MemberRoleGranted': {
         const role = event.data.role;
-        await uow.update<MemberDoc>('members', event.data.tenant, String(event.data.memberId), (doc) =>
+        await uow.update<MemberDoc>(MEMBERS, event.data.tenant, String(event.data.memberId), (doc) =>
           doc ? { ...doc, Roles: doc.Roles.includes(role) ? doc.Roles : [...doc.Roles, role] } : null,
         );
         return;
       }
       case 'MemberPasswordChanged': {
         const d = event.data;
-        await uow.update<MemberDoc>('members', d.tenant, String(d.memberId), (doc) =>
+        await uow.update<MemberDoc>(MEMBERS, d.tenant, String(d.memberId), (doc) =>
           doc ? { ...doc, PasswordHash: d.passwordHash, SessionsValidFrom: d.at } : null,
         );
         return;
       }
       case 'MemberRemoved':
-        await uow.update<MemberDoc>('members', event.data.tenant, String(event.data.memberId), () => null);
+        await uow.update<MemberDoc>(MEMBERS, event.data.tenant, String(event.data.memberId), () => null);
         return;
     }
   },

@@ -2,7 +2,7 @@ import { defineOperation } from '../../src/http/operation.ts';
 import { boolText, idText, int32Text, z } from '../../src/http/schemas.ts';
 import { pick } from '../../src/http/language.ts';
 import type { Filter } from '../../src/ports/read-models.ts';
-import type { LotDoc } from '../../projections/catalogue/documents.ts';
+import { catalogueLots } from '../../projections/catalogue/documents.ts';
 import { attributeValues } from '../../projections/attributes/projection.ts';
 import { categoryAndDescendants } from '../categories/operations.ts';
 import { findLot } from '../lots/find.ts';
@@ -83,7 +83,7 @@ export const listAttributeValues = defineOperation({
     );
     const display = new Map(known.map((v) => [`${v.NameKey}|${v.Folded}`, v]));
     const nameKeys = [...new Set(known.map((v) => v.NameKey))];
-    const lots = ctx.db.collection<LotDoc>('lots');
+    const lots = catalogueLots(ctx.db);
     const result: Array<{ Name: string; Label: string; Value: string; Count: number }> = [];
     for (const nameKey of nameKeys) {
       const counts = await lots.countBy({ ...filter, [`Meta.${nameKey}.${language}`]: { $exists: true } }, `Meta.${nameKey}.${language}`);

@@ -3,7 +3,7 @@ import { idText, z } from '../../src/http/schemas.ts';
 import { FileAnswer } from '../../src/http/file-answer.ts';
 import { pick } from '../../src/http/language.ts';
 import type { TenantScope } from '../../src/ports/read-models.ts';
-import type { CategoryDoc, LotDoc } from '../../projections/catalogue/documents.ts';
+import { type LotDoc, catalogueCategories, catalogueLots } from '../../projections/catalogue/documents.ts';
 import { findAuction } from '../auctions/operations.ts';
 import { readDictionary } from '../translations/dictionary.ts';
 import { renderCataloguePdf } from './pdf.ts';
@@ -13,7 +13,7 @@ const PAGE = 500;
 
 /** Every lot of an auction (open or closed) in lot-number order, a page at a time. */
 async function* lotPages(db: TenantScope, auctionId: number): AsyncIterable<LotDoc[]> {
-  const lots = db.collection<LotDoc>('lots');
+  const lots = catalogueLots(db);
   for (let skip = 0; ; skip += PAGE) {
     const page = await lots.find({ AuctionId: auctionId }, { sort: [['LotNumber', 1]], skip, limit: PAGE });
     if (page.length) yield page;
@@ -87,7 +87,7 @@ export const exportAuctionLots = defineOperation({
     const fallback = ctx.tenant.DefaultLanguage;
     const [dictionary, categories] = await Promise.all([
       readDictionary(ctx.db, language, fallback, ctx.tenant.Languages),
-      ctx.db.collection<CategoryDoc>('categories').find({ Catalogued: true }),
+      catalogueCategories(ctx.db).find({ Catalogued: true }),
     ]);
     const categoryNames = new Map(categories.map((c) => [c.Id, pick(c.Names, language, fallback) ?? '']));
     const categoriesVersion = categories.reduce((max, c) => Math.max(max, (c._pos as number) ?? 0), 0);

@@ -1,9 +1,9 @@
+import type { TenantScope, Filter } from '../../src/ports/read-models.ts';
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
 import { NotFoundError } from '../../src/errors.ts';
 import { pick } from '../../src/http/language.ts';
-import type { Filter } from '../../src/ports/read-models.ts';
-import type { AuctionDoc, LotDoc } from '../../projections/catalogue/documents.ts';
+import { type AuctionDoc, catalogueAuctions, catalogueLots } from '../../projections/catalogue/documents.ts';
 import { envelope, paging } from '../paging.ts';
 import { categoryNode, categoryTree, prune } from '../categories/operations.ts';
 
@@ -63,8 +63,8 @@ export function toAuctionDto(doc: AuctionDoc, language: string, fallback: string
 }
 
 /** The auction if it is catalogued in the caller's tenant; 404 otherwise (another tenant's id included). */
-export async function findAuction(db: { collection: <T extends AuctionDoc>(n: string) => { findById(id: string): Promise<T | null> } }, id: number) {
-  const doc = await db.collection<AuctionDoc>('auctions').findById(String(id));
+export async function findAuction(db: TenantScope, id: number) {
+  const doc = await catalogueAuctions(db).findById(String(id));
   if (!doc || !doc.Catalogued) throw new NotFoundError(`Auction ${id} does not exist.`);
   return doc;
 }
@@ -100,7 +100,7 @@ export const listAuctions = defineOperation({
     if (query.status === 'current') Object.assign(filter, { StartTime: { $lte: now }, EndTime: { $gt: now } });
     if (query.status === 'closed') filter.EndTime = { $lte: now };
     const p = paging(query, ctx.tenant);
-    const auctions = ctx.db.collection<AuctionDoc>('auctions');
+    const auctions = catalogueAuctions(ctx.db);
     const sort: Array<[string, 1 | -1]> = query.status === 'closed' ? [['EndTime', -1]] : [['StartTime', 1]];
     const [total, docs] = await Promise.all([auctions.countDocuments(filter), auctions.find(filter, { sort, skip: p.skip, limit: p.pageSize })]);
     return envelope(docs.map((d) => toAuctionDto(d, ctx.language, ctx.tenant.DefaultLanguage, now)), total, p);
@@ -190,7 +190,7 @@ export const getAuctionLotNumbers = defineOperation({
   async handler({ params }, ctx) {
     await findAuction(ctx.db, params.id);
     // Distinct lot numbers straight from the (AuctionId, LotNumber) index, without reading the lots.
-    const numbers = await ctx.db.collection<LotDoc>('lots').countBy({ AuctionId: params.id }, 'LotNumber');
+    const numbers = await catalogueLots(ctx.db).countBy({ AuctionId: params.id }, 'LotNumber');
     return numbers.map((n) => Number(n.value)).sort((a, b) => a - b);
   },
 });
@@ -217,7 +217,7 @@ export const getAuctionCategories = defineOperation({
   },
   async handler({ params }, ctx) {
     await findAuction(ctx.db, params.id);
-    const counts = await ctx.db.collection<LotDoc>('lots').countBy({ AuctionId: params.id, CategoryId: { $exists: true } }, 'CategoryId');
+    const counts = await catalogueLots(ctx.db).countBy({ AuctionId: params.id, CategoryId: { $exists: true } }, 'CategoryId');
     const direct = new Map(counts.map((c) => [Number(c.value), c.count]));
     const { roots } = await categoryTree(ctx.db, ctx.language, ctx.tenant.DefaultLanguage, direct);
     return prune(roots);

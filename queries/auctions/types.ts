@@ -1,5 +1,5 @@
 import type { TenantScope } from '../../src/ports/read-models.ts';
-import { AUCTION_TYPES, AUCTION_TYPES_ID, type AuctionDoc, type AuctionTypesDoc } from '../../projections/catalogue/documents.ts';
+import { AUCTION_TYPES, AUCTION_TYPES_ID, type AuctionTypesDoc, catalogueAuctions } from '../../projections/catalogue/documents.ts';
 
 export interface AuctionTypes {
   /** The type of an auction (0 when it is not catalogued). */
@@ -17,7 +17,7 @@ export async function readAuctionTypes(db: TenantScope): Promise<AuctionTypes> {
   // A read model built before the index existed: the auctions themselves (until `npm run rebuild -- catalogue`).
   const types = index
     ? new Map(Object.entries(index.Types).map(([id, type]) => [Number(id), type]))
-    : new Map((await db.collection<AuctionDoc>('auctions').find({ Catalogued: true })).map((a) => [a.Id, a.AuctionType]));
+    : new Map((await catalogueAuctions(db).find({ Catalogued: true })).map((a) => [a.Id, a.AuctionType]));
   return {
     typeOf: (auctionId) => types.get(auctionId) ?? 0,
     idsOfType: (type) => [...types].filter(([, t]) => t === type).map(([id]) => id),

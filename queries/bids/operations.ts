@@ -2,7 +2,7 @@ import { defineOperation } from '../../src/http/operation.ts';
 import { boolText, idText, int32Text, z } from '../../src/http/schemas.ts';
 import { pick } from '../../src/http/language.ts';
 import type { Filter } from '../../src/ports/read-models.ts';
-import type { LotDoc } from '../../projections/catalogue/documents.ts';
+import { catalogueLots } from '../../projections/catalogue/documents.ts';
 import { bids, type BidType } from '../../projections/bids/projection.ts';
 import { findLot } from '../lots/find.ts';
 import { auctionIdsOfType, readAuctionTypes } from '../auctions/types.ts';
@@ -60,7 +60,7 @@ export const latestBids = defineOperation({
     if (query.AuctionType !== undefined) filter.AuctionId = auctionIdsOfType(await readAuctionTypes(ctx.db), query.AuctionType);
     const page = await bids(ctx.db).find(filter, { sort: [['PlacedAt', -1]], skip: query.Skip ?? 0, limit: query.Take ?? 20 });
     const lotIds = [...new Set(page.map((b) => String(b.LotId)))];
-    const lots = lotIds.length ? await ctx.db.collection<LotDoc>('lots').find({ _id: { $in: lotIds } }) : [];
+    const lots = lotIds.length ? await catalogueLots(ctx.db).find({ _id: { $in: lotIds } }) : [];
     const byId = new Map(lots.map((l) => [l.Id, l]));
     return page.map((b) => {
       const lot = byId.get(b.LotId);

@@ -1,8 +1,9 @@
+import type { TenantScope } from '../../src/ports/read-models.ts';
 import { defineOperation } from '../../src/http/operation.ts';
 import { boolText, idText, z } from '../../src/http/schemas.ts';
 import { NotFoundError } from '../../src/errors.ts';
 import { pick } from '../../src/http/language.ts';
-import type { CategoryDoc } from '../../projections/catalogue/documents.ts';
+import { catalogueCategories } from '../../projections/catalogue/documents.ts';
 
 interface CategoryNode {
   Id: number;
@@ -31,12 +32,12 @@ export const categoryNode = z
  * category's own lot count (the lots of one auction, say); by default it is every lot of the tenant.
  */
 export async function categoryTree(
-  db: { collection: <T extends CategoryDoc>(n: string) => { find(f: object): Promise<T[]> } },
+  db: TenantScope,
   language: string,
   fallback: string,
   directCounts?: Map<number, number>,
 ) {
-  const docs = await db.collection<CategoryDoc>('categories').find({ Catalogued: true });
+  const docs = await catalogueCategories(db).find({ Catalogued: true });
   const nodes = new Map<number, CategoryNode>(
     docs.map((d) => [
       d.Id,
@@ -67,7 +68,7 @@ export async function categoryTree(
  * listing matches the category's LotCount. An unknown id is just itself (and matches nothing).
  */
 export async function categoryAndDescendants(
-  db: { collection: <T extends CategoryDoc>(n: string) => { find(f: object): Promise<T[]> } },
+  db: TenantScope,
   id: number,
 ): Promise<number[]> {
   const { nodes } = await categoryTree(db, '', '');

@@ -1,7 +1,7 @@
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
 import type { Filter } from '../../src/ports/read-models.ts';
-import type { AuctionDoc, LotDoc } from '../../projections/catalogue/documents.ts';
+import { catalogueAuctions, catalogueLots } from '../../projections/catalogue/documents.ts';
 import { envelope, paging } from '../paging.ts';
 import { lotExample, lotMapper, lotSchema } from '../lots/dto.ts';
 import { auctionExample, auctionSchema, toAuctionDto } from '../auctions/operations.ts';
@@ -22,7 +22,7 @@ export const listConsignedLots = defineOperation({
     const filter: Filter = { OwnerId: ctx.member.Id };
     if (query.auctionId !== undefined) filter.AuctionId = query.auctionId;
     const p = paging(query, ctx.tenant);
-    const lots = ctx.db.collection<LotDoc>('lots');
+    const lots = catalogueLots(ctx.db);
     const sort: Array<[string, 1 | -1]> = [['AuctionId', 1], ['LotNumber', 1]];
     const [total, docs] = await Promise.all([lots.countDocuments(filter), lots.find(filter, { sort, skip: p.skip, limit: p.pageSize })]);
     return envelope(docs.map(await lotMapper(ctx)), total, p);
@@ -46,10 +46,10 @@ export const listConsignedAuctions = defineOperation({
   response: pagedEnvelope(consignedAuction, 'ConsignedAuctionPage'),
   examples: { response: { Items: [{ ...auctionExample, ConsignedLotCount: 2 }], TotalCount: 1, Page: 1, PageSize: 20, TotalPages: 1 } },
   async handler({ query }, ctx) {
-    const counts = await ctx.db.collection<LotDoc>('lots').countBy({ OwnerId: ctx.member.Id }, 'AuctionId');
+    const counts = await catalogueLots(ctx.db).countBy({ OwnerId: ctx.member.Id }, 'AuctionId');
     const countOf = new Map(counts.map((c) => [Number(c.value), c.count]));
     const docs = countOf.size
-      ? await ctx.db.collection<AuctionDoc>('auctions').find({ _id: { $in: [...countOf.keys()].map(String) }, Catalogued: true }, { sort: [['StartTime', -1]] })
+      ? await catalogueAuctions(ctx.db).find({ _id: { $in: [...countOf.keys()].map(String) }, Catalogued: true }, { sort: [['StartTime', -1]] })
       : [];
     const p = paging(query, ctx.tenant);
     const nowIso = ctx.now.toISOString();

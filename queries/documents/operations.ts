@@ -1,4 +1,4 @@
-import { defineOperation } from '../../src/http/operation.ts';
+import { defineOperation, type TenantContext } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
 import { FileAnswer } from '../../src/http/file-answer.ts';
 import { NotFoundError } from '../../src/errors.ts';
@@ -8,7 +8,6 @@ import { findAuction } from '../auctions/operations.ts';
 import { findLot } from '../lots/find.ts';
 import { readDictionary } from '../translations/dictionary.ts';
 import { renderFactsheetPdf } from './factsheet.ts';
-import type { TenantContext } from '../../src/http/operation.ts';
 
 /** A stored document's bytes, streamed from the file store. */
 async function openStored(ctx: TenantContext, sha256: string) {

@@ -3,7 +3,7 @@ import { idText, pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
 import { FileAnswer } from '../../src/http/file-answer.ts';
 import { NotFoundError } from '../../src/errors.ts';
 import { pick } from '../../src/http/language.ts';
-import type { AuctionDoc } from '../../projections/catalogue/documents.ts';
+import { catalogueAuctions } from '../../projections/catalogue/documents.ts';
 import { invoices, type InvoiceDoc } from '../../projections/invoices/projection.ts';
 import { envelope, paging } from '../paging.ts';
 import { invoiceExample, invoiceSchema, toInvoiceDto } from './dto.ts';
@@ -86,7 +86,7 @@ export const getInvoicePdf = defineOperation({
     const { language, tenant, member } = ctx;
     const [profile, auction] = await Promise.all([
       invoiceProfile(ctx.db, member.Id),
-      invoice.AuctionId !== null ? ctx.db.collection<AuctionDoc>('auctions').findById(String(invoice.AuctionId)) : Promise.resolve(null),
+      invoice.AuctionId !== null ? catalogueAuctions(ctx.db).findById(String(invoice.AuctionId)) : Promise.resolve(null),
     ]);
     const catalogued = auction?.Catalogued ? auction : null;
     // What the print shows: the invoice, the member's name and address, the house's name and the auction's title.

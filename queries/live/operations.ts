@@ -1,6 +1,6 @@
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
-import type { AuctionDoc } from '../../projections/catalogue/documents.ts';
+import { catalogueAuctions } from '../../projections/catalogue/documents.ts';
 import { findAuction } from '../auctions/operations.ts';
 
 const nullableId = z.number().int().min(1).max(2147483647).nullable();
@@ -25,9 +25,7 @@ export const getLiveStatus = defineOperation({
     .openapi('LiveStatus'),
   examples: { response: { IsLive: true, AuctionId: 2, CurrentLotId: 412 } },
   async handler(_input, ctx) {
-    const [live] = await ctx.db
-      .collection<AuctionDoc>('auctions')
-      .find({ Catalogued: true, IsLive: true }, { sort: [['StartTime', 1]], limit: 1 });
+    const [live] = await catalogueAuctions(ctx.db).find({ Catalogued: true, IsLive: true }, { sort: [['StartTime', 1]], limit: 1 });
     return live ? { IsLive: true, AuctionId: live.Id, CurrentLotId: live.CurrentLotId } : { IsLive: false, AuctionId: null, CurrentLotId: null };
   },
 });

@@ -1,7 +1,7 @@
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
 import { pick } from '../../src/http/language.ts';
-import type { AuctionDoc, LotDoc } from '../../projections/catalogue/documents.ts';
+import { type LotDoc, catalogueAuctions, catalogueLots } from '../../projections/catalogue/documents.ts';
 import { lotDocumentId, lotDocuments } from '../../projections/documents/projection.ts';
 import { findLot } from '../lots/find.ts';
 import { readDictionary } from '../translations/dictionary.ts';
@@ -48,9 +48,9 @@ export const getLotLinks = defineOperation({
     const fallback = ctx.tenant.DefaultLanguage;
     const title = (doc: { Texts: LotDoc['Texts'] }) => pick(doc.Texts, ctx.language, fallback)?.Title ?? '';
     const [auction, combination, conditionReport, dictionary] = await Promise.all([
-      ctx.db.collection<AuctionDoc>('auctions').findById(String(lot.AuctionId)),
+      catalogueAuctions(ctx.db).findById(String(lot.AuctionId)),
       lot.CombiId !== null
-        ? ctx.db.collection<LotDoc>('lots').find({ CombiId: lot.CombiId }, { sort: [['LotNumber', 1]] })
+        ? catalogueLots(ctx.db).find({ CombiId: lot.CombiId }, { sort: [['LotNumber', 1]] })
         : Promise.resolve([]),
       lotDocuments(ctx.db).findById(lotDocumentId(lot.Id, 'condition-report')),
       readDictionary(ctx.db, ctx.language, fallback, ctx.tenant.Languages),

@@ -1,7 +1,7 @@
 import { defineOperation } from '../../src/http/operation.ts';
 import { boolText, idText, pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
 import type { SearchFilter } from '../../src/ports/search.ts';
-import type { LotDoc } from '../../projections/catalogue/documents.ts';
+import { catalogueLots } from '../../projections/catalogue/documents.ts';
 import { LOT_SEARCH } from '../../projections/lot-search/projection.ts';
 import { envelope, paging } from '../paging.ts';
 import { lotExample, lotMapper, lotSchema } from '../lots/dto.ts';
@@ -69,7 +69,7 @@ export const searchLots = defineOperation({
       perPage: p.pageSize,
     });
     const ids = result.hits.map((h) => h.id);
-    const docs = ids.length ? await ctx.db.collection<LotDoc>('lots').find({ _id: { $in: ids } }) : [];
+    const docs = ids.length ? await catalogueLots(ctx.db).find({ _id: { $in: ids } }) : [];
     const byId = new Map(docs.map((d) => [d._id, d]));
     const toDto = await lotMapper(ctx);
     const items = ids.flatMap((id) => {

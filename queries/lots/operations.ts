@@ -3,7 +3,7 @@ import { boolText, idText, int32Text, pagedEnvelope, pageQuery, z } from '../../
 import { ForbiddenError, ValidationError, type FieldError } from '../../src/errors.ts';
 import { findLot } from './find.ts';
 import type { Filter, SortSpec } from '../../src/ports/read-models.ts';
-import { foldText, type LotDoc } from '../../projections/catalogue/documents.ts';
+import { foldText, catalogueLots } from '../../projections/catalogue/documents.ts';
 import { envelope, paging } from '../paging.ts';
 import { lotExample, lotMapper, lotSchema } from './dto.ts';
 import { auctionIdsOfType, readAuctionTypes } from '../auctions/types.ts';
@@ -143,7 +143,7 @@ export const listLots = defineOperation({
     const sortField = query.Sort === 'Title' ? `SortTitle.${lang}` : (query.Sort ?? 'LotNumber');
     const sort: SortSpec = sortField === 'LotNumber' ? [['LotNumber', direction]] : [[sortField, direction], ['LotNumber', direction]];
     const p = paging({ page: query.Page, pageSize: query.PageSize }, ctx.tenant);
-    const lots = ctx.db.collection<LotDoc>('lots');
+    const lots = catalogueLots(ctx.db);
     const [total, docs] = await Promise.all([lots.countDocuments(filter), lots.find(filter, { sort, skip: p.skip, limit: p.pageSize })]);
     return envelope(docs.map(await lotMapper(ctx)), total, p);
   },

@@ -1,7 +1,6 @@
 import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
-import type { MemberDoc } from '../../projections/members/projection.ts';
-import { normalizeEmail } from '../../commands/members/events.ts';
+import { memberByEmail } from '../../projections/members/projection.ts';
 import { enforceLimit, MEMBER_LIMITS } from '../../commands/members/rules.ts';
 
 export const memberAvailability = defineOperation({
@@ -26,7 +25,7 @@ export const memberAvailability = defineOperation({
       MEMBER_LIMITS.availabilityPerAddress,
       'Too many look-ups; try again later.',
     );
-    const taken = await ctx.db.collection<MemberDoc>('members').findOne({ Email: normalizeEmail(query.email) });
+    const taken = await memberByEmail(ctx.db, query.email);
     return { Available: taken === null };
   },
 });

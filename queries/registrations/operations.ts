@@ -1,7 +1,7 @@
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
-import type { AuctionDoc } from '../../projections/catalogue/documents.ts';
-import { termsId, type TermsAcceptanceDoc } from '../../projections/terms/projection.ts';
+import { catalogueAuctions } from '../../projections/catalogue/documents.ts';
+import { termsId, termsAcceptances } from '../../projections/terms/projection.ts';
 import { findRegistration } from '../../projections/registrations/projection.ts';
 import type { RegistrationStatus } from '../../commands/registrations/events.ts';
 import { auctionStatus, findAuction } from '../auctions/operations.ts';
@@ -82,8 +82,8 @@ export const getLotRegistration = defineOperation({
     const now = ctx.now.toISOString();
     const lot = await findLot(ctx.db, params.lotId);
     const [auction, terms, registration] = await Promise.all([
-      ctx.db.collection<AuctionDoc>('auctions').findById(String(lot.AuctionId)),
-      ctx.db.collection<TermsAcceptanceDoc>('terms_acceptances').findById(termsId(ctx.member.Id, lot.AuctionId)),
+      catalogueAuctions(ctx.db).findById(String(lot.AuctionId)),
+      termsAcceptances(ctx.db).findById(termsId(ctx.member.Id, lot.AuctionId)),
       findRegistration(ctx.db, ctx.member.Id, lot.AuctionId),
     ]);
     const catalogued = auction !== null && auction.Catalogued;

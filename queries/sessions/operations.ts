@@ -2,7 +2,8 @@ import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
 import { ForbiddenError, UnauthorizedError } from '../../src/errors.ts';
 import { verifyPassword } from '../../src/security/passwords.ts';
-import type { MemberDoc } from '../../projections/members/projection.ts';
+import { memberByEmail, type MemberDoc } from '../../projections/members/projection.ts';
+import { normalizeEmail } from '../../commands/members/events.ts';
 import { tokenSchema } from '../credentials/operations.ts';
 import { reserveSignIn } from './throttle.ts';
 
@@ -32,13 +33,13 @@ export const signIn = defineOperation({
     },
   },
   async handler({ body }, ctx) {
-    const email = body.Email.trim().toLowerCase();
+    const email = normalizeEmail(body.Email);
     // The attempt is counted before the slow check, and taken back unless the password was wrong.
     const reservation = await reserveSignIn(ctx.services.limiter, { tenant: ctx.tenant.Tenant, email, ip: ctx.ip });
     let member: MemberDoc | null;
     let ok: boolean;
     try {
-      member = await ctx.db.collection<MemberDoc>('members').findOne({ Email: email });
+      member = await memberByEmail(ctx.db, email);
       ok = await verifyPassword(body.Password, member?.PasswordHash ?? null);
     } catch (error) {
       await reservation.release();

@@ -1,7 +1,7 @@
 import { defineOperation } from '../../src/http/operation.ts';
 import { pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
 import type { Filter } from '../../src/ports/read-models.ts';
-import type { LotDoc } from '../../projections/catalogue/documents.ts';
+import { catalogueLots } from '../../projections/catalogue/documents.ts';
 import type { WatchDoc } from '../../projections/watchlist/projection.ts';
 import { watchTypes } from '../../commands/watchlist/events.ts';
 import { envelope, paging } from '../paging.ts';
@@ -37,7 +37,7 @@ export const listWatchlist = defineOperation({
       watches.countDocuments(filter),
       watches.find(filter, { sort: [['WatchedAt', -1]], skip: p.skip, limit: p.pageSize }),
     ]);
-    const lots = page.length ? await ctx.db.collection<LotDoc>('lots').find({ _id: { $in: page.map((w) => String(w.LotId)) } }) : [];
+    const lots = page.length ? await catalogueLots(ctx.db).find({ _id: { $in: page.map((w) => String(w.LotId)) } }) : [];
     const byId = new Map(lots.map((l) => [l.Id, l]));
     const toDto = await lotMapper(ctx);
     const items = page.flatMap((w) => {

@@ -32,7 +32,7 @@ export function buildApp(
 ) {
   const app = express();
   const auth = new Authenticator(services);
-  const responseCache = config.responseCache ? new ResponseCache(RESPONSE_CACHE_TTL_MS) : null;
+  const responseCache = config.responseCache ? new ResponseCache() : null;
   const logger = services.logger;
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);

@@ -3,8 +3,8 @@ import { UnauthorizedError } from '../errors.ts';
 import { sha256 } from '../security/passwords.ts';
 import type { Services } from '../services.ts';
 import type { TokenClaims } from '../security/tokens.ts';
-import { SYSTEM, type ApiKeyDoc, type TenantDoc } from '../../projections/access/projection.ts';
-import type { MemberDoc } from '../../projections/members/projection.ts';
+import { SYSTEM, type ApiKeyDoc, type TenantDoc, tenantSettings } from '../../projections/access/projection.ts';
+import { type MemberDoc, memberAccounts } from '../../projections/members/projection.ts';
 import type { ApiKeyInfo } from './operation.ts';
 import { TtlCache } from './ttl-cache.ts';
 
@@ -32,7 +32,7 @@ export class Authenticator {
   }
 
   tenant(id: string): Promise<TenantDoc | null> {
-    return this.tenants.get(id, () => this.services.documents.forTenant(SYSTEM).collection<TenantDoc>('tenants').findById(id));
+    return this.tenants.get(id, () => tenantSettings(this.services.documents, id));
   }
 
   bearer(req: Request): string | null {
@@ -65,7 +65,7 @@ export class Authenticator {
    * token was issued (a password reset). GET /v1/tokens/current says `Valid: false` for both.
    */
   async member(claims: TokenClaims): Promise<MemberDoc | null> {
-    const member = await this.services.documents.forTenant(claims.tenant).collection<MemberDoc>('members').findById(claims.sub);
+    const member = await memberAccounts(this.services.documents.forTenant(claims.tenant)).findById(claims.sub);
     return member && sessionStillValid(claims, member) ? member : null;
   }
 

@@ -21,7 +21,7 @@ const sizeOf = (entry: CachedResponse) => entry.body.length + (entry.gzip?.lengt
 
 /**
  * Serialised answers of catalogue reads, keyed by tenant, language and URL. An entry is used only while
- * the projections it was read from stand at the same positions (`version`) and for at most `ttlMs`, which
+ * the projections it was read from stand at the same positions (`version`) and until its `expires` (set by the caller), which
  * bounds what the clock changes (a lot closing, an auction starting). Bounded in entries and bytes
  * (compressed copies included).
  */
@@ -30,7 +30,6 @@ export class ResponseCache {
   private bytes = 0;
 
   constructor(
-    private readonly ttlMs = 1000,
     private readonly maxEntries = 5000,
     private readonly maxBytes = 64 * 1024 * 1024,
   ) {}

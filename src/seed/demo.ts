@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import type { EventLog } from '../ports/event-log.ts';
-import type { IntakeRecord } from '../../commands/catalogue/import.ts';
-import { importRecord } from '../../commands/catalogue/import.ts';
+import { type IntakeRecord, importRecord } from '../../commands/catalogue/import.ts';
 import { importLines } from '../intake.ts';
 import { randomSecret } from '../security/passwords.ts';
 import type { FileStore } from '../ports/files.ts';

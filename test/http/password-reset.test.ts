@@ -10,7 +10,7 @@ import jwt from 'jsonwebtoken';
 import { readOutbox, type OutboxFile } from '../../src/adapters/embedded/file-outbox.ts';
 import { importAnyRecord } from '../../src/intake.ts';
 import { OneTimeKeys } from '../../src/security/keys.ts';
-import type { MemberDoc } from '../../projections/members/projection.ts';
+import { memberAccounts } from '../../projections/members/projection.ts';
 import { ISSUE_PASSWORD_RESET } from '../../commands/members/jobs.ts';
 import { expectProblem, startTestServer, TEST_PASSWORD, type TestServer } from '../support/server.ts';
 
@@ -44,7 +44,7 @@ describe('password reset (operations 38 and 39)', () => {
     expect(mails, `a new mail to ${email}`).to.have.length(count + 1);
     return keyOf(mails[mails.length - 1]);
   };
-  const member = (id: string) => server.runtime.services.documents.forTenant('demo').collection<MemberDoc>('members').findById(id);
+  const member = (id: string) => memberAccounts(server.runtime.services.documents.forTenant('demo')).findById(id);
   const problemOf = (p: { type: string; title: string; detail: string; errors?: unknown }) => ({ type: p.type, title: p.title, detail: p.detail, errors: p.errors });
 
   before(async () => {

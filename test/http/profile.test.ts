@@ -3,7 +3,7 @@
  */
 import { expect } from 'chai';
 import { importRecord } from '../../commands/catalogue/import.ts';
-import type { MemberDoc } from '../../projections/members/projection.ts';
+import { memberAccounts } from '../../projections/members/projection.ts';
 import { expectProblem, startTestServer, TEST_PASSWORD, type TestServer } from '../support/server.ts';
 
 /** Every MemberDto property the seed lists, except those that must never leave the service. */
@@ -60,7 +60,7 @@ describe('GET /v1/me (operation 42)', () => {
   it('never carries a password, a hash, a ValidationKey or a reset key anywhere in the text', async () => {
     const response = await me(await server.memberToken('demo'));
     expect(response.status).to.equal(200);
-    const stored = await server.runtime.services.documents.forTenant('demo').collection<MemberDoc>('members').findById('1');
+    const stored = await memberAccounts(server.runtime.services.documents.forTenant('demo')).findById('1');
     expect(stored!.PasswordHash.startsWith('scrypt$')).to.equal(true);
     expect(response.text).to.not.include(stored!.PasswordHash.split('$').pop()!);
     expect(response.text).to.not.include(TEST_PASSWORD);

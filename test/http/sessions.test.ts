@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import jwt from 'jsonwebtoken';
 import { importRecord } from '../../commands/catalogue/import.ts';
-import type { MemberDoc } from '../../projections/members/projection.ts';
+import { memberAccounts } from '../../projections/members/projection.ts';
 import { expectProblem, startTestServer, TEST_PASSWORD, type TestResponse, type TestServer } from '../support/server.ts';
 
 describe('POST /v1/sessions (operation 37)', () => {
@@ -19,7 +19,7 @@ describe('POST /v1/sessions (operation 37)', () => {
     server = await startTestServer();
     // A second confirmed member in demo2, for "another email still works" while bidder@example.com is locked there.
     // It gets member 1's password hash (so its password is TEST_PASSWORD too) to spare a slow scrypt hash.
-    const bidder = await server.runtime.services.documents.forTenant('demo2').collection<MemberDoc>('members').findById('1');
+    const bidder = await memberAccounts(server.runtime.services.documents.forTenant('demo2')).findById('1');
     await importRecord(server.runtime.services.log, {
       kind: 'member', tenant: 'demo2', memberId: 2, email: 'other@example.com', passwordHash: bidder!.PasswordHash,
       firstName: 'O', lastName: 'T', language: 'en', phone: '', signedUpAt: new Date().toISOString(), confirmed: true, roles: ['bidder'],

@@ -2,7 +2,6 @@
  * Operations 24–26: GET /v1/me/watchlist, PUT and DELETE /v1/me/watchlist/{lotId}.
  */
 import { expect } from 'chai';
-import path from 'node:path';
 import { importRecord } from '../../commands/catalogue/import.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
 import { expectProblem, startTestServer, type TestServer } from '../support/server.ts';

@@ -1,5 +1,4 @@
-import type { VatChecker, VatCheckResult } from '../../ports/vat.ts';
-import { VatCheckUnavailableError } from '../../ports/vat.ts';
+import { type VatChecker, type VatCheckResult, VatCheckUnavailableError } from '../../ports/vat.ts';
 import { JsvatChecker } from '../embedded/jsvat-checker.ts';
 
 /** The EU's VIES REST endpoint (POST `{countryCode, vatNumber}`). */
