@@ -4,7 +4,7 @@
  * is reported (MISS), never a failure: the exit code is 1 only when something broke.
  *
  *  a. Dataset in .bench/data (gitignored): when it holds no events (or with --fresh), generates --lots lots
- *     to .bench/lots.ndjson (src/cli/generate.ts) and imports them (src/cli/import.ts), timing both, then
+ *     to .bench/lots.ndjson (app/cli/generate.ts) and imports them (app/cli/import.ts), timing both, then
  *     starts the service (SEED_DEMO=false) and times its first projection build (spawn to GET /readyz 200).
  *     Later runs reuse it. Each run imports a fresh member (bench-<id>@example.com) for the watchlist load,
  *     so that load starts from an empty watchlist stream on every run and runs stay comparable.
@@ -14,7 +14,7 @@
  *     en/sv/de, some typos and prefixes), PUT /v1/me/watchlist/{lotId} (lot ids rotating over 2,000, Type
  *     alternating watch/favourite per pass, so every request appends an event). Baseline and lot page run
  *     --rounds times, interleaved; medians are reported.
- *  e. Rebuild of the catalogue and lot-search projections (src/cli/rebuild.ts) with the service stopped.
+ *  e. Rebuild of the catalogue and lot-search projections (app/cli/rebuild.ts) with the service stopped.
  *  f. Restart: spawn to the first GET /readyz 200.
  *  g. Peak resident memory of the service (VmHWM) after the loads.
  *  i. Accounts (--only accounts): scrypt alone in this process (sequential and 4 at once), then sign-up +
@@ -394,13 +394,13 @@ async function ensureDataset(): Promise<{ info: DatasetInfo; created: boolean }>
   fs.mkdirSync(BENCH_DIR, { recursive: true });
 
   say(`dataset: generating ${fmt(opts.lots)} lots to ${path.relative(ROOT, NDJSON)}`);
-  const gen = await runCli('src/cli/generate.ts', ['--lots', String(opts.lots), '--out', NDJSON], baseEnv({}));
+  const gen = await runCli('app/cli/generate.ts', ['--lots', String(opts.lots), '--out', NDJSON], baseEnv({}));
   if (gen.code !== 0) throw new Error(`generate failed (${gen.code}):\n${gen.stderr}`);
   const summary = gen.stderr.trim().split('\n').pop() ?? '';
   say(`  ${summary} (${gen.seconds.toFixed(1)} s with process start)`);
 
   say(`dataset: importing into ${path.relative(ROOT, DATA_DIR)}`);
-  const imp = await runCli('src/cli/import.ts', [NDJSON], baseEnv({ LOG_LEVEL: 'warn' }));
+  const imp = await runCli('app/cli/import.ts', [NDJSON], baseEnv({ LOG_LEVEL: 'warn' }));
   if (imp.code !== 0) throw new Error(`import failed (${imp.code}):\n${imp.stdout.slice(0, 4000)}\n${imp.stderr.slice(-2000)}`);
   const report = lastJsonLine(imp.stdout) as { records: number; appended: number; seconds: number };
   say(`  ${fmt(report.records)} records, ${fmt(report.appended)} events in ${imp.seconds.toFixed(1)} s`);
@@ -423,14 +423,14 @@ async function importBenchMember(): Promise<{ memberId: number; email: string }>
     kind: 'member', tenant: 'demo', memberId, email, password: MEMBER_PASSWORD, firstName: 'Bench', lastName: 'Member',
     language: 'en', signedUpAt: new Date().toISOString(), confirmed: true, roles: ['bidder'],
   };
-  const r = await runCli('src/cli/import.ts', ['-'], baseEnv({ LOG_LEVEL: 'warn' }), JSON.stringify(record) + '\n');
+  const r = await runCli('app/cli/import.ts', ['-'], baseEnv({ LOG_LEVEL: 'warn' }), JSON.stringify(record) + '\n');
   if (r.code !== 0) throw new Error(`importing the bench member failed (${r.code}): ${r.stdout} ${r.stderr}`);
   return { memberId, email };
 }
 
 async function rebuild(projection: string) {
   say(`rebuild ${projection} (service stopped)`);
-  const r = await runCli('src/cli/rebuild.ts', [projection], baseEnv({ LOG_LEVEL: 'warn' }));
+  const r = await runCli('app/cli/rebuild.ts', [projection], baseEnv({ LOG_LEVEL: 'warn' }));
   if (r.code !== 0) throw new Error(`rebuild ${projection} failed (${r.code}):\n${r.stderr.slice(-3000)}`);
   const out = lastJsonLine(r.stdout) as { projection: string; position: number; seconds: number; eventsPerSecond: number };
   say(`  ${fmt(out.position)} events in ${out.seconds.toFixed(2)} s: ${fmt(out.eventsPerSecond)} events/s (process ${r.seconds.toFixed(1)} s)`);
@@ -626,7 +626,7 @@ async function main() {
   const nodeArgs = [...SERVICE_NODE_FLAGS, ...(opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
   const events = headPosition();
   say(`starting the service (DATA_DIR=${path.relative(ROOT, DATA_DIR)}, LOG_LEVEL=${opts.logLevel}${opts.profile ? ', --cpu-prof' : ''}); log in .bench/service.log`);
-  const svc = startProcess('service', 'src/main.ts', serviceEnv(), nodeArgs);
+  const svc = startProcess('service', 'app/main.ts', serviceEnv(), nodeArgs);
   const firstReadyMs = await waitFor200(svc, svcUrl('/readyz'), 15 * 60_000);
   say(`  ready after ${(firstReadyMs / 1000).toFixed(1)} s`);
   if (created) {
@@ -714,7 +714,7 @@ async function main() {
   let restart: { readySeconds: number; lotPageStatus: number; vmHwmBytesAtReady: number | null; shutdownSeconds: number } | null = null;
   if (opts.only.has('restart')) {
     say('restart: spawning the service again');
-    const again = startProcess('service-restart', 'src/main.ts', serviceEnv(), SERVICE_NODE_FLAGS);
+    const again = startProcess('service-restart', 'app/main.ts', serviceEnv(), SERVICE_NODE_FLAGS);
     const readyMs = await waitFor200(again, svcUrl('/readyz'), 5 * 60_000);
     const check = await call('GET', '/v1/lots?AuctionId=1&pageSize=20', { Authorization: `Bearer ${await anonymousToken()}` });
     const mem = memoryOf(again.pid);

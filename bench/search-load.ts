@@ -1,5 +1,5 @@
 /**
- * Load and query benchmark of the embedded search index (src/adapters/embedded/minisearch-index.ts).
+ * Load and query benchmark of the embedded search index (src/adapters/embedded/minisearch/index.ts).
  *
  *   npx tsx bench/search-load.ts [--lots 100000] [--queries 2000] [--dir /tmp/x] [--keep]
  *   npx tsx bench/search-load.ts --dir /tmp/x --skip-build [--repeat 5]   (reopen and query a kept snapshot)
@@ -18,9 +18,9 @@ import { mkdtempSync, rmSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
-import { MiniSearchIndex } from '../src/adapters/embedded/minisearch-index.ts';
+import { MiniSearchIndex } from '../src/adapters/embedded/minisearch/index.ts';
 import type { SearchCollectionSpec, SearchDocument, SearchRequest } from '../src/ports/search.ts';
-import { lotSearchProjection } from '../projections/lot-search/projection.ts';
+import { LOT_SEARCH_PARTITION, lotSearchProjection } from '../projections/lot-search/projection.ts';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -118,7 +118,7 @@ async function main(): Promise<void> {
 
   gc();
   const t = performance.now();
-  const reopened = await MiniSearchIndex.open({ dir, flushIntervalMs: 0 });
+  const reopened = await MiniSearchIndex.open({ dir, flushIntervalMs: 0, partitions: LOT_SEARCH_PARTITION });
   await reopened.ensureCollection(spec);
   const reopenMs = performance.now() - t;
   gc();
@@ -191,7 +191,7 @@ async function main(): Promise<void> {
 }
 
 async function build(dir: string, random: () => number, words: (lang: string, n: number) => string): Promise<void> {
-  const index = new MiniSearchIndex({ dir, flushIntervalMs: 0 });
+  const index = new MiniSearchIndex({ dir, flushIntervalMs: 0, partitions: LOT_SEARCH_PARTITION });
   await index.ensureCollection(spec);
   let generated = 0;
   let built = 0;

@@ -1,18 +1,34 @@
 import { type EventLog, WrongExpectedVersionError } from './ports/event-log.ts';
-import type { AppEvent } from './events/catalog.ts';
-import { asAppEvent, toNew } from './events/registry.ts';
+import type { AnyEvent, EventSet } from './events/define.ts';
 
-export interface Decider<State, Command> {
+/**
+ * A feature's decider (emmett's `Decider<State, Command, Event>`), typed over the feature's own events: it
+ * cannot return, nor fold, another feature's event. `events` is the set the runner reads the stream through
+ * and validates decided events against before appending them.
+ */
+export interface Decider<State, Command, Event extends AnyEvent> {
+  events: EventSet<Event>;
   initialState: () => State;
-  evolve: (state: State, event: AppEvent) => State;
+  evolve: (state: State, event: Event) => State;
   /** Pure: given the state and the command (time and lookups inside it), the events to append, or a thrown AppError. */
-  decide: (command: Command, state: State) => AppEvent[];
+  decide: (command: Command, state: State) => Event[];
 }
 
-export interface CommandResult {
-  events: AppEvent[];
+export interface CommandResult<Event extends AnyEvent = AnyEvent> {
+  events: Event[];
   /** Global position of the last appended event; 0 when nothing was appended. */
   position: number;
+}
+
+/** A stream folded into a decider's state (for reads on the command side, which never use read models). */
+export async function foldStream<State, Event extends AnyEvent>(
+  log: EventLog,
+  streamId: string,
+  decider: Pick<Decider<State, unknown, Event>, 'events' | 'initialState' | 'evolve'>,
+): Promise<State> {
+  let state = decider.initialState();
+  for (const event of await log.readStream(streamId)) state = decider.evolve(state, decider.events.read(event));
+  return state;
 }
 
 /** Folded state of recently used streams, per log and decider: a command then reads only the events appended since. */
@@ -52,13 +68,13 @@ async function withStreamLock<T>(streamId: string, fn: () => Promise<T>): Promis
  * The folded state of a stream is kept (bounded, per decider) with its revision, so the next command reads
  * only newer events; `evolve` may therefore update the state in place, and must not share it between streams.
  */
-export async function runCommand<State, Command>(
+export async function runCommand<State, Command, Event extends AnyEvent>(
   log: EventLog,
   streamId: string,
-  decider: Decider<State, Command>,
+  decider: Decider<State, Command, Event>,
   command: Command,
   options: { correlationId?: string; attempts?: number } = {},
-): Promise<CommandResult> {
+): Promise<CommandResult<Event>> {
   const attempts = options.attempts ?? 5;
   const cache = cacheOf(log, decider);
   return withStreamLock(streamId, async () => {
@@ -68,14 +84,14 @@ export async function runCommand<State, Command>(
       let revision = cached ? cached.revision : -1;
       cache.delete(streamId);
       for (const event of await log.readStream(streamId, { fromRevision: revision + 1 })) {
-        state = decider.evolve(state, asAppEvent(event));
+        state = decider.evolve(state, decider.events.read(event));
         revision = event.revision;
       }
       const remember = (s: State, r: number) => {
         cache.set(streamId, { state: s, revision: r });
         if (cache.size > STATE_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
       };
-      let events: AppEvent[];
+      let events: Event[];
       try {
         events = decider.decide(command, state);
       } catch (error) {
@@ -89,7 +105,7 @@ export async function runCommand<State, Command>(
       try {
         const result = await log.appendToStream(
           streamId,
-          events.map((e) => toNew(e, options.correlationId)),
+          events.map((e) => decider.events.toNew(e, options.correlationId)),
           { expectedRevision: revision === -1 ? 'no_stream' : revision },
         );
         remember(events.reduce(decider.evolve, state), result.nextExpectedRevision);
@@ -118,17 +134,4 @@ export async function waitForProjections(services: ReadYourWritesServices, posit
   if (position <= 0) return;
   const reached = await services.projector.waitFor(position, projections, services.readYourWritesTimeoutMs);
   if (!reached) services.logger.warn({ position, projections }, 'projections did not catch up in time');
-}
-
-/** Runs a command for an HTTP caller, then waits for the projections that serve its next read. */
-export async function runCommandAndWait<State, Command>(
-  services: ReadYourWritesServices,
-  streamId: string,
-  decider: Decider<State, Command>,
-  command: Command,
-  options: { correlationId?: string; projections: string[]; attempts?: number },
-): Promise<CommandResult> {
-  const result = await runCommand(services.log, streamId, decider, command, { correlationId: options.correlationId, attempts: options.attempts });
-  await waitForProjections(services, result.position, options.projections);
-  return result;
 }

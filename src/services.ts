@@ -12,7 +12,7 @@ import type { GeneratedFiles } from './generated-files.ts';
 import type { OneTimeKeys } from './security/keys.ts';
 import type { VatChecker } from './ports/vat.ts';
 
-/** Everything a command, query or job handler may use; built once per process by src/app.ts. */
+/** Everything a command, query or job handler may use; built once per process by app/runtime.ts. */
 export interface Services {
   log: EventLog;
   documents: DocumentStore;

@@ -1,14 +1,15 @@
-import type { AppEvent } from '../../src/events/catalog.ts';
 import type { Decider } from '../../src/command-runner.ts';
 import { NotFoundError } from '../../src/errors.ts';
 import type { EventOf } from '../../src/events/define.ts';
-import type {
-  ApiKeyIssued,
-  ApplicationRegistered,
-  AuctionCatalogued,
-  CategoryCatalogued,
-  LotCatalogued,
-  TenantConfigured,
+import {
+  catalogueEvents,
+  type ApiKeyIssued,
+  type ApplicationRegistered,
+  type AuctionCatalogued,
+  type CatalogueEvent,
+  type CategoryCatalogued,
+  type LotCatalogued,
+  type TenantConfigured,
 } from './events.ts';
 
 /**
@@ -22,11 +23,12 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 /** One decider for every stream that holds a single, replaceable record (tenant, application, key, category). */
 export function recordDecider<Data>(
   type: 'TenantConfigured' | 'ApplicationRegistered' | 'ApiKeyIssued' | 'CategoryCatalogued',
-): Decider<Data | null, Data> {
+): Decider<Data | null, Data, CatalogueEvent> {
   return {
+    events: catalogueEvents,
     initialState: () => null,
     evolve: (state, event) => (event.type === type ? (event.data as Data) : state),
-    decide: (data, state) => (same(state, data) ? [] : [{ type, data } as AppEvent]),
+    decide: (data, state) => (same(state, data) ? [] : [{ type, data } as CatalogueEvent]),
   };
 }
 
@@ -47,7 +49,8 @@ interface AuctionState {
   live: { isLive: boolean; currentLotId: number | null; startsAt: string | null };
 }
 
-export const auctionDecider: Decider<AuctionState, AuctionCommand> = {
+export const auctionDecider: Decider<AuctionState, AuctionCommand, CatalogueEvent> = {
+  events: catalogueEvents,
   initialState: () => ({ catalogued: null, live: { isLive: false, currentLotId: null, startsAt: null } }),
   evolve: (state, event) => {
     switch (event.type) {
@@ -92,7 +95,8 @@ interface LotState {
   closedAt: string | null;
 }
 
-export const lotDecider: Decider<LotState, LotCommand> = {
+export const lotDecider: Decider<LotState, LotCommand, CatalogueEvent> = {
+  events: catalogueEvents,
   initialState: () => ({ catalogued: null, bidIds: new Set(), closedAt: null }),
   evolve: (state, event) => {
     switch (event.type) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent, isoDateTime, languageCode, money, positiveId, tenantId, type EventOf } from '../../src/events/define.ts';
+import { defineEvent, defineEvents, isoDateTime, languageCode, money, positiveId, tenantId, type EventsOf } from '../../src/events/define.ts';
 
 /** Texts of one language. */
 const texts = z.record(languageCode, z.object({ title: z.string().max(500), description: z.string().max(20000) }));
@@ -157,7 +157,7 @@ export const BidPlaced = defineEvent({
   }),
 });
 
-export const catalogueEvents = [
+export const catalogueEvents = defineEvents([
   TenantConfigured,
   ApplicationRegistered,
   ApiKeyIssued,
@@ -167,7 +167,7 @@ export const catalogueEvents = [
   LotCatalogued,
   LotClosed,
   BidPlaced,
-] as const;
+]);
 
 /** The streams of the catalogue's aggregates. */
 export const tenantStreamId = (tenant: string) => `tenant-${tenant}`;
@@ -177,4 +177,4 @@ export const categoryStreamId = (tenant: string, categoryId: number) => `categor
 export const auctionStreamId = (tenant: string, auctionId: number) => `auction-${tenant}-${auctionId}`;
 export const lotStreamId = (tenant: string, lotId: number) => `lot-${tenant}-${lotId}`;
 
-export type CatalogueEvent = EventOf<(typeof catalogueEvents)[number]>;
+export type CatalogueEvent = EventsOf<typeof catalogueEvents>;

@@ -1,5 +1,5 @@
 import type { Decider } from '../../src/command-runner.ts';
-import type { AppEvent } from '../../src/events/catalog.ts';
+import { contactEvents, type ContactEvent } from './events.ts';
 
 export interface SubmitContactMessage {
   tenant: string;
@@ -14,8 +14,9 @@ export interface SubmitContactMessage {
 }
 
 /** A contact message is its own stream: submitted once (a retried request with the same id appends nothing). */
-export const contactDecider: Decider<boolean, SubmitContactMessage> = {
+export const contactDecider: Decider<boolean, SubmitContactMessage, ContactEvent> = {
+  events: contactEvents,
   initialState: () => false,
   evolve: (_state, event) => event.type === 'ContactMessageSubmitted',
-  decide: (command, submitted): AppEvent[] => (submitted ? [] : [{ type: 'ContactMessageSubmitted', data: command }]),
+  decide: (command, submitted): ContactEvent[] => (submitted ? [] : [{ type: 'ContactMessageSubmitted', data: command }]),
 };

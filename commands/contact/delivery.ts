@@ -3,9 +3,9 @@ import type { JobQueue } from '../../src/ports/jobs.ts';
 import type { EventLog } from '../../src/ports/event-log.ts';
 import type { Outbox } from '../../src/ports/outbox.ts';
 import type { DocumentStore } from '../../src/ports/read-models.ts';
-import { asAppEvent } from '../../src/events/registry.ts';
 import { tenantSettings } from '../../projections/access/projection.ts';
 import { jobReactor } from '../../src/projector/job-reactor.ts';
+import { contactEvents, contactStreamId } from './events.ts';
 
 export const DELIVER_CONTACT = 'deliver-contact-message';
 
@@ -14,7 +14,7 @@ export const DELIVER_CONTACT = 'deliver-contact-message';
  * job delivers the mail once. The job carries only ids; it reads the message from its stream.
  */
 export function contactDeliveryReactor(jobs: JobQueue): Reactor {
-  return jobReactor(jobs, {
+  return jobReactor(jobs, contactEvents, {
     name: 'contact-delivery',
     on: 'ContactMessageSubmitted',
     job: ({ tenant, messageId }) => ({
@@ -28,9 +28,9 @@ export function contactDeliveryReactor(jobs: JobQueue): Reactor {
 export function contactDeliveryJob(deps: { log: EventLog; outbox: Outbox; documents: DocumentStore }) {
   return async (job: { data: unknown }) => {
     const { tenant, messageId } = job.data as { tenant: string; messageId: string };
-    const [recorded] = await deps.log.readStream(`contact-${tenant}-${messageId}`);
+    const [recorded] = await deps.log.readStream(contactStreamId(tenant, messageId));
     if (!recorded) throw new Error('contact message not found');
-    const event = asAppEvent(recorded);
+    const event = contactEvents.read(recorded);
     if (event.type !== 'ContactMessageSubmitted') throw new Error('unexpected event');
     const settings = await tenantSettings(deps.documents, tenant);
     if (!settings) throw new Error('tenant not found');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent, isoDateTime, positiveId, tenantId, type EventOf } from '../../src/events/define.ts';
+import { defineEvent, defineEvents, isoDateTime, positiveId, tenantId, type EventsOf } from '../../src/events/define.ts';
 
 export const ContactMessageSubmitted = defineEvent({
   type: 'ContactMessageSubmitted',
@@ -19,5 +19,8 @@ export const ContactMessageSubmitted = defineEvent({
   }),
 });
 
-export const contactEvents = [ContactMessageSubmitted] as const;
-export type ContactEvent = EventOf<(typeof contactEvents)[number]>;
+export const contactEvents = defineEvents([ContactMessageSubmitted]);
+export type ContactEvent = EventsOf<typeof contactEvents>;
+
+/** A contact message is its own stream. */
+export const contactStreamId = (tenant: string, messageId: string) => `contact-${tenant}-${messageId}`;

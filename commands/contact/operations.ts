@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
-import { runCommand } from '../../src/command-runner.ts';
 import { NotFoundError, TooManyRequestsError } from '../../src/errors.ts';
 import { catalogueLots } from '../../projections/catalogue/documents.ts';
 import { contactDecider } from './decide.ts';
+import { contactStreamId } from './events.ts';
 
 /** Contact messages accepted per client address and tenant in a window (spam guard). */
 export const CONTACT_LIMIT = { count: 10, windowMs: 60 * 60_000 };
@@ -42,15 +42,14 @@ export const sendContactMessage = defineOperation({
     response: { Id: '3f2b8c1e-9d4a-4b6e-8a7f-1c2d3e4f5a6b' },
   },
   async handler({ body }, ctx) {
-    const decision = await ctx.services.limiter.hit(`contact:${ctx.tenant.Tenant}@${ctx.ip}`, CONTACT_LIMIT.count, CONTACT_LIMIT.windowMs);
+    const decision = await ctx.limiter.hit(`contact:${ctx.tenant.Tenant}@${ctx.ip}`, CONTACT_LIMIT.count, CONTACT_LIMIT.windowMs);
     if (!decision.allowed) throw new TooManyRequestsError('Too many messages; try again later.', decision.retryAfterSeconds);
     const lotId = body.LotId ?? null;
     if (lotId !== null && !(await catalogueLots(ctx.db).findById(String(lotId))))
       throw new NotFoundError(`Lot ${lotId} does not exist.`);
     const messageId = randomUUID();
-    await runCommand(
-      ctx.services.log,
-      `contact-${ctx.tenant.Tenant}-${messageId}`,
+    await ctx.commands.run(
+      contactStreamId(ctx.tenant.Tenant, messageId),
       contactDecider,
       {
         tenant: ctx.tenant.Tenant,
@@ -63,7 +62,6 @@ export const sendContactMessage = defineOperation({
         memberId: ctx.claims.kind === 'member' ? Number(ctx.claims.sub) : null,
         at: ctx.now.toISOString(),
       },
-      { correlationId: ctx.requestId },
     );
     return { Id: messageId };
   },

@@ -1,6 +1,11 @@
 import type { Decider } from '../../src/command-runner.ts';
 import type { EventOf } from '../../src/events/define.ts';
-import type { AuctionDocumentPublished, LotConditionReportPublished } from './events.ts';
+import {
+  documentEvents,
+  type AuctionDocumentPublished,
+  type DocumentEvent,
+  type LotConditionReportPublished,
+} from './events.ts';
 
 export type AuctionDocumentData = EventOf<typeof AuctionDocumentPublished>['data'];
 export type ConditionReportData = EventOf<typeof LotConditionReportPublished>['data'];
@@ -18,7 +23,8 @@ export type AuctionDocumentCommand =
   | { type: 'RemoveAuctionDocument'; tenant: string; documentId: number; at: string };
 
 /** An auction document: published (and replaced by publishing again) or withdrawn. Importing a record again appends nothing. */
-export const auctionDocumentDecider: Decider<AuctionDocumentData | null, AuctionDocumentCommand> = {
+export const auctionDocumentDecider: Decider<AuctionDocumentData | null, AuctionDocumentCommand, DocumentEvent> = {
+  events: documentEvents,
   initialState: () => null,
   evolve: (state, event) => {
     switch (event.type) {
@@ -46,7 +52,8 @@ export const auctionDocumentDecider: Decider<AuctionDocumentData | null, Auction
 };
 
 /** A lot's condition report: publishing a different one replaces it. */
-export const conditionReportDecider: Decider<ConditionReportData | null, ConditionReportData> = {
+export const conditionReportDecider: Decider<ConditionReportData | null, ConditionReportData, DocumentEvent> = {
+  events: documentEvents,
   initialState: () => null,
   evolve: (state, event) => (event.type === 'LotConditionReportPublished' ? event.data : state),
   decide: (data, state) => (sameContent(state, data) ? [] : [{ type: 'LotConditionReportPublished', data }]),

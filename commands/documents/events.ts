@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent, isoDateTime, languageCode, positiveId, tenantId, type EventOf } from '../../src/events/define.ts';
+import { defineEvent, defineEvents, isoDateTime, languageCode, positiveId, tenantId, type EventsOf } from '../../src/events/define.ts';
 
 /** What an auction document is, as API.md names it. */
 export const documentKinds = ['terms', 'conditions', 'catalogue-supplement', 'other'] as const;
@@ -54,8 +54,8 @@ export const LotConditionReportPublished = defineEvent({
   }),
 });
 
-export const documentEvents = [AuctionDocumentPublished, AuctionDocumentRemoved, LotConditionReportPublished] as const;
-export type DocumentEvent = EventOf<(typeof documentEvents)[number]>;
+export const documentEvents = defineEvents([AuctionDocumentPublished, AuctionDocumentRemoved, LotConditionReportPublished]);
+export type DocumentEvent = EventsOf<typeof documentEvents>;
 
 export const auctionDocumentStreamId = (tenant: string, documentId: number) => `auctiondocument-${tenant}-${documentId}`;
 export const conditionReportStreamId = (tenant: string, lotId: number) => `conditionreport-${tenant}-${lotId}`;

@@ -2,7 +2,14 @@ import type { Decider } from '../../src/command-runner.ts';
 import { ConflictError, NotFoundError } from '../../src/errors.ts';
 import type { EventOf } from '../../src/events/define.ts';
 import { assertNever } from '../catalogue/decide.ts';
-import { MAX_IDENTITY_DOCUMENTS, type IdentityDocumentDecision, type IdentityDocumentStatus, type IdentityDocumentUploaded } from './events.ts';
+import {
+  identityDocumentsEvents,
+  MAX_IDENTITY_DOCUMENTS,
+  type IdentityDocumentDecision,
+  type IdentityDocumentsEvent,
+  type IdentityDocumentStatus,
+  type IdentityDocumentUploaded,
+} from './events.ts';
 
 type UploadedData = EventOf<typeof IdentityDocumentUploaded>['data'];
 
@@ -18,7 +25,8 @@ export type IdentityDocumentsCommand =
  * A member's identity documents, decided on the member's own stream: the limit of 10 is checked against the
  * stream's state and the append carries the stream's revision, so parallel uploads can never exceed it.
  */
-export const identityDocumentsDecider: Decider<IdentityDocumentsState, IdentityDocumentsCommand> = {
+export const identityDocumentsDecider: Decider<IdentityDocumentsState, IdentityDocumentsCommand, IdentityDocumentsEvent> = {
+  events: identityDocumentsEvents,
   initialState: () => new Map(),
   evolve: (state, event) => {
     switch (event.type) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent, isoDateTime, positiveId, tenantId, type EventOf } from '../../src/events/define.ts';
+import { defineEvent, defineEvents, isoDateTime, positiveId, tenantId, type EventsOf } from '../../src/events/define.ts';
 
 /** What an identity document is, as API.md names it. */
 export const identityDocumentTypes = ['passport', 'national-id', 'driving-licence', 'proof-of-address', 'company-registration'] as const;
@@ -58,8 +58,8 @@ export const IdentityDocumentRemoved = defineEvent({
   schema: z.object({ ...ofMember, at: isoDateTime }),
 });
 
-export const identityDocumentsEvents = [IdentityDocumentUploaded, IdentityDocumentReviewed, IdentityDocumentRemoved] as const;
-export type IdentityDocumentsEvent = EventOf<(typeof identityDocumentsEvents)[number]>;
+export const identityDocumentsEvents = defineEvents([IdentityDocumentUploaded, IdentityDocumentReviewed, IdentityDocumentRemoved]);
+export type IdentityDocumentsEvent = EventsOf<typeof identityDocumentsEvents>;
 
 /** One stream per member: the limit of documents is decided on it, with its expected revision. */
 export const identityDocumentsStreamId = (tenant: string, memberId: number) => `identitydocuments-${tenant}-${memberId}`;

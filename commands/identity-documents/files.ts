@@ -1,7 +1,7 @@
 import type { Reactor } from '../../src/projector/projection.ts';
 import type { JobProcessor, JobQueue } from '../../src/ports/jobs.ts';
 import type { FileStore } from '../../src/ports/files.ts';
-import { identityDocumentFileKey } from './events.ts';
+import { identityDocumentFileKey, identityDocumentsEvents } from './events.ts';
 import { jobReactor } from '../../src/projector/job-reactor.ts';
 
 export const DELETE_IDENTITY_DOCUMENT_FILE = 'delete-identity-document-file';
@@ -17,7 +17,7 @@ interface DeleteFileJob {
  * event or a retried job deletes it once (and deleting an absent file is fine).
  */
 export function identityDocumentFilesReactor(jobs: JobQueue): Reactor {
-  return jobReactor(jobs, {
+  return jobReactor(jobs, identityDocumentsEvents, {
     name: 'identity-document-files',
     on: 'IdentityDocumentRemoved',
     job: ({ tenant, memberId, documentId }) => ({

@@ -4,7 +4,6 @@ import { fileTypeFromBuffer } from 'file-type';
 import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
 import { peek, readUpload } from '../../src/http/multipart.ts';
-import { runCommandAndWait } from '../../src/command-runner.ts';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../../src/errors.ts';
 import { FileTooLargeError } from '../../src/ports/files.ts';
 import { identityDocuments } from '../../projections/identity-documents/projection.ts';
@@ -80,7 +79,7 @@ export const uploadIdentityDocument = defineOperation({
   async handler(_input, ctx) {
     const tenant = ctx.tenant.Tenant;
     const memberId = ctx.member.Id;
-    const files = ctx.services.files;
+    const files = ctx.files;
     const documentId = randomUUID();
     const key = identityDocumentFileKey(memberId, documentId);
     const upload = await readUpload(ctx.req, ctx.res, {
@@ -96,18 +95,17 @@ export const uploadIdentityDocument = defineOperation({
         if (!contentType) throw new UnsupportedMediaTypeError('The file must be a PDF, JPEG or PNG; its content is none of these.');
         const hash = createHash('sha256');
         try {
-          const { size } = await files.putStream(tenant, key, Readable.from(hashing(whole, hash)), contentType, MAX_IDENTITY_DOCUMENT_BYTES);
+          const { size } = await files.putStream(key, Readable.from(hashing(whole, hash)), contentType, MAX_IDENTITY_DOCUMENT_BYTES);
           return { contentType, size, sha256: hash.digest('hex') };
         } catch (error) {
           throw error instanceof FileTooLargeError ? new PayloadTooLargeError(`The file may be at most ${MAX_IDENTITY_DOCUMENT_BYTES} bytes.`) : error;
         }
       },
-      discard: () => files.delete(tenant, key),
+      discard: () => files.delete(key),
     });
     const { contentType, size, sha256 } = upload.received;
     try {
-      await runCommandAndWait(
-        ctx.services,
+      await ctx.commands.run(
         identityDocumentsStreamId(tenant, memberId),
         identityDocumentsDecider,
         {
@@ -122,11 +120,11 @@ export const uploadIdentityDocument = defineOperation({
           sha256,
           at: ctx.now.toISOString(),
         },
-        { correlationId: ctx.requestId, projections: ['identity-documents'] },
+        { projections: ['identity-documents'] },
       );
     } catch (error) {
       // Refused (the limit, reached meanwhile by a parallel upload) or not stored: its file goes too.
-      await files.delete(tenant, key);
+      await files.delete(key);
       throw error;
     }
     return { Id: documentId };
@@ -152,12 +150,11 @@ export const removeIdentityDocument = defineOperation({
   examples: { response: { Id: '7c9e6679-7425-40de-944b-e07fc1f90ae7', Removed: true } },
   async handler({ params }, ctx) {
     const documentId = params.id.toLowerCase();
-    await runCommandAndWait(
-      ctx.services,
+    await ctx.commands.run(
       identityDocumentsStreamId(ctx.tenant.Tenant, ctx.member.Id),
       identityDocumentsDecider,
       { type: 'RemoveIdentityDocument', tenant: ctx.tenant.Tenant, memberId: ctx.member.Id, documentId, at: ctx.now.toISOString() },
-      { correlationId: ctx.requestId, projections: ['identity-documents'] },
+      { projections: ['identity-documents'] },
     );
     return { Id: documentId, Removed: true as const };
   },

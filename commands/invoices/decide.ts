@@ -1,7 +1,14 @@
 import type { Decider } from '../../src/command-runner.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../src/errors.ts';
 import { assertNever } from '../catalogue/decide.ts';
-import { vatOf, type InvoiceIssuedData, type PriceListData, type ShippingChoice } from './events.ts';
+import {
+  invoicesEvents,
+  vatOf,
+  type InvoiceIssuedData,
+  type InvoicesEvent,
+  type PriceListData,
+  type ShippingChoice,
+} from './events.ts';
 
 const INT32_MAX = 2147483647;
 
@@ -78,7 +85,8 @@ export function costLines(price: { amount: number; description: string }, vatRat
 
 const DAY_MS = 86_400_000;
 
-export const invoiceRegisterDecider: Decider<InvoiceRegister, InvoiceCommand> = {
+export const invoiceRegisterDecider: Decider<InvoiceRegister, InvoiceCommand, InvoicesEvent> = {
+  events: invoicesEvents,
   initialState: () => ({ lastNumber: 0, lastId: 0, invoices: new Map(), numbers: new Set(), openCosts: new Map() }),
   // In place: the runner gives every stream its own state.
   evolve: (state, event) => {
@@ -192,7 +200,8 @@ function nextNumber(state: InvoiceRegister): number {
 export type PriceListCommand = { type: 'PublishPriceList'; data: PriceListData };
 
 /** The price list: publishing a different one replaces it; the same one again appends nothing. */
-export const priceListDecider: Decider<PriceListData | null, PriceListCommand> = {
+export const priceListDecider: Decider<PriceListData | null, PriceListCommand, InvoicesEvent> = {
+  events: invoicesEvents,
   initialState: () => null,
   evolve: (state, event) => (event.type === 'PriceListPublished' ? event.data : state),
   decide: (command, state) => {

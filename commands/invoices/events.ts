@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent, isoDateTime, languageCode, positiveId, tenantId, type EventOf } from '../../src/events/define.ts';
+import { defineEvent, defineEvents, isoDateTime, languageCode, positiveId, tenantId, type EventOf, type EventsOf } from '../../src/events/define.ts';
 
 /**
  * Invoices of a house's members. Every invoice event of a tenant is on ONE stream, the tenant's invoice
@@ -126,8 +126,8 @@ export const InvoiceShippingSelected = defineEvent({
   }),
 });
 
-export const invoicesEvents = [PriceListPublished, InvoiceIssued, CostInvoiceRaised, InvoicePaymentReceived, InvoiceShippingSelected] as const;
-export type InvoicesEvent = EventOf<(typeof invoicesEvents)[number]>;
+export const invoicesEvents = defineEvents([PriceListPublished, InvoiceIssued, CostInvoiceRaised, InvoicePaymentReceived, InvoiceShippingSelected]);
+export type InvoicesEvent = EventsOf<typeof invoicesEvents>;
 export type PriceListData = EventOf<typeof PriceListPublished>['data'];
 export type InvoiceIssuedData = EventOf<typeof InvoiceIssued>['data'];
 export type CostInvoiceRaisedData = EventOf<typeof CostInvoiceRaised>['data'];

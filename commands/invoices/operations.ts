@@ -1,6 +1,5 @@
 import { defineOperation, type MemberContext } from '../../src/http/operation.ts';
 import { idText, INT32_MAX, z } from '../../src/http/schemas.ts';
-import { runCommandAndWait, type CommandResult } from '../../src/command-runner.ts';
 import { NotFoundError, ServiceUnavailableError } from '../../src/errors.ts';
 import { pick } from '../../src/http/language.ts';
 import type { Filter } from '../../src/ports/read-models.ts';
@@ -19,10 +18,8 @@ const PROJECTIONS = ['invoices'];
  * and a conflicting append by another process is decided again on the new state, a few more times than a
  * per-member stream needs. Then waits (bounded) for the read model, so the caller reads its write.
  */
-async function runOnRegister(ctx: MemberContext, command: InvoiceCommand): Promise<CommandResult> {
-  const { services } = ctx;
-  return runCommandAndWait(services, invoiceRegisterStreamId(ctx.tenant.Tenant), invoiceRegisterDecider, command, {
-    correlationId: ctx.requestId,
+async function runOnRegister(ctx: MemberContext, command: InvoiceCommand) {
+  return ctx.commands.run(invoiceRegisterStreamId(ctx.tenant.Tenant), invoiceRegisterDecider, command, {
     projections: PROJECTIONS,
     attempts: 20,
   });
@@ -36,7 +33,7 @@ async function readInvoice(ctx: MemberContext, filter: Filter): Promise<InvoiceD
   const find = () => invoices(ctx.db).findOne(filter);
   const found = await find();
   if (found) return found;
-  await ctx.services.projector.waitFor(await ctx.services.log.headPosition(), PROJECTIONS, ctx.services.readYourWritesTimeoutMs);
+  await ctx.commands.catchUp(PROJECTIONS);
   const later = await find();
   if (!later) throw new ServiceUnavailableError('The invoice is recorded but cannot be shown yet; read it again in a moment.');
   return later;

@@ -1,10 +1,10 @@
 import { randomInt } from 'node:crypto';
 import type { EventLog } from '../../src/ports/event-log.ts';
-import { runCommand, type CommandResult } from '../../src/command-runner.ts';
+import type { CommandResult } from '../../src/command-runner.ts';
+import { commandStreams, type CommandStreams } from '../../src/commands.ts';
 import { ConflictError } from '../../src/errors.ts';
-import { asAppEvent } from '../../src/events/registry.ts';
-import { EMAIL_TAKEN_DETAIL, emailClaimDecider, MemberIdTaken, memberDecider, type EmailClaimState, type MemberState } from './decide.ts';
-import { memberEmailStreamId, memberStreamId, type MemberSignedUp } from './events.ts';
+import { EMAIL_TAKEN_DETAIL, emailClaimDecider, MemberIdTaken, memberDecider, type MemberState } from './decide.ts';
+import { memberEmailStreamId, memberStreamId, type MemberEvent, type MemberSignedUp } from './events.ts';
 import type { EventOf } from '../../src/events/define.ts';
 
 /** How long a confirmation key works (API.md: 24 hours). */
@@ -24,24 +24,25 @@ export const SIGN_UP_ID_RANGE = { min: 1_000_000, max: 2_147_483_647 } as const;
 
 type SignUpData = EventOf<typeof MemberSignedUp>['data'];
 
-/** A member's stream folded into the decider's state (command side: the event log, never read models). */
-export async function loadMember(log: EventLog, tenant: string, memberId: number): Promise<MemberState> {
-  let state = memberDecider.initialState();
-  for (const event of await log.readStream(memberStreamId(tenant, memberId))) state = memberDecider.evolve(state, asAppEvent(event));
-  return state;
-}
+/**
+ * The write side the account functions work on: an HTTP handler's `ctx.commands` (its correlation id bound),
+ * or the event log itself (imports, jobs and tests; `options.correlationId` then marks the appends).
+ */
+export type AccountStreams = CommandStreams | EventLog;
 
-async function loadClaim(log: EventLog, tenant: string, email: string): Promise<EmailClaimState> {
-  let state = emailClaimDecider.initialState();
-  for (const event of await log.readStream(memberEmailStreamId(tenant, email))) state = emailClaimDecider.evolve(state, asAppEvent(event));
-  return state;
+const streamsOf = (streams: AccountStreams, options: { correlationId?: string } = {}): CommandStreams =>
+  'appendToStream' in streams ? commandStreams(streams, options) : streams;
+
+/** A member's stream folded into the decider's state (command side: the event log, never read models). */
+export function loadMember(streams: AccountStreams, tenant: string, memberId: number): Promise<MemberState> {
+  return streamsOf(streams).fold(memberStreamId(tenant, memberId), memberDecider);
 }
 
 /** A random member id nothing was ever appended to. */
-async function freeMemberId(log: EventLog, tenant: string): Promise<number> {
+async function freeMemberId(streams: CommandStreams, tenant: string): Promise<number> {
   for (let attempt = 0; attempt < 10; attempt++) {
     const id = randomInt(SIGN_UP_ID_RANGE.min, SIGN_UP_ID_RANGE.max + 1);
-    if ((await log.readStream(memberStreamId(tenant, id))).length === 0) return id;
+    if ((await streams.readStream(memberStreamId(tenant, id))).length === 0) return id;
   }
   throw new Error('no free member id found');
 }
@@ -54,27 +55,28 @@ async function freeMemberId(log: EventLog, tenant: string): Promise<number> {
  * `no_stream`), so a late sign-up can never complete under it. Anything else is a 409.
  */
 export async function claimEmail(
-  log: EventLog,
+  accountStreams: AccountStreams,
   claim: { tenant: string; email: string; memberId: number; at: string; now: Date; ownClaim?: number | null },
   options: { correlationId?: string } = {},
-): Promise<CommandResult> {
+): Promise<CommandResult<MemberEvent>> {
+  const streams = streamsOf(accountStreams, options);
   const { tenant, email, memberId, at } = claim;
-  const { holder } = await loadClaim(log, tenant, email);
+  const { holder } = await streams.fold(memberEmailStreamId(tenant, email), emailClaimDecider);
   let replacing: number | null = null;
   if (holder && holder.memberId !== memberId) {
     if (holder.memberId === claim.ownClaim) replacing = holder.memberId;
     else {
-      let held = await loadMember(log, tenant, holder.memberId);
+      let held = await loadMember(streams, tenant, holder.memberId);
       if (!held.exists && !held.abandoned && !held.removed) {
         if (claim.now.getTime() - Date.parse(holder.at) < ORPHAN_CLAIM_GRACE_MS) throw new ConflictError(EMAIL_TAKEN_DETAIL);
-        await runCommand(log, memberStreamId(tenant, holder.memberId), memberDecider, { type: 'AbandonSignUp', tenant, memberId: holder.memberId, email, at }, options);
-        held = await loadMember(log, tenant, holder.memberId);
+        await streams.run(memberStreamId(tenant, holder.memberId), memberDecider, { type: 'AbandonSignUp', tenant, memberId: holder.memberId, email, at });
+        held = await loadMember(streams, tenant, holder.memberId);
       }
       if (held.exists && !held.removed) throw new ConflictError(EMAIL_TAKEN_DETAIL);
       replacing = holder.memberId;
     }
   }
-  return runCommand(log, memberEmailStreamId(tenant, email), emailClaimDecider, { type: 'ClaimEmail', tenant, email, memberId, at, replacing }, options);
+  return streams.run(memberEmailStreamId(tenant, email), emailClaimDecider, { type: 'ClaimEmail', tenant, email, memberId, at, replacing });
 }
 
 /**
@@ -84,20 +86,20 @@ export async function claimEmail(
  * a later sign-up with the address takes it over after the grace period (see claimEmail).
  */
 export async function signUpMember(
-  log: EventLog,
+  accountStreams: AccountStreams,
   input: Omit<SignUpData, 'memberId'> & { keyId: string; keyHash: string; now: Date },
   options: { correlationId?: string } = {},
 ): Promise<{ memberId: number; position: number }> {
+  const streams = streamsOf(accountStreams, options);
   const { keyId, keyHash, now, ...signUp } = input;
   const at = now.toISOString();
   let ownClaim: number | null = null;
   for (let attempt = 0; attempt < 5; attempt++) {
-    const memberId = await freeMemberId(log, signUp.tenant);
-    await claimEmail(log, { tenant: signUp.tenant, email: signUp.email, memberId, at, now, ownClaim }, options);
+    const memberId = await freeMemberId(streams, signUp.tenant);
+    await claimEmail(streams, { tenant: signUp.tenant, email: signUp.email, memberId, at, now, ownClaim });
     ownClaim = memberId;
     try {
-      const result = await runCommand(
-        log,
+      const result = await streams.run(
         memberStreamId(signUp.tenant, memberId),
         memberDecider,
         {
@@ -107,7 +109,6 @@ export async function signUpMember(
           at,
           expiresAt: new Date(now.getTime() + CONFIRMATION_KEY_TTL_MS).toISOString(),
         },
-        options,
       );
       return { memberId, position: result.position };
     } catch (error) {

@@ -1,10 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Decider } from '../../src/command-runner.ts';
-import type { AppEvent } from '../../src/events/catalog.ts';
 import type { EventOf } from '../../src/events/define.ts';
 import { ConflictError, ValidationError } from '../../src/errors.ts';
 import { assertNever } from '../catalogue/decide.ts';
-import type { MemberSignedUp } from './events.ts';
+import { memberEvents, type MemberEvent, type MemberSignedUp } from './events.ts';
 
 type SignUpData = EventOf<typeof MemberSignedUp>['data'];
 
@@ -91,7 +90,8 @@ export function resetKeyWorks(state: MemberState, presentedHash: string, at: str
   return state.exists && !state.removed && keyWorks(state.resetKey, presentedHash, at);
 }
 
-export const memberDecider: Decider<MemberState, MemberCommand> = {
+export const memberDecider: Decider<MemberState, MemberCommand, MemberEvent> = {
+  events: memberEvents,
   initialState: () => ({
     exists: false,
     removed: false,
@@ -142,7 +142,7 @@ export const memberDecider: Decider<MemberState, MemberCommand> = {
         const { tenant, memberId } = command.signUp;
         if (state.exists && state.email !== command.signUp.email.toLowerCase())
           throw new ConflictError(`Member ${memberId} exists with another email address.`);
-        const events: AppEvent[] = [];
+        const events: MemberEvent[] = [];
         if (!state.exists) events.push({ type: 'MemberSignedUp', data: command.signUp });
         if (command.confirmed && !state.confirmed) events.push({ type: 'MemberEmailConfirmed', data: { tenant, memberId, at: command.at } });
         for (const role of command.roles)
@@ -181,7 +181,7 @@ export const memberDecider: Decider<MemberState, MemberCommand> = {
       case 'ResetPassword': {
         if (!resetKeyWorks(state, command.keyHash, command.at)) throw badKey();
         const { tenant, memberId, at } = command;
-        const events: AppEvent[] = [
+        const events: MemberEvent[] = [
           { type: 'MemberPasswordChanged', data: { tenant, memberId, keyId: state.resetKey!.keyId, passwordHash: command.passwordHash, at } },
         ];
         // The reset key reached the member's mailbox: that confirms the address as the confirmation key would.
@@ -212,7 +212,8 @@ export type EmailClaimCommand = {
   replacing: number | null;
 };
 
-export const emailClaimDecider: Decider<EmailClaimState, EmailClaimCommand> = {
+export const emailClaimDecider: Decider<EmailClaimState, EmailClaimCommand, MemberEvent> = {
+  events: memberEvents,
   initialState: () => ({ holder: null }),
   evolve: (state, event) => {
     switch (event.type) {
@@ -225,7 +226,7 @@ export const emailClaimDecider: Decider<EmailClaimState, EmailClaimCommand> = {
   decide: (command, state) => {
     switch (command.type) {
       case 'ClaimEmail': {
-        const claim: AppEvent = {
+        const claim: MemberEvent = {
           type: 'MemberEmailClaimed',
           data: { tenant: command.tenant, email: command.email, memberId: command.memberId, at: command.at },
         };

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { defineEvent, isoDateTime, languageCode, positiveId, tenantId, type EventOf } from '../../src/events/define.ts';
+import { defineEvent, defineEvents, isoDateTime, languageCode, positiveId, tenantId, type EventsOf } from '../../src/events/define.ts';
 
 /** A member's stream: its account, keys and password. */
 export const memberStreamId = (tenant: string, memberId: number) => `member-${tenant}-${memberId}`;
@@ -121,7 +121,7 @@ export const MemberPasswordChanged = defineEvent({
   schema: z.object({ tenant: tenantId, memberId: positiveId, keyId, passwordHash: z.string().startsWith('scrypt$'), at: isoDateTime }),
 });
 
-export const memberEvents = [
+export const memberEvents = defineEvents([
   MemberEmailClaimed,
   MemberSignedUp,
   MemberSignUpAbandoned,
@@ -131,5 +131,5 @@ export const memberEvents = [
   MemberRemoved,
   PasswordResetKeyIssued,
   MemberPasswordChanged,
-] as const;
-export type MemberEvent = EventOf<(typeof memberEvents)[number]>;
+]);
+export type MemberEvent = EventsOf<typeof memberEvents>;

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { defineOperation, type TenantContext } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
-import { runCommandAndWait, waitForProjections } from '../../src/command-runner.ts';
 import { ConflictError, ValidationError } from '../../src/errors.ts';
 import { hashPassword } from '../../src/security/passwords.ts';
 import { OneTimeKeys } from '../../src/security/keys.ts';
@@ -59,7 +58,7 @@ export const signUp = defineOperation({
     response: { Id: 1843920471 },
   },
   async handler({ body }, ctx) {
-    const { services, tenant } = ctx;
+    const { tenant } = ctx;
     const address = normalizeEmail(body.Email);
     const language = body.Language ?? ctx.language;
     if (!tenant.Languages.includes(language))
@@ -67,32 +66,28 @@ export const signUp = defineOperation({
         { field: 'body.Language', message: `one of the house's languages: ${tenant.Languages.join(', ')}` },
       ]);
     const phone = normalizePhone(body.Phone, tenant.Country);
-    await enforceLimit(services.limiter, `members:sign-up:${tenant.Tenant}@${ctx.ip}`, MEMBER_LIMITS.signUpsPerAddress, 'Too many sign-ups from this address; try again later.');
+    await enforceLimit(ctx.limiter, `members:sign-up:${tenant.Tenant}@${ctx.ip}`, MEMBER_LIMITS.signUpsPerAddress, 'Too many sign-ups from this address; try again later.');
     // A quick answer for a known address; the email claim decides for certain (concurrent sign-ups, imports).
     if (await findByEmail(ctx, address)) throw new ConflictError(EMAIL_TAKEN_DETAIL);
     const passwordHash = await hashPassword(body.Password);
-    const keyId = services.keys.newId();
-    const now = services.now();
-    const { memberId, position } = await signUpMember(
-      services.log,
-      {
-        tenant: tenant.Tenant,
-        uid: randomUUID(),
-        email: address,
-        passwordHash,
-        firstName: body.FirstName ?? '',
-        lastName: body.LastName ?? '',
-        language,
-        phone,
-        signedUpAt: now.toISOString(),
-        keyId,
-        keyHash: OneTimeKeys.hash(services.keys.key(KEY_PURPOSE.confirmation, keyId)),
-        now,
-      },
-      { correlationId: ctx.requestId },
-    );
+    const keyId = ctx.keys.newId();
+    const now = ctx.now;
+    const { memberId, position } = await signUpMember(ctx.commands, {
+      tenant: tenant.Tenant,
+      uid: randomUUID(),
+      email: address,
+      passwordHash,
+      firstName: body.FirstName ?? '',
+      lastName: body.LastName ?? '',
+      language,
+      phone,
+      signedUpAt: now.toISOString(),
+      keyId,
+      keyHash: OneTimeKeys.hash(ctx.keys.key(KEY_PURPOSE.confirmation, keyId)),
+      now,
+    });
     // The confirmation mail is sent by the job the reactor on MemberConfirmationKeyIssued adds.
-    await waitForProjections(services, position, ['members']);
+    await ctx.commands.waitFor(position, ['members']);
     return { Id: memberId };
   },
 });
@@ -113,16 +108,15 @@ export const confirmEmail = defineOperation({
   response: z.object({ Validated: z.boolean().openapi({ description: 'Always true: the address is confirmed.' }) }).openapi('EmailConfirmationResult'),
   examples: { body: { Email: 'anna.berg@example.com', Key: 'q3Xv0mRk9LJ2cT5yWb8nHs1ZpD4fGe7A' }, response: { Validated: true } },
   async handler({ body }, ctx) {
-    const { services, tenant } = ctx;
-    await enforceLimit(services.limiter, `members:confirm:${tenant.Tenant}@${ctx.ip}`, MEMBER_LIMITS.confirmationsPerAddress, 'Too many attempts; try again later.');
+    const { tenant } = ctx;
+    await enforceLimit(ctx.limiter, `members:confirm:${tenant.Tenant}@${ctx.ip}`, MEMBER_LIMITS.confirmationsPerAddress, 'Too many attempts; try again later.');
     const member = await findByEmail(ctx, body.Email);
     if (!member) throw badKey();
-    await runCommandAndWait(
-      services,
+    await ctx.commands.run(
       memberStreamId(tenant.Tenant, member.Id),
       memberDecider,
-      { type: 'ConfirmEmail', tenant: tenant.Tenant, memberId: member.Id, keyHash: OneTimeKeys.hash(body.Key), at: services.now().toISOString() },
-      { correlationId: ctx.requestId, projections: ['members'] },
+      { type: 'ConfirmEmail', tenant: tenant.Tenant, memberId: member.Id, keyHash: OneTimeKeys.hash(body.Key), at: ctx.now.toISOString() },
+      { projections: ['members'] },
     );
     return { Validated: true };
   },
@@ -147,15 +141,15 @@ export const requestPasswordReset = defineOperation({
     .openapi('PasswordResetAccepted'),
   examples: { body: { Email: 'anna.berg@example.com' }, response: { Accepted: true } },
   async handler({ body }, ctx) {
-    const { services, tenant } = ctx;
-    await enforceLimit(services.limiter, `members:reset:${tenant.Tenant}@${ctx.ip}`, MEMBER_LIMITS.resetRequestsPerAddress, 'Too many password-reset requests; try again later.');
+    const { tenant } = ctx;
+    await enforceLimit(ctx.limiter, `members:reset:${tenant.Tenant}@${ctx.ip}`, MEMBER_LIMITS.resetRequestsPerAddress, 'Too many password-reset requests; try again later.');
     const address = normalizeEmail(body.Email);
     // The same work whether or not the account exists: the job looks it up.
-    const mails = await services.limiter.hit(`members:reset-mail:${tenant.Tenant}:${emailKey(address)}`, MEMBER_LIMITS.resetMailsPerAccount.limit, MEMBER_LIMITS.resetMailsPerAccount.windowMs);
+    const mails = await ctx.limiter.hit(`members:reset-mail:${tenant.Tenant}:${emailKey(address)}`, MEMBER_LIMITS.resetMailsPerAccount.limit, MEMBER_LIMITS.resetMailsPerAccount.windowMs);
     if (mails.allowed) {
-      const keyId = services.keys.newId();
-      const job: PasswordResetJob = { tenant: tenant.Tenant, email: address, keyId, requestedAt: services.now().toISOString() };
-      await services.jobs.add(ISSUE_PASSWORD_RESET, job, { jobId: passwordResetJobId(tenant.Tenant, keyId), ...JOB_RETRIES });
+      const keyId = ctx.keys.newId();
+      const job: PasswordResetJob = { tenant: tenant.Tenant, email: address, keyId, requestedAt: ctx.now.toISOString() };
+      await ctx.jobs.add(ISSUE_PASSWORD_RESET, job, { jobId: passwordResetJobId(tenant.Tenant, keyId), ...JOB_RETRIES });
     }
     return { Accepted: true };
   },
@@ -188,9 +182,9 @@ export const confirmPasswordReset = defineOperation({
     response: { PasswordChanged: true },
   },
   async handler({ body }, ctx) {
-    const { services, tenant } = ctx;
+    const { tenant } = ctx;
     await enforceLimit(
-      services.limiter,
+      ctx.limiter,
       `members:reset-confirm:${tenant.Tenant}@${ctx.ip}`,
       MEMBER_LIMITS.resetConfirmationsPerAddress,
       'Too many attempts; try again later.',
@@ -200,14 +194,13 @@ export const confirmPasswordReset = defineOperation({
     const keyHash = OneTimeKeys.hash(body.Key);
     // A key that cannot work is refused before the slow hash (as fast as for an unknown address); the decider
     // checks again when it appends, so of two concurrent uses of one key only one wins.
-    if (!resetKeyWorks(await loadMember(services.log, tenant.Tenant, member.Id), keyHash, services.now().toISOString())) throw badKey();
+    if (!resetKeyWorks(await loadMember(ctx.commands, tenant.Tenant, member.Id), keyHash, ctx.now.toISOString())) throw badKey();
     const passwordHash = await hashPassword(body.Password);
-    await runCommandAndWait(
-      services,
+    await ctx.commands.run(
       memberStreamId(tenant.Tenant, member.Id),
       memberDecider,
-      { type: 'ResetPassword', tenant: tenant.Tenant, memberId: member.Id, keyHash, passwordHash, at: services.now().toISOString() },
-      { correlationId: ctx.requestId, projections: ['members'] },
+      { type: 'ResetPassword', tenant: tenant.Tenant, memberId: member.Id, keyHash, passwordHash, at: ctx.now.toISOString() },
+      { projections: ['members'] },
     );
     return { PasswordChanged: true };
   },

@@ -1,7 +1,7 @@
 import type { Decider } from '../../src/command-runner.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../src/errors.ts';
 import { assertNever } from '../catalogue/decide.ts';
-import type { NotificationChannel, SkipReason } from './events.ts';
+import { notificationsEvents, type NotificationChannel, type NotificationsEvent, type SkipReason } from './events.ts';
 
 /**
  * A lot-end reminder (one stream per subscription): subscribed, then sent once or skipped once, and
@@ -40,7 +40,8 @@ export type NotificationCommand =
   | { type: 'RecordDispatched'; tenant: string; subscriptionId: string; messageId: string; lotEndTime: string; at: string }
   | { type: 'RecordSkipped'; tenant: string; subscriptionId: string; reason: SkipReason; at: string };
 
-export const notificationDecider: Decider<SubscriptionState | null, NotificationCommand> = {
+export const notificationDecider: Decider<SubscriptionState | null, NotificationCommand, NotificationsEvent> = {
+  events: notificationsEvents,
   initialState: () => null,
   evolve: (state, event) => {
     switch (event.type) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent, isoDateTime, positiveId, tenantId, type EventOf } from '../../src/events/define.ts';
+import { defineEvent, defineEvents, isoDateTime, positiveId, tenantId, type EventsOf } from '../../src/events/define.ts';
 
 /** How a reminder is delivered: `Type` 1 of the API is `email`, 2 is `sms`. */
 export const notificationChannels = ['email', 'sms'] as const;
@@ -69,8 +69,8 @@ export const NotificationSkipped = defineEvent({
   schema: z.object({ ...subscription, channel: z.enum(notificationChannels), reason: z.enum(skipReasons), at: isoDateTime }),
 });
 
-export const notificationsEvents = [NotificationSubscribed, NotificationUnsubscribed, NotificationDispatched, NotificationSkipped] as const;
-export type NotificationsEvent = EventOf<(typeof notificationsEvents)[number]>;
+export const notificationsEvents = defineEvents([NotificationSubscribed, NotificationUnsubscribed, NotificationDispatched, NotificationSkipped]);
+export type NotificationsEvent = EventsOf<typeof notificationsEvents>;
 
 export const notificationStreamId = (tenant: string, subscriptionId: string) => `notification-${tenant}-${subscriptionId}`;
 /** The outbox message of a subscription: one id per subscription, so a repeated send delivers once. */

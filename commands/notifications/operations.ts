@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { defineOperation } from '../../src/http/operation.ts';
 import { INT32_MAX, z } from '../../src/http/schemas.ts';
-import { runCommandAndWait } from '../../src/command-runner.ts';
 import { catalogueLots } from '../../projections/catalogue/documents.ts';
 import { notificationSubscriptions } from '../../projections/notifications/projection.ts';
 import { MAX_MINUTES_BEFORE, notificationStreamId, type NotificationChannel } from './events.ts';
@@ -82,8 +81,7 @@ export const subscribeNotification = defineOperation({
       : null;
     if (pending) return { Id: pending.Id };
     const id = randomUUID();
-    await runCommandAndWait(
-      ctx.services,
+    await ctx.commands.run(
       notificationStreamId(tenant, id),
       notificationDecider,
       {
@@ -100,7 +98,7 @@ export const subscribeNotification = defineOperation({
         activeSubscriptions: open ? await subscriptions.countDocuments({ MemberId: memberId, Status: 'active' }) : 0,
         at,
       },
-      { correlationId: ctx.requestId, projections: ['notifications'] },
+      { projections: ['notifications'] },
     );
     return { Id: id };
   },
@@ -123,12 +121,11 @@ export const unsubscribeNotification = defineOperation({
   examples: { response: { Id: '7d9f1c2e-4b3a-4e5f-9a8b-0c1d2e3f4a5b' } },
   async handler({ params }, ctx) {
     const id = params.id.toLowerCase();
-    await runCommandAndWait(
-      ctx.services,
+    await ctx.commands.run(
       notificationStreamId(ctx.tenant.Tenant, id),
       notificationDecider,
       { type: 'Unsubscribe', tenant: ctx.tenant.Tenant, subscriptionId: id, memberId: ctx.member.Id, at: ctx.now.toISOString() },
-      { correlationId: ctx.requestId, projections: ['notifications'] },
+      { projections: ['notifications'] },
     );
     return { Id: id };
   },

@@ -3,8 +3,7 @@ import type { DocumentStore } from '../../src/ports/read-models.ts';
 import type { JobOptions, JobProcessor, JobQueue } from '../../src/ports/jobs.ts';
 import type { Outbox } from '../../src/ports/outbox.ts';
 import type { Logger } from '../../src/logger.ts';
-import { runCommand } from '../../src/command-runner.ts';
-import { asAppEvent } from '../../src/events/registry.ts';
+import { foldStream, runCommand } from '../../src/command-runner.ts';
 import { tenantSettings } from '../../projections/access/projection.ts';
 import { memberAccounts } from '../../projections/members/projection.ts';
 import { lotDecider } from '../catalogue/decide.ts';
@@ -37,12 +36,6 @@ export interface ReminderDeps {
   now: () => Date;
 }
 
-async function fold<S>(log: EventLog, streamId: string, decider: { initialState: () => S; evolve: (s: S, e: ReturnType<typeof asAppEvent>) => S }) {
-  let state = decider.initialState();
-  for (const event of await log.readStream(streamId)) state = decider.evolve(state, asAppEvent(event));
-  return state;
-}
-
 /**
  * A reminder job. It decides from the streams (the subscription's and the lot's), not from read models, so
  * it is right however far the projections are: the lot's actual end time is its latest catalogued end time,
@@ -55,9 +48,9 @@ export function reminderJobProcessor(deps: ReminderDeps): JobProcessor {
   return async (job) => {
     const { tenant, subscriptionId } = job.data as ReminderJobData;
     const streamId = notificationStreamId(tenant, subscriptionId);
-    const subscription = await fold(deps.log, streamId, notificationDecider);
+    const subscription = await foldStream(deps.log, streamId, notificationDecider);
     if (!subscription || subscription.status !== 'active') return;
-    const lot = await fold(deps.log, lotStreamId(tenant, subscription.lotId), lotDecider);
+    const lot = await foldStream(deps.log, lotStreamId(tenant, subscription.lotId), lotDecider);
     if (!lot.catalogued) {
       deps.logger.warn({ tenant, subscriptionId, lotId: subscription.lotId }, 'reminder not planned: the lot is not catalogued');
       return;

@@ -1,6 +1,7 @@
 import type { Decider } from '../../src/command-runner.ts';
 import { TooManyRequestsError, ValidationError } from '../../src/errors.ts';
 import { assertNever } from '../catalogue/decide.ts';
+import { phoneVerificationEvents, type PhoneVerificationEvent } from './events.ts';
 
 /** How long a code is valid, how many wrong codes void it, and how many codes a member may ask for in a window. */
 export const CODE_TTL_MS = 10 * 60_000;
@@ -42,7 +43,8 @@ export type PhoneVerificationCommand =
 
 const field = 'body.Code';
 
-export const phoneVerificationDecider: Decider<PhoneVerificationState, PhoneVerificationCommand> = {
+export const phoneVerificationDecider: Decider<PhoneVerificationState, PhoneVerificationCommand, PhoneVerificationEvent> = {
+  events: phoneVerificationEvents,
   initialState: () => ({ current: null, issuedAt: [], verifiedPhone: null }),
   evolve: (state, event) => {
     switch (event.type) {

@@ -1,9 +1,8 @@
 import type { Reactor, ReactorDeps } from '../../src/projector/projection.ts';
 import type { JobProcessor } from '../../src/ports/jobs.ts';
 import type { Services } from '../../src/services.ts';
-import { asAppEvent } from '../../src/events/registry.ts';
 import { tenantSettings } from '../../projections/access/projection.ts';
-import { phoneStreamId } from './events.ts';
+import { phoneStreamId, phoneVerificationEvents } from './events.ts';
 import { jobReactor } from '../../src/projector/job-reactor.ts';
 
 export const SEND_PHONE_CODE = 'send-phone-verification-code';
@@ -21,7 +20,7 @@ export const phoneCodeMessageId = (tenant: string, codeId: string) => `phone-cod
 
 /** A text for each PhoneVerificationCodeIssued: a job keyed by the code id (a replayed event adds nothing). */
 export function phoneCodeReactor(deps: ReactorDeps): Reactor {
-  return jobReactor(deps.jobs, {
+  return jobReactor(deps.jobs, phoneVerificationEvents, {
     name: 'phone-verification-sms',
     on: 'PhoneVerificationCodeIssued',
     job: ({ tenant, memberId, codeId }) => ({
@@ -40,7 +39,7 @@ export function phoneCodeJob(services: Services): JobProcessor {
   return async (job) => {
     const { tenant, memberId, codeId } = job.data as PhoneCodeJobData;
     const issued = (await services.log.readStream(phoneStreamId(tenant, memberId)))
-      .map(asAppEvent)
+      .map(phoneVerificationEvents.read)
       .find((e) => e.type === 'PhoneVerificationCodeIssued' && e.data.codeId === codeId);
     if (!issued || issued.type !== 'PhoneVerificationCodeIssued') throw new Error('phone verification code not found');
     if (Date.parse(issued.data.expiresAt) <= services.now().getTime()) return;

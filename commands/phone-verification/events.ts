@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent, isoDateTime, positiveId, tenantId, type EventOf } from '../../src/events/define.ts';
+import { defineEvent, defineEvents, isoDateTime, positiveId, tenantId, type EventsOf } from '../../src/events/define.ts';
 
 const STREAM = 'phone-{tenant}-{memberId}';
 /** An E.164 number: `+`, then 7 to 15 digits. */
@@ -35,7 +35,7 @@ export const MemberPhoneVerified = defineEvent({
   schema: z.object({ tenant: tenantId, memberId: positiveId, codeId: z.uuid().nullable(), phone: e164, at: isoDateTime }),
 });
 
-export const phoneVerificationEvents = [PhoneVerificationCodeIssued, PhoneVerificationCodeRejected, MemberPhoneVerified] as const;
-export type PhoneVerificationEvent = EventOf<(typeof phoneVerificationEvents)[number]>;
+export const phoneVerificationEvents = defineEvents([PhoneVerificationCodeIssued, PhoneVerificationCodeRejected, MemberPhoneVerified]);
+export type PhoneVerificationEvent = EventsOf<typeof phoneVerificationEvents>;
 
 export const phoneStreamId = (tenant: string, memberId: number) => `phone-${tenant}-${memberId}`;

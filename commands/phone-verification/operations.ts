@@ -1,7 +1,6 @@
 import { parsePhoneNumberFromString, isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
 import { defineOperation, type MemberContext } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
-import { runCommand, runCommandAndWait } from '../../src/command-runner.ts';
 import { ValidationError } from '../../src/errors.ts';
 import { OneTimeKeys } from '../../src/security/keys.ts';
 import { profiles } from '../../projections/profiles/projection.ts';
@@ -52,12 +51,10 @@ export const requestPhoneVerification = defineOperation({
     const phone = await profilePhone(ctx);
     if (phone === null)
       throw new ValidationError('The profile has no phone number; add one first (PUT /v1/me).', [{ field: 'profile.Phone', message: 'no phone number in the profile' }]);
-    const result = await runCommand(
-      ctx.services.log,
+    const result = await ctx.commands.run(
       phoneStreamId(ctx.tenant.Tenant, ctx.member.Id),
       phoneVerificationDecider,
-      { type: 'IssueCode', tenant: ctx.tenant.Tenant, memberId: ctx.member.Id, codeId: ctx.services.keys.newId(), phone, at: ctx.now.toISOString() },
-      { correlationId: ctx.requestId },
+      { type: 'IssueCode', tenant: ctx.tenant.Tenant, memberId: ctx.member.Id, codeId: ctx.keys.newId(), phone, at: ctx.now.toISOString() },
     );
     const issued = result.events[0];
     if (issued?.type !== 'PhoneVerificationCodeIssued') throw new Error('no code issued');
@@ -83,9 +80,8 @@ export const confirmPhoneVerification = defineOperation({
   examples: { body: { Code: '042917' }, response: { Phone: '+46701234567', SmsVerificationCompleted: true } },
   async handler({ body }, ctx) {
     const currentPhone = await profilePhone(ctx);
-    const keys = ctx.services.keys;
-    const result = await runCommandAndWait(
-      ctx.services,
+    const keys = ctx.keys;
+    const result = await ctx.commands.run(
       phoneStreamId(ctx.tenant.Tenant, ctx.member.Id),
       phoneVerificationDecider,
       {
@@ -97,7 +93,7 @@ export const confirmPhoneVerification = defineOperation({
         currentPhone,
         at: ctx.now.toISOString(),
       },
-      { correlationId: ctx.requestId, projections: ['profiles'] },
+      { projections: ['profiles'] },
     );
     const event = result.events[0];
     if (event?.type === 'PhoneVerificationCodeRejected') {

@@ -1,8 +1,8 @@
 import type { Decider } from '../../src/command-runner.ts';
-import type { AppEvent } from '../../src/events/catalog.ts';
 import type { VatCheckResult } from '../../src/ports/vat.ts';
 import { assertNever } from '../catalogue/decide.ts';
 import { isVatFree, type ProfileFields } from './fields.ts';
+import { profileEvents, type ProfileEvent } from './events.ts';
 
 /** A member's profile stream: the last stored profile, and the VAT checks still awaited (check id → number). */
 export interface ProfileState {
@@ -39,7 +39,8 @@ export function sameProfile(a: ProfileFields, b: ProfileFields): boolean {
   return canonical(a) === canonical(b);
 }
 
-export const profileDecider: Decider<ProfileState, ProfileCommand> = {
+export const profileDecider: Decider<ProfileState, ProfileCommand, ProfileEvent> = {
+  events: profileEvents,
   initialState: () => ({ profile: null, pendingChecks: new Map() }),
   evolve: (state, event) => {
     switch (event.type) {
@@ -64,7 +65,7 @@ export const profileDecider: Decider<ProfileState, ProfileCommand> = {
         const { tenant, memberId, profile, at } = command;
         const previous = state.profile;
         if (previous && sameProfile(previous, profile)) return [];
-        const events: AppEvent[] = [{ type: 'MemberProfileReplaced', data: { tenant, memberId, profile, at } }];
+        const events: ProfileEvent[] = [{ type: 'MemberProfileReplaced', data: { tenant, memberId, profile, at } }];
         const companyChanged = (previous?.companyName ?? null) !== profile.companyName || (previous?.vatNumber ?? null) !== profile.vatNumber;
         if (companyChanged && profile.vatNumber !== null)
           events.push({

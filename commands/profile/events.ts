@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent, isoDateTime, positiveId, tenantId, type EventOf } from '../../src/events/define.ts';
+import { defineEvent, defineEvents, isoDateTime, positiveId, tenantId, type EventsOf } from '../../src/events/define.ts';
 import { profileSchema, VAT_STORED } from './fields.ts';
 
 const STREAM = 'profile-{tenant}-{memberId}';
@@ -50,7 +50,7 @@ export const MemberVatNumberChecked = defineEvent({
   }),
 });
 
-export const profileEvents = [MemberProfileReplaced, MemberVatCheckRequested, MemberVatNumberChecked] as const;
-export type ProfileEvent = EventOf<(typeof profileEvents)[number]>;
+export const profileEvents = defineEvents([MemberProfileReplaced, MemberVatCheckRequested, MemberVatNumberChecked]);
+export type ProfileEvent = EventsOf<typeof profileEvents>;
 
 export const profileStreamId = (tenant: string, memberId: number) => `profile-${tenant}-${memberId}`;

@@ -5,16 +5,16 @@ import type { EventLog } from '../../src/ports/event-log.ts';
 import { defineIntakeKind, type IntakeKind } from '../../src/intake-kind.ts';
 import { runCommand } from '../../src/command-runner.ts';
 import { isoDateTime, languageCode, positiveId, tenantId } from '../../src/events/define.ts';
-import { asAppEvent } from '../../src/events/registry.ts';
 import { COUNTRY_FIELDS, emptyProfile, isCountryCode, timeZoneName, normaliseVatNumber, PHONE_FIELDS, PHONE_INPUT_MAX, profileSchema, VAT_INPUT_MAX, type ProfileFields } from './fields.ts';
 import { profileDecider } from './decide.ts';
 import { profileStreamId } from './events.ts';
+import { memberEvents, memberStreamId } from '../members/events.ts';
 
 /** Whether the member exists (signed up, not removed): records of the bidder's account need one. */
 export async function memberIsActive(log: EventLog, tenant: string, memberId: number): Promise<boolean> {
   let active = false;
-  for (const recorded of await log.readStream(`member-${tenant}-${memberId}`)) {
-    const event = asAppEvent(recorded);
+  for (const recorded of await log.readStream(memberStreamId(tenant, memberId))) {
+    const event = memberEvents.read(recorded);
     if (event.type === 'MemberSignedUp') active = true;
     if (event.type === 'MemberRemoved') return false;
   }

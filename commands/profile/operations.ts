@@ -1,7 +1,6 @@
 import { parsePhoneNumberFromString, isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
 import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
-import { runCommandAndWait } from '../../src/command-runner.ts';
 import { ValidationError, type FieldError } from '../../src/errors.ts';
 import { memberDtoExample, memberDtoOf, memberDtoSchema } from '../../queries/profile/operations.ts';
 import type { TenantDoc } from '../../projections/access/projection.ts';
@@ -162,12 +161,11 @@ export const replaceProfile = defineOperation({
   },
   async handler({ body }, ctx) {
     const profile = normaliseProfile(body, ctx.tenant);
-    await runCommandAndWait(
-      ctx.services,
+    await ctx.commands.run(
       profileStreamId(ctx.tenant.Tenant, ctx.member.Id),
       profileDecider,
-      { type: 'ReplaceProfile', tenant: ctx.tenant.Tenant, memberId: ctx.member.Id, profile, checkId: ctx.services.keys.newId(), at: ctx.now.toISOString() },
-      { correlationId: ctx.requestId, projections: ['profiles'] },
+      { type: 'ReplaceProfile', tenant: ctx.tenant.Tenant, memberId: ctx.member.Id, profile, checkId: ctx.keys.newId(), at: ctx.now.toISOString() },
+      { projections: ['profiles'] },
     );
     return memberDtoOf(ctx);
   },

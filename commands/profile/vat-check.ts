@@ -4,7 +4,7 @@ import type { Services } from '../../src/services.ts';
 import { runCommand } from '../../src/command-runner.ts';
 import { tenantSettings } from '../../projections/access/projection.ts';
 import { profileDecider } from './decide.ts';
-import { profileStreamId } from './events.ts';
+import { profileEvents, profileStreamId } from './events.ts';
 import { jobReactor } from '../../src/projector/job-reactor.ts';
 
 export const CHECK_VAT_NUMBER = 'check-vat-number';
@@ -25,7 +25,7 @@ export interface VatCheckJobData {
 
 /** A VAT check for each MemberVatCheckRequested: a job keyed by the check id, so a replayed event adds nothing. */
 export function vatCheckReactor(deps: ReactorDeps): Reactor {
-  return jobReactor(deps.jobs, {
+  return jobReactor(deps.jobs, profileEvents, {
     name: 'profile-vat-check',
     on: 'MemberVatCheckRequested',
     job: ({ tenant, memberId, checkId, vatNumber }) => ({

@@ -1,7 +1,12 @@
 import type { Decider } from '../../src/command-runner.ts';
 import { ConflictError, ForbiddenError } from '../../src/errors.ts';
 import { assertNever } from '../catalogue/decide.ts';
-import type { RegistrationDecision, RegistrationStatus } from './events.ts';
+import {
+  registrationsEvents,
+  type RegistrationDecision,
+  type RegistrationsEvent,
+  type RegistrationStatus,
+} from './events.ts';
 
 /** One member's registration for one auction: `none` until requested or decided. */
 export interface RegistrationState {
@@ -30,7 +35,8 @@ export type RegistrationCommand =
   /** The house's decision, through intake. */
   | { type: 'DecideRegistration'; tenant: string; memberId: number; auctionId: number; status: RegistrationDecision; at: string };
 
-export const registrationDecider: Decider<RegistrationState, RegistrationCommand> = {
+export const registrationDecider: Decider<RegistrationState, RegistrationCommand, RegistrationsEvent> = {
+  events: registrationsEvents,
   initialState: () => ({ status: 'none' }),
   evolve: (state, event) => {
     switch (event.type) {

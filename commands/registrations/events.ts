@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent, isoDateTime, positiveId, tenantId, type EventOf } from '../../src/events/define.ts';
+import { defineEvent, defineEvents, isoDateTime, positiveId, tenantId, type EventsOf } from '../../src/events/define.ts';
 
 /** What a registration can be once requested or decided (API.md "Registrations"). */
 export const registrationStatuses = ['pending', 'approved', 'rejected'] as const;
@@ -48,8 +48,8 @@ export const RegistrationRejected = defineEvent({
   schema: z.object({ tenant: tenantId, memberId: positiveId, auctionId: positiveId, at: isoDateTime }),
 });
 
-export const registrationsEvents = [AuctionRegistrationRequested, RegistrationApproved, RegistrationRejected] as const;
-export type RegistrationsEvent = EventOf<(typeof registrationsEvents)[number]>;
+export const registrationsEvents = defineEvents([AuctionRegistrationRequested, RegistrationApproved, RegistrationRejected]);
+export type RegistrationsEvent = EventsOf<typeof registrationsEvents>;
 
 /** One stream per member and auction: a registration's whole history is a handful of events. */
 export const registrationsStreamId = (tenant: string, memberId: number, auctionId: number) => `registration-${tenant}-${memberId}-${auctionId}`;

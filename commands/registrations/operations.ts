@@ -1,7 +1,5 @@
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
-import { runCommandAndWait } from '../../src/command-runner.ts';
-import { asAppEvent } from '../../src/events/registry.ts';
 import { termsId, termsAcceptances } from '../../projections/terms/projection.ts';
 import { auctionStatus, findAuction } from '../../queries/auctions/operations.ts';
 import { registrationSchema } from '../../queries/registrations/dto.ts';
@@ -33,8 +31,7 @@ export const requestRegistration = defineOperation({
       ? (await termsAcceptances(ctx.db).findById(termsId(memberId, auction.Id))) !== null
       : true;
     const streamId = registrationsStreamId(tenant, memberId, auction.Id);
-    const result = await runCommandAndWait(
-      ctx.services,
+    const result = await ctx.commands.run(
       streamId,
       registrationDecider,
       {
@@ -49,11 +46,12 @@ export const requestRegistration = defineOperation({
         approval: auction.RegistrationApproval ?? 'automatic',
         memberConfirmed: ctx.member.Validated === true,
       },
-      { correlationId: ctx.requestId, projections: ['registrations'] },
+      { projections: ['registrations'] },
     );
     // Nothing appended: the registration already existed; its status is what its own (short) stream says.
-    const events = result.events.length ? result.events : (await ctx.services.log.readStream(streamId)).map(asAppEvent);
-    const state = events.reduce(registrationDecider.evolve, registrationDecider.initialState());
+    const state = result.events.length
+      ? result.events.reduce(registrationDecider.evolve, registrationDecider.initialState())
+      : await ctx.commands.fold(streamId, registrationDecider);
     return { AuctionId: auction.Id, Status: state.status === 'none' ? 'pending' : state.status };
   },
 });

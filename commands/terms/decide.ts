@@ -1,4 +1,5 @@
 import type { Decider } from '../../src/command-runner.ts';
+import { termsEvents, type TermsEvent } from './events.ts';
 
 /** Auctions whose terms the member accepted. */
 export type TermsState = Set<number>;
@@ -10,7 +11,8 @@ export interface AcceptTerms {
   at: string;
 }
 
-export const termsDecider: Decider<TermsState, AcceptTerms> = {
+export const termsDecider: Decider<TermsState, AcceptTerms, TermsEvent> = {
+  events: termsEvents,
   initialState: () => new Set(),
   evolve: (state, event) => (event.type === 'AuctionTermsAccepted' ? state.add(event.data.auctionId) : state),
   decide: (command, state) => (state.has(command.auctionId) ? [] : [{ type: 'AuctionTermsAccepted', data: { ...command } }]),

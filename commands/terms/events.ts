@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent, isoDateTime, positiveId, tenantId, type EventOf } from '../../src/events/define.ts';
+import { defineEvent, defineEvents, isoDateTime, positiveId, tenantId, type EventsOf } from '../../src/events/define.ts';
 
 export const AuctionTermsAccepted = defineEvent({
   type: 'AuctionTermsAccepted',
@@ -9,5 +9,8 @@ export const AuctionTermsAccepted = defineEvent({
   schema: z.object({ tenant: tenantId, memberId: positiveId, auctionId: positiveId, at: isoDateTime }),
 });
 
-export const termsEvents = [AuctionTermsAccepted] as const;
-export type TermsEvent = EventOf<(typeof termsEvents)[number]>;
+export const termsEvents = defineEvents([AuctionTermsAccepted]);
+export type TermsEvent = EventsOf<typeof termsEvents>;
+
+/** The auctions whose terms a member accepted: one stream per member. */
+export const termsStreamId = (tenant: string, memberId: number) => `terms-${tenant}-${memberId}`;

@@ -1,9 +1,9 @@
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
-import { runCommandAndWait } from '../../src/command-runner.ts';
 import { termsAcceptances, termsId } from '../../projections/terms/projection.ts';
 import { findAuction } from '../../queries/auctions/operations.ts';
 import { termsDecider } from './decide.ts';
+import { termsStreamId } from './events.ts';
 
 export const acceptTerms = defineOperation({
   number: 11,
@@ -26,12 +26,11 @@ export const acceptTerms = defineOperation({
   examples: { response: { AuctionId: 2, Accepted: true, AcceptedAt: '2026-11-21T12:00:00.000Z' } },
   async handler({ params }, ctx) {
     await findAuction(ctx.db, params.id);
-    await runCommandAndWait(
-      ctx.services,
-      `terms-${ctx.tenant.Tenant}-${ctx.member.Id}`,
+    await ctx.commands.run(
+      termsStreamId(ctx.tenant.Tenant, ctx.member.Id),
       termsDecider,
       { tenant: ctx.tenant.Tenant, memberId: ctx.member.Id, auctionId: params.id, at: ctx.now.toISOString() },
-      { correlationId: ctx.requestId, projections: ['terms'] },
+      { projections: ['terms'] },
     );
     const doc = await termsAcceptances(ctx.db).findById(termsId(ctx.member.Id, params.id));
     return { AuctionId: params.id, Accepted: true as const, AcceptedAt: doc?.AcceptedAt ?? ctx.now.toISOString() };

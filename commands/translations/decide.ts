@@ -1,11 +1,12 @@
 import type { Decider } from '../../src/command-runner.ts';
 import type { EventOf } from '../../src/events/define.ts';
-import type { InterfaceTranslationsPublished } from './events.ts';
+import { translationEvents, type InterfaceTranslationsPublished, type TranslationEvent } from './events.ts';
 
 export type TranslationsData = EventOf<typeof InterfaceTranslationsPublished>['data'];
 
 /** The dictionary of one language: a different one replaces it; the same one again appends nothing. */
-export const translationsDecider: Decider<TranslationsData | null, TranslationsData> = {
+export const translationsDecider: Decider<TranslationsData | null, TranslationsData, TranslationEvent> = {
+  events: translationEvents,
   initialState: () => null,
   evolve: (state, event) => (event.type === 'InterfaceTranslationsPublished' ? event.data : state),
   decide: (data, state) => (state && canonical(state) === canonical(data) ? [] : [{ type: 'InterfaceTranslationsPublished', data }]),

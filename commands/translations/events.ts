@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent, languageCode, tenantId, type EventOf } from '../../src/events/define.ts';
+import { defineEvent, defineEvents, languageCode, tenantId, type EventsOf } from '../../src/events/define.ts';
 
 /** A key of the interface dictionary: dotted words, e.g. `button.placeBid`. */
 export const dictionaryKey = z.string().regex(/^[A-Za-z][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$/).max(100);
@@ -17,7 +17,7 @@ export const InterfaceTranslationsPublished = defineEvent({
   }),
 });
 
-export const translationEvents = [InterfaceTranslationsPublished] as const;
-export type TranslationEvent = EventOf<(typeof translationEvents)[number]>;
+export const translationEvents = defineEvents([InterfaceTranslationsPublished]);
+export type TranslationEvent = EventsOf<typeof translationEvents>;
 
 export const translationsStreamId = (tenant: string, language: string) => `translations-${tenant}-${language}`;

@@ -1,7 +1,7 @@
 import type { Decider } from '../../src/command-runner.ts';
 import { ConflictError, NotFoundError } from '../../src/errors.ts';
 import { assertNever } from '../catalogue/decide.ts';
-import type { WatchType } from './events.ts';
+import { watchlistEvents, type WatchlistEvent, type WatchType } from './events.ts';
 
 /** The watchlist of one member: lot id → watch type. */
 export type WatchlistState = Map<number, WatchType>;
@@ -10,7 +10,8 @@ export type WatchlistCommand =
   | { type: 'WatchLot'; tenant: string; memberId: number; lotId: number; watchType: WatchType; at: string; lotExists: boolean }
   | { type: 'UnwatchLot'; tenant: string; memberId: number; lotId: number; at: string };
 
-export const watchlistDecider: Decider<WatchlistState, WatchlistCommand> = {
+export const watchlistDecider: Decider<WatchlistState, WatchlistCommand, WatchlistEvent> = {
+  events: watchlistEvents,
   initialState: () => new Map(),
   evolve: (state, event) => {
     switch (event.type) {

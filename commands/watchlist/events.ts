@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent, isoDateTime, positiveId, tenantId, type EventOf } from '../../src/events/define.ts';
+import { defineEvent, defineEvents, isoDateTime, positiveId, tenantId, type EventsOf } from '../../src/events/define.ts';
 
 /** Watch types a bidder can give a watched lot; `watch` is the default. */
 export const watchTypes = ['watch', 'favourite', 'reminder'] as const;
@@ -29,5 +29,8 @@ export const LotUnwatched = defineEvent({
   schema: z.object({ tenant: tenantId, memberId: positiveId, lotId: positiveId, at: isoDateTime }),
 });
 
-export const watchlistEvents = [LotWatched, WatchTypeChanged, LotUnwatched] as const;
-export type WatchlistEvent = EventOf<(typeof watchlistEvents)[number]>;
+export const watchlistEvents = defineEvents([LotWatched, WatchTypeChanged, LotUnwatched]);
+export type WatchlistEvent = EventsOf<typeof watchlistEvents>;
+
+/** A member's watchlist: one stream per member. */
+export const watchlistStreamId = (tenant: string, memberId: number) => `watchlist-${tenant}-${memberId}`;

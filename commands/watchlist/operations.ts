@@ -1,9 +1,8 @@
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
-import { runCommandAndWait } from '../../src/command-runner.ts';
 import { ValidationError } from '../../src/errors.ts';
 import { catalogueLots } from '../../projections/catalogue/documents.ts';
-import { watchTypes } from './events.ts';
+import { watchlistStreamId, watchTypes } from './events.ts';
 import { watchlistDecider } from './decide.ts';
 
 const lotParam = z.object({ lotId: idText('The lot id (not a watch record id).') });
@@ -44,12 +43,11 @@ export const watchLot = defineOperation({
       throw new ValidationError('Id in the body must equal the lot id of the path.', [{ field: 'body.Id', message: 'must equal the path lotId' }]);
     const lot = await catalogueLots(ctx.db).findById(String(params.lotId));
     const watchType = body?.Type ?? 'watch';
-    await runCommandAndWait(
-      ctx.services,
-      `watchlist-${ctx.tenant.Tenant}-${ctx.member.Id}`,
+    await ctx.commands.run(
+      watchlistStreamId(ctx.tenant.Tenant, ctx.member.Id),
       watchlistDecider,
       { type: 'WatchLot', tenant: ctx.tenant.Tenant, memberId: ctx.member.Id, lotId: params.lotId, watchType, at: ctx.now.toISOString(), lotExists: lot !== null },
-      { correlationId: ctx.requestId, projections: ['watchlist'] },
+      { projections: ['watchlist'] },
     );
     return { LotId: params.lotId, Watched: true, Type: watchType };
   },
@@ -68,12 +66,11 @@ export const unwatchLot = defineOperation({
   response: watchResult,
   examples: { response: { LotId: 412, Watched: false, Type: null } },
   async handler({ params }, ctx) {
-    await runCommandAndWait(
-      ctx.services,
-      `watchlist-${ctx.tenant.Tenant}-${ctx.member.Id}`,
+    await ctx.commands.run(
+      watchlistStreamId(ctx.tenant.Tenant, ctx.member.Id),
       watchlistDecider,
       { type: 'UnwatchLot', tenant: ctx.tenant.Tenant, memberId: ctx.member.Id, lotId: params.lotId, at: ctx.now.toISOString() },
-      { correlationId: ctx.requestId, projections: ['watchlist'] },
+      { projections: ['watchlist'] },
     );
     return { LotId: params.lotId, Watched: false, Type: null };
   },

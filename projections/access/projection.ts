@@ -1,5 +1,5 @@
-import type { DocumentProjection } from '../../src/projector/projection.ts';
-import { asAppEvent } from '../../src/events/registry.ts';
+import { defineDocumentProjection } from '../../src/projector/projection.ts';
+import { catalogueEvents } from '../../commands/catalogue/events.ts';
 import type { Doc, DocumentStore } from '../../src/ports/read-models.ts';
 
 /** Operator-level documents live under the reserved tenant `_system`. */
@@ -34,17 +34,18 @@ export interface ApplicationDoc extends Doc {
 }
 
 export const TENANTS = 'tenants';
+export const API_KEYS = 'api_keys';
+export const APPLICATIONS = 'applications';
 /** A tenant's settings (its languages, contact address, country...), as jobs and the credential checks read them. */
 export const tenantSettings = (documents: DocumentStore, tenant: string) => documents.forTenant(SYSTEM).collection<TenantDoc>(TENANTS).findById(tenant);
 
 /** Tenants, Api-Keys (by SHA-256) and applications: what credentials are checked against. */
-export const accessProjection: DocumentProjection = {
-  kind: 'documents',
+export const accessProjection = defineDocumentProjection({
   name: 'access',
-  collections: [{ name: TENANTS }, { name: 'api_keys' }, { name: 'applications' }],
+  events: [catalogueEvents],
   handles: ['TenantConfigured', 'ApiKeyIssued', 'ApplicationRegistered'],
-  async apply(recorded, uow) {
-    const event = asAppEvent(recorded);
+  collections: [{ name: TENANTS }, { name: API_KEYS }, { name: APPLICATIONS }],
+  async apply(event, uow) {
     switch (event.type) {
       case 'TenantConfigured': {
         const d = event.data;
@@ -64,12 +65,12 @@ export const accessProjection: DocumentProjection = {
       }
       case 'ApiKeyIssued': {
         const d = event.data;
-        await uow.update<ApiKeyDoc>('api_keys', SYSTEM, d.keyHash, () => ({ KeyId: d.keyId, Name: d.name, Tenants: d.tenants }));
+        await uow.update<ApiKeyDoc>(API_KEYS, SYSTEM, d.keyHash, () => ({ KeyId: d.keyId, Name: d.name, Tenants: d.tenants }));
         return;
       }
       case 'ApplicationRegistered': {
         const d = event.data;
-        await uow.update<ApplicationDoc>('applications', SYSTEM, d.clientId, () => ({
+        await uow.update<ApplicationDoc>(APPLICATIONS, SYSTEM, d.clientId, () => ({
           ClientId: d.clientId,
           Tenant: d.tenant,
           Name: d.name,
@@ -79,4 +80,4 @@ export const accessProjection: DocumentProjection = {
       }
     }
   },
-};
+});

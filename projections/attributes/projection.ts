@@ -1,7 +1,7 @@
-import type { DocumentProjection } from '../../src/projector/projection.ts';
-import { asAppEvent } from '../../src/events/registry.ts';
+import { defineDocumentProjection } from '../../src/projector/projection.ts';
+import { catalogueEvents } from '../../commands/catalogue/events.ts';
 import type { Doc, TenantScope } from '../../src/ports/read-models.ts';
-import { foldText } from '../catalogue/documents.ts';
+import { foldText } from '../../src/text/fold.ts';
 
 /**
  * The attribute values lots carry, per attribute name, language and value as the catalogue filters match it
@@ -26,14 +26,12 @@ export interface AttributeValueDoc extends Doc {
 export const attributeValueId = (nameKey: string, language: string, folded: string) => `${nameKey}|${language}|${folded}`;
 export const attributeValues = (db: TenantScope) => db.collection<AttributeValueDoc>(ATTRIBUTE_VALUES);
 
-export const attributesProjection: DocumentProjection = {
-  kind: 'documents',
+export const attributesProjection = defineDocumentProjection({
   name: 'attributes',
-  collections: [{ name: ATTRIBUTE_VALUES, indexes: [{ fields: ['Language', 'NameKey'] }] }],
+  events: [catalogueEvents],
   handles: ['LotCatalogued'],
-  async apply(recorded, uow) {
-    const event = asAppEvent(recorded);
-    if (event.type !== 'LotCatalogued') return;
+  collections: [{ name: ATTRIBUTE_VALUES, indexes: [{ fields: ['Language', 'NameKey'] }] }],
+  async apply(event, uow) {
     const d = event.data;
     const written = new Set<string>();
     for (const attribute of d.attributes) {
@@ -55,4 +53,4 @@ export const attributesProjection: DocumentProjection = {
       }
     }
   },
-};
+});

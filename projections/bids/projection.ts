@@ -1,5 +1,5 @@
-import type { DocumentProjection, UnitOfWork } from '../../src/projector/projection.ts';
-import { asAppEvent } from '../../src/events/registry.ts';
+import { defineDocumentProjection, type UnitOfWork } from '../../src/projector/projection.ts';
+import { catalogueEvents } from '../../commands/catalogue/events.ts';
 import type { Doc, TenantScope } from '../../src/ports/read-models.ts';
 
 /**
@@ -54,16 +54,15 @@ async function refreshBids(uow: UnitOfWork, tenant: string, lotId: number, lot: 
 const shown = (lot: BidLot | null) =>
   lot ? JSON.stringify([lot.AuctionId, lot.LotNumber, lot.Currency, lot.EndTime]) : '';
 
-export const bidsProjection: DocumentProjection = {
-  kind: 'documents',
+export const bidsProjection = defineDocumentProjection({
   name: 'bids',
+  events: [catalogueEvents],
+  handles: ['LotCatalogued', 'LotClosed', 'BidPlaced'],
   collections: [
     { name: BIDS, indexes: [{ fields: ['LotId', 'PlacedAt'] }, { fields: ['PlacedAt'] }] },
     { name: BID_LOTS },
   ],
-  handles: ['LotCatalogued', 'LotClosed', 'BidPlaced'],
-  async apply(recorded, uow) {
-    const event = asAppEvent(recorded);
+  async apply(event, uow) {
     switch (event.type) {
       case 'LotCatalogued': {
         const d = event.data;
@@ -114,4 +113,4 @@ export const bidsProjection: DocumentProjection = {
       }
     }
   },
-};
+});

@@ -54,6 +54,8 @@ export interface LotDoc extends Doc {
   Texts: Texts;
   /** Lower-cased, accent-folded titles per language, for sorting by Title. */
   SortTitle: Record<string, string>;
+  /** Title and description per language, folded (src/text/fold.ts): SearchTerms matches words in these. */
+  SearchText: Record<string, string>;
   Attributes: Array<{ Name: string; Labels: Record<string, string>; Values: Record<string, string> }>;
   /** Attribute values by lower-cased name and language, lower-cased: MetaDataProperties filters on these. */
   Meta: Record<string, Record<string, string>>;
@@ -85,5 +87,4 @@ export const catalogueAuctions = (db: TenantScope) => db.collection<AuctionDoc>(
 export const catalogueCategories = (db: TenantScope) => db.collection<CategoryDoc>(CATEGORIES);
 export const catalogueLots = (db: TenantScope) => db.collection<LotDoc>(LOTS);
 
-export const foldText = (text: string) => text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
 export const isoMs = (time: string) => new Date(time).toISOString();

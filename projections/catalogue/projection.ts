@@ -1,7 +1,7 @@
-import type { DocumentProjection, UnitOfWork } from '../../src/projector/projection.ts';
-import { asAppEvent } from '../../src/events/registry.ts';
-import type { RecordedEvent } from '../../src/ports/event-log.ts';
-import { AUCTION_TYPES, AUCTION_TYPES_ID, foldText, isoMs, type AuctionDoc, type AuctionTypesDoc, type CategoryDoc, type LotDoc, type Texts } from './documents.ts';
+import { defineDocumentProjection, type UnitOfWork } from '../../src/projector/projection.ts';
+import { catalogueEvents } from '../../commands/catalogue/events.ts';
+import { AUCTION_TYPES, AUCTION_TYPES_ID, isoMs, type AuctionDoc, type AuctionTypesDoc, type CategoryDoc, type LotDoc, type Texts } from './documents.ts';
+import { foldText } from '../../src/text/fold.ts';
 
 const auctionPlaceholder = (id: number): Omit<AuctionDoc, '_id'> => ({
   Id: id,
@@ -49,9 +49,10 @@ async function lotsChanged(uow: UnitOfWork, tenant: string, lotId: number, posit
 }
 
 /** Auctions, categories and lots, with lot counts kept per auction and category. */
-export const catalogueProjection: DocumentProjection = {
-  kind: 'documents',
+export const catalogueProjection = defineDocumentProjection({
   name: 'catalogue',
+  events: [catalogueEvents],
+  handles: ['AuctionCatalogued', 'LiveStatusChanged', 'CategoryCatalogued', 'LotCatalogued', 'LotClosed', 'BidPlaced'],
   collections: [
     { name: 'auctions', indexes: [{ fields: ['StartTime'] }, { fields: ['EndTime'] }] },
     { name: AUCTION_TYPES },
@@ -69,9 +70,7 @@ export const catalogueProjection: DocumentProjection = {
       ],
     },
   ],
-  handles: ['AuctionCatalogued', 'LiveStatusChanged', 'CategoryCatalogued', 'LotCatalogued', 'LotClosed', 'BidPlaced'],
-  async apply(recorded: RecordedEvent, uow: UnitOfWork) {
-    const event = asAppEvent(recorded);
+  async apply(event, uow) {
     switch (event.type) {
       case 'AuctionCatalogued': {
         const d = event.data;
@@ -138,6 +137,7 @@ export const catalogueProjection: DocumentProjection = {
           CategoryId: d.categoryId,
           Texts: texts,
           SortTitle: Object.fromEntries(Object.entries(texts).map(([lang, t]) => [lang, foldText(t.Title)])),
+          SearchText: Object.fromEntries(Object.entries(texts).map(([lang, t]) => [lang, foldText(`${t.Title}\n${t.Description}`)])),
           Attributes: d.attributes.map((a) => ({ Name: a.name, Labels: a.labels, Values: a.values })),
           Meta: Object.fromEntries(
             d.attributes.map((a) => [
@@ -182,4 +182,4 @@ export const catalogueProjection: DocumentProjection = {
       }
     }
   },
-};
+});

@@ -1,7 +1,6 @@
-import type { DocumentProjection } from '../../src/projector/projection.ts';
-import { asAppEvent } from '../../src/events/registry.ts';
+import { defineDocumentProjection } from '../../src/projector/projection.ts';
 import type { Doc, TenantScope } from '../../src/ports/read-models.ts';
-import type { DocumentKind } from '../../commands/documents/events.ts';
+import { documentEvents, type DocumentKind } from '../../commands/documents/events.ts';
 
 /** Auction documents (terms, conditions, catalogue supplements) and the stored documents of lots. */
 export const AUCTION_DOCUMENTS = 'auction_documents';
@@ -46,13 +45,11 @@ const storedFile = (d: { name: string; language: string; contentType: string; si
   PublishedAt: d.at,
 });
 
-export const documentsProjection: DocumentProjection = {
-  kind: 'documents',
+export const documentsProjection = defineDocumentProjection({
   name: 'documents',
+  events: [documentEvents],
   collections: [{ name: AUCTION_DOCUMENTS, indexes: [{ fields: ['AuctionId', 'Id'] }] }, { name: LOT_DOCUMENTS, indexes: [{ fields: ['LotId'] }] }],
-  handles: ['AuctionDocumentPublished', 'AuctionDocumentRemoved', 'LotConditionReportPublished'],
-  async apply(recorded, uow) {
-    const event = asAppEvent(recorded);
+  async apply(event, uow) {
     switch (event.type) {
       case 'AuctionDocumentPublished': {
         const d = event.data;
@@ -78,4 +75,4 @@ export const documentsProjection: DocumentProjection = {
       }
     }
   },
-};
+});

@@ -1,8 +1,11 @@
-import type { DocumentProjection, Projection, ReactorDeps } from '../../src/projector/projection.ts';
-import { asAppEvent } from '../../src/events/registry.ts';
+import { defineDocumentProjection } from '../../src/projector/projection.ts';
 import type { Doc, TenantScope } from '../../src/ports/read-models.ts';
-import type { IdentityDocumentContentType, IdentityDocumentStatus, IdentityDocumentType } from '../../commands/identity-documents/events.ts';
-import { identityDocumentFilesReactor } from '../../commands/identity-documents/files.ts';
+import {
+  identityDocumentsEvents,
+  type IdentityDocumentContentType,
+  type IdentityDocumentStatus,
+  type IdentityDocumentType,
+} from '../../commands/identity-documents/events.ts';
 
 /** A member's identity documents (the member's own list; the bytes stay in the file store, never served). */
 export const IDENTITY_DOCUMENTS = 'identity_documents';
@@ -23,13 +26,11 @@ export interface IdentityDocumentDoc extends Doc {
 
 export const identityDocuments = (db: TenantScope) => db.collection<IdentityDocumentDoc>(IDENTITY_DOCUMENTS);
 
-export const identityDocumentsProjection: DocumentProjection = {
-  kind: 'documents',
+export const identityDocumentsProjection = defineDocumentProjection({
   name: 'identity-documents',
+  events: [identityDocumentsEvents],
   collections: [{ name: IDENTITY_DOCUMENTS, indexes: [{ fields: ['MemberId', 'UploadedAt'] }] }],
-  handles: ['IdentityDocumentUploaded', 'IdentityDocumentReviewed', 'IdentityDocumentRemoved'],
-  async apply(recorded, uow) {
-    const event = asAppEvent(recorded);
+  async apply(event, uow) {
     switch (event.type) {
       case 'IdentityDocumentUploaded': {
         const d = event.data;
@@ -59,9 +60,4 @@ export const identityDocumentsProjection: DocumentProjection = {
         return;
     }
   },
-};
-
-/** The projections (and reactors) of identity documents. */
-export function identityDocumentsProjections(deps: ReactorDeps): Projection[] {
-  return [identityDocumentsProjection, identityDocumentFilesReactor(deps.jobs)];
-}
+});

@@ -1,7 +1,6 @@
-import type { DocumentProjection, Projection, ReactorDeps } from '../../src/projector/projection.ts';
-import { asAppEvent } from '../../src/events/registry.ts';
+import { defineDocumentProjection } from '../../src/projector/projection.ts';
 import type { Doc, TenantScope } from '../../src/ports/read-models.ts';
-import type { InvoiceLine, ShippingMethod } from '../../commands/invoices/events.ts';
+import { invoicesEvents, type InvoiceLine, type ShippingMethod } from '../../commands/invoices/events.ts';
 
 /** Members' invoices, and the house's price list of costs. */
 export const INVOICES = 'invoices';
@@ -65,16 +64,14 @@ function totals(lines: InvoiceLine[]) {
   return { Lines, Subtotal, VatTotal, Total: Subtotal + VatTotal };
 }
 
-export const invoicesProjection: DocumentProjection = {
-  kind: 'documents',
+export const invoicesProjection = defineDocumentProjection({
   name: 'invoices',
+  events: [invoicesEvents],
   collections: [
     { name: INVOICES, indexes: [{ fields: ['MemberId', 'IssuedAt', 'Id'] }, { fields: ['MemberId', 'CostType', 'AuctionId', 'Status'] }] },
     { name: PRICE_LISTS },
   ],
-  handles: ['PriceListPublished', 'InvoiceIssued', 'CostInvoiceRaised', 'InvoicePaymentReceived', 'InvoiceShippingSelected'],
-  async apply(recorded, uow) {
-    const event = asAppEvent(recorded);
+  async apply(event, uow) {
     const Version = uow.current.position;
     switch (event.type) {
       case 'PriceListPublished': {
@@ -127,9 +124,4 @@ export const invoicesProjection: DocumentProjection = {
       }
     }
   },
-};
-
-/** The projections (and reactors) of invoices. */
-export function invoicesProjections(_deps: ReactorDeps): Projection[] {
-  return [invoicesProjection];
-}
+});

@@ -1,19 +1,23 @@
-import type { SearchProjection } from '../../src/projector/projection.ts';
-import { asAppEvent } from '../../src/events/registry.ts';
+import { defineSearchProjection } from '../../src/projector/projection.ts';
+import { catalogueEvents } from '../../commands/catalogue/events.ts';
 
 /**
- * The lot search index: one document per lot and language (the index is partitioned by Language, and by
- * tenant in the adapter). Closing a lot updates its EndTime in every language: an update without the
- * partition field reaches every partition that holds the id.
+ * The lot search index: one document per lot and language, with the lot id as its id. The embedded index
+ * is configured to partition it by Language (LOT_SEARCH_PARTITION), so the same id is one document per
+ * language there, and a search reads one language's partition. Closing a lot updates its EndTime in every
+ * language: an update without the Language field reaches every partition that holds the id.
  */
 export const LOT_SEARCH = 'lots';
 
-export const lotSearchProjection: SearchProjection = {
-  kind: 'search',
+/** The embedded index's `partitions` option for this collection (set by the composition root). */
+export const LOT_SEARCH_PARTITION: Record<string, string> = { [LOT_SEARCH]: 'Language' };
+
+export const lotSearchProjection = defineSearchProjection({
   name: 'lot-search',
+  events: [catalogueEvents],
+  handles: ['LotCatalogued', 'LotClosed'],
   collection: {
     name: LOT_SEARCH,
-    partitionField: 'Language',
     fields: [
       { name: 'Title', type: 'string', searchable: true },
       { name: 'Description', type: 'string', searchable: true },
@@ -25,9 +29,7 @@ export const lotSearchProjection: SearchProjection = {
       { name: 'EndTime', type: 'int64' },
     ],
   },
-  handles: ['LotCatalogued', 'LotClosed'],
-  apply(recorded, batch) {
-    const event = asAppEvent(recorded);
+  apply(event, batch) {
     switch (event.type) {
       case 'LotCatalogued': {
         const d = event.data;
@@ -51,4 +53,4 @@ export const lotSearchProjection: SearchProjection = {
         return;
     }
   },
-};
+});

@@ -1,7 +1,6 @@
-import type { DocumentProjection } from '../../src/projector/projection.ts';
-import { asAppEvent } from '../../src/events/registry.ts';
+import { defineDocumentProjection } from '../../src/projector/projection.ts';
 import type { Doc, TenantScope } from '../../src/ports/read-models.ts';
-import { normalizeEmail } from '../../commands/members/events.ts';
+import { memberEvents, normalizeEmail } from '../../commands/members/events.ts';
 
 /**
  * The member read model. PasswordHash is here for sign-in only; the profile query maps documents to
@@ -36,13 +35,12 @@ export const memberAccounts = (db: TenantScope) => db.collection<MemberDoc>(MEMB
 /** The account of an email address, matched as addresses are stored (trimmed, lower-case). */
 export const memberByEmail = (db: TenantScope, email: string) => memberAccounts(db).findOne({ Email: normalizeEmail(email) });
 
-export const membersProjection: DocumentProjection = {
-  kind: 'documents',
+export const membersProjection = defineDocumentProjection({
   name: 'members',
-  collections: [{ name: MEMBERS, indexes: [{ fields: ['Email'] }] }],
+  events: [memberEvents],
   handles: ['MemberSignedUp', 'MemberEmailConfirmed', 'MemberRoleGranted', 'MemberRemoved', 'MemberPasswordChanged'],
-  async apply(recorded, uow) {
-    const event = asAppEvent(recorded);
+  collections: [{ name: MEMBERS, indexes: [{ fields: ['Email'] }] }],
+  async apply(event, uow) {
     switch (event.type) {
       case 'MemberSignedUp': {
         const d = event.data;
@@ -58,7 +56,7 @@ export const membersProjection: DocumentProjection = {
           Validated: false,
           Roles: [],
           DateRegistered: d.signedUpAt,
-          Created: recorded.created,
+          Created: event.created,
           SessionsValidFrom: null,
         }));
         return;
@@ -87,4 +85,4 @@ export const membersProjection: DocumentProjection = {
         return;
     }
   },
-};
+});

@@ -1,7 +1,7 @@
-import type { DocumentProjection, Projection, Reactor, ReactorDeps } from '../../src/projector/projection.ts';
-import { asAppEvent } from '../../src/events/registry.ts';
+import { defineDocumentProjection, defineReactor, type Reactor, type ReactorDeps } from '../../src/projector/projection.ts';
 import type { Doc, DocumentStore, TenantScope } from '../../src/ports/read-models.ts';
-import type { NotificationChannel, SkipReason } from '../../commands/notifications/events.ts';
+import { notificationsEvents, type NotificationChannel, type SkipReason } from '../../commands/notifications/events.ts';
+import { catalogueEvents } from '../../commands/catalogue/events.ts';
 import { reminderJob, SEND_REMINDER } from '../../commands/notifications/reminder.ts';
 
 /** Lot-end reminders of members, by subscription id; an unsubscribed one is removed. */
@@ -23,16 +23,15 @@ export interface NotificationSubscriptionDoc extends Doc {
 
 export const notificationSubscriptions = (db: TenantScope) => db.collection<NotificationSubscriptionDoc>(NOTIFICATION_SUBSCRIPTIONS);
 
-export const notificationsProjection: DocumentProjection = {
-  kind: 'documents',
+export const notificationsProjection = defineDocumentProjection({
   name: 'notifications',
-  collections: [{ name: NOTIFICATION_SUBSCRIPTIONS, indexes: [{ fields: ['LotId', 'Status'] }, { fields: ['MemberId', 'Status', 'LotId'] }] }],
+  events: [notificationsEvents, catalogueEvents],
   // LotCatalogued and LotClosed change nothing here; they are handled so that this projection stores its
   // checkpoint with every batch that may move a lot's end time: the reminder reactor waits for that checkpoint
   // before it looks up a lot's subscriptions (see notificationRemindersReactor).
   handles: ['NotificationSubscribed', 'NotificationUnsubscribed', 'NotificationDispatched', 'NotificationSkipped', 'LotCatalogued', 'LotClosed'],
-  async apply(recorded, uow) {
-    const event = asAppEvent(recorded);
+  collections: [{ name: NOTIFICATION_SUBSCRIPTIONS, indexes: [{ fields: ['LotId', 'Status'] }, { fields: ['MemberId', 'Status', 'LotId'] }] }],
+  async apply(event, uow) {
     switch (event.type) {
       case 'NotificationSubscribed': {
         const d = event.data;
@@ -70,7 +69,7 @@ export const notificationsProjection: DocumentProjection = {
       }
     }
   },
-};
+});
 
 /** How long the reactor waits for the subscriptions read model before it gives the batch back to be retried. */
 const READ_MODEL_WAIT_MS = 10_000;
@@ -97,12 +96,11 @@ async function readModelReached(documents: DocumentStore, position: number) {
  */
 export function notificationRemindersReactor(deps: ReactorDeps): Reactor {
   let reached = 0;
-  return {
-    kind: 'reactor',
+  return defineReactor({
     name: 'notification-reminders',
-    handles: ['NotificationSubscribed', 'LotCatalogued', 'LotClosed'],
-    async react(recorded) {
-      const event = asAppEvent(recorded);
+    events: [notificationsEvents, catalogueEvents],
+  handles: ['NotificationSubscribed', 'LotCatalogued', 'LotClosed'],
+      async react(event) {
       switch (event.type) {
         case 'NotificationSubscribed': {
           const { tenant, subscriptionId } = event.data;
@@ -112,18 +110,13 @@ export function notificationRemindersReactor(deps: ReactorDeps): Reactor {
         case 'LotCatalogued':
         case 'LotClosed': {
           const { tenant, lotId } = event.data;
-          if (reached < recorded.position) reached = await readModelReached(deps.documents, recorded.position);
+          if (reached < event.position) reached = await readModelReached(deps.documents, event.position);
           const active = await notificationSubscriptions(deps.documents.forTenant(tenant)).find({ LotId: lotId, Status: 'active' });
           for (const s of active)
-            await deps.jobs.add(SEND_REMINDER, { tenant, subscriptionId: s.Id }, reminderJob(`notification-${s.Id}-p${recorded.position}`));
+            await deps.jobs.add(SEND_REMINDER, { tenant, subscriptionId: s.Id }, reminderJob(`notification-${s.Id}-p${event.position}`));
           return;
         }
       }
     },
-  };
-}
-
-/** The projections (and reactors) of notifications. */
-export function notificationsProjections(deps: ReactorDeps): Projection[] {
-  return [notificationsProjection, notificationRemindersReactor(deps)];
+  });
 }

@@ -1,10 +1,10 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import type { DocumentProjection, Projection, ReactorDeps } from '../../src/projector/projection.ts';
-import { asAppEvent } from '../../src/events/registry.ts';
+import { defineDocumentProjection } from '../../src/projector/projection.ts';
 import type { Doc, TenantScope } from '../../src/ports/read-models.ts';
 import { dtoName, emptyProfile, PROFILE_KEYS, type ProfileFields } from '../../commands/profile/fields.ts';
-import { vatCheckReactor } from '../../commands/profile/vat-check.ts';
-import { phoneCodeReactor } from '../../commands/phone-verification/delivery.ts';
+import { memberEvents } from '../../commands/members/events.ts';
+import { profileEvents } from '../../commands/profile/events.ts';
+import { phoneVerificationEvents } from '../../commands/phone-verification/events.ts';
 
 /** The bidders' profiles: one document per member, `_id` = the member id. */
 export const PROFILES = 'profiles';
@@ -65,13 +65,12 @@ function decided(doc: Omit<ProfileData, 'VatFree' | 'SmsVerificationCompleted'>)
   };
 }
 
-export const profilesProjection: DocumentProjection = {
-  kind: 'documents',
+export const profilesProjection = defineDocumentProjection({
   name: 'profiles',
-  collections: [{ name: PROFILES }],
+  events: [memberEvents, profileEvents, phoneVerificationEvents],
   handles: ['MemberSignedUp', 'MemberRemoved', 'MemberProfileReplaced', 'MemberVatNumberChecked', 'MemberPhoneVerified'],
-  async apply(recorded, uow) {
-    const event = asAppEvent(recorded);
+  collections: [{ name: PROFILES }],
+  async apply(event, uow) {
     switch (event.type) {
       case 'MemberSignedUp': {
         const d = event.data;
@@ -137,9 +136,4 @@ export const profilesProjection: DocumentProjection = {
       }
     }
   },
-};
-
-/** The profiles projection, and the reactors that start the profile's background work (VAT checks, verification texts). */
-export function profileProjections(deps: ReactorDeps): Projection[] {
-  return [profilesProjection, vatCheckReactor(deps), phoneCodeReactor(deps)];
-}
+});

@@ -1,7 +1,6 @@
-import type { DocumentProjection, Projection, ReactorDeps } from '../../src/projector/projection.ts';
-import { asAppEvent } from '../../src/events/registry.ts';
+import { defineDocumentProjection } from '../../src/projector/projection.ts';
 import type { Doc, TenantScope } from '../../src/ports/read-models.ts';
-import type { RegistrationStatus } from '../../commands/registrations/events.ts';
+import { registrationsEvents, type RegistrationStatus } from '../../commands/registrations/events.ts';
 
 /** A member's registration for an auction: one document per member and auction, `_id` = registrationId(). */
 export const REGISTRATIONS = 'registrations';
@@ -25,13 +24,11 @@ export const registrations = (db: TenantScope) => db.collection<RegistrationDoc>
 export const findRegistration = (db: TenantScope, memberId: number, auctionId: number) =>
   registrations(db).findById(registrationId(memberId, auctionId));
 
-export const registrationsProjection: DocumentProjection = {
-  kind: 'documents',
+export const registrationsProjection = defineDocumentProjection({
   name: 'registrations',
+  events: [registrationsEvents],
   collections: [{ name: REGISTRATIONS, indexes: [{ fields: ['MemberId', 'AuctionId'] }] }],
-  handles: ['AuctionRegistrationRequested', 'RegistrationApproved', 'RegistrationRejected'],
-  async apply(recorded, uow) {
-    const event = asAppEvent(recorded);
+  async apply(event, uow) {
     switch (event.type) {
       case 'AuctionRegistrationRequested': {
         const d = event.data;
@@ -60,9 +57,4 @@ export const registrationsProjection: DocumentProjection = {
       }
     }
   },
-};
-
-/** The projections (and reactors) of registrations. */
-export function registrationsProjections(_deps: ReactorDeps): Projection[] {
-  return [registrationsProjection];
-}
+});

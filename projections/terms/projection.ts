@@ -1,5 +1,5 @@
-import type { DocumentProjection } from '../../src/projector/projection.ts';
-import { asAppEvent } from '../../src/events/registry.ts';
+import { defineDocumentProjection } from '../../src/projector/projection.ts';
+import { termsEvents } from '../../commands/terms/events.ts';
 import type { Doc, TenantScope } from '../../src/ports/read-models.ts';
 
 export interface TermsAcceptanceDoc extends Doc {
@@ -13,14 +13,11 @@ export const termsId = (memberId: number, auctionId: number) => `${memberId}:${a
 export const TERMS_ACCEPTANCES = 'terms_acceptances';
 export const termsAcceptances = (db: TenantScope) => db.collection<TermsAcceptanceDoc>(TERMS_ACCEPTANCES);
 
-export const termsProjection: DocumentProjection = {
-  kind: 'documents',
+export const termsProjection = defineDocumentProjection({
   name: 'terms',
+  events: [termsEvents],
   collections: [{ name: TERMS_ACCEPTANCES, indexes: [{ fields: ['MemberId'] }] }],
-  handles: ['AuctionTermsAccepted'],
-  async apply(recorded, uow) {
-    const event = asAppEvent(recorded);
-    if (event.type !== 'AuctionTermsAccepted') return;
+  async apply(event, uow) {
     const d = event.data;
     await uow.update<TermsAcceptanceDoc>(TERMS_ACCEPTANCES, d.tenant, termsId(d.memberId, d.auctionId), (doc) => ({
       MemberId: d.memberId,
@@ -28,4 +25,4 @@ export const termsProjection: DocumentProjection = {
       AcceptedAt: doc?.AcceptedAt ?? d.at,
     }));
   },
-};
+});

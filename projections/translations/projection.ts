@@ -1,5 +1,5 @@
-import type { DocumentProjection } from '../../src/projector/projection.ts';
-import { asAppEvent } from '../../src/events/registry.ts';
+import { defineDocumentProjection } from '../../src/projector/projection.ts';
+import { translationEvents } from '../../commands/translations/events.ts';
 import type { Doc, TenantScope } from '../../src/ports/read-models.ts';
 
 /** The interface dictionary of each tenant, one document per language. */
@@ -12,15 +12,12 @@ export interface DictionaryDoc extends Doc {
 
 export const dictionaries = (db: TenantScope) => db.collection<DictionaryDoc>(INTERFACE_TRANSLATIONS);
 
-export const translationsProjection: DocumentProjection = {
-  kind: 'documents',
+export const translationsProjection = defineDocumentProjection({
   name: 'translations',
+  events: [translationEvents],
   collections: [{ name: INTERFACE_TRANSLATIONS }],
-  handles: ['InterfaceTranslationsPublished'],
-  async apply(recorded, uow) {
-    const event = asAppEvent(recorded);
-    if (event.type !== 'InterfaceTranslationsPublished') return;
+  async apply(event, uow) {
     const d = event.data;
     await uow.update<DictionaryDoc>(INTERFACE_TRANSLATIONS, d.tenant, d.language, () => ({ Language: d.language, Entries: d.entries }));
   },
-};
+});

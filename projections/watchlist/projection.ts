@@ -1,5 +1,5 @@
-import type { DocumentProjection } from '../../src/projector/projection.ts';
-import { asAppEvent } from '../../src/events/registry.ts';
+import { defineDocumentProjection } from '../../src/projector/projection.ts';
+import { watchlistEvents } from '../../commands/watchlist/events.ts';
 import type { Doc } from '../../src/ports/read-models.ts';
 
 export interface WatchDoc extends Doc {
@@ -11,18 +11,19 @@ export interface WatchDoc extends Doc {
 
 export const watchId = (memberId: number, lotId: number) => `${memberId}:${lotId}`;
 
-export const watchlistProjection: DocumentProjection = {
-  kind: 'documents',
+/** Its collection's name; queries reach it through watchlistEntries(db) (collections.ts). */
+export const WATCHLIST = 'watchlist';
+
+export const watchlistProjection = defineDocumentProjection({
   name: 'watchlist',
-  collections: [{ name: 'watchlist', indexes: [{ fields: ['MemberId', 'WatchedAt'] }, { fields: ['MemberId', 'Type', 'WatchedAt'] }] }],
-  handles: ['LotWatched', 'WatchTypeChanged', 'LotUnwatched'],
-  async apply(recorded, uow) {
-    const event = asAppEvent(recorded);
+  events: [watchlistEvents],
+  collections: [{ name: WATCHLIST, indexes: [{ fields: ['MemberId', 'WatchedAt'] }, { fields: ['MemberId', 'Type', 'WatchedAt'] }] }],
+  async apply(event, uow) {
     switch (event.type) {
       case 'LotWatched':
       case 'WatchTypeChanged': {
         const d = event.data;
-        await uow.update<WatchDoc>('watchlist', d.tenant, watchId(d.memberId, d.lotId), (doc) => ({
+        await uow.update<WatchDoc>(WATCHLIST, d.tenant, watchId(d.memberId, d.lotId), (doc) => ({
           MemberId: d.memberId,
           LotId: d.lotId,
           Type: d.watchType,
@@ -32,9 +33,9 @@ export const watchlistProjection: DocumentProjection = {
       }
       case 'LotUnwatched': {
         const d = event.data;
-        await uow.update<WatchDoc>('watchlist', d.tenant, watchId(d.memberId, d.lotId), () => null);
+        await uow.update<WatchDoc>(WATCHLIST, d.tenant, watchId(d.memberId, d.lotId), () => null);
         return;
       }
     }
   },
-};
+});

@@ -58,7 +58,7 @@ export const getAuctionCatalogue = defineOperation({
       disposition: 'inline',
       etag: `"catalogue-${auction.Id}-${language}-${version}"`,
       open: () =>
-        ctx.services.generatedFiles.open(ctx.tenant.Tenant, { key: `${family}/${version}.pdf`, family, contentType: 'application/pdf' }, () =>
+        ctx.generatedFiles.open({ key: `${family}/${version}.pdf`, family, contentType: 'application/pdf' }, () =>
           renderCataloguePdf(auction, lotPages(ctx.db, auction.Id), { language, fallback, houseName: ctx.tenant.Name, dictionary }),
         ),
     });

@@ -3,7 +3,6 @@ import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
 import { NotFoundError, TooManyRequestsError, UnauthorizedError, ValidationError } from '../../src/errors.ts';
 import { sha256 } from '../../src/security/passwords.ts';
-import { SYSTEM, type ApplicationDoc } from '../../projections/access/projection.ts';
 
 export const tokenSchema = z
   .object({
@@ -40,11 +39,11 @@ export const issueApplicationToken = defineOperation({
   response: tokenSchema,
   examples: { body: { ClientId: 'demo-web', ClientSecret: 'kX9v2QmT7pLr4sWz8yBn' }, response: tokenExample },
   async handler({ body }, ctx) {
-    const { limiter, documents, tokens } = ctx.services;
+    const { limiter, tokens } = ctx;
     const key = `client-fail:${ctx.ip}`;
     const state = await limiter.peek(key, FAILED_CLIENT_LIMIT);
     if (!state.allowed) throw new TooManyRequestsError('Too many failed attempts; try again later.', state.retryAfterSeconds);
-    const app = await documents.forTenant(SYSTEM).collection<ApplicationDoc>('applications').findById(body.ClientId);
+    const app = await ctx.auth.application(body.ClientId);
     const given = Buffer.from(sha256(body.ClientSecret), 'hex');
     const expected = Buffer.from(app?.SecretHash ?? sha256(''), 'hex');
     const ok = app !== null && timingSafeEqual(given, expected) && ctx.apiKey.tenants.includes(app.Tenant);
@@ -80,7 +79,7 @@ export const issueAnonymousToken = defineOperation({
     if (!clientId) throw new ValidationError('clientId is required.', [{ field: 'body.clientId', message: 'is required' }]);
     const tenant = ctx.apiKey.tenants.includes(clientId) ? await ctx.auth.tenant(clientId) : null;
     if (!tenant || !tenant.PublicAccess) throw new NotFoundError('This tenant is not served, or its public access is switched off.');
-    return ctx.services.tokens.issue('anonymous', tenant.Tenant, `anonymous:${crypto.randomUUID()}`);
+    return ctx.tokens.issue('anonymous', tenant.Tenant, `anonymous:${crypto.randomUUID()}`);
   },
 });
 

@@ -11,9 +11,9 @@ import { renderFactsheetPdf } from './factsheet.ts';
 
 /** A stored document's bytes, streamed from the file store. */
 async function openStored(ctx: TenantContext, sha256: string) {
-  const opened = await ctx.services.files.open(ctx.tenant.Tenant, documentFileKey(sha256));
+  const opened = await ctx.files.open(documentFileKey(sha256));
   if (!opened) {
-    ctx.services.logger.error({ reqId: ctx.requestId, sha256 }, 'a published document has no stored bytes');
+    ctx.logger.error({ reqId: ctx.requestId, sha256 }, 'a published document has no stored bytes');
     throw new NotFoundError('The document is not available.');
   }
   return opened;
@@ -119,7 +119,7 @@ export const getLotDocument = defineOperation({
         disposition: 'inline',
         etag: `"factsheet-${lot.Id}-${language}-${version}"`,
         open: () =>
-          ctx.services.generatedFiles.open(ctx.tenant.Tenant, { key: `${family}/${version}.pdf`, family, contentType: 'application/pdf' }, () =>
+          ctx.generatedFiles.open({ key: `${family}/${version}.pdf`, family, contentType: 'application/pdf' }, () =>
             renderFactsheetPdf(lot, { language, fallback, houseName: ctx.tenant.Name, dictionary }),
           ),
       });

@@ -99,7 +99,7 @@ export const getInvoicePdf = defineOperation({
       disposition: 'inline',
       etag: `"invoice-${invoice.Id}-${language}-${version}"`,
       open: () =>
-        ctx.services.generatedFiles.open(tenant.Tenant, { key: `${family}/${version}.pdf`, family, contentType: 'application/pdf' }, () =>
+        ctx.generatedFiles.open({ key: `${family}/${version}.pdf`, family, contentType: 'application/pdf' }, () =>
           renderInvoicePdf({
             invoice,
             language,

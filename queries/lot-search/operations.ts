@@ -60,7 +60,7 @@ export const searchLots = defineOperation({
       filter.CategoryId = ids.length === 1 ? ids[0] : { in: ids };
     }
     if (!query.ShowClosedLots) filter.EndTime = { gt: ctx.now.getTime() };
-    const result = await ctx.services.search.search(LOT_SEARCH, ctx.tenant.Tenant, {
+    const result = await ctx.search.search(LOT_SEARCH, {
       q: query.q,
       queryBy: ['Title', 'AttributeText', 'Description'],
       filter,

@@ -3,7 +3,8 @@ import { boolText, idText, int32Text, pagedEnvelope, pageQuery, z } from '../../
 import { ForbiddenError, ValidationError, type FieldError } from '../../src/errors.ts';
 import { findLot } from './find.ts';
 import type { Filter, SortSpec } from '../../src/ports/read-models.ts';
-import { foldText, catalogueLots } from '../../projections/catalogue/documents.ts';
+import { catalogueLots } from '../../projections/catalogue/documents.ts';
+import { foldText } from '../../src/text/fold.ts';
 import { envelope, paging } from '../paging.ts';
 import { lotExample, lotMapper, lotSchema } from './dto.ts';
 import { auctionIdsOfType, readAuctionTypes } from '../auctions/types.ts';
@@ -134,10 +135,8 @@ export const listLots = defineOperation({
       };
     if (!query.ShowClosedLots) filter.EndTime = { $gt: nowIso };
     const words = (query.SearchTerms ?? '').split(/\s+/).filter(Boolean).slice(0, 10);
-    if (words.length)
-      filter.$and = words.map((w) => ({
-        $or: [{ [`Texts.${lang}.Title`]: { $contains: w } }, { [`Texts.${lang}.Description`]: { $contains: w } }],
-      }));
+    // Words are matched in the folded text the projection stores, folded the same way (one rule: src/text/fold.ts).
+    if (words.length) filter.$and = words.map((w) => ({ [`SearchText.${lang}`]: { $contains: foldText(w) } }));
 
     const direction = query.Descending ? -1 : 1;
     const sortField = query.Sort === 'Title' ? `SortTitle.${lang}` : (query.Sort ?? 'LotNumber');

@@ -20,7 +20,7 @@ export const memberAvailability = defineOperation({
   examples: { response: { Available: true } },
   async handler({ query }, ctx) {
     await enforceLimit(
-      ctx.services.limiter,
+      ctx.limiter,
       `members:availability:${ctx.tenant.Tenant}@${ctx.ip}`,
       MEMBER_LIMITS.availabilityPerAddress,
       'Too many look-ups; try again later.',

@@ -35,7 +35,7 @@ export const signIn = defineOperation({
   async handler({ body }, ctx) {
     const email = normalizeEmail(body.Email);
     // The attempt is counted before the slow check, and taken back unless the password was wrong.
-    const reservation = await reserveSignIn(ctx.services.limiter, { tenant: ctx.tenant.Tenant, email, ip: ctx.ip });
+    const reservation = await reserveSignIn(ctx.limiter, { tenant: ctx.tenant.Tenant, email, ip: ctx.ip });
     let member: MemberDoc | null;
     let ok: boolean;
     try {
@@ -50,7 +50,7 @@ export const signIn = defineOperation({
     if (!member.Validated) throw new ForbiddenError('Confirm your email address before signing in.');
     // The token remembers the sessions' start the checked hash belongs to: a later reset voids it.
     const sessionsValidFrom = member.SessionsValidFrom ? Date.parse(member.SessionsValidFrom) : null;
-    return ctx.services.tokens.issue('member', ctx.tenant.Tenant, String(member.Id), { sessionsValidFrom });
+    return ctx.tokens.issue('member', ctx.tenant.Tenant, String(member.Id), { sessionsValidFrom });
   },
 });
 

@@ -2,7 +2,7 @@ import { defineOperation } from '../../src/http/operation.ts';
 import { pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
 import type { Filter } from '../../src/ports/read-models.ts';
 import { catalogueLots } from '../../projections/catalogue/documents.ts';
-import type { WatchDoc } from '../../projections/watchlist/projection.ts';
+import { watchlistEntries } from '../../projections/watchlist/collections.ts';
 import { watchTypes } from '../../commands/watchlist/events.ts';
 import { envelope, paging } from '../paging.ts';
 import { lotExample, lotMapper, lotSchema } from '../lots/dto.ts';
@@ -32,7 +32,7 @@ export const listWatchlist = defineOperation({
     const p = paging(query, ctx.tenant);
     const filter: Filter = { MemberId: ctx.member.Id };
     if (query.type) filter.Type = query.type;
-    const watches = ctx.db.collection<WatchDoc>('watchlist');
+    const watches = watchlistEntries(ctx.db);
     const [total, page] = await Promise.all([
       watches.countDocuments(filter),
       watches.find(filter, { sort: [['WatchedAt', -1]], skip: p.skip, limit: p.pageSize }),

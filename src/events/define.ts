@@ -24,8 +24,62 @@ export function defineEvent<Type extends string, Data extends z.ZodObject>(
 /** The plain shape of an event of a definition, as deciders and projections see it. */
 export type EventOf<D> = D extends EventDefinition<infer T, infer S> ? { type: T; data: z.infer<S> } : never;
 
+/** Any event as the core sees it: a type name and its data. */
+export interface AnyEvent {
+  type: string;
+  data: unknown;
+}
+
 /** A recorded event whose type and data are known. */
-export type Recorded<E extends { type: string; data: unknown }> = E & Omit<RecordedEvent, 'type' | 'data'>;
+export type Recorded<E extends AnyEvent> = E & Omit<RecordedEvent, 'type' | 'data'>;
+
+/**
+ * The events of one feature, declared once: the union type `E` of its events, their type names, and the two
+ * crossings of the log's boundary. There is no global union: a decider, a projection or a reactor names the
+ * sets it writes or reads, so returning or reading another feature's event is a type error.
+ */
+export interface EventSet<E extends AnyEvent> {
+  /** The definitions, in the order the feature lists them (docs/events.md keeps it). */
+  readonly definitions: readonly EventDefinition[];
+  readonly types: readonly E['type'][];
+  /** Validates a decided event against its schema and wraps it for appending; throws for a type not in the set. */
+  readonly toNew: (event: E, correlationId?: string) => NewEvent;
+  /**
+   * A recorded event as its feature sees it. Events are validated when appended, so reading trusts their data;
+   * an older schema version would be upcast here (every type is at version 1 so far), and a newer one than this
+   * code knows, or a type not in the set, throws rather than being misread.
+   */
+  readonly read: (recorded: RecordedEvent) => Recorded<E>;
+}
+
+/** The event union of an event set: `EventsOf<typeof watchlistEvents>`. */
+export type EventsOf<S> = S extends EventSet<infer E> ? E : never;
+
+/** Declares a feature's events: `export const watchlistEvents = defineEvents([LotWatched, ...])`. */
+export function defineEvents<const D extends readonly EventDefinition[]>(definitions: D): EventSet<EventOf<D[number]>> {
+  type E = EventOf<D[number]>;
+  const byType = new Map<string, EventDefinition>();
+  for (const definition of definitions) {
+    if (byType.has(definition.type)) throw new Error(`event type ${definition.type} is declared twice`);
+    byType.set(definition.type, definition);
+  }
+  const definitionOf = (type: string) => {
+    const definition = byType.get(type);
+    if (!definition) throw new Error(`${type} is not one of the events ${[...byType.keys()].join(', ')}`);
+    return definition;
+  };
+  return {
+    definitions,
+    types: definitions.map((d) => d.type) as E['type'][],
+    toNew: (event, correlationId) => toNewEvent(definitionOf(event.type), event.data as never, correlationId),
+    read: (recorded) => {
+      const definition = definitionOf(recorded.type);
+      if (recorded.version !== definition.version)
+        throw new Error(`${recorded.type} version ${recorded.version} at position ${recorded.position} has no upcast to version ${definition.version}`);
+      return recorded as unknown as Recorded<E>;
+    },
+  };
+}
 
 export const tenantId = z
   .string()

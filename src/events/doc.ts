@@ -1,8 +1,11 @@
 import { z } from 'zod';
-import { eventCatalog } from './catalog.ts';
+import type { EventDefinition } from './define.ts';
 
-/** Renders docs/events.md from the event schemas (the public contract of the event log). */
-export function renderEventsDoc(): string {
+/**
+ * Renders docs/events.md from the event schemas (the public contract of the event log): every feature's
+ * definitions, in the order the composition root lists them (app/features/events.ts).
+ */
+export function renderEventsDoc(eventCatalog: readonly EventDefinition[]): string {
   const lines = [
     '# Events',
     '',

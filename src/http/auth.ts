@@ -1,11 +1,8 @@
 import type { Request } from 'express';
 import { UnauthorizedError } from '../errors.ts';
 import { sha256 } from '../security/passwords.ts';
-import type { Services } from '../services.ts';
-import type { TokenClaims } from '../security/tokens.ts';
-import { SYSTEM, type ApiKeyDoc, type TenantDoc, tenantSettings } from '../../projections/access/projection.ts';
-import { type MemberDoc, memberAccounts } from '../../projections/members/projection.ts';
-import type { ApiKeyInfo } from './operation.ts';
+import type { TokenClaims, TokenService } from '../security/tokens.ts';
+import type { AccessDirectory, ApiKeyInfo, Application, Member, Tenant } from './directory.ts';
 import { TtlCache } from './ttl-cache.ts';
 
 /**
@@ -15,24 +12,29 @@ import { TtlCache } from './ttl-cache.ts';
  */
 export class Authenticator {
   private readonly keys = new TtlCache<ApiKeyInfo | null>(10_000);
-  private readonly tenants = new TtlCache<TenantDoc | null>(5_000);
+  private readonly tenants = new TtlCache<Tenant | null>(5_000);
 
-  constructor(private readonly services: Services) {}
+  constructor(
+    private readonly directory: AccessDirectory,
+    private readonly tokens: Pick<TokenService, 'verify'>,
+  ) {}
 
   async apiKey(req: Request): Promise<ApiKeyInfo> {
     const key = req.headers['api-key'];
     if (typeof key !== 'string' || key.length === 0 || key.length > 200) throw new UnauthorizedError('The Api-Key header is missing or unknown.');
     const hash = sha256(key);
-    const info = await this.keys.get(hash, async () => {
-      const doc = await this.services.documents.forTenant(SYSTEM).collection<ApiKeyDoc>('api_keys').findById(hash);
-      return doc ? { keyId: doc.KeyId, tenants: doc.Tenants } : null;
-    });
+    const info = await this.keys.get(hash, () => this.directory.apiKey(hash));
     if (!info) throw new UnauthorizedError('The Api-Key header is missing or unknown.');
     return info;
   }
 
-  tenant(id: string): Promise<TenantDoc | null> {
-    return this.tenants.get(id, () => tenantSettings(this.services.documents, id));
+  tenant(id: string): Promise<Tenant | null> {
+    return this.tenants.get(id, () => this.directory.tenant(id));
+  }
+
+  /** A registered application by its ClientId (not cached: its secret is checked at every token request). */
+  application(clientId: string): Promise<Application | null> {
+    return this.directory.application(clientId);
   }
 
   bearer(req: Request): string | null {
@@ -43,10 +45,10 @@ export class Authenticator {
   }
 
   /** A valid token of a served tenant that this Api-Key may act for, or null. */
-  async token(req: Request, apiKey: ApiKeyInfo): Promise<{ claims: TokenClaims; tenant: TenantDoc } | null> {
+  async token(req: Request, apiKey: ApiKeyInfo): Promise<{ claims: TokenClaims; tenant: Tenant } | null> {
     const raw = this.bearer(req);
     if (!raw) return null;
-    const claims = this.services.tokens.verify(raw);
+    const claims = this.tokens.verify(raw);
     if (!claims || !apiKey.tenants.includes(claims.tenant)) return null;
     const tenant = await this.tenant(claims.tenant);
     if (!tenant) return null;
@@ -64,12 +66,12 @@ export class Authenticator {
    * The member of a member token, or null when it no longer exists or its sessions were ended after the
    * token was issued (a password reset). GET /v1/tokens/current says `Valid: false` for both.
    */
-  async member(claims: TokenClaims): Promise<MemberDoc | null> {
-    const member = await memberAccounts(this.services.documents.forTenant(claims.tenant)).findById(claims.sub);
+  async member(claims: TokenClaims): Promise<Member | null> {
+    const member = await this.directory.member(claims.tenant, claims.sub);
     return member && sessionStillValid(claims, member) ? member : null;
   }
 
-  async requireMember(claims: TokenClaims): Promise<MemberDoc> {
+  async requireMember(claims: TokenClaims): Promise<Member> {
     if (claims.kind !== 'member') throw new UnauthorizedError('This operation needs a member token (POST /v1/sessions).');
     const member = await this.member(claims);
     if (!member) throw new UnauthorizedError('This token no longer works: its member was removed, or its sessions were ended by a password reset.');
@@ -83,7 +85,7 @@ export class Authenticator {
  * is exact: no clock is compared with JWT's whole-second `iat`, and a sign-in that checked the old password
  * just before a reset issues a token that no longer matches.
  */
-export function sessionStillValid(claims: TokenClaims, member: MemberDoc): boolean {
+export function sessionStillValid(claims: TokenClaims, member: Member): boolean {
   if (!member.SessionsValidFrom) return true;
   return (claims.sessionsValidFrom ?? 0) >= Date.parse(member.SessionsValidFrom);
 }

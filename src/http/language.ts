@@ -1,11 +1,15 @@
-import type { TenantDoc } from '../../projections/access/projection.ts';
+import type { Tenant } from './directory.ts';
 
 /**
  * Content negotiation: an explicit language parameter wins, then Accept-Language (with q-values and
  * region fallback: `sv-SE` → `sv`), then the tenant's default language. Only published languages are
  * ever answered.
  */
-export function negotiateLanguage(tenant: TenantDoc, acceptLanguage: string | undefined, override?: string): string {
+export function negotiateLanguage(
+  tenant: Pick<Tenant, 'Languages' | 'DefaultLanguage'>,
+  acceptLanguage: string | undefined,
+  override?: string,
+): string {
   const published = tenant.Languages;
   const match = (tag: string): string | undefined => {
     const lower = tag.trim().toLowerCase();

@@ -1,12 +1,18 @@
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import type { TenantScope } from '../ports/read-models.ts';
-import type { Services } from '../services.ts';
-import type { TenantDoc } from '../../projections/access/projection.ts';
-import type { MemberDoc } from '../../projections/members/projection.ts';
-import type { TokenClaims } from '../security/tokens.ts';
+import type { JobQueue } from '../ports/jobs.ts';
+import type { RateLimiter } from '../ports/rate-limit.ts';
+import type { Commands } from '../commands.ts';
+import type { Logger } from '../logger.ts';
+import type { OneTimeKeys } from '../security/keys.ts';
+import type { TokenClaims, TokenService } from '../security/tokens.ts';
 import type { Authenticator } from './auth.ts';
+import type { ApiKeyInfo, Member, Tenant } from './directory.ts';
 import type { FileAnswer } from './file-answer.ts';
+import type { TenantFiles, TenantGeneratedFiles, TenantSearch } from './tenant-engines.ts';
+
+export type { ApiKeyInfo } from './directory.ts';
 
 /**
  * Who may call an operation (API.md "Credentials and who may call what"):
@@ -14,33 +20,50 @@ import type { FileAnswer } from './file-answer.ts';
  */
 export type Auth = 'open' | 'anon' | 'member';
 
-export interface ApiKeyInfo {
-  keyId: string;
-  tenants: string[];
-}
-
+/**
+ * What a handler works with: the request, the caller, and the few engines it may use, never the whole set of
+ * services. Everything that stores a tenant's data comes bound to the token's tenant (read models, search,
+ * files), so a handler cannot read another tenant's data by accident; the write side comes without the raw
+ * log or the projector (`commands`).
+ */
 export interface BaseContext {
-  services: Services;
   requestId: string;
   ip: string;
   apiKey: ApiKeyInfo;
   auth: Authenticator;
   req: Request;
   res: Response;
+  /** The request's time (the injected clock): one instant for the whole request. */
   now: Date;
+  /** Rate limits; a limit per tenant names the tenant in its key. */
+  limiter: RateLimiter;
+  tokens: Pick<TokenService, 'issue'>;
+  logger: Logger;
 }
 
 export interface TenantContext extends BaseContext {
   claims: TokenClaims;
-  tenant: TenantDoc;
-  /** The tenant's read models: every read is confined to the token's tenant. */
-  db: TenantScope;
+  tenant: Tenant;
   /** Negotiated language (Content-Language of the answer). */
   language: string;
+  /** The tenant's read models: every read is confined to the token's tenant. */
+  db: TenantScope;
+  /** The tenant's part of the search index. */
+  search: TenantSearch;
+  /** The tenant's stored files. */
+  files: TenantFiles;
+  /** The tenant's files made from read models on first request (PDFs). */
+  generatedFiles: TenantGeneratedFiles;
+  /** Commands on streams (appends carry the request id), with read your writes. */
+  commands: Commands;
+  /** One-time keys and codes (confirmation, password reset, phone verification). */
+  keys: OneTimeKeys;
+  /** Background jobs, to add (workers run them). */
+  jobs: Pick<JobQueue, 'add'>;
 }
 
 export interface MemberContext extends TenantContext {
-  member: MemberDoc;
+  member: Member;
 }
 
 type ContextOf<A extends Auth> = A extends 'member' ? MemberContext : A extends 'anon' ? TenantContext : BaseContext;

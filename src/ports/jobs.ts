@@ -5,7 +5,11 @@
  */
 
 export interface JobOptions {
-  /** Deduplication key: adding a job whose id exists (waiting, active, completed or failed) does nothing. */
+  /**
+   * Deduplication key: adding a job whose id exists (waiting, active, completed or failed) does nothing. Ids
+   * are unique per job name (start them with their kind), and finished jobs are remembered as long as the
+   * engine keeps them (BullMQ: 30 days; the embedded queue: always).
+   */
   jobId: string;
   /** Total tries, first one included (default 5). */
   attempts?: number;
@@ -39,6 +43,6 @@ export interface JobQueue {
    * Resolves when no job is waiting or active and none is delayed to a time within the timeout (tests and
    * shutdown); a job scheduled later (a reminder for tomorrow) does not hold it up.
    */
-  drain(timeoutMs?: number): Promise<void>;
+  whenIdle(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }

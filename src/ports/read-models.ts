@@ -20,7 +20,10 @@ export type FieldCondition =
       $in?: Scalar[];
       /** Field exists and is not null (true) or is absent/null (false). */
       $exists?: boolean;
-      /** Case-insensitive substring match on a string field (MongoDB: an escaped `$regex` with `i`). */
+      /**
+       * The string field contains this text, exactly as given (MongoDB: an escaped `$regex`; SQLite: `instr`).
+       * For a case- and accent-insensitive match, store the field folded and fold the text with src/text/fold.ts.
+       */
       $contains?: string;
     };
 
@@ -94,8 +97,13 @@ export class CheckpointConflictError extends Error {
 }
 
 export interface RebuildTarget extends WriteTarget {
-  /** Swaps the rebuilt copies in atomically (with the checkpoint) and drops the old ones. */
-  finish(): Promise<void>;
+  /**
+   * Swaps the rebuilt copies in atomically with the checkpoint, and drops the old ones; answers true. When
+   * the live checkpoint is ahead of the rebuilt one (a running projector moved on meanwhile), nothing is
+   * swapped and it answers false: the caller catches up and calls again. Processes that read the old copies
+   * switch to the new ones by themselves.
+   */
+  finish(): Promise<boolean>;
   abort(): Promise<void>;
 }
 
@@ -111,7 +119,5 @@ export interface DocumentStore {
    * reads keep using the live copies until finish() swaps them in.
    */
   startRebuild(projection: string, collections: string[]): Promise<RebuildTarget>;
-  /** Engine housekeeping after bulk writes (SQLite: refresh planner statistics; MongoDB: nothing). */
-  maintain(): Promise<void>;
   close(): Promise<void>;
 }

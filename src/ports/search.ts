@@ -4,7 +4,11 @@
  * fields, a structured filter (the Typesense adapter renders it as `filter_by`), facets and paging.
  *
  * Tenancy is enforced by the adapter: every call names the tenant, and a search only ever sees the
- * documents of that tenant (the embedded index keeps one partition per tenant and partition value).
+ * documents of that tenant. A document's `id` is unique within its collection and tenant: an upsert with
+ * the same id replaces it. How an engine lays documents out is the adapter's configuration, not part of
+ * this port (the embedded index can split a collection into one engine per value of a field, e.g. per
+ * Language, and then keeps one document per id and value: its `partitions` option). Adapters persist on
+ * their own: there is no flush.
  */
 
 export interface SearchFieldSpec {
@@ -19,11 +23,6 @@ export interface SearchFieldSpec {
 export interface SearchCollectionSpec {
   name: string;
   fields: SearchFieldSpec[];
-  /**
-   * A field whose value splits the tenant's documents into separate indexes (e.g. `Language`): searches
-   * must then filter on it with an equality. Typesense keeps one collection and filters on the field.
-   */
-  partitionField?: string;
 }
 
 export interface SearchDocument {
@@ -72,8 +71,6 @@ export interface SearchIndex {
   setCheckpoint(projection: string, position: number): Promise<void>;
   /** Drops every document and the checkpoint of the collection (before a rebuild into a fresh copy). */
   startRebuild(collection: string, projection: string): Promise<SearchRebuild>;
-  /** Persists what is in memory (the embedded adapter snapshots; servers do nothing). */
-  flush(): Promise<void>;
   close(): Promise<void>;
 }
 

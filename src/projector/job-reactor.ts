@@ -1,27 +1,26 @@
-import type { AppEvent } from '../events/catalog.ts';
-import { asAppEvent } from '../events/registry.ts';
+import type { AnyEvent, EventSet } from '../events/define.ts';
 import type { JobOptions, JobQueue } from '../ports/jobs.ts';
-import type { Reactor } from './projection.ts';
+import { defineReactor, type Reactor } from './projection.ts';
 
-type EventData<T extends AppEvent['type']> = Extract<AppEvent, { type: T }>['data'];
+type DataOf<E extends AnyEvent, T extends E['type']> = Extract<E, { type: T }>['data'];
 
 /**
- * A reactor that turns each event of one type into one background job, keyed (`options.jobId`) so that a
- * replayed event adds nothing: the side effect happens once. `job` may answer null to add nothing.
+ * A reactor that turns each event of one type (of the feature's event set) into one background job, keyed
+ * (`options.jobId`) so that a replayed event adds nothing: the side effect happens once. `job` may answer
+ * null to add nothing.
  */
-export function jobReactor<T extends AppEvent['type']>(
+export function jobReactor<E extends AnyEvent, T extends E['type']>(
   jobs: JobQueue,
-  reactor: { name: string; on: T; job: (data: EventData<T>) => { name: string; data: unknown; options: JobOptions } | null },
+  events: EventSet<E>,
+  reactor: { name: string; on: T; job: (data: DataOf<E, T>) => { name: string; data: unknown; options: JobOptions } | null },
 ): Reactor {
-  return {
-    kind: 'reactor',
+  return defineReactor({
     name: reactor.name,
+    events: [events],
     handles: [reactor.on],
-    async react(recorded) {
-      const event = asAppEvent(recorded);
-      if (event.type !== reactor.on) return;
-      const job = reactor.job(event.data as EventData<T>);
+    async react(event) {
+      const job = reactor.job(event.data as DataOf<E, T>);
       if (job) await jobs.add(job.name, job.data, job.options);
     },
-  };
+  });
 }

@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../ports/event-log.ts';
+import type { AnyEvent, EventSet, EventsOf, Recorded } from '../events/define.ts';
 import type { CollectionSpec, Doc, DocumentStore, WriteOp, WriteTarget } from '../ports/read-models.ts';
 import type { JobQueue } from '../ports/jobs.ts';
 import type { SearchCollectionSpec, SearchDocument } from '../ports/search.ts';
@@ -51,6 +52,12 @@ export class UnitOfWork {
     return [...this.dirty.values()];
   }
 }
+
+/*
+ * What the runtime (runtime.ts) sees of a projection: event types by name and recorded events. Features
+ * declare theirs with defineDocumentProjection, defineSearchProjection and defineReactor below, which type
+ * them over the event sets they read.
+ */
 
 export interface DocumentProjection {
   kind: 'documents';
@@ -116,4 +123,96 @@ export type Projection = DocumentProjection | SearchProjection | Reactor;
 export interface ReactorDeps {
   jobs: JobQueue;
   documents: DocumentStore;
+}
+
+/** The events a projection reads: those of its sets, or the types it names of them. */
+type Read<Sets extends readonly EventSet<any>[], Handled extends string> = Recorded<Extract<EventsOf<Sets[number]>, { type: Handled }>>;
+
+/** What every typed projection declares: its name, the feature event sets it reads, and which of their types. */
+interface Reading<Sets extends readonly EventSet<any>[], Handled extends EventsOf<Sets[number]>['type']> {
+  name: string;
+  /** The event sets of the features it reads (`[watchlistEvents]`). */
+  events: Sets;
+  /** The types of those sets it handles, when not all of them; other events only move its checkpoint. */
+  handles?: readonly Handled[];
+}
+
+/** The handled type names, and a reader that types a recorded event of one of them (null for any other event). */
+function reading<Sets extends readonly EventSet<any>[], Handled extends EventsOf<Sets[number]>['type']>(spec: Reading<Sets, Handled>) {
+  const setOf = new Map<string, EventSet<AnyEvent>>();
+  for (const set of spec.events) for (const type of set.types) setOf.set(type, set);
+  const handles: readonly string[] = spec.handles ?? [...setOf.keys()];
+  for (const type of handles) if (!setOf.has(type)) throw new Error(`projection ${spec.name} handles ${type}, which none of its event sets holds`);
+  const handled = new Set(handles);
+  return {
+    handles,
+    read: (recorded: RecordedEvent) => (handled.has(recorded.type) ? (setOf.get(recorded.type)!.read(recorded) as unknown as Read<Sets, Handled>) : null),
+  };
+}
+
+/** A document projection typed over the event sets it reads: `apply` gets the union of the events it handles. */
+export function defineDocumentProjection<
+  const Sets extends readonly EventSet<any>[],
+  const Handled extends EventsOf<Sets[number]>['type'] = EventsOf<Sets[number]>['type'],
+>(
+  projection: Reading<Sets, Handled> & {
+    collections: CollectionSpec[];
+    apply(event: Read<Sets, Handled>, uow: UnitOfWork): Promise<void>;
+  },
+): DocumentProjection {
+  const { handles, read } = reading(projection);
+  return {
+    kind: 'documents',
+    name: projection.name,
+    collections: projection.collections,
+    handles,
+    async apply(recorded, uow) {
+      const event = read(recorded);
+      if (event) await projection.apply(event, uow);
+    },
+  };
+}
+
+/** A search projection typed over the event sets it reads. */
+export function defineSearchProjection<
+  const Sets extends readonly EventSet<any>[],
+  const Handled extends EventsOf<Sets[number]>['type'] = EventsOf<Sets[number]>['type'],
+>(
+  projection: Reading<Sets, Handled> & {
+    collection: SearchCollectionSpec;
+    apply(event: Read<Sets, Handled>, batch: SearchBatch): void;
+  },
+): SearchProjection {
+  const { handles, read } = reading(projection);
+  return {
+    kind: 'search',
+    name: projection.name,
+    collection: projection.collection,
+    handles,
+    apply(recorded, batch) {
+      const event = read(recorded);
+      if (event) projection.apply(event, batch);
+    },
+  };
+}
+
+/** A reactor typed over the event sets it reads. */
+export function defineReactor<
+  const Sets extends readonly EventSet<any>[],
+  const Handled extends EventsOf<Sets[number]>['type'] = EventsOf<Sets[number]>['type'],
+>(
+  reactor: Reading<Sets, Handled> & {
+    react(event: Read<Sets, Handled>): Promise<void>;
+  },
+): Reactor {
+  const { handles, read } = reading(reactor);
+  return {
+    kind: 'reactor',
+    name: reactor.name,
+    handles,
+    async react(recorded) {
+      const event = read(recorded);
+      if (event) await reactor.react(event);
+    },
+  };
 }

@@ -101,7 +101,7 @@ describe('embedded side-effect adapters', function () {
       second.process('n', async (job) => {
         attempts.push(job.attemptsMade);
       });
-      await second.drain(2000);
+      await second.whenIdle(2000);
       expect(attempts).to.deep.equal([2]); // the interrupted try counts, but a job keeps one more
       expect(await second.getState('crashed')).to.equal('completed');
     });
@@ -115,7 +115,7 @@ describe('embedded side-effect adapters', function () {
       await sleep(20); // the loop's first look found nothing and now sleeps 10 s
       const addedAt = Date.now();
       await q.add('n', {}, { jobId: 'fast' });
-      await q.drain(1000);
+      await q.whenIdle(1000);
       expect(ranAt - addedAt).to.be.below(100);
     });
 
@@ -130,16 +130,16 @@ describe('embedded side-effect adapters', function () {
         running -= 1;
       });
       for (let i = 0; i < 6; i++) await q.add('n', {}, { jobId: `c${i}` });
-      await q.drain(2000);
+      await q.whenIdle(2000);
       expect(most).to.equal(2);
     });
 
-    it('leaves jobs of names it has no processor for alone, and drain does not wait for them', async function () {
+    it('leaves jobs of names it has no processor for alone, and whenIdle does not wait for them', async function () {
       const q = queue();
       q.process('known', async () => {});
       await q.add('unknown', {}, { jobId: 'u' });
       await q.add('known', {}, { jobId: 'k' });
-      await q.drain(1000);
+      await q.whenIdle(1000);
       expect(await q.getState('u')).to.equal('waiting');
       expect(await q.getState('k')).to.equal('completed');
     });
@@ -155,7 +155,7 @@ describe('embedded side-effect adapters', function () {
         throw new Error(`smtp refused (attempt ${job.attemptsMade})`);
       });
       await q.add('mail', { email: 'secret.person@example.test' }, { jobId: 'm1', attempts: 2, backoffMs: 5 });
-      await q.drain(2000);
+      await q.whenIdle(2000);
       const row = db.prepare(`SELECT state, attempts_made, last_error, finished_at FROM jobs WHERE id = 'm1'`).get() as {
         state: string;
         attempts_made: number;

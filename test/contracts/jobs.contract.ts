@@ -54,7 +54,7 @@ export function jobQueueContract(name: string, makeQueue: () => Promise<JobQueue
       });
       const result = await queue.add(name, { to: 'a@example.test', n: 1 }, { jobId: id('one') });
       expect(result).to.deep.equal({ id: id('one'), added: true });
-      await queue.drain(5000);
+      await queue.whenIdle(5000);
       expect(seen).to.have.length(1);
       expect(seen[0]).to.deep.include({ id: id('one'), name, attemptsMade: 1 });
       expect(seen[0].data).to.deep.equal({ to: 'a@example.test', n: 1 });
@@ -71,7 +71,7 @@ export function jobQueueContract(name: string, makeQueue: () => Promise<JobQueue
       queue.process(name, async (job) => {
         seen.push(job.data);
       });
-      await queue.drain(5000);
+      await queue.whenIdle(5000);
       expect(seen).to.deep.equal([{ v: 1 }]);
     });
 
@@ -82,10 +82,10 @@ export function jobQueueContract(name: string, makeQueue: () => Promise<JobQueue
         runs += 1;
       });
       await queue.add(name, {}, { jobId: id('again') });
-      await queue.drain(5000);
+      await queue.whenIdle(5000);
       const again = await queue.add(name, {}, { jobId: id('again') });
       expect(again.added).to.equal(false);
-      await queue.drain(5000);
+      await queue.whenIdle(5000);
       expect(runs).to.equal(1);
       expect(await queue.getState(id('again'))).to.equal('completed');
     });
@@ -98,7 +98,7 @@ export function jobQueueContract(name: string, makeQueue: () => Promise<JobQueue
         if (job.attemptsMade < 3) throw new Error(`try ${job.attemptsMade} failed`);
       });
       await queue.add(name, {}, { jobId: id('flaky'), attempts: 5, backoffMs: 10 });
-      await queue.drain(5000);
+      await queue.whenIdle(5000);
       expect(attempts).to.deep.equal([1, 2, 3]);
       expect(await queue.getState(id('flaky'))).to.equal('completed');
     });
@@ -111,7 +111,7 @@ export function jobQueueContract(name: string, makeQueue: () => Promise<JobQueue
         throw new Error('always');
       });
       await queue.add(name, {}, { jobId: id('backoff'), attempts: 3, backoffMs: 40 });
-      await queue.drain(5000);
+      await queue.whenIdle(5000);
       expect(times).to.have.length(3);
       // 40 ms then 80 ms (a few ms of timer slack allowed).
       expect(times[1] - times[0]).to.be.at.least(35);
@@ -126,12 +126,12 @@ export function jobQueueContract(name: string, makeQueue: () => Promise<JobQueue
         throw new Error('nope');
       });
       await queue.add(name, {}, { jobId: id('doomed'), attempts: 3, backoffMs: 5 });
-      await queue.drain(5000);
+      await queue.whenIdle(5000);
       expect(runs).to.equal(3);
       expect(await queue.getState(id('doomed'))).to.equal('failed');
       const again = await queue.add(name, {}, { jobId: id('doomed'), attempts: 3, backoffMs: 5 });
       expect(again.added).to.equal(false);
-      await queue.drain(5000);
+      await queue.whenIdle(5000);
       expect(runs).to.equal(3);
       expect(await queue.getState(id('doomed'))).to.equal('failed');
     });
@@ -155,7 +155,7 @@ export function jobQueueContract(name: string, makeQueue: () => Promise<JobQueue
       await waitFor(() => started);
       expect(await queue.getState(id('slow'))).to.equal('active');
       release();
-      await queue.drain(5000);
+      await queue.whenIdle(5000);
       expect(await queue.getState(id('slow'))).to.equal('completed');
     });
 
@@ -171,11 +171,11 @@ export function jobQueueContract(name: string, makeQueue: () => Promise<JobQueue
       });
       await queue.add(a, {}, { jobId: id('x') });
       await queue.add(b, {}, { jobId: id('y') });
-      await queue.drain(5000);
+      await queue.whenIdle(5000);
       expect(seen.sort()).to.deep.equal([`a:${id('x')}`, `b:${id('y')}`]);
     });
 
-    it('drains only once every job, retries included, is done', async function () {
+    it('is idle only once every job, retries included, is done', async function () {
       let done = 0;
       const name = jobName('many');
       queue.process(name, async (job) => {
@@ -184,12 +184,12 @@ export function jobQueueContract(name: string, makeQueue: () => Promise<JobQueue
         done += 1;
       });
       for (let i = 0; i < 5; i++) await queue.add(name, { i }, { jobId: id(`many-${i}`), backoffMs: 20 });
-      await queue.drain(5000);
+      await queue.whenIdle(5000);
       expect(done).to.equal(5);
       for (let i = 0; i < 5; i++) expect(await queue.getState(id(`many-${i}`))).to.equal('completed');
     });
 
-    it('rejects drain with an Error when jobs do not finish in time', async function () {
+    it('rejects whenIdle with an Error when jobs do not finish in time', async function () {
       const name = jobName('stuck');
       queue.process(name, async () => {
         await sleep(300);
@@ -197,7 +197,7 @@ export function jobQueueContract(name: string, makeQueue: () => Promise<JobQueue
       await queue.add(name, {}, { jobId: id('stuck') });
       let error: unknown;
       try {
-        await queue.drain(50);
+        await queue.whenIdle(50);
       } catch (err) {
         error = err;
       }
@@ -226,7 +226,7 @@ export function jobQueueContract(name: string, makeQueue: () => Promise<JobQueue
       await queue.add(name, { keep: true }, { jobId: id('pending') });
       queue.process(jobName('other'), async () => {});
       await queue.add(jobName('other'), {}, { jobId: id('done') });
-      await queue.drain(5000);
+      await queue.whenIdle(5000);
       await queue.close();
 
       const reopened = await fixture.reopen!();
@@ -240,7 +240,7 @@ export function jobQueueContract(name: string, makeQueue: () => Promise<JobQueue
       reopened.process(jobName('other'), async (job) => {
         seen.push(job.id);
       });
-      await reopened.drain(5000);
+      await reopened.whenIdle(5000);
       expect(seen).to.deep.equal([id('pending')]);
       expect(await reopened.getState(id('pending'))).to.equal('completed');
       const again = await reopened.add(jobName('other'), {}, { jobId: id('done') });
@@ -265,12 +265,12 @@ export function jobQueueContract(name: string, makeQueue: () => Promise<JobQueue
       expect(await queue.getState(id('later'))).to.equal('completed');
     });
 
-    it('does not hold drain up for a job delayed past its timeout', async function () {
+    it('does not hold whenIdle up for a job delayed past its timeout', async function () {
       const name = jobName('tomorrow');
       queue.process(name, async () => {});
       await queue.add(name, {}, { jobId: id('tomorrow'), delayMs: 24 * 3600_000 });
       const started = Date.now();
-      await queue.drain(500);
+      await queue.whenIdle(500);
       expect(Date.now() - started).to.be.below(400);
       expect(await queue.getState(id('tomorrow'))).to.equal('delayed');
     });

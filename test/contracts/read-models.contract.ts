@@ -48,9 +48,14 @@ export function documentStoreContract(name: string, makeStore: () => Promise<Doc
       expect(await ids({ $or: [{ Number: 1 }, { Number: 3 }] })).to.deep.equal(['1', '2']);
     });
 
-    it('matches $contains case- and accent-insensitively', async () => {
-      const found = await store.forTenant('a').collection('items').find({ Title: { $contains: 'CAFE' } });
-      expect(found.map((d) => d._id)).to.deep.equal(['3']);
+    it('matches $contains as a literal substring, case and accents as given (callers fold both sides)', async () => {
+      const items = store.forTenant('a').collection('items');
+      const ids = async (text: string) => (await items.find({ Title: { $contains: text } })).map((d) => d._id).sort();
+      expect(await ids('chair')).to.deep.equal(['1', '3']);
+      expect(await ids('Chair')).to.deep.equal([]);
+      expect(await ids('é')).to.deep.equal(['3']);
+      expect(await ids('.*')).to.deep.equal([]);
+      expect(await ids('Other')).to.deep.equal([]);
     });
 
     it('sorts, skips and limits; counts; groups', async () => {

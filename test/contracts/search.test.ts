@@ -4,10 +4,14 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MiniSearchIndex } from '../../src/adapters/embedded/minisearch-index.ts';
+import { MiniSearchIndex, type MiniSearchIndexOptions } from '../../src/adapters/embedded/minisearch/index.ts';
 import { contractSpec, lot, query, searchIndexContract } from './search.contract.ts';
+import type { SearchRequest } from '../../src/ports/search.ts';
 
 const TENANT = 'tenant-a';
+/** As the service configures it for the lot index (projections/lot-search: LOT_SEARCH_PARTITION). */
+const PARTITIONS = { lots: 'Language' };
+const T0 = 1_750_000_000_000;
 const dirs: string[] = [];
 
 function tempDir(): string {
@@ -20,16 +24,160 @@ after(function () {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-searchIndexContract('embedded MiniSearch', async () => new MiniSearchIndex({ dir: tempDir(), flushIntervalMs: 0 }));
+searchIndexContract(
+  'embedded MiniSearch, on disk, partitioned by Language as the service runs it',
+  async () => new MiniSearchIndex({ dir: tempDir(), flushIntervalMs: 0, partitions: PARTITIONS }),
+);
 
-searchIndexContract('embedded MiniSearch, memory only', async () => new MiniSearchIndex({ dir: null }));
+searchIndexContract('embedded MiniSearch, memory only, not partitioned', async () => new MiniSearchIndex({ dir: null }));
+
+async function expectRejection(p: Promise<unknown>): Promise<void> {
+  let failed = false;
+  await p.catch(() => (failed = true));
+  expect(failed, 'expected the call to be rejected').to.equal(true);
+}
 
 describe('embedded MiniSearch index', function () {
-  const open = (dir: string, extra: { onError?: (e: unknown) => void; flushIntervalMs?: number } = {}) =>
-    MiniSearchIndex.open({ dir, flushIntervalMs: 0, ...extra });
+  const open = (dir: string, extra: Partial<MiniSearchIndexOptions> = {}) =>
+    MiniSearchIndex.open({ dir, flushIntervalMs: 0, partitions: PARTITIONS, ...extra });
 
   const titles = async (index: MiniSearchIndex, q: string, filter = {}) =>
     (await index.search('lots', TENANT, query(q, { filter }))).hits.map((h) => h.id);
+
+  describe('partitioned by a field (the `partitions` option)', function () {
+    let index: MiniSearchIndex;
+    const find = (q: string, filter = {}) => index.search('lots', TENANT, query(q, { filter }));
+    const ids = async (q: string, filter = {}) => (await find(q, filter)).hits.map((h) => h.id);
+
+    beforeEach(async function () {
+      index = await MiniSearchIndex.open({ dir: null, partitions: PARTITIONS });
+      await index.ensureCollection(contractSpec);
+    });
+    afterEach(async () => index.close());
+
+    it('keeps one document per id and partition value, so a lot is indexed once per language', async function () {
+      await index.upsert('lots', TENANT, [
+        lot('1', { Title: 'Oak chair', Language: 'en' }),
+        lot('1', { Title: 'Ekstol', Language: 'sv' }),
+      ]);
+      expect(await ids('chair')).to.deep.equal(['1']);
+      expect(await ids('ekstol', { Language: 'sv' })).to.deep.equal(['1']);
+      await index.upsert('lots', TENANT, [lot('1', { Title: 'Pine chair', Language: 'en' })]);
+      expect(await ids('pine')).to.deep.equal(['1']);
+      expect(await ids('ekstol', { Language: 'sv' })).to.deep.equal(['1']);
+    });
+
+    it('applies an update without the partition field to every partition holding the id, with it to that one', async function () {
+      await index.upsert('lots', TENANT, [
+        lot('1', { Title: 'Oak chair', Language: 'en', EndTime: T0 }),
+        lot('1', { Title: 'Ekstol', Language: 'sv', EndTime: T0 }),
+      ]);
+      await index.update('lots', TENANT, [{ id: '1', EndTime: T0 + 500 }]);
+      expect((await find('chair', { EndTime: T0 + 500 })).found).to.equal(1);
+      expect((await find('ekstol', { Language: 'sv', EndTime: T0 + 500 })).found).to.equal(1);
+      await index.update('lots', TENANT, [{ id: '1', Language: 'sv', CategoryId: 9 }]);
+      expect((await find('ekstol', { Language: 'sv', CategoryId: 9 })).found).to.equal(1);
+      expect((await find('chair', { CategoryId: 9 })).found).to.equal(0);
+    });
+
+    it('deletes an id from every partition', async function () {
+      await index.upsert('lots', TENANT, [
+        lot('1', { Title: 'Oak chair' }),
+        lot('1', { Title: 'Ekstol', Language: 'sv' }),
+      ]);
+      await index.delete('lots', TENANT, ['1']);
+      expect((await find('chair')).found).to.equal(0);
+      expect((await find('ekstol', { Language: 'sv' })).found).to.equal(0);
+    });
+
+    it('refuses a search without an equality filter on the partition field', async function () {
+      const request: SearchRequest = { q: 'chair', queryBy: ['Title'], page: 1, perPage: 10 };
+      await expectRejection(index.search('lots', TENANT, request));
+      await expectRejection(index.search('lots', TENANT, { ...request, filter: { Language: { in: ['en', 'sv'] } } }));
+    });
+
+    it('refuses a document without a value of the partition field', async function () {
+      await expectRejection(index.upsert('lots', TENANT, [{ id: 'x', Title: 'Oak chair' }]));
+    });
+
+    it('refuses a partition field the collection does not have', async function () {
+      const other = await MiniSearchIndex.open({ dir: null, partitions: { lots: 'Country' } });
+      await expectRejection(other.ensureCollection(contractSpec));
+      await other.close();
+    });
+  });
+
+  it('re-partitions the stored documents when the partitions option changes across a reopen', async function () {
+    const dir = tempDir();
+    const a = await open(dir, { partitions: {} });
+    await a.ensureCollection(contractSpec);
+    await a.upsert('lots', TENANT, [lot('en-1', { Title: 'Oak chair' }), lot('sv-1', { Title: 'Ekstol', Language: 'sv' })]);
+    await a.close();
+
+    const b = await open(dir);
+    expect(b.loadStats).to.include({ partitions: 1, documents: 2 });
+    await b.ensureCollection(contractSpec);
+    expect(await titles(b, 'ekstol', { Language: 'sv' })).to.deep.equal(['sv-1']);
+    expect(await titles(b, 'chair')).to.deep.equal(['en-1']);
+    await b.close();
+
+    const c = await open(dir);
+    expect(c.loadStats).to.include({ partitions: 2, documents: 2, rebuiltFromDocuments: 0 });
+    await c.close();
+  });
+
+  it('loads a folder written while the partition field was part of the collection spec, without re-indexing', async function () {
+    const dir = tempDir();
+    const a = await open(dir);
+    await a.ensureCollection(contractSpec);
+    await a.upsert('lots', TENANT, [lot('en-1', { Title: 'Oak chair' }), lot('sv-1', { Title: 'Ekstol', Language: 'sv' })]);
+    await a.close();
+    // The manifest as the index wrote it before: `partitionField` inside the spec, no entry of its own.
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+    for (const c of manifest.collections) {
+      c.spec = { ...c.spec, partitionField: c.partitionField };
+      delete c.partitionField;
+    }
+    writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
+
+    const b = await open(dir);
+    expect(b.loadStats).to.include({ partitions: 2, documents: 2, rebuiltFromDocuments: 0 });
+    await b.ensureCollection(contractSpec);
+    expect(await titles(b, 'ekstol', { Language: 'sv' })).to.deep.equal(['sv-1']);
+    await b.close();
+  });
+
+  it('read-only: loads the snapshot, follows writes in memory and never writes the folder', async function () {
+    const dir = tempDir();
+    const writer = await open(dir);
+    await writer.ensureCollection(contractSpec);
+    await writer.upsert('lots', TENANT, [lot('kept', { Title: 'Pewter jug' })]);
+    await writer.setCheckpoint('lots-projection', 5);
+    await writer.flush();
+    writeFileSync(join(dir, 'manifest.json.tmp-1-inflight'), 'a flush of the writer in progress');
+    const before = readdirSync(dir).sort();
+
+    const replica = await open(dir, { readOnly: true, flushIntervalMs: 10 });
+    await replica.ensureCollection(contractSpec);
+    expect(await replica.getCheckpoint('lots-projection')).to.equal(5);
+    await replica.upsert('lots', TENANT, [lot('new', { Title: 'Pewter plate' })]);
+    await replica.setCheckpoint('lots-projection', 6);
+    expect((await titles(replica, 'pewter')).sort()).to.deep.equal(['kept', 'new']);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await replica.flush();
+    await replica.close();
+    expect(readdirSync(dir).sort()).to.deep.equal(before);
+    await writer.close();
+  });
+
+  it('read-only on a folder that does not exist yet starts empty and creates nothing', async function () {
+    const dir = join(tempDir(), 'not-yet');
+    const replica = await open(dir, { readOnly: true });
+    await replica.ensureCollection(contractSpec);
+    expect(await replica.getCheckpoint('lots-projection')).to.equal(0);
+    await replica.close();
+    expect(fs.existsSync(dir)).to.equal(false);
+  });
 
   it('keeps documents and checkpoints across a close and a reopen', async function () {
     const dir = tempDir();

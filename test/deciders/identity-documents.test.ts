@@ -1,19 +1,18 @@
 import { expect } from 'chai';
 import { IdentityDocumentLimitError, identityDocumentsDecider, type IdentityDocumentsCommand } from '../../commands/identity-documents/decide.ts';
-import { MAX_IDENTITY_DOCUMENTS } from '../../commands/identity-documents/events.ts';
+import { MAX_IDENTITY_DOCUMENTS, type IdentityDocumentsEvent } from '../../commands/identity-documents/events.ts';
 import { sanitiseFileName } from '../../commands/identity-documents/file-name.ts';
 import { NotFoundError } from '../../src/errors.ts';
-import type { AppEvent } from '../../src/events/catalog.ts';
 import { spec } from '../support/decider.ts';
 
 const at = '2026-11-22T10:00:00.000Z';
 const base = { tenant: 'demo', memberId: 1, at };
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const file = { documentType: 'passport' as const, fileName: 'passport.pdf', contentType: 'application/pdf' as const, size: 2048, sha256: 'a'.repeat(64) };
-const uploaded = (n: number): AppEvent => ({ type: 'IdentityDocumentUploaded', data: { ...base, documentId: id(n), ...file } });
+const uploaded = (n: number): IdentityDocumentsEvent => ({ type: 'IdentityDocumentUploaded', data: { ...base, documentId: id(n), ...file } });
 const upload = (n: number): IdentityDocumentsCommand => ({ type: 'UploadIdentityDocument', ...base, documentId: id(n), ...file });
-const removed = (n: number): AppEvent => ({ type: 'IdentityDocumentRemoved', data: { ...base, documentId: id(n) } });
-const reviewed = (n: number, status: 'approved' | 'rejected'): AppEvent => ({ type: 'IdentityDocumentReviewed', data: { ...base, documentId: id(n), status } });
+const removed = (n: number): IdentityDocumentsEvent => ({ type: 'IdentityDocumentRemoved', data: { ...base, documentId: id(n) } });
+const reviewed = (n: number, status: 'approved' | 'rejected'): IdentityDocumentsEvent => ({ type: 'IdentityDocumentReviewed', data: { ...base, documentId: id(n), status } });
 const review = (n: number, status: 'approved' | 'rejected'): IdentityDocumentsCommand => ({ type: 'ReviewIdentityDocument', ...base, documentId: id(n), status });
 const full = Array.from({ length: MAX_IDENTITY_DOCUMENTS }, (_, i) => uploaded(i + 1));
 

@@ -1,8 +1,7 @@
 import { expect } from 'chai';
 import { invoiceRegisterDecider, priceListDecider, type InvoiceCommand } from '../../commands/invoices/decide.ts';
-import { vatOf, type ShippingChoice } from '../../commands/invoices/events.ts';
+import { vatOf, type InvoicesEvent, type ShippingChoice } from '../../commands/invoices/events.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../src/errors.ts';
-import type { AppEvent } from '../../src/events/catalog.ts';
 import { spec } from '../support/decider.ts';
 
 const at = '2026-11-22T10:00:00.000Z';
@@ -22,7 +21,7 @@ const houseData = (invoiceId: number, number: number | null, memberId = 1) => ({
     { description: "Buyer's premium", amount: 11250, vatRate: 21, vatAmount: 2363 },
   ],
 });
-const issued = (invoiceId: number, number: number, memberId = 1): AppEvent => ({ type: 'InvoiceIssued', data: { ...houseData(invoiceId, number, memberId), number } });
+const issued = (invoiceId: number, number: number, memberId = 1): InvoicesEvent => ({ type: 'InvoiceIssued', data: { ...houseData(invoiceId, number, memberId), number } });
 const issue = (invoiceId: number, number: number | null, memberId = 1): InvoiceCommand => ({ type: 'IssueInvoice', data: houseData(invoiceId, number, memberId) });
 
 const raise = (o: Partial<Extract<InvoiceCommand, { type: 'RaiseCostInvoice' }>> = {}): InvoiceCommand => ({
@@ -40,7 +39,7 @@ const raise = (o: Partial<Extract<InvoiceCommand, { type: 'RaiseCostInvoice' }>>
   at,
   ...o,
 });
-const raised = (invoiceId: number, number: number, o: { memberId?: number; auctionId?: number; costType?: string; vatFree?: boolean } = {}): AppEvent => ({
+const raised = (invoiceId: number, number: number, o: { memberId?: number; auctionId?: number; costType?: string; vatFree?: boolean } = {}): InvoicesEvent => ({
   type: 'CostInvoiceRaised',
   data: {
     tenant,
@@ -56,10 +55,10 @@ const raised = (invoiceId: number, number: number, o: { memberId?: number; aucti
     vatFree: o.vatFree ?? false,
   },
 });
-const paid = (invoiceId: number, memberId = 1): AppEvent => ({ type: 'InvoicePaymentReceived', data: { tenant, invoiceId, memberId, paidAt: at } });
+const paid = (invoiceId: number, memberId = 1): InvoicesEvent => ({ type: 'InvoicePaymentReceived', data: { tenant, invoiceId, memberId, paidAt: at } });
 const post: ShippingChoice = { method: 'post', name: 'Demo Bidder', address: 'Keizersgracht 1', zipCode: '1015 CJ', city: 'Amsterdam', country: 'NL' };
 const choose = (invoiceId: number, shipping: ShippingChoice = post, memberId = 1): InvoiceCommand => ({ type: 'ChooseShipping', tenant, memberId, invoiceId, shipping, at });
-const chosen = (invoiceId: number, shipping: ShippingChoice = post, memberId = 1): AppEvent => ({
+const chosen = (invoiceId: number, shipping: ShippingChoice = post, memberId = 1): InvoicesEvent => ({
   type: 'InvoiceShippingSelected',
   data: { tenant, invoiceId, memberId, ...shipping, at },
 });

@@ -11,11 +11,9 @@ import { spec } from '../support/decider.ts';
 import { ConflictError, ValidationError } from '../../src/errors.ts';
 import { OneTimeKeys } from '../../src/security/keys.ts';
 import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts';
-import { toNew } from '../../src/events/registry.ts';
-import type { AppEvent } from '../../src/events/catalog.ts';
 import { emailClaimDecider, MemberIdTaken, memberDecider } from '../../commands/members/decide.ts';
 import { claimEmail, loadMember, ORPHAN_CLAIM_GRACE_MS, signUpMember, SIGN_UP_ID_RANGE } from '../../commands/members/accounts.ts';
-import { memberEmailStreamId, memberStreamId } from '../../commands/members/events.ts';
+import { memberEmailStreamId, memberEvents, memberStreamId, type MemberEvent } from '../../commands/members/events.ts';
 import { importMember } from '../../commands/members/intake.ts';
 
 const T0 = '2026-11-22T12:00:00.000Z';
@@ -33,13 +31,13 @@ const signUp = {
 };
 const { tenant, memberId } = signUp;
 
-const signedUp: AppEvent = { type: 'MemberSignedUp', data: signUp };
-const confirmationIssued: AppEvent = {
+const signedUp: MemberEvent = { type: 'MemberSignedUp', data: signUp };
+const confirmationIssued: MemberEvent = {
   type: 'MemberConfirmationKeyIssued',
   data: { tenant, memberId, keyId: keyIds[0], keyHash: hashOf(keyIds[0]), issuedAt: T0, expiresAt: plus(T0, 24 * HOUR) },
 };
-const confirmed: AppEvent = { type: 'MemberEmailConfirmed', data: { tenant, memberId, at: plus(T0, MINUTE) } };
-const resetIssued = (keyId: string, requestedAt: string): AppEvent => ({
+const confirmed: MemberEvent = { type: 'MemberEmailConfirmed', data: { tenant, memberId, at: plus(T0, MINUTE) } };
+const resetIssued = (keyId: string, requestedAt: string): MemberEvent => ({
   type: 'PasswordResetKeyIssued',
   data: { tenant, memberId, keyId, keyHash: hashOf(keyId), requestedAt, issuedAt: requestedAt, expiresAt: plus(requestedAt, HOUR) },
 });
@@ -139,7 +137,7 @@ describe('member decider: password reset', () => {
   it('refuses an expired key, a used key, a key voided by a newer request, and the confirmation key', () => {
     const issued = [...history, resetIssued(keyIds[1], T0)];
     spec(memberDecider).given(issued).when(reset(keyIds[1], plus(T0, HOUR))).thenThrows(ValidationError, /wrong, used or expired/);
-    const used: AppEvent = { type: 'MemberPasswordChanged', data: { tenant, memberId, keyId: keyIds[1], passwordHash: 'scrypt$x', at: plus(T0, MINUTE) } };
+    const used: MemberEvent = { type: 'MemberPasswordChanged', data: { tenant, memberId, keyId: keyIds[1], passwordHash: 'scrypt$x', at: plus(T0, MINUTE) } };
     spec(memberDecider).given([...issued, used]).when(reset(keyIds[1], plus(T0, 2 * MINUTE))).thenThrows(ValidationError);
     const newer = [...issued, resetIssued(keyIds[2], plus(T0, MINUTE))];
     spec(memberDecider).given(newer).when(reset(keyIds[1], plus(T0, 2 * MINUTE))).thenThrows(ValidationError);
@@ -160,7 +158,7 @@ describe('member decider: password reset', () => {
 
 describe('email claim decider', () => {
   const claim = (id: number, replacing: number | null = null) => ({ type: 'ClaimEmail' as const, tenant, email: signUp.email, memberId: id, at: T0, replacing });
-  const claimed = (id: number): AppEvent => ({ type: 'MemberEmailClaimed', data: { tenant, email: signUp.email, memberId: id, at: T0 } });
+  const claimed = (id: number): MemberEvent => ({ type: 'MemberEmailClaimed', data: { tenant, email: signUp.email, memberId: id, at: T0 } });
 
   it('claims a free address, and appends nothing when the same member claims it again', () => {
     spec(emailClaimDecider).given([]).when(claim(7)).then([claimed(7)]);
@@ -183,7 +181,7 @@ describe('sign-up on the event log', () => {
     tenant: 'demo', uid: signUp.uid, email, passwordHash: 'scrypt$1$1$1$a$b', firstName: 'A', lastName: 'B', language: 'en', phone: '',
     signedUpAt: now.toISOString(), keyId: keyIds[0], keyHash: hashOf(keyIds[0]), now,
   });
-  const append = (event: AppEvent, stream: string) => log.appendToStream(stream, [toNew(event)]);
+  const append = (event: MemberEvent, stream: string) => log.appendToStream(stream, [memberEvents.toNew(event)]);
 
   before(() => {
     log = new SqliteEventLog(path.join(dir, 'events.sqlite'));
@@ -235,7 +233,7 @@ describe('sign-up on the event log', () => {
     // The stopped sign-up, resumed late, can no longer create its member.
     let error: unknown;
     await log
-      .appendToStream(memberStreamId('demo', 4343), [toNew({ type: 'MemberSignedUp', data: { ...signUp, memberId: 4343, email } })], { expectedRevision: 'no_stream' })
+      .appendToStream(memberStreamId('demo', 4343), [memberEvents.toNew({ type: 'MemberSignedUp', data: { ...signUp, memberId: 4343, email } })], { expectedRevision: 'no_stream' })
       .catch((e) => (error = e));
     expect(error).to.be.an('error');
     expect((await loadMember(log, 'demo', 4343)).exists).to.equal(false);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { MAX_ACTIVE_SUBSCRIPTIONS, notificationDecider, ON_TIME_MS, planReminder, type SubscriptionState } from '../../commands/notifications/decide.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../src/errors.ts';
-import type { AppEvent } from '../../src/events/catalog.ts';
+import type { NotificationsEvent } from '../../commands/notifications/events.ts';
 import { spec } from '../support/decider.ts';
 
 const at = '2026-11-22T10:00:00.000Z';
@@ -20,15 +20,15 @@ const subscribe = {
   activeSubscriptions: 0,
   at,
 };
-const subscribed: AppEvent = {
+const subscribed: NotificationsEvent = {
   type: 'NotificationSubscribed',
   data: { ...base, memberId: 1, lotId: 412, minutesBefore: 30, channel: 'email', lotEndTime: '2026-11-22T18:00:00.000Z', clientEndTime: null, at },
 };
-const sent: AppEvent = {
+const sent: NotificationsEvent = {
   type: 'NotificationDispatched',
   data: { ...base, memberId: 1, lotId: 412, channel: 'email', messageId: `notification-${id}`, lotEndTime: '2026-11-22T18:00:00.000Z', at: '2026-11-22T17:30:00.100Z' },
 };
-const unsubscribed: AppEvent = { type: 'NotificationUnsubscribed', data: { ...base, memberId: 1, lotId: 412, at } };
+const unsubscribed: NotificationsEvent = { type: 'NotificationUnsubscribed', data: { ...base, memberId: 1, lotId: 412, at } };
 
 describe('notifications decider', () => {
   describe('Subscribe', () => {

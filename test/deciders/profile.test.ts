@@ -7,7 +7,8 @@ import { profileDecider } from '../../commands/profile/decide.ts';
 import { emptyProfile, isVatFree, type ProfileFields } from '../../commands/profile/fields.ts';
 import { CODE_TTL_MS, phoneVerificationDecider } from '../../commands/phone-verification/decide.ts';
 import { TooManyRequestsError, ValidationError } from '../../src/errors.ts';
-import type { AppEvent } from '../../src/events/catalog.ts';
+import type { ProfileEvent } from '../../commands/profile/events.ts';
+import type { PhoneVerificationEvent } from '../../commands/phone-verification/events.ts';
 import type { VatCheckResult } from '../../src/ports/vat.ts';
 import { spec } from '../support/decider.ts';
 
@@ -25,8 +26,8 @@ const profile = (overrides: Partial<ProfileFields> = {}): ProfileFields => ({
   phone: '+31612345678',
   ...overrides,
 });
-const replaced = (p: ProfileFields): AppEvent => ({ type: 'MemberProfileReplaced', data: { ...base, profile: p } });
-const requested = (checkId: string, vatNumber: string, companyName: string | null = 'Berg GmbH'): AppEvent => ({
+const replaced = (p: ProfileFields): ProfileEvent => ({ type: 'MemberProfileReplaced', data: { ...base, profile: p } });
+const requested = (checkId: string, vatNumber: string, companyName: string | null = 'Berg GmbH'): ProfileEvent => ({
   type: 'MemberVatCheckRequested',
   data: { ...base, checkId, vatNumber, companyName },
 });
@@ -182,15 +183,15 @@ describe('phone verification decider', () => {
   const CODE_B = 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb';
   const phone = '+31612345678';
   const minutes = (n: number) => new Date(Date.parse(at) + n * 60_000).toISOString();
-  const issued = (codeId: string, when = at, to = phone): AppEvent => ({
+  const issued = (codeId: string, when = at, to = phone): PhoneVerificationEvent => ({
     type: 'PhoneVerificationCodeIssued',
     data: { tenant: 'demo', memberId: 1, codeId, phone: to, expiresAt: new Date(Date.parse(when) + CODE_TTL_MS).toISOString(), at: when },
   });
-  const rejected = (codeId: string, failedAttempts: number, when = at): AppEvent => ({
+  const rejected = (codeId: string, failedAttempts: number, when = at): PhoneVerificationEvent => ({
     type: 'PhoneVerificationCodeRejected',
     data: { tenant: 'demo', memberId: 1, codeId, failedAttempts, at: when },
   });
-  const verified = (codeId: string | null, when = at, to = phone): AppEvent => ({
+  const verified = (codeId: string | null, when = at, to = phone): PhoneVerificationEvent => ({
     type: 'MemberPhoneVerified',
     data: { tenant: 'demo', memberId: 1, codeId, phone: to, at: when },
   });

@@ -1,9 +1,8 @@
 import { expect } from 'chai';
 import { registrationDecider, type RegistrationCommand } from '../../commands/registrations/decide.ts';
-import { registrationsStreamId } from '../../commands/registrations/events.ts';
+import { registrationsStreamId, type RegistrationsEvent } from '../../commands/registrations/events.ts';
 import { lotRegistrationReason, type LotRegistrationFacts } from '../../queries/registrations/operations.ts';
 import { ConflictError, ForbiddenError } from '../../src/errors.ts';
-import type { AppEvent } from '../../src/events/catalog.ts';
 import { spec } from '../support/decider.ts';
 
 const at = '2026-11-22T10:00:00.000Z';
@@ -20,12 +19,12 @@ const request = (overrides: Partial<Extract<RegistrationCommand, { type: 'Reques
   ...overrides,
 });
 const decide = (status: 'approved' | 'rejected'): RegistrationCommand => ({ type: 'DecideRegistration', ...base, status, at });
-const requested = (status: 'pending' | 'approved', channel: 'api' | 'intake' = 'api'): AppEvent => ({
+const requested = (status: 'pending' | 'approved', channel: 'api' | 'intake' = 'api'): RegistrationsEvent => ({
   type: 'AuctionRegistrationRequested',
   data: { ...base, status, channel, at },
 });
-const approved: AppEvent = { type: 'RegistrationApproved', data: { ...base, at } };
-const rejected: AppEvent = { type: 'RegistrationRejected', data: { ...base, at } };
+const approved: RegistrationsEvent = { type: 'RegistrationApproved', data: { ...base, at } };
+const rejected: RegistrationsEvent = { type: 'RegistrationRejected', data: { ...base, at } };
 
 describe('registration decider', () => {
   it('names one stream per member and auction', () => {
@@ -68,7 +67,7 @@ describe('registration decider', () => {
       ['approved', [requested('approved')]],
       ['rejected', [requested('pending'), rejected]],
       ['approved by the house directly', [approved]],
-    ] as Array<[string, AppEvent[]]>) {
+    ] as Array<[string, RegistrationsEvent[]]>) {
       it(`then nothing is appended (${name})`, () => {
         spec(registrationDecider).given(history).when(request()).then([]);
       });

@@ -1,11 +1,11 @@
 import { watchlistDecider, WatchlistFullError, MAX_WATCHED } from '../../commands/watchlist/decide.ts';
 import { NotFoundError } from '../../src/errors.ts';
-import type { AppEvent } from '../../src/events/catalog.ts';
+import type { WatchlistEvent } from '../../commands/watchlist/events.ts';
 import { spec } from '../support/decider.ts';
 
 const at = '2026-11-22T10:00:00.000Z';
 const base = { tenant: 'demo', memberId: 1, at };
-const watched = (lotId: number, watchType: 'watch' | 'favourite' | 'reminder' = 'watch'): AppEvent => ({
+const watched = (lotId: number, watchType: 'watch' | 'favourite' | 'reminder' = 'watch'): WatchlistEvent => ({
   type: 'LotWatched',
   data: { ...base, lotId, watchType },
 });

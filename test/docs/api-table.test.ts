@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { expect } from 'chai';
-import { operations } from '../../src/operations.ts';
+import { operations } from '../../app/features/operations.ts';
 
 /**
  * The service answers every operation of API.md's table of 57, with its method, path and credentials:

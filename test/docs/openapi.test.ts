@@ -11,7 +11,7 @@ import { expect } from 'chai';
 import { buildOpenApiDocument } from '../../src/http/openapi.ts';
 import { problemSchema } from '../../src/http/schemas.ts';
 import type { Operation } from '../../src/http/operation.ts';
-import { operations } from '../../src/operations.ts';
+import { operations } from '../../app/features/operations.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 

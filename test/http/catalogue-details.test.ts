@@ -2,9 +2,9 @@ import { expect } from 'chai';
 import { expectProblem, startTestServer, type TestServer, type TestResponse } from '../support/server.ts';
 import { keysOf } from '../support/json.ts';
 import { importRecord } from '../../commands/catalogue/import.ts';
-import { DEMO_AUCTIONS, DEMO_CONDITION_REPORT_LOTS } from '../../src/seed/demo.ts';
-import { interfaceDictionary } from '../../src/seed/interface-dictionary.ts';
-import { materials } from '../../src/seed/vocabulary.ts';
+import { DEMO_AUCTIONS, DEMO_CONDITION_REPORT_LOTS } from '../../app/seed/demo.ts';
+import { interfaceDictionary } from '../../app/seed/interface-dictionary.ts';
+import { materials } from '../../app/seed/vocabulary.ts';
 
 /**
  * API.md "Details of the catalogue operations" for the operations

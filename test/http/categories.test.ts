@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { expectProblem, startTestServer, type TestServer } from '../support/server.ts';
-import { categoryTree } from '../../src/seed/vocabulary.ts';
+import { categoryTree } from '../../app/seed/vocabulary.ts';
 
 /**
  * Operations 14 (GET /v1/categories) and 15 (GET /v1/categories/{id}).

@@ -17,7 +17,7 @@ describe('POST /v1/contact (operation 54)', () => {
   const outbox = () => readOutbox(path.join(server.dataDir, 'outbox'));
   const delivered = async () => {
     await server.runtime.services.projector.catchUp();
-    await server.runtime.services.jobs.drain();
+    await server.runtime.services.jobs.whenIdle();
     return outbox();
   };
   const message = (overrides: Record<string, unknown> = {}) => ({

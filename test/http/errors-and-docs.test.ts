@@ -3,7 +3,7 @@
  * OpenAPI document and reference page.
  */
 import { expect } from 'chai';
-import { operations } from '../../src/operations.ts';
+import { operations } from '../../app/features/operations.ts';
 import { expectProblem, startTestServer, type TestResponse, type TestServer } from '../support/server.ts';
 
 const LEAKS = /\bat\s+\S+\s+\(|node_modules|\.ts:\d+|\.js:\d+|Error:|stack|sqlite|SELECT |zod|express/i;

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { importAnyRecord, importLines } from '../../src/intake.ts';
+import { importAnyRecord, importLines } from '../../app/features/intake.ts';
 import { renderPdf } from '../../src/pdf.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
 import { identityDocumentFileKey, MAX_IDENTITY_DOCUMENT_BYTES } from '../../commands/identity-documents/events.ts';
@@ -400,7 +400,7 @@ describe('identity documents (operations 44–46)', () => {
       expect(events[0].data).to.include({ tenant: 'demo', memberId: 2, documentId: id });
       expect((await list(member(2))).body.map((d: { Id: string }) => d.Id)).to.not.include(id);
       await server.runtime.services.projector.catchUp();
-      await server.runtime.services.jobs.drain(10_000);
+      await server.runtime.services.jobs.whenIdle(10_000);
       expect(await server.runtime.services.files.get('demo', key)).to.equal(null);
     });
 

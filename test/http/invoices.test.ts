@@ -8,7 +8,7 @@
  */
 import { expect } from 'chai';
 import { importRecord } from '../../commands/catalogue/import.ts';
-import { importAnyRecord } from '../../src/intake.ts';
+import { importAnyRecord } from '../../app/features/intake.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
 import { pdfText } from '../support/pdf-text.ts';
 import { expectProblem, startTestServer, type TestServer } from '../support/server.ts';

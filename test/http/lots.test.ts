@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { expectProblem, startTestServer, type TestServer } from '../support/server.ts';
-import { materials } from '../../src/seed/vocabulary.ts';
+import { materials } from '../../app/seed/vocabulary.ts';
 
 /**
  * Operations 16 (GET /v1/lots) and 18 (GET /v1/lots/{id}), API.md "Lots" and seed §4.4.

@@ -1,5 +1,5 @@
 /**
- * A reminder survives a restart of the service: the real entry point (src/main.ts) in a child process on
+ * A reminder survives a restart of the service: the real entry point (app/main.ts) in a child process on
  * one DATA_DIR, stopped after the subscription and before the reminder's moment, then started again.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -16,7 +16,7 @@ const PASSWORD = 'restart-test-password';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function start(dataDir: string, port: number) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'app/main.ts'], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', DEMO_API_KEY: API_KEY, DEMO_MEMBER_PASSWORD: PASSWORD },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -62,7 +62,7 @@ describe('lot-end reminders (operations 52, 53)', function () {
   /** Lets every event reach the reactors and every job that is due run. */
   const settle = async () => {
     await server.runtime.services.projector.catchUp();
-    await server.runtime.services.jobs.drain(10_000);
+    await server.runtime.services.jobs.whenIdle(10_000);
   };
   const eventsOf = async (id: string) =>
     (await server.events()).filter((e) => e.streamId === `notification-demo-${id}` || e.streamId === `notification-demo2-${id}`).map((e) => e.type);

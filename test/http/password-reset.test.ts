@@ -8,7 +8,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { readOutbox, type OutboxFile } from '../../src/adapters/embedded/file-outbox.ts';
-import { importAnyRecord } from '../../src/intake.ts';
+import { importAnyRecord } from '../../app/features/intake.ts';
 import { OneTimeKeys } from '../../src/security/keys.ts';
 import { memberAccounts } from '../../projections/members/projection.ts';
 import { ISSUE_PASSWORD_RESET } from '../../commands/members/jobs.ts';
@@ -29,7 +29,7 @@ describe('password reset (operations 38 and 39)', () => {
   const signIn = (email: string, password: string) => post('/v1/sessions', { Email: email, Password: password });
   const settle = async () => {
     await server.runtime.services.projector.catchUp();
-    await server.runtime.services.jobs.drain();
+    await server.runtime.services.jobs.whenIdle();
   };
   const mailsTo = async (to: string) => {
     await settle();

@@ -39,7 +39,7 @@ describe('phone verification (operations 40 and 41)', () => {
   /** The texts sent so far to a number, oldest first, once the background work is done. */
   async function texts(to: string) {
     await server.runtime.services.projector.catchUp();
-    await server.runtime.services.jobs.drain(30_000);
+    await server.runtime.services.jobs.whenIdle(30_000);
     const all = await readOutbox(path.join(server.dataDir, 'outbox'));
     return all.filter((m) => m.Channel === 'sms' && m.To === to).sort((a, b) => a.CreatedAt.localeCompare(b.CreatedAt));
   }

@@ -75,7 +75,7 @@ describe('PUT /v1/me (operation 43) and the VAT check', () => {
   /** The VAT checks recorded for a member since a position, once the background work is done. */
   async function checksSince(position: number, memberId: number) {
     await server.runtime.services.projector.catchUp();
-    await server.runtime.services.jobs.drain(30_000);
+    await server.runtime.services.jobs.whenIdle(30_000);
     await server.runtime.services.projector.catchUp();
     return (await since(position)).filter((e) => e.type === 'MemberVatNumberChecked' && e.data.memberId === memberId).map((e) => e.data);
   }
@@ -248,7 +248,7 @@ describe('PUT /v1/me (operation 43) and the VAT check', () => {
       const demoBefore = (await get(token1)).body;
       const { token } = await newMember();
       expect((await put(token, { ...fullProfile(), Language: 'en', VATNumber: DE })).status).to.equal(200);
-      await server.runtime.services.jobs.drain(30_000);
+      await server.runtime.services.jobs.whenIdle(30_000);
       await server.runtime.services.projector.catchUp();
       expect((await get(other.token)).body).to.deep.equal(otherBefore);
       expect((await get(server.issueMemberToken('demo2', 1))).body).to.deep.equal(demo2Before);

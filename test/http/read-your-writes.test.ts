@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { expect } from 'chai';
-import { createRuntime, type Runtime } from '../../src/app.ts';
+import { createRuntime, type Runtime } from '../../app/runtime.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';

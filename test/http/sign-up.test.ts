@@ -32,7 +32,7 @@ describe('sign-up, email confirmation and availability (operations 34–36)', ()
   /** Delivered mail: the projector and the job worker have done their work. */
   const mail = async () => {
     await server.runtime.services.projector.catchUp();
-    await server.runtime.services.jobs.drain();
+    await server.runtime.services.jobs.whenIdle();
     return readOutbox(path.join(server.dataDir, 'outbox'));
   };
   const mailsTo = async (to: string) => (await mail()).filter((m) => m.To === to);

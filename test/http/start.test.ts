@@ -7,7 +7,7 @@ import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts'
 
 /** `npm start` as a user runs it: the real entry point in a child process on a fresh DATA_DIR. */
 function start(dataDir: string, port: number, env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'app/main.ts'], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -4,9 +4,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { importLines } from '../../src/intake.ts';
+import { importLines } from '../../app/features/intake.ts';
 import { FolderFileStore } from '../../src/adapters/embedded/folder-files.ts';
-import { interfaceDictionary } from '../../src/seed/interface-dictionary.ts';
+import { interfaceDictionary } from '../../app/seed/interface-dictionary.ts';
 import { expectProblem, startTestServer, type TestServer } from '../support/server.ts';
 
 /**
@@ -70,7 +70,7 @@ describe('document, translation and live intake (npm run import)', function () {
   /** Runs the import CLI on an NDJSON file of `records` in the intake folder, then lets the service catch up. */
   const runImport = async (name: string, records: unknown[], input?: string) => {
     const file = writeIntakeFile(name, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
-    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/import.ts', input === undefined ? file : '-'], {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'app/cli/import.ts', input === undefined ? file : '-'], {
       env: { ...process.env, DATA_DIR: dataDir },
       encoding: 'utf8',
       input,

@@ -20,7 +20,7 @@ describe('catalogue intake (npm run import)', function () {
   ];
   const file = path.join(dir, 'catalogue.ndjson');
   const run = (input: string) =>
-    spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/import.ts', input], { env: { ...process.env, DATA_DIR: path.join(dir, 'data') }, encoding: 'utf8' });
+    spawnSync(process.execPath, ['--import', 'tsx', 'app/cli/import.ts', input], { env: { ...process.env, DATA_DIR: path.join(dir, 'data') }, encoding: 'utf8' });
   const head = async () => {
     const log = new SqliteEventLog(path.join(dir, 'data', 'events.sqlite'));
     const position = await log.headPosition();

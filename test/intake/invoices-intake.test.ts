@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts';
-import { importAnyRecord, importLines } from '../../src/intake.ts';
+import { importAnyRecord, importLines } from '../../app/features/intake.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
 
 /**

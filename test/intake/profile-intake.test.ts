@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { importRecord } from '../../commands/catalogue/import.ts';
-import { importLines } from '../../src/intake.ts';
+import { importLines } from '../../app/features/intake.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 describe('profile intake (profile, phoneVerified)', function () {
@@ -14,7 +14,7 @@ describe('profile intake (profile, phoneVerified)', function () {
   const lines = async (records: unknown[]) => {
     const report = await importLines(server.runtime.services.log, records.map((r) => JSON.stringify(r)));
     await server.runtime.services.projector.catchUp();
-    await server.runtime.services.jobs.drain(30_000);
+    await server.runtime.services.jobs.whenIdle(30_000);
     await server.runtime.services.projector.catchUp();
     return report;
   };

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { importRecord } from '../../commands/catalogue/import.ts';
-import { importLines } from '../../src/intake.ts';
+import { importLines } from '../../app/features/intake.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 /**
@@ -55,7 +55,7 @@ describe('registration intake (npm run import)', function () {
     ];
     fs.writeFileSync(file, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
     const run = () => {
-      const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/import.ts', file], { env: { ...process.env, DATA_DIR: dataDir }, encoding: 'utf8' });
+      const result = spawnSync(process.execPath, ['--import', 'tsx', 'app/cli/import.ts', file], { env: { ...process.env, DATA_DIR: dataDir }, encoding: 'utf8' });
       expect(result.stdout, result.stderr).to.not.equal('');
       return { status: result.status, report: JSON.parse(result.stdout) };
     };

@@ -4,16 +4,17 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts';
 import { SqliteDocumentStore } from '../../src/adapters/embedded/sqlite-documents.ts';
-import { MiniSearchIndex } from '../../src/adapters/embedded/minisearch-index.ts';
+import { MiniSearchIndex } from '../../src/adapters/embedded/minisearch/index.ts';
+import { LOT_SEARCH_PARTITION } from '../../projections/lot-search/projection.ts';
 import { SqliteJobQueue } from '../../src/adapters/embedded/sqlite-jobs.ts';
 import { UnitOfWork, SearchBatch, type DocumentProjection, type SearchProjection } from '../../src/projector/projection.ts';
 import { ProjectorRuntime } from '../../src/projector/runtime.ts';
-import { allProjections } from '../../src/projections.ts';
+import { allProjections } from '../../app/features/projections.ts';
 import { createLogger } from '../../src/logger.ts';
-import { DEMO_AUCTIONS, DEMO_CONDITION_REPORT_LOTS, demoAccountRecords, demoRecords, type DemoCredentials } from '../../src/seed/demo.ts';
-import { demoDocumentRecords } from '../../src/seed/demo-documents.ts';
+import { DEMO_AUCTIONS, DEMO_CONDITION_REPORT_LOTS, demoAccountRecords, demoRecords, type DemoCredentials } from '../../app/seed/demo.ts';
+import { demoDocumentRecords } from '../../app/seed/demo-documents.ts';
 import { FolderFileStore } from '../../src/adapters/embedded/folder-files.ts';
-import { importLines } from '../../src/intake.ts';
+import { importLines } from '../../app/features/intake.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
 import type { DocumentStore } from '../../src/ports/read-models.ts';
 import Database from 'better-sqlite3';
@@ -138,7 +139,7 @@ describe('projections', () => {
 
   it('lot-search: indexing every event twice finds the same lots as indexing it once', async () => {
     const projection = allProjections({} as never).find((p) => p.kind === 'search') as SearchProjection;
-    const index = await MiniSearchIndex.open({ dir: null, flushIntervalMs: 0 });
+    const index = await MiniSearchIndex.open({ dir: null, flushIntervalMs: 0, partitions: LOT_SEARCH_PARTITION });
     await index.ensureCollection(projection.collection);
     const search = () =>
       index.search('lots', 'demo', { q: 'chair', queryBy: ['Title', 'Description'], filter: { Language: 'en' }, facetBy: ['CategoryId'], page: 1, perPage: 50 });
@@ -195,7 +196,7 @@ describe('projections', () => {
   it('a projector stopped half way resumes from its checkpoint and ends where a rebuild from position 0 ends', async function () {
     this.timeout(60_000);
     const store = new SqliteDocumentStore(path.join(dir, 'resume.sqlite'));
-    const index = await MiniSearchIndex.open({ dir: null, flushIntervalMs: 0 });
+    const index = await MiniSearchIndex.open({ dir: null, flushIntervalMs: 0, partitions: LOT_SEARCH_PARTITION });
     const jobsDb = new Database(':memory:');
     const jobs = new SqliteJobQueue({ db: jobsDb });
     const logger = createLogger({ level: 'silent' });

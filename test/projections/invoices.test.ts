@@ -6,8 +6,8 @@ import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts'
 import { SqliteDocumentStore } from '../../src/adapters/embedded/sqlite-documents.ts';
 import { UnitOfWork } from '../../src/projector/projection.ts';
 import { runCommand } from '../../src/command-runner.ts';
-import { importLines } from '../../src/intake.ts';
-import { demoInvoicesRecords } from '../../src/seed/demo-invoices.ts';
+import { importLines } from '../../app/features/intake.ts';
+import { demoInvoicesRecords } from '../../app/seed/demo-invoices.ts';
 import { invoiceRegisterDecider } from '../../commands/invoices/decide.ts';
 import { invoiceRegisterStreamId } from '../../commands/invoices/events.ts';
 import { invoicesProjection, INVOICES, PRICE_LIST_ID, PRICE_LISTS } from '../../projections/invoices/projection.ts';

@@ -1,23 +1,23 @@
 import { expect } from 'chai';
 import type { Decider } from '../../src/command-runner.ts';
-import type { AppEvent } from '../../src/events/catalog.ts';
-import { toNew } from '../../src/events/registry.ts';
+import type { AnyEvent } from '../../src/events/define.ts';
 
 /**
- * Given events, when a command, then events (each checked against its schema) or an error.
+ * Given events, when a command, then events (each checked against its schema through the decider's event
+ * set) or an error. Events are the decider's own: another feature's event does not type-check.
  *   spec(decider).given([...]).when(command).then([...])
  */
-export function spec<S, C>(decider: Decider<S, C>) {
+export function spec<S, C, E extends AnyEvent>(decider: Decider<S, C, E>) {
   return {
-    given(events: AppEvent[]) {
+    given(events: E[]) {
       const state = events.reduce(decider.evolve, decider.initialState());
       return {
         when(command: C) {
           return {
-            then(expected: AppEvent[]) {
+            then(expected: E[]) {
               const actual = decider.decide(command, state);
               expect(actual).to.deep.equal(expected);
-              for (const event of actual) toNew(event);
+              for (const event of actual) decider.events.toNew(event);
             },
             thenThrows(errorType: new (...args: never[]) => Error, message?: RegExp) {
               expect(() => decider.decide(command, state)).to.throw(errorType, message);

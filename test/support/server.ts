@@ -3,11 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import http, { type Server } from 'node:http';
-import { createRuntime, type Runtime } from '../../src/app.ts';
+import { createRuntime, type Runtime } from '../../app/runtime.ts';
 import { listen } from '../../src/http/server.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import { demoCredentials, seedDemo, type DemoCredentials } from '../../src/seed/demo.ts';
+import { demoCredentials, seedDemo, type DemoCredentials } from '../../app/seed/demo.ts';
 
 export const TEST_PASSWORD = 'correct horse battery staple';
 

@@ -86,7 +86,7 @@ function conditionSql(field: string, condition: FieldCondition, params: Array<st
         parts.push(value ? `${expr} IS NOT NULL` : `${expr} IS NULL`);
         break;
       case '$contains':
-        parts.push(`contains_ci(${expr}, ?)`);
+        parts.push(`instr(${expr}, ?) > 0`);
         params.push(String(value));
         break;
       default:
@@ -111,17 +111,6 @@ export function filterToSql(filter: Filter, params: Array<string | number | null
   return parts.length ? parts.join(' AND ') : '1';
 }
 
-const foldCache = new Map<string, string>();
-function fold(text: string): string {
-  let folded = foldCache.get(text);
-  if (folded === undefined) {
-    folded = text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
-    if (foldCache.size > 1000) foldCache.clear();
-    foldCache.set(text, folded);
-  }
-  return folded;
-}
-
 interface AliasRow {
   name: string;
   physical: string;
@@ -141,16 +130,13 @@ export class SqliteDocumentStore implements DocumentStore {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 5000');
+    // Several processes share the file (api, projector, a rebuild): writers wait for each other rather than fail.
+    this.db.pragma('busy_timeout = 30000');
     this.db.pragma('cache_size = -65536');
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS rm_aliases (name TEXT PRIMARY KEY, physical TEXT NOT NULL, generation INTEGER NOT NULL, spec TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS rm_checkpoints (projection TEXT PRIMARY KEY, position INTEGER NOT NULL, updated TEXT NOT NULL);
     `);
-    this.db.function('contains_ci', { deterministic: true }, (haystack: unknown, needle: unknown) => {
-      if (typeof haystack !== 'string' || typeof needle !== 'string') return 0;
-      return fold(haystack).includes(fold(needle)) ? 1 : 0;
-    });
     this.loadAliases();
     this.db.pragma('analysis_limit = 1000');
     this.db.pragma('optimize = 0x10002');
@@ -168,6 +154,21 @@ export class SqliteDocumentStore implements DocumentStore {
   private loadAliases() {
     this.aliases.clear();
     for (const row of this.db.prepare('SELECT * FROM rm_aliases').all() as AliasRow[]) this.aliases.set(row.name, row);
+    this.schemaVersion = this.db.pragma('schema_version', { simple: true }) as number;
+  }
+
+  /** The schema version the aliases were read at: a rebuild's swap in any process (tables created, dropped) moves it. */
+  private schemaVersion = -1;
+
+  /**
+   * Follows a swap made by another process (`npm run rebuild` beside the service): SQLite bumps the schema
+   * version on every CREATE or DROP, which plain writes never do, so this check is one header read.
+   */
+  private refreshAliases() {
+    if ((this.db.pragma('schema_version', { simple: true }) as number) !== this.schemaVersion) {
+      this.loadAliases();
+      this.statements.clear();
+    }
   }
 
   private prepare(sql: string): Database.Statement {
@@ -180,8 +181,9 @@ export class SqliteDocumentStore implements DocumentStore {
     return statement;
   }
 
-  /** Runs a read, re-resolving aliases once if another process swapped a collection under us. */
+  /** Runs a read on the current copies, re-resolving aliases once if another process swapped one under us. */
   private withAliases<T>(fn: () => T): T {
+    this.refreshAliases();
     try {
       return fn();
     } catch (error) {
@@ -227,7 +229,7 @@ export class SqliteDocumentStore implements DocumentStore {
            ON CONFLICT (name) DO UPDATE SET spec = excluded.spec`,
         )
         .run(spec.name, physical, JSON.stringify(spec));
-    })();
+    }).immediate();
     this.loadAliases();
   }
 
@@ -309,6 +311,8 @@ export class SqliteDocumentStore implements DocumentStore {
 
   private target(resolve: (name: string) => string, checkpointName: (p: string) => string): WriteTarget {
     const commitTransaction = this.db.transaction((ops: WriteOp[], checkpoint: { projection: string; expected: number; position: number }) => {
+      // Inside the write lock: a swap committed by another process just before is seen here.
+      this.refreshAliases();
       const name = checkpointName(checkpoint.projection);
       const current =
         (this.prepare('SELECT position FROM rm_checkpoints WHERE projection = ?').get(name) as { position: number } | undefined)?.position ??
@@ -323,10 +327,9 @@ export class SqliteDocumentStore implements DocumentStore {
     });
     return {
       get: async (collection, tenant, id) => {
-        const row = this.prepare(`SELECT json(doc) AS doc FROM ${resolve(collection)} WHERE tenant = ? AND id = ?`).get(
-          tenant,
-          id,
-        ) as { doc: string } | undefined;
+        const row = this.withAliases(
+          () => this.prepare(`SELECT json(doc) AS doc FROM ${resolve(collection)} WHERE tenant = ? AND id = ?`).get(tenant, id) as { doc: string } | undefined,
+        );
         return row ? (JSON.parse(row.doc) as Doc) : null;
       },
       commit: async (ops, checkpoint) => {
@@ -380,6 +383,7 @@ export class SqliteDocumentStore implements DocumentStore {
     const target = this.target(resolve, () => shadowCheckpoint);
     // The fresh tables start empty: a document not written by this rebuild yet is absent, without a lookup.
     const written = new Set<string>();
+    let indexed = false;
     const key = (collection: string, tenant: string, id: string) => `${collection}\u0000${tenant}\u0000${id}`;
     return {
       get: async (collection, tenant, id) => (written.has(key(collection, tenant, id)) ? target.get(collection, tenant, id) : null),
@@ -388,12 +392,18 @@ export class SqliteDocumentStore implements DocumentStore {
         for (const op of ops) written.add(key(op.collection, op.tenant, op.op === 'put' ? op.doc._id : op.id));
       },
       finish: async () => {
-        for (const [name, physical] of fresh) this.createIndexes(physical, JSON.parse(this.aliases.get(name)!.spec) as CollectionSpec);
+        if (!indexed) {
+          for (const [name, physical] of fresh) this.createIndexes(physical, JSON.parse(this.aliases.get(name)!.spec) as CollectionSpec);
+          indexed = true;
+        }
         const old: string[] = [];
-        this.db.transaction(() => {
-          const position = (this.prepare('SELECT position FROM rm_checkpoints WHERE projection = ?').get(shadowCheckpoint) as
-            | { position: number }
-            | undefined)?.position ?? 0;
+        const swapped = this.db.transaction(() => {
+          const checkpointOf = (p: string) =>
+            (this.prepare('SELECT position FROM rm_checkpoints WHERE projection = ?').get(p) as { position: number } | undefined)?.position ?? 0;
+          const position = checkpointOf(shadowCheckpoint);
+          // A running projector brought the live copy further: swapping now would hide its writes until it
+          // replayed them. The caller catches up first (this check and the swap are in one write lock).
+          if (checkpointOf(projection) > position) return false;
           for (const [name, physical] of fresh) {
             const alias = this.db.prepare('SELECT * FROM rm_aliases WHERE name = ?').get(name) as AliasRow;
             old.push(alias.physical);
@@ -408,11 +418,14 @@ export class SqliteDocumentStore implements DocumentStore {
             )
             .run(projection, position, new Date().toISOString());
           this.db.prepare('DELETE FROM rm_checkpoints WHERE projection = ?').run(shadowCheckpoint);
+          return true;
         }).immediate();
+        if (!swapped) return false;
         this.loadAliases();
         this.statements.clear();
         for (const table of old) this.db.exec(`DROP TABLE IF EXISTS ${table}`);
         for (const table of fresh.values()) this.db.exec(`ANALYZE ${table}`);
+        return true;
       },
       abort: async () => {
         for (const physical of fresh.values()) this.db.exec(`DROP TABLE IF EXISTS ${physical}`);

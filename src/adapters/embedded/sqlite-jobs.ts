@@ -14,7 +14,7 @@
  *   'failed' with last_error (the error message only).
  * - Job data is never logged (it may hold personal data): logs carry id, name, attempt and error message.
  * - The poll timer is unref'd: the queue does not by itself keep the process alive (the HTTP server, a
- *   running job or a pending drain() does).
+ *   running job or a pending whenIdle() does).
  */
 import type Database from 'better-sqlite3';
 import type { Job, JobOptions, JobProcessor, JobQueue, JobState } from '../../ports/jobs.ts';
@@ -175,16 +175,16 @@ export class SqliteJobQueue implements JobQueue {
    * Resolves when no job of a registered name is waiting or active, and none is delayed (a retry, or a job
    * added with delayMs) to a time before the deadline; rejects after timeoutMs.
    */
-  async drain(timeoutMs = 10_000): Promise<void> {
+  async whenIdle(timeoutMs = 10_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const pending = this.pendingCount(deadline);
       if (pending === 0 && this.running.size === 0) return;
       if (this.closed && this.running.size === 0) {
-        throw new Error(`SqliteJobQueue: drain() on a closed queue with ${pending} job(s) pending`);
+        throw new Error(`SqliteJobQueue: whenIdle() on a closed queue with ${pending} job(s) pending`);
       }
       if (Date.now() >= deadline) {
-        throw new Error(`SqliteJobQueue: drain() timed out after ${timeoutMs} ms with ${pending} job(s) pending`);
+        throw new Error(`SqliteJobQueue: whenIdle() timed out after ${timeoutMs} ms with ${pending} job(s) pending`);
       }
       this.wake();
       await new Promise((resolve) => setTimeout(resolve, Math.min(DRAIN_CHECK_MS, Math.max(1, deadline - Date.now()))));

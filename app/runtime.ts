@@ -1,0 +1,150 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Config, Role } from '../src/config.ts';
+import type { Logger } from '../src/logger.ts';
+import type { Services } from '../src/services.ts';
+import { TokenService } from '../src/security/tokens.ts';
+import { ProjectorRuntime } from '../src/projector/runtime.ts';
+import { allProjections, CATALOGUE_PROJECTIONS } from './features/projections.ts';
+import { GeneratedFiles } from '../src/generated-files.ts';
+import { OneTimeKeys, oneTimeKeySecret } from '../src/security/keys.ts';
+import { createVatChecker } from '../src/adapters/vies/vies-checker.ts';
+import { allJobs } from './features/jobs.ts';
+import { buildApp } from '../src/http/app.ts';
+import { accessDirectory } from '../projections/access/directory.ts';
+import { operations } from './features/operations.ts';
+import { Metrics } from '../src/http/metrics.ts';
+import { opsApp } from '../src/http/ops.ts';
+import { holdLease, leaseHolder, type HeldLease } from '../src/roles/singleton.ts';
+import { dataPaths, openEngines, type Engines } from './engines.ts';
+
+export { dataPaths } from './engines.ts';
+
+/**
+ * The JWT secret: JWT_SECRET, or one generated once into the data folder. Several processes may start at
+ * once on a fresh folder: the secret is written to a temp file and linked into place, so each reads the
+ * one that won, whole.
+ */
+function tokenSecret(config: Config, secretsDir: string): Buffer {
+  if (config.jwtSecret) return Buffer.from(config.jwtSecret, 'utf8');
+  const file = path.join(secretsDir, 'jwt.key');
+  if (!fs.existsSync(file)) {
+    const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    fs.writeFileSync(temp, randomBytes(48).toString('base64url'), { mode: 0o600 });
+    try {
+      fs.linkSync(temp, file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      fs.unlinkSync(temp);
+    }
+  }
+  return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'utf8');
+}
+
+export interface Runtime {
+  role: Role;
+  services: Services;
+  engines: Engines;
+  /** The HTTP answers of this process: the whole API (`all`, `api`), or health, readiness and metrics only. */
+  app: ReturnType<typeof buildApp>;
+  metrics: Metrics | null;
+  close(): Promise<void>;
+}
+
+/**
+ * The composition root: engines chosen by their URLs (app/engines.ts), every feature's projections, jobs
+ * and operations, and the parts this process's ROLE runs (API.md "Engines and roles"):
+ * - `all`: API, every projection and the job worker; `projector`: the projections and reactors;
+ *   `worker`: the background jobs; `api`: HTTP only (with the embedded lot index, a replica of it).
+ * - `projector` (and `all`) and `worker` (and `all`) are singletons per set of engines: a lease refuses a
+ *   second one at start.
+ * `background: false` runs no loop, no worker and takes no lease (tools such as import and rebuild, which
+ * may run beside the service).
+ */
+export async function createRuntime(
+  config: Config,
+  logger: Logger,
+  options: { now?: () => Date; background?: boolean; role?: Role } = {},
+): Promise<Runtime> {
+  const role = options.role ?? config.role;
+  const background = options.background !== false;
+  const paths = dataPaths(config.dataDir);
+  fs.mkdirSync(paths.secrets, { recursive: true, mode: 0o700 });
+  const engines = await openEngines(config, logger, role);
+  const { log, documents, search, jobs, limiter, outbox, files } = engines;
+
+  const runsProjections = background && (role === 'all' || role === 'projector');
+  const runsJobs = background && (role === 'all' || role === 'worker');
+  const leases: HeldLease[] = [];
+  try {
+    if (runsProjections) leases.push(await holdLease(engines.leases.projector, 'projector', leaseHolder(role), logger));
+    if (runsJobs) leases.push(await holdLease(engines.leases.worker, 'worker', leaseHolder(role), logger));
+  } catch (error) {
+    for (const lease of leases) await lease.release();
+    await engines.close();
+    throw error;
+  }
+
+  const secret = tokenSecret(config, paths.secrets);
+  const tokens = new TokenService(secret);
+  const projector = new ProjectorRuntime({ log, documents, search, logger }, allProjections({ jobs, documents }));
+  const metrics = config.metrics === 'off' ? null : new Metrics({ role, projections: () => projector.status() });
+  const services: Services = {
+    log,
+    documents,
+    search,
+    jobs,
+    outbox,
+    files,
+    generatedFiles: new GeneratedFiles(files),
+    limiter,
+    tokens,
+    keys: new OneTimeKeys(oneTimeKeySecret(secret)),
+    vat: createVatChecker({ viesUrl: config.viesUrl, viesTimeoutMs: config.viesTimeoutMs }),
+    projector,
+    logger,
+    now: options.now ?? (() => new Date()),
+    readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
+  };
+  await projector.setup();
+  if (runsJobs) {
+    for (const [name, processor] of Object.entries(allJobs(services))) jobs.process(name, metrics ? metrics.job(name, processor) : processor);
+  }
+  if (background) {
+    // An `api` with the embedded lot index keeps its own replica of it up to date; everything else it
+    // reads follows the projector's stored checkpoints.
+    const here = runsProjections
+      ? projector.projections.map((p) => p.name)
+      : role === 'api' && engines.searchInProcess
+        ? projector.projections.filter((p) => p.kind === 'search').map((p) => p.name)
+        : [];
+    if (role !== 'worker') await projector.start(here);
+  }
+  const inlineMetrics = config.metrics === 'on' ? metrics : null;
+  const app =
+    role === 'all' || role === 'api' || !background
+      ? buildApp(services, operations, config.http, CATALOGUE_PROJECTIONS, accessDirectory(documents), { role, metrics: inlineMetrics })
+      : (opsApp({
+          role,
+          metrics: inlineMetrics,
+          projections: role === 'projector' ? () => projector.status() : undefined,
+        }) as unknown as ReturnType<typeof buildApp>);
+  let closed = false;
+  return {
+    role,
+    services,
+    engines,
+    app,
+    metrics,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await projector.stop();
+      await jobs.close();
+      for (const lease of leases) await lease.release();
+      await engines.close();
+    },
+  };
+}

@@ -1,0 +1,140 @@
+import fs from 'node:fs';
+import type { EventLog } from '../../src/ports/event-log.ts';
+import { type IntakeRecord, importRecord } from '../../commands/catalogue/import.ts';
+import { importLines } from '../features/intake.ts';
+import { randomSecret } from '../../src/security/passwords.ts';
+import type { FileStore } from '../../src/ports/files.ts';
+import { generateCatalogue, type AuctionPlan } from './generator.ts';
+import { demoDocumentRecords } from './demo-documents.ts';
+import { interfaceDictionary } from './interface-dictionary.ts';
+import { demoMembersRecords } from './demo-members.ts';
+import { demoProfileRecords } from './demo-profile.ts';
+import { demoPhoneVerificationRecords } from './demo-phone-verification.ts';
+import { demoRegistrationsRecords } from './demo-registrations.ts';
+import { demoIdentityDocumentsRecords } from './demo-identity-documents.ts';
+import { demoInvoicesRecords } from './demo-invoices.ts';
+import { demoNotificationsRecords } from './demo-notifications.ts';
+
+export interface DemoCredentials {
+  apiKey: string;
+  memberEmail: string;
+  memberPassword: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+export const DEMO_TENANTS = ['demo', 'demo2', 'demo-closed'] as const;
+export const DEMO_MEMBER_EMAIL = 'bidder@example.com';
+
+/**
+ * The demo credentials: from DEMO_API_KEY / DEMO_MEMBER_PASSWORD / DEMO_CLIENT_SECRET when set, else random
+ * ones made at the first start and kept (mode 600) in DATA_DIR/secrets/, so later starts can print them.
+ */
+export function demoCredentials(file: string, env: NodeJS.ProcessEnv = process.env): DemoCredentials {
+  const stored: Partial<DemoCredentials> = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : {};
+  const credentials: DemoCredentials = {
+    apiKey: env.DEMO_API_KEY || stored.apiKey || `demo-${randomSecret(18)}`,
+    memberEmail: DEMO_MEMBER_EMAIL,
+    memberPassword: stored.memberPassword || env.DEMO_MEMBER_PASSWORD || randomSecret(12),
+    clientId: 'demo-web',
+    clientSecret: env.DEMO_CLIENT_SECRET || stored.clientSecret || randomSecret(24),
+  };
+  if (JSON.stringify(stored) !== JSON.stringify(credentials)) fs.writeFileSync(file, JSON.stringify(credentials, null, 2), { mode: 0o600 });
+  return credentials;
+}
+
+/**
+ * The demo tenant's auctions: current (one live), upcoming and closed; two require accepted terms; the house
+ * approves registrations for auction 3 by hand.
+ */
+export const DEMO_AUCTIONS: AuctionPlan[] = [
+  { id: 1, title: { en: 'Spring Design Sale', sv: 'Vårens designauktion', de: 'Frühjahrs-Designauktion' }, startsIn: -72, endsIn: 24 * 10, lots: 400, requiresTerms: false },
+  { id: 2, title: { en: 'Live Fine Art Evening', sv: 'Levande konstafton', de: 'Live-Kunstabend' }, startsIn: -2, endsIn: 6, lots: 200, requiresTerms: true, live: true },
+  { id: 3, title: { en: 'Summer Classics', sv: 'Sommarklassiker', de: 'Sommerklassiker' }, startsIn: 24 * 7, endsIn: 24 * 21, lots: 250, requiresTerms: false, manualApproval: true },
+  { id: 4, title: { en: 'Winter Silver and Jewellery', sv: 'Vinterns silver och smycken', de: 'Winter: Silber und Schmuck' }, startsIn: -24 * 40, endsIn: -24 * 30, lots: 250, requiresTerms: false },
+  { id: 5, title: { en: 'Collectors\' Week', sv: 'Samlarveckan', de: 'Sammlerwoche' }, startsIn: 24 * 3, endsIn: 24 * 12, lots: 120, requiresTerms: true },
+];
+
+/** Lots of the demo tenant with a condition report. */
+export const DEMO_CONDITION_REPORT_LOTS = [1, 2, 3, 12, 401, 402, 851];
+
+/** Every record of the demo data, for a given "now" (auction times are relative to it). */
+export function* demoRecords(credentials: DemoCredentials, now: Date): Generator<IntakeRecord> {
+  const ago = (days: number) => new Date(now.getTime() - days * 86400_000).toISOString();
+  yield {
+    kind: 'tenant', tenant: 'demo', name: 'Demo Auctions', languages: ['en', 'sv', 'de'], defaultLanguage: 'en',
+    currency: 'EUR', pageSize: 20, publicAccess: true, contactEmail: 'contact@demo.example.com', country: 'NL', vatRate: 21,
+  };
+  yield {
+    kind: 'tenant', tenant: 'demo2', name: 'Second Demo House', languages: ['en'], defaultLanguage: 'en',
+    currency: 'SEK', pageSize: 20, publicAccess: true, contactEmail: 'contact@demo2.example.com', country: 'SE', vatRate: 25,
+  };
+  yield {
+    kind: 'tenant', tenant: 'demo-closed', name: 'Closed Demo House', languages: ['en'], defaultLanguage: 'en',
+    currency: 'EUR', pageSize: 20, publicAccess: false, contactEmail: 'contact@closed.example.com',
+  };
+  yield { kind: 'apiKey', key: credentials.apiKey, name: 'demo', tenants: [...DEMO_TENANTS] };
+  yield { kind: 'application', tenant: 'demo', clientId: credentials.clientId, name: 'Demo website', clientSecret: credentials.clientSecret };
+
+  yield* generateCatalogue({
+    tenant: 'demo',
+    languages: ['en', 'sv', 'de'],
+    currency: 'EUR',
+    now,
+    seed: 42,
+    consignerId: 1,
+    consignedEvery: 40,
+    combination: { combiId: 1, lotIds: [201, 202, 203] },
+    auctions: DEMO_AUCTIONS,
+  });
+  yield* generateCatalogue({
+    tenant: 'demo2',
+    languages: ['en'],
+    currency: 'SEK',
+    now,
+    seed: 7,
+    consignerId: 1,
+    consignedEvery: 10,
+    auctions: [{ id: 1, title: { en: 'Nordic Modern', sv: '', de: '' }, startsIn: -24, endsIn: 24 * 5, lots: 60, requiresTerms: false }],
+  });
+  for (const language of ['en', 'sv', 'de'] as const) yield { kind: 'translations', tenant: 'demo', language, entries: interfaceDictionary[language] };
+  yield { kind: 'translations', tenant: 'demo2', language: 'en', entries: interfaceDictionary.en };
+  for (const tenant of ['demo', 'demo2'] as const) {
+    yield {
+      kind: 'member', tenant, memberId: 1, email: DEMO_MEMBER_EMAIL, password: credentials.memberPassword,
+      firstName: 'Demo', lastName: 'Bidder', language: 'en', phone: '+46700000001', signedUpAt: ago(100),
+      confirmed: true, roles: ['bidder', 'consigner'],
+    };
+  }
+}
+
+/**
+ * The demo records of the bidder's-account features (registrations, identity documents, invoices, ...), after
+ * the catalogue and the members they refer to.
+ */
+export function* demoAccountRecords(now: Date): Generator<{ kind: string } & Record<string, unknown>> {
+  yield* demoMembersRecords(now);
+  yield* demoProfileRecords(now);
+  yield* demoPhoneVerificationRecords(now);
+  yield* demoRegistrationsRecords(now);
+  yield* demoIdentityDocumentsRecords(now);
+  yield* demoInvoicesRecords(now);
+  yield* demoNotificationsRecords(now);
+}
+
+/** Seeds an empty log; on a non-empty one only makes sure the current demo Api-Key is issued. */
+export async function seedDemo({ log, files }: { log: EventLog; files: FileStore }, credentials: DemoCredentials, now = new Date()) {
+  if ((await log.headPosition()) > 0) {
+    const result = await importRecord(log, { kind: 'apiKey', key: credentials.apiKey, name: 'demo', tenants: [...DEMO_TENANTS] });
+    return { seeded: false, position: result.position };
+  }
+  const documents = await demoDocumentRecords(DEMO_AUCTIONS, DEMO_CONDITION_REPORT_LOTS);
+  const lines = (function* () {
+    for (const record of demoRecords(credentials, now)) yield JSON.stringify(record);
+    for (const record of documents) yield JSON.stringify(record);
+    for (const record of demoAccountRecords(now)) yield JSON.stringify(record);
+  })();
+  const report = await importLines(log, lines, undefined, { files });
+  if (report.errors.length) throw new Error(`demo seed failed: ${JSON.stringify(report.errors.slice(0, 3))}`);
+  return { seeded: true, position: report.position };
+}

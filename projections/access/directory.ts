@@ -1,0 +1,31 @@
+import type { DocumentStore } from '../../src/ports/read-models.ts';
+import type { AccessDirectory } from '../../src/http/directory.ts';
+import type { TenantDoc } from './projection.ts';
+import { apiKeys, applications, operatorScope, tenantsCollection } from './collections.ts';
+import { memberAccounts, type MemberDoc } from '../members/projection.ts';
+
+/**
+ * The HTTP shell's AccessDirectory over the read models: Api-Keys, tenants and applications from the access
+ * projection, members from the members projection. Passed to buildApp by the composition root.
+ */
+export function accessDirectory(documents: DocumentStore): AccessDirectory {
+  const system = operatorScope(documents);
+  return {
+    async apiKey(hash) {
+      const doc = await apiKeys(system).findById(hash);
+      return doc ? { keyId: doc.KeyId, tenants: doc.Tenants } : null;
+    },
+    tenant: (id) => tenantsCollection(system).findById(id),
+    member: (tenant, memberId) => memberAccounts(documents.forTenant(tenant)).findById(memberId),
+    application: (clientId) => applications(system).findById(clientId),
+  };
+}
+
+/*
+ * Handlers see the whole tenant and member documents this directory returns (`ctx.tenant.Currency`,
+ * `ctx.member.Email`): the shell's records, which name only what the shell reads, are widened to them here.
+ */
+declare module '../../src/http/directory.ts' {
+  interface Tenant extends TenantDoc {}
+  interface Member extends MemberDoc {}
+}

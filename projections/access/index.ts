@@ -1,0 +1,9 @@
+import type { FeaturePart } from '../../src/feature.ts';
+import { accessProjection } from './projection.ts';
+
+export * from './projection.ts';
+
+/**
+ * The read models of tenants, applications and API keys (what credentials are checked against): what they register (app/features/index.ts).
+ */
+export const accessReadModels: FeaturePart = { projections: () => [accessProjection] };

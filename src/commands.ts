@@ -1,0 +1,81 @@
+import type { EventLog, RecordedEvent } from './ports/event-log.ts';
+import type { AnyEvent } from './events/define.ts';
+import {
+  foldStream,
+  runCommand,
+  waitForProjections,
+  type CommandResult,
+  type Decider,
+  type ReadYourWritesServices,
+} from './command-runner.ts';
+
+/**
+ * The write side as a caller uses it, without the raw event log: a command run on a stream (decided on the
+ * stream's events and appended with the expected revision, see runCommand), and one stream's events read for
+ * a write-side check (a key that must still work). The correlation id is bound once, by whoever builds it.
+ */
+export interface CommandStreams {
+  run<State, Command, Event extends AnyEvent>(
+    streamId: string,
+    decider: Decider<State, Command, Event>,
+    command: Command,
+    options?: { attempts?: number },
+  ): Promise<CommandResult<Event>>;
+  /** A stream folded into a decider's state. Answers are read from read models; this is for deciding only. */
+  fold<State, Event extends AnyEvent>(
+    streamId: string,
+    decider: Pick<Decider<State, unknown, Event>, 'events' | 'initialState' | 'evolve'>,
+  ): Promise<State>;
+  /** The recorded events of one stream, oldest first (whether anything was ever appended to it). */
+  readStream(streamId: string): Promise<RecordedEvent[]>;
+}
+
+/** Command streams over an event log (imports, jobs and tests, which hold the log themselves). */
+export function commandStreams(log: EventLog, options: { correlationId?: string } = {}): CommandStreams {
+  return {
+    run: (streamId, decider, command, runOptions = {}) =>
+      runCommand(log, streamId, decider, command, {
+        correlationId: options.correlationId,
+        attempts: runOptions.attempts,
+      }),
+    fold: (streamId, decider) => foldStream(log, streamId, decider),
+    readStream: (streamId) => log.readStream(streamId),
+  };
+}
+
+/**
+ * What an HTTP handler writes with: command streams, plus read your writes. With `projections`, `run` waits
+ * (bounded) until those projections include the appended events, so the caller's next read shows them; a
+ * timeout answers anyway (the events are stored) and is logged. The projector itself stays out of reach.
+ */
+export interface Commands extends CommandStreams {
+  run<State, Command, Event extends AnyEvent>(
+    streamId: string,
+    decider: Decider<State, Command, Event>,
+    command: Command,
+    options?: { attempts?: number; projections?: string[] },
+  ): Promise<CommandResult<Event>>;
+  /** Waits (bounded) until the projections include the event at `position` (a run without `projections`). */
+  waitFor(position: number, projections: string[]): Promise<void>;
+  /** Waits (bounded) until the projections include everything appended so far, by anyone. */
+  catchUp(projections: string[]): Promise<void>;
+}
+
+/** The commands of one request: every append carries its request id as the correlation id. */
+export function requestCommands(services: ReadYourWritesServices, correlationId: string): Commands {
+  const streams = commandStreams(services.log, { correlationId });
+  const waitFor = (position: number, projections: string[]) => waitForProjections(services, position, projections);
+  return {
+    async run(streamId, decider, command, options = {}) {
+      const result = await streams.run(streamId, decider, command, { attempts: options.attempts });
+      if (options.projections) await waitFor(result.position, options.projections);
+      return result;
+    },
+    fold: streams.fold,
+    readStream: streams.readStream,
+    waitFor,
+    async catchUp(projections) {
+      await waitFor(await services.log.headPosition(), projections);
+    },
+  };
+}

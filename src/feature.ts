@@ -1,0 +1,98 @@
+import type { EventDefinition, EventSet } from './events/define.ts';
+import type { Operation } from './http/operation.ts';
+import type { IntakeKind } from './intake-kind.ts';
+import type { JobProcessor } from './ports/jobs.ts';
+import type { Projection, ReactorDeps } from './projector/projection.ts';
+import type { Services } from './services.ts';
+
+/**
+ * An HTTP operation of any credentials and schemas. Each one is type-checked where defineOperation declares
+ * it; here only its shape matters (its handler's context depends on its credentials, so no one type fits all).
+ */
+export type AnyOperation = Omit<Operation, 'handler'> & { handler: (...args: never[]) => unknown };
+
+/**
+ * What a feature brings to the service; each part is optional. The core (src/) knows features only through
+ * this shape: each feature folder exports the parts it holds from its `index.ts` (`commands/<f>`: events,
+ * command operations, reactors, jobs, intake kinds; `projections/<f>`: projections), and the composition
+ * root (app/features/index.ts) puts each feature together with defineFeature and lists every feature once.
+ */
+export interface Feature {
+  name: string;
+  /** Its events. docs/events.md lists every feature's, in the order of the feature list. */
+  events?: EventSet<any>;
+  /**
+   * Its HTTP operations, in the order they are routed: a literal path before a parameter path it overlaps
+   * (`/v1/lots/search` before `/v1/lots/{id}`).
+   */
+  operations?: readonly AnyOperation[];
+  /** Its projections and reactors, in the order they run when caught up one after another. */
+  projections?: (deps: ReactorDeps) => Projection[];
+  /** Its background jobs, by job name. */
+  jobs?: (services: Services) => Record<string, JobProcessor>;
+  /** The NDJSON intake record kinds it brings (docs/intake.md). */
+  intake?: readonly IntakeKind[];
+}
+
+/** The part of a feature one of its folders exports. */
+export type FeaturePart = Omit<Feature, 'name'>;
+
+/** One feature from the parts its folders export, in the order given (operations are routed in that order). */
+export function defineFeature(name: string, ...parts: FeaturePart[]): Feature {
+  const events = parts.flatMap((p) => (p.events ? [p.events] : []));
+  if (events.length > 1) throw new Error(`feature ${name} declares its events in more than one part`);
+  const projections = parts.flatMap((p) => (p.projections ? [p.projections] : []));
+  const jobs = parts.flatMap((p) => (p.jobs ? [p.jobs] : []));
+  return {
+    name,
+    ...(events.length ? { events: events[0] } : {}),
+    operations: parts.flatMap((p) => p.operations ?? []),
+    projections: (deps) => projections.flatMap((make) => make(deps)),
+    jobs: (services) => mergeJobs(jobs.map((make) => make(services))),
+    intake: parts.flatMap((p) => p.intake ?? []),
+  };
+}
+
+function mergeJobs(lists: Array<Record<string, JobProcessor>>): Record<string, JobProcessor> {
+  const all: Record<string, JobProcessor> = {};
+  for (const list of lists)
+    for (const [name, processor] of Object.entries(list)) {
+      if (all[name]) throw new Error(`two processors for the job ${name}`);
+      all[name] = processor;
+    }
+  return all;
+}
+
+function unique(what: string, names: string[]) {
+  const seen = new Set<string>();
+  for (const name of names) {
+    if (seen.has(name)) throw new Error(`${what} ${name} is registered twice`);
+    seen.add(name);
+  }
+}
+
+/**
+ * Everything the features register, as the runtime uses it, checked once: an event type, projection, job or
+ * intake kind registered by two features would make the log or the worker ambiguous.
+ */
+export function assembleFeatures(features: readonly Feature[]) {
+  unique('feature', features.map((f) => f.name));
+  const events: EventDefinition[] = features.flatMap((f) => f.events?.definitions ?? []);
+  unique('event type', events.map((e) => e.type));
+  const intake = features.flatMap((f) => f.intake ?? []);
+  unique('intake kind', intake.map((k) => k.kind));
+  return {
+    features,
+    /** Every event definition, feature by feature (docs/events.md). */
+    events,
+    /** Every HTTP operation, feature by feature, each feature's in its routing order. */
+    operations: features.flatMap((f) => f.operations ?? []) as unknown as Operation[],
+    projections(deps: ReactorDeps): Projection[] {
+      const projections = features.flatMap((f) => f.projections?.(deps) ?? []);
+      unique('projection', projections.map((p) => p.name));
+      return projections;
+    },
+    jobs: (services: Services) => mergeJobs(features.map((f) => f.jobs?.(services) ?? {})),
+    intake,
+  };
+}

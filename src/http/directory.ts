@@ -1,0 +1,48 @@
+/**
+ * What the HTTP shell needs to know about callers, and nothing more: an Api-Key, a tenant, a member, an
+ * application (client credentials). The feature that keeps them implements AccessDirectory (today the access
+ * feature, over its read models) and the composition root passes it to buildApp, so the shell imports no
+ * feature.
+ *
+ * The records name only the fields the shell reads. Handlers see the whole record the directory returns:
+ * the implementing feature widens these interfaces by declaration merging (`declare module` on this file),
+ * the way a framework's request type is widened by an application.
+ */
+
+/** An Api-Key as the shell checks it: which tenants it may act for. */
+export interface ApiKeyInfo {
+  keyId: string;
+  tenants: string[];
+}
+
+/** A served tenant: whether anonymous tokens work, and the languages answers are negotiated among. */
+export interface Tenant {
+  Tenant: string;
+  PublicAccess: boolean;
+  /** Published languages; answers are only ever in one of these. */
+  Languages: string[];
+  DefaultLanguage: string;
+}
+
+/** A member of a tenant: a member token works while the member exists and its sessions were not ended since. */
+export interface Member {
+  /** RFC 3339: when the member's sessions were last ended (a password reset); null or absent when never. */
+  SessionsValidFrom?: string | null;
+}
+
+/** A registered application (POST /v1/tokens with ClientId and ClientSecret). */
+export interface Application {
+  ClientId: string;
+  Tenant: string;
+  /** SHA-256 (hex) of the client secret. */
+  SecretHash: string;
+}
+
+export interface AccessDirectory {
+  /** The Api-Key whose value has this SHA-256 (hex), or null. */
+  apiKey(hash: string): Promise<ApiKeyInfo | null>;
+  tenant(id: string): Promise<Tenant | null>;
+  /** The member `memberId` (a token's subject) of the tenant, or null when it does not exist (any more). */
+  member(tenant: string, memberId: string): Promise<Member | null>;
+  application(clientId: string): Promise<Application | null>;
+}
