@@ -1,5 +1,7 @@
 /**
- * Rate limits and short-lived keys. Production: Redis (INCR + PEXPIRE in one MULTI). Embedded: in-process.
+ * Rate limits, shared by every process of a deployment. Production: Redis (a Lua script: INCR and the
+ * expiry in one step). Embedded: a SQLite file in the data folder (every process on one DATA_DIR), or in
+ * memory for a single process in tests.
  */
 export interface RateDecision {
   allowed: boolean;
@@ -21,3 +23,14 @@ export interface RateLimiter {
    */
   release(key: string): Promise<void>;
 }
+
+/** The port's rules every adapter applies the same way. */
+export const rateLimitRules = {
+  /** Whole seconds until a window resets, at least 1 (a `Retry-After` of 0 would invite an immediate retry). */
+  retryAfterSeconds(msLeft: number): number {
+    return Math.max(1, Math.ceil(msLeft / 1000));
+  },
+  checkLimit(limit: number, adapter: string): void {
+    if (!Number.isInteger(limit) || limit < 0) throw new RangeError(`${adapter}: limit must be an integer >= 0`);
+  },
+};

@@ -10,7 +10,7 @@
  * peek(key, limit).allowed says whether a hit now would be allowed (count < limit).
  * retryAfterSeconds is the whole seconds (>= 1) until the key's window resets, 0 when no window is open.
  */
-import type { RateDecision, RateLimiter } from '../../ports/rate-limit.ts';
+import { rateLimitRules, type RateDecision, type RateLimiter } from '../../ports/rate-limit.ts';
 
 export interface MemoryRateLimiterOptions {
   /** Clock in ms (default Date.now), for tests. */
@@ -49,7 +49,7 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 
   async hit(key: string, limit: number, windowMs: number): Promise<RateDecision> {
-    checkLimit(limit);
+    rateLimitRules.checkLimit(limit, 'MemoryRateLimiter');
     if (!Number.isFinite(windowMs) || windowMs <= 0) throw new RangeError('MemoryRateLimiter: windowMs must be > 0');
     const now = this.now();
     if (now - this.lastSweep >= this.sweepMs) this.sweep(now);
@@ -62,15 +62,15 @@ export class MemoryRateLimiter implements RateLimiter {
       this.windows.set(key, window);
     }
     window.count += 1;
-    return { allowed: window.count <= limit, count: window.count, retryAfterSeconds: secondsUntil(window.resetAt, now) };
+    return { allowed: window.count <= limit, count: window.count, retryAfterSeconds: rateLimitRules.retryAfterSeconds(window.resetAt - now) };
   }
 
   async peek(key: string, limit: number): Promise<RateDecision> {
-    checkLimit(limit);
+    rateLimitRules.checkLimit(limit, 'MemoryRateLimiter');
     const now = this.now();
     const window = this.windows.get(key);
     if (!window || window.resetAt <= now) return { allowed: limit > 0, count: 0, retryAfterSeconds: 0 };
-    return { allowed: window.count < limit, count: window.count, retryAfterSeconds: secondsUntil(window.resetAt, now) };
+    return { allowed: window.count < limit, count: window.count, retryAfterSeconds: rateLimitRules.retryAfterSeconds(window.resetAt - now) };
   }
 
   async reset(key: string): Promise<void> {
@@ -100,10 +100,4 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 }
 
-function secondsUntil(resetAt: number, now: number): number {
-  return Math.max(1, Math.ceil((resetAt - now) / 1000));
-}
 
-function checkLimit(limit: number): void {
-  if (!Number.isInteger(limit) || limit < 0) throw new RangeError('MemoryRateLimiter: limit must be an integer >= 0');
-}

@@ -1,0 +1,449 @@
+import { MongoClient } from 'mongodb';
+import type { ClientSession, Collection as MongoCollection, Db, AnyBulkWriteOperation, TransactionOptions } from 'mongodb';
+import type {
+  Collection,
+  CollectionSpec,
+  Doc,
+  DocumentStore,
+  Filter,
+  FindOptions,
+  RebuildTarget,
+  TenantScope,
+  WriteOp,
+  WriteTarget,
+} from '../../ports/read-models.ts';
+import { CheckpointConflictError } from '../../ports/read-models.ts';
+import {
+  checkTenant,
+  countByPipeline,
+  fromCountBy,
+  fromStored,
+  indexKeys,
+  storedId,
+  toMongoQuery,
+  toMongoSort,
+  toStored,
+  type StoredDoc,
+} from './filter.ts';
+
+/**
+ * The read-model store on MongoDB (driver 7.x).
+ *
+ *   const store = await MongoDocumentStore.connect(process.env.MONGODB_URL, { dropGraceMs: 60_000 });
+ *
+ * The URL must name the database (`mongodb://host:27017/bidder?replicaSet=rs0`) unless `dbName` is given.
+ * The server must support transactions (a replica set, one node is enough, or a sharded cluster): connect()
+ * refuses a standalone server with a clear message instead of running without atomic checkpoints.
+ *
+ * Layout: each logical collection is reached through an alias (`_aliases`: name → physical collection
+ * `<name>__g<generation>`), checkpoints live in `_checkpoints`. Documents are stored with the tenant in `_t`
+ * and a `<tenant>\u0000<id>` key (see filter.ts); every index starts with `_t`.
+ *
+ * A batch's writes and its checkpoint commit in one transaction (snapshot reads, `w: majority`). A rebuild
+ * writes fresh physical collections and finish() swaps the aliases and the checkpoint in one transaction
+ * (or answers false, swapping nothing, while the live checkpoint is ahead of the rebuilt one).
+ * Other processes re-read the alias map at most every `aliasRefreshMs` (1 s); the replaced copy is dropped
+ * only `dropGraceMs` (60 s) later, by whichever process sweeps first, so a reader holding the old alias for
+ * that second still reads a complete (if slightly old) copy, never a dropped, empty one.
+ */
+
+export interface MongoDocumentStoreOptions {
+  /** Database name when the URL does not carry one. */
+  dbName?: string;
+  /** How long a process trusts its cached alias map before reading it again. */
+  aliasRefreshMs?: number;
+  /** How long a collection replaced by a rebuild is kept for readers with an older alias map. */
+  dropGraceMs?: number;
+}
+
+interface AliasDoc {
+  _id: string;
+  physical: string;
+  /** Last generation handed out, so concurrent rebuilds never share a physical collection. */
+  allocated: number;
+  spec: CollectionSpec;
+  retired?: Array<{ physical: string; dropAfter: Date }>;
+}
+
+interface CheckpointDoc {
+  _id: string;
+  position: number;
+  updated: Date;
+}
+
+const TRANSACTION: TransactionOptions = {
+  readConcern: { level: 'snapshot' },
+  writeConcern: { w: 'majority' },
+  readPreference: 'primary',
+};
+
+const COLLECTION_NAME = /^[a-z][a-z0-9_]*$/;
+const DUPLICATE_KEY = 11000;
+const NAMESPACE_EXISTS = 48;
+
+function hasCode(error: unknown, code: number): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
+}
+
+/** The database named in a MongoDB URL (`mongodb[+srv]://hosts/<db>?options`), without echoing the URL. */
+export function databaseFromUrl(url: string): string | undefined {
+  const match = /^mongodb(?:\+srv)?:\/\/[^/?]*\/([^?]+)/.exec(url);
+  return match ? decodeURIComponent(match[1]) : undefined;
+}
+
+export class MongoDocumentStore implements DocumentStore {
+  private readonly aliases: MongoCollection<AliasDoc>;
+  private readonly checkpoints: MongoCollection<CheckpointDoc>;
+  private cache = new Map<string, AliasDoc>();
+  private cacheLoadedAt = -Infinity;
+  private cacheLoading: Promise<void> | null = null;
+  private readonly refreshMs: number;
+  private readonly graceMs: number;
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly sweeper: NodeJS.Timeout;
+  private closed = false;
+
+  /** Use connect(); this is for a client the caller already holds (the tests pass a fake one). */
+  constructor(
+    private readonly client: MongoClient,
+    private readonly db: Db,
+    options: MongoDocumentStoreOptions = {},
+  ) {
+    this.aliases = db.collection<AliasDoc>('_aliases');
+    this.checkpoints = db.collection<CheckpointDoc>('_checkpoints');
+    this.refreshMs = options.aliasRefreshMs ?? 1000;
+    this.graceMs = options.dropGraceMs ?? 60_000;
+    this.sweeper = setInterval(() => void this.sweep().catch(() => {}), Math.max(this.graceMs, 1000)).unref();
+  }
+
+  static async connect(url: string, options: MongoDocumentStoreOptions = {}): Promise<MongoDocumentStore> {
+    const dbName = options.dbName ?? databaseFromUrl(url);
+    if (!dbName) throw new Error('MONGODB_URL must name the database, e.g. mongodb://mongo:27017/bidder?replicaSet=rs0');
+    const client = new MongoClient(url, { writeConcern: { w: 'majority' }, retryWrites: true });
+    await client.connect();
+    try {
+      return await MongoDocumentStore.open(client, dbName, options);
+    } catch (error) {
+      await client.close();
+      throw error;
+    }
+  }
+
+  /** Checks that the server can run transactions, then prepares the store's own collections. */
+  static async open(client: MongoClient, dbName: string, options: MongoDocumentStoreOptions = {}): Promise<MongoDocumentStore> {
+    const hello = await client.db('admin').command({ hello: 1 });
+    if (!hello.setName && hello.msg !== 'isdbgrid') {
+      throw new Error(
+        'MongoDB is a standalone server: the read-model store needs transactions (a batch and its checkpoint ' +
+          'commit together). Run it as a replica set (one node is enough: mongod --replSet rs0, then rs.initiate()) ' +
+          'and add ?replicaSet=rs0 to MONGODB_URL.',
+      );
+    }
+    const db = client.db(dbName);
+    const store = new MongoDocumentStore(client, db, options);
+    // Collections used inside transactions are created beforehand (implicit creation there is not always allowed).
+    await store.createCollection('_aliases');
+    await store.createCollection('_checkpoints');
+    await store.sweep();
+    return store;
+  }
+
+  private async createCollection(name: string): Promise<void> {
+    try {
+      await this.db.createCollection(name);
+    } catch (error) {
+      if (!hasCode(error, NAMESPACE_EXISTS)) throw error;
+    }
+  }
+
+  private physicalCollection(physical: string): MongoCollection<StoredDoc> {
+    return this.db.collection<StoredDoc>(physical);
+  }
+
+  private async createPhysical(physical: string, spec: CollectionSpec, withIndexes = true): Promise<void> {
+    await this.createCollection(physical);
+    if (withIndexes) await this.createIndexes(physical, spec);
+  }
+
+  private async createIndexes(physical: string, spec: CollectionSpec): Promise<void> {
+    const collection = this.physicalCollection(physical);
+    // A tenant's whole collection, in id order: serves filters without a declared index, counts and `_id` sorts.
+    await collection.createIndex([['_t', 1], ['_id', 1]]);
+    for (const index of spec.indexes ?? []) await collection.createIndex(indexKeys(index), { unique: index.unique ?? false });
+  }
+
+  async ensureCollection(spec: CollectionSpec): Promise<void> {
+    if (!COLLECTION_NAME.test(spec.name)) throw new Error(`invalid collection name ${spec.name}`);
+    const alias = await this.aliases.findOneAndUpdate(
+      { _id: spec.name },
+      { $set: { spec }, $setOnInsert: { physical: `${spec.name}__g1`, allocated: 1 } },
+      { upsert: true, returnDocument: 'after' },
+    );
+    await this.createPhysical(alias!.physical, spec);
+    this.cacheLoadedAt = -Infinity;
+  }
+
+  private async loadAliases(): Promise<void> {
+    this.cacheLoading ??= (async () => {
+      try {
+        const started = Date.now();
+        const docs = await this.aliases.find({}).toArray();
+        this.cache = new Map(docs.map((doc) => [doc._id, doc]));
+        this.cacheLoadedAt = started;
+      } finally {
+        this.cacheLoading = null;
+      }
+    })();
+    return this.cacheLoading;
+  }
+
+  /** The physical collection behind a name, from an alias map at most `aliasRefreshMs` old. */
+  private async resolve(name: string): Promise<string> {
+    if (Date.now() - this.cacheLoadedAt > this.refreshMs || !this.cache.has(name)) await this.loadAliases();
+    const alias = this.cache.get(name);
+    if (!alias) throw new Error(`unknown collection ${name}`);
+    return alias.physical;
+  }
+
+  forTenant(tenant: string): TenantScope {
+    checkTenant(tenant);
+    return { tenant, collection: <T extends Doc>(name: string) => this.collection<T>(name, tenant) };
+  }
+
+  private collection<T extends Doc>(name: string, tenant: string): Collection<T> {
+    const physical = async () => this.physicalCollection(await this.resolve(name));
+    return {
+      findById: async (id) => {
+        const stored = await (await physical()).findOne({ _id: storedId(tenant, id) });
+        return stored ? fromStored<T>(stored) : null;
+      },
+      findOne: async (filter) => {
+        const stored = await (await physical()).findOne(toMongoQuery(tenant, filter));
+        return stored ? fromStored<T>(stored) : null;
+      },
+      find: async (filter: Filter, options: FindOptions = {}) => {
+        // MongoDB reads limit 0 as "no limit"; the port means an empty page.
+        if (options.limit === 0) return [];
+        const stored = await (await physical())
+          .find(toMongoQuery(tenant, filter), { sort: toMongoSort(options.sort), skip: options.skip, limit: options.limit })
+          .toArray();
+        return stored.map((doc) => fromStored<T>(doc));
+      },
+      countDocuments: async (filter) => (await physical()).countDocuments(toMongoQuery(tenant, filter)),
+      countBy: async (filter, field) =>
+        fromCountBy(tenant, field, await (await physical()).aggregate(countByPipeline(tenant, filter, field)).toArray()),
+    };
+  }
+
+  async getCheckpoint(projection: string): Promise<number> {
+    return (await this.checkpoints.findOne({ _id: projection }))?.position ?? 0;
+  }
+
+  private async inTransaction<T>(fn: (session: ClientSession) => Promise<T>): Promise<T> {
+    const session = this.client.startSession();
+    try {
+      return await session.withTransaction(() => fn(session), TRANSACTION);
+    } finally {
+      await session.endSession();
+    }
+  }
+
+  /**
+   * Runs `write` in one transaction with the move of checkpoint `name` from `expected` to `position`. The
+   * checkpoint is moved first: a concurrent committer of the same projection then fails on a write conflict
+   * (retried by withTransaction) and finds the moved checkpoint on its retry. On a stale `expected` nothing is
+   * written and CheckpointConflictError is thrown, with the actual position read after the abort (a failed
+   * write ends a MongoDB transaction, so nothing more can be read inside it).
+   */
+  private async commitWith(
+    name: string,
+    checkpoint: { projection: string; expected: number; position: number },
+    write: (session: ClientSession) => Promise<void>,
+  ): Promise<void> {
+    const { projection, expected, position } = checkpoint;
+    try {
+      await this.inTransaction(async (session) => {
+        let matched = false;
+        try {
+          const result = await this.checkpoints.updateOne(
+            { _id: name, position: expected },
+            { $set: { position, updated: new Date() } },
+            // From 0 the checkpoint may not exist yet; if it exists at another position the upsert hits its key.
+            { session, upsert: expected === 0 },
+          );
+          matched = result.matchedCount + result.upsertedCount > 0;
+        } catch (error) {
+          if (!hasCode(error, DUPLICATE_KEY)) throw error;
+        }
+        if (!matched) throw new CheckpointConflictError(projection, expected, NaN);
+        await write(session);
+      });
+    } catch (error) {
+      if (error instanceof CheckpointConflictError && Number.isNaN(error.actual)) {
+        const actual = (await this.checkpoints.findOne({ _id: name }))?.position ?? 0;
+        throw new CheckpointConflictError(projection, expected, actual);
+      }
+      throw error;
+    }
+  }
+
+  private async applyOps(session: ClientSession, ops: WriteOp[], physicalOf: (name: string) => string): Promise<void> {
+    // One ordered bulkWrite per physical collection; the order of writes to one document is kept.
+    const byCollection = new Map<string, AnyBulkWriteOperation<StoredDoc>[]>();
+    for (const op of ops) {
+      const physical = physicalOf(op.collection);
+      let list = byCollection.get(physical);
+      if (!list) byCollection.set(physical, (list = []));
+      if (op.op === 'put') {
+        const doc = toStored(op.tenant, op.doc);
+        list.push({ replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true } });
+      } else {
+        list.push({ deleteOne: { filter: { _id: storedId(op.tenant, op.id) } } });
+      }
+    }
+    for (const [physical, writes] of byCollection) await this.physicalCollection(physical).bulkWrite(writes, { session, ordered: true });
+  }
+
+  private liveTarget: WriteTarget | null = null;
+
+  live(): WriteTarget {
+    this.liveTarget ??= {
+      get: async (collection, tenant, id) => {
+        const stored = await this.physicalCollection(await this.resolve(collection)).findOne({ _id: storedId(tenant, id) });
+        return stored ? fromStored(stored) : null;
+      },
+      commit: async (ops, checkpoint) => {
+        const names = [...new Set(ops.map((op) => op.collection))];
+        for (const name of names) await this.resolve(name);
+        try {
+          await this.commitWith(checkpoint.projection, checkpoint, async (session) => {
+            // The aliases are read in the transaction's snapshot: if a rebuild swapped a collection since this
+            // process last looked, the batch (computed from reads of the old copy) is refused and replayed,
+            // never written to a copy that is about to be dropped.
+            const current = await this.aliases.find({ _id: { $in: names } }, { session }).toArray();
+            const physical = new Map(current.map((alias) => [alias._id, alias.physical]));
+            if (names.some((name) => physical.get(name) !== this.cache.get(name)?.physical)) {
+              throw new CheckpointConflictError(checkpoint.projection, checkpoint.expected, checkpoint.expected);
+            }
+            await this.applyOps(session, ops, (name) => physical.get(name)!);
+          });
+        } catch (error) {
+          // Whatever moved the checkpoint may have swapped collections too: read the aliases before the replay.
+          if (error instanceof CheckpointConflictError) this.cacheLoadedAt = -Infinity;
+          throw error;
+        }
+      },
+    };
+    return this.liveTarget;
+  }
+
+  async startRebuild(projection: string, collections: string[]): Promise<RebuildTarget> {
+    const fresh = new Map<string, { physical: string; spec: CollectionSpec }>();
+    for (const name of collections) {
+      const alias = await this.aliases.findOneAndUpdate({ _id: name }, { $inc: { allocated: 1 } }, { returnDocument: 'after' });
+      if (!alias) throw new Error(`unknown collection ${name}`);
+      const physical = `${name}__g${alias.allocated}`;
+      await this.db.dropCollection(physical);
+      // Secondary indexes are built once at the end: cheaper than maintaining them document by document.
+      await this.createPhysical(physical, alias.spec, false);
+      fresh.set(name, { physical, spec: alias.spec });
+    }
+    const shadowCheckpoint = `${projection}#rebuild`;
+    await this.checkpoints.deleteOne({ _id: shadowCheckpoint });
+    const physicalOf = (name: string) => {
+      const entry = fresh.get(name);
+      if (!entry) throw new Error(`collection ${name} is not part of the rebuild of ${projection}`);
+      return entry.physical;
+    };
+    // The fresh collections start empty: a document this rebuild has not written yet is absent, without a lookup.
+    const written = new Set<string>();
+    const key = (collection: string, tenant: string, id: string) => `${collection}\u0000${tenant}\u0000${id}`;
+    let indexed = false;
+    return {
+      get: async (collection, tenant, id) => {
+        if (!written.has(key(collection, tenant, id))) return null;
+        const stored = await this.physicalCollection(physicalOf(collection)).findOne({ _id: storedId(tenant, id) });
+        return stored ? fromStored(stored) : null;
+      },
+      commit: async (ops, checkpoint) => {
+        for (const op of ops) physicalOf(op.collection);
+        await this.commitWith(shadowCheckpoint, checkpoint, (session) => this.applyOps(session, ops, physicalOf));
+        for (const op of ops) written.add(key(op.collection, op.tenant, op.op === 'put' ? op.doc._id : op.id));
+      },
+      finish: async () => {
+        if (!indexed) {
+          for (const { physical, spec } of fresh.values()) await this.createIndexes(physical, spec);
+          indexed = true;
+        }
+        const dropAfter = new Date(Date.now() + this.graceMs);
+        const swapped = await this.inTransaction(async (session) => {
+          const checkpointOf = async (name: string) => (await this.checkpoints.findOne({ _id: name }, { session }))?.position ?? 0;
+          const position = await checkpointOf(shadowCheckpoint);
+          // A running projector brought the live copy further: swapping now would hide its writes until it
+          // replayed them, so the caller catches up first. A live commit landing after this read conflicts
+          // with the checkpoint write below, and withTransaction runs this again.
+          if ((await checkpointOf(projection)) > position) return false;
+          for (const [name, { physical }] of fresh) {
+            const alias = await this.aliases.findOne({ _id: name }, { session });
+            if (!alias) throw new Error(`unknown collection ${name}`);
+            await this.aliases.updateOne(
+              { _id: name },
+              { $set: { physical }, $push: { retired: { physical: alias.physical, dropAfter } } },
+              { session },
+            );
+          }
+          await this.checkpoints.updateOne(
+            { _id: projection },
+            { $set: { position, updated: new Date() } },
+            { session, upsert: true },
+          );
+          await this.checkpoints.deleteOne({ _id: shadowCheckpoint }, { session });
+          return true;
+        });
+        if (!swapped) return false;
+        this.cacheLoadedAt = -Infinity;
+        if (this.graceMs <= 0) await this.sweep();
+        else this.later(this.graceMs, () => this.sweep());
+        return true;
+      },
+      abort: async () => {
+        for (const { physical } of fresh.values()) await this.db.dropCollection(physical);
+        await this.checkpoints.deleteOne({ _id: shadowCheckpoint });
+      },
+    };
+  }
+
+  private later(ms: number, fn: () => Promise<void>) {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      void fn().catch(() => {});
+    }, ms).unref();
+    this.timers.add(timer);
+  }
+
+  /**
+   * Drops the copies replaced by rebuilds once their grace period is over. Any process may do it (the one
+   * that ran the rebuild may have exited): dropping twice is harmless.
+   */
+  async sweep(): Promise<void> {
+    if (this.closed) return;
+    const now = new Date();
+    const due = await this.aliases.find({ 'retired.dropAfter': { $lte: now } }).toArray();
+    for (const alias of due) {
+      for (const { physical, dropAfter } of alias.retired ?? []) {
+        if (dropAfter > now || physical === alias.physical) continue;
+        await this.db.dropCollection(physical);
+        await this.aliases.updateOne({ _id: alias._id }, { $pull: { retired: { physical } } });
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.sweeper);
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    await this.client.close();
+  }
+}

@@ -1,0 +1,363 @@
+/**
+ * JobQueue on BullMQ (Redis). `new BullMqJobQueue({ url, prefix, queueName, concurrency, keepFinishedMs, logger })`;
+ * `close()` stops the workers (after their running jobs), then the connections it opened.
+ *
+ * - One BullMQ queue per job name, `${queueName}.${name}` under the key prefix (BullMQ `prefix`). A BullMQ
+ *   Worker takes every job of its queue, so one shared queue would make a process run (and fail) jobs whose
+ *   names it has no processor for. Per-name queues let `process(name)` start a Worker for exactly that name,
+ *   leave other names waiting, and give each job kind its own counts and concurrency. The cost is one
+ *   blocking Redis connection per processed name (plus one shared worker connection and one producer).
+ * - Workers start lazily, on the first `process(name)`: a process that only adds jobs (the `api` role) opens
+ *   no Worker and no blocking connection.
+ * - Job ids: BullMQ ignores an add whose job id exists in its queue, in any state, so finished jobs are KEPT
+ *   for that: `removeOnComplete`/`removeOnFail` by age (`keepFinishedMs`, default 30 days, measured from the
+ *   end of the job), never by count. A duplicate add arriving after that runs the job again.
+ *   Ids are unique per job name here (the port's ids already start with their kind). BullMQ refuses ids that
+ *   are integers or hold ':', so ids are escaped for storage and unescaped before processors see them.
+ * - `added`: BullMQ answers an add of an existing id with the existing id, like a new one. Each add carries
+ *   a random token in its options; after the add, the stored job's token says whether this call created it.
+ *   The add itself is one Lua script, so of parallel adds of one id exactly one sees its own token.
+ * - `getState(jobId)` finds the job's queue through a Redis set of the job names ever added or processed
+ *   (`${prefix}:${queueName}:names`), so any process can ask about a job another process added.
+ * - `whenIdle(timeoutMs)` never calls BullMQ's `drain()` (which deletes waiting jobs): it polls the counts of
+ *   the names this queue processes (waiting, active, prioritized, and delayed jobs due before the deadline),
+ *   read per queue in one script (BullMQ's backend `getCounts` with a delayed cutoff) so that a job moving
+ *   between states is never missed.
+ * - Retries: `attempts` and exponential `backoff` (backoffMs * 2^(try-1)), `delayMs` is BullMQ's `delay`.
+ *   `attemptsMade` given to processors is 1 on the first try (BullMQ's own count of finished tries, + 1).
+ * - A worker process that dies mid-job: BullMQ's stalled-job check (every 30 s) hands the job to another
+ *   worker, once; a job stalled twice ends failed.
+ * - Job data is never logged: logs carry id, name, attempt and error message.
+ */
+import { randomUUID } from 'node:crypto';
+import { Queue, Worker, type Job as BullJob, type JobsOptions } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { Job, JobOptions, JobProcessor, JobQueue, JobState } from '../../ports/jobs.ts';
+
+export interface BullMqJobQueueLogger {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface BullMqJobQueueOptions {
+  /** redis://[user:password@]host:port[/db] (rediss:// for TLS). */
+  url: string;
+  /** Key prefix of every key this queue writes (BullMQ `prefix`, default 'bidder'). */
+  prefix?: string;
+  /** Base name of the per-job-name queues (default 'jobs'); no ':'. */
+  queueName?: string;
+  /** Jobs of one name run at once by this process (default 2). */
+  concurrency?: number;
+  /** How long completed and failed jobs are kept, and so deduplicate their id (default 30 days). */
+  keepFinishedMs?: number;
+  /** Interval of whenIdle()'s look at the counts (default 20 ms). */
+  idlePollMs?: number;
+  logger?: BullMqJobQueueLogger;
+}
+
+const DEFAULT_ATTEMPTS = 5;
+const DEFAULT_BACKOFF_MS = 1000;
+const DEFAULT_KEEP_FINISHED_MS = 30 * 24 * 3600_000;
+const MAX_ERROR_LENGTH = 2000;
+
+const noopLogger: BullMqJobQueueLogger = { warn() {}, error() {} };
+
+/** The option that carries an add's token into the stored job (BullMQ keeps options it does not know). */
+const TOKEN_OPTION = 'addToken';
+
+export class BullMqJobQueue implements JobQueue {
+  private readonly url: string;
+  private readonly prefix: string;
+  private readonly queueName: string;
+  private readonly concurrency: number;
+  private readonly keepFinishedSeconds: number;
+  private readonly idlePollMs: number;
+  private readonly logger: BullMqJobQueueLogger;
+  /** Non-blocking connection shared by the queues and this adapter's own reads. */
+  private readonly producer: Redis;
+  /** Non-blocking connection shared by the workers (each Worker adds its own blocking one); lazy. */
+  private workerConnection: Redis | undefined;
+  private readonly queues = new Map<string, Queue>();
+  private readonly workers = new Map<string, Worker>();
+  private readonly processors = new Map<string, JobProcessor>();
+  /** Names this instance has put in the Redis name set already. */
+  private readonly registered = new Set<string>();
+  private closed = false;
+  private closing: Promise<void> | undefined;
+  private lastConnectionError = '';
+
+  constructor(options: BullMqJobQueueOptions) {
+    if (typeof options?.url !== 'string' || options.url === '') throw new TypeError('BullMqJobQueue: url is required');
+    this.url = options.url;
+    this.prefix = nonEmpty(options.prefix ?? 'bidder', 'prefix');
+    this.queueName = nonEmpty(options.queueName ?? 'jobs', 'queueName');
+    if (this.queueName.includes(':')) throw new RangeError('BullMqJobQueue: queueName cannot contain ":"');
+    this.concurrency = positiveInt(options.concurrency ?? 2, 'concurrency');
+    const keepMs = options.keepFinishedMs ?? DEFAULT_KEEP_FINISHED_MS;
+    if (!Number.isFinite(keepMs) || keepMs < 1000) {
+      throw new RangeError('BullMqJobQueue: keepFinishedMs must be >= 1000');
+    }
+    this.keepFinishedSeconds = Math.ceil(keepMs / 1000);
+    this.idlePollMs = positiveInt(options.idlePollMs ?? 20, 'idlePollMs');
+    this.logger = options.logger ?? noopLogger;
+    // A producer fails a command after a few reconnect tries rather than holding an HTTP request forever.
+    this.producer = this.connect({ maxRetriesPerRequest: 3 }, 'producer');
+  }
+
+  async add(name: string, data: unknown, options: JobOptions): Promise<{ id: string; added: boolean }> {
+    if (this.closed) throw new Error('BullMqJobQueue: add() after close()');
+    if (typeof name !== 'string' || name === '') throw new TypeError('BullMqJobQueue: job name is required');
+    const id = options?.jobId;
+    if (typeof id !== 'string' || id === '') throw new TypeError('BullMqJobQueue: options.jobId is required');
+    const attempts = positiveInt(options.attempts ?? DEFAULT_ATTEMPTS, 'attempts');
+    const backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
+    if (!Number.isFinite(backoffMs) || backoffMs < 0) {
+      throw new RangeError('BullMqJobQueue: backoffMs must be a number >= 0');
+    }
+    const delayMs = options.delayMs ?? 0;
+    if (!Number.isFinite(delayMs) || delayMs < 0) throw new RangeError('BullMqJobQueue: delayMs must be a number >= 0');
+
+    await this.register(name);
+    const queue = this.queueFor(name);
+    const storedId = encodeJobId(id);
+    const token = randomUUID();
+    const jobOptions: JobsOptions & { [TOKEN_OPTION]: string } = {
+      jobId: storedId,
+      attempts,
+      backoff: { type: 'exponential', delay: Math.round(backoffMs) },
+      removeOnComplete: { age: this.keepFinishedSeconds },
+      removeOnFail: { age: this.keepFinishedSeconds },
+      [TOKEN_OPTION]: token,
+      ...(delayMs > 0 ? { delay: Math.round(delayMs) } : {}),
+    };
+    await queue.add(name, data === undefined ? null : data, jobOptions);
+    const stored = await this.producer.hget(queue.toKey(storedId), 'opts');
+    return { id, added: storedToken(stored) === token };
+  }
+
+  process(name: string, processor: JobProcessor): void {
+    if (this.closed) throw new Error('BullMqJobQueue: process() after close()');
+    if (typeof name !== 'string' || name === '') throw new TypeError('BullMqJobQueue: job name is required');
+    if (this.processors.has(name)) throw new Error(`BullMqJobQueue: a processor is already registered for "${name}"`);
+    this.processors.set(name, processor);
+    this.register(name).catch((err) => {
+      this.logger.error({ name, err: errorMessage(err) }, 'job queue: could not record the job name');
+    });
+    this.workers.set(name, this.startWorker(name, processor));
+  }
+
+  async getState(jobId: string): Promise<JobState | null> {
+    const storedId = encodeJobId(jobId);
+    const names = new Set([...this.registered, ...(await this.producer.smembers(this.namesKey()))]);
+    const queues = [...names].map((name) => this.queueFor(name));
+    if (queues.length === 0) return null;
+    const pipeline = this.producer.pipeline();
+    for (const queue of queues) pipeline.exists(queue.toKey(storedId));
+    const found = (await pipeline.exec()) ?? [];
+    for (let i = 0; i < queues.length; i++) {
+      const [err, exists] = found[i] ?? [null, 0];
+      if (err) throw err;
+      if (exists !== 1) continue;
+      const state = toPortState(await queues[i].getJobState(storedId));
+      if (state) return state; // else removed between the two reads: look on
+    }
+    return null;
+  }
+
+  /**
+   * Resolves when no job of a name this queue processes is waiting or active, and none is delayed (a retry,
+   * or a job added with delayMs) to a time before the deadline; rejects after timeoutMs. Never deletes jobs.
+   */
+  async whenIdle(timeoutMs = 10_000): Promise<void> {
+    const deadline = Date.now() + Math.max(0, Math.round(timeoutMs));
+    for (;;) {
+      const pending = await this.pendingCount(deadline);
+      if (pending === 0) return;
+      if (this.closed) throw new Error(`BullMqJobQueue: whenIdle() on a closed queue with ${pending} job(s) pending`);
+      if (Date.now() >= deadline) {
+        throw new Error(`BullMqJobQueue: whenIdle() timed out after ${timeoutMs} ms with ${pending} job(s) pending`);
+      }
+      await sleep(Math.min(this.idlePollMs, Math.max(1, deadline - Date.now())));
+    }
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  // ---- internals ----
+
+  private async shutdown(): Promise<void> {
+    this.closed = true;
+    // Workers first: Worker.close() waits for the jobs they are running.
+    await settleAll([...this.workers.values()].map((worker) => worker.close()), this.logger, 'closing a worker');
+    await settleAll([...this.queues.values()].map((queue) => queue.close()), this.logger, 'closing a queue');
+    // The queues and workers were given these connections, so they leave them to us.
+    const connections = [this.producer, this.workerConnection].map((redis) => (redis ? quit(redis) : undefined));
+    await settleAll(connections, this.logger, 'closing a connection');
+  }
+
+  private connect(options: { maxRetriesPerRequest: number | null }, role: string): Redis {
+    const redis = new Redis(this.url, options);
+    redis.on('error', (err: Error) => this.connectionError(err, role));
+    return redis;
+  }
+
+  /** Logs a connection error once per distinct message: a Redis outage makes every reconnect try fail. */
+  private connectionError(err: unknown, role: string): void {
+    const message = errorMessage(err);
+    if (message === this.lastConnectionError) return;
+    this.lastConnectionError = message;
+    this.logger.error({ role, err: message }, 'job queue: redis connection error');
+  }
+
+  private namesKey(): string {
+    return `${this.prefix}:${this.queueName}:names`;
+  }
+
+  private async register(name: string): Promise<void> {
+    if (this.registered.has(name)) return;
+    await this.producer.sadd(this.namesKey(), name);
+    this.registered.add(name);
+  }
+
+  private queueFor(name: string): Queue {
+    let queue = this.queues.get(name);
+    if (!queue) {
+      queue = new Queue(this.bullQueueName(name), { connection: this.producer, prefix: this.prefix });
+      queue.on('error', (err) => this.connectionError(err, 'queue'));
+      this.queues.set(name, queue);
+    }
+    return queue;
+  }
+
+  private bullQueueName(name: string): string {
+    return `${this.queueName}.${escapeColons(name)}`;
+  }
+
+  private startWorker(name: string, processor: JobProcessor): Worker {
+    // BullMQ requires maxRetriesPerRequest null here: a blocked wait for jobs must outlast a reconnect.
+    this.workerConnection ??= this.connect({ maxRetriesPerRequest: null }, 'worker');
+    const worker = new Worker(
+      this.bullQueueName(name),
+      async (bullJob: BullJob) => {
+        const job: Job = {
+          id: decodeJobId(String(bullJob.id)),
+          name,
+          data: bullJob.data,
+          attemptsMade: bullJob.attemptsMade + 1,
+        };
+        await processor(job);
+      },
+      { connection: this.workerConnection, prefix: this.prefix, concurrency: this.concurrency },
+    );
+    worker.on('error', (err) => this.connectionError(err, 'worker'));
+    worker.on('failed', (bullJob, err) => {
+      if (!bullJob) return;
+      const attempt = bullJob.attemptsMade;
+      const maxAttempts = bullJob.opts.attempts ?? 1;
+      const meta = { jobId: decodeJobId(String(bullJob.id)), name, attempt, maxAttempts, err: errorMessage(err) };
+      if (attempt < maxAttempts) this.logger.warn(meta, 'job failed, will retry');
+      else this.logger.error(meta, 'job failed, no attempts left');
+    });
+    return worker;
+  }
+
+  private async pendingCount(dueBy: number): Promise<number> {
+    let pending = 0;
+    for (const name of this.processors.keys()) {
+      // One script, so one snapshot: a job moving between lists (active to delayed for a retry, delayed to
+      // waiting when due) is counted once, never missed between two separate reads.
+      const queue = this.queueFor(name);
+      const counts = await queue.backend.getCounts(['waiting', 'active', 'prioritized', 'delayed'], dueBy);
+      for (const count of counts) pending += Number(count) || 0;
+    }
+    return pending;
+  }
+}
+
+/**
+ * BullMQ refuses custom ids that parse as integers and ids with ':' (its own repeat-job ids use it).
+ * '%' and ':' are escaped; an id that would still read as an integer gets a '%N' mark, which no escaped
+ * id can begin with. Ids without '%', ':' or digits-only are stored as they are.
+ */
+export function encodeJobId(id: string): string {
+  const escaped = escapeColons(id);
+  return `${parseInt(escaped, 10)}` === escaped ? `%N${escaped}` : escaped;
+}
+
+export function decodeJobId(stored: string): string {
+  const unmarked = stored.startsWith('%N') ? stored.slice(2) : stored;
+  return unmarked.replace(/%(25|3A)/g, (_, code: string) => (code === '25' ? '%' : ':'));
+}
+
+function escapeColons(value: string): string {
+  return value.replace(/%/g, '%25').replace(/:/g, '%3A');
+}
+
+function storedToken(opts: string | null): string | undefined {
+  if (!opts) return undefined;
+  try {
+    const parsed = JSON.parse(opts) as Record<string, unknown>;
+    return typeof parsed[TOKEN_OPTION] === 'string' ? parsed[TOKEN_OPTION] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function toPortState(state: string): JobState | null {
+  switch (state) {
+    case 'waiting':
+    case 'prioritized':
+    case 'waiting-children':
+      return 'waiting';
+    case 'active':
+    case 'completed':
+    case 'failed':
+    case 'delayed':
+      return state;
+    default:
+      return null;
+  }
+}
+
+async function quit(redis: Redis): Promise<void> {
+  if (redis.status === 'end') return;
+  try {
+    await redis.quit();
+  } catch {
+    redis.disconnect();
+  }
+}
+
+async function settleAll(
+  work: Array<Promise<unknown> | undefined>,
+  logger: BullMqJobQueueLogger,
+  what: string,
+): Promise<void> {
+  for (const result of await Promise.allSettled(work)) {
+    if (result.status === 'rejected') {
+      logger.error({ err: errorMessage(result.reason) }, `job queue: error while ${what}`);
+    }
+  }
+}
+
+function errorMessage(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.length > MAX_ERROR_LENGTH ? `${message.slice(0, MAX_ERROR_LENGTH)}…` : message;
+}
+
+function positiveInt(value: number, what: string): number {
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`BullMqJobQueue: ${what} must be an integer >= 1`);
+  return value;
+}
+
+function nonEmpty(value: string, what: string): string {
+  if (typeof value !== 'string' || value === '') {
+    throw new TypeError(`BullMqJobQueue: ${what} must be a non-empty string`);
+  }
+  return value;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,318 @@
+/**
+ * The lot search index (SearchIndex port) on Typesense, with the `typesense` 3.x client.
+ *
+ *   const index = TypesenseIndex.connect(process.env.TYPESENSE_URL, process.env.TYPESENSE_API_KEY,
+ *     { partitions: LOT_SEARCH_PARTITION });
+ *
+ * `url` is a node URL (`http://typesense:8108`) or several, comma-separated. `partitions` is the embedded
+ * index's option of the same name: a collection listed there keeps one document per id and value of the
+ * field (the lot-search projection writes one document per lot and language under the lot id), and a
+ * search of it must filter that field by equality. `prefix` is put before every name this index uses on
+ * the server (aliases, collections, checkpoints), for several deployments or test runs on one server.
+ *
+ * Layout on the server (schema.ts, documents.ts):
+ * - a port collection `lots` is an alias `<prefix>lots` to a physical collection, first `<prefix>lots_0`,
+ *   after a rebuild `<prefix>lots_<epoch ms>`. Every tenant shares it; documents carry a tenant key that
+ *   every search, export and delete filters on (filter.ts), so a tenant only ever reads its own;
+ * - checkpoints are documents `{id: <projection>, position}` of the collection `<prefix>_checkpoints`.
+ *   Typesense has no transactions: a batch's documents are written before its checkpoint, so a crash in
+ *   between replays the batch, and the writes are idempotent (upserts and patches by id).
+ *
+ * Writes need the collection's spec (its searchable fields are folded, documents.ts): the process calls
+ * ensureCollection first, as the projector's setup does; a write to a collection it does not know is
+ * refused. Searches need nothing local. Upsert and update are one import each (`action=upsert|update`),
+ * checked line by line; an update without the partition value of a partitioned collection first exports
+ * the ids of the documents holding the id (one per partition value). Deletes are a delete-by-filter on
+ * the tenant and the ids' keys, which reaches every partition and ignores unknown ids. Filters on ids go
+ * 50 ids at a time: export and delete take filter_by in the query string, which Typesense limits to 4,000
+ * characters.
+ *
+ * Rebuilds (docs: "Collection alias", zero-downtime reindexing): startRebuild creates a new physical
+ * collection from the spec given to ensureCollection in this process; searches and live writes keep going
+ * to the alias meanwhile. finish(position) points the alias at the new collection, then moves the
+ * checkpoint, then drops the previous collection: a crash after the swap leaves the old checkpoint with
+ * the new documents, and replaying from there is harmless; the other order could skip events. A rebuild
+ * is also how a changed spec reaches the server: ensureCollection leaves an existing collection as it is.
+ * Collections of rebuilds that crashed before finish or abort stay behind (named `<alias>_<epoch ms>`,
+ * no alias pointing at them) and can be dropped by hand.
+ */
+import type {
+  SearchCollectionSpec,
+  SearchDocument,
+  SearchIndex,
+  SearchRebuild,
+  SearchRequest,
+  SearchResult,
+} from '../../ports/search.ts';
+import { clientApi, statusOf, typesenseClient, type TypesenseApi, type TypesenseClientOptions } from './client.ts';
+import {
+  checkImport,
+  partitionValueOf,
+  typesenseId,
+  updatePatch,
+  upsertDocument,
+  type CollectionLayout,
+  type TypesenseDocument,
+} from './documents.ts';
+import { idsCondition, tenantCondition } from './filter.ts';
+import { searchParams } from './params.ts';
+import { emptyResult, toSearchResult } from './results.ts';
+import { checkpointSchema, collectionSchema, DOC_ID } from './schema.ts';
+
+export interface TypesenseIndexOptions extends TypesenseClientOptions {
+  /** Collections kept as one document per id and value of a field, e.g. `{ lots: 'Language' }`. */
+  partitions?: Record<string, string>;
+  /** Put before every alias, collection and checkpoint name on the server (default none). */
+  prefix?: string;
+  /** Facet values returned per facet (default 10,000: all of them, as the port expects). */
+  maxFacetValues?: number;
+  /** Clock for the names of rebuilt collections (tests). */
+  now?: () => number;
+}
+
+/** Ids per export or delete filter: keeps filter_by well under Typesense's 4,000-character query string. */
+const IDS_PER_FILTER = 50;
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+async function ignoring(status: number, call: Promise<unknown>): Promise<void> {
+  try {
+    await call;
+  } catch (error) {
+    if (statusOf(error) !== status) throw error;
+  }
+}
+
+export class TypesenseIndex implements SearchIndex {
+  private readonly partitions: Record<string, string>;
+  private readonly prefix: string;
+  private readonly maxFacetValues: number | undefined;
+  private readonly now: () => number;
+  private readonly specs = new Map<string, { spec: SearchCollectionSpec; layout: CollectionLayout }>();
+  private checkpointsReady: Promise<void> | null = null;
+  private closed = false;
+
+  static connect(url: string, apiKey: string, options: TypesenseIndexOptions = {}): TypesenseIndex {
+    return new TypesenseIndex(clientApi(typesenseClient(url, apiKey, options)), options);
+  }
+
+  constructor(
+    private readonly api: TypesenseApi,
+    options: TypesenseIndexOptions = {},
+  ) {
+    this.partitions = { ...options.partitions };
+    this.prefix = options.prefix ?? '';
+    this.maxFacetValues = options.maxFacetValues;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** The alias of a port collection. */
+  aliasOf(collection: string): string {
+    return `${this.prefix}${collection}`;
+  }
+
+  get checkpointCollection(): string {
+    return `${this.prefix}_checkpoints`;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('typesense index is closed');
+  }
+
+  private partitionField(collection: string): string | null {
+    return this.partitions[collection] ?? null;
+  }
+
+  /** Writes need the spec (which fields to fold): ensureCollection in this process comes first. */
+  private layout(collection: string): CollectionLayout {
+    const known = this.specs.get(collection);
+    if (!known) throw new Error(`typesense: unknown collection ${collection} (ensureCollection comes first)`);
+    return known.layout;
+  }
+
+  async ensureCollection(spec: SearchCollectionSpec): Promise<void> {
+    this.assertOpen();
+    const pf = this.partitionField(spec.name);
+    if (pf !== null) {
+      const field = spec.fields.find((f) => f.name === pf);
+      if (!field || field.type === 'string[]') {
+        throw new Error(`typesense: collection ${spec.name} is partitioned by ${pf}, not a scalar field of it`);
+      }
+    }
+    const physical = `${this.aliasOf(spec.name)}_0`;
+    const schema = collectionSchema(spec, physical); // validates the spec before anything is sent
+    const searchable = new Set(spec.fields.filter((f) => f.searchable).map((f) => f.name));
+    this.specs.set(spec.name, { spec, layout: { partitionField: pf, searchable } });
+    const alias = this.aliasOf(spec.name);
+    try {
+      await this.api.retrieveAlias(alias);
+      return;
+    } catch (error) {
+      if (statusOf(error) !== 404) throw error;
+    }
+    // A fixed first name: processes starting together create the same collection (409 for all but one)
+    // and point the alias at it, instead of each leaving a collection of its own.
+    await ignoring(409, this.api.createCollection(schema));
+    await this.api.upsertAlias(alias, physical);
+  }
+
+  async upsert(collection: string, tenant: string, docs: SearchDocument[]): Promise<void> {
+    this.assertOpen();
+    await this.upsertInto(this.aliasOf(collection), collection, tenant, docs);
+  }
+
+  async update(collection: string, tenant: string, docs: SearchDocument[]): Promise<void> {
+    this.assertOpen();
+    await this.updateIn(this.aliasOf(collection), collection, tenant, docs);
+  }
+
+  async delete(collection: string, tenant: string, ids: string[]): Promise<void> {
+    this.assertOpen();
+    await this.deleteFrom(this.aliasOf(collection), collection, tenant, ids);
+  }
+
+  async search(collection: string, tenant: string, request: SearchRequest): Promise<SearchResult> {
+    this.assertOpen();
+    const facetBy = request.facetBy ?? [];
+    const params = searchParams(tenant, request, {
+      partitionField: this.partitionField(collection),
+      maxFacetValues: this.maxFacetValues,
+    });
+    if (params === null) return emptyResult(facetBy);
+    return toSearchResult(await this.api.search(this.aliasOf(collection), params), facetBy);
+  }
+
+  async getCheckpoint(projection: string): Promise<number> {
+    this.assertOpen();
+    try {
+      const doc = await this.api.retrieveDocument(this.checkpointCollection, projection);
+      const position = Number(doc.position);
+      if (!Number.isSafeInteger(position)) throw new Error(`typesense: checkpoint of ${projection} is not a number`);
+      return position;
+    } catch (error) {
+      if (statusOf(error) === 404) return 0; // no such checkpoint, or no checkpoint collection yet
+      throw error;
+    }
+  }
+
+  async setCheckpoint(projection: string, position: number): Promise<void> {
+    this.assertOpen();
+    if (!Number.isSafeInteger(position) || position < 0) {
+      throw new Error(`typesense: checkpoint ${position} is not a position`);
+    }
+    await this.ensureCheckpoints();
+    await this.api.upsertDocument(this.checkpointCollection, { id: projection, position });
+  }
+
+  private ensureCheckpoints(): Promise<void> {
+    const create = () => this.api.createCollection(checkpointSchema(this.checkpointCollection));
+    this.checkpointsReady ??= ignoring(409, create()).catch((error: unknown) => {
+      this.checkpointsReady = null; // try again on the next call
+      throw error;
+    });
+    return this.checkpointsReady;
+  }
+
+  async startRebuild(collection: string, projection: string): Promise<SearchRebuild> {
+    this.assertOpen();
+    const spec = this.specs.get(collection)?.spec;
+    if (!spec) throw new Error(`typesense: ensureCollection(${collection}) must come before its rebuild`);
+    const alias = this.aliasOf(collection);
+    const physical = `${alias}_${this.now()}`;
+    await this.api.createCollection(collectionSchema(spec, physical));
+    let state: 'open' | 'finished' | 'aborted' = 'open';
+    const open = () => {
+      this.assertOpen();
+      if (state !== 'open') throw new Error(`typesense: the rebuild of ${collection} is ${state}`);
+    };
+    return {
+      upsert: async (tenant, docs) => {
+        open();
+        await this.upsertInto(physical, collection, tenant, docs);
+      },
+      update: async (tenant, docs) => {
+        open();
+        await this.updateIn(physical, collection, tenant, docs);
+      },
+      delete: async (tenant, ids) => {
+        open();
+        await this.deleteFrom(physical, collection, tenant, ids);
+      },
+      finish: async (position) => {
+        open();
+        let previous: string | null = null;
+        try {
+          previous = await this.api.retrieveAlias(alias);
+        } catch (error) {
+          if (statusOf(error) !== 404) throw error;
+        }
+        await this.api.upsertAlias(alias, physical);
+        state = 'finished';
+        await this.setCheckpoint(projection, position);
+        if (previous !== null && previous !== physical) await ignoring(404, this.api.deleteCollection(previous));
+      },
+      abort: async () => {
+        if (state !== 'open') return;
+        state = 'aborted';
+        await ignoring(404, this.api.deleteCollection(physical));
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    // The client keeps no connections or timers that need closing.
+    this.closed = true;
+  }
+
+  private async upsertInto(target: string, collection: string, tenant: string, docs: SearchDocument[]): Promise<void> {
+    if (docs.length === 0) return;
+    const layout = this.layout(collection);
+    const items = docs.map((d) => upsertDocument(tenant, d, layout));
+    checkImport(await this.api.importDocuments(target, items, 'upsert'), items, 'upsert', target);
+  }
+
+  private async updateIn(target: string, collection: string, tenant: string, docs: SearchDocument[]): Promise<void> {
+    if (docs.length === 0) return;
+    const layout = this.layout(collection);
+    const pf = layout.partitionField;
+    // Patches without a partition value reach every document of their id: look those up first, then send
+    // every patch in the order given (two patches of one id in a batch must apply in order).
+    const unnamed = pf === null ? [] : docs.filter((d) => partitionValueOf(d, pf) === null).map((d) => d.id);
+    const holders = unnamed.length > 0 ? await this.holders(target, tenant, unnamed) : new Map<string, string[]>();
+    const items: TypesenseDocument[] = [];
+    for (const d of docs) {
+      const value = partitionValueOf(d, pf);
+      const ids = pf === null || value !== null ? [typesenseId(tenant, d.id, value)] : (holders.get(d.id) ?? []);
+      for (const id of ids) items.push(updatePatch(id, d, layout));
+    }
+    if (items.length === 0) return;
+    checkImport(await this.api.importDocuments(target, items, 'update'), items, 'update', target);
+  }
+
+  /** The Typesense ids of the tenant's documents with these port ids, by port id. */
+  private async holders(target: string, tenant: string, ids: string[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>();
+    for (const chunk of chunks([...new Set(ids)], IDS_PER_FILTER)) {
+      const filter = `${tenantCondition(tenant)} && ${idsCondition(chunk)}`;
+      for (const doc of await this.api.exportDocuments(target, filter, ['id', DOC_ID])) {
+        const portId = doc[DOC_ID];
+        if (typeof portId !== 'string' || typeof doc.id !== 'string') continue;
+        const list = out.get(portId) ?? [];
+        list.push(doc.id);
+        out.set(portId, list);
+      }
+    }
+    return out;
+  }
+
+  private async deleteFrom(target: string, collection: string, tenant: string, ids: string[]): Promise<void> {
+    this.layout(collection);
+    for (const chunk of chunks([...new Set(ids)], IDS_PER_FILTER)) {
+      await this.api.deleteDocuments(target, `${tenantCondition(tenant)} && ${idsCondition(chunk)}`);
+    }
+  }
+}
