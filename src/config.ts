@@ -1,6 +1,25 @@
 import path from 'node:path';
 
+export type Role = 'all' | 'api' | 'projector' | 'worker';
+export const ROLES: readonly Role[] = ['all', 'api', 'projector', 'worker'];
+
+/** Where each engine runs: null = the embedded default under DATA_DIR (API.md "Engines and roles"). */
+export interface EngineUrls {
+  eventStoreDb: string | null;
+  mongodb: string | null;
+  typesense: string | null;
+  typesenseApiKey: string | null;
+  redis: string | null;
+  /** Prefix of every Redis key (jobs, limits, leases): several deployments can share one Redis. */
+  redisPrefix: string;
+}
+
 export interface Config {
+  /** What this process runs: API, projectors, job worker, or all three (the default). */
+  role: Role;
+  engines: EngineUrls;
+  /** GET /metrics: 'on' (served by the app), 'off', or a port of its own (e.g. bound to an internal network). */
+  metrics: 'on' | 'off' | { port: number; host: string };
   port: number;
   host: string;
   dataDir: string;
@@ -35,8 +54,31 @@ function int(value: string | undefined, fallback: number, name: string): number 
   return n;
 }
 
+function role(value: string | undefined): Role {
+  const r = (value || 'all') as Role;
+  if (!ROLES.includes(r)) throw new Error(`ROLE must be one of ${ROLES.join(', ')} (got ${JSON.stringify(value)})`);
+  return r;
+}
+
+function metrics(env: NodeJS.ProcessEnv): Config['metrics'] {
+  if (env.METRICS === 'off' || env.METRICS === 'false') return 'off';
+  if (env.METRICS_PORT) return { port: int(env.METRICS_PORT, 9464, 'METRICS_PORT'), host: env.METRICS_HOST ?? '127.0.0.1' };
+  return 'on';
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  if (env.TYPESENSE_URL && !env.TYPESENSE_API_KEY) throw new Error('TYPESENSE_URL is set without TYPESENSE_API_KEY');
   return {
+    role: role(env.ROLE),
+    engines: {
+      eventStoreDb: env.EVENTSTOREDB_URL || null,
+      mongodb: env.MONGODB_URL || null,
+      typesense: env.TYPESENSE_URL || null,
+      typesenseApiKey: env.TYPESENSE_API_KEY || null,
+      redis: env.REDIS_URL || null,
+      redisPrefix: env.REDIS_PREFIX || 'bidder',
+    },
+    metrics: metrics(env),
     port: int(env.PORT, 3000, 'PORT'),
     host: env.HOST ?? '0.0.0.0',
     dataDir: path.resolve(env.DATA_DIR ?? './data'),

@@ -7,7 +7,12 @@ import { AppError, NotFoundError, UnsupportedMediaTypeError } from '../errors.ts
 import type { Services } from '../services.ts';
 import type { HttpConfig } from '../config.ts';
 import { Authenticator } from './auth.ts';
+import type { AccessDirectory } from './directory.ts';
+import { requestCommands } from '../commands.ts';
+import { tenantFiles, tenantGeneratedFiles, tenantSearch } from './tenant-engines.ts';
 import { hasBody, parseInput, rawQueryValue } from './input.ts';
+import type { Metrics } from './metrics.ts';
+import { mountOps } from './ops.ts';
 import { negotiateLanguage } from './language.ts';
 import type { BaseContext, MemberContext, Operation, TenantContext } from './operation.ts';
 import { problemMiddleware, sendProblem } from './problem.ts';
@@ -29,9 +34,13 @@ export function buildApp(
   config: HttpConfig,
   /** The projections catalogue reads come from: a cached answer is used while none of them has moved. */
   catalogueProjections: string[],
+  /** Api-Keys, tenants, members and applications, as the feature that keeps them answers (credential checks). */
+  directory: AccessDirectory,
+  /** The process's role (for /healthz, /readyz) and its metrics (null: off, or served on a port of their own). */
+  ops: { role: string; metrics: Metrics | null } = { role: 'all', metrics: null },
 ) {
   const app = express();
-  const auth = new Authenticator(services);
+  const auth = new Authenticator(directory, services.tokens);
   const responseCache = config.responseCache ? new ResponseCache() : null;
   const logger = services.logger;
   app.disable('x-powered-by');
@@ -40,6 +49,7 @@ export function buildApp(
   // ETags are computed below for operation answers (express's check skips If-None-Match on no-cache requests).
   app.set('etag', false);
 
+  if (ops.metrics) app.use(ops.metrics.middleware());
   app.use((req: Request, res: Response, next: NextFunction) => {
     const given = req.headers['x-request-id'];
     const requestId = typeof given === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : randomUUID();
@@ -94,14 +104,7 @@ export function buildApp(
   });
   app.use(express.json({ limit: BODY_LIMIT, strict: true, type: ['application/json', 'application/*+json'] }));
 
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  app.get('/readyz', async (_req, res) => {
-    const lag = await services.projector.lag();
-    const ready = Object.values(lag).every((p) => p.behind <= 0 && !p.error);
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'catching-up', projections: lag });
-  });
+  mountOps(app, { role: ops.role, metrics: ops.metrics, projections: () => services.projector.status() });
 
   const openapi = Buffer.from(JSON.stringify(buildOpenApiDocument(operations)), 'utf8');
   const openapiAnswer: EncodedCopies & { body: Buffer; etag: string } = { body: openapi, etag: weakEtag(openapi) };
@@ -124,26 +127,37 @@ export function buildApp(
     methodsByPath.set(expressPath, methods);
 
     app[operation.method](expressPath, async (req: Request, res: Response) => {
+      res.locals.operationId = operation.operationId;
+      const requestId = String(res.locals.requestId);
       const base: BaseContext = {
-        services,
-        requestId: String(res.locals.requestId),
+        requestId,
         ip: req.ip ?? 'unknown',
         apiKey: await auth.apiKey(req),
         auth,
         req,
         res,
         now: services.now(),
+        limiter: services.limiter,
+        tokens: services.tokens,
+        logger,
       };
       let ctx: BaseContext | TenantContext | MemberContext = base;
       if (operation.auth !== 'open') {
         const { claims, tenant } = await auth.requireToken(req, base.apiKey);
         const override = (operation.languageParam && rawQueryValue(req, operation.languageParam)) || rawQueryValue(req, 'lang');
+        const id = tenant.Tenant;
         const tenantCtx: TenantContext = {
           ...base,
           claims,
           tenant,
-          db: services.documents.forTenant(tenant.Tenant),
           language: negotiateLanguage(tenant, req.headers['accept-language'], override),
+          db: services.documents.forTenant(id),
+          search: tenantSearch(services.search, id),
+          files: tenantFiles(services.files, id),
+          generatedFiles: tenantGeneratedFiles(services.generatedFiles, id),
+          commands: requestCommands(services, requestId),
+          keys: services.keys,
+          jobs: services.jobs,
         };
         ctx = operation.auth === 'member' ? { ...tenantCtx, member: await auth.requireMember(claims) } : tenantCtx;
         res.setHeader('Content-Language', tenantCtx.language);
@@ -153,7 +167,7 @@ export function buildApp(
       // unless this request makes it the caller's own (`personal`).
       const shared = operation.catalogue === true && !operation.personal?.(req);
       res.setHeader('Cache-Control', shared ? 'private, no-cache' : 'no-store');
-      const version = shared && responseCache ? services.projector.localVersion(catalogueProjections) : null;
+      const version = shared && responseCache ? services.projector.cacheVersion(catalogueProjections) : null;
       const cacheKey = version !== null ? `${(ctx as TenantContext).tenant.Tenant}\n${(ctx as TenantContext).language}\n${req.originalUrl}` : '';
       const cached = version !== null ? responseCache!.get(cacheKey, version, Date.now()) : null;
       if (cached) {

@@ -24,7 +24,13 @@ async function applyBatch(
   events: RecordedEvent[],
   expected: number,
   target: WriteTarget | null,
-  searchWriter?: { upsert: SearchIndex['upsert']; update: SearchIndex['update']; delete: SearchIndex['delete']; setCheckpoint(position: number): Promise<void> },
+  searchWriter?: {
+    upsert: SearchIndex['upsert'];
+    update: SearchIndex['update'];
+    delete: SearchIndex['delete'];
+    getCheckpoint?(): Promise<number>;
+    setCheckpoint(position: number): Promise<void>;
+  },
   onChange?: (changed: boolean) => void,
 ): Promise<number> {
   const position = events[events.length - 1].position;
@@ -46,6 +52,13 @@ async function applyBatch(
       for (const event of handled) projection.apply(event, batch);
       const writer = searchWriter!;
       const collection = projection.collection.name;
+      // The index has no transaction: a checkpoint moved by someone else (a rebuild's alias swap) is noticed
+      // before writing, and the loop resumes from it. (On Typesense a swap in the instant between this check
+      // and the write is not caught: rebuild the index with the projector stopped for a guarantee.)
+      if (writer.getCheckpoint) {
+        const current = await writer.getCheckpoint();
+        if (current !== expected) throw new CheckpointConflictError(projection.name, expected, current);
+      }
       for (const op of batch.ops) {
         if (op.op === 'upsert') await writer.upsert(collection, op.tenant, op.docs);
         else if (op.op === 'update') await writer.update(collection, op.tenant, op.docs);
@@ -67,8 +80,27 @@ async function applyBatch(
  * log live, batch by batch (the next batch is read only when the previous one is stored). A crash at any
  * moment loses nothing: a batch's writes and its checkpoint land together, and handlers are idempotent.
  */
+export interface ProjectionStatus {
+  /** Where it stands in the log (the engine's position: a count on the embedded log, bytes on EventStoreDB). */
+  position: number;
+  caughtUp: boolean;
+  /** Age of the oldest event it has not applied yet; 0 when caught up. */
+  lagSeconds: number;
+  /** Whether this process runs it, or follows another process's stored checkpoint. */
+  runs: 'here' | 'elsewhere';
+  error?: string;
+}
+
+/** How often a process follows the stored checkpoints of projections that run in another process. */
+const REMOTE_POLL_MS = 25;
+/** How often a read-your-writes wait looks at a stored checkpoint. */
+const WAIT_POLL_MS = 5;
+
 export class ProjectorRuntime {
   private readonly positions = new Map<string, number>();
+  /** Stored checkpoints of the projections another process runs, as last polled (cache versions). */
+  private readonly remote = new Map<string, number>();
+  private remoteTimer: NodeJS.Timeout | null = null;
   /** Per projection, the position of the last batch that changed it (a cache version for its readers). */
   private readonly lastChange = new Map<string, number>();
   private readonly waiters = new Map<string, Waiter[]>();
@@ -105,14 +137,36 @@ export class ProjectorRuntime {
       : this.deps.documents.getCheckpoint(projection.name);
   }
 
-  /** Starts every projection's loop in the background. */
-  async start(): Promise<void> {
+  /**
+   * Starts the loops of the named projections (default: all) in the background. The others run in another
+   * process (the `projector` role): this one follows their stored checkpoints.
+   */
+  async start(names: readonly string[] = this.projections.map((p) => p.name)): Promise<void> {
+    this.started = true;
     for (const projection of this.projections) {
       const position = await this.checkpoint(projection);
+      if (!names.includes(projection.name)) {
+        this.remote.set(projection.name, position);
+        continue;
+      }
       this.positions.set(projection.name, position);
       this.lastChange.set(projection.name, position);
       this.loops.push(this.loop(projection));
     }
+    if (this.remote.size > 0) {
+      const poll = async () => {
+        for (const name of this.remote.keys()) this.remote.set(name, await this.checkpoint(this.get(name)));
+      };
+      this.remoteTimer = setInterval(() => void poll().catch(() => undefined), REMOTE_POLL_MS);
+      this.remoteTimer.unref();
+    }
+  }
+
+  private started = false;
+
+  /** The projections this process runs. */
+  get running(): string[] {
+    return [...this.positions.keys()];
   }
 
   /** Writes of a search projection to the live index, with its checkpoint kept there. */
@@ -122,6 +176,7 @@ export class ProjectorRuntime {
       upsert: search.upsert.bind(search),
       update: search.update.bind(search),
       delete: search.delete.bind(search),
+      getCheckpoint: () => search.getCheckpoint(projection.name),
       setCheckpoint: (position: number) => search.setCheckpoint(projection.name, position),
     };
   }
@@ -132,32 +187,59 @@ export class ProjectorRuntime {
     while (!this.stopped) {
       let stored = await this.checkpoint(projection);
       let lastStore = Date.now();
+      // Writes of this loop, one after another: a batch, or the idle checkpoint below.
+      let work: Promise<unknown> = Promise.resolve();
+      let pending = stored;
+      let idle: NodeJS.Timeout | null = null;
+      // A batch with nothing for this projection only moves its position in memory; the stored checkpoint
+      // follows at most IDLE_CHECKPOINT_MS later, also when no further event comes (other processes, e.g.
+      // an `api` answering /readyz, follow the stored one). Replaying such events after a crash changes nothing.
+      const storeIdle = () => {
+        idle = null;
+        work = work
+          .then(async () => {
+            if (this.stopped || pending <= stored || projection.kind === 'search') return;
+            await this.deps.documents.live().commit([], { projection: projection.name, expected: stored, position: pending });
+            stored = pending;
+            lastStore = Date.now();
+          })
+          .catch(() => undefined); // a moved checkpoint shows up as a conflict on the next batch
+      };
       const subscription = this.deps.log.subscribeToAll({ fromPosition: stored, batchSize: 2000 });
-      this.stops.push(() => subscription.unsubscribe());
+      this.stops.push(async () => {
+        if (idle) clearTimeout(idle);
+        await subscription.unsubscribe();
+      });
       try {
         for await (const events of subscription) {
           if (this.stopped) break;
           const batchEnd = events[events.length - 1].position;
-          // A batch with nothing for this projection only moves its position in memory; the stored
-          // checkpoint follows at most a second later (replaying such events after a crash changes nothing).
           const relevant = events.some((e) => projection.handles.includes(e.type));
           if (!relevant && projection.kind !== 'search' && Date.now() - lastStore < IDLE_CHECKPOINT_MS) {
+            pending = batchEnd;
+            idle ??= setTimeout(storeIdle, IDLE_CHECKPOINT_MS);
             this.advance(projection.name, batchEnd);
             continue;
           }
-          stored = await applyBatch(projection, this.deps, events, stored, this.deps.documents.live(), searchWriter, (changed) => {
-            if (changed) this.lastChange.set(projection.name, batchEnd);
-          });
+          const batch = work.then(() =>
+            applyBatch(projection, this.deps, events, stored, this.deps.documents.live(), searchWriter, (changed) => {
+              if (changed) this.lastChange.set(projection.name, batchEnd);
+            }),
+          );
+          work = batch.catch(() => undefined);
+          stored = pending = await batch;
           lastStore = Date.now();
           this.advance(projection.name, stored);
           this.failures.delete(projection.name);
           backoff = 100;
         }
       } catch (error) {
+        if (idle) clearTimeout(idle);
         await subscription.unsubscribe();
         if (this.stopped) break;
         if (error instanceof CheckpointConflictError) {
           this.lastChange.set(projection.name, -Date.now());
+          this.positions.set(projection.name, error.actual);
           this.deps.logger.info({ projection: projection.name }, 'checkpoint moved elsewhere (rebuild swap?); resuming from it');
           continue;
         }
@@ -202,34 +284,53 @@ export class ProjectorRuntime {
       const projection = this.get(name);
       while ((await this.checkpoint(projection)) < position) {
         if (Date.now() >= deadline) return false;
-        await new Promise((r) => setTimeout(r, 20));
+        await new Promise((r) => setTimeout(r, WAIT_POLL_MS));
       }
     }
     return true;
   }
 
   /**
-   * Where the named projections (running in this process) last changed, as one string: a version for
-   * caches of what they serve. Null when one of them runs elsewhere (this process cannot tell when it moves).
+   * A version of what the named projections serve, as one string, for caches of their answers: where each
+   * last changed when it runs here, its stored checkpoint (polled every REMOTE_POLL_MS) when it runs in
+   * another process. Null before start() (tools without loops: nothing to follow).
    */
-  localVersion(names: string[]): string | null {
-    if (this.loops.length === 0) return null;
+  cacheVersion(names: string[]): string | null {
+    if (!this.started) return null;
     let version = '';
     for (const name of names) {
-      const position = this.lastChange.get(name);
+      const position = this.lastChange.get(name) ?? this.remote.get(name);
       if (position === undefined) return null;
       version += `${position};`;
     }
     return version;
   }
 
-  /** For /readyz: how far behind the log's head each projection is. */
-  async lag(): Promise<Record<string, { position: number; behind: number; error?: string }>> {
+  /**
+   * For /readyz and /metrics. A projection is caught up when it (here, or its stored checkpoint, which
+   * another process may have moved) has reached the log's head. Positions are compared, never subtracted:
+   * on EventStoreDB they are byte offsets, so lag is told in seconds (the age of the oldest unapplied event).
+   */
+  async status(): Promise<Record<string, ProjectionStatus>> {
     const head = await this.deps.log.headPosition();
-    const result: Record<string, { position: number; behind: number; error?: string }> = {};
+    const result: Record<string, ProjectionStatus> = {};
     for (const p of this.projections) {
-      const position = this.positions.get(p.name) ?? (await this.checkpoint(p));
-      result[p.name] = { position, behind: head - position, ...(this.failures.has(p.name) ? { error: 'failing' } : {}) };
+      const local = this.positions.get(p.name);
+      const stored = await this.checkpoint(p);
+      const position = Math.max(local ?? 0, stored);
+      const caughtUp = position >= head;
+      let lagSeconds = 0;
+      if (!caughtUp) {
+        const [next] = await this.deps.log.readAll({ fromPosition: position, maxCount: 1 });
+        if (next) lagSeconds = Math.max(0, (Date.now() - Date.parse(next.created)) / 1000);
+      }
+      result[p.name] = {
+        position,
+        caughtUp,
+        lagSeconds,
+        runs: local === undefined ? 'elsewhere' : 'here',
+        ...(this.failures.has(p.name) ? { error: 'failing' } : {}),
+      };
     }
     return result;
   }
@@ -299,11 +400,16 @@ export class ProjectorRuntime {
     const target = await this.deps.documents.startRebuild(projection.name, collections);
     try {
       let position = 0;
-      do {
-        position = await this.runFrom(projection, position, head, target, undefined, (p) => onProgress?.(p, head));
-        head = await this.deps.log.headPosition();
-      } while (position < head);
-      await target.finish();
+      for (;;) {
+        do {
+          position = await this.runFrom(projection, position, head, target, undefined, (p) => onProgress?.(p, head));
+          head = await this.deps.log.headPosition();
+        } while (position < head);
+        // The swap waits until the rebuilt copy is at least where a running projector has brought the live
+        // one, so nobody reads a copy that lacks a write they have already seen.
+        if (await target.finish()) break;
+        head = Math.max(head, await this.deps.documents.getCheckpoint(projection.name));
+      }
       return { events: position, position };
     } catch (error) {
       await target.abort();
@@ -313,6 +419,7 @@ export class ProjectorRuntime {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.remoteTimer) clearInterval(this.remoteTimer);
     await Promise.all(this.stops.map((s) => s()));
     await Promise.allSettled(this.loops);
     for (const list of this.waiters.values()) list.length = 0;

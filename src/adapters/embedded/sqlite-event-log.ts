@@ -24,6 +24,8 @@ interface Row {
 }
 
 const TAIL_SIZE = 10_000;
+/** How often the log looks for appends made by other processes (a header read, no I/O). */
+const WATCH_MS = 5;
 
 function toRecorded(row: Row): RecordedEvent {
   return {
@@ -56,12 +58,14 @@ export class SqliteEventLog implements EventLog {
   private lastAppended = 0;
   /** Other processes' appends are seen by polling at this interval when nothing is pending in-process. */
   private readonly pollMs: number;
+  private dataVersion: number;
+  private readonly watcher: NodeJS.Timeout;
 
   constructor(file: string, options: { pollMs?: number } = {}) {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma('busy_timeout = 30000');
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS events (
         position INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -90,6 +94,18 @@ export class SqliteEventLog implements EventLog {
       readAll: this.db.prepare<[number, number], Row>('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
       head: this.db.prepare<[], { p: number | null }>('SELECT max(position) AS p FROM events'),
     };
+    // Appends of other processes (several `api` beside one `projector`) are noticed within WATCH_MS: SQLite's
+    // data_version moves when another connection commits, and reading it costs no I/O.
+    this.dataVersion = this.db.pragma('data_version', { simple: true }) as number;
+    this.watcher = setInterval(() => {
+      if (this.closed) return;
+      const version = this.db.pragma('data_version', { simple: true }) as number;
+      if (version !== this.dataVersion) {
+        this.dataVersion = version;
+        this.emitter.emit('external');
+      }
+    }, WATCH_MS);
+    this.watcher.unref();
     const tx = this.db.transaction(this.appendTx);
     this.appendTransaction = (streamId, events, expected) => tx.immediate(streamId, events, expected);
   }
@@ -185,7 +201,12 @@ export class SqliteEventLog implements EventLog {
     let stopped = false;
     let wake: (() => void) | null = null;
     const onAppend = () => wake?.();
+    const onExternal = () => {
+      readFile = true;
+      wake?.();
+    };
     this.emitter.on('appended', onAppend);
+    this.emitter.on('external', onExternal);
     this.emitter.on('closed', onAppend);
     const self = this;
 
@@ -209,6 +230,7 @@ export class SqliteEventLog implements EventLog {
     const stop = async () => {
       stopped = true;
       self.emitter.off('appended', onAppend);
+      self.emitter.off('external', onExternal);
       self.emitter.off('closed', onAppend);
       wake?.();
     };
@@ -245,6 +267,7 @@ export class SqliteEventLog implements EventLog {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearInterval(this.watcher);
     this.emitter.emit('closed');
     this.db.close();
   }

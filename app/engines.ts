@@ -1,0 +1,173 @@
+import Database from 'better-sqlite3';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config, Role } from '../src/config.ts';
+import type { Logger } from '../src/logger.ts';
+import type { EventLog } from '../src/ports/event-log.ts';
+import type { DocumentStore } from '../src/ports/read-models.ts';
+import type { SearchIndex } from '../src/ports/search.ts';
+import type { JobQueue } from '../src/ports/jobs.ts';
+import type { RateLimiter } from '../src/ports/rate-limit.ts';
+import type { Outbox } from '../src/ports/outbox.ts';
+import type { FileStore } from '../src/ports/files.ts';
+import type { LeaseStore } from '../src/ports/leases.ts';
+import { SqliteEventLog } from '../src/adapters/embedded/sqlite-event-log.ts';
+import { SqliteDocumentStore } from '../src/adapters/embedded/sqlite-documents.ts';
+import { SqliteJobQueue } from '../src/adapters/embedded/sqlite-jobs.ts';
+import { FileOutbox } from '../src/adapters/embedded/file-outbox.ts';
+import { FolderFileStore } from '../src/adapters/embedded/folder-files.ts';
+import { SqliteLeases } from '../src/adapters/embedded/sqlite-leases.ts';
+import { openEmbeddedSearch } from './embedded-search.ts';
+import { LOT_SEARCH_PARTITION } from '../projections/lot-search/projection.ts';
+
+/** The data folder's layout on the embedded default. */
+export function dataPaths(dataDir: string) {
+  return {
+    events: path.join(dataDir, 'events.sqlite'),
+    readModels: path.join(dataDir, 'read-models.sqlite'),
+    jobs: path.join(dataDir, 'jobs.sqlite'),
+    limits: path.join(dataDir, 'limits.sqlite'),
+    leases: path.join(dataDir, 'leases.sqlite'),
+    search: path.join(dataDir, 'search'),
+    outbox: path.join(dataDir, 'outbox'),
+    files: path.join(dataDir, 'files'),
+    secrets: path.join(dataDir, 'secrets'),
+    demoCredentials: path.join(dataDir, 'secrets', 'demo-credentials.json'),
+  };
+}
+
+export interface Engines {
+  log: EventLog;
+  documents: DocumentStore;
+  search: SearchIndex;
+  jobs: JobQueue;
+  limiter: RateLimiter;
+  outbox: Outbox;
+  files: FileStore;
+  /** Where the singleton roles are claimed: beside the checkpoints (projector) and the jobs (worker). */
+  leases: { projector: LeaseStore; worker: LeaseStore };
+  /** True when the lot index lives in this process's memory (the embedded default): each `api` keeps a replica. */
+  searchInProcess: boolean;
+  /** Which engine serves each port, for the start-up log (no credentials). */
+  describe: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/** A URL without its credentials, for logs. */
+function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.username || u.password) {
+      u.username = '***';
+      u.password = '';
+    }
+    return u.toString();
+  } catch {
+    return '(unparsable URL)';
+  }
+}
+
+/**
+ * Opens every engine: each port on its production engine when that engine's URL is set, otherwise on the
+ * embedded default under DATA_DIR (API.md "Engines and roles"). Production adapters are loaded only when
+ * chosen, so the embedded default starts without their client libraries.
+ */
+export async function openEngines(config: Config, logger: Logger, role: Role): Promise<Engines> {
+  const paths = dataPaths(config.dataDir);
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const urls = config.engines;
+  const closers: Array<() => Promise<void> | void> = [];
+  const describe: Record<string, string> = {};
+
+  let log: EventLog;
+  if (urls.eventStoreDb) {
+    const { EsdbEventLog } = await import('../src/adapters/esdb/esdb-event-log.ts');
+    log = await EsdbEventLog.connect(urls.eventStoreDb);
+    describe.log = `EventStoreDB ${redact(urls.eventStoreDb)}`;
+  } else {
+    log = new SqliteEventLog(paths.events, { pollMs: 250 });
+    describe.log = `embedded ${paths.events}`;
+  }
+  closers.push(() => log.close());
+
+  let documents: DocumentStore;
+  let projectorLeases: LeaseStore;
+  if (urls.mongodb) {
+    const { MongoDocumentStore } = await import('../src/adapters/mongodb/mongo-documents.ts');
+    const { MongoLeases } = await import('../src/adapters/mongodb/mongo-leases.ts');
+    documents = await MongoDocumentStore.connect(urls.mongodb);
+    projectorLeases = await MongoLeases.connect(urls.mongodb);
+    describe.readModels = `MongoDB ${redact(urls.mongodb)}`;
+  } else {
+    documents = new SqliteDocumentStore(paths.readModels);
+    projectorLeases = new SqliteLeases(paths.leases);
+    describe.readModels = `embedded ${paths.readModels}`;
+  }
+  closers.push(() => documents.close(), () => projectorLeases.close());
+
+  let search: SearchIndex;
+  let searchInProcess = false;
+  if (urls.typesense) {
+    const { TypesenseIndex } = await import('../src/adapters/typesense/typesense-index.ts');
+    search = await TypesenseIndex.connect(urls.typesense, urls.typesenseApiKey ?? '', { partitions: LOT_SEARCH_PARTITION });
+    describe.search = `Typesense ${redact(urls.typesense)}`;
+  } else {
+    search = await openEmbeddedSearch(config, logger, role, paths.search);
+    searchInProcess = true;
+    describe.search = role === 'api' ? `embedded replica in memory (from ${paths.search})` : `embedded ${paths.search}`;
+  }
+  closers.push(() => search.close());
+
+  let jobs: JobQueue;
+  let limiter: RateLimiter;
+  let workerLeases: LeaseStore;
+  if (urls.redis) {
+    const { BullMqJobQueue } = await import('../src/adapters/redis/bullmq-jobs.ts');
+    const { RedisRateLimiter } = await import('../src/adapters/redis/redis-rate-limiter.ts');
+    const { RedisLeases } = await import('../src/adapters/redis/redis-leases.ts');
+    jobs = new BullMqJobQueue({ url: urls.redis, prefix: urls.redisPrefix, logger });
+    limiter = new RedisRateLimiter({ url: urls.redis, prefix: `${urls.redisPrefix}:rate` });
+    workerLeases = new RedisLeases(urls.redis, `${urls.redisPrefix}:lease:`);
+    describe.jobs = `BullMQ on ${redact(urls.redis)}`;
+    describe.limits = `Redis ${redact(urls.redis)}`;
+  } else {
+    const jobsDb = new Database(paths.jobs);
+    jobsDb.pragma('journal_mode = WAL');
+    jobsDb.pragma('synchronous = NORMAL');
+    jobsDb.pragma('busy_timeout = 10000');
+    jobs = new SqliteJobQueue({ db: jobsDb, logger });
+    closers.push(() => void jobsDb.close());
+    const { SqliteRateLimiter } = await import('../src/adapters/embedded/sqlite-rate-limiter.ts');
+    limiter = new SqliteRateLimiter({ file: paths.limits });
+    workerLeases = new SqliteLeases(paths.leases);
+    describe.jobs = `embedded ${paths.jobs}`;
+    describe.limits = `embedded ${paths.limits}`;
+  }
+  // Closed in reverse: the queue (waiting for its running jobs) before its database.
+  closers.push(() => jobs.close(), () => (limiter as RateLimiter & { close?: () => Promise<void> }).close?.(), () => workerLeases.close());
+
+  const outbox = new FileOutbox(paths.outbox);
+  const files = new FolderFileStore(paths.files);
+  describe.files = `folder ${paths.files}`;
+  describe.outbox = `folder ${paths.outbox}`;
+
+  let closed = false;
+  return {
+    log,
+    documents,
+    search,
+    jobs,
+    limiter,
+    outbox,
+    files,
+    leases: { projector: projectorLeases, worker: workerLeases },
+    searchInProcess,
+    describe,
+    async close() {
+      if (closed) return;
+      closed = true;
+      // Last opened, first closed.
+      for (const close of [...closers].reverse()) await close();
+    },
+  };
+}

@@ -1,0 +1,121 @@
+import type { NextFunction, Request, Response } from 'express';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ProjectionStatus } from '../projector/runtime.ts';
+
+/** What the metrics read when scraped. */
+export interface MetricSources {
+  role: string;
+  projections?: () => Promise<Record<string, ProjectionStatus>>;
+}
+
+/**
+ * Prometheus metrics of one process (API.md "Running"): requests by operation and status, their
+ * durations, projection lag, and jobs run by name and outcome, plus Node's own process metrics. Labels are
+ * bounded: the operation id (or `none` for routes outside the table), never a path with ids in it.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'operation' | 'method' | 'status'>;
+  private readonly duration: Histogram<'operation' | 'method'>;
+  private readonly jobs: Counter<'job' | 'outcome'>;
+  private readonly jobDuration: Histogram<'job'>;
+
+  constructor(sources: MetricSources) {
+    this.registry.setDefaultLabels({ role: sources.role });
+    collectDefaultMetrics({ register: this.registry, prefix: 'bidder_' });
+    this.requests = new Counter({
+      name: 'bidder_http_requests_total',
+      help: 'HTTP requests answered, by operation id, method and status code.',
+      labelNames: ['operation', 'method', 'status'],
+      registers: [this.registry],
+    });
+    this.duration = new Histogram({
+      name: 'bidder_http_request_duration_seconds',
+      help: 'Time to answer an HTTP request, by operation id and method.',
+      labelNames: ['operation', 'method'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+      registers: [this.registry],
+    });
+    this.jobs = new Counter({
+      name: 'bidder_jobs_total',
+      help: 'Background job runs in this process, by job name and outcome (completed, failed: a try that threw).',
+      labelNames: ['job', 'outcome'],
+      registers: [this.registry],
+    });
+    this.jobDuration = new Histogram({
+      name: 'bidder_job_duration_seconds',
+      help: 'Time of one background job try, by job name.',
+      labelNames: ['job'],
+      buckets: [0.005, 0.025, 0.1, 0.5, 2.5, 10, 60],
+      registers: [this.registry],
+    });
+    const projections = sources.projections;
+    if (projections) {
+      let last: Promise<Record<string, ProjectionStatus>> | null = null;
+      // One status read per scrape serves the three gauges.
+      const read = () => (last ??= projections().finally(() => setTimeout(() => (last = null), 100)));
+      new Gauge({
+        name: 'bidder_projection_lag_seconds',
+        help: 'Age of the oldest event a projection has not applied yet (0 when caught up).',
+        labelNames: ['projection'],
+        registers: [this.registry],
+        async collect() {
+          for (const [name, s] of Object.entries(await read())) this.set({ projection: name }, s.lagSeconds);
+        },
+      });
+      new Gauge({
+        name: 'bidder_projection_caught_up',
+        help: '1 when the projection has reached the head of the event log.',
+        labelNames: ['projection'],
+        registers: [this.registry],
+        async collect() {
+          for (const [name, s] of Object.entries(await read())) this.set({ projection: name }, s.caughtUp ? 1 : 0);
+        },
+      });
+      new Gauge({
+        name: 'bidder_projection_failing',
+        help: '1 while the projection retries after an error.',
+        labelNames: ['projection'],
+        registers: [this.registry],
+        async collect() {
+          for (const [name, s] of Object.entries(await read())) this.set({ projection: name }, s.error ? 1 : 0);
+        },
+      });
+    }
+  }
+
+  /** Counts and times every request; the operation id is set by the route that answered (res.locals.operationId). */
+  middleware() {
+    return (req: Request, res: Response, next: NextFunction) => {
+      const end = this.duration.startTimer();
+      res.on('finish', () => {
+        const operation = typeof res.locals.operationId === 'string' ? res.locals.operationId : 'none';
+        end({ operation, method: req.method });
+        this.requests.inc({ operation, method: req.method, status: String(res.statusCode) });
+      });
+      next();
+    };
+  }
+
+  /** Wraps a job processor so each try is counted and timed. */
+  job<J>(name: string, processor: (job: J) => Promise<void>): (job: J) => Promise<void> {
+    return async (job: J) => {
+      const end = this.jobDuration.startTimer({ job: name });
+      try {
+        await processor(job);
+        this.jobs.inc({ job: name, outcome: 'completed' });
+      } catch (error) {
+        this.jobs.inc({ job: name, outcome: 'failed' });
+        throw error;
+      } finally {
+        end();
+      }
+    };
+  }
+
+  async answer(_req: Request, res: Response): Promise<void> {
+    res.setHeader('Content-Type', this.registry.contentType);
+    res.setHeader('Cache-Control', 'no-store');
+    res.send(await this.registry.metrics());
+  }
+}

@@ -1,0 +1,51 @@
+import express, { type Express, type Request, type Response } from 'express';
+import type { ProjectionStatus } from '../projector/runtime.ts';
+import type { Metrics } from './metrics.ts';
+
+export interface OpsSources {
+  role: string;
+  /** Projections to report in /readyz (none in a `worker`). */
+  projections?: () => Promise<Record<string, ProjectionStatus>>;
+  /** Whether the stores answer (the status read above already touches them when there are projections). */
+  ping?: () => Promise<void>;
+  /** Null when metrics are off or served on a port of their own. */
+  metrics: Metrics | null;
+}
+
+/**
+ * The operator's routes, outside /v1 and without an Api-Key: /healthz (the process is up), /readyz (its
+ * stores answer and the projections it serves have caught up), /metrics (Prometheus). Every role serves
+ * them, so an orchestrator can check a `projector` or `worker` as it checks an `api`.
+ */
+export function mountOps(app: Express, sources: OpsSources): void {
+  app.get('/healthz', (_req: Request, res: Response) => {
+    res.json({ status: 'ok', role: sources.role });
+  });
+  app.get('/readyz', async (_req: Request, res: Response) => {
+    let projections: Record<string, ProjectionStatus> = {};
+    let ready = true;
+    try {
+      await sources.ping?.();
+      projections = (await sources.projections?.()) ?? {};
+      ready = Object.values(projections).every((p) => p.caughtUp && !p.error);
+    } catch {
+      ready = false;
+    }
+    res.setHeader('Cache-Control', 'no-store');
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'catching-up', role: sources.role, projections });
+  });
+  const metrics = sources.metrics;
+  if (metrics) app.get('/metrics', (req: Request, res: Response) => metrics.answer(req, res));
+}
+
+/** The HTTP answers of a process without the API (`projector`, `worker`), or of metrics on their own port. */
+export function opsApp(sources: OpsSources): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  if (sources.metrics) app.use(sources.metrics.middleware());
+  mountOps(app, sources);
+  app.use((_req: Request, res: Response) => {
+    res.status(404).type('application/problem+json').json({ type: 'about:blank', title: 'Not Found', status: 404, detail: 'No such route.' });
+  });
+  return app;
+}
