@@ -84,14 +84,25 @@ export class Metrics {
     }
   }
 
-  /** Counts and times every request; the operation id is set by the route that answered (res.locals.operationId). */
+  /**
+   * Counts and times every request; the operation id is set by the route that answered (res.locals.operationId).
+   * The labelled series are looked up once per combination, not hashed from their labels on every request.
+   */
   middleware() {
+    const timers = new Map<string, { observe(seconds: number): void }>();
+    const counters = new Map<string, { inc(): void }>();
     return (req: Request, res: Response, next: NextFunction) => {
-      const end = this.duration.startTimer();
+      const started = process.hrtime.bigint();
       res.on('finish', () => {
         const operation = typeof res.locals.operationId === 'string' ? res.locals.operationId : 'none';
-        end({ operation, method: req.method });
-        this.requests.inc({ operation, method: req.method, status: String(res.statusCode) });
+        const series = `${operation} ${req.method}`;
+        let timer = timers.get(series);
+        if (!timer) timers.set(series, (timer = this.duration.labels({ operation, method: req.method })));
+        timer.observe(Number(process.hrtime.bigint() - started) / 1e9);
+        const key = `${series} ${res.statusCode}`;
+        let counter = counters.get(key);
+        if (!counter) counters.set(key, (counter = this.requests.labels({ operation, method: req.method, status: String(res.statusCode) })));
+        counter.inc();
       });
       next();
     };
