@@ -72,7 +72,12 @@ function redact(url: string): string {
  * embedded default under DATA_DIR (API.md "Engines and roles"). Production adapters are loaded only when
  * chosen, so the embedded default starts without their client libraries.
  */
-export async function openEngines(config: Config, logger: Logger, role: Role): Promise<Engines> {
+export async function openEngines(
+  config: Config,
+  logger: Logger,
+  role: Role,
+  options: { claim?: (leases: Engines['leases']) => Promise<void> } = {},
+): Promise<Engines> {
   const paths = dataPaths(config.dataDir);
   fs.mkdirSync(config.dataDir, { recursive: true });
   const urls = config.engines;
@@ -105,19 +110,6 @@ export async function openEngines(config: Config, logger: Logger, role: Role): P
   }
   closers.push(() => documents.close(), () => projectorLeases.close());
 
-  let search: SearchIndex;
-  let searchInProcess = false;
-  if (urls.typesense) {
-    const { TypesenseIndex } = await import('../src/adapters/typesense/typesense-index.ts');
-    search = await TypesenseIndex.connect(urls.typesense, urls.typesenseApiKey ?? '', { partitions: LOT_SEARCH_PARTITION });
-    describe.search = `Typesense ${redact(urls.typesense)}`;
-  } else {
-    search = await openEmbeddedSearch(config, logger, role, paths.search);
-    searchInProcess = true;
-    describe.search = role === 'api' ? `embedded replica in memory (from ${paths.search})` : `embedded ${paths.search}`;
-  }
-  closers.push(() => search.close());
-
   let jobs: JobQueue;
   let limiter: RateLimiter;
   let workerLeases: LeaseStore;
@@ -145,6 +137,28 @@ export async function openEngines(config: Config, logger: Logger, role: Role): P
   }
   // Closed in reverse: the queue (waiting for its running jobs) before its database.
   closers.push(() => jobs.close(), () => (limiter as RateLimiter & { close?: () => Promise<void> }).close?.(), () => workerLeases.close());
+
+  // The singleton roles are claimed before the lot index opens: a writable embedded index tidies its folder on
+  // opening, which must never happen beside a running projector.
+  try {
+    await options.claim?.({ projector: projectorLeases, worker: workerLeases });
+  } catch (error) {
+    for (const close of [...closers].reverse()) await close();
+    throw error;
+  }
+
+  let search: SearchIndex;
+  let searchInProcess = false;
+  if (urls.typesense) {
+    const { TypesenseIndex } = await import('../src/adapters/typesense/typesense-index.ts');
+    search = await TypesenseIndex.connect(urls.typesense, urls.typesenseApiKey ?? '', { partitions: LOT_SEARCH_PARTITION });
+    describe.search = `Typesense ${redact(urls.typesense)}`;
+  } else {
+    search = await openEmbeddedSearch(config, logger, role, paths.search);
+    searchInProcess = true;
+    describe.search = role === 'api' ? `embedded replica in memory (from ${paths.search})` : `embedded ${paths.search}`;
+  }
+  closers.push(() => search.close());
 
   const outbox = new FileOutbox(paths.outbox);
   const files = new FolderFileStore(paths.files);

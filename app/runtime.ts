@@ -66,26 +66,36 @@ export interface Runtime {
 export async function createRuntime(
   config: Config,
   logger: Logger,
-  options: { now?: () => Date; background?: boolean; role?: Role } = {},
+  options: {
+    now?: () => Date;
+    background?: boolean;
+    role?: Role;
+    /** Hold the projector lease without running the projectors (a tool that writes what the projector owns). */
+    projectorLease?: boolean;
+  } = {},
 ): Promise<Runtime> {
   const role = options.role ?? config.role;
   const background = options.background !== false;
   const paths = dataPaths(config.dataDir);
   fs.mkdirSync(paths.secrets, { recursive: true, mode: 0o700 });
-  const engines = await openEngines(config, logger, role);
-  const { log, documents, search, jobs, limiter, outbox, files } = engines;
-
   const runsProjections = background && (role === 'all' || role === 'projector');
   const runsJobs = background && (role === 'all' || role === 'worker');
   const leases: HeldLease[] = [];
-  try {
-    if (runsProjections) leases.push(await holdLease(engines.leases.projector, 'projector', leaseHolder(role), logger));
-    if (runsJobs) leases.push(await holdLease(engines.leases.worker, 'worker', leaseHolder(role), logger));
-  } catch (error) {
-    for (const lease of leases) await lease.release();
-    await engines.close();
-    throw error;
-  }
+  const engines = await openEngines(config, logger, role, {
+    async claim(stores) {
+      try {
+        if (runsProjections || options.projectorLease) {
+          const holder = leaseHolder(runsProjections ? role : 'tool');
+          leases.push(await holdLease(stores.projector, 'projector', holder, logger, options.projectorLease ? { waitMs: 0 } : {}));
+        }
+        if (runsJobs) leases.push(await holdLease(stores.worker, 'worker', leaseHolder(role), logger));
+      } catch (error) {
+        for (const lease of leases) await lease.release();
+        throw error;
+      }
+    },
+  });
+  const { log, documents, search, jobs, limiter, outbox, files } = engines;
 
   const secret = tokenSecret(config, paths.secrets);
   const tokens = new TokenService(secret);

@@ -12,7 +12,8 @@ import type { GeneratedFiles } from './generated-files.ts';
 import type { OneTimeKeys } from './security/keys.ts';
 import type { VatChecker } from './ports/vat.ts';
 
-/** Everything a command, query or job handler may use; built once per process by app/runtime.ts. */
+/** Every engine and service of a process, built once by app/runtime.ts. HTTP handlers get a narrow, tenant-bound
+ * part of it (src/http/operation.ts); background jobs and reactors take what they name from it. */
 export interface Services {
   log: EventLog;
   documents: DocumentStore;

@@ -2,7 +2,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { createRuntime } from '../runtime.ts';
 import { progressBar } from '../../src/cli/progress.ts';
-import { holdLease, leaseHolder, RoleRefusedError, type HeldLease } from '../../src/roles/singleton.ts';
+import { RoleRefusedError } from '../../src/roles/singleton.ts';
 import { lotSearchProjection } from '../../projections/lot-search/projection.ts';
 
 const LOT_SEARCH = lotSearchProjection.name;
@@ -20,20 +20,16 @@ async function main() {
   // rebuilt (and its snapshot written) while no such process runs. Every other projection, and the lot
   // index on Typesense, is rebuilt beside the running service and swapped in.
   const embeddedIndex = name === LOT_SEARCH && !config.engines.typesense;
-  const runtime = await createRuntime(config, logger, { background: false, role: embeddedIndex ? 'all' : 'api' });
-  let lease: HeldLease | null = null;
-  if (embeddedIndex) {
-    try {
-      lease = await holdLease(runtime.engines.leases.projector, 'projector', leaseHolder('rebuild'), logger, { waitMs: 0 });
-    } catch (error) {
-      await runtime.close();
-      if (!(error instanceof RoleRefusedError)) throw error;
-      process.stderr.write(
-        `${name} is kept in the memory of the running service (pid ${error.heldBy.pid}): stop it, rebuild, start it again. ` +
-          `(With TYPESENSE_URL set, the index is rebuilt while the service runs.)\n`,
-      );
-      process.exit(2);
-    }
+  let runtime;
+  try {
+    runtime = await createRuntime(config, logger, { background: false, role: embeddedIndex ? 'all' : 'api', projectorLease: embeddedIndex });
+  } catch (error) {
+    if (!(error instanceof RoleRefusedError)) throw error;
+    process.stderr.write(
+      `${name} is kept in the memory of the running service (pid ${error.heldBy.pid}): stop it, rebuild, start it again. ` +
+        `(With TYPESENSE_URL set, the index is rebuilt while the service runs.)\n`,
+    );
+    process.exit(2);
   }
   const names = runtime.services.projector.projections.map((p) => p.name);
   if (!name || name === '--list' || !names.includes(name)) {
@@ -48,7 +44,6 @@ async function main() {
   bar.done();
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   await runtime.close();
-  await lease?.release();
   process.stdout.write(
     JSON.stringify({ projection: name, position: result.position, seconds, eventsPerSecond: Math.round(result.position / seconds) }) + '\n',
   );

@@ -75,11 +75,6 @@ async function applyBatch(
   }
 }
 
-/**
- * Runs projections in the background: each from its own checkpoint, catching up and then following the
- * log live, batch by batch (the next batch is read only when the previous one is stored). A crash at any
- * moment loses nothing: a batch's writes and its checkpoint land together, and handlers are idempotent.
- */
 export interface ProjectionStatus {
   /** Where it stands in the log (the engine's position: a count on the embedded log, bytes on EventStoreDB). */
   position: number;
@@ -96,11 +91,17 @@ const REMOTE_POLL_MS = 25;
 /** How often a read-your-writes wait looks at a stored checkpoint. */
 const WAIT_POLL_MS = 5;
 
+/**
+ * Runs projections in the background: each from its own checkpoint, catching up and then following the
+ * log live, batch by batch (the next batch is read only when the previous one is stored). A crash at any
+ * moment loses nothing: a batch's writes and its checkpoint land together, and handlers are idempotent.
+ */
 export class ProjectorRuntime {
   private readonly positions = new Map<string, number>();
   /** Stored checkpoints of the projections another process runs, as last polled (cache versions). */
   private readonly remote = new Map<string, number>();
   private remoteTimer: NodeJS.Timeout | null = null;
+  private started = false;
   /** Per projection, the position of the last batch that changed it (a cache version for its readers). */
   private readonly lastChange = new Map<string, number>();
   private readonly waiters = new Map<string, Waiter[]>();
@@ -161,8 +162,6 @@ export class ProjectorRuntime {
       this.remoteTimer.unref();
     }
   }
-
-  private started = false;
 
   /** The projections this process runs. */
   get running(): string[] {
