@@ -1,7 +1,7 @@
 import type { EventDefinition, EventSet } from './events/define.ts';
 import type { Operation } from './http/operation.ts';
 import type { IntakeKind } from './intake-kind.ts';
-import type { JobProcessor } from './ports/jobs.ts';
+import type { JobProcessor, JobQueue } from './ports/jobs.ts';
 import type { Projection, ReactorDeps } from './projector/projection.ts';
 import type { Services } from './services.ts';
 
@@ -29,10 +29,20 @@ export interface Feature {
   /** Its projections and reactors, in the order they run when caught up one after another. */
   projections?: (deps: ReactorDeps) => Projection[];
   /** Its background jobs, by job name. */
-  jobs?: (services: Services) => Record<string, JobProcessor>;
+  jobs?: (deps: JobDeps) => Record<string, JobProcessor>;
   /** The NDJSON intake record kinds it brings (docs/intake.md). */
   intake?: readonly IntakeKind[];
 }
+
+/**
+ * What background jobs work with: the log (to decide and append), read models, outgoing messages, files, keys
+ * and the VAT check, the clock and the logger, adding jobs; never the HTTP side (tokens, rate limits), the projector or the
+ * search index. A job names its tenant from its data.
+ */
+export type JobDeps = Pick<Services, 'log' | 'documents' | 'outbox' | 'files' | 'keys' | 'vat' | 'now' | 'logger'> & {
+  /** To schedule a follow-up (a reminder moved to its new time). */
+  jobs: Pick<JobQueue, 'add'>;
+};
 
 /** The part of a feature one of its folders exports. */
 export type FeaturePart = Omit<Feature, 'name'>;
@@ -92,7 +102,7 @@ export function assembleFeatures(features: readonly Feature[]) {
       unique('projection', projections.map((p) => p.name));
       return projections;
     },
-    jobs: (services: Services) => mergeJobs(features.map((f) => f.jobs?.(services) ?? {})),
+    jobs: (deps: JobDeps) => mergeJobs(features.map((f) => f.jobs?.(deps) ?? {})),
     intake,
   };
 }

@@ -1,5 +1,5 @@
 import type { JobProcessor } from '../../src/ports/jobs.ts';
-import type { Services } from '../../src/services.ts';
+import type { JobDeps } from '../../src/feature.ts';
 import { runCommand } from '../../src/command-runner.ts';
 import { OneTimeKeys } from '../../src/security/keys.ts';
 import { tenantSettings } from '../../projections/access/projection.ts';
@@ -32,7 +32,7 @@ export const confirmationJobId = (tenant: string, keyId: string) => `member-conf
 export const passwordResetJobId = (tenant: string, keyId: string) => `password-reset-${tenant}-${keyId}`;
 export const JOB_RETRIES = { attempts: 8, backoffMs: 2000 };
 
-async function houseName(services: Services, tenant: string): Promise<string> {
+async function houseName(services: JobDeps, tenant: string): Promise<string> {
   const doc = await tenantSettings(services.documents, tenant);
   return doc?.Name ?? tenant;
 }
@@ -41,7 +41,7 @@ async function houseName(services: Services, tenant: string): Promise<string> {
  * Keys are derived again from their id (the log and the job hold only the id); the outbox message is named
  * by the key id, so a retried job sends its mail once.
  */
-export function sendConfirmationMail(services: Services): JobProcessor {
+export function sendConfirmationMail(services: JobDeps): JobProcessor {
   return async (job) => {
     const { tenant, memberId, keyId } = job.data as ConfirmationJob;
     const state = await loadMember(services.log, tenant, memberId);
@@ -58,7 +58,7 @@ export function sendConfirmationMail(services: Services): JobProcessor {
   };
 }
 
-export function issuePasswordReset(services: Services): JobProcessor {
+export function issuePasswordReset(services: JobDeps): JobProcessor {
   return async (job) => {
     const { tenant, email, keyId, requestedAt } = job.data as PasswordResetJob;
     const member = await memberByEmail(services.documents.forTenant(tenant), email);
@@ -90,7 +90,7 @@ export function issuePasswordReset(services: Services): JobProcessor {
 }
 
 /** The background jobs of members, by job name. */
-export function membersJobs(services: Services): Record<string, JobProcessor> {
+export function membersJobs(services: JobDeps): Record<string, JobProcessor> {
   return {
     [SEND_MEMBER_CONFIRMATION]: sendConfirmationMail(services),
     [ISSUE_PASSWORD_RESET]: issuePasswordReset(services),

@@ -1,8 +1,8 @@
 import type { JobProcessor } from '../../src/ports/jobs.ts';
-import type { Services } from '../../src/services.ts';
+import type { JobDeps } from '../../src/feature.ts';
 import { reminderJobProcessor, SEND_REMINDER } from './reminder.ts';
 
 /** The background jobs of notifications, by job name. */
-export function notificationsJobs(services: Services): Record<string, JobProcessor> {
+export function notificationsJobs(services: JobDeps): Record<string, JobProcessor> {
   return { [SEND_REMINDER]: reminderJobProcessor(services) };
 }

@@ -30,7 +30,7 @@ export const reminderJobIdAt = (subscriptionId: string, fireAt: number) => `noti
 export interface ReminderDeps {
   log: EventLog;
   documents: DocumentStore;
-  jobs: JobQueue;
+  jobs: Pick<JobQueue, 'add'>;
   outbox: Outbox;
   logger: Pick<Logger, 'info' | 'warn'>;
   now: () => Date;

@@ -1,6 +1,6 @@
 import type { Reactor, ReactorDeps } from '../../src/projector/projection.ts';
 import type { JobProcessor } from '../../src/ports/jobs.ts';
-import type { Services } from '../../src/services.ts';
+import type { JobDeps } from '../../src/feature.ts';
 import { tenantSettings } from '../../projections/access/projection.ts';
 import { phoneStreamId, phoneVerificationEvents } from './events.ts';
 import { jobReactor } from '../../src/projector/job-reactor.ts';
@@ -35,7 +35,7 @@ export function phoneCodeReactor(deps: ReactorDeps): Reactor {
  * Texts the code: derived again from the code id (the job carries only ids), sent through the outbox under a
  * message id of the code, so a retried job texts once. A code that expired before the job ran is not sent.
  */
-export function phoneCodeJob(services: Services): JobProcessor {
+export function phoneCodeJob(services: JobDeps): JobProcessor {
   return async (job) => {
     const { tenant, memberId, codeId } = job.data as PhoneCodeJobData;
     const issued = (await services.log.readStream(phoneStreamId(tenant, memberId)))

@@ -1,8 +1,8 @@
 import type { JobProcessor } from '../../src/ports/jobs.ts';
-import type { Services } from '../../src/services.ts';
+import type { JobDeps } from '../../src/feature.ts';
 import { CHECK_VAT_NUMBER, vatCheckJob } from './vat-check.ts';
 
 /** The background jobs of profile, by job name. */
-export function profileJobs(services: Services): Record<string, JobProcessor> {
+export function profileJobs(services: JobDeps): Record<string, JobProcessor> {
   return { [CHECK_VAT_NUMBER]: vatCheckJob(services) };
 }

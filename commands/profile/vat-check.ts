@@ -1,6 +1,6 @@
 import type { Reactor, ReactorDeps } from '../../src/projector/projection.ts';
 import type { JobProcessor } from '../../src/ports/jobs.ts';
-import type { Services } from '../../src/services.ts';
+import type { JobDeps } from '../../src/feature.ts';
 import { runCommand } from '../../src/command-runner.ts';
 import { tenantSettings } from '../../projections/access/projection.ts';
 import { profileDecider } from './decide.ts';
@@ -41,7 +41,7 @@ export function vatCheckReactor(deps: ReactorDeps): Reactor {
  * the profile stream. A checker that fails throws, and the job is retried; the decider drops a result that is
  * recorded already (a retried job) or no longer about the profile's number (it changed meanwhile).
  */
-export function vatCheckJob(services: Services): JobProcessor {
+export function vatCheckJob(services: JobDeps): JobProcessor {
   return async (job) => {
     const { tenant, memberId, checkId, vatNumber } = job.data as VatCheckJobData;
     const settings = await tenantSettings(services.documents, tenant);
