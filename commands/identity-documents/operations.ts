@@ -6,7 +6,7 @@ import { z } from '../../src/http/schemas.ts';
 import { peek, readUpload } from '../../src/http/multipart.ts';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../../src/errors.ts';
 import { FileTooLargeError } from '../../src/ports/files.ts';
-import { identityDocuments } from '../../projections/identity-documents/projection.ts';
+import { identityDocuments, identityDocumentsProjection } from '../../projections/identity-documents/projection.ts';
 import {
   identityDocumentFileKey,
   identityDocumentsStreamId,
@@ -120,7 +120,7 @@ export const uploadIdentityDocument = defineOperation({
           sha256,
           at: ctx.now.toISOString(),
         },
-        { projections: ['identity-documents'] },
+        { projections: [identityDocumentsProjection.name] },
       );
     } catch (error) {
       // Refused (the limit, reached meanwhile by a parallel upload) or not stored: its file goes too.
@@ -154,7 +154,7 @@ export const removeIdentityDocument = defineOperation({
       identityDocumentsStreamId(ctx.tenant.Tenant, ctx.member.Id),
       identityDocumentsDecider,
       { type: 'RemoveIdentityDocument', tenant: ctx.tenant.Tenant, memberId: ctx.member.Id, documentId, at: ctx.now.toISOString() },
-      { projections: ['identity-documents'] },
+      { projections: [identityDocumentsProjection.name] },
     );
     return { Id: documentId, Removed: true as const };
   },

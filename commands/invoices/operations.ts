@@ -4,14 +4,14 @@ import { NotFoundError, ServiceUnavailableError } from '../../src/errors.ts';
 import { pick } from '../../src/http/language.ts';
 import type { Filter } from '../../src/ports/read-models.ts';
 import { findAuction } from '../../queries/auctions/operations.ts';
-import { invoices, PRICE_LIST_ID, priceLists, type InvoiceDoc } from '../../projections/invoices/projection.ts';
+import { invoices, PRICE_LIST_ID, priceLists, type InvoiceDoc, invoicesProjection } from '../../projections/invoices/projection.ts';
 import { invoiceExample, invoiceSchema, toInvoiceDto } from '../../queries/invoices/dto.ts';
 import { invoiceProfile } from '../../queries/invoices/member.ts';
 import { invoiceRegisterDecider, type InvoiceCommand } from './decide.ts';
 import { invoiceRegisterStreamId, PRINTABLE, shippingMethods } from './events.ts';
 import { DEFAULT_PAYMENT_TERM_DAYS } from './intake.ts';
 
-const PROJECTIONS = ['invoices'];
+const PROJECTIONS = [invoicesProjection.name];
 
 /**
  * Every invoice command of a house is decided on its one register stream: commands in one process queue up,

@@ -4,7 +4,7 @@ import { z } from '../../src/http/schemas.ts';
 import { ConflictError, ValidationError } from '../../src/errors.ts';
 import { hashPassword } from '../../src/security/passwords.ts';
 import { OneTimeKeys } from '../../src/security/keys.ts';
-import { memberByEmail } from '../../projections/members/projection.ts';
+import { memberByEmail, membersProjection } from '../../projections/members/projection.ts';
 import { KEY_PURPOSE, loadMember, signUpMember } from './accounts.ts';
 import { badKey, EMAIL_TAKEN_DETAIL, memberDecider, resetKeyWorks } from './decide.ts';
 import { memberStreamId, normalizeEmail } from './events.ts';
@@ -87,7 +87,7 @@ export const signUp = defineOperation({
       now,
     });
     // The confirmation mail is sent by the job the reactor on MemberConfirmationKeyIssued adds.
-    await ctx.commands.waitFor(position, ['members']);
+    await ctx.commands.waitFor(position, [membersProjection.name]);
     return { Id: memberId };
   },
 });
@@ -116,7 +116,7 @@ export const confirmEmail = defineOperation({
       memberStreamId(tenant.Tenant, member.Id),
       memberDecider,
       { type: 'ConfirmEmail', tenant: tenant.Tenant, memberId: member.Id, keyHash: OneTimeKeys.hash(body.Key), at: ctx.now.toISOString() },
-      { projections: ['members'] },
+      { projections: [membersProjection.name] },
     );
     return { Validated: true };
   },
@@ -200,7 +200,7 @@ export const confirmPasswordReset = defineOperation({
       memberStreamId(tenant.Tenant, member.Id),
       memberDecider,
       { type: 'ResetPassword', tenant: tenant.Tenant, memberId: member.Id, keyHash, passwordHash, at: ctx.now.toISOString() },
-      { projections: ['members'] },
+      { projections: [membersProjection.name] },
     );
     return { PasswordChanged: true };
   },

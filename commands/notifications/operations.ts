@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { defineOperation } from '../../src/http/operation.ts';
 import { INT32_MAX, z } from '../../src/http/schemas.ts';
 import { catalogueLots } from '../../projections/catalogue/documents.ts';
-import { notificationSubscriptions } from '../../projections/notifications/projection.ts';
+import { notificationSubscriptions, notificationsProjection } from '../../projections/notifications/projection.ts';
 import { MAX_MINUTES_BEFORE, notificationStreamId, type NotificationChannel } from './events.ts';
 import { notificationDecider } from './decide.ts';
 import { currentPhone } from './recipient.ts';
@@ -98,7 +98,7 @@ export const subscribeNotification = defineOperation({
         activeSubscriptions: open ? await subscriptions.countDocuments({ MemberId: memberId, Status: 'active' }) : 0,
         at,
       },
-      { projections: ['notifications'] },
+      { projections: [notificationsProjection.name] },
     );
     return { Id: id };
   },
@@ -125,7 +125,7 @@ export const unsubscribeNotification = defineOperation({
       notificationStreamId(ctx.tenant.Tenant, id),
       notificationDecider,
       { type: 'Unsubscribe', tenant: ctx.tenant.Tenant, subscriptionId: id, memberId: ctx.member.Id, at: ctx.now.toISOString() },
-      { projections: ['notifications'] },
+      { projections: [notificationsProjection.name] },
     );
     return { Id: id };
   },

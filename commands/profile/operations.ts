@@ -10,6 +10,7 @@ import {
 } from './fields.ts';
 import { profileDecider } from './decide.ts';
 import { profileStreamId } from './events.ts';
+import { profilesProjection } from '../../projections/profiles/projection.ts';
 
 const validDate = (text: string) => {
   const date = new Date(`${text}T00:00:00Z`);
@@ -165,7 +166,7 @@ export const replaceProfile = defineOperation({
       profileStreamId(ctx.tenant.Tenant, ctx.member.Id),
       profileDecider,
       { type: 'ReplaceProfile', tenant: ctx.tenant.Tenant, memberId: ctx.member.Id, profile, checkId: ctx.keys.newId(), at: ctx.now.toISOString() },
-      { projections: ['profiles'] },
+      { projections: [profilesProjection.name] },
     );
     return memberDtoOf(ctx);
   },

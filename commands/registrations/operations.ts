@@ -5,6 +5,7 @@ import { auctionStatus, findAuction } from '../../queries/auctions/operations.ts
 import { registrationSchema } from '../../queries/registrations/dto.ts';
 import { registrationDecider } from './decide.ts';
 import { registrationsStreamId } from './events.ts';
+import { registrationsProjection } from '../../projections/registrations/projection.ts';
 
 export const requestRegistration = defineOperation({
   number: 31,
@@ -46,7 +47,7 @@ export const requestRegistration = defineOperation({
         approval: auction.RegistrationApproval ?? 'automatic',
         memberConfirmed: ctx.member.Validated === true,
       },
-      { projections: ['registrations'] },
+      { projections: [registrationsProjection.name] },
     );
     // Nothing appended: the registration already existed; its status is what its own (short) stream says.
     const state = result.events.length

@@ -1,6 +1,6 @@
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
-import { termsAcceptances, termsId } from '../../projections/terms/projection.ts';
+import { termsAcceptances, termsId, termsProjection } from '../../projections/terms/projection.ts';
 import { findAuction } from '../../queries/auctions/operations.ts';
 import { termsDecider } from './decide.ts';
 import { termsStreamId } from './events.ts';
@@ -30,7 +30,7 @@ export const acceptTerms = defineOperation({
       termsStreamId(ctx.tenant.Tenant, ctx.member.Id),
       termsDecider,
       { tenant: ctx.tenant.Tenant, memberId: ctx.member.Id, auctionId: params.id, at: ctx.now.toISOString() },
-      { projections: ['terms'] },
+      { projections: [termsProjection.name] },
     );
     const doc = await termsAcceptances(ctx.db).findById(termsId(ctx.member.Id, params.id));
     return { AuctionId: params.id, Accepted: true as const, AcceptedAt: doc?.AcceptedAt ?? ctx.now.toISOString() };

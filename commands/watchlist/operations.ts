@@ -4,6 +4,7 @@ import { ValidationError } from '../../src/errors.ts';
 import { catalogueLots } from '../../projections/catalogue/documents.ts';
 import { watchlistStreamId, watchTypes } from './events.ts';
 import { watchlistDecider } from './decide.ts';
+import { watchlistProjection } from '../../projections/watchlist/projection.ts';
 
 const lotParam = z.object({ lotId: idText('The lot id (not a watch record id).') });
 const watchResult = z
@@ -47,7 +48,7 @@ export const watchLot = defineOperation({
       watchlistStreamId(ctx.tenant.Tenant, ctx.member.Id),
       watchlistDecider,
       { type: 'WatchLot', tenant: ctx.tenant.Tenant, memberId: ctx.member.Id, lotId: params.lotId, watchType, at: ctx.now.toISOString(), lotExists: lot !== null },
-      { projections: ['watchlist'] },
+      { projections: [watchlistProjection.name] },
     );
     return { LotId: params.lotId, Watched: true, Type: watchType };
   },
@@ -70,7 +71,7 @@ export const unwatchLot = defineOperation({
       watchlistStreamId(ctx.tenant.Tenant, ctx.member.Id),
       watchlistDecider,
       { type: 'UnwatchLot', tenant: ctx.tenant.Tenant, memberId: ctx.member.Id, lotId: params.lotId, at: ctx.now.toISOString() },
-      { projections: ['watchlist'] },
+      { projections: [watchlistProjection.name] },
     );
     return { LotId: params.lotId, Watched: false, Type: null };
   },

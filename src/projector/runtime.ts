@@ -88,7 +88,7 @@ export interface ProjectionStatus {
 
 /** How often a process follows the stored checkpoints of projections that run in another process. */
 const REMOTE_POLL_MS = 25;
-/** How often a read-your-writes wait looks at a stored checkpoint. */
+/** How often read-your-writes waits on projections of another process look at their stored checkpoints (one read serves all). */
 const WAIT_POLL_MS = 5;
 
 /**
@@ -99,7 +99,7 @@ const WAIT_POLL_MS = 5;
 export class ProjectorRuntime {
   private readonly positions = new Map<string, number>();
   /** Stored checkpoints of the projections another process runs, as last polled (cache versions). */
-  private readonly remote = new Map<string, number>();
+  private readonly remote = new Map<string, number | undefined>();
   private remoteTimer: NodeJS.Timeout | null = null;
   private started = false;
   /** Per projection, the position of the last batch that changed it (a cache version for its readers). */
@@ -145,16 +145,14 @@ export class ProjectorRuntime {
   async start(names: readonly string[] = this.projections.map((p) => p.name)): Promise<void> {
     this.started = true;
     for (const projection of this.projections) {
+      if (!names.includes(projection.name)) continue;
       const position = await this.checkpoint(projection);
-      if (!names.includes(projection.name)) {
-        this.remote.set(projection.name, position);
-        continue;
-      }
       this.positions.set(projection.name, position);
       this.lastChange.set(projection.name, position);
       this.loops.push(this.loop(projection));
     }
-    if (this.remote.size > 0) {
+    if (this.projections.some((p) => !names.includes(p.name))) {
+      // Only the projections a cache has asked about (cacheVersion) are followed.
       const poll = async () => {
         for (const name of this.remote.keys()) this.remote.set(name, await this.checkpoint(this.get(name)));
       };
@@ -280,14 +278,43 @@ export class ProjectorRuntime {
         if (!reached) return false;
         continue;
       }
-      const projection = this.get(name);
-      while ((await this.checkpoint(projection)) < position) {
-        if (Date.now() >= deadline) return false;
-        await new Promise((r) => setTimeout(r, WAIT_POLL_MS));
-      }
+      if ((await this.checkpoint(this.get(name))) >= position) continue;
+      const reached = await new Promise<boolean>((resolve) => {
+        const waiter = { position, resolve: () => (clearTimeout(timer), resolve(true)) };
+        const timer = setTimeout(() => {
+          const list = this.remoteWaiters.get(name);
+          if (list) this.remoteWaiters.set(name, list.filter((w) => w !== waiter));
+          resolve(false);
+        }, Math.max(0, deadline - Date.now()));
+        this.remoteWaiters.set(name, [...(this.remoteWaiters.get(name) ?? []), waiter]);
+        this.remoteWaitTimer ??= setTimeout(this.pollRemoteWaiters, WAIT_POLL_MS);
+      });
+      if (!reached) return false;
     }
     return true;
   }
+
+  /** Waiters on projections that run elsewhere: one checkpoint read per projection and poll serves them all. */
+  private readonly remoteWaiters = new Map<string, Waiter[]>();
+  private remoteWaitTimer: NodeJS.Timeout | null = null;
+
+  private readonly pollRemoteWaiters = async () => {
+    try {
+      for (const [name, list] of this.remoteWaiters) {
+        if (list.length === 0) {
+          this.remoteWaiters.delete(name);
+          continue;
+        }
+        const stored = await this.checkpoint(this.get(name));
+        const still = (this.remoteWaiters.get(name) ?? []).filter((w) => (w.position <= stored ? (w.resolve(), false) : true));
+        if (still.length) this.remoteWaiters.set(name, still);
+        else this.remoteWaiters.delete(name);
+      }
+    } catch {
+      // a store that does not answer now may answer at the next poll; each waiter has its own deadline
+    }
+    this.remoteWaitTimer = this.remoteWaiters.size > 0 && !this.stopped ? setTimeout(this.pollRemoteWaiters, WAIT_POLL_MS) : null;
+  };
 
   /**
    * A version of what the named projections serve, as one string, for caches of their answers: where each
@@ -297,12 +324,17 @@ export class ProjectorRuntime {
   cacheVersion(names: string[]): string | null {
     if (!this.started) return null;
     let version = '';
+    let complete = true;
     for (const name of names) {
       const position = this.lastChange.get(name) ?? this.remote.get(name);
-      if (position === undefined) return null;
+      if (position === undefined) {
+        // Runs elsewhere and not followed yet: followed from the next poll on, uncached until then.
+        if (!this.positions.has(name) && !this.remote.has(name)) this.remote.set(name, undefined);
+        complete = false;
+      }
       version += `${position};`;
     }
-    return version;
+    return complete ? version : null;
   }
 
   /**
@@ -419,6 +451,7 @@ export class ProjectorRuntime {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.remoteTimer) clearInterval(this.remoteTimer);
+    if (this.remoteWaitTimer) clearTimeout(this.remoteWaitTimer);
     await Promise.all(this.stops.map((s) => s()));
     await Promise.allSettled(this.loops);
     for (const list of this.waiters.values()) list.length = 0;
