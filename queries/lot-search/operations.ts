@@ -1,6 +1,8 @@
 import { defineOperation } from '../../src/http/operation.ts';
 import { boolText, idText, pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
 import type { SearchFilter } from '../../src/ports/search.ts';
+import type { Filter } from '../../src/ports/read-models.ts';
+import { nextClosing } from '../lots/find.ts';
 import { catalogueLots } from '../../projections/catalogue/documents.ts';
 import { LOT_SEARCH } from '../../projections/lot-search/projection.ts';
 import { envelope, paging } from '../paging.ts';
@@ -54,12 +56,17 @@ export const searchLots = defineOperation({
   async handler({ query }, ctx) {
     const p = paging(query, ctx.tenant);
     const filter: SearchFilter = { Language: ctx.language };
-    if (query.AuctionId !== undefined) filter.AuctionId = query.AuctionId;
+    // The same lots in the read models, to tell when the answer changes by itself: when the first of them
+    // that is open closes (a bound: the words narrow the lots further, never widen them).
+    const lots: Filter = {};
+    if (query.AuctionId !== undefined) filter.AuctionId = lots.AuctionId = query.AuctionId;
     if (query.CategoryId !== undefined) {
       const ids = await categoryAndDescendants(ctx.db, query.CategoryId);
       filter.CategoryId = ids.length === 1 ? ids[0] : { in: ids };
+      lots.CategoryId = ids.length === 1 ? ids[0] : { $in: ids };
     }
     if (!query.ShowClosedLots) filter.EndTime = { gt: ctx.now.getTime() };
+    ctx.changesAt(await nextClosing(catalogueLots(ctx.db), lots, ctx.now.toISOString()));
     const result = await ctx.search.search(LOT_SEARCH, {
       q: query.q,
       queryBy: ['Title', 'AttributeText', 'Description'],

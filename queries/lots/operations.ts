@@ -1,7 +1,7 @@
 import { defineOperation } from '../../src/http/operation.ts';
 import { boolText, idText, int32Text, pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
 import { ForbiddenError, ValidationError, type FieldError } from '../../src/errors.ts';
-import { findLot } from './find.ts';
+import { findLot, nextClosing } from './find.ts';
 import type { Filter, SortSpec } from '../../src/ports/read-models.ts';
 import { catalogueLots } from '../../projections/catalogue/documents.ts';
 import { foldText } from '../../src/text/fold.ts';
@@ -143,7 +143,11 @@ export const listLots = defineOperation({
     const sort: SortSpec = sortField === 'LotNumber' ? [['LotNumber', direction]] : [[sortField, direction], ['LotNumber', direction]];
     const p = paging({ page: query.Page, pageSize: query.PageSize }, ctx.tenant);
     const lots = catalogueLots(ctx.db);
-    const [total, docs] = await Promise.all([lots.countDocuments(filter), lots.find(filter, { sort, skip: p.skip, limit: p.pageSize })]);
+    const [total, docs] = await Promise.all([
+      lots.countDocuments(filter),
+      lots.find(filter, { sort, skip: p.skip, limit: p.pageSize }),
+      nextClosing(lots, filter, nowIso).then(ctx.changesAt),
+    ]);
     return envelope(docs.map(await lotMapper(ctx)), total, p);
   },
 });
@@ -163,6 +167,8 @@ export const getLot = defineOperation({
   examples: { response: lotExample },
   async handler({ params }, ctx) {
     const [lot, toDto] = await Promise.all([findLot(ctx.db, params.id), lotMapper(ctx)]);
+    const endTime = Date.parse(lot.EndTime);
+    ctx.changesAt(endTime > ctx.now.getTime() ? endTime : Number.POSITIVE_INFINITY);
     return toDto(lot);
   },
 });

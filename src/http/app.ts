@@ -1,6 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import compression from 'compression';
-import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { AppError, NotFoundError, UnsupportedMediaTypeError } from '../errors.ts';
@@ -13,7 +12,8 @@ import { tenantFiles, tenantGeneratedFiles, tenantSearch } from './tenant-engine
 import { hasBody, parseInput, rawQueryValue } from './input.ts';
 import type { Metrics } from './metrics.ts';
 import { mountOps } from './ops.ts';
-import { negotiateLanguage } from './language.ts';
+import { negotiatedLanguage } from './language.ts';
+import { catalogueFastPath, CATALOGUE_VARY, requestIdOf, SHARED_CACHE_CONTROL } from './catalogue-fast-path.ts';
 import type { BaseContext, MemberContext, Operation, TenantContext } from './operation.ts';
 import { problemMiddleware, sendProblem } from './problem.ts';
 import { buildOpenApiDocument, docsPage } from './openapi.ts';
@@ -21,7 +21,13 @@ import { ResponseCache, weakEtag, type CachedResponse } from './response-cache.t
 import { FileAnswer } from './file-answer.ts';
 import { addVary, sendFile, sendBody, type EncodedCopies } from './send.ts';
 
+/** How long a catalogue answer is reused when its handler does not say when it changes by itself. */
 const RESPONSE_CACHE_TTL_MS = 1000;
+/**
+ * The longest a catalogue answer is reused even when its handler says when it changes (changesAt): what
+ * no projection version covers, the tenant's settings (page size, languages), is then at most this old.
+ */
+const RESPONSE_CACHE_MAX_TTL_MS = 5000;
 
 const BODY_LIMIT = '64kb';
 
@@ -49,37 +55,54 @@ export function buildApp(
   // ETags are computed below for operation answers (express's check skips If-None-Match on no-cache requests).
   app.set('etag', false);
 
-  if (ops.metrics) app.use(ops.metrics.middleware());
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    const given = req.headers['x-request-id'];
-    const requestId = typeof given === 'string' && /^[A-Za-z0-9._-]{1,64}$/.test(given) ? given : randomUUID();
-    res.locals.requestId = requestId;
-    res.setHeader('X-Request-Id', requestId);
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      logger.info(
-        {
-          reqId: requestId,
-          method: req.method,
-          path: req.path,
-          status: res.statusCode,
-          ms: Number(process.hrtime.bigint() - started) / 1e6,
-        },
-        'request',
-      );
-    });
-    next();
-  });
+  /** Logs and counts an answered request (one log line per request: no bodies, tokens, keys or passwords). */
+  const answered = (requestId: string, operationId: string, method: string, path: string, status: number, started: bigint) => {
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    ops.metrics?.observe(operationId, method, status, ms / 1000);
+    logger.info({ reqId: requestId, method, path, status, ms }, 'request');
+  };
 
   // CORS: auction houses call the API from their own sites' pages. Credentials travel in headers (no
   // cookies), so any origin may call unless CORS_ORIGINS names the allowed ones (comma-separated).
   const allowedOrigins = config.corsOrigins;
+  const anyOrigin = allowedOrigins.includes('*');
+  const corsHeaders = (origin: string | undefined): string[] =>
+    origin && (anyOrigin || allowedOrigins.includes(origin))
+      ? ['Access-Control-Allow-Origin', anyOrigin ? '*' : origin, 'Access-Control-Expose-Headers', 'ETag, Content-Language, Retry-After, X-Request-Id, Allow']
+      : [];
+
+  // Catalogue answers already in the response cache, to callers already checked: before the router.
+  if (responseCache) {
+    app.use(
+      catalogueFastPath({
+        operations: operations.filter((op) => op.catalogue === true),
+        cache: responseCache,
+        auth,
+        version: () => services.projector.cacheVersion(catalogueProjections),
+        now: () => services.now().getTime(),
+        cors: corsHeaders,
+        answered,
+      }),
+    );
+  }
+
   app.use((req: Request, res: Response, next: NextFunction) => {
-    const origin = req.headers.origin;
-    if (origin && (allowedOrigins.includes('*') || allowedOrigins.includes(origin))) {
-      res.setHeader('Access-Control-Allow-Origin', allowedOrigins.includes('*') ? '*' : origin);
-      if (!allowedOrigins.includes('*')) res.append('Vary', 'Origin');
-      res.setHeader('Access-Control-Expose-Headers', 'ETag, Content-Language, Retry-After, X-Request-Id, Allow');
+    const started = process.hrtime.bigint();
+    const requestId = requestIdOf(req);
+    res.locals.requestId = requestId;
+    res.setHeader('X-Request-Id', requestId);
+    res.on('finish', () => {
+      const operationId = typeof res.locals.operationId === 'string' ? res.locals.operationId : 'none';
+      answered(requestId, operationId, req.method, req.path, res.statusCode, started);
+    });
+    next();
+  });
+
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const cors = corsHeaders(req.headers.origin);
+    if (cors.length > 0) {
+      for (let i = 0; i < cors.length; i += 2) res.setHeader(cors[i], cors[i + 1]);
+      if (!anyOrigin) res.append('Vary', 'Origin');
       if (req.method === 'OPTIONS' && req.headers['access-control-request-method']) {
         res.setHeader('Access-Control-Allow-Methods', 'GET, POST, PUT, DELETE');
         res.setHeader('Access-Control-Allow-Headers', 'Api-Key, Authorization, Content-Type, Accept-Language, If-None-Match, X-Request-Id');
@@ -142,6 +165,8 @@ export function buildApp(
         logger,
       };
       let ctx: BaseContext | TenantContext | MemberContext = base;
+      // When the answer changes by itself (a lot closing), as the handler tells it (ctx.changesAt); null: not told.
+      let changesAt: number | null = null;
       if (operation.auth !== 'open') {
         const { claims, tenant } = await auth.requireToken(req, base.apiKey);
         const override = (operation.languageParam && rawQueryValue(req, operation.languageParam)) || rawQueryValue(req, 'lang');
@@ -150,7 +175,7 @@ export function buildApp(
           ...base,
           claims,
           tenant,
-          language: negotiateLanguage(tenant, req.headers['accept-language'], override),
+          language: negotiatedLanguage(tenant, req.headers['accept-language'], override),
           db: services.documents.forTenant(id),
           search: tenantSearch(services.search, id),
           files: tenantFiles(services.files, id),
@@ -158,18 +183,22 @@ export function buildApp(
           commands: requestCommands(services, requestId),
           keys: services.keys,
           jobs: services.jobs,
+          changesAt: (time) => {
+            changesAt = Math.min(changesAt ?? Number.POSITIVE_INFINITY, time);
+          },
         };
         ctx = operation.auth === 'member' ? { ...tenantCtx, member: await auth.requireMember(claims) } : tenantCtx;
         res.setHeader('Content-Language', tenantCtx.language);
       }
-      if (operation.auth !== 'open') addVary(res, 'Accept-Language, Authorization, Api-Key');
+      if (operation.auth !== 'open') addVary(res, CATALOGUE_VARY);
       // Catalogue reads carry no member data: the same URL in the same tenant and language is one answer,
       // unless this request makes it the caller's own (`personal`).
       const shared = operation.catalogue === true && !operation.personal?.(req);
-      res.setHeader('Cache-Control', shared ? 'private, no-cache' : 'no-store');
+      res.setHeader('Cache-Control', shared ? SHARED_CACHE_CONTROL : 'no-store');
       const version = shared && responseCache ? services.projector.cacheVersion(catalogueProjections) : null;
       const cacheKey = version !== null ? `${(ctx as TenantContext).tenant.Tenant}\n${(ctx as TenantContext).language}\n${req.originalUrl}` : '';
-      const cached = version !== null ? responseCache!.get(cacheKey, version, Date.now()) : null;
+      const nowMs = base.now.getTime();
+      const cached = version !== null ? responseCache!.get(cacheKey, version, nowMs) : null;
       if (cached) {
         sendBody(req, res, cached.body, cached.etag, { entry: cached, cache: responseCache! });
         return;
@@ -183,9 +212,15 @@ export function buildApp(
       const body = Buffer.from(JSON.stringify(result), 'utf8');
       const etag = weakEtag(body);
       if (version !== null) {
-        // The lifetime is spread (0.5 to 1 TTL) so entries filled together do not all expire, and get
+        // Kept until the handler's own horizon (changesAt) within MAX_TTL, or for DEFAULT_TTL when it names
+        // none. The lifetime is spread (0.5 to 1 of it) so entries filled together do not all expire, and get
         // recomputed, in the same instant.
-        const entry: CachedResponse = { body, etag, version, expires: Date.now() + RESPONSE_CACHE_TTL_MS * (0.5 + Math.random() / 2) };
+        const spread = 0.5 + Math.random() / 2;
+        const expires =
+          changesAt !== null
+          ? Math.min(changesAt, nowMs + RESPONSE_CACHE_MAX_TTL_MS * spread)
+          : nowMs + RESPONSE_CACHE_TTL_MS * spread;
+        const entry: CachedResponse = { body, etag, version, expires, operationId: operation.operationId };
         responseCache!.set(cacheKey, entry);
         sendBody(req, res, body, etag, { entry, cache: responseCache! });
       } else sendBody(req, res, body, etag);

@@ -44,3 +44,24 @@ export function negotiateLanguage(
 export function pick<T>(texts: Record<string, T>, language: string, fallback: string): T | undefined {
   return texts[language] ?? texts[fallback] ?? Object.values(texts)[0];
 }
+
+/** Negotiated languages per tenant record (a record reloaded after a settings change starts afresh). */
+const negotiated = new WeakMap<object, Map<string, string>>();
+
+/** negotiateLanguage, remembered per tenant record, override and Accept-Language value. */
+export function negotiatedLanguage(
+  tenant: Pick<Tenant, 'Languages' | 'DefaultLanguage'>,
+  acceptLanguage: string | undefined,
+  override?: string,
+): string {
+  let byRequest = negotiated.get(tenant);
+  if (!byRequest) negotiated.set(tenant, (byRequest = new Map()));
+  const key = `${override ?? ''}\n${acceptLanguage ?? ''}`;
+  let language = byRequest.get(key);
+  if (language === undefined) {
+    language = negotiateLanguage(tenant, acceptLanguage, override);
+    if (byRequest.size >= 1000) byRequest.clear();
+    byRequest.set(key, language);
+  }
+  return language;
+}

@@ -84,25 +84,29 @@ export class Metrics {
     }
   }
 
-  /**
-   * Counts and times every request; the operation id is set by the route that answered (res.locals.operationId).
-   * The labelled series are looked up once per combination, not hashed from their labels on every request.
-   */
+  /** Labelled series, looked up once per combination rather than hashed from their labels on every request. */
+  private readonly timers = new Map<string, { observe(seconds: number): void }>();
+  private readonly counters = new Map<string, { inc(): void }>();
+
+  /** Counts and times one answered request; `operation` is the operation id, or `none` outside the table. */
+  observe(operation: string, method: string, status: number, seconds: number): void {
+    const series = `${operation} ${method}`;
+    let timer = this.timers.get(series);
+    if (!timer) this.timers.set(series, (timer = this.duration.labels({ operation, method })));
+    timer.observe(seconds);
+    const key = `${series} ${status}`;
+    let counter = this.counters.get(key);
+    if (!counter) this.counters.set(key, (counter = this.requests.labels({ operation, method, status: String(status) })));
+    counter.inc();
+  }
+
+  /** Counts and times every request; the operation id is set by the route that answered (res.locals.operationId). */
   middleware() {
-    const timers = new Map<string, { observe(seconds: number): void }>();
-    const counters = new Map<string, { inc(): void }>();
     return (req: Request, res: Response, next: NextFunction) => {
       const started = process.hrtime.bigint();
       res.on('finish', () => {
         const operation = typeof res.locals.operationId === 'string' ? res.locals.operationId : 'none';
-        const series = `${operation} ${req.method}`;
-        let timer = timers.get(series);
-        if (!timer) timers.set(series, (timer = this.duration.labels({ operation, method: req.method })));
-        timer.observe(Number(process.hrtime.bigint() - started) / 1e9);
-        const key = `${series} ${res.statusCode}`;
-        let counter = counters.get(key);
-        if (!counter) counters.set(key, (counter = this.requests.labels({ operation, method: req.method, status: String(res.statusCode) })));
-        counter.inc();
+        this.observe(operation, req.method, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
       });
       next();
     };

@@ -60,6 +60,12 @@ export interface TenantContext extends BaseContext {
   keys: OneTimeKeys;
   /** Background jobs, to add (workers run them). */
   jobs: Pick<JobQueue, 'add'>;
+  /**
+   * Tells when this answer changes by itself, without any event (epoch ms; Infinity: never), e.g. when the
+   * next listed lot closes. A catalogue answer kept by the response cache is then reused up to that instant
+   * (and at most a few seconds); an answer whose handler tells nothing is reused for at most a second.
+   */
+  changesAt(time: number): void;
 }
 
 export interface MemberContext extends TenantContext {

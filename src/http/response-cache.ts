@@ -11,6 +11,10 @@ export interface CachedResponse {
   br?: Buffer;
   /** Where the cache holds it (set by `set`). */
   key?: string;
+  /** The operation that answered: the fast path serves an entry only to a request it routes to the same one. */
+  operationId?: string;
+  /** The headers of its 200 per encoding and of its 304, made on first use (src/http/catalogue-fast-path.ts). */
+  wire?: Partial<Record<'identity' | 'gzip' | 'br' | 'notModified', string[]>>;
 }
 
 export function weakEtag(body: Buffer): string {

@@ -13,6 +13,12 @@ export class TtlCache<V> {
     return value;
   }
 
+  /** The entry as loaded, with when it stops being used (epoch ms), or undefined when absent or expired. */
+  peek(key: string, now = Date.now()): { value: V; expires: number } | undefined {
+    const hit = this.entries.get(key);
+    return hit && hit.expires > now ? hit : undefined;
+  }
+
   clear() {
     this.entries.clear();
   }

@@ -46,6 +46,34 @@ describe('catalogue answers kept in memory', () => {
     expect(other.text).to.not.equal(en.text);
   });
 
+  it('leave a lot out of the open lots from the instant it closes, and search too, though nothing was appended', async () => {
+    const services = server.runtime.services;
+    const realNow = services.now;
+    try {
+      const soonest = await server.request('GET', '/v1/lots?AuctionId=1&Sort=EndTime&PageSize=1', { token });
+      const lot = soonest.body.Items[0];
+      const closes = Date.parse(lot.EndTime);
+      const word = lot.Title.split(/\s+/)[0];
+      const list = `/v1/lots?AuctionId=1&Sort=EndTime&PageSize=5&q=${Math.random()}`;
+      const search = `/v1/lots/search?q=${encodeURIComponent(word)}&AuctionId=1&PageSize=100`;
+      services.now = () => new Date(closes - 1);
+      const before = await server.request('GET', list, { token });
+      const found = await server.request('GET', search, { token });
+      expect(before.body.Items.map((l: { Id: number }) => l.Id)).to.include(lot.Id);
+      expect(found.body.Items.map((l: { Id: number }) => l.Id)).to.include(lot.Id);
+      services.now = () => new Date(closes);
+      const after = await server.request('GET', list, { token });
+      expect(after.body.Items.map((l: { Id: number }) => l.Id)).to.not.include(lot.Id);
+      expect(after.body.TotalCount).to.equal(before.body.TotalCount - 1);
+      const foundAfter = await server.request('GET', search, { token });
+      expect(foundAfter.body.Items.map((l: { Id: number }) => l.Id)).to.not.include(lot.Id);
+      const single = await server.request('GET', `/v1/lots/${lot.Id}`, { token });
+      expect(single.body.IsClosed).to.equal(true);
+    } finally {
+      services.now = realNow;
+    }
+  });
+
   it('still check credentials on every request', async () => {
     await server.request('GET', '/v1/lots/1', { token });
     expect((await server.request('GET', '/v1/lots/1', { token: null })).status).to.equal(401);

@@ -1,0 +1,256 @@
+/**
+ * Catalogue answers already in the response cache are sent before the router (src/http/catalogue-fast-path.ts)
+ * to callers whose credentials were checked: the same answer the operation's route sends from the same cache
+ * (status, headers, bytes), for GET and HEAD, with 304s, compression and CORS. The shell is built with
+ * buildApp over a probe operation that counts its runs, stub engines and a stub directory.
+ */
+import { expect } from 'chai';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { z } from 'zod';
+import { buildApp } from '../../src/http/app.ts';
+import { listen } from '../../src/http/server.ts';
+import { defineOperation, type Operation } from '../../src/http/operation.ts';
+import type { AccessDirectory } from '../../src/http/directory.ts';
+import type { Services } from '../../src/services.ts';
+import { TokenService } from '../../src/security/tokens.ts';
+import { sha256 } from '../../src/security/passwords.ts';
+import { createLogger } from '../../src/logger.ts';
+
+const API_KEY = 'fast-path-api-key';
+const ORIGIN = 'https://house.example';
+
+const tenantDoc = (id: string, publicAccess = true) => ({
+  _id: id, Tenant: id, Name: id, Languages: ['en', 'sv'], DefaultLanguage: 'en', Currency: 'EUR', PageSize: 20,
+  PublicAccess: publicAccess, ContactEmail: `${id}@example.com`, Country: null, VatRate: null,
+});
+
+interface Raw {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** Headers that differ between any two answers by design (the request's own id, the date, the connection). */
+const PER_REQUEST = ['x-request-id', 'date', 'connection', 'keep-alive'];
+const stable = (headers: http.IncomingHttpHeaders) =>
+  Object.fromEntries(Object.entries(headers).filter(([name]) => !PER_REQUEST.includes(name)).sort(([a], [b]) => a.localeCompare(b)));
+
+describe('catalogue answers sent from the response cache before the router', () => {
+  let server: Server;
+  let base: string;
+  const tokens = new TokenService(Buffer.alloc(32, 9));
+  /** Runs of the probe operation. */
+  let runs = 0;
+  /** What the probe tells about when its answer changes by itself (undefined: nothing). */
+  let changesAt: number | undefined;
+  let version = 'v1';
+  let now = Date.parse('2026-11-24T12:00:00Z');
+
+  const directory: AccessDirectory = {
+    apiKey: async (hash) => (hash === sha256(API_KEY) ? { keyId: 'k1', tenants: ['a', 'b', 'closed'] } : null),
+    tenant: async (id) => (id === 'a' || id === 'b' ? (tenantDoc(id) as never) : id === 'closed' ? (tenantDoc(id, false) as never) : null),
+    member: async () => null,
+    application: async () => null,
+  };
+
+  const probe = defineOperation({
+    number: 1,
+    operationId: 'probeCatalogue',
+    group: 'Test',
+    method: 'get',
+    path: '/v1/things/{id}',
+    auth: 'anon',
+    catalogue: true,
+    languageParam: 'LanguageCode',
+    summary: 'A catalogue read with a large answer',
+    params: z.object({ id: z.string() }),
+    response: z.object({ id: z.string(), tenant: z.string(), language: z.string(), run: z.number(), text: z.string() }),
+    personal: (req) => 'mine' in (req.query as object),
+    async handler({ params }, ctx) {
+      runs += 1;
+      if (changesAt !== undefined) ctx.changesAt(changesAt);
+      return { id: params.id, tenant: ctx.tenant.Tenant, language: ctx.language, run: runs, text: 'lot '.repeat(600) };
+    },
+  });
+
+  before(async () => {
+    const services = {
+      documents: { forTenant: (tenant: string) => ({ tenant, collection: () => ({}) }) },
+      search: {},
+      files: {},
+      generatedFiles: {},
+      jobs: {},
+      limiter: {},
+      tokens,
+      keys: {},
+      projector: { waitFor: async () => true, cacheVersion: () => version },
+      logger: createLogger({ level: 'silent' }),
+      now: () => new Date(now),
+      readYourWritesTimeoutMs: 1000,
+    } as unknown as Services;
+    const config = { corsOrigins: [ORIGIN], trustProxy: false, responseCache: true };
+    const app = buildApp(services, [probe] as unknown as Operation[], config, ['catalogue'], directory);
+    server = await listen(app, 0, '127.0.0.1');
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => new Promise<void>((resolve) => server?.close(() => resolve())));
+  beforeEach(() => {
+    changesAt = undefined;
+    version = `v${Math.random()}`;
+  });
+
+  const send = (method: string, p: string, headers: Record<string, string>) =>
+    new Promise<Raw>((resolve, reject) => {
+      const request = http.request(base + p, { method, headers, agent: false }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (c: Buffer) => chunks.push(c));
+        response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }));
+        response.on('error', reject);
+      });
+      request.on('error', reject);
+      request.end();
+    });
+  const anonymous = (tenant = 'a') => tokens.issue('anonymous', tenant, `anonymous:${Math.random()}`).Token;
+  const as = (token: string, extra: Record<string, string> = {}) => ({ 'Api-Key': API_KEY, Authorization: `Bearer ${token}`, ...extra });
+
+  /**
+   * The same request three times: the first runs the operation and fills the cache; the second, with a token
+   * never seen before, takes the route and its cache hit; the third, with the first one's token, is sent from
+   * the cache before the router. The operation runs once.
+   */
+  async function threeWays(method: string, p: string, extra: Record<string, string> = {}) {
+    const token = anonymous();
+    const before = runs;
+    const first = await send(method === 'HEAD' ? 'GET' : method, p, as(token));
+    const route = await send(method, p, as(anonymous(), extra));
+    const fast = await send(method, p, as(token, extra));
+    expect(runs - before, 'the operation ran once').to.equal(1);
+    return { first, route, fast };
+  }
+
+  it('sends a repeated read with the status, headers and bytes the route sends, without running the operation', async () => {
+    const { first, route, fast } = await threeWays('GET', '/v1/things/1');
+    expect(first.status).to.equal(200);
+    expect(fast.status).to.equal(200);
+    expect(stable(fast.headers)).to.deep.equal(stable(route.headers));
+    expect(stable(fast.headers)).to.deep.equal(stable(first.headers));
+    expect(fast.body.equals(first.body)).to.equal(true);
+    expect(fast.headers['x-request-id']).to.be.a('string').and.not.equal(first.headers['x-request-id']);
+    expect(fast.headers.vary).to.equal('Accept-Language, Authorization, Api-Key, Accept-Encoding');
+    expect(fast.headers['cache-control']).to.equal('private, no-cache');
+  });
+
+  it('keeps a request id the caller sends', async () => {
+    const { fast } = await threeWays('GET', '/v1/things/2', { 'X-Request-Id': 'abc-123' });
+    expect(fast.headers['x-request-id']).to.equal('abc-123');
+  });
+
+  it('answers a matching If-None-Match with the same 304 as the route', async () => {
+    const token = anonymous();
+    const first = await send('GET', '/v1/things/3', as(token));
+    const conditional = { 'If-None-Match': String(first.headers.etag) };
+    const route = await send('GET', '/v1/things/3', as(anonymous(), conditional));
+    const fast = await send('GET', '/v1/things/3', as(token, conditional));
+    expect(route.status).to.equal(304);
+    expect(fast.status).to.equal(304);
+    expect(fast.body.length).to.equal(0);
+    expect(stable(fast.headers)).to.deep.equal(stable(route.headers));
+    expect((await send('GET', '/v1/things/3', as(token, { 'If-None-Match': 'W/"other"' }))).status).to.equal(200);
+  });
+
+  for (const encoding of ['gzip', 'br', 'gzip;q=0.5, br;q=0.9', 'identity']) {
+    it(`compresses as the route does for Accept-Encoding: ${encoding}`, async () => {
+      const { first, route, fast } = await threeWays('GET', `/v1/things/enc-${encoding.length}`, { 'Accept-Encoding': encoding });
+      expect(stable(fast.headers)).to.deep.equal(stable(route.headers));
+      expect(fast.body.equals(route.body)).to.equal(true);
+      expect(fast.headers['content-encoding']).to.equal(encoding === 'identity' ? undefined : encoding.startsWith('gzip;') ? 'br' : encoding);
+      expect(Number(fast.headers['content-length'])).to.equal(fast.body.length);
+      if (encoding === 'identity') expect(fast.body.equals(first.body)).to.equal(true);
+    });
+  }
+
+  it('answers HEAD with the headers of the GET and no body', async () => {
+    const { route, fast } = await threeWays('HEAD', '/v1/things/4');
+    expect(fast.status).to.equal(200);
+    expect(fast.body.length).to.equal(0);
+    expect(stable(fast.headers)).to.deep.equal(stable(route.headers));
+  });
+
+  it('adds the CORS headers for an allowed origin, and none for another', async () => {
+    const allowed = await threeWays('GET', '/v1/things/5', { Origin: ORIGIN });
+    expect(allowed.fast.headers['access-control-allow-origin']).to.equal(ORIGIN);
+    expect(allowed.fast.headers.vary).to.equal('Origin, Accept-Language, Authorization, Api-Key, Accept-Encoding');
+    expect(stable(allowed.fast.headers)).to.deep.equal(stable(allowed.route.headers));
+    const other = await threeWays('GET', '/v1/things/6', { Origin: 'https://elsewhere.example' });
+    expect(other.fast.headers['access-control-allow-origin']).to.equal(undefined);
+    expect(stable(other.fast.headers)).to.deep.equal(stable(other.route.headers));
+  });
+
+  it('keeps answers per tenant and per language, Accept-Language and the language parameters included', async () => {
+    const token = anonymous();
+    const en = JSON.parse((await send('GET', '/v1/things/7', as(token))).body.toString());
+    const sv = JSON.parse((await send('GET', '/v1/things/7', as(token, { 'Accept-Language': 'sv-SE, en;q=0.5' }))).body.toString());
+    const lang = JSON.parse((await send('GET', '/v1/things/7?lang=sv', as(token))).body.toString());
+    const code = JSON.parse((await send('GET', '/v1/things/7?LanguageCode=sv&lang=en', as(token))).body.toString());
+    const b = JSON.parse((await send('GET', '/v1/things/7', as(anonymous('b')))).body.toString());
+    expect([en.language, sv.language, lang.language, code.language]).to.deep.equal(['en', 'sv', 'sv', 'sv']);
+    expect(b.tenant).to.equal('b');
+    const again = JSON.parse((await send('GET', '/v1/things/7', as(token, { 'Accept-Language': 'sv' }))).body.toString());
+    expect(again.run).to.equal(sv.run);
+  });
+
+  it('checks credentials it has not checked before: an unknown Api-Key, a bad token, a closed tenant', async () => {
+    const token = anonymous();
+    await send('GET', '/v1/things/8', as(token));
+    expect((await send('GET', '/v1/things/8', { 'Api-Key': 'unknown-key', Authorization: `Bearer ${token}` })).status).to.equal(401);
+    expect((await send('GET', '/v1/things/8', { 'Api-Key': API_KEY })).status).to.equal(401);
+    expect((await send('GET', '/v1/things/8', as(`${token.slice(0, -2)}xx`))).status).to.equal(401);
+    expect((await send('GET', '/v1/things/8', as(anonymous('closed')))).status).to.equal(401);
+    expect((await send('GET', '/v1/things/8', as(anonymous('elsewhere')))).status).to.equal(401);
+  });
+
+  it('runs the operation for a caller who makes the answer their own, and for another route or a body', async () => {
+    const token = anonymous();
+    await send('GET', '/v1/things/9', as(token));
+    const before = runs;
+    await send('GET', '/v1/things/9?mine=1', as(token));
+    await send('GET', '/v1/things/9?mine=1', as(token));
+    expect(runs - before).to.equal(2);
+    expect((await send('GET', '/v1/things/9/', as(token))).status).to.equal(200);
+    expect((await send('GET', '/v1/elsewhere', as(token))).status).to.equal(404);
+  });
+
+  it('runs the operation again once the projections have moved', async () => {
+    const token = anonymous();
+    const first = JSON.parse((await send('GET', '/v1/things/10', as(token))).body.toString());
+    version = 'moved';
+    const second = JSON.parse((await send('GET', '/v1/things/10', as(token))).body.toString());
+    expect(second.run).to.equal(first.run + 1);
+  });
+
+  it('reuses an answer up to the instant its handler says it changes, at most 5 s, and 1 s when it says nothing', async () => {
+    const token = anonymous();
+    const runAt = async (at: number, p: string) => {
+      now = at;
+      return JSON.parse((await send('GET', p, as(token))).body.toString()).run as number;
+    };
+    const t = Date.parse('2026-11-24T13:00:00Z');
+    // Said: changes in 2 s. Reused until then, not after.
+    changesAt = t + 2000;
+    const first = await runAt(t, '/v1/things/11');
+    expect(await runAt(t + 1999, '/v1/things/11')).to.equal(first);
+    expect(await runAt(t + 2000, '/v1/things/11')).to.equal(first + 1);
+    // Said: changes in an hour. Reused for at least half of 5 s (lifetimes are spread), never beyond 5 s.
+    changesAt = t + 3_600_000;
+    const long = await runAt(t + 10_000, '/v1/things/12');
+    expect(await runAt(t + 12_499, '/v1/things/12')).to.equal(long);
+    expect(await runAt(t + 15_000, '/v1/things/12')).to.equal(long + 1);
+    // Said nothing: reused for at least half a second, never beyond 1 s.
+    changesAt = undefined;
+    const plain = await runAt(t + 20_000, '/v1/things/13');
+    expect(await runAt(t + 20_499, '/v1/things/13')).to.equal(plain);
+    expect(await runAt(t + 21_000, '/v1/things/13')).to.equal(plain + 1);
+  });
+});
