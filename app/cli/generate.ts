@@ -10,13 +10,14 @@ import { adjectives, objects, places } from '../seed/vocabulary.ts';
 /**
  * A large catalogue as an NDJSON intake file (for load tests and `npm run import`):
  *
- *   npm run generate -- --lots 100000 --out FILE.ndjson [--seed N] [--auction-size 2000] [--demo2-lots 300]
+ *   npm run generate -- --lots 100000 --out FILE.ndjson [--seed N] [--auction-size 2000] [--demo2-lots 300] [--bids-per-lot 2]
  *
  * Writes the demo tenants, Api-Key, application and member records (the same records as the demo seed;
  * Api-Key from DEMO_API_KEY or `bench-api-key-0123456789`, member bidder@example.com with the password from
  * DEMO_MEMBER_PASSWORD or `bench-password-123`), then tenant `demo`'s catalogue: auctions of
  * --auction-size lots summing to --lots (auction 1 current; the others a mix of current, upcoming and
- * closed, a few live), about 2 bids per lot of a started auction; then tenant `demo2` with --demo2-lots lots.
+ * closed, a few live), about --bids-per-lot bids (default 2) per lot of a started auction; then tenant `demo2` with
+ * --demo2-lots lots.
  * The file is written as it is generated (constant memory); counts go to stderr. `--out -` is stdout.
  * Auction times are relative to now; current auctions end months ahead, so a generated file stays useful.
  */
@@ -50,12 +51,13 @@ function args(argv: string[]) {
     seed: int('seed', 42, 0),
     auctionSize: int('auction-size', 2000, 1),
     demo2Lots: int('demo2-lots', 300, 0),
+    bidsPerLot: int('bids-per-lot', 2, 0),
   };
 }
 
 function usage(message: string): never {
   process.stderr.write(
-    `${message}\nusage: npm run generate -- --lots 100000 --out FILE.ndjson|- [--seed N] [--auction-size 2000] [--demo2-lots 300]\n`,
+    `${message}\nusage: npm run generate -- --lots 100000 --out FILE.ndjson|- [--seed N] [--auction-size 2000] [--demo2-lots 300] [--bids-per-lot 2]\n`,
   );
   process.exit(2);
 }
@@ -99,6 +101,8 @@ export interface GenerateOptions {
   seed: number;
   auctionSize: number;
   demo2Lots: number;
+  /** Mean bids per lot of a started auction (tenant demo). */
+  bidsPerLot?: number;
   now: Date;
   credentials: DemoCredentials;
 }
@@ -117,7 +121,7 @@ export function* generateRecords(o: GenerateOptions): Generator<IntakeRecord> {
     seed: o.seed,
     consignerId: 1,
     consignedEvery: 40,
-    bidsPerLot: 2,
+    bidsPerLot: o.bidsPerLot ?? 2,
     combination: { combiId: 1, lotIds: [201, 202, 203] },
     auctions: demoAuctionPlan(o.lots, o.auctionSize, o.seed),
   });
