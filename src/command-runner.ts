@@ -1,4 +1,4 @@
-import { type EventLog, WrongExpectedVersionError } from './ports/event-log.ts';
+import { type EventLog, type NewEvent, WrongExpectedVersionError } from './ports/event-log.ts';
 import type { AnyEvent, EventSet } from './events/define.ts';
 
 /**
@@ -33,9 +33,9 @@ export async function foldStream<State, Event extends AnyEvent>(
 
 /** Folded state of recently used streams, per log and decider: a command then reads only the events appended since. */
 const STATE_CACHE_SIZE = 10_000;
+/** The most commands of one stream decided together and appended in one append. */
+const MAX_BATCH = 500;
 const stateCaches = new WeakMap<EventLog, WeakMap<object, Map<string, { state: unknown; revision: number }>>>();
-/** Commands on one stream run one after another in this process (no wasted conflict retries). */
-const streamLocks = new Map<string, Promise<unknown>>();
 
 function cacheOf(log: EventLog, decider: object) {
   let byDecider = stateCaches.get(log);
@@ -45,78 +45,150 @@ function cacheOf(log: EventLog, decider: object) {
   return cache;
 }
 
-async function withStreamLock<T>(streamId: string, fn: () => Promise<T>): Promise<T> {
-  const previous = streamLocks.get(streamId) ?? Promise.resolve();
-  const run = previous.then(fn, fn);
-  const settled = run.then(
-    () => undefined,
-    () => undefined,
-  );
-  streamLocks.set(streamId, settled);
-  try {
-    return await run;
-  } finally {
-    if (streamLocks.get(streamId) === settled) streamLocks.delete(streamId);
-  }
+/** A command waiting for its stream. */
+interface Queued {
+  decider: Decider<unknown, unknown, AnyEvent>;
+  command: unknown;
+  correlationId?: string;
+  /** Tries left before a conflict is given up on. */
+  triesLeft: number;
+  resolve: (result: CommandResult<AnyEvent>) => void;
+  reject: (error: unknown) => void;
 }
+
+/** Commands waiting per log and stream; a stream has an entry while its commands are being run. */
+const queues = new WeakMap<EventLog, Map<string, Queued[]>>();
 
 /**
  * Loads the stream, folds it into state, decides, and appends with the expected revision. A concurrent
  * append to the same stream (another process) makes the append fail; the command is then decided again
  * on the new state (a few times), so two commands can never both win on stale state.
  *
+ * Commands on one stream run one batch at a time in this process: those that arrive while a batch is being
+ * appended wait, and are then decided together, one after another on the state each leaves for the next,
+ * and appended in one append (group commit: one transaction for them all). A command whose decision fails
+ * fails alone; when the append meets a stale revision, the whole batch is decided again on the new state,
+ * since each was decided on the one before it.
+ *
  * The folded state of a stream is kept (bounded, per decider) with its revision, so the next command reads
  * only newer events; `evolve` may therefore update the state in place, and must not share it between streams.
  */
-export async function runCommand<State, Command, Event extends AnyEvent>(
+export function runCommand<State, Command, Event extends AnyEvent>(
   log: EventLog,
   streamId: string,
   decider: Decider<State, Command, Event>,
   command: Command,
   options: { correlationId?: string; attempts?: number } = {},
 ): Promise<CommandResult<Event>> {
-  const attempts = options.attempts ?? 5;
+  return new Promise<CommandResult<Event>>((resolve, reject) => {
+    let byStream = queues.get(log);
+    if (!byStream) queues.set(log, (byStream = new Map()));
+    const item: Queued = {
+      decider: decider as unknown as Queued['decider'],
+      command,
+      correlationId: options.correlationId,
+      triesLeft: options.attempts ?? 5,
+      resolve: resolve as Queued['resolve'],
+      reject,
+    };
+    const waiting = byStream.get(streamId);
+    if (waiting) {
+      waiting.push(item);
+      return;
+    }
+    const queue = [item];
+    byStream.set(streamId, queue);
+    // From the next microtask, so that commands asked for together go in one batch.
+    queueMicrotask(() => void drain(log, streamId, queue, byStream!));
+  });
+}
+
+async function drain(log: EventLog, streamId: string, queue: Queued[], byStream: Map<string, Queued[]>) {
+  try {
+    while (queue.length > 0) {
+      // One decider per batch (a stream's state is folded per decider).
+      const decider = queue[0].decider;
+      let n = 1;
+      while (n < queue.length && n < MAX_BATCH && queue[n].decider === decider) n++;
+      await runBatch(log, streamId, decider, queue.splice(0, n), queue);
+    }
+  } finally {
+    byStream.delete(streamId);
+  }
+}
+
+async function runBatch(log: EventLog, streamId: string, decider: Queued['decider'], batch: Queued[], queue: Queued[]): Promise<void> {
   const cache = cacheOf(log, decider);
-  return withStreamLock(streamId, async () => {
-    for (let attempt = 1; ; attempt++) {
-      const cached = cache.get(streamId) as { state: State; revision: number } | undefined;
-      let state = cached ? cached.state : decider.initialState();
-      let revision = cached ? cached.revision : -1;
-      cache.delete(streamId);
+  for (;;) {
+    const cached = cache.get(streamId);
+    cache.delete(streamId);
+    let state = cached ? cached.state : decider.initialState();
+    let revision = cached ? cached.revision : -1;
+    try {
       for (const event of await log.readStream(streamId, { fromRevision: revision + 1 })) {
         state = decider.evolve(state, decider.events.read(event));
         revision = event.revision;
       }
-      const remember = (s: State, r: number) => {
-        cache.set(streamId, { state: s, revision: r });
-        if (cache.size > STATE_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
-      };
-      let events: Event[];
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+      return;
+    }
+    const remember = (s: unknown, r: number) => {
+      cache.set(streamId, { state: s, revision: r });
+      if (cache.size > STATE_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+    };
+    // Each decided on the state the ones before it leave. evolve may change the state in place, so a state
+    // that took events is remembered only once they are appended (else the next try reads the stream again).
+    const outcomes: Array<{ events: AnyEvent[] } | { error: unknown }> = [];
+    const toAppend: NewEvent[] = [];
+    for (const item of batch) {
       try {
-        events = decider.decide(command, state);
+        const events = decider.decide(item.command, state);
+        const news = events.map((e) => decider.events.toNew(e, item.correlationId));
+        for (const event of events) state = decider.evolve(state, event);
+        toAppend.push(...news);
+        outcomes.push({ events });
       } catch (error) {
-        remember(state, revision);
-        throw error;
-      }
-      if (events.length === 0) {
-        remember(state, revision);
-        return { events, position: 0 };
-      }
-      try {
-        const result = await log.appendToStream(
-          streamId,
-          events.map((e) => decider.events.toNew(e, options.correlationId)),
-          { expectedRevision: revision === -1 ? 'no_stream' : revision },
-        );
-        remember(events.reduce(decider.evolve, state), result.nextExpectedRevision);
-        return { events, position: result.position };
-      } catch (error) {
-        remember(state, revision);
-        if (error instanceof WrongExpectedVersionError && attempt < attempts) continue;
-        throw error;
+        outcomes.push({ error });
       }
     }
-  });
+    if (toAppend.length === 0) {
+      remember(state, revision);
+      batch.forEach((item, i) => settle(item, outcomes[i], 0));
+      return;
+    }
+    let appended: { nextExpectedRevision: number; position: number };
+    try {
+      appended = await log.appendToStream(streamId, toAppend, { expectedRevision: revision === -1 ? 'no_stream' : revision });
+    } catch (error) {
+      if (error instanceof WrongExpectedVersionError) {
+        // Every command of the batch was decided on a state that is no longer the stream's: decide them again.
+        const again: Queued[] = [];
+        for (const item of batch) (--item.triesLeft > 0 ? again.push(item) : item.reject(error));
+        if (again.length === 0) return;
+        batch = again;
+        continue;
+      }
+      // Nothing was appended: the commands that decided events fail with the error; the others were decided
+      // on a state with those events in it, and are decided again, first in line.
+      const others: Queued[] = [];
+      batch.forEach((item, i) => ('events' in outcomes[i] && (outcomes[i] as { events: AnyEvent[] }).events.length > 0 ? item.reject(error) : others.push(item)));
+      queue.unshift(...others);
+      return;
+    }
+    remember(state, appended.nextExpectedRevision);
+    batch.forEach((item, i) => settle(item, outcomes[i], appended.position));
+    return;
+  }
+}
+
+/**
+ * A command's answer: its events and the position of the batch's last event (every command of a batch waits
+ * for projections to reach the whole batch, which includes its own events), or 0 when it appended nothing.
+ */
+function settle(item: Queued, outcome: { events: AnyEvent[] } | { error: unknown }, position: number) {
+  if ('error' in outcome) item.reject(outcome.error);
+  else item.resolve({ events: outcome.events, position: outcome.events.length > 0 ? position : 0 });
 }
 
 export interface ReadYourWritesServices {

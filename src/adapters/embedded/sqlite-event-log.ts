@@ -23,6 +23,21 @@ interface Row {
   created: string;
 }
 
+/** An append asked for and not yet committed. */
+interface PendingAppend {
+  streamId: string;
+  events: NewEvent[];
+  expected: ExpectedRevision;
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
+}
+
+/** What one append wrote: its result, and its events as stored (for the in-memory tail once committed). */
+interface AppendOutcome {
+  result: AppendResult;
+  recorded: RecordedEvent[];
+}
+
 const TAIL_SIZE = 10_000;
 /** How often the log looks for appends made by other processes (a header read, no I/O). */
 const WATCH_MS = 5;
@@ -49,11 +64,16 @@ export class SqliteEventLog implements EventLog {
   private readonly db: Database.Database;
   private readonly emitter = new EventEmitter();
   private readonly statements;
-  private readonly appendTransaction: (streamId: string, events: NewEvent[], expected: ExpectedRevision) => AppendResult;
+  /** One append, checked and written; inside the group's transaction it runs as a savepoint of its own. */
+  private readonly appendOne: (append: PendingAppend) => AppendOutcome;
+  /** A group of appends in one IMMEDIATE transaction (group commit). */
+  private readonly appendGroup: (group: PendingAppend[]) => Array<AppendOutcome | Error>;
+  /** Appends waiting for the next group commit (at the end of this turn of the event loop). */
+  private queued: PendingAppend[] = [];
+  private flushScheduled = false;
   private closed = false;
   /** The most recent events appended by this process, by position (immutable, shared with readers). */
   private readonly tail = new Map<number, RecordedEvent>();
-  private pendingTail: RecordedEvent[] = [];
   /** Highest position appended by this process. */
   private lastAppended = 0;
   /** Other processes' appends are seen by polling at this interval when nothing is pending in-process. */
@@ -97,20 +117,31 @@ export class SqliteEventLog implements EventLog {
     // Appends of other processes (several `api` beside one `projector`) are noticed within WATCH_MS: SQLite's
     // data_version moves when another connection commits, and reading it costs no I/O.
     this.dataVersion = this.db.pragma('data_version', { simple: true }) as number;
+    const dataVersion = this.db.prepare('PRAGMA data_version').pluck();
     this.watcher = setInterval(() => {
       if (this.closed) return;
-      const version = this.db.pragma('data_version', { simple: true }) as number;
+      const version = dataVersion.get() as number;
       if (version !== this.dataVersion) {
         this.dataVersion = version;
         this.emitter.emit('external');
       }
     }, WATCH_MS);
     this.watcher.unref();
-    const tx = this.db.transaction(this.appendTx);
-    this.appendTransaction = (streamId, events, expected) => tx.immediate(streamId, events, expected);
+    this.appendOne = this.db.transaction(this.appendTx);
+    const group = this.db.transaction((appends: PendingAppend[]) =>
+      appends.map((append) => {
+        try {
+          return this.appendOne(append);
+        } catch (error) {
+          // Rolled back to its savepoint: this append fails alone, the others of the group go on.
+          return error instanceof Error ? error : new Error(String(error));
+        }
+      }),
+    );
+    this.appendGroup = (appends) => group.immediate(appends);
   }
 
-  private readonly appendTx = (streamId: string, events: NewEvent[], expected: ExpectedRevision): AppendResult => {
+  private readonly appendTx = ({ streamId, events, expected }: PendingAppend): AppendOutcome => {
     const head = this.statements.streamHead.get(streamId);
     const current = head ? head.revision : -1;
     const ok =
@@ -132,37 +163,68 @@ export class SqliteEventLog implements EventLog {
       // A copy of what was stored (not the caller's objects), as a reader of the file would get it.
       recorded.push({ type: event.type, version: event.version, data: JSON.parse(data), metadata: JSON.parse(metadata), streamId, revision, position, created });
     }
-    this.pendingTail = recorded;
     if (events.length === 0) position = this.statements.head.get()?.p ?? 0;
-    return { nextExpectedRevision: revision, position };
+    return { result: { nextExpectedRevision: revision, position }, recorded };
   };
 
-
-  async appendToStream(
-    streamId: string,
-    events: NewEvent[],
-    options: { expectedRevision?: ExpectedRevision } = {},
-  ): Promise<AppendResult> {
+  /**
+   * Appends are committed in groups: every append asked for during one turn of the event loop (concurrent
+   * requests) is written in one IMMEDIATE transaction at the end of that turn, each checked against its own
+   * expected revision in a savepoint of its own, so a stale revision fails only its own append. Each append
+   * answers once the group is committed, exactly as durable as an append of its own (synchronous = NORMAL
+   * in WAL mode, as before); appends to the same stream in one group see each other, in the order asked.
+   */
+  appendToStream(streamId: string, events: NewEvent[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
     this.assertOpen();
-    let result: AppendResult;
-    try {
-      result = this.appendTransaction(streamId, events, options.expectedRevision ?? 'any');
-    } catch (error) {
-      // Two writers raced past the check (another process): the unique (stream, revision) key decides.
-      if (error instanceof Error && /UNIQUE constraint failed/.test(error.message)) {
-        throw new WrongExpectedVersionError(streamId, options.expectedRevision ?? 'any', 'no_stream');
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.queued.push({ streamId, events, expected: options.expectedRevision ?? 'any', resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(this.commitGroup);
       }
-      throw error;
+    });
+  }
+
+  private readonly commitGroup = () => {
+    this.flushScheduled = false;
+    const group = this.queued;
+    this.queued = [];
+    if (group.length === 0) return;
+    if (this.closed) {
+      for (const append of group) append.reject(new Error('event log is closed'));
+      return;
+    }
+    let outcomes: Array<AppendOutcome | Error>;
+    try {
+      outcomes = this.appendGroup(group);
+    } catch (error) {
+      // The group's transaction itself failed (the file, the lock): nothing of it was written.
+      for (const append of group) append.reject(error);
+      return;
     }
     // Committed: the events join the in-memory tail, so subscribers following the log live read them
     // from memory instead of parsing them back from the file once per projection.
-    for (const event of this.pendingTail) this.tail.set(event.position, event);
-    if (events.length > 0) this.lastAppended = result.position;
-    this.pendingTail = [];
+    let last = 0;
+    group.forEach((append, i) => {
+      const outcome = outcomes[i];
+      if (outcome instanceof Error) {
+        // Two writers raced past the check (another process): the unique (stream, revision) key decides.
+        append.reject(
+          /UNIQUE constraint failed/.test(outcome.message) ? new WrongExpectedVersionError(append.streamId, append.expected, 'no_stream') : outcome,
+        );
+        return;
+      }
+      for (const event of outcome.recorded) this.tail.set(event.position, event);
+      if (outcome.recorded.length > 0) last = outcome.result.position;
+    });
+    if (last > 0) this.lastAppended = last;
     while (this.tail.size > TAIL_SIZE) this.tail.delete(this.tail.keys().next().value as number);
-    if (events.length > 0) this.emitter.emit('appended', result.position);
-    return result;
-  }
+    for (let i = 0; i < group.length; i++) {
+      const outcome = outcomes[i];
+      if (!(outcome instanceof Error)) group[i].resolve(outcome.result);
+    }
+    if (last > 0) this.emitter.emit('appended', last);
+  };
 
   async readStream(streamId: string, options: { fromRevision?: number } = {}): Promise<RecordedEvent[]> {
     this.assertOpen();
@@ -266,6 +328,8 @@ export class SqliteEventLog implements EventLog {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    // Appends already asked for are committed first (they were accepted before the close).
+    if (this.queued.length > 0) this.commitGroup();
     this.closed = true;
     clearInterval(this.watcher);
     this.emitter.emit('closed');

@@ -1,0 +1,180 @@
+/**
+ * Group commit (issue 8): the embedded log writes the appends asked for in one turn of the event loop in one
+ * transaction, each checked against its own expected revision; the command runner decides the commands that
+ * wait for one stream together and appends them in one append. Durability and the expected-revision rules
+ * are those of single appends.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { z } from 'zod';
+import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts';
+import { runCommand, type Decider } from '../../src/command-runner.ts';
+import { WrongExpectedVersionError, type EventLog, type NewEvent } from '../../src/ports/event-log.ts';
+import { defineEvent, defineEvents, tenantId, type EventsOf } from '../../src/events/define.ts';
+import { ConflictError } from '../../src/errors.ts';
+
+const Counted = defineEvent({
+  type: 'Counted',
+  version: 1,
+  schema: z.object({ tenant: tenantId, n: z.number().int(), by: z.string() }),
+  description: 'A test event: the counter moved to n.',
+  stream: 'counter-<tenant>',
+});
+const counterEvents = defineEvents([Counted]);
+type CounterEvent = EventsOf<typeof counterEvents>;
+type CounterCommand = { by: string; expect?: number; fail?: boolean };
+
+/** A counter that moves by one per command; `expect` makes a command a no-op unless the counter is there. */
+const counter: Decider<{ n: number }, CounterCommand, CounterEvent> = {
+  events: counterEvents,
+  initialState: () => ({ n: 0 }),
+  evolve: (state, event) => ((state.n = event.data.n), state),
+  decide: (command, state) => {
+    if (command.fail) throw new ConflictError(`refused at ${state.n}`);
+    if (command.expect !== undefined && command.expect !== state.n) return [];
+    return [{ type: 'Counted', data: { tenant: 'demo', n: state.n + 1, by: command.by } }];
+  },
+};
+
+const event = (n: number): NewEvent => counterEvents.toNew({ type: 'Counted', data: { tenant: 'demo', n, by: 'direct' } });
+
+describe('group commit', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bidder-group-'));
+  let file: string;
+  let log: SqliteEventLog;
+  beforeEach(() => {
+    file = path.join(dir, `${Math.random().toString(36).slice(2)}.sqlite`);
+    log = new SqliteEventLog(file);
+  });
+  afterEach(async () => log.close());
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  describe('the embedded log', () => {
+    it('commits appends asked for together, each checked against its own expected revision: a stale one fails alone', async () => {
+      await log.appendToStream('s-1', [event(1)], { expectedRevision: 'no_stream' });
+      const outcomes = await Promise.allSettled([
+        log.appendToStream('s-1', [event(2)], { expectedRevision: 0 }),
+        log.appendToStream('s-2', [event(1)], { expectedRevision: 'no_stream' }),
+        log.appendToStream('s-1', [event(9)], { expectedRevision: 0 }), // stale: the first one took revision 1
+        log.appendToStream('s-3', [event(1), event(2)], { expectedRevision: 'no_stream' }),
+      ]);
+      expect(outcomes.map((o) => o.status)).to.deep.equal(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      expect((outcomes[2] as PromiseRejectedResult).reason).to.be.instanceOf(WrongExpectedVersionError);
+      expect((await log.readStream('s-1')).map((e) => e.data.n)).to.deep.equal([1, 2]);
+      expect((await log.readStream('s-3')).map((e) => e.revision)).to.deep.equal([0, 1]);
+    });
+
+    it('lets an append see the appends of the same group asked for before it, in the order asked', async () => {
+      const [a, b] = await Promise.all([
+        log.appendToStream('s-4', [event(1)], { expectedRevision: 'no_stream' }),
+        log.appendToStream('s-4', [event(2)], { expectedRevision: 0 }),
+      ]);
+      expect(a.nextExpectedRevision).to.equal(0);
+      expect(b.nextExpectedRevision).to.equal(1);
+      expect(b.position).to.be.greaterThan(a.position);
+    });
+
+    it('answers an append only once it is committed: another connection reads it then', async () => {
+      const reader = new SqliteEventLog(file);
+      try {
+        const pending = log.appendToStream('s-5', [event(1)]);
+        const result = await pending;
+        const read = await reader.readStream('s-5');
+        expect(read.map((e) => e.position)).to.deep.equal([result.position]);
+      } finally {
+        await reader.close();
+      }
+    });
+
+    it('commits what was asked for before a close, and refuses appends after it', async () => {
+      const pending = log.appendToStream('s-6', [event(1)]);
+      await log.close();
+      expect((await pending).position).to.be.greaterThan(0);
+      let refused = false;
+      try {
+        await log.appendToStream('s-6', [event(2)]);
+      } catch {
+        refused = true;
+      }
+      expect(refused).to.equal(true);
+      log = new SqliteEventLog(file);
+      expect(await log.readStream('s-6')).to.have.length(1);
+    });
+  });
+
+  describe('the command runner', () => {
+    it('decides commands waiting for one stream one after another on the state each leaves, and appends them together', async () => {
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => runCommand(log, 'counter-a', counter, { by: `c${i}` })));
+      const stored = await log.readStream('counter-a');
+      expect(stored.map((e) => e.data.n)).to.deep.equal(Array.from({ length: 20 }, (_, i) => i + 1));
+      expect(stored.map((e) => e.data.by)).to.deep.equal(Array.from({ length: 20 }, (_, i) => `c${i}`));
+      // Each command answers its own events, and a position that includes them.
+      results.forEach((r, i) => {
+        expect(r.events.map((e) => e.data.by)).to.deep.equal([`c${i}`]);
+        expect(r.position).to.be.at.least(stored[i].position);
+      });
+      // Fewer appends than commands: the ones that waited went together (the first went alone).
+      const positions = new Set(results.map((r) => r.position));
+      expect(positions.size).to.be.lessThan(20);
+    });
+
+    it('fails a command whose decision fails alone; the others of its batch are appended', async () => {
+      const outcomes = await Promise.allSettled([
+        runCommand(log, 'counter-b', counter, { by: 'one' }),
+        runCommand(log, 'counter-b', counter, { by: 'two' }),
+        runCommand(log, 'counter-b', counter, { by: 'refused', fail: true }),
+        runCommand(log, 'counter-b', counter, { by: 'three' }),
+      ]);
+      expect(outcomes.map((o) => o.status)).to.deep.equal(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      expect((outcomes[2] as PromiseRejectedResult).reason).to.be.instanceOf(ConflictError);
+      expect((await log.readStream('counter-b')).map((e) => e.data.by)).to.deep.equal(['one', 'two', 'three']);
+    });
+
+    it('decides a whole batch again on the new state when another writer appended first, never writing over it', async () => {
+      await runCommand(log, 'counter-c', counter, { by: 'first' });
+      const other = new SqliteEventLog(file);
+      // A log whose next append finds that another process appended to the stream just before.
+      let intercepted = false;
+      const racing: EventLog = Object.assign(Object.create(log), {
+        appendToStream: async (streamId: string, events: NewEvent[], options?: { expectedRevision?: number | 'any' | 'no_stream' | 'stream_exists' }) => {
+          if (!intercepted) {
+            intercepted = true;
+            await other.appendToStream(streamId, [counterEvents.toNew({ type: 'Counted', data: { tenant: 'demo', n: 2, by: 'elsewhere' } })], { expectedRevision: 0 });
+          }
+          return log.appendToStream(streamId, events, options);
+        },
+      });
+      try {
+        const [a, b] = await Promise.all([
+          runCommand(racing, 'counter-c', counter, { by: 'a' }),
+          // Counts only from 2: decided after "a" on the stale state it would count; decided again on the new
+          // state (2 from "elsewhere", then 3 from "a") it appends nothing.
+          runCommand(racing, 'counter-c', counter, { by: 'b', expect: 2 }),
+        ]);
+        expect(a.events.map((e) => e.data.n)).to.deep.equal([3]);
+        expect(b.events).to.deep.equal([]);
+        expect((await log.readStream('counter-c')).map((e) => `${e.data.by}:${e.data.n}`)).to.deep.equal(['first:1', 'elsewhere:2', 'a:3']);
+      } finally {
+        await other.close();
+      }
+    });
+
+    it('gives up on a command after its tries, each on a stale revision', async () => {
+      const stubborn: EventLog = Object.assign(Object.create(log), {
+        appendToStream: async (streamId: string) => {
+          throw new WrongExpectedVersionError(streamId, 0, 1);
+        },
+      });
+      let error: unknown;
+      try {
+        await runCommand(stubborn, 'counter-d', counter, { by: 'x' }, { attempts: 3 });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).to.be.instanceOf(WrongExpectedVersionError);
+      expect(await log.readStream('counter-d')).to.deep.equal([]);
+    });
+  });
+});
