@@ -13,6 +13,7 @@ import { createVatChecker } from '../src/adapters/vies/vies-checker.ts';
 import { allJobs } from './features/jobs.ts';
 import { buildApp } from '../src/http/app.ts';
 import { accessDirectory } from '../projections/access/directory.ts';
+import { membersProjection } from '../projections/members/projection.ts';
 import { operations } from './features/operations.ts';
 import { Metrics } from '../src/http/metrics.ts';
 import { opsApp } from '../src/http/ops.ts';
@@ -135,7 +136,10 @@ export async function createRuntime(
   const inlineMetrics = config.metrics === 'on' ? metrics : null;
   const app =
     role === 'all' || role === 'api' || !background
-      ? buildApp(services, operations, config.http, CATALOGUE_PROJECTIONS, accessDirectory(documents), { role, metrics: inlineMetrics })
+      ? buildApp(services, operations, config.http, CATALOGUE_PROJECTIONS, accessDirectory(documents, () => projector.cacheVersion([membersProjection.name])), {
+          role,
+          metrics: inlineMetrics,
+        })
       : (opsApp({
           role,
           metrics: inlineMetrics,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
 import { NotFoundError, TooManyRequestsError } from '../../src/errors.ts';
-import { catalogueLots } from '../../projections/catalogue/documents.ts';
+import { lotExists } from '../../projections/catalogue/documents.ts';
 import { contactDecider } from './decide.ts';
 import { contactStreamId } from './events.ts';
 
@@ -45,7 +45,7 @@ export const sendContactMessage = defineOperation({
     const decision = await ctx.limiter.hit(`contact:${ctx.tenant.Tenant}@${ctx.ip}`, CONTACT_LIMIT.count, CONTACT_LIMIT.windowMs);
     if (!decision.allowed) throw new TooManyRequestsError('Too many messages; try again later.', decision.retryAfterSeconds);
     const lotId = body.LotId ?? null;
-    if (lotId !== null && !(await catalogueLots(ctx.db).findById(String(lotId))))
+    if (lotId !== null && !(await lotExists(ctx.db, lotId)))
       throw new NotFoundError(`Lot ${lotId} does not exist.`);
     const messageId = randomUUID();
     await ctx.commands.run(

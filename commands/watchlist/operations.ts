@@ -1,7 +1,7 @@
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
 import { ValidationError } from '../../src/errors.ts';
-import { catalogueLots } from '../../projections/catalogue/documents.ts';
+import { lotExists } from '../../projections/catalogue/documents.ts';
 import { watchlistStreamId, watchTypes } from './events.ts';
 import { watchlistDecider } from './decide.ts';
 import { watchlistProjection } from '../../projections/watchlist/projection.ts';
@@ -42,12 +42,12 @@ export const watchLot = defineOperation({
   async handler({ params, body }, ctx) {
     if (body?.Id !== undefined && body.Id !== params.lotId)
       throw new ValidationError('Id in the body must equal the lot id of the path.', [{ field: 'body.Id', message: 'must equal the path lotId' }]);
-    const lot = await catalogueLots(ctx.db).findById(String(params.lotId));
+    const lotIsCatalogued = await lotExists(ctx.db, params.lotId);
     const watchType = body?.Type ?? 'watch';
     await ctx.commands.run(
       watchlistStreamId(ctx.tenant.Tenant, ctx.member.Id),
       watchlistDecider,
-      { type: 'WatchLot', tenant: ctx.tenant.Tenant, memberId: ctx.member.Id, lotId: params.lotId, watchType, at: ctx.now.toISOString(), lotExists: lot !== null },
+      { type: 'WatchLot', tenant: ctx.tenant.Tenant, memberId: ctx.member.Id, lotId: params.lotId, watchType, at: ctx.now.toISOString(), lotExists: lotIsCatalogued },
       { projections: [watchlistProjection.name] },
     );
     return { LotId: params.lotId, Watched: true, Type: watchType };

@@ -6,11 +6,17 @@ import { memberAccounts, type MemberDoc } from '../members/projection.ts';
 
 /**
  * The HTTP shell's AccessDirectory over the read models: Api-Keys, tenants and applications from the access
- * projection, members from the members projection. Passed to buildApp by the composition root.
+ * projection, members from the members projection. Passed to buildApp by the composition root, with the
+ * members projection's version, so that a member token's member is read again only once it may have changed.
  */
-export function accessDirectory(documents: DocumentStore): AccessDirectory {
+export function accessDirectory(
+  documents: DocumentStore,
+  /** Where the members projection stands (a cache version), when the composition root can tell. */
+  membersVersion?: () => string | null,
+): AccessDirectory {
   const system = operatorScope(documents);
   return {
+    ...(membersVersion ? { membersVersion } : {}),
     async apiKey(hash) {
       const doc = await apiKeys(system).findById(hash);
       return doc ? { keyId: doc.KeyId, tenants: doc.Tenants } : null;

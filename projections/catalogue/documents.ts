@@ -87,4 +87,7 @@ export const catalogueAuctions = (db: TenantScope) => db.collection<AuctionDoc>(
 export const catalogueCategories = (db: TenantScope) => db.collection<CategoryDoc>(CATEGORIES);
 export const catalogueLots = (db: TenantScope) => db.collection<LotDoc>(LOTS);
 
+/** Whether the lot is catalogued in the tenant (an index lookup: the document itself is not read). */
+export const lotExists = async (db: TenantScope, lotId: number) => (await catalogueLots(db).countDocuments({ _id: String(lotId) })) > 0;
+
 export const isoMs = (time: string) => new Date(time).toISOString();

@@ -57,9 +57,9 @@ export function buildApp(
 
   /** Logs and counts an answered request (one log line per request: no bodies, tokens, keys or passwords). */
   const answered = (requestId: string, operationId: string, method: string, path: string, status: number, started: bigint) => {
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    ops.metrics?.observe(operationId, method, status, ms / 1000);
-    logger.info({ reqId: requestId, method, path, status, ms }, 'request');
+    const ns = Number(process.hrtime.bigint() - started);
+    ops.metrics?.observe(operationId, method, status, ns / 1e9);
+    logger.info({ reqId: requestId, method, path, status, ms: ns / 1e6 }, 'request');
   };
 
   // CORS: auction houses call the API from their own sites' pages. Credentials travel in headers (no

@@ -107,8 +107,23 @@ export class Authenticator {
    * token was issued (a password reset). GET /v1/tokens/current says `Valid: false` for both.
    */
   async member(claims: TokenClaims): Promise<Member | null> {
-    const member = await this.directory.member(claims.tenant, claims.sub);
+    const member = await this.currentMember(claims.tenant, claims.sub);
     return member && sessionStillValid(claims, member) ? member : null;
+  }
+
+  /** Members as last read, with the directory's version then: reused while the version stands still. */
+  private readonly members = new Map<string, { member: Member | null; version: string }>();
+
+  private async currentMember(tenant: string, memberId: string): Promise<Member | null> {
+    const version = this.directory.membersVersion?.() ?? null;
+    if (version === null) return this.directory.member(tenant, memberId);
+    const key = `${tenant}\n${memberId}`;
+    const known = this.members.get(key);
+    if (known && known.version === version) return known.member;
+    const member = await this.directory.member(tenant, memberId);
+    if (this.members.size >= MAX_CALLERS) this.members.delete(this.members.keys().next().value as string);
+    this.members.set(key, { member, version });
+    return member;
   }
 
   async requireMember(claims: TokenClaims): Promise<Member> {

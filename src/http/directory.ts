@@ -44,5 +44,10 @@ export interface AccessDirectory {
   tenant(id: string): Promise<Tenant | null>;
   /** The member `memberId` (a token's subject) of the tenant, or null when it does not exist (any more). */
   member(tenant: string, memberId: string): Promise<Member | null>;
+  /**
+   * A version of what `member` answers from (where it stands in the log), or null when unknown: a member
+   * read at one version is still current while the version has not moved. Without it, every check reads.
+   */
+  membersVersion?(): string | null;
   application(clientId: string): Promise<Application | null>;
 }
