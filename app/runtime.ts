@@ -14,6 +14,7 @@ import { allJobs } from './features/jobs.ts';
 import { buildApp } from '../src/http/app.ts';
 import { accessDirectory } from '../projections/access/directory.ts';
 import { membersProjection } from '../projections/members/projection.ts';
+import { accessProjection } from '../projections/access/projection.ts';
 import { operations } from './features/operations.ts';
 import { Metrics } from '../src/http/metrics.ts';
 import { opsApp } from '../src/http/ops.ts';
@@ -134,9 +135,14 @@ export async function createRuntime(
     if (role !== 'worker') await projector.start(here);
   }
   const inlineMetrics = config.metrics === 'on' ? metrics : null;
+  const memberProjections = [membersProjection.name];
+  const accessProjections = [accessProjection.name];
   const app =
     role === 'all' || role === 'api' || !background
-      ? buildApp(services, operations, config.http, CATALOGUE_PROJECTIONS, accessDirectory(documents, () => projector.cacheVersion([membersProjection.name])), {
+      ? buildApp(services, operations, config.http, CATALOGUE_PROJECTIONS, accessDirectory(documents, {
+          access: () => projector.cacheVersion(accessProjections),
+          members: () => projector.cacheVersion(memberProjections),
+        }), {
           role,
           metrics: inlineMetrics,
         })

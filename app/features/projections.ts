@@ -1,4 +1,5 @@
 import type { Projection, ReactorDeps } from '../../src/projector/projection.ts';
+import { accessProjection } from '../../projections/access/index.ts';
 import { catalogueProjection } from '../../projections/catalogue/index.ts';
 import { lotSearchProjection } from '../../projections/lot-search/index.ts';
 import { bidsProjection } from '../../projections/bids/index.ts';
@@ -14,9 +15,11 @@ export function allProjections(deps: ReactorDeps): Projection[] {
 
 /**
  * The projections that catalogue reads (everything an anonymous token reaches) answer from: a cached
- * catalogue answer is reused only while none of them has moved.
+ * catalogue answer is reused only while none of them has moved. `access` holds the tenant's settings (page
+ * size, languages, default language), which shape the answers too.
  */
 export const CATALOGUE_PROJECTIONS = [
+  accessProjection.name,
   catalogueProjection.name,
   lotSearchProjection.name,
   bidsProjection.name,

@@ -7,16 +7,17 @@ import { memberAccounts, type MemberDoc } from '../members/projection.ts';
 /**
  * The HTTP shell's AccessDirectory over the read models: Api-Keys, tenants and applications from the access
  * projection, members from the members projection. Passed to buildApp by the composition root, with the
- * members projection's version, so that a member token's member is read again only once it may have changed.
+ * projections' versions, so that a record is read again once it may have changed, and only then.
  */
 export function accessDirectory(
   documents: DocumentStore,
-  /** Where the members projection stands (a cache version), when the composition root can tell. */
-  membersVersion?: () => string | null,
+  /** Where the access and members projections stand (cache versions), when the composition root can tell. */
+  versions: { access?: () => string | null; members?: () => string | null } = {},
 ): AccessDirectory {
   const system = operatorScope(documents);
   return {
-    ...(membersVersion ? { membersVersion } : {}),
+    ...(versions.access ? { accessVersion: versions.access } : {}),
+    ...(versions.members ? { membersVersion: versions.members } : {}),
     async apiKey(hash) {
       const doc = await apiKeys(system).findById(hash);
       return doc ? { keyId: doc.KeyId, tenants: doc.Tenants } : null;

@@ -103,7 +103,7 @@ export const listLots = defineOperation({
   query: lotsQuery,
   errors: [403],
   // With OwnerId the answer is the caller's own: never shared through the response cache.
-  personal: (req) => Object.keys(req.query as object).some((k) => k.toLowerCase() === 'ownerid'),
+  personal: (query) => Object.keys(query).some((k) => k.toLowerCase() === 'ownerid'),
   response: pagedEnvelope(lotSchema, 'LotPage'),
   examples: { response: { Items: [lotExample], TotalCount: 1, Page: 1, PageSize: 20, TotalPages: 1 } },
   async handler({ query }, ctx) {

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { AppError, NotFoundError, UnsupportedMediaTypeError } from '../errors.ts';
 import type { Services } from '../services.ts';
+import { requestLogger } from '../logger.ts';
 import type { HttpConfig } from '../config.ts';
 import { Authenticator } from './auth.ts';
 import type { AccessDirectory } from './directory.ts';
@@ -24,10 +25,10 @@ import { addVary, sendFile, sendBody, type EncodedCopies } from './send.ts';
 /** How long a catalogue answer is reused when its handler does not say when it changes by itself. */
 const RESPONSE_CACHE_TTL_MS = 1000;
 /**
- * The longest a catalogue answer is reused even when its handler says when it changes (changesAt): what
- * no projection version covers, the tenant's settings (page size, languages), is then at most this old.
+ * The longest a catalogue answer is reused when its handler says when it changes (changesAt): every read
+ * model it depends on, the tenant's settings included, is in its version; this bounds what none covers.
  */
-const RESPONSE_CACHE_MAX_TTL_MS = 5000;
+const RESPONSE_CACHE_MAX_TTL_MS = 60_000;
 
 const BODY_LIMIT = '64kb';
 
@@ -49,6 +50,7 @@ export function buildApp(
   const auth = new Authenticator(directory, services.tokens);
   const responseCache = config.responseCache ? new ResponseCache() : null;
   const logger = services.logger;
+  const requestLog = requestLogger(logger);
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'simple');
@@ -56,10 +58,10 @@ export function buildApp(
   app.set('etag', false);
 
   /** Logs and counts an answered request (one log line per request: no bodies, tokens, keys or passwords). */
-  const answered = (requestId: string, operationId: string, method: string, path: string, status: number, started: bigint) => {
-    const ns = Number(process.hrtime.bigint() - started);
-    ops.metrics?.observe(operationId, method, status, ns / 1e9);
-    logger.info({ reqId: requestId, method, path, status, ms: ns / 1e6 }, 'request');
+  const answered = (requestId: string, operationId: string, method: string, path: string, status: number, started: number) => {
+    const ms = performance.now() - started;
+    ops.metrics?.observe(operationId, method, status, ms / 1000);
+    requestLog.info({ reqId: requestId, method, path, status, ms }, 'request');
   };
 
   // CORS: auction houses call the API from their own sites' pages. Credentials travel in headers (no
@@ -87,7 +89,7 @@ export function buildApp(
   }
 
   app.use((req: Request, res: Response, next: NextFunction) => {
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     const requestId = requestIdOf(req);
     res.locals.requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
@@ -193,7 +195,7 @@ export function buildApp(
       if (operation.auth !== 'open') addVary(res, CATALOGUE_VARY);
       // Catalogue reads carry no member data: the same URL in the same tenant and language is one answer,
       // unless this request makes it the caller's own (`personal`).
-      const shared = operation.catalogue === true && !operation.personal?.(req);
+      const shared = operation.catalogue === true && !operation.personal?.(req.query as Record<string, unknown>);
       res.setHeader('Cache-Control', shared ? SHARED_CACHE_CONTROL : 'no-store');
       const version = shared && responseCache ? services.projector.cacheVersion(catalogueProjections) : null;
       const cacheKey = version !== null ? `${(ctx as TenantContext).tenant.Tenant}\n${(ctx as TenantContext).language}\n${req.originalUrl}` : '';

@@ -23,11 +23,12 @@ export class Authenticator {
   private readonly keys = new TtlCache<ApiKeyInfo | null>(10_000);
   private readonly tenants = new TtlCache<Tenant | null>(5_000);
   /**
-   * Callers that passed every check, by their two header values, until the first of those checks would be
-   * made again (the Api-Key's and the tenant's cache lifetimes, the token's expiry): the same credentials on
-   * the next request cost one lookup instead of a hash, a token check and two cache reads.
+   * Callers that passed every check, by their Authorization and Api-Key values, until the first of those
+   * checks would be made again (the Api-Key's and the tenant's cache lifetimes or version, the token's
+   * expiry): the same credentials on the next request cost one lookup instead of a hash, a token check and
+   * two cache reads.
    */
-  private readonly callers = new Map<string, { caller: Caller; expires: number }>();
+  private readonly callers = new Map<string, { apiKeyHeader: string; caller: Caller; expires: number; version: string | null }>();
 
   constructor(
     private readonly directory: AccessDirectory,
@@ -38,13 +39,18 @@ export class Authenticator {
     const key = req.headers['api-key'];
     if (typeof key !== 'string' || key.length === 0 || key.length > 200) throw new UnauthorizedError('The Api-Key header is missing or unknown.');
     const hash = sha256(key);
-    const info = await this.keys.get(hash, () => this.directory.apiKey(hash));
+    const info = await this.keys.get(hash, () => this.directory.apiKey(hash), this.accessVersion());
     if (!info) throw new UnauthorizedError('The Api-Key header is missing or unknown.');
     return info;
   }
 
   tenant(id: string): Promise<Tenant | null> {
-    return this.tenants.get(id, () => this.directory.tenant(id));
+    return this.tenants.get(id, () => this.directory.tenant(id), this.accessVersion());
+  }
+
+  /** Where the Api-Keys and tenants stand (null: unknown, their caches then rely on their lifetimes alone). */
+  private accessVersion(): string | null {
+    return this.directory.accessVersion?.() ?? null;
   }
 
   /** A registered application by its ClientId (not cached: its secret is checked at every token request). */
@@ -84,8 +90,9 @@ export class Authenticator {
    */
   knownCaller(apiKeyHeader: string | string[] | undefined, authorization: string | undefined, now = Date.now()): Caller | null {
     if (typeof apiKeyHeader !== 'string' || typeof authorization !== 'string') return null;
-    const hit = this.callers.get(`${apiKeyHeader}\n${authorization}`);
-    return hit !== undefined && hit.expires > now ? hit.caller : null;
+    // By the token (one per caller), then its Api-Key: no string is built to look a caller up.
+    const hit = this.callers.get(authorization);
+    return hit !== undefined && hit.apiKeyHeader === apiKeyHeader && hit.expires > now && hit.version === this.accessVersion() ? hit.caller : null;
   }
 
   private remember(req: Request, caller: Caller) {
@@ -93,13 +100,15 @@ export class Authenticator {
     const authorization = req.headers.authorization;
     if (typeof apiKeyHeader !== 'string' || typeof authorization !== 'string') return;
     const now = Date.now();
-    const key = this.keys.peek(sha256(apiKeyHeader), now);
-    const tenant = this.tenants.peek(caller.tenant.Tenant, now);
+    const version = this.accessVersion();
+    const key = this.keys.peek(sha256(apiKeyHeader), now, version);
+    const tenant = this.tenants.peek(caller.tenant.Tenant, now, version);
     // Only what the caches still hold as checked (a value reloaded meanwhile is checked again next time).
     if (key?.value !== caller.apiKey || tenant?.value !== caller.tenant) return;
     const expires = Math.min(key.expires, tenant.expires, caller.claims.exp * 1000);
     if (this.callers.size >= MAX_CALLERS) this.callers.delete(this.callers.keys().next().value as string);
-    this.callers.set(`${apiKeyHeader}\n${authorization}`, { caller, expires });
+    // A token sent with another Api-Key replaces the entry (that pair is then the one remembered).
+    this.callers.set(authorization, { apiKeyHeader, caller, expires, version });
   }
 
   /**

@@ -50,4 +50,9 @@ export interface AccessDirectory {
    */
   membersVersion?(): string | null;
   application(clientId: string): Promise<Application | null>;
+  /**
+   * A version of what `apiKey` and `tenant` answer from, or null when unknown: a record read at one version
+   * is still current while the version has not moved (a revoked key or a changed tenant is then seen at once).
+   */
+  accessVersion?(): string | null;
 }

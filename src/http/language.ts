@@ -56,7 +56,8 @@ export function negotiatedLanguage(
 ): string {
   let byRequest = negotiated.get(tenant);
   if (!byRequest) negotiated.set(tenant, (byRequest = new Map()));
-  const key = `${override ?? ''}\n${acceptLanguage ?? ''}`;
+  // The header value itself when there is no override (no header value holds a line break).
+  const key = override === undefined ? (acceptLanguage ?? '') : `${override}\n${acceptLanguage ?? ''}`;
   let language = byRequest.get(key);
   if (language === undefined) {
     language = negotiateLanguage(tenant, acceptLanguage, override);

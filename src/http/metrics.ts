@@ -84,19 +84,21 @@ export class Metrics {
     }
   }
 
-  /** Labelled series, looked up once per combination rather than hashed from their labels on every request. */
-  private readonly timers = new Map<string, { observe(seconds: number): void }>();
-  private readonly counters = new Map<string, { inc(): void }>();
+  /**
+   * Labelled series by operation, method and status, looked up once per combination rather than hashed
+   * from their labels (or from a key built of them) on every request.
+   */
+  private readonly series = new Map<string, Map<string, { timer: { observe(seconds: number): void }; counters: Map<number, { inc(): void }> }>>();
 
   /** Counts and times one answered request; `operation` is the operation id, or `none` outside the table. */
   observe(operation: string, method: string, status: number, seconds: number): void {
-    const series = `${operation} ${method}`;
-    let timer = this.timers.get(series);
-    if (!timer) this.timers.set(series, (timer = this.duration.labels({ operation, method })));
-    timer.observe(seconds);
-    const key = `${series} ${status}`;
-    let counter = this.counters.get(key);
-    if (!counter) this.counters.set(key, (counter = this.requests.labels({ operation, method, status: String(status) })));
+    let byMethod = this.series.get(operation);
+    if (!byMethod) this.series.set(operation, (byMethod = new Map()));
+    let series = byMethod.get(method);
+    if (!series) byMethod.set(method, (series = { timer: this.duration.labels({ operation, method }), counters: new Map() }));
+    series.timer.observe(seconds);
+    let counter = series.counters.get(status);
+    if (!counter) series.counters.set(status, (counter = this.requests.labels({ operation, method, status: String(status) })));
     counter.inc();
   }
 

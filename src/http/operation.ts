@@ -63,7 +63,7 @@ export interface TenantContext extends BaseContext {
   /**
    * Tells when this answer changes by itself, without any event (epoch ms; Infinity: never), e.g. when the
    * next listed lot closes. A catalogue answer kept by the response cache is then reused up to that instant
-   * (and at most a few seconds); an answer whose handler tells nothing is reused for at most a second.
+   * (and at most a minute) while its read models stand still; one whose handler tells nothing, a second.
    */
   changesAt(time: number): void;
 }
@@ -114,10 +114,11 @@ export interface Operation<
    */
   produces?: string[];
   /**
-   * A catalogue read whose answer, for this request, depends on the caller (e.g. `OwnerId` on /v1/lots):
-   * it is then neither taken from nor put into the shared response cache.
+   * A catalogue read whose answer, for this request, depends on the caller (e.g. `OwnerId` on /v1/lots): it
+   * is then neither taken from nor put into the shared response cache. It looks at the query alone, so an
+   * answer kept for a URL was found shared for every request to that URL (the cache's fast path relies on it).
    */
-  personal?: (req: Request) => boolean;
+  personal?: (query: Record<string, unknown>) => boolean;
   /**
    * A `multipart/form-data` body (a file upload) instead of JSON: the shell lets it through unread, and the
    * handler reads it from `ctx.req` (src/http/multipart.ts). `fields` and `file` describe it for the OpenAPI

@@ -99,11 +99,14 @@ const WAIT_POLL_MS = 5;
 export class ProjectorRuntime {
   private readonly positions = new Map<string, number>();
   /** Stored checkpoints of the projections another process runs, as last polled (cache versions). */
-  private readonly remote = new Map<string, number | undefined>();
+  private readonly remote = new VersionedMap<string, number | undefined>(() => this.versionStamp++);
   private remoteTimer: NodeJS.Timeout | null = null;
   private started = false;
   /** Per projection, the position of the last batch that changed it (a cache version for its readers). */
-  private readonly lastChange = new Map<string, number>();
+  private readonly lastChange = new VersionedMap<string, number>(() => this.versionStamp++);
+  /** Moves whenever a position cacheVersion reads changes: the versions it made before are then recomputed. */
+  private versionStamp = 0;
+  private readonly versions = new WeakMap<readonly string[], { stamp: number; version: string | null }>();
   private readonly waiters = new Map<string, Waiter[]>();
   private readonly loops: Array<Promise<void>> = [];
   private readonly stops: Array<() => Promise<void>> = [];
@@ -321,8 +324,18 @@ export class ProjectorRuntime {
    * last changed when it runs here, its stored checkpoint (polled every REMOTE_POLL_MS) when it runs in
    * another process. Null before start() (tools without loops: nothing to follow).
    */
-  cacheVersion(names: string[]): string | null {
+  cacheVersion(names: readonly string[]): string | null {
     if (!this.started) return null;
+    // Asked on every catalogue request: made again only when a position it reads has moved.
+    const known = this.versions.get(names);
+    if (known && known.stamp === this.versionStamp) return known.version;
+    const stamp = this.versionStamp;
+    const version = this.makeVersion(names);
+    this.versions.set(names, { stamp, version });
+    return version;
+  }
+
+  private makeVersion(names: readonly string[]): string | null {
     let version = '';
     let complete = true;
     for (const name of names) {
@@ -455,5 +468,17 @@ export class ProjectorRuntime {
     await Promise.all(this.stops.map((s) => s()));
     await Promise.allSettled(this.loops);
     for (const list of this.waiters.values()) list.length = 0;
+  }
+}
+
+/** A Map that calls `changed` when a key is set to a value it did not hold (the cache versions' stamp). */
+class VersionedMap<K, V> extends Map<K, V> {
+  constructor(private readonly changed: () => void) {
+    super();
+  }
+
+  override set(key: K, value: V): this {
+    if (!super.has(key) || super.get(key) !== value) this.changed?.();
+    return super.set(key, value);
   }
 }

@@ -74,6 +74,23 @@ describe('catalogue answers kept in memory', () => {
     }
   });
 
+  it("show a tenant's changed settings at once", async () => {
+    const demo2 = await server.anonymousToken('demo2');
+    const tenant = {
+      kind: 'tenant', tenant: 'demo2', name: 'Second Demo House', languages: ['en'], defaultLanguage: 'en',
+      currency: 'SEK', publicAccess: true, contactEmail: 'contact@demo2.example.com',
+    };
+    await importRecord(server.runtime.services.log, { ...tenant, pageSize: 7 } as unknown as Parameters<typeof importRecord>[1]);
+    await server.runtime.services.projector.catchUp();
+    expect((await server.request('GET', '/v1/lots', { token: demo2 })).body.PageSize).to.equal(7);
+    expect((await server.request('GET', '/v1/lots', { token: demo2 })).body.PageSize).to.equal(7);
+    await importRecord(server.runtime.services.log, { ...tenant, pageSize: 9 } as unknown as Parameters<typeof importRecord>[1]);
+    await server.runtime.services.projector.catchUp();
+    const after = await server.request('GET', '/v1/lots', { token: demo2 });
+    expect(after.body.PageSize).to.equal(9);
+    expect(after.body.Items).to.have.length(9);
+  });
+
   it('still check credentials on every request', async () => {
     await server.request('GET', '/v1/lots/1', { token });
     expect((await server.request('GET', '/v1/lots/1', { token: null })).status).to.equal(401);
