@@ -28,14 +28,21 @@ const sizeOf = (entry: CachedResponse) => entry.body.length + (entry.gzip?.lengt
  * the projections it was read from stand at the same positions (`version`) and until its `expires` (set by the caller), which
  * bounds what the clock changes (a lot closing, an auction starting). Bounded in entries and bytes
  * (compressed copies included).
+ *
+ * An answer is kept from the second time its key is asked for (a doorkeeper of recently asked keys): the
+ * searches a visitor types once would otherwise push out the pages everybody reads. A kept answer that
+ * went stale is made again and kept at once.
  */
 export class ResponseCache {
   private readonly entries = new Map<string, CachedResponse>();
   private bytes = 0;
+  /** Keys asked for once lately, not kept yet (bounded, oldest forgotten first). */
+  private readonly askedOnce = new Set<string>();
 
   constructor(
     private readonly maxEntries = 5000,
     private readonly maxBytes = 64 * 1024 * 1024,
+    private readonly maxAskedOnce = 20_000,
   ) {}
 
   get(key: string, version: string, now: number): CachedResponse | null {
@@ -43,19 +50,32 @@ export class ResponseCache {
     if (!entry) return null;
     if (entry.version !== version || entry.expires <= now) {
       this.remove(key, entry);
+      // It was asked for often enough to be kept: its fresh answer is kept at once.
+      this.rememberAsked(key);
       return null;
     }
     return entry;
   }
 
-  set(key: string, entry: CachedResponse) {
-    if (entry.body.length > 1024 * 1024) return;
+  /** Keeps the answer if its key was asked for before (see the class comment); whether it was kept. */
+  set(key: string, entry: CachedResponse): boolean {
+    if (entry.body.length > 1024 * 1024) return false;
+    if (!this.entries.has(key) && !this.askedOnce.delete(key)) {
+      this.rememberAsked(key);
+      return false;
+    }
     const old = this.entries.get(key);
     if (old) this.remove(key, old);
     entry.key = key;
     this.entries.set(key, entry);
     this.bytes += sizeOf(entry);
     this.evict();
+    return true;
+  }
+
+  private rememberAsked(key: string) {
+    if (this.askedOnce.size >= this.maxAskedOnce) this.askedOnce.delete(this.askedOnce.values().next().value as string);
+    this.askedOnce.add(key);
   }
 
   /** Keeps a compressed copy of an entry's body with it (counted in the byte budget). */
