@@ -18,6 +18,7 @@ import { FileOutbox } from '../src/adapters/embedded/file-outbox.ts';
 import { FolderFileStore } from '../src/adapters/embedded/folder-files.ts';
 import { SqliteLeases } from '../src/adapters/embedded/sqlite-leases.ts';
 import { openEmbeddedSearch } from './embedded-search.ts';
+import { MiniSearchIndex } from '../src/adapters/embedded/minisearch/index.ts';
 import { LOT_SEARCH_PARTITION } from '../projections/lot-search/projection.ts';
 
 /** The data folder's layout on the embedded default. */
@@ -76,7 +77,11 @@ export async function openEngines(
   config: Config,
   logger: Logger,
   role: Role,
-  options: { claim?: (leases: Engines['leases']) => Promise<void> } = {},
+  options: {
+    claim?: (leases: Engines['leases']) => Promise<void>;
+    /** A tool that does not read the lot index (a document projection's rebuild): the embedded one is not loaded. */
+    withoutLotIndex?: boolean;
+  } = {},
 ): Promise<Engines> {
   const paths = dataPaths(config.dataDir);
   fs.mkdirSync(config.dataDir, { recursive: true });
@@ -153,6 +158,9 @@ export async function openEngines(
     const { TypesenseIndex } = await import('../src/adapters/typesense/typesense-index.ts');
     search = await TypesenseIndex.connect(urls.typesense, urls.typesenseApiKey ?? '', { partitions: LOT_SEARCH_PARTITION });
     describe.search = `Typesense ${redact(urls.typesense)}`;
+  } else if (options.withoutLotIndex) {
+    search = await MiniSearchIndex.open({ dir: null, partitions: LOT_SEARCH_PARTITION });
+    describe.search = 'embedded, empty (not read by this tool)';
   } else {
     search = await openEmbeddedSearch(config, logger, role, paths.search);
     searchInProcess = true;

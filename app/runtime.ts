@@ -74,6 +74,8 @@ export async function createRuntime(
     role?: Role;
     /** Hold the projector lease without running the projectors (a tool that writes what the projector owns). */
     projectorLease?: boolean;
+    /** A tool that never reads the lot index: the embedded one is not loaded (app/engines.ts). */
+    withoutLotIndex?: boolean;
   } = {},
 ): Promise<Runtime> {
   const role = options.role ?? config.role;
@@ -84,6 +86,7 @@ export async function createRuntime(
   const runsJobs = background && (role === 'all' || role === 'worker');
   const leases: HeldLease[] = [];
   const engines = await openEngines(config, logger, role, {
+    withoutLotIndex: options.withoutLotIndex,
     async claim(stores) {
       try {
         if (runsProjections || options.projectorLease) {

@@ -22,7 +22,13 @@ async function main() {
   const embeddedIndex = name === LOT_SEARCH && !config.engines.typesense;
   let runtime;
   try {
-    runtime = await createRuntime(config, logger, { background: false, role: embeddedIndex ? 'all' : 'api', projectorLease: embeddedIndex });
+    runtime = await createRuntime(config, logger, {
+      background: false,
+      role: embeddedIndex ? 'all' : 'api',
+      projectorLease: embeddedIndex,
+      // Another projection's rebuild never reads the lot index: it is not loaded.
+      withoutLotIndex: name !== LOT_SEARCH,
+    });
   } catch (error) {
     if (!(error instanceof RoleRefusedError)) throw error;
     process.stderr.write(

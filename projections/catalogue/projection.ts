@@ -33,11 +33,15 @@ const categoryPlaceholder = (id: number): Omit<CategoryDoc, '_id'> => ({
 const toTexts = (texts: Record<string, { title: string; description: string }>): Texts =>
   Object.fromEntries(Object.entries(texts).map(([lang, t]) => [lang, { Title: t.title, Description: t.description }]));
 
+// Documents are changed in place where an event changes a few fields of them (UnitOfWork.update): a bid
+// must not copy its lot and auction, a rebuild applies a million of them.
+
 async function addToCount(uow: UnitOfWork, collection: 'categories', tenant: string, id: number | null, delta: number) {
   if (id === null || delta === 0) return;
   await uow.update<CategoryDoc>(collection, tenant, String(id), (doc) => {
-    const base = doc ?? categoryPlaceholder(id);
-    return { ...base, LotCount: Math.max(0, (base.LotCount as number) + delta) };
+    const base = doc ?? ({ _id: String(id), ...categoryPlaceholder(id) } as CategoryDoc);
+    base.LotCount = Math.max(0, (base.LotCount as number) + delta);
+    return base;
   });
 }
 
@@ -45,7 +49,11 @@ async function addToCount(uow: UnitOfWork, collection: 'categories', tenant: str
 async function lotsChanged(uow: UnitOfWork, tenant: string, lotId: number, position: number) {
   const lot = await uow.get<LotDoc>('lots', tenant, String(lotId));
   if (!lot) return;
-  await uow.update<AuctionDoc>('auctions', tenant, String(lot.AuctionId), (doc) => ({ ...(doc ?? auctionPlaceholder(lot.AuctionId)), LotsVersion: position }));
+  await uow.update<AuctionDoc>('auctions', tenant, String(lot.AuctionId), (doc) => {
+    const auction = doc ?? ({ _id: String(lot.AuctionId), ...auctionPlaceholder(lot.AuctionId) } as AuctionDoc);
+    auction.LotsVersion = position;
+    return auction;
+  });
 }
 
 /** Auctions, categories and lots, with lot counts kept per auction and category. */
@@ -166,17 +174,23 @@ export const catalogueProjection = defineDocumentProjection({
       }
       case 'LotClosed': {
         const d = event.data;
-        await uow.update<LotDoc>('lots', d.tenant, String(d.lotId), (doc) =>
-          doc ? { ...doc, Closed: true, EndTime: doc.EndTime < isoMs(d.closedAt) ? doc.EndTime : isoMs(d.closedAt) } : null,
-        );
+        await uow.update<LotDoc>('lots', d.tenant, String(d.lotId), (doc) => {
+          if (!doc) return null;
+          doc.Closed = true;
+          if (doc.EndTime >= isoMs(d.closedAt)) doc.EndTime = isoMs(d.closedAt);
+          return doc;
+        });
         await lotsChanged(uow, d.tenant, d.lotId, event.position);
         return;
       }
       case 'BidPlaced': {
         const d = event.data;
-        await uow.update<LotDoc>('lots', d.tenant, String(d.lotId), (doc) =>
-          doc ? { ...doc, CurrentBid: Math.max(doc.CurrentBid ?? 0, d.amount), BidCount: doc.BidCount + 1 } : null,
-        );
+        await uow.update<LotDoc>('lots', d.tenant, String(d.lotId), (doc) => {
+          if (!doc) return null;
+          doc.CurrentBid = Math.max(doc.CurrentBid ?? 0, d.amount);
+          doc.BidCount += 1;
+          return doc;
+        });
         await lotsChanged(uow, d.tenant, d.lotId, event.position);
         return;
       }

@@ -55,6 +55,16 @@ export interface ReadAllOptions {
   maxCount: number;
 }
 
+/** A read of $all that returns only events of the given types, and how far it read. */
+export interface ReadTypesResult {
+  events: RecordedEvent[];
+  /**
+   * The position the read covered: every event up to it that is not returned is of another type. A
+   * projection's checkpoint may move to it (it is at least the last returned event's position).
+   */
+  position: number;
+}
+
 export interface Subscription extends AsyncIterable<RecordedEvent[]> {
   /** Stops the subscription; a pending iteration resolves with done. */
   unsubscribe(): Promise<void>;
@@ -73,6 +83,12 @@ export interface EventLog {
   readStream(streamId: string, options?: { fromRevision?: number }): Promise<RecordedEvent[]>;
   /** A page of $all, used by catch-up and by tools. */
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
+  /**
+   * Optional: a page of $all holding only the events of these types (a server-side filter, as EventStoreDB
+   * filters $all by event type), so a rebuild neither carries nor parses the others. Without it, readers
+   * use readAll and skip the other types themselves.
+   */
+  readTypes?(options: ReadAllOptions & { types: readonly string[] }): Promise<ReadTypesResult>;
   /** Position of the newest event (0 when the log is empty). */
   headPosition(): Promise<number>;
   /**

@@ -26,7 +26,11 @@ export class UnitOfWork {
     return this.cache.get(key) as T | null;
   }
 
-  /** Replaces the document with fn(current); returning null deletes it. */
+  /**
+   * Replaces the document with fn(current); returning null deletes it. fn returns a new object or the current
+   * one changed in place (a rebuild holds many documents: no copy per event); the unit of work keeps what it
+   * returns, with `_id` and `_pos` set on it, so fn must not return an object it shares with anything else.
+   */
   async update<T extends Doc>(
     collection: string,
     tenant: string,
@@ -43,13 +47,37 @@ export class UnitOfWork {
       if (current) this.dirty.set(key, { op: 'delete', collection, tenant, id });
       return;
     }
-    const doc = { ...next, _id: id, _pos: position } as Doc;
+    // Adopted as it is: a new document fn made for this write, or the current one it changed in place.
+    const doc = next as unknown as Doc;
+    doc._id = id;
+    doc._pos = position;
     this.cache.set(key, doc);
     this.dirty.set(key, { op: 'put', collection, tenant, doc });
   }
 
   ops(): WriteOp[] {
     return [...this.dirty.values()];
+  }
+
+  /** Documents held (read or written). */
+  get size(): number {
+    return this.cache.size;
+  }
+
+  /** The writes so far, which are then no longer pending (the documents stay held). */
+  flush(): WriteOp[] {
+    const ops = [...this.dirty.values()];
+    this.dirty.clear();
+    return ops;
+  }
+
+  /** Lets go of the documents held longest, keeping `keep` (only after flush: nothing pending is lost). */
+  forget(keep: number): void {
+    if (this.dirty.size > 0) throw new Error('forget() with writes pending: flush() first');
+    for (const key of this.cache.keys()) {
+      if (this.cache.size <= keep) break;
+      this.cache.delete(key);
+    }
   }
 }
 

@@ -14,6 +14,11 @@ export interface ProjectorDeps {
 
 type Waiter = { position: number; resolve: () => void };
 
+/** Events read at once by catch-up and rebuilds. */
+const REBUILD_BATCH = 5000;
+/** Documents a rebuild keeps in memory between writes (each read once and written once while it stays). */
+const REBUILD_DOCUMENTS = 50_000;
+
 /** How long a projection may leave irrelevant events out of its stored checkpoint. */
 const IDLE_CHECKPOINT_MS = 1000;
 
@@ -32,8 +37,10 @@ async function applyBatch(
     setCheckpoint(position: number): Promise<void>;
   },
   onChange?: (changed: boolean) => void,
+  /** Where the batch ends in the log (a filtered read may end past its last event). */
+  end = events[events.length - 1].position,
 ): Promise<number> {
-  const position = events[events.length - 1].position;
+  const position = end;
   const handled = events.filter((e) => projection.handles.includes(e.type));
   // Called once the batch is stored, so a reader that sees the new version also sees the new data.
   const stored = (p: number) => (onChange?.(handled.length > 0), p);
@@ -401,11 +408,63 @@ export class ProjectorRuntime {
   ): Promise<number> {
     let position = from;
     while (position < until) {
-      const events = await this.deps.log.readAll({ fromPosition: position, maxCount: 5000 });
-      if (events.length === 0) break;
-      position = await applyBatch(projection, this.deps, events, position, target, searchWriter);
+      const { events, end } = await this.read(projection, position, REBUILD_BATCH);
+      if (end <= position) break;
+      position = await applyBatch(projection, this.deps, events, position, target, searchWriter, undefined, end);
       onProgress?.(position);
     }
+    return position;
+  }
+
+  /**
+   * The next page of the log for a projection: only the types it handles where the log can filter them
+   * (EventLog.readTypes), and where that page ends in the log.
+   */
+  private async read(projection: Projection, from: number, maxCount: number): Promise<{ events: RecordedEvent[]; end: number }> {
+    const log = this.deps.log;
+    if (log.readTypes) {
+      const { events, position } = await log.readTypes({ fromPosition: from, maxCount, types: projection.handles });
+      return { events, end: position };
+    }
+    const events = await log.readAll({ fromPosition: from, maxCount });
+    return { events, end: events.length > 0 ? events[events.length - 1].position : from };
+  }
+
+  /**
+   * A document projection rebuilt from `from` to `until` into fresh collections, its documents kept in one
+   * unit of work across batches (read once, written once) up to REBUILD_DOCUMENTS of them, then written out
+   * and the oldest let go; the checkpoint moves with each write.
+   */
+  private async rebuildDocuments(
+    projection: Extract<Projection, { kind: 'documents' }>,
+    from: number,
+    until: number,
+    target: WriteTarget,
+    onProgress?: (position: number) => void,
+  ): Promise<number> {
+    const uow = new UnitOfWork(target);
+    let position = from;
+    let stored = from;
+    const store = async () => {
+      await target.commit(uow.flush(), { projection: projection.name, expected: stored, position });
+      stored = position;
+    };
+    while (position < until) {
+      const { events, end } = await this.read(projection, position, REBUILD_BATCH);
+      if (end <= position) break;
+      for (const event of events) {
+        if (!projection.handles.includes(event.type)) continue;
+        uow.current = event;
+        await projection.apply(event, uow);
+      }
+      position = end;
+      if (uow.size > REBUILD_DOCUMENTS) {
+        await store();
+        uow.forget(REBUILD_DOCUMENTS / 2);
+      }
+      onProgress?.(position);
+    }
+    if (position > stored) await store();
     return position;
   }
 
@@ -446,7 +505,10 @@ export class ProjectorRuntime {
       let position = 0;
       for (;;) {
         do {
-          position = await this.runFrom(projection, position, head, target, undefined, (p) => onProgress?.(p, head));
+          position =
+            projection.kind === 'documents'
+              ? await this.rebuildDocuments(projection, position, head, target, (p) => onProgress?.(p, head))
+              : await this.runFrom(projection, position, head, target, undefined, (p) => onProgress?.(p, head));
           head = await this.deps.log.headPosition();
         } while (position < head);
         // The swap waits until the rebuilt copy is at least where a running projector has brought the live

@@ -154,8 +154,14 @@ export class SqliteDocumentStore implements DocumentStore {
   private loadAliases() {
     this.aliases.clear();
     for (const row of this.db.prepare('SELECT * FROM rm_aliases').all() as AliasRow[]) this.aliases.set(row.name, row);
-    this.schemaVersion = this.db.pragma('schema_version', { simple: true }) as number;
+    this.schemaVersion = this.schemaVersionStatement.get() as number;
   }
+
+  /** Prepared once: db.pragma() prepares a statement on every call, and this one runs on every read and write. */
+  private get schemaVersionStatement(): Database.Statement {
+    return (this.schemaVersionQuery ??= this.db.prepare('PRAGMA schema_version').pluck());
+  }
+  private schemaVersionQuery: Database.Statement | null = null;
 
   /** The schema version the aliases were read at: a rebuild's swap in any process (tables created, dropped) moves it. */
   private schemaVersion = -1;
@@ -165,9 +171,10 @@ export class SqliteDocumentStore implements DocumentStore {
    * version on every CREATE or DROP, which plain writes never do, so this check is one header read.
    */
   private refreshAliases() {
-    if ((this.db.pragma('schema_version', { simple: true }) as number) !== this.schemaVersion) {
+    if ((this.schemaVersionStatement.get() as number) !== this.schemaVersion) {
       this.loadAliases();
       this.statements.clear();
+      this.writeStatements.clear();
     }
   }
 
@@ -190,6 +197,7 @@ export class SqliteDocumentStore implements DocumentStore {
       if (error instanceof Error && /no such table/.test(error.message)) {
         this.loadAliases();
         this.statements.clear();
+        this.writeStatements.clear();
         return fn();
       }
       throw error;
@@ -340,16 +348,25 @@ export class SqliteDocumentStore implements DocumentStore {
 
   private applyOps(ops: WriteOp[], resolve: (name: string) => string) {
     for (const op of ops) {
-      const table = resolve(op.collection);
-      if (op.op === 'put') {
-        this.prepare(
-          `INSERT INTO ${table} (tenant, id, doc) VALUES (?, ?, jsonb(?)) ON CONFLICT (tenant, id) DO UPDATE SET doc = excluded.doc`,
-        ).run(op.tenant, op.doc._id, JSON.stringify(op.doc));
-      } else {
-        this.prepare(`DELETE FROM ${table} WHERE tenant = ? AND id = ?`).run(op.tenant, op.id);
-      }
+      const writes = this.writesOf(resolve(op.collection));
+      if (op.op === 'put') writes.put.run(op.tenant, op.doc._id, JSON.stringify(op.doc));
+      else writes.delete.run(op.tenant, op.id);
     }
   }
+
+  /** The write statements of a physical table, prepared once (statements are dropped when a swap moves aliases). */
+  private writesOf(table: string): { put: Database.Statement; delete: Database.Statement } {
+    let writes = this.writeStatements.get(table);
+    if (!writes) {
+      writes = {
+        put: this.db.prepare(`INSERT INTO ${table} (tenant, id, doc) VALUES (?, ?, jsonb(?)) ON CONFLICT (tenant, id) DO UPDATE SET doc = excluded.doc`),
+        delete: this.db.prepare(`DELETE FROM ${table} WHERE tenant = ? AND id = ?`),
+      };
+      this.writeStatements.set(table, writes);
+    }
+    return writes;
+  }
+  private readonly writeStatements = new Map<string, { put: Database.Statement; delete: Database.Statement }>();
 
   private liveTarget: WriteTarget | null = null;
 
@@ -423,6 +440,7 @@ export class SqliteDocumentStore implements DocumentStore {
         if (!swapped) return false;
         this.loadAliases();
         this.statements.clear();
+        this.writeStatements.clear();
         for (const table of old) this.db.exec(`DROP TABLE IF EXISTS ${table}`);
         for (const table of fresh.values()) this.db.exec(`ANALYZE ${table}`);
         return true;

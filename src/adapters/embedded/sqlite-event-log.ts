@@ -3,9 +3,11 @@ import { EventEmitter } from 'node:events';
 import type {
   AppendResult,
   EventLog,
+  EventMetadata,
   ExpectedRevision,
   NewEvent,
   ReadAllOptions,
+  ReadTypesResult,
   RecordedEvent,
   SubscribeOptions,
   Subscription,
@@ -21,6 +23,22 @@ interface Row {
   data: string;
   metadata: string;
   created: string;
+}
+
+/** A row of `events` as an array, in the column order the raw statements select. */
+type RawRow = [position: number, streamId: string, revision: number, type: string, version: number, data: string, metadata: string, created: string];
+
+function fromRaw(row: RawRow): RecordedEvent {
+  return {
+    position: row[0],
+    streamId: row[1],
+    revision: row[2],
+    type: row[3],
+    version: row[4],
+    data: JSON.parse(row[5]),
+    metadata: JSON.parse(row[6]) as EventMetadata,
+    created: row[7],
+  };
 }
 
 /** An append asked for and not yet committed. */
@@ -68,6 +86,7 @@ export class SqliteEventLog implements EventLog {
   private readonly appendOne: (append: PendingAppend) => AppendOutcome;
   /** A group of appends in one IMMEDIATE transaction (group commit). */
   private readonly appendGroup: (group: PendingAppend[]) => Array<AppendOutcome | Error>;
+  private readonly readTypesTransaction: (fromPosition: number, types: string, maxCount: number) => ReadTypesResult;
   /** Appends waiting for the next group commit (at the end of this turn of the event loop). */
   private queued: PendingAppend[] = [];
   private flushScheduled = false;
@@ -112,6 +131,12 @@ export class SqliteEventLog implements EventLog {
         'SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision',
       ),
       readAll: this.db.prepare<[number, number], Row>('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
+      // Rows as arrays (a rebuild reads every event of its types: no object per row before the event's own).
+      readTypes: this.db
+        .prepare<[number, string, number], RawRow>(
+          'SELECT position, stream_id, revision, type, version, data, metadata, created FROM events WHERE position > ? AND type IN (SELECT value FROM json_each(?)) ORDER BY position LIMIT ?',
+        )
+        .raw(),
       head: this.db.prepare<[], { p: number | null }>('SELECT max(position) AS p FROM events'),
     };
     // Appends of other processes (several `api` beside one `projector`) are noticed within WATCH_MS: SQLite's
@@ -127,6 +152,7 @@ export class SqliteEventLog implements EventLog {
       }
     }, WATCH_MS);
     this.watcher.unref();
+    this.readTypesTransaction = this.db.transaction(this.readTypesSnapshot);
     this.appendOne = this.db.transaction(this.appendTx);
     const group = this.db.transaction((appends: PendingAppend[]) =>
       appends.map((append) => {
@@ -236,6 +262,20 @@ export class SqliteEventLog implements EventLog {
     const fromTail = this.fromTail(options.fromPosition, options.maxCount);
     if (fromTail.length > 0) return fromTail;
     return this.statements.readAll.all(options.fromPosition, options.maxCount).map(toRecorded);
+  }
+
+  /** Events of the given types, and the head as of the same read (one snapshot): how far the read covered. */
+  private readonly readTypesSnapshot = (fromPosition: number, types: string, maxCount: number): ReadTypesResult => {
+    const rows = this.statements.readTypes.all(fromPosition, types, maxCount);
+    const last = rows.length > 0 ? rows[rows.length - 1][0] : fromPosition;
+    // A full page covers up to its last event; a shorter one reached the head.
+    const position = rows.length < maxCount ? Math.max(last, this.statements.head.get()?.p ?? 0) : last;
+    return { events: rows.map(fromRaw), position };
+  };
+
+  async readTypes(options: ReadAllOptions & { types: readonly string[] }): Promise<ReadTypesResult> {
+    this.assertOpen();
+    return this.readTypesTransaction(options.fromPosition, JSON.stringify(options.types), options.maxCount);
   }
 
   /**
