@@ -120,7 +120,12 @@ export class ProjectorRuntime {
   private stopped = false;
   private readonly failures = new Map<string, string>();
 
-  constructor(private readonly deps: ProjectorDeps, readonly projections: Projection[]) {
+  constructor(
+    private readonly deps: ProjectorDeps,
+    readonly projections: Projection[],
+    /** A rebuild's bounds (REBUILD_DOCUMENTS, REBUILD_BATCH; smaller in specs of the bounds themselves). */
+    private readonly options: { rebuildDocuments?: number; rebuildBatch?: number } = {},
+  ) {
     const names = new Set<string>();
     for (const p of projections) {
       if (names.has(p.name)) throw new Error(`duplicate projection ${p.name}`);
@@ -408,7 +413,7 @@ export class ProjectorRuntime {
   ): Promise<number> {
     let position = from;
     while (position < until) {
-      const { events, end } = await this.read(projection, position, REBUILD_BATCH);
+      const { events, end } = await this.read(projection, position, this.options.rebuildBatch ?? REBUILD_BATCH);
       if (end <= position) break;
       position = await applyBatch(projection, this.deps, events, position, target, searchWriter, undefined, end);
       onProgress?.(position);
@@ -443,6 +448,7 @@ export class ProjectorRuntime {
     onProgress?: (position: number) => void,
   ): Promise<number> {
     const uow = new UnitOfWork(target);
+    const held = this.options.rebuildDocuments ?? REBUILD_DOCUMENTS;
     let position = from;
     let stored = from;
     const store = async () => {
@@ -450,7 +456,7 @@ export class ProjectorRuntime {
       stored = position;
     };
     while (position < until) {
-      const { events, end } = await this.read(projection, position, REBUILD_BATCH);
+      const { events, end } = await this.read(projection, position, this.options.rebuildBatch ?? REBUILD_BATCH);
       if (end <= position) break;
       for (const event of events) {
         if (!projection.handles.includes(event.type)) continue;
@@ -458,9 +464,9 @@ export class ProjectorRuntime {
         await projection.apply(event, uow);
       }
       position = end;
-      if (uow.size > REBUILD_DOCUMENTS) {
+      if (uow.size > held) {
         await store();
-        uow.forget(REBUILD_DOCUMENTS / 2);
+        uow.forget(Math.floor(held / 2));
       }
       onProgress?.(position);
     }

@@ -80,6 +80,24 @@ export function eventLogContract(name: string, makeLog: () => Promise<EventLog>)
       expect(await log.headPosition()).to.equal(page2[0].position);
     });
 
+    it('reads only the events of the types asked for, where it can filter, and says how far it read', async function () {
+      if (!log.readTypes) this.skip();
+      const typed = (type: string, n: number): NewEvent => ({ ...event(n), type });
+      const start = await log.headPosition();
+      await log.appendToStream(`${prefix}-t`, [typed('Wanted', 1), typed('Other', 2), typed('Wanted', 3), typed('Other', 4), typed('Other', 5)]);
+      const head = await log.headPosition();
+      const page = await log.readTypes!({ fromPosition: start, maxCount: 1, types: ['Wanted'] });
+      expect(page.events.map((e) => e.data.n)).to.deep.equal([1]);
+      // A full page covers up to its last event.
+      expect(page.position).to.equal(page.events[0].position);
+      const rest = await log.readTypes!({ fromPosition: page.position, maxCount: 10, types: ['Wanted'] });
+      expect(rest.events.map((e) => [e.type, e.data.n])).to.deep.equal([['Wanted', 3]]);
+      // A shorter one read up to the head: the two Other events at the end only move a reader to it.
+      expect(rest.position).to.equal(head);
+      const none = await log.readTypes!({ fromPosition: head, maxCount: 10, types: ['Wanted'] });
+      expect(none).to.deep.equal({ events: [], position: head });
+    });
+
     it('delivers stored events to a subscription, then live ones, in order, and stops on unsubscribe', async () => {
       const start = await log.headPosition();
       await log.appendToStream(`${prefix}-h`, [event(1)]);

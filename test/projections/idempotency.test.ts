@@ -193,6 +193,29 @@ describe('projections', () => {
     await store.close();
   });
 
+  for (const projection of projections) {
+    it(`${projection.name}: a rebuild from position 0 ends with the documents of the live run, also holding only a few documents at a time`, async function () {
+      this.timeout(60_000);
+      for (const [held, batch] of [[1_000_000, 5000], [3, 7]]) {
+        const store = new SqliteDocumentStore(path.join(dir, `rebuild-${projection.name}-${held}.sqlite`));
+        const index = await MiniSearchIndex.open({ dir: null, flushIntervalMs: 0, partitions: LOT_SEARCH_PARTITION });
+        for (const c of projection.collections) await store.ensureCollection(c);
+        const position = await applyAll(store, projection, events, 0);
+        const live = await snapshot(store, projection);
+        const runtime = new ProjectorRuntime({ log, documents: store, search: index, logger: createLogger({ level: 'silent' }) }, [projection], {
+          rebuildDocuments: held,
+          rebuildBatch: batch,
+        });
+        const result = await runtime.rebuild(projection.name);
+        expect(result.position).to.equal(position);
+        expect(await snapshot(store, projection)).to.deep.equal(live);
+        expect(await store.getCheckpoint(projection.name)).to.equal(position);
+        await index.close();
+        await store.close();
+      }
+    });
+  }
+
   it('a projector stopped half way resumes from its checkpoint and ends where a rebuild from position 0 ends', async function () {
     this.timeout(60_000);
     const store = new SqliteDocumentStore(path.join(dir, 'resume.sqlite'));
