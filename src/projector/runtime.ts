@@ -159,13 +159,20 @@ export class ProjectorRuntime {
    */
   async start(names: readonly string[] = this.projections.map((p) => p.name)): Promise<void> {
     this.started = true;
+    const running: Projection[] = [];
     for (const projection of this.projections) {
       if (!names.includes(projection.name)) continue;
       const position = await this.checkpoint(projection);
       this.positions.set(projection.name, position);
       this.lastChange.set(projection.name, position);
-      this.loops.push(this.loop(projection));
+      running.push(projection);
     }
+    // Far behind (a first build), the projections catch up together, each page of the log read once; then
+    // each follows the log on its own.
+    const together = this.catchUpTogether(running).catch((error) =>
+      this.deps.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'catching up together stopped; each projection goes on alone'),
+    );
+    for (const projection of running) this.loops.push(together.then(() => this.loop(projection)));
     if (this.projections.some((p) => !names.includes(p.name))) {
       // Only the projections a cache has asked about (cacheVersion) are followed.
       const poll = async () => {
@@ -217,12 +224,18 @@ export class ProjectorRuntime {
           })
           .catch(() => undefined); // a moved checkpoint shows up as a conflict on the next batch
       };
-      const subscription = this.deps.log.subscribeToAll({ fromPosition: stored, batchSize: 2000 });
+      let subscription: ReturnType<EventLog['subscribeToAll']> | null = null;
       this.stops.push(async () => {
         if (idle) clearTimeout(idle);
-        await subscription.unsubscribe();
+        await subscription?.unsubscribe();
       });
       try {
+        // Behind (a first build, a long stop): the events of this projection's types alone, in large pages,
+        // until the head; then the log live.
+        stored = pending = await this.catchUpFrom(projection, stored, searchWriter);
+        lastStore = Date.now();
+        if (this.stopped) break;
+        subscription = this.deps.log.subscribeToAll({ fromPosition: stored, batchSize: 2000 });
         for await (const events of subscription) {
           if (this.stopped) break;
           const batchEnd = events[events.length - 1].position;
@@ -247,7 +260,7 @@ export class ProjectorRuntime {
         }
       } catch (error) {
         if (idle) clearTimeout(idle);
-        await subscription.unsubscribe();
+        await subscription?.unsubscribe();
         if (this.stopped) break;
         if (error instanceof CheckpointConflictError) {
           this.lastChange.set(projection.name, -Date.now());
@@ -413,7 +426,7 @@ export class ProjectorRuntime {
   ): Promise<number> {
     let position = from;
     while (position < until) {
-      const { events, end } = await this.read(projection, position, this.options.rebuildBatch ?? REBUILD_BATCH);
+      const { events, end } = await this.read(projection.handles, position, this.options.rebuildBatch ?? REBUILD_BATCH);
       if (end <= position) break;
       position = await applyBatch(projection, this.deps, events, position, target, searchWriter, undefined, end);
       onProgress?.(position);
@@ -422,13 +435,80 @@ export class ProjectorRuntime {
   }
 
   /**
+   * The projections this process runs, caught up together from the furthest behind of them to the head:
+   * each page of their types is read (and parsed) once and each projection applies its own events of it,
+   * written with its checkpoint like a live batch. Only where the log can filter by type; a failure stops
+   * it, and each projection's loop then catches up alone.
+   */
+  private async catchUpTogether(projections: Projection[]): Promise<void> {
+    if (!this.deps.log.readTypes || projections.length < 2) return;
+    const types = [...new Set(projections.flatMap((p) => p.handles))];
+    const at = new Map(projections.map((p) => [p, this.positions.get(p.name) ?? 0]));
+    const writers = new Map(projections.map((p) => [p, this.searchWriter(p)]));
+    while (!this.stopped) {
+      const from = Math.min(...at.values());
+      const { events, end } = await this.read(types, from, REBUILD_BATCH);
+      if (end <= from) return;
+      for (const projection of projections) {
+        const position = at.get(projection)!;
+        if (position >= end) continue;
+        const mine = events.filter((e) => e.position > position && projection.handles.includes(e.type));
+        const stored = await applyBatch(
+          projection,
+          this.deps,
+          mine,
+          position,
+          this.deps.documents.live(),
+          writers.get(projection),
+          (changed) => {
+            if (changed) this.lastChange.set(projection.name, end);
+          },
+          end,
+        );
+        at.set(projection, stored);
+        this.advance(projection.name, stored);
+      }
+      if (events.length < REBUILD_BATCH) return;
+    }
+  }
+
+  /**
+   * Catches a running projection up from `from` in pages of its own types (where the log can filter them:
+   * EventLog.readTypes; else nothing is done here and the live subscription reads everything), each page
+   * written with its checkpoint like a live batch; returns where it stands, at the head as of its last read.
+   */
+  private async catchUpFrom(projection: Projection, from: number, searchWriter: ReturnType<ProjectorRuntime['searchWriter']>): Promise<number> {
+    if (!this.deps.log.readTypes) return from;
+    let position = from;
+    while (!this.stopped) {
+      const { events, end } = await this.read(projection.handles, position, REBUILD_BATCH);
+      if (end <= position) break;
+      position = await applyBatch(
+        projection,
+        this.deps,
+        events,
+        position,
+        this.deps.documents.live(),
+        searchWriter,
+        (changed) => {
+          if (changed) this.lastChange.set(projection.name, end);
+        },
+        end,
+      );
+      this.advance(projection.name, position);
+      if (events.length < REBUILD_BATCH) break;
+    }
+    return position;
+  }
+
+  /**
    * The next page of the log for a projection: only the types it handles where the log can filter them
    * (EventLog.readTypes), and where that page ends in the log.
    */
-  private async read(projection: Projection, from: number, maxCount: number): Promise<{ events: RecordedEvent[]; end: number }> {
+  private async read(types: readonly string[], from: number, maxCount: number): Promise<{ events: RecordedEvent[]; end: number }> {
     const log = this.deps.log;
     if (log.readTypes) {
-      const { events, position } = await log.readTypes({ fromPosition: from, maxCount, types: projection.handles });
+      const { events, position } = await log.readTypes({ fromPosition: from, maxCount, types });
       return { events, end: position };
     }
     const events = await log.readAll({ fromPosition: from, maxCount });
@@ -456,7 +536,7 @@ export class ProjectorRuntime {
       stored = position;
     };
     while (position < until) {
-      const { events, end } = await this.read(projection, position, this.options.rebuildBatch ?? REBUILD_BATCH);
+      const { events, end } = await this.read(projection.handles, position, this.options.rebuildBatch ?? REBUILD_BATCH);
       if (end <= position) break;
       for (const event of events) {
         if (!projection.handles.includes(event.type)) continue;

@@ -191,6 +191,11 @@ export class SqliteDocumentStore implements DocumentStore {
   /** Runs a read on the current copies, re-resolving aliases once if another process swapped one under us. */
   private withAliases<T>(fn: () => T): T {
     this.refreshAliases();
+    return this.withKnownAliases(fn);
+  }
+
+  /** Runs a read on the copies the aliases last named (re-resolving them if one of those is gone). */
+  private withKnownAliases<T>(fn: () => T): T {
     try {
       return fn();
     } catch (error) {
@@ -334,8 +339,11 @@ export class SqliteDocumentStore implements DocumentStore {
       ).run(name, checkpoint.position, new Date().toISOString());
     });
     return {
+      // A projector's read within its batch needs no check of the aliases (a header read per document): the
+      // batch's commit checks them inside its write lock, and a swap made meanwhile moved the checkpoint, so
+      // the commit fails (CheckpointConflictError) and the batch is read again from the new copy.
       get: async (collection, tenant, id) => {
-        const row = this.withAliases(
+        const row = this.withKnownAliases(
           () => this.prepare(`SELECT json(doc) AS doc FROM ${resolve(collection)} WHERE tenant = ? AND id = ?`).get(tenant, id) as { doc: string } | undefined,
         );
         return row ? (JSON.parse(row.doc) as Doc) : null;

@@ -4,8 +4,8 @@
  */
 import { foldText } from '../../../text/fold.ts';
 
-/** MiniSearch's default tokenizer (documents are split by MiniSearch itself, with foldText per token). */
-const TOKEN_SPLIT = /[\n\r\p{Z}\p{P}]+/u;
+/** MiniSearch's default tokenizer (documents are split by MiniSearch, or Engine.insertAll, with foldText per token). */
+export const TOKEN_SPLIT = /[\n\r\p{Z}\p{P}]+/u;
 
 /** A prefix match needs at least this many characters. */
 const MIN_PREFIX_LENGTH = 2;
