@@ -61,12 +61,15 @@ export const searchLots = defineOperation({
     const lots: Filter = {};
     if (query.AuctionId !== undefined) filter.AuctionId = lots.AuctionId = query.AuctionId;
     if (query.CategoryId !== undefined) {
-      const ids = await categoryAndDescendants(ctx.db, query.CategoryId);
+      const ids = await ctx.derived(`category-and-below:${query.CategoryId}`, () => categoryAndDescendants(ctx.db, query.CategoryId!));
       filter.CategoryId = ids.length === 1 ? ids[0] : { in: ids };
       lots.CategoryId = ids.length === 1 ? ids[0] : { $in: ids };
     }
     if (!query.ShowClosedLots) filter.EndTime = { gt: ctx.now.getTime() };
-    ctx.changesAt(await nextClosing(catalogueLots(ctx.db), lots, ctx.now.toISOString()));
+    const now = ctx.now.getTime();
+    ctx.changesAt(
+      await ctx.derived(`next-closing:${JSON.stringify(lots)}`, () => nextClosing(catalogueLots(ctx.db), lots, ctx.now.toISOString()), (time) => time > now),
+    );
     const result = await ctx.search.search(LOT_SEARCH, {
       q: query.q,
       queryBy: ['Title', 'AttributeText', 'Description'],

@@ -99,7 +99,7 @@ export function toLotDto(doc: LotDoc, language: string, fallback: string, nowIso
 
 /** Maps lots to DTOs for one request: its language and clock, and the auction types read once. */
 export async function lotMapper(ctx: TenantContext): Promise<(doc: LotDoc) => LotDto> {
-  const types = await readAuctionTypes(ctx.db);
+  const types = await ctx.derived('auction-types', () => readAuctionTypes(ctx.db));
   const nowIso = ctx.now.toISOString();
   return (doc) => toLotDto(doc, ctx.language, ctx.tenant.DefaultLanguage, nowIso, types.typeOf(doc.AuctionId));
 }

@@ -15,6 +15,7 @@ import type { Metrics } from './metrics.ts';
 import { mountOps } from './ops.ts';
 import { negotiatedLanguage } from './language.ts';
 import { catalogueFastPath, CATALOGUE_VARY, requestIdOf, SHARED_CACHE_CONTROL } from './catalogue-fast-path.ts';
+import { DerivedValues } from './derived-values.ts';
 import type { BaseContext, MemberContext, Operation, TenantContext } from './operation.ts';
 import { problemMiddleware, sendProblem } from './problem.ts';
 import { buildOpenApiDocument, docsPage } from './openapi.ts';
@@ -51,6 +52,7 @@ export function buildApp(
   const responseCache = config.responseCache ? new ResponseCache() : null;
   const logger = services.logger;
   const requestLog = requestLogger(logger);
+  const derivedValues = new DerivedValues(() => services.projector.cacheVersion(catalogueProjections));
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'simple');
@@ -188,6 +190,7 @@ export function buildApp(
           changesAt: (time) => {
             changesAt = Math.min(changesAt ?? Number.POSITIVE_INFINITY, time);
           },
+          derived: (key, compute, stillTrue) => derivedValues.get(id, key, compute, stillTrue),
         };
         ctx = operation.auth === 'member' ? { ...tenantCtx, member: await auth.requireMember(claims) } : tenantCtx;
         res.setHeader('Content-Language', tenantCtx.language);

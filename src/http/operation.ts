@@ -66,6 +66,12 @@ export interface TenantContext extends BaseContext {
    * (and at most a minute) while its read models stand still; one whose handler tells nothing, a second.
    */
   changesAt(time: number): void;
+  /**
+   * A value worked out from the catalogue read models (the next lot to close, a category's descendants),
+   * kept per tenant and key while those read models stand still (the response cache's version) and, when
+   * `stillTrue` is given, while it says so (e.g. until the time it names). Without a version: worked out.
+   */
+  derived<T>(key: string, compute: () => Promise<T>, stillTrue?: (value: T) => boolean): Promise<T>;
 }
 
 export interface MemberContext extends TenantContext {
