@@ -13,7 +13,7 @@
  *       search           GET /v1/lots/search, the 54 queries of every run (mostly cached answers)
  *       distinct search  GET /v1/lots/search, every query one never asked before (bench/distinct-queries.ts)
  *       watchlist        PUT /v1/me/watchlist/{lotId} by one member, every request appending an event (read your writes)
- *     then the service's peak memory, and optionally the prints and the accounts (--only prints,accounts).
+ *     then the service's peak memory, the prints (bench/prints.ts) and the sign-up flows (bench/accounts.ts).
  *  3. With the service stopped: the index alone (bench/index-alone.ts on the service's snapshot, distinct
  *     queries), the rebuilds of `catalogue` and `lot-search` from position 0, and restarts (spawn to /readyz 200).
  *  4. --million: the same catalogue with about 1M events (13 bids a lot of a started auction) in
@@ -21,7 +21,7 @@
  *
  * Options: --fresh  --lots 100000  --rounds 3  --connections 50  --warmup 2  --duration 10  --log-level info
  *          --port 3100  --ceiling-port 3101  --million
- *          --only lots,gzip,search,distinct,watch,index,rebuild,restart (default; add prints, accounts, million)
+ *          --only lots,gzip,search,distinct,watch,index,prints,accounts,rebuild,restart (default; --million adds million)
  *          --profile (node --cpu-prof on the loaded service; the top self-time functions per load)
  */
 import fs from 'node:fs';
@@ -67,7 +67,7 @@ const opts = {
   port: intOption('port', 3100),
   ceilingPort: intOption('ceiling-port', 3101),
   only: new Set(
-    option('only', `lots,gzip,search,distinct,watch,index,rebuild,restart${million ? ',million' : ''}`)
+    option('only', `lots,gzip,search,distinct,watch,index,prints,accounts,rebuild,restart${million ? ',million' : ''}`)
       .split(',')
       .map((s) => s.trim()),
   ),
