@@ -6,6 +6,7 @@
  * swapped, or one replaced), a fifth ending in a prefix of 3–5 letters. Deterministic for a seed.
  */
 import { adjectives, conditions, materials, objects, periods, places, type Tri } from '../app/seed/vocabulary.ts';
+import { prng } from '../app/seed/generator.ts';
 import { foldText } from '../src/text/fold.ts';
 
 export interface DistinctQuery {
@@ -13,23 +14,12 @@ export interface DistinctQuery {
   q: string;
 }
 
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const LANGS = ['en', 'sv', 'de'] as const;
 const EXTRAS: Tri[][] = [adjectives, materials, periods, places, conditions];
 
 /** `count` distinct queries (fewer only if the vocabulary runs out, which it does not below ~500k). */
 export function distinctQueries(count: number, seed = 7): DistinctQuery[] {
-  const random = prng(seed);
+  const random = prng(seed).next;
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)];
   const seen = new Set<string>();
   const out: DistinctQuery[] = [];

@@ -110,7 +110,13 @@ async function drain(log: EventLog, streamId: string, queue: Queued[], byStream:
       const decider = queue[0].decider;
       let n = 1;
       while (n < queue.length && n < MAX_BATCH && queue[n].decider === decider) n++;
-      await runBatch(log, streamId, decider, queue.splice(0, n), queue);
+      const batch = queue.splice(0, n);
+      try {
+        await runBatch(log, streamId, decider, batch, queue);
+      } catch (error) {
+        // A decider that fails outside decide (initialState, evolve): its commands fail, the stream goes on.
+        for (const item of batch) item.reject(error);
+      }
     }
   } finally {
     byStream.delete(streamId);
