@@ -141,7 +141,7 @@ export async function openEngines(
     describe.limits = `embedded ${paths.limits}`;
   }
   // Closed in reverse: the queue (waiting for its running jobs) before its database.
-  closers.push(() => jobs.close(), () => (limiter as RateLimiter & { close?: () => Promise<void> }).close?.(), () => workerLeases.close());
+  closers.push(async () => void (await jobs.close()), () => (limiter as RateLimiter & { close?: () => Promise<void> }).close?.(), () => workerLeases.close());
 
   // The singleton roles are claimed before the lot index opens: a writable embedded index tidies its folder on
   // opening, which must never happen beside a running projector.

@@ -1,10 +1,14 @@
 import { loadConfig } from '../src/config.ts';
-import { createLogger } from '../src/logger.ts';
+import { createLogger, drainLogs } from '../src/logger.ts';
+import { GracefulShutdown } from '../src/shutdown.ts';
 import { createRuntime, dataPaths } from './runtime.ts';
 import { demoCredentials, seedDemo } from './seed/demo.ts';
 import { listen } from '../src/http/server.ts';
 import { opsApp } from '../src/http/ops.ts';
 import { RoleRefusedError } from '../src/roles/singleton.ts';
+
+/** SIGTERM and SIGINT, once the engines are open. */
+let shutdown: GracefulShutdown | null = null;
 
 /**
  * `npm start`: the service as ROLE says (default `all`: API, projectors and job worker in one process), on
@@ -26,6 +30,16 @@ async function main() {
   }
   const { services, role } = runtime;
   logger.info({ role, engines: runtime.engines.describe }, 'engines');
+  // From here a signal stops the service gracefully, also while it seeds or catches up.
+  const { close } = runtime;
+  shutdown = new GracefulShutdown({
+    logger,
+    timeoutMs: config.shutdownTimeoutMs,
+    background: (graceMs) => services.jobs.close(graceMs),
+    close,
+    drainLogs,
+  });
+  shutdown.listen();
 
   let credentials = null;
   if (config.seedDemo && (role === 'all' || role === 'projector')) {
@@ -68,22 +82,14 @@ async function main() {
   // The banner goes to stdout for the person who started the service; it is not a log record.
   process.stdout.write(lines.join('\n') + '\n\n');
 
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    server.close();
-    server.closeIdleConnections();
-    metricsServer?.close();
-    await runtime.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  shutdown.track(server);
+  if (metricsServer) shutdown.track(metricsServer);
 }
 
-main().catch((error) => {
+main().catch(async (error) => {
+  // Start-up cut short by a signal (the engines closed under it): the shutdown exits.
+  if (shutdown?.stopping) return;
   process.stderr.write(`fatal: ${error instanceof Error ? error.stack : String(error)}\n`);
+  await drainLogs(1000);
   process.exit(1);
 });

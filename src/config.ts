@@ -35,6 +35,8 @@ export interface Config {
   /** The EU's VIES service for VAT checks; null: format and checksum only (jsvat). */
   viesUrl: string | null;
   viesTimeoutMs: number;
+  /** After SIGTERM or SIGINT: how long requests in flight and running jobs may take before they are abandoned. */
+  shutdownTimeoutMs: number;
   http: HttpConfig;
 }
 
@@ -91,6 +93,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     searchFlushIntervalMs: int(env.SEARCH_FLUSH_INTERVAL_MS, 30000, 'SEARCH_FLUSH_INTERVAL_MS'),
     viesUrl: env.VIES_URL || null,
     viesTimeoutMs: int(env.VIES_TIMEOUT_MS, 10000, 'VIES_TIMEOUT_MS'),
+    shutdownTimeoutMs: int(env.SHUTDOWN_TIMEOUT_MS, 10000, 'SHUTDOWN_TIMEOUT_MS'),
     http: {
       corsOrigins: (env.CORS_ORIGINS ?? '*').split(',').map((o) => o.trim()).filter(Boolean),
       trustProxy: env.TRUST_PROXY === 'true',

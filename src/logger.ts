@@ -1,4 +1,5 @@
 import { pino } from 'pino';
+import { BatchedOutput } from './log-output.ts';
 
 export type Logger = pino.Logger;
 
@@ -6,15 +7,33 @@ export type Logger = pino.Logger;
 const STDOUT_BATCH_BYTES = 4096;
 /** ...and at least this often, so a quiet service's lines are not held back. */
 const STDOUT_FLUSH_MS = 250;
+/** Lines waiting for a standard output that does not keep up, at most; beyond, lines are dropped and counted. */
+const STDOUT_MAX_PENDING_BYTES = 16 * 1024 * 1024;
+
+let stdout: BatchedOutput | null = null;
 
 /**
- * Standard output as pino writes it by default (sonic-boom, asynchronous), but in batches: under load one
- * write per line costs more than the line. A normal exit flushes what is held (pino's exit hook); a process
- * killed outright loses at most the last STDOUT_FLUSH_MS of lines.
+ * Standard output in batches (src/log-output.ts), one per process, shared by every logger: under load one
+ * write per line costs more than the line. At exit what is held is handed to standard output without waiting
+ * (a reader that left or stopped reading never holds the exit); a graceful stop drains it first (drainLogs).
  */
-function batchedStdout(): pino.DestinationStream {
-  // sonic-boom's periodicFlush (an unref'd timer); pino's types do not name it.
-  return pino.destination({ dest: process.stdout.fd ?? 1, minLength: STDOUT_BATCH_BYTES, sync: false, periodicFlush: STDOUT_FLUSH_MS } as Parameters<typeof pino.destination>[0]);
+function batchedStdout(): BatchedOutput {
+  if (stdout) return stdout;
+  const output = new BatchedOutput(process.stdout, { minBytes: STDOUT_BATCH_BYTES, flushMs: STDOUT_FLUSH_MS, maxPendingBytes: STDOUT_MAX_PENDING_BYTES });
+  process.once('exit', () => {
+    output.flush();
+    output.close();
+  });
+  return (stdout = output);
+}
+
+/**
+ * Waits until the log lines written so far have left for standard output, at most `timeoutMs` (false when
+ * its reader did not take them in time), and says how many lines a slow reader made the service drop.
+ */
+export async function drainLogs(timeoutMs: number): Promise<{ drained: boolean; dropped: number }> {
+  if (!stdout) return { drained: true, dropped: 0 };
+  return { drained: await stdout.drain(timeoutMs), dropped: stdout.dropped };
 }
 
 /**

@@ -32,6 +32,11 @@ export interface Job<T = unknown> {
 
 export type JobProcessor = (job: Job) => Promise<void>;
 
+export interface ClosedQueue {
+  /** Jobs still running when the grace period ended, as `name id`. */
+  abandoned: string[];
+}
+
 export type JobState = 'waiting' | 'active' | 'completed' | 'failed' | 'delayed';
 
 export interface JobQueue {
@@ -44,5 +49,11 @@ export interface JobQueue {
    * shutdown); a job scheduled later (a reminder for tomorrow) does not hold it up.
    */
   whenIdle(timeoutMs?: number): Promise<void>;
-  close(): Promise<void>;
+  /**
+   * Stops taking jobs and waits for the running ones: without end, or at most `graceMs` (shutdown). Answers
+   * the jobs it stopped waiting for (`name id`): they stay in the queue and run again after a restart (the
+   * embedded queue) or once their lock expires (BullMQ, 30 s), keyed as ever so that their effect is once.
+   * Calling it again answers the first call's outcome.
+   */
+  close(graceMs?: number): Promise<ClosedQueue>;
 }

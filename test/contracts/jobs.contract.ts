@@ -219,6 +219,25 @@ export function jobQueueContract(name: string, makeQueue: () => Promise<JobQueue
       expect(finished).to.equal(true);
     });
 
+    it('stops waiting for a running job after the grace period given to close, and names it', async function () {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let started = false;
+      const name = jobName('stuck');
+      queue.process(name, async () => {
+        started = true;
+        await held;
+      });
+      await queue.add(name, {}, { jobId: id('stuck') });
+      await waitFor(() => started);
+      const closing = Date.now();
+      const closed = await queue.close(200);
+      expect(Date.now() - closing).to.be.below(2000);
+      expect(closed.abandoned).to.deep.equal([`${name} ${id('stuck')}`]);
+      expect(await queue.close()).to.deep.equal(closed);
+      release();
+    });
+
     it('runs a job added before a close after reopening, and does not run completed jobs again', async function () {
       if (!fixture.reopen) this.skip();
       const name = jobName('persist');

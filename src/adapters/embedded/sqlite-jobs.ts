@@ -17,7 +17,7 @@
  *   running job or a pending whenIdle() does).
  */
 import type Database from 'better-sqlite3';
-import type { Job, JobOptions, JobProcessor, JobQueue, JobState } from '../../ports/jobs.ts';
+import type { ClosedQueue, Job, JobOptions, JobProcessor, JobQueue, JobState } from '../../ports/jobs.ts';
 
 export interface JobQueueLogger {
   warn(obj: object, msg: string): void;
@@ -60,8 +60,10 @@ export class SqliteJobQueue implements JobQueue {
   private readonly concurrency: number;
   private readonly logger: JobQueueLogger;
   private readonly processors = new Map<string, JobProcessor>();
-  private readonly running = new Set<Promise<void>>();
+  /** Running jobs, with their `name id`. */
+  private readonly running = new Map<Promise<void>, string>();
   private closed = false;
+  private closing: Promise<ClosedQueue> | null = null;
   private timer: NodeJS.Timeout | undefined;
   private wakeScheduled = false;
 
@@ -191,13 +193,23 @@ export class SqliteJobQueue implements JobQueue {
     }
   }
 
-  async close(): Promise<void> {
+  close(graceMs?: number): Promise<ClosedQueue> {
+    this.closing ??= this.stop(graceMs);
+    return this.closing;
+  }
+
+  private async stop(graceMs: number | undefined): Promise<ClosedQueue> {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    while (this.running.size > 0) {
-      await Promise.allSettled([...this.running]);
+    const deadline = Date.now() + (graceMs ?? 0);
+    while (this.running.size > 0 && (graceMs === undefined || Date.now() < deadline)) {
+      const settled = Promise.allSettled([...this.running.keys()]);
+      if (graceMs === undefined) await settled;
+      else await raceTimeout(settled, deadline - Date.now());
     }
+    // Left 'active': the next queue on this file hands them out again (constructor).
+    return { abandoned: [...this.running.values()] };
   }
 
   // ---- worker loop ----
@@ -254,7 +266,7 @@ export class SqliteJobQueue implements JobQueue {
       this.running.delete(run);
       this.wake();
     });
-    this.running.add(run);
+    this.running.set(run, `${row.name} ${row.id}`);
   }
 
   private async runJob(row: ClaimedRow): Promise<void> {
@@ -289,6 +301,13 @@ export class SqliteJobQueue implements JobQueue {
       this.logger.error({ ...meta, err: errorMessage(err) }, 'job queue: could not record job failure');
     }
   }
+}
+
+/** Resolves when `promise` settles or after `ms`, whichever comes first. */
+async function raceTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
 
 function positiveInt(value: number, what: string): number {

@@ -1,6 +1,7 @@
 /**
  * JobQueue on BullMQ (Redis). `new BullMqJobQueue({ url, prefix, queueName, concurrency, keepFinishedMs, logger })`;
- * `close()` stops the workers (after their running jobs), then the connections it opened.
+ * `close(graceMs?)` stops the workers (after their running jobs, or those that end within the grace), then the
+ * connections it opened.
  *
  * - One BullMQ queue per job name, `${queueName}.${name}` under the key prefix (BullMQ `prefix`). A BullMQ
  *   Worker takes every job of its queue, so one shared queue would make a process run (and fail) jobs whose
@@ -32,7 +33,7 @@
 import { randomUUID } from 'node:crypto';
 import { Queue, Worker, type Job as BullJob, type JobsOptions } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { Job, JobOptions, JobProcessor, JobQueue, JobState } from '../../ports/jobs.ts';
+import type { ClosedQueue, Job, JobOptions, JobProcessor, JobQueue, JobState } from '../../ports/jobs.ts';
 
 export interface BullMqJobQueueLogger {
   warn(obj: object, msg: string): void;
@@ -83,7 +84,9 @@ export class BullMqJobQueue implements JobQueue {
   /** Names this instance has put in the Redis name set already. */
   private readonly registered = new Set<string>();
   private closed = false;
-  private closing: Promise<void> | undefined;
+  private closing: Promise<ClosedQueue> | undefined;
+  /** Jobs this process is running, as `name id`. */
+  private readonly active = new Set<string>();
   private lastConnectionError = '';
 
   constructor(options: BullMqJobQueueOptions) {
@@ -181,21 +184,32 @@ export class BullMqJobQueue implements JobQueue {
     }
   }
 
-  close(): Promise<void> {
-    this.closing ??= this.shutdown();
+  close(graceMs?: number): Promise<ClosedQueue> {
+    this.closing ??= this.shutdown(graceMs);
     return this.closing;
   }
 
   // ---- internals ----
 
-  private async shutdown(): Promise<void> {
+  private async shutdown(graceMs: number | undefined): Promise<ClosedQueue> {
     this.closed = true;
-    // Workers first: Worker.close() waits for the jobs they are running.
-    await settleAll([...this.workers.values()].map((worker) => worker.close()), this.logger, 'closing a worker');
+    const workers = [...this.workers.values()];
+    let abandoned: string[] = [];
+    if (graceMs !== undefined) {
+      // No new job, then the running ones get the grace period; a forced close leaves the rest locked until
+      // their lock expires, when BullMQ's stalled-job check hands them to a worker again.
+      await settleAll(workers.map((worker) => worker.pause(true)), this.logger, 'pausing a worker');
+      const deadline = Date.now() + graceMs;
+      while (this.active.size > 0 && Date.now() < deadline) await sleep(Math.min(20, deadline - Date.now()));
+      abandoned = [...this.active];
+    }
+    // Workers first: Worker.close() waits for the jobs they are running, unless forced.
+    await settleAll(workers.map((worker) => worker.close(abandoned.length > 0)), this.logger, 'closing a worker');
     await settleAll([...this.queues.values()].map((queue) => queue.close()), this.logger, 'closing a queue');
     // The queues and workers were given these connections, so they leave them to us.
     const connections = [this.producer, this.workerConnection].map((redis) => (redis ? quit(redis) : undefined));
     await settleAll(connections, this.logger, 'closing a connection');
+    return { abandoned };
   }
 
   private connect(options: { maxRetriesPerRequest: number | null }, role: string): Redis {
@@ -248,7 +262,13 @@ export class BullMqJobQueue implements JobQueue {
           data: bullJob.data,
           attemptsMade: bullJob.attemptsMade + 1,
         };
-        await processor(job);
+        const running = `${name} ${job.id}`;
+        this.active.add(running);
+        try {
+          await processor(job);
+        } finally {
+          this.active.delete(running);
+        }
       },
       { connection: this.workerConnection, prefix: this.prefix, concurrency: this.concurrency },
     );

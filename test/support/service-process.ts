@@ -1,0 +1,134 @@
+/**
+ * The service as operators run it: the real entry point (app/main.ts, or `npm start`) in a child process of
+ * its own, on a DATA_DIR, answering over loopback. For what only shows across processes: a client and a server
+ * that do not share an event loop, signals, pipes, several roles on one folder.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+
+export const SERVICE_API_KEY = 'service-test-key-0123456789';
+export const SERVICE_PASSWORD = 'service-test-password';
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+export interface ServiceProcess {
+  role: string;
+  port: number;
+  base: string;
+  child: ChildProcess;
+  /** Standard output and error so far (empty when they are not read). */
+  output(): string;
+  /** How the process ended: its exit code, or the signal that ended it. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export interface ServiceOptions {
+  role?: string;
+  port: number;
+  dataDir: string;
+  env?: Record<string, string>;
+  /** `npm start` (as a user runs it) rather than node on app/main.ts. */
+  npm?: boolean;
+  /** In a process group of its own (signals to the group, as a supervisor sends them). */
+  detached?: boolean;
+}
+
+export function startService(options: ServiceOptions): ServiceProcess {
+  const role = options.role ?? 'all';
+  const [command, args] = options.npm ? ['npm', ['start', '--silent']] : [process.execPath, ['--import', 'tsx', 'app/main.ts']];
+  const child = spawn(command, args, {
+    env: {
+      ...process.env,
+      ROLE: role,
+      PORT: String(options.port),
+      HOST: '127.0.0.1',
+      DATA_DIR: options.dataDir,
+      LOG_LEVEL: 'warn',
+      DEMO_API_KEY: SERVICE_API_KEY,
+      DEMO_MEMBER_PASSWORD: SERVICE_PASSWORD,
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached ?? false,
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  return { role, port: options.port, base: `http://127.0.0.1:${options.port}`, child, output: () => output, exited };
+}
+
+/** Waits until the process answers /readyz with 200; fails at once when it exits. */
+export async function ready(proc: ServiceProcess, timeoutMs = 90_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let exit: { code: number | null } | undefined;
+  void proc.exited.then((e) => (exit = e));
+  while (Date.now() < deadline) {
+    if (exit) throw new Error(`${proc.role} exited ${exit.code}: ${proc.output()}`);
+    try {
+      const response = await fetch(`${proc.base}/readyz`);
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`${proc.role} not ready: ${proc.output()}`);
+}
+
+/** Resolves with how the process ended, or with null when it still runs after `ms`. */
+export function exitWithin(proc: ServiceProcess, ms: number): Promise<{ code: number | null; signal: NodeJS.Signals | null } | null> {
+  return Promise.race([proc.exited, sleep(ms).then(() => null)]);
+}
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+/** A JSON call with the test Api-Key (and a bearer token). */
+export async function call(base: string, method: string, url: string, token: string | null, body?: unknown): Promise<Answer> {
+  const response = await fetch(`${base}${url}`, {
+    method,
+    headers: {
+      'Api-Key': SERVICE_API_KEY,
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return answer(response);
+}
+
+export async function answer(response: Response): Promise<Answer> {
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  return { status: response.status, headers: response.headers, body, text };
+}
+
+/** The demo member's token, signed in through the process. */
+export async function demoMemberToken(base: string, tenant = 'demo'): Promise<string> {
+  const anonymous = await call(base, 'POST', '/v1/tokens/anonymous', null, { clientId: tenant });
+  if (anonymous.status !== 200) throw new Error(`anonymous token: ${anonymous.status} ${anonymous.text}`);
+  const session = await call(base, 'POST', '/v1/sessions', anonymous.body.Token, { Email: 'bidder@example.com', Password: SERVICE_PASSWORD });
+  if (session.status !== 200) throw new Error(`sign-in: ${session.status} ${session.text}`);
+  return session.body.Token;
+}
