@@ -11,6 +11,7 @@ import type { AccessDirectory } from './directory.ts';
 import { requestCommands } from '../commands.ts';
 import { tenantFiles, tenantGeneratedFiles, tenantSearch } from './tenant-engines.ts';
 import { hasBody, parseInput, rawQueryValue } from './input.ts';
+import { JSON_BODY_LIMIT, jsonBody, refuseBody } from './request-body.ts';
 import type { Metrics } from './metrics.ts';
 import { mountOps } from './ops.ts';
 import { negotiatedLanguage } from './language.ts';
@@ -30,8 +31,6 @@ const RESPONSE_CACHE_TTL_MS = 1000;
  * model it depends on, the tenant's settings included, is in its version; this bounds what none covers.
  */
 const RESPONSE_CACHE_MAX_TTL_MS = 60_000;
-
-const BODY_LIMIT = '64kb';
 
 const toExpressPath = (p: string) => p.replace(/\{(\w+)\}/g, ':$1');
 
@@ -122,14 +121,15 @@ export function buildApp(
   // handlers read and limit them). A body of another type is a 415 before anything else reads it.
   const uploads = operations.filter((op) => op.upload).map((op) => ({ method: op.method.toUpperCase(), path: toExpressPath(op.path) }));
   const isUpload = (req: Request) => req.is('multipart/form-data') && uploads.some((u) => u.method === req.method && matchPath(u.path, req.path));
-  app.use((req: Request, _res: Response, next: NextFunction) => {
+  app.use((req: Request, res: Response, next: NextFunction) => {
     if (hasBody(req) && !req.is('application/json') && !req.is('application/*+json') && !isUpload(req)) {
+      refuseBody(req, res, JSON_BODY_LIMIT);
       next(new UnsupportedMediaTypeError());
       return;
     }
     next();
   });
-  app.use(express.json({ limit: BODY_LIMIT, strict: true, type: ['application/json', 'application/*+json'] }));
+  app.use(jsonBody(JSON_BODY_LIMIT));
 
   mountOps(app, { role: ops.role, metrics: ops.metrics, projections: () => services.projector.status() });
 

@@ -4,6 +4,7 @@ import { PassThrough, Readable } from 'node:stream';
 import type { z } from 'zod';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError, type FieldError } from '../errors.ts';
 import { hasBody } from './input.ts';
+import { continueBody, declaredLength, refuseBody } from './request-body.ts';
 
 /**
  * `multipart/form-data` uploads (operations that declare `upload`): one file, streamed to whoever receives it,
@@ -21,7 +22,8 @@ export const MAX_PARTS = 10;
 export const MAX_PART_HEADERS = 10;
 /**
  * What a body may carry beyond its file: boundaries, part headers (busboy allows 16 KB a part) and fields.
- * A body longer than the file limit plus this is `413` (declared: at once, unread; sent: as soon as it is).
+ * A body longer than the file limit plus this is `413`, answered as soon as it is known (declared or sent), while
+ * the rest is read and dropped (src/http/request-body.ts) so that the client reads the answer.
  */
 export const ENVELOPE_BYTES = 256 * 1024;
 
@@ -74,9 +76,9 @@ export async function readUpload<F extends z.ZodObject, T>(req: Request, res: Re
   if (!req.is('multipart/form-data')) throw new UnsupportedMediaTypeError('The request body must be multipart/form-data.');
   const cap = options.maxFileBytes + ENVELOPE_BYTES;
   const tooLarge = () => new PayloadTooLargeError(`The file may be at most ${options.maxFileBytes} bytes.`);
-  if (Number(req.headers['content-length'] ?? 0) > cap) {
-    // Not worth reading: answered at once, and the connection is not kept for the rest of the body.
-    res.setHeader('Connection', 'close');
+  if ((declaredLength(req) ?? 0) > cap) {
+    // Not worth reading: answered at once, without `100 Continue`, or while the rest is read and dropped.
+    refuseBody(req, res, cap);
     throw tooLarge();
   }
   let parser: busboy.Busboy;
@@ -115,11 +117,10 @@ export async function readUpload<F extends z.ZodObject, T>(req: Request, res: Re
     const onData = (chunk: Buffer) => {
       total += chunk.length;
       if (total <= cap || finished) return;
-      // More than any acceptable body: stop reading, answer, and close the connection after the answer.
+      // More than any acceptable body: answered at once, while the rest is read and dropped (bounded).
       fail(tooLarge());
-      res.setHeader('Connection', 'close');
       req.unpipe(bb);
-      req.pause();
+      refuseBody(req, res, cap, total);
       file?.stream.destroy(tooLarge());
       void finish();
     };
@@ -179,8 +180,12 @@ export async function readUpload<F extends z.ZodObject, T>(req: Request, res: Re
         fail(tooLarge());
         out.destroy(tooLarge());
       });
-      // Whatever happens to the receiving side, busboy's stream is read to its end, so the body goes on.
-      out.on('close', () => stream.resume());
+      // Whatever happens to the receiving side, busboy's stream is read to its end, so the body goes on (unpiped
+      // first: the pipe's own unpipe on close would pause it again after a resume).
+      out.on('close', () => {
+        stream.unpipe(out);
+        stream.resume();
+      });
       stream.on('error', (error) => out.destroy(error));
       stream.pipe(out);
       const outcome = options.receive(out, uploadInfo).then(
@@ -225,6 +230,7 @@ export async function readUpload<F extends z.ZodObject, T>(req: Request, res: Re
     req.on('data', onData);
     req.on('close', onClose);
     req.on('error', onRequestError);
+    continueBody(req, res);
     req.pipe(bb);
   });
 }

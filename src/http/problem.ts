@@ -1,29 +1,14 @@
 import type { NextFunction, Request, Response } from 'express';
-import { AppError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../errors.ts';
+import { AppError, ValidationError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { sendCompressed } from './send.ts';
 
-/** Maps the errors of body-parser and the router into the one hierarchy. */
+/** Maps the router's own errors into the one hierarchy (request bodies are read by src/http/request-body.ts). */
 function fromExpress(error: unknown): AppError | null {
-  const type = (error as { type?: string })?.type;
-  switch (type) {
-    case 'entity.too.large':
-      return new PayloadTooLargeError();
-    case 'entity.parse.failed':
-      return new ValidationError('The request body is not valid JSON.');
-    case 'encoding.unsupported':
-    case 'charset.unsupported':
-      return new UnsupportedMediaTypeError('The request body must be UTF-8 JSON.');
-    case 'request.aborted':
-    case 'request.size.invalid':
-    case 'stream.encoding.set':
-      return new ValidationError('The request body could not be read.');
-    default:
-      // Express's router answers a path parameter that is not valid percent-encoding with a URIError (status 400).
-      if (error instanceof URIError) return new ValidationError('The request URL is not valid percent-encoding.');
-      if ((error as { status?: unknown })?.status === 400) return new ValidationError('The request could not be read.');
-      return null;
-  }
+  // Express's router answers a path parameter that is not valid percent-encoding with a URIError (status 400).
+  if (error instanceof URIError) return new ValidationError('The request URL is not valid percent-encoding.');
+  if ((error as { status?: unknown })?.status === 400) return new ValidationError('The request could not be read.');
+  return null;
 }
 
 export function sendProblem(res: Response, error: AppError, requestId: string) {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Express } from 'express';
+import { checkContinue } from './request-body.ts';
 
 /** Statuses Node's HTTP parser gives its errors (the ones it would answer itself with an empty body). */
 function statusOf(code: string | undefined): { status: number; title: string; detail: string } {
@@ -57,5 +58,7 @@ export function listen(app: Express, port: number, host: string): Promise<Server
     // A whole request (a 10 MiB identity document on a slow line included) within 2 minutes; headers within 66 s.
     server.requestTimeout = 120_000;
     server.on('clientError', problemOnClientError);
+    // `Expect: 100-continue`: the body is asked for only by the code that reads it (src/http/request-body.ts).
+    server.on('checkContinue', checkContinue(server));
   });
 }
