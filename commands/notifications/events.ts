@@ -12,6 +12,15 @@ export const MAX_MINUTES_BEFORE = 10_080;
 export const skipReasons = ['no-phone', 'member-removed', 'lot-ended'] as const;
 export type SkipReason = (typeof skipReasons)[number];
 
+/**
+ * One stream per member: the limit of pending reminders and the retry rule are decided on it, with its expected
+ * revision. Subscriptions made before it have a stream each (LEGACY_STREAM), with the same event types and data:
+ * still read, sent, skipped and removed there; nothing new is subscribed on one.
+ */
+const STREAM = 'notifications-{tenant}-{memberId}';
+const LEGACY_STREAM = 'notification-{tenant}-{subscriptionId}';
+const olderStreams = ` Subscriptions made before the per-member stream live on \`${LEGACY_STREAM}\` (one stream per subscription), with all their events.`;
+
 const subscription = {
   tenant: tenantId,
   subscriptionId: z.uuid(),
@@ -22,10 +31,11 @@ const subscription = {
 export const NotificationSubscribed = defineEvent({
   type: 'NotificationSubscribed',
   version: 1,
-  stream: 'notification-{tenant}-{subscriptionId}',
+  stream: STREAM,
   description:
     'A bidder asked to be reminded of a lot\'s end: `minutesBefore` minutes before the lot\'s actual end time, by e-mail or SMS. ' +
-    '`lotEndTime` is the lot\'s end time when subscribing; `clientEndTime` is the `EndDateTime` the client sent, as sent (informational, never used).',
+    '`lotEndTime` is the lot\'s end time when subscribing; `clientEndTime` is the `EndDateTime` the client sent, as sent (informational, never used).' +
+    olderStreams,
   schema: z.object({
     ...subscription,
     minutesBefore: z.number().int().min(0).max(MAX_MINUTES_BEFORE),
@@ -39,17 +49,18 @@ export const NotificationSubscribed = defineEvent({
 export const NotificationUnsubscribed = defineEvent({
   type: 'NotificationUnsubscribed',
   version: 1,
-  stream: 'notification-{tenant}-{subscriptionId}',
-  description: 'A bidder removed a lot-end reminder; nothing is sent for it after this.',
+  stream: STREAM,
+  description: 'A bidder removed a lot-end reminder; nothing is sent for it after this.' + olderStreams,
   schema: z.object({ ...subscription, at: isoDateTime }),
 });
 
 export const NotificationDispatched = defineEvent({
   type: 'NotificationDispatched',
   version: 1,
-  stream: 'notification-{tenant}-{subscriptionId}',
+  stream: STREAM,
   description:
-    'A lot-end reminder was handed to the mail or SMS gateway (outbox message `messageId`), for the lot ending at `lotEndTime`. A subscription sends once.',
+    'A lot-end reminder was handed to the mail or SMS gateway (outbox message `messageId`), for the lot ending at `lotEndTime`. A subscription sends once.' +
+    olderStreams,
   schema: z.object({
     ...subscription,
     channel: z.enum(notificationChannels),
@@ -62,16 +73,20 @@ export const NotificationDispatched = defineEvent({
 export const NotificationSkipped = defineEvent({
   type: 'NotificationSkipped',
   version: 1,
-  stream: 'notification-{tenant}-{subscriptionId}',
+  stream: STREAM,
   description:
     'A lot-end reminder was not sent, and nothing more is sent for it: `no-phone` (an SMS reminder, and the member has no phone number any more), ' +
-    '`member-removed`, or `lot-ended` (the lot ended before the reminder could go out: it closed early, or the service was down at the moment).',
+    '`member-removed`, or `lot-ended` (the lot ended before the reminder could go out: it closed early, or the service was down at the moment).' +
+    olderStreams,
   schema: z.object({ ...subscription, channel: z.enum(notificationChannels), reason: z.enum(skipReasons), at: isoDateTime }),
 });
 
 export const notificationsEvents = defineEvents([NotificationSubscribed, NotificationUnsubscribed, NotificationDispatched, NotificationSkipped]);
 export type NotificationsEvent = EventsOf<typeof notificationsEvents>;
 
-export const notificationStreamId = (tenant: string, subscriptionId: string) => `notification-${tenant}-${subscriptionId}`;
+/** A member's reminders: every new subscription and its events; the limit of pending reminders is decided on it. */
+export const memberNotificationsStreamId = (tenant: string, memberId: number) => `notifications-${tenant}-${memberId}`;
+/** A subscription made before the per-member stream: its own stream, read (never added to) as long as logs hold it. */
+export const legacyNotificationStreamId = (tenant: string, subscriptionId: string) => `notification-${tenant}-${subscriptionId}`;
 /** The outbox message of a subscription: one id per subscription, so a repeated send delivers once. */
 export const notificationMessageId = (subscriptionId: string) => `notification-${subscriptionId}`;

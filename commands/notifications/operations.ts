@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { defineOperation } from '../../src/http/operation.ts';
 import { INT32_MAX, z } from '../../src/http/schemas.ts';
 import { catalogueLots } from '../../projections/catalogue/documents.ts';
-import { notificationSubscriptions, notificationsProjection } from '../../projections/notifications/projection.ts';
-import { MAX_MINUTES_BEFORE, notificationStreamId, type NotificationChannel } from './events.ts';
-import { notificationDecider } from './decide.ts';
+import { NotFoundError } from '../../src/errors.ts';
+import { legacyPendingFilter, notificationSubscriptions, notificationsProjection } from '../../projections/notifications/projection.ts';
+import { legacyNotificationStreamId, MAX_MINUTES_BEFORE, memberNotificationsStreamId, type NotificationChannel } from './events.ts';
+import { legacySubscriptionDecider, memberNotificationsDecider, SameReminderPending } from './decide.ts';
 import { currentPhone } from './recipient.ts';
 
 const channelOfType: Record<1 | 2, NotificationChannel> = { 1: 'email', 2: 'sms' };
@@ -73,33 +74,43 @@ export const subscribeNotification = defineOperation({
     const channel = channelOfType[body.Type as 1 | 2];
     const at = ctx.now.toISOString();
     const lot = await catalogueLots(ctx.db).findById(String(body.GeneralId));
-    const subscriptions = notificationSubscriptions(ctx.db);
     const open = lot !== null && Date.parse(lot.EndTime) > ctx.now.getTime();
-    // The same reminder asked for again (a client's retry) is the one that is pending.
-    const pending = open
-      ? await subscriptions.findOne({ MemberId: memberId, Status: 'active', LotId: body.GeneralId, SendTime: body.SendTime, Channel: channel })
-      : null;
-    if (pending) return { Id: pending.Id };
+    // Pending reminders made before the member stream (on streams of their own): they count against the limit,
+    // and one asking for the same as this request is answered as the retry rule says.
+    const subscriptions = notificationSubscriptions(ctx.db);
+    const legacyPending = open ? await subscriptions.countDocuments(legacyPendingFilter(memberId)) : 0;
+    if (legacyPending > 0) {
+      const same = { $and: [legacyPendingFilter(memberId), { LotId: body.GeneralId, SendTime: body.SendTime, Channel: channel }] };
+      const pending = await subscriptions.findOne(same);
+      if (pending) return { Id: pending.Id };
+    }
     const id = randomUUID();
-    await ctx.commands.run(
-      notificationStreamId(tenant, id),
-      notificationDecider,
-      {
-        type: 'Subscribe',
-        tenant,
-        subscriptionId: id,
-        memberId,
-        lotId: body.GeneralId,
-        minutesBefore: body.SendTime,
-        channel,
-        clientEndTime: body.EndDateTime ?? null,
-        lot: lot && { endTime: lot.EndTime },
-        hasPhone: channel === 'sms' ? (await currentPhone(ctx.db, ctx.member)) !== null : true,
-        activeSubscriptions: open ? await subscriptions.countDocuments({ MemberId: memberId, Status: 'active' }) : 0,
-        at,
-      },
-      { projections: [notificationsProjection.name] },
-    );
+    try {
+      await ctx.commands.run(
+        memberNotificationsStreamId(tenant, memberId),
+        memberNotificationsDecider,
+        {
+          type: 'Subscribe',
+          tenant,
+          subscriptionId: id,
+          memberId,
+          lotId: body.GeneralId,
+          minutesBefore: body.SendTime,
+          channel,
+          clientEndTime: body.EndDateTime ?? null,
+          lot: lot && { endTime: lot.EndTime },
+          hasPhone: channel === 'sms' ? (await currentPhone(ctx.db, ctx.member)) !== null : true,
+          legacyPending,
+          at,
+        },
+        { projections: [notificationsProjection.name] },
+      );
+    } catch (error) {
+      if (!(error instanceof SameReminderPending)) throw error;
+      // The same reminder, pending (perhaps appended a moment ago by a parallel request): its id, once readable.
+      await ctx.commands.catchUp([notificationsProjection.name]);
+      return { Id: error.subscriptionId };
+    }
     return { Id: id };
   },
 });
@@ -121,12 +132,16 @@ export const unsubscribeNotification = defineOperation({
   examples: { response: { Id: '7d9f1c2e-4b3a-4e5f-9a8b-0c1d2e3f4a5b' } },
   async handler({ params }, ctx) {
     const id = params.id.toLowerCase();
-    await ctx.commands.run(
-      notificationStreamId(ctx.tenant.Tenant, id),
-      notificationDecider,
-      { type: 'Unsubscribe', tenant: ctx.tenant.Tenant, subscriptionId: id, memberId: ctx.member.Id, at: ctx.now.toISOString() },
-      { projections: [notificationsProjection.name] },
-    );
+    const tenant = ctx.tenant.Tenant;
+    const command = { type: 'Unsubscribe' as const, tenant, subscriptionId: id, memberId: ctx.member.Id, at: ctx.now.toISOString() };
+    const options = { projections: [notificationsProjection.name] };
+    try {
+      await ctx.commands.run(memberNotificationsStreamId(tenant, ctx.member.Id), memberNotificationsDecider, command, options);
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+      // Not on the caller's stream: a subscription made before it, on its own stream (404 there too when it is not the caller's).
+      await ctx.commands.run(legacyNotificationStreamId(tenant, id), legacySubscriptionDecider, command, options);
+    }
     return { Id: id };
   },
 });

@@ -1,8 +1,8 @@
 import { defineDocumentProjection, defineReactor, type Reactor, type ReactorDeps } from '../../src/projector/projection.ts';
-import type { Doc, DocumentStore, TenantScope } from '../../src/ports/read-models.ts';
-import { notificationsEvents, type NotificationChannel, type SkipReason } from '../../commands/notifications/events.ts';
+import type { Doc, DocumentStore, Filter, TenantScope } from '../../src/ports/read-models.ts';
+import { memberNotificationsStreamId, notificationsEvents, type NotificationChannel, type SkipReason } from '../../commands/notifications/events.ts';
 import { catalogueEvents } from '../../commands/catalogue/events.ts';
-import { reminderJob, SEND_REMINDER } from '../../commands/notifications/reminder.ts';
+import { reminderJob, SEND_REMINDER, type ReminderJobData } from '../../commands/notifications/reminder.ts';
 
 /** Lot-end reminders of members, by subscription id; an unsubscribed one is removed. */
 export const NOTIFICATION_SUBSCRIPTIONS = 'notification_subscriptions';
@@ -19,7 +19,19 @@ export interface NotificationSubscriptionDoc extends Doc {
   /** When it was sent or skipped. */
   DoneAt: string | null;
   SkipReason: SkipReason | null;
+  /**
+   * Set when the subscription is recorded on its member's stream; absent for one made before that, on a stream
+   * of its own (such documents count against the member's limit as `legacyPending`, commands/notifications/decide.ts).
+   */
+  OnMemberStream?: true;
 }
+
+/** The reminder job data that finds a subscription of the read model on its stream (commands/notifications/reminder.ts). */
+export const reminderJobData = (tenant: string, s: Pick<NotificationSubscriptionDoc, 'Id' | 'MemberId' | 'OnMemberStream'>): ReminderJobData =>
+  s.OnMemberStream ? { tenant, subscriptionId: s.Id, memberId: s.MemberId } : { tenant, subscriptionId: s.Id };
+
+/** The member's pending reminders made before the member stream (none can be made any more: this only goes down). */
+export const legacyPendingFilter = (memberId: number): Filter => ({ MemberId: memberId, Status: 'active', OnMemberStream: { $exists: false } });
 
 export const notificationSubscriptions = (db: TenantScope) => db.collection<NotificationSubscriptionDoc>(NOTIFICATION_SUBSCRIPTIONS);
 
@@ -45,6 +57,7 @@ export const notificationsProjection = defineDocumentProjection({
           SubscribedAt: d.at,
           DoneAt: null,
           SkipReason: null,
+          ...(event.streamId === memberNotificationsStreamId(d.tenant, d.memberId) ? { OnMemberStream: true as const } : {}),
         }));
         return;
       }
@@ -92,19 +105,22 @@ async function readModelReached(documents: DocumentStore, position: number) {
  *   found in the subscriptions read model once that has reached this event, so no subscription appended
  *   before the change is missed. A subscription appended after it plans with the new end time anyway.
  * Each job plans again from the streams: it sends when due, or adds a delayed job for the moment (one per
- * subscription and moment), so a job made stale by a later change does nothing wrong.
+ * subscription and moment), so a job made stale by a later change does nothing wrong. A job names the member
+ * when the subscription is on the member's stream, and only the subscription when it is on a stream of its own.
  */
 export function notificationRemindersReactor(deps: ReactorDeps): Reactor {
   let reached = 0;
   return defineReactor({
     name: 'notification-reminders',
     events: [notificationsEvents, catalogueEvents],
-  handles: ['NotificationSubscribed', 'LotCatalogued', 'LotClosed'],
-      async react(event) {
+    handles: ['NotificationSubscribed', 'LotCatalogued', 'LotClosed'],
+    async react(event) {
       switch (event.type) {
         case 'NotificationSubscribed': {
-          const { tenant, subscriptionId } = event.data;
-          await deps.jobs.add(SEND_REMINDER, { tenant, subscriptionId }, reminderJob(`notification-${subscriptionId}-subscribed`));
+          const { tenant, subscriptionId, memberId } = event.data;
+          const data: ReminderJobData =
+            event.streamId === memberNotificationsStreamId(tenant, memberId) ? { tenant, subscriptionId, memberId } : { tenant, subscriptionId };
+          await deps.jobs.add(SEND_REMINDER, data, reminderJob(`notification-${subscriptionId}-subscribed`));
           return;
         }
         case 'LotCatalogued':
@@ -112,8 +128,7 @@ export function notificationRemindersReactor(deps: ReactorDeps): Reactor {
           const { tenant, lotId } = event.data;
           if (reached < event.position) reached = await readModelReached(deps.documents, event.position);
           const active = await notificationSubscriptions(deps.documents.forTenant(tenant)).find({ LotId: lotId, Status: 'active' });
-          for (const s of active)
-            await deps.jobs.add(SEND_REMINDER, { tenant, subscriptionId: s.Id }, reminderJob(`notification-${s.Id}-p${event.position}`));
+          for (const s of active) await deps.jobs.add(SEND_REMINDER, reminderJobData(tenant, s), reminderJob(`notification-${s.Id}-p${event.position}`));
           return;
         }
       }

@@ -121,7 +121,8 @@ describe('a lot-end reminder across a restart of the service', function () {
     expect(await outbox()).to.have.length(1);
     await stop(third);
     const events = new SqliteEventLog(path.join(dataDir, 'events.sqlite'));
-    const stream = await events.readStream(`notification-demo-${id}`);
+    const memberId = (await events.readAll({ fromPosition: 0, maxCount: 1_000_000 })).find((e) => e.data.subscriptionId === id)!.data.memberId;
+    const stream = (await events.readStream(`notifications-demo-${memberId}`)).filter((e) => e.data.subscriptionId === id);
     await events.close();
     expect(stream.map((e) => e.type)).to.deep.equal(['NotificationSubscribed', 'NotificationDispatched']);
   });
