@@ -11,14 +11,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { MAX_IDENTITY_DOCUMENT_BYTES } from '../../commands/identity-documents/events.ts';
 import { discardBound, JSON_BODY_LIMIT } from '../../src/http/request-body.ts';
-import { expectProblem, type TestResponse } from '../support/server.ts';
-import { answer, call, demoMemberToken, freePort, ready, SERVICE_API_KEY, startService, type ServiceProcess } from '../support/service-process.ts';
+import { expectProblem, readResponse } from '../support/server.ts';
+import { call, demoMemberToken, freePort, ready, SERVICE_API_KEY, startService, type ServiceProcess } from '../support/service-process.ts';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 /** A PNG-looking file of `size` bytes. */
 const pngOfSize = (size: number) => Buffer.concat([PNG_SIGNATURE, Buffer.alloc(size - PNG_SIGNATURE.length, 0x41)]);
-
-const asResponse = (response: Response): Promise<TestResponse> => answer(response);
 
 /** A stream of `total` bytes in 64 KiB chunks: fetch sends it chunked, without Content-Length. */
 function chunked(prefix: Buffer, total: number, suffix = Buffer.alloc(0)): ReadableStream<Uint8Array> {
@@ -134,7 +132,7 @@ describe('bodies over their limit (413) as browsers and fetch send them', functi
   describe('an identity document upload', () => {
     it('of 11 MiB, sent by fetch with its Content-Length, is read as 413 problem+json, and nothing is stored', async () => {
       const before = await stored();
-      const response = await asResponse(
+      const response = await readResponse(
         await fetch(`${base}/v1/me/identity-documents`, { method: 'POST', headers: headers(), body: uploadForm(pngOfSize(11 * 1024 * 1024)) }),
       );
       const problem = expectProblem(response, 413);
@@ -150,7 +148,7 @@ describe('bodies over their limit (413) as browsers and fetch send them', functi
       );
       const suffix = Buffer.from(`\r\n--${boundary}--\r\n`);
       const before = await stored();
-      const response = await asResponse(
+      const response = await readResponse(
         await fetch(`${base}/v1/me/identity-documents`, {
           method: 'POST',
           headers: headers({ 'Content-Type': `multipart/form-data; boundary=${boundary}` }),
@@ -164,7 +162,7 @@ describe('bodies over their limit (413) as browsers and fetch send them', functi
 
     it('of 5 MiB whose content is no PDF, JPEG or PNG is read as 415 problem+json (the body goes on after the refusal)', async () => {
       const before = await stored();
-      const response = await asResponse(
+      const response = await readResponse(
         await fetch(`${base}/v1/me/identity-documents`, { method: 'POST', headers: headers(), body: uploadForm(pngOfSize(5 * 1024 * 1024)) }),
       );
       expectProblem(response, 415);
@@ -236,7 +234,7 @@ describe('bodies over their limit (413) as browsers and fetch send them', functi
 
     it('of 1 MB, sent by fetch with its Content-Length, is read as 413 problem+json, and nothing is appended', async () => {
       const before = await stored();
-      const response = await asResponse(
+      const response = await readResponse(
         await fetch(`${base}/v1/me/watchlist/20`, { method: 'PUT', headers: headers({ 'Content-Type': 'application/json' }), body: big }),
       );
       expectProblem(response, 413);
@@ -245,7 +243,7 @@ describe('bodies over their limit (413) as browsers and fetch send them', functi
 
     it('of 1 MB, streamed by fetch without a Content-Length, is read as 413 problem+json', async () => {
       const before = await stored();
-      const response = await asResponse(
+      const response = await readResponse(
         await fetch(`${base}/v1/me/watchlist/20`, {
           method: 'PUT',
           headers: headers({ 'Content-Type': 'application/json' }),
@@ -307,7 +305,7 @@ describe('bodies over their limit (413) as browsers and fetch send them', functi
     });
 
     it('of another type is read as 415 problem+json by fetch, also when it is large', async () => {
-      const response = await asResponse(
+      const response = await readResponse(
         await fetch(`${base}/v1/me/watchlist/20`, { method: 'PUT', headers: headers({ 'Content-Type': 'text/plain' }), body: 'x'.repeat(512 * 1024) }),
       );
       expectProblem(response, 415);

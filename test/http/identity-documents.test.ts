@@ -12,7 +12,7 @@ import { importAnyRecord, importLines } from '../../app/features/intake.ts';
 import { renderPdf } from '../../src/pdf.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
 import { identityDocumentFileKey, MAX_IDENTITY_DOCUMENT_BYTES } from '../../commands/identity-documents/events.ts';
-import { expectProblem, startTestServer, type TestResponse, type TestServer } from '../support/server.ts';
+import { expectProblem, readResponse, startTestServer, type TestResponse, type TestServer } from '../support/server.ts';
 
 function crc32(bytes: Buffer): number {
   let crc = 0xffffffff;
@@ -70,15 +70,7 @@ describe('identity documents (operations 44–46)', () => {
   const send = async (form: FormData | undefined, t: string | null = token, headers: Record<string, string> = {}): Promise<TestResponse> => {
     const h: Record<string, string> = { 'Api-Key': server.credentials.apiKey, ...headers };
     if (t) h.Authorization = `Bearer ${t}`;
-    const response = await fetch(`${server.base}/v1/me/identity-documents`, { method: 'POST', headers: h, body: form });
-    const text = await response.text();
-    let body: unknown;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      body = undefined;
-    }
-    return { status: response.status, headers: response.headers, body, text };
+    return readResponse(await fetch(`${server.base}/v1/me/identity-documents`, { method: 'POST', headers: h, body: form }));
   };
   const formOf = (parts: Part[]) => {
     const form = new FormData();

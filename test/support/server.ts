@@ -97,15 +97,7 @@ export async function startTestServer(
       body = JSON.stringify(o.body);
       headers['Content-Type'] ??= 'application/json';
     }
-    const response = await fetch(base + urlPath, { method, headers, body: body as BodyInit | undefined });
-    const text = await response.text();
-    let parsed: unknown = undefined;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status: response.status, headers: response.headers, body: parsed, text };
+    return readResponse(await fetch(base + urlPath, { method, headers, body: body as BodyInit | undefined }));
   };
 
   const anonymous = new Map<string, string>();
@@ -176,6 +168,18 @@ export async function startTestServer(
     },
   };
   return testServer;
+}
+
+/** A fetch answer read whole: its text, and its body parsed when it is JSON. */
+export async function readResponse(response: Response): Promise<TestResponse> {
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  return { status: response.status, headers: response.headers, body, text };
 }
 
 /** Asserts a problem+json answer with the given status; returns the parsed problem. */

@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
+import { readResponse, type TestResponse } from './server.ts';
 
 export const SERVICE_API_KEY = 'service-test-key-0123456789';
 export const SERVICE_PASSWORD = 'service-test-password';
@@ -92,15 +93,8 @@ export function exitWithin(proc: ServiceProcess, ms: number): Promise<{ code: nu
   return Promise.race([proc.exited, sleep(ms).then(() => null)]);
 }
 
-export interface Answer {
-  status: number;
-  headers: Headers;
-  body: any;
-  text: string;
-}
-
 /** A JSON call with the test Api-Key (and a bearer token). */
-export async function call(base: string, method: string, url: string, token: string | null, body?: unknown): Promise<Answer> {
+export async function call(base: string, method: string, url: string, token: string | null, body?: unknown): Promise<TestResponse> {
   const response = await fetch(`${base}${url}`, {
     method,
     headers: {
@@ -110,20 +104,8 @@ export async function call(base: string, method: string, url: string, token: str
     },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return answer(response);
+  return readResponse(response);
 }
-
-export async function answer(response: Response): Promise<Answer> {
-  const text = await response.text();
-  let body: unknown;
-  try {
-    body = text ? JSON.parse(text) : undefined;
-  } catch {
-    body = undefined;
-  }
-  return { status: response.status, headers: response.headers, body, text };
-}
-
 /** The demo member's token, signed in through the process. */
 export async function demoMemberToken(base: string, tenant = 'demo'): Promise<string> {
   const anonymous = await call(base, 'POST', '/v1/tokens/anonymous', null, { clientId: tenant });
