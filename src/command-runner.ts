@@ -1,5 +1,6 @@
 import { type EventLog, type NewEvent, WrongExpectedVersionError } from './ports/event-log.ts';
 import type { AnyEvent, EventSet } from './events/define.ts';
+import { WriteContentionError } from './errors.ts';
 
 /**
  * A feature's decider (emmett's `Decider<State, Command, Event>`), typed over the feature's own events: it
@@ -18,6 +19,8 @@ export interface CommandResult<Event extends AnyEvent = AnyEvent> {
   events: Event[];
   /** Global position of the last appended event; 0 when nothing was appended. */
   position: number;
+  /** How many times the command was decided again after another writer appended first (runCommand sets it). */
+  retries?: number;
 }
 
 /** A stream folded into a decider's state (for reads on the command side, which never use read models). */
@@ -45,13 +48,42 @@ function cacheOf(log: EventLog, decider: object) {
   return cache;
 }
 
+/**
+ * How long a command goes on deciding again after conflicts (from when it was asked for) before it gives up
+ * with a 503: long enough for hundreds of tries past a burst of writers, well under clients' timeouts.
+ */
+export const CONFLICT_BUDGET_MS = 2000;
+/** Backoff between tries after a conflict: a random wait below base × 2^(conflicts − 1), capped (full jitter). */
+const BACKOFF_BASE_MS = 5;
+const BACKOFF_CAP_MS = 100;
+
+/**
+ * How a command retries after conflicts. Defaults: CONFLICT_BUDGET_MS, the real clock, Math.random; tests
+ * inject a shorter budget or a fake clock.
+ */
+export interface ConflictRetry {
+  /** Time from the command's call after which a conflict is no longer retried. */
+  budgetMs?: number;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  /** In [0, 1): the share of the backoff window waited. */
+  random?: () => number;
+}
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 /** A command waiting for its stream. */
 interface Queued {
   decider: Decider<unknown, unknown, AnyEvent>;
   command: unknown;
   correlationId?: string;
-  /** Tries left before a conflict is given up on. */
-  triesLeft: number;
+  /** Tries made so far (a conflict ends a try). */
+  tries: number;
+  /** At most this many tries, when the caller said so (the budget bounds them anyway). */
+  maxTries: number;
+  /** After a conflict at or past this instant (its clock's), the command gives up. */
+  deadline: number;
+  retry: Required<ConflictRetry>;
   resolve: (result: CommandResult<AnyEvent>) => void;
   reject: (error: unknown) => void;
 }
@@ -61,14 +93,18 @@ const queues = new WeakMap<EventLog, Map<string, Queued[]>>();
 
 /**
  * Loads the stream, folds it into state, decides, and appends with the expected revision. A concurrent
- * append to the same stream (another process) makes the append fail; the command is then decided again
- * on the new state (a few times), so two commands can never both win on stale state.
+ * append to the same stream (another process) makes the append fail; the command is then decided again on
+ * the new state (the stream read again), after a short random wait (so two writers do not keep colliding in
+ * lockstep), until its budget (CONFLICT_BUDGET_MS from the call, or `retry.budgetMs`) is spent: it then fails
+ * with a WriteContentionError (503, Retry-After) and nothing of it is appended. Two commands can never both
+ * win on stale state.
  *
  * Commands on one stream run one batch at a time in this process: those that arrive while a batch is being
  * appended wait, and are then decided together, one after another on the state each leaves for the next,
  * and appended in one append (group commit: one transaction for them all). A command whose decision fails
  * fails alone; when the append meets a stale revision, the whole batch is decided again on the new state,
- * since each was decided on the one before it.
+ * since each was decided on the one before it (joined by the commands of the same decider that arrived
+ * meanwhile, after it in line).
  *
  * The folded state of a stream is kept (bounded, per decider) with its revision, so the next command reads
  * only newer events; `evolve` may therefore update the state in place, and must not share it between streams.
@@ -78,16 +114,25 @@ export function runCommand<State, Command, Event extends AnyEvent>(
   streamId: string,
   decider: Decider<State, Command, Event>,
   command: Command,
-  options: { correlationId?: string; attempts?: number } = {},
+  options: { correlationId?: string; attempts?: number; retry?: ConflictRetry } = {},
 ): Promise<CommandResult<Event>> {
   return new Promise<CommandResult<Event>>((resolve, reject) => {
     let byStream = queues.get(log);
     if (!byStream) queues.set(log, (byStream = new Map()));
+    const retry: Required<ConflictRetry> = {
+      budgetMs: options.retry?.budgetMs ?? CONFLICT_BUDGET_MS,
+      now: options.retry?.now ?? Date.now,
+      sleep: options.retry?.sleep ?? realSleep,
+      random: options.retry?.random ?? Math.random,
+    };
     const item: Queued = {
       decider: decider as unknown as Queued['decider'],
       command,
       correlationId: options.correlationId,
-      triesLeft: options.attempts ?? 5,
+      tries: 0,
+      maxTries: options.attempts ?? Number.POSITIVE_INFINITY,
+      deadline: retry.now() + retry.budgetMs,
+      retry,
       resolve: resolve as Queued['resolve'],
       reject,
     };
@@ -108,13 +153,12 @@ async function drain(log: EventLog, streamId: string, queue: Queued[], byStream:
     while (queue.length > 0) {
       // One decider per batch (a stream's state is folded per decider).
       const decider = queue[0].decider;
-      let n = 1;
-      while (n < queue.length && n < MAX_BATCH && queue[n].decider === decider) n++;
-      const batch = queue.splice(0, n);
+      const batch = queue.splice(0, sameDecider(queue, decider, MAX_BATCH));
       try {
         await runBatch(log, streamId, decider, batch, queue);
       } catch (error) {
         // A decider that fails outside decide (initialState, evolve): its commands fail, the stream goes on.
+        // (`batch` is the batch as it stands; rejecting a command already answered does nothing.)
         for (const item of batch) item.reject(error);
       }
     }
@@ -123,9 +167,25 @@ async function drain(log: EventLog, streamId: string, queue: Queued[], byStream:
   }
 }
 
+/** How many commands at the head of the queue (at most `max`) are of this decider. */
+function sameDecider(queue: Queued[], decider: Queued['decider'], max: number): number {
+  let n = 0;
+  while (n < queue.length && n < max && queue[n].decider === decider) n++;
+  return n;
+}
+
+/** The wait before the next try after `conflicts` conflicts in a row: random, below a window that doubles. */
+function backoffMs(conflicts: number, random: () => number): number {
+  return random() * Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (conflicts - 1));
+}
+
+/** Runs a batch to its end; `batch` is updated in place (commands given up on leave it, latecomers join it). */
 async function runBatch(log: EventLog, streamId: string, decider: Queued['decider'], batch: Queued[], queue: Queued[]): Promise<void> {
   const cache = cacheOf(log, decider);
+  let conflicts = 0;
   for (;;) {
+    // The cached state is taken out while deciding (evolve may change it in place): after a conflict it is
+    // gone, and the stream is read again from its start.
     const cached = cache.get(streamId);
     cache.delete(streamId);
     let state = cached ? cached.state : decider.initialState();
@@ -148,6 +208,7 @@ async function runBatch(log: EventLog, streamId: string, decider: Queued['decide
     const outcomes: Array<{ events: AnyEvent[] } | { error: unknown }> = [];
     const toAppend: NewEvent[] = [];
     for (const item of batch) {
+      item.tries++;
       try {
         const events = decider.decide(item.command, state);
         const news = events.map((e) => decider.events.toNew(e, item.correlationId));
@@ -168,11 +229,26 @@ async function runBatch(log: EventLog, streamId: string, decider: Queued['decide
       appended = await log.appendToStream(streamId, toAppend, { expectedRevision: revision === -1 ? 'no_stream' : revision });
     } catch (error) {
       if (error instanceof WrongExpectedVersionError) {
-        // Every command of the batch was decided on a state that is no longer the stream's: decide them again.
+        // Every command of the batch was decided on a state that is no longer the stream's: nothing of the
+        // batch was appended. Those past their budget (or tries) give up; the others are decided again, after
+        // a random wait, on the stream as it then is.
+        conflicts++;
         const again: Queued[] = [];
-        for (const item of batch) (--item.triesLeft > 0 ? again.push(item) : item.reject(error));
-        if (again.length === 0) return;
-        batch = again;
+        for (const item of batch) {
+          if (item.retry.now() >= item.deadline || item.tries >= item.maxTries) item.reject(new WriteContentionError(streamId, item.tries));
+          else again.push(item);
+        }
+        if (again.length === 0) {
+          batch.length = 0;
+          return;
+        }
+        const first = again[0].retry;
+        const untilDeadline = Math.min(...again.map((item) => item.deadline - item.retry.now()));
+        await first.sleep(Math.max(0, Math.min(backoffMs(conflicts, first.random), untilDeadline)));
+        // Commands of this decider that arrived meanwhile join the batch, after it (they came later).
+        const joining = queue.splice(0, sameDecider(queue, decider, MAX_BATCH - again.length));
+        batch.length = 0;
+        batch.push(...again, ...joining);
         continue;
       }
       // Nothing was appended: the commands that decided events fail with the error; the others were decided
@@ -194,13 +270,13 @@ async function runBatch(log: EventLog, streamId: string, decider: Queued['decide
  */
 function settle(item: Queued, outcome: { events: AnyEvent[] } | { error: unknown }, position: number) {
   if ('error' in outcome) item.reject(outcome.error);
-  else item.resolve({ events: outcome.events, position: outcome.events.length > 0 ? position : 0 });
+  else item.resolve({ events: outcome.events, position: outcome.events.length > 0 ? position : 0, retries: item.tries - 1 });
 }
 
 export interface ReadYourWritesServices {
   log: EventLog;
   projector: { waitFor(position: number, names: string[], timeoutMs?: number): Promise<boolean> };
-  logger: { warn(obj: object, msg: string): void };
+  logger: { warn(obj: object, msg: string): void; debug?(obj: object, msg: string): void };
   readYourWritesTimeoutMs: number;
 }
 

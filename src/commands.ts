@@ -1,5 +1,6 @@
 import type { EventLog, RecordedEvent } from './ports/event-log.ts';
 import type { AnyEvent } from './events/define.ts';
+import { WriteContentionError } from './errors.ts';
 import {
   foldStream,
   runCommand,
@@ -61,13 +62,23 @@ export interface Commands extends CommandStreams {
   catchUp(projections: string[]): Promise<void>;
 }
 
-/** The commands of one request: every append carries its request id as the correlation id. */
+/**
+ * The commands of one request: every append carries its request id as the correlation id. A command that had
+ * to be decided again because another writer appended first is logged at debug level; one that gave up (its
+ * budget spent: a 503 with Retry-After) at warn level.
+ */
 export function requestCommands(services: ReadYourWritesServices, correlationId: string): Commands {
   const streams = commandStreams(services.log, { correlationId });
   const waitFor = (position: number, projections: string[]) => waitForProjections(services, position, projections);
   return {
     async run(streamId, decider, command, options = {}) {
-      const result = await streams.run(streamId, decider, command, { attempts: options.attempts });
+      const result = await streams.run(streamId, decider, command, { attempts: options.attempts }).catch((error: unknown) => {
+        if (error instanceof WriteContentionError) {
+          services.logger.warn({ reqId: correlationId, streamId, tries: error.tries }, 'command given up: its stream kept changing under it');
+        }
+        throw error;
+      });
+      if (result.retries) services.logger.debug?.({ reqId: correlationId, streamId, retries: result.retries }, 'command decided again after concurrent appends');
       if (options.projections) await waitFor(result.position, options.projections);
       return result;
     },

@@ -69,3 +69,19 @@ export class ServiceUnavailableError extends AppError {
     super(503, 'Service Unavailable', detail);
   }
 }
+/**
+ * A command that kept losing the race for its stream (other writers, often other processes, appended first
+ * each time it tried) for longer than its retry budget: nothing of it was appended, and trying again shortly
+ * will most likely succeed. `streamId` and `tries` are for logs; the problem shows only the detail.
+ */
+export const WRITE_CONTENTION_DETAIL =
+  'Too many changes to the same data were being made at once, and this one was not made. Try again in a moment.';
+export class WriteContentionError extends AppError {
+  constructor(
+    readonly streamId: string,
+    readonly tries: number,
+    retryAfterSeconds = 1,
+  ) {
+    super(503, 'Service Unavailable', WRITE_CONTENTION_DETAIL, { retryAfterSeconds });
+  }
+}

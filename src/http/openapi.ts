@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { INT32_MAX, INT32_MIN, problemSchema, z } from './schemas.ts';
 import type { Auth, Operation } from './operation.ts';
+import { WRITE_CONTENTION_DETAIL } from '../errors.ts';
 
 /** The operation groups, in the order a reader meets them, each with what a client developer finds there. */
 export const TAGS: Array<{ name: string; description: string }> = [
@@ -53,6 +54,7 @@ const STATUS_TEXT: Record<number, string> = {
   413: 'The JSON body is larger than 64 kB.',
   415: 'The body is not `application/json` (UTF-8).',
   429: 'Too many requests of this kind: wait the seconds `Retry-After` gives.',
+  503: 'The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.',
   500: 'An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.',
 };
 
@@ -66,6 +68,7 @@ const TITLES: Record<number, string> = {
   415: 'Unsupported Media Type',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
+  503: 'Service Unavailable',
 };
 
 const DETAILS: Record<number, string> = {
@@ -78,6 +81,7 @@ const DETAILS: Record<number, string> = {
   415: 'The request body must be application/json.',
   429: 'Too many requests; try again later.',
   500: 'An unexpected error occurred.',
+  503: WRITE_CONTENTION_DETAIL,
 };
 
 /** An example problem of a status, as the service words it for this operation. */
@@ -175,7 +179,7 @@ function registerShared(registry: OpenAPIRegistry) {
     schema: { type: 'string', enum: ['nosniff'] },
   });
   header('Retry-After', {
-    description: 'Seconds to wait before trying again (the rest of the limit\'s window: at most an hour).',
+    description: 'Seconds to wait before trying again: the rest of the limit\'s window (at most an hour) on a `429`, 1 on a `503`.',
     required: true,
     schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 3600 },
   });
@@ -231,6 +235,8 @@ export function buildOpenApiDocument(operations: Operation[]) {
     // Every operation reads its query (a repeated or bracketed parameter is 400, whatever the operation).
     const statuses = new Set<number>([400, 401, 500, ...(op.errors ?? [])]);
     if (op.body || op.upload) statuses.add(413).add(415);
+    // A change may lose the race for its stream for longer than its budget (src/command-runner.ts).
+    if (op.method !== 'get') statuses.add(503);
 
     const common = {
       'X-Request-Id': ref('headers', 'X-Request-Id'),
@@ -273,7 +279,7 @@ export function buildOpenApiDocument(operations: Operation[]) {
     for (const status of [...statuses].sort()) {
       const headers: Record<string, object> = { ...common, Vary: ref('headers', 'Vary'), 'Content-Encoding': ref('headers', 'Content-Encoding') };
       if (status === 401) headers['WWW-Authenticate'] = ref('headers', 'WWW-Authenticate');
-      if (status === 429) headers['Retry-After'] = ref('headers', 'Retry-After');
+      if (status === 429 || status === 503) headers['Retry-After'] = ref('headers', 'Retry-After');
       responses[status] = {
         description: status === 401 ? UNAUTHORIZED[op.auth] : (STATUS_TEXT[status] ?? 'Error.'),
         headers,

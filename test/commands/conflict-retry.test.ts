@@ -1,0 +1,241 @@
+/**
+ * A command that loses the race for its stream (another writer, often another process, appended first) is
+ * decided again on the stream as it then is, after a short random wait, within a time budget (2 s from the
+ * call by default); past it, the command fails with a WriteContentionError (503, Retry-After) and nothing of
+ * it is appended. Background jobs and intake call runCommand directly and get the same error.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { z } from 'zod';
+import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts';
+import { CONFLICT_BUDGET_MS, runCommand, type ConflictRetry, type Decider } from '../../src/command-runner.ts';
+import { WrongExpectedVersionError, type EventLog, type ExpectedRevision, type NewEvent } from '../../src/ports/event-log.ts';
+import { defineEvent, defineEvents, tenantId, type EventsOf } from '../../src/events/define.ts';
+import { AppError, WriteContentionError } from '../../src/errors.ts';
+
+const Counted = defineEvent({
+  type: 'Counted',
+  version: 1,
+  schema: z.object({ tenant: tenantId, n: z.number().int(), by: z.string() }),
+  description: 'A test event: the counter moved to n.',
+  stream: 'counter-<tenant>',
+});
+const counterEvents = defineEvents([Counted]);
+type CounterEvent = EventsOf<typeof counterEvents>;
+
+/** A counter that moves by one per command: a command decided on a stale state would count a number twice. */
+const counter: Decider<{ n: number }, { by: string }, CounterEvent> = {
+  events: counterEvents,
+  initialState: () => ({ n: 0 }),
+  evolve: (state, event) => ((state.n = event.data.n), state),
+  decide: (command, state) => [{ type: 'Counted', data: { tenant: 'demo', n: state.n + 1, by: command.by } }],
+};
+
+const counted = (n: number, by: string): NewEvent => counterEvents.toNew({ type: 'Counted', data: { tenant: 'demo', n, by } });
+
+/** A clock that moves only when waited on, or when told (`advance`): a 2 s budget runs in no time. */
+function fakeClock(random: () => number = pseudoRandom()) {
+  let t = 1_700_000_000_000;
+  const waits: number[] = [];
+  const retry: Required<ConflictRetry> = {
+    budgetMs: CONFLICT_BUDGET_MS,
+    now: () => t,
+    sleep: async (ms) => {
+      waits.push(ms);
+      t += ms;
+    },
+    random,
+  };
+  return { retry, waits, advance: (ms: number) => (t += ms), elapsed: () => t - 1_700_000_000_000 };
+}
+
+/** Deterministic values in (0, 1), all different. */
+function pseudoRandom(seed = 7) {
+  let x = seed;
+  return () => {
+    x = (x * 48271) % 2147483647;
+    return x / 2147483647;
+  };
+}
+
+/** The window a wait after the k-th conflict in a row is drawn from (5 ms doubling, at most 100 ms). */
+const window = (k: number) => Math.min(100, 5 * 2 ** (k - 1));
+
+describe('a command that loses the race for its stream', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bidder-conflict-'));
+  let file: string;
+  let log: SqliteEventLog;
+  let other: SqliteEventLog;
+  beforeEach(() => {
+    file = path.join(dir, `${Math.random().toString(36).slice(2)}.sqlite`);
+    log = new SqliteEventLog(file);
+    // Another writer on the same file: another process's log.
+    other = new SqliteEventLog(file);
+  });
+  afterEach(async () => {
+    await log.close();
+    await other.close();
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  /**
+   * This runner's log, where another writer appends to the stream just before each of the first `times`
+   * appends (a real conflict: the runner must read the stream again to win); `onAppend` sees every append.
+   */
+  function racedLog(times: number, onAppend: (events: NewEvent[]) => void = () => {}): EventLog {
+    let raced = 0;
+    return Object.assign(Object.create(log), {
+      appendToStream: async (streamId: string, events: NewEvent[], options?: { expectedRevision?: ExpectedRevision }) => {
+        onAppend(events);
+        if (raced < times) {
+          raced++;
+          const n = (await other.readStream(streamId)).length + 1;
+          await other.appendToStream(streamId, [counted(n, 'elsewhere')], { expectedRevision: 'any' });
+        }
+        return log.appendToStream(streamId, events, options);
+      },
+    });
+  }
+
+  it('gives up after its time budget with a 503 problem (Retry-After), having appended nothing', async () => {
+    const clock = fakeClock();
+    let appends = 0;
+    // Every append conflicts, and each try takes 1 ms.
+    const stubborn: EventLog = Object.assign(Object.create(log), {
+      appendToStream: async (streamId: string) => {
+        appends++;
+        clock.advance(1);
+        throw new WrongExpectedVersionError(streamId, 0, 1);
+      },
+    });
+    let error: unknown;
+    try {
+      await runCommand(stubborn, 'counter-a', counter, { by: 'x' }, { retry: clock.retry });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).to.be.instanceOf(WriteContentionError);
+    const problem = error as WriteContentionError;
+    expect(problem).to.be.instanceOf(AppError);
+    expect(problem.status).to.equal(503);
+    expect(problem.extra.retryAfterSeconds).to.equal(1);
+    expect(problem.message).to.not.match(/stream|revision|counter|WrongExpected/i);
+    // Tried for the whole budget (and not much past it), then stopped: no endless loop.
+    expect(clock.elapsed()).to.be.at.least(CONFLICT_BUDGET_MS).and.below(CONFLICT_BUDGET_MS + 2 * window(99));
+    expect(appends).to.equal(problem.tries).and.to.be.above(20);
+    expect(clock.waits).to.have.length(appends - 1);
+    expect(await log.readStream('counter-a')).to.deep.equal([]);
+  });
+
+  it('waits a random time between tries, in a window that doubles from 5 ms up to 100 ms', async () => {
+    const clock = fakeClock(pseudoRandom(11));
+    const stubborn: EventLog = Object.assign(Object.create(log), {
+      appendToStream: async (streamId: string) => {
+        clock.advance(1);
+        throw new WrongExpectedVersionError(streamId, 0, 1);
+      },
+    });
+    await runCommand(stubborn, 'counter-b', counter, { by: 'x' }, { retry: { ...clock.retry, budgetMs: 1000 } }).catch(() => {});
+    const waits = clock.waits.slice(0, -1); // the last one is cut short by the budget
+    waits.forEach((ms, i) => expect(ms, `wait ${i + 1}`).to.be.at.least(0).and.below(window(i + 1)));
+    // Randomised: two writers that collided do not try again at the same instant.
+    expect(new Set(waits.map((ms) => ms.toFixed(3))).size).to.be.above(waits.length * 0.9);
+    // Full jitter with the right windows: on average half of each window.
+    const late = waits.slice(10);
+    expect(late.reduce((a, b) => a + b, 0) / late.length).to.be.within(30, 70);
+  });
+
+  it('gives up in real time too when the budget is short', async () => {
+    const stubborn: EventLog = Object.assign(Object.create(log), {
+      appendToStream: async (streamId: string) => {
+        throw new WrongExpectedVersionError(streamId, 0, 1);
+      },
+    });
+    const started = Date.now();
+    const outcome = await runCommand(stubborn, 'counter-c', counter, { by: 'x' }, { retry: { budgetMs: 50 } }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(outcome).to.be.instanceOf(WriteContentionError);
+    expect(Date.now() - started).to.be.at.least(45).and.below(1000);
+  });
+
+  it('is decided again on the new state after each lost race, and appended once when it wins', async () => {
+    await runCommand(log, 'counter-d', counter, { by: 'first' });
+    const clock = fakeClock();
+    let appends = 0;
+    const result = await runCommand(racedLog(3, () => appends++), 'counter-d', counter, { by: 'me' }, { retry: clock.retry });
+    expect(appends).to.equal(4);
+    expect(result.retries).to.equal(3);
+    expect(clock.waits).to.have.length(3);
+    // Decided on the stream with the other writer's three events in it: it counts 5, once.
+    expect(result.events.map((e) => e.data.n)).to.deep.equal([5]);
+    const stored = (await other.readStream('counter-d')).map((e) => `${e.data.by}:${e.data.n}`);
+    expect(stored).to.deep.equal(['first:1', 'elsewhere:2', 'elsewhere:3', 'elsewhere:4', 'me:5']);
+    // The state kept for the stream is the stream's: the next command counts on from it.
+    const next = await runCommand(log, 'counter-d', counter, { by: 'next' });
+    expect(next.events.map((e) => e.data.n)).to.deep.equal([6]);
+    expect(next.retries).to.equal(0);
+  });
+
+  it('keeps the stream\'s state right after giving up: the next command decides on what the other writer appended', async () => {
+    await runCommand(log, 'counter-e', counter, { by: 'first' });
+    const outcome = await runCommand(racedLog(Number.POSITIVE_INFINITY), 'counter-e', counter, { by: 'loser' }, { retry: { budgetMs: 30 } }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(outcome).to.be.instanceOf(WriteContentionError);
+    const stored = await other.readStream('counter-e');
+    expect(stored.map((e) => e.data.by)).to.not.include('loser');
+    const next = await runCommand(log, 'counter-e', counter, { by: 'next' });
+    expect(next.events.map((e) => e.data.n)).to.deep.equal([stored.length + 1]);
+    expect((await log.readStream('counter-e')).map((e) => e.data.n)).to.deep.equal(Array.from({ length: stored.length + 1 }, (_, i) => i + 1));
+  });
+
+  it('lets a command of a batch whose budget is spent give up alone; the others are appended, each with its own events', async () => {
+    await runCommand(log, 'counter-f', counter, { by: 'first' });
+    const clock = fakeClock();
+    // Conflicts for 40 tries of about 4 ms each (waits included), then none.
+    const raced = racedLog(40, () => clock.advance(1));
+    const [short, long1, long2] = await Promise.allSettled([
+      runCommand(raced, 'counter-f', counter, { by: 'short' }, { retry: { ...clock.retry, budgetMs: 20 } }),
+      runCommand(raced, 'counter-f', counter, { by: 'long1' }, { retry: clock.retry }),
+      runCommand(raced, 'counter-f', counter, { by: 'long2' }, { retry: clock.retry }),
+    ]);
+    expect(short.status).to.equal('rejected');
+    expect((short as PromiseRejectedResult).reason).to.be.instanceOf(WriteContentionError);
+    expect(long1.status).to.equal('fulfilled');
+    expect(long2.status).to.equal('fulfilled');
+    const a = (long1 as PromiseFulfilledResult<{ events: CounterEvent[]; position: number }>).value;
+    const b = (long2 as PromiseFulfilledResult<{ events: CounterEvent[]; position: number }>).value;
+    expect(a.events.map((e) => e.data.by)).to.deep.equal(['long1']);
+    expect(b.events.map((e) => e.data.by)).to.deep.equal(['long2']);
+    const stored = await log.readStream('counter-f');
+    expect(stored.map((e) => e.data.n)).to.deep.equal(Array.from({ length: stored.length }, (_, i) => i + 1));
+    expect(stored.map((e) => e.data.by).filter((by) => by !== 'elsewhere')).to.deep.equal(['first', 'long1', 'long2']);
+    expect(stored.filter((e) => e.data.by === 'elsewhere')).to.have.length(40);
+  });
+
+  it('takes the commands that arrived during its wait into the batch it decides again (one append for all)', async () => {
+    await runCommand(log, 'counter-g', counter, { by: 'first' });
+    const appended: string[][] = [];
+    const raced = racedLog(1, (events) => appended.push(events.map((e) => String(e.data.by))));
+    let late: Promise<unknown>[] = [];
+    const retry: ConflictRetry = {
+      // While the batch waits after its conflict, two more commands for the stream arrive.
+      sleep: async () => {
+        late = [runCommand(raced, 'counter-g', counter, { by: 'late1' }), runCommand(raced, 'counter-g', counter, { by: 'late2' })];
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      },
+    };
+    const first = await runCommand(raced, 'counter-g', counter, { by: 'early' }, { retry });
+    const [l1, l2] = (await Promise.all(late)) as Array<{ events: CounterEvent[]; position: number }>;
+    expect(appended).to.deep.equal([['early'], ['early', 'late1', 'late2']]);
+    expect(first.events.map((e) => e.data.n)).to.deep.equal([3]);
+    expect(l1.events.map((e) => e.data.n)).to.deep.equal([4]);
+    expect(l2.events.map((e) => e.data.n)).to.deep.equal([5]);
+    expect(new Set([first.position, l1.position, l2.position]).size).to.equal(1);
+  });
+});
