@@ -1,37 +1,20 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts';
+import { call, demoMemberToken, freePort, ready, SERVICE_API_KEY, SERVICE_PASSWORD, startService, type ServiceProcess } from '../support/service-process.ts';
 
-/** `npm start` as a user runs it: the real entry point in a child process on a fresh DATA_DIR. */
-function start(dataDir: string, port: number, env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'app/main.ts'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const ready = new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no banner: ${output}`)), 60_000);
-    child.stdout!.on('data', () => {
-      if (output.includes('/openapi.json')) {
-        clearTimeout(timer);
-        resolve(output);
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`exited ${code}: ${output}`)));
-  });
-  return { child, ready };
+/** `npm start` as a user runs it: the real entry point in a child process, ready once its banner is printed. */
+async function start(dataDir: string, port: number, env: Record<string, string> = {}): Promise<ServiceProcess> {
+  const proc = startService({ port, dataDir, env, plain: true });
+  await ready(proc, 60_000, '/openapi.json');
+  return proc;
 }
 
-function stop(child: ChildProcess) {
-  return new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
+async function stop(proc: ServiceProcess) {
+  proc.child.kill('SIGTERM');
+  await proc.exited;
 }
 
 async function eventCount(dataDir: string) {
@@ -44,50 +27,35 @@ async function eventCount(dataDir: string) {
 describe('npm start on a bare machine', function () {
   this.timeout(120_000);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bidder-start-'));
-  const port = 3900 + Math.floor(Math.random() * 90);
   after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
   it('seeds an empty DATA_DIR, prints the demo credentials and URLs, and keeps changes without seeding twice', async () => {
-    const first = start(dataDir, port, { DEMO_API_KEY: 'start-test-key-0123456789', DEMO_MEMBER_PASSWORD: 'start-test-password' });
-    const banner = await first.ready;
-    expect(banner).to.include('start-test-key-0123456789');
-    expect(banner).to.include('bidder@example.com / start-test-password');
+    const port = await freePort();
+    const first = await start(dataDir, port, { DEMO_API_KEY: SERVICE_API_KEY, DEMO_MEMBER_PASSWORD: SERVICE_PASSWORD });
+    const banner = first.output();
+    expect(banner).to.include(SERVICE_API_KEY);
+    expect(banner).to.include(`bidder@example.com / ${SERVICE_PASSWORD}`);
     expect(banner).to.include(`http://localhost:${port}/docs`);
     expect(banner).to.include(`http://localhost:${port}/openapi.json`);
-    const base = `http://127.0.0.1:${port}`;
-    const headers = { 'Api-Key': 'start-test-key-0123456789', 'Content-Type': 'application/json' };
-    const anon = await (await fetch(`${base}/v1/tokens/anonymous`, { method: 'POST', headers, body: JSON.stringify({ clientId: 'demo' }) })).json();
-    const session = await fetch(`${base}/v1/sessions`, {
-      method: 'POST',
-      headers: { ...headers, Authorization: `Bearer ${anon.Token}` },
-      body: JSON.stringify({ Email: 'bidder@example.com', Password: 'start-test-password' }),
-    });
+    const anon = (await call(first.base, 'POST', '/v1/tokens/anonymous', null, { clientId: 'demo' })).body.Token;
+    const session = await call(first.base, 'POST', '/v1/sessions', anon, { Email: 'bidder@example.com', Password: SERVICE_PASSWORD });
     expect(session.status).to.equal(200);
-    const member = (await session.json()).Token;
-    const put = await fetch(`${base}/v1/me/watchlist/7`, { method: 'PUT', headers: { ...headers, Authorization: `Bearer ${member}` } });
+    const put = await call(first.base, 'PUT', '/v1/me/watchlist/7', session.body.Token);
     expect(put.status).to.equal(200);
-    const lots = await (await fetch(`${base}/v1/lots?PageSize=1`, { headers: { ...headers, Authorization: `Bearer ${anon.Token}` } })).json();
-    expect(lots.TotalCount).to.be.at.least(1000 - 250);
-    await stop(first.child);
+    const lots = await call(first.base, 'GET', '/v1/lots?PageSize=1', anon);
+    expect(lots.body.TotalCount).to.be.at.least(1000 - 250);
+    await stop(first);
     const afterFirst = await eventCount(dataDir);
 
-    const second = start(dataDir, port);
-    const banner2 = await second.ready;
-    expect(banner2).to.include('start-test-key-0123456789');
-    expect(banner2).to.include('bidder@example.com / start-test-password');
+    // Started again without the demo credentials in its environment: it prints the stored ones.
+    const second = await start(dataDir, port);
+    const banner2 = second.output();
+    expect(banner2).to.include(SERVICE_API_KEY);
+    expect(banner2).to.include(`bidder@example.com / ${SERVICE_PASSWORD}`);
     expect(await eventCount(dataDir)).to.equal(afterFirst);
-    const token2 = (await (await fetch(`${base}/v1/tokens/anonymous`, { method: 'POST', headers, body: JSON.stringify({ clientId: 'demo' }) })).json()).Token;
-    const member2 = (
-      await (
-        await fetch(`${base}/v1/sessions`, {
-          method: 'POST',
-          headers: { ...headers, Authorization: `Bearer ${token2}` },
-          body: JSON.stringify({ Email: 'bidder@example.com', Password: 'start-test-password' }),
-        })
-      ).json()
-    ).Token;
-    const watchlist = await (await fetch(`${base}/v1/me/watchlist`, { headers: { ...headers, Authorization: `Bearer ${member2}` } })).json();
-    expect(watchlist.Items.map((i: { Id: number }) => i.Id)).to.deep.equal([7]);
-    await stop(second.child);
+    const member2 = await demoMemberToken(second.base);
+    const watchlist = await call(second.base, 'GET', '/v1/me/watchlist', member2);
+    expect(watchlist.body.Items.map((i: { Id: number }) => i.Id)).to.deep.equal([7]);
+    await stop(second);
   });
 });

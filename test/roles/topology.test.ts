@@ -5,110 +5,36 @@
  * one shared sign-in limit, a side effect done once by the worker, a projector killed with SIGKILL that
  * loses nothing, and a second projector refused.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import net from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { readOutbox } from '../../src/adapters/embedded/file-outbox.ts';
+import { call, exitWithin, freePort, ready, SERVICE_PASSWORD, sleep, startService, type ServiceProcess } from '../support/service-process.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
-const API_KEY = 'topology-test-key-0123456789';
-const PASSWORD = 'topology-test-password';
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-interface Proc {
-  role: string;
-  port: number;
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
 
 describe('roles: two api, one projector and one worker on one DATA_DIR with Redis', function () {
   this.timeout(180_000);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bidder-topology-'));
   const prefix = `bidder-test-${randomUUID().slice(0, 8)}`;
-  const procs: Proc[] = [];
+  const procs: ServiceProcess[] = [];
   let redisUp = true;
 
-  function start(role: string, port: number, extra: Record<string, string> = {}): Proc {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'app/main.ts'], {
-      env: {
-        ...process.env,
-        ROLE: role,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATA_DIR: dataDir,
-        REDIS_URL,
-        REDIS_PREFIX: prefix,
-        LOG_LEVEL: 'warn',
-        DEMO_API_KEY: API_KEY,
-        DEMO_MEMBER_PASSWORD: PASSWORD,
-        READ_YOUR_WRITES_TIMEOUT_MS: '1000',
-        TRUST_PROXY: 'false',
-        ...extra,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout!.on('data', (chunk) => (output += chunk));
-    child.stderr!.on('data', (chunk) => (output += chunk));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const proc = { role, port, child, output: () => output, exited };
+  /** A process of `role` on the shared DATA_DIR and Redis prefix, on a free port; stopped in after(). */
+  async function start(role: string): Promise<ServiceProcess> {
+    const env = { REDIS_URL, REDIS_PREFIX: prefix, READ_YOUR_WRITES_TIMEOUT_MS: '1000', TRUST_PROXY: 'false' };
+    const proc = startService({ role, port: await freePort(), dataDir, env });
     procs.push(proc);
     return proc;
   }
 
-  async function ready(proc: Proc, timeoutMs = 90_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    let exitCode: number | null | undefined;
-    void proc.exited.then((code) => (exitCode = code));
-    while (Date.now() < deadline) {
-      if (exitCode !== undefined) throw new Error(`${proc.role} exited ${exitCode}: ${proc.output()}`);
-      try {
-        const response = await fetch(`http://127.0.0.1:${proc.port}/readyz`);
-        if (response.status === 200) return;
-      } catch {
-        // not listening yet
-      }
-      await sleep(100);
-    }
-    throw new Error(`${proc.role} not ready: ${proc.output()}`);
-  }
-
-  async function call(proc: Proc, method: string, url: string, token: string | null, body?: unknown) {
-    const response = await fetch(`http://127.0.0.1:${proc.port}${url}`, {
-      method,
-      headers: {
-        'Api-Key': API_KEY,
-        ...(token ? { Authorization: `Bearer ${token}` } : {}),
-        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : null, text };
-  }
-
-  let projector: Proc;
-  let worker: Proc;
-  let api1: Proc;
-  let api2: Proc;
+  let projector: ServiceProcess;
+  let worker: ServiceProcess;
+  let api1: ServiceProcess;
+  let api2: ServiceProcess;
   let anonymous: string;
   let member: string;
 
@@ -126,21 +52,21 @@ describe('roles: two api, one projector and one worker on one DATA_DIR with Redi
       if (process.env.SKIP_REDIS === '1') this.skip();
       throw new Error(`Redis is not reachable at ${REDIS_URL} (.ci/run starts it; SKIP_REDIS=1 skips this suite)`);
     }
-    projector = start('projector', await freePort());
+    projector = await start('projector');
     await ready(projector);
-    [worker, api1, api2] = [start('worker', await freePort()), start('api', await freePort()), start('api', await freePort())];
+    [worker, api1, api2] = [await start('worker'), await start('api'), await start('api')];
     await Promise.all([ready(worker), ready(api1), ready(api2)]);
-    const token = await call(api1, 'POST', '/v1/tokens/anonymous', null, { clientId: 'demo' });
+    const token = await call(api1.base, 'POST', '/v1/tokens/anonymous', null, { clientId: 'demo' });
     expect(token.status, token.text).to.equal(200);
     anonymous = token.body.Token;
-    const session = await call(api2, 'POST', '/v1/sessions', anonymous, { Email: 'bidder@example.com', Password: PASSWORD });
+    const session = await call(api2.base, 'POST', '/v1/sessions', anonymous, { Email: 'bidder@example.com', Password: SERVICE_PASSWORD });
     expect(session.status, session.text).to.equal(200);
     member = session.body.Token;
   });
 
   after(async function () {
     for (const proc of procs) if (proc.child.exitCode === null) proc.child.kill('SIGTERM');
-    await Promise.all(procs.map((p) => Promise.race([p.exited, sleep(10_000)])));
+    await Promise.all(procs.map((p) => exitWithin(p, 10_000)));
     if (redisUp) {
       const redis = new Redis(REDIS_URL);
       const keys = await redis.keys(`${prefix}*`);
@@ -152,17 +78,17 @@ describe('roles: two api, one projector and one worker on one DATA_DIR with Redi
 
   it('refuses a second projector, worker or all on the same DATA_DIR with a clear message', async () => {
     for (const role of ['projector', 'worker', 'all']) {
-      const second = start(role, await freePort());
-      const code = await Promise.race([second.exited, sleep(30_000).then(() => 'still running')]);
-      expect(code, `${role}: ${second.output()}`).to.equal(3);
+      const second = await start(role);
+      const exit = await exitWithin(second, 30_000);
+      expect(exit?.code ?? 'still running', `${role}: ${second.output()}`).to.equal(3);
       expect(second.output()).to.match(/already runs the (projector|worker) on these engines; a second one is refused/);
     }
   });
 
   it('shows a lot watched through one api in the watchlist read through the other, at once', async () => {
-    const put = await call(api1, 'PUT', '/v1/me/watchlist/17', member, { Type: 'watch' });
+    const put = await call(api1.base, 'PUT', '/v1/me/watchlist/17', member, { Type: 'watch' });
     expect(put.status, put.text).to.equal(200);
-    const list = await call(api2, 'GET', '/v1/me/watchlist', member);
+    const list = await call(api2.base, 'GET', '/v1/me/watchlist', member);
     expect(list.status, list.text).to.equal(200);
     expect(JSON.stringify(list.body)).to.contain('17');
     expect(list.body.Items.map((i: { Id: number }) => i.Id)).to.include(17);
@@ -172,7 +98,7 @@ describe('roles: two api, one projector and one worker on one DATA_DIR with Redi
     const statuses: number[] = [];
     for (let i = 0; i < 8; i++) {
       const proc = i % 2 === 0 ? api1 : api2;
-      statuses.push((await call(proc, 'POST', '/v1/sessions', anonymous, { Email: 'bidder@example.com', Password: `wrong-${i}` })).status);
+      statuses.push((await call(proc.base, 'POST', '/v1/sessions', anonymous, { Email: 'bidder@example.com', Password: `wrong-${i}` })).status);
     }
     expect(statuses.filter((s) => s === 401)).to.have.length(5);
     expect(statuses.slice(5)).to.deep.equal([429, 429, 429]);
@@ -180,7 +106,7 @@ describe('roles: two api, one projector and one worker on one DATA_DIR with Redi
 
   it('delivers a contact message once, through the worker', async () => {
     const subject = `Topology ${randomUUID()}`;
-    const sent = await call(api2, 'POST', '/v1/contact', anonymous, { Name: 'Ada', Email: 'ada@example.org', Subject: subject, Message: 'Hello from one api.' });
+    const sent = await call(api2.base, 'POST', '/v1/contact', anonymous, { Name: 'Ada', Email: 'ada@example.org', Subject: subject, Message: 'Hello from one api.' });
     expect(sent.status, sent.text).to.be.oneOf([200, 202]);
     const mine = async () => (await readOutbox(path.join(dataDir, 'outbox'))).filter((m) => JSON.stringify(m).includes(subject));
     const deadline = Date.now() + 15_000;
@@ -194,7 +120,7 @@ describe('roles: two api, one projector and one worker on one DATA_DIR with Redi
     const writes = (async () => {
       const statuses: number[] = [];
       for (const lot of lots) {
-        statuses.push((await call(lot % 2 ? api1 : api2, 'PUT', `/v1/me/watchlist/${lot}`, member, { Type: 'watch' })).status);
+        statuses.push((await call((lot % 2 ? api1 : api2).base, 'PUT', `/v1/me/watchlist/${lot}`, member, { Type: 'watch' })).status);
       }
       return statuses;
     })();
@@ -204,10 +130,10 @@ describe('roles: two api, one projector and one worker on one DATA_DIR with Redi
     const statuses = await writes;
     // Every command was stored; those made while no projector ran answered after their bounded wait.
     expect(statuses.every((s) => s === 200), String(statuses)).to.equal(true);
-    projector = start('projector', await freePort());
+    projector = await start('projector');
     await ready(projector);
     await ready(api1);
-    const list = await call(api1, 'GET', '/v1/me/watchlist?PageSize=100', member);
+    const list = await call(api1.base, 'GET', '/v1/me/watchlist?PageSize=100', member);
     expect(list.status, list.text).to.equal(200);
     const watched = list.body.Items.map((i: { Id: number }) => i.Id);
     for (const lot of lots) expect(watched, `lot ${lot}`).to.include(lot);

@@ -43,6 +43,8 @@ export interface ServiceOptions {
   npm?: boolean;
   /** In a process group of its own (signals to the group, as a supervisor sends them). */
   detached?: boolean;
+  /** Without ROLE and the demo credentials (only what `env` gives), as a user's shell starts it. */
+  plain?: boolean;
 }
 
 export function startService(options: ServiceOptions): ServiceProcess {
@@ -51,13 +53,11 @@ export function startService(options: ServiceOptions): ServiceProcess {
   const child = spawn(command, args, {
     env: {
       ...process.env,
-      ROLE: role,
+      ...(options.plain ? {} : { ROLE: role, DEMO_API_KEY: SERVICE_API_KEY, DEMO_MEMBER_PASSWORD: SERVICE_PASSWORD }),
       PORT: String(options.port),
       HOST: '127.0.0.1',
       DATA_DIR: options.dataDir,
       LOG_LEVEL: 'warn',
-      DEMO_API_KEY: SERVICE_API_KEY,
-      DEMO_MEMBER_PASSWORD: SERVICE_PASSWORD,
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -70,19 +70,21 @@ export function startService(options: ServiceOptions): ServiceProcess {
   return { role, port: options.port, base: `http://127.0.0.1:${options.port}`, child, output: () => output, exited };
 }
 
-/** Waits until the process answers /readyz with 200; fails at once when it exits. */
-export async function ready(proc: ServiceProcess, timeoutMs = 90_000): Promise<void> {
+/** Waits until the process answers /readyz with 200 (or, given `printed`, shows that text in its output); fails at once when it exits. */
+export async function ready(proc: ServiceProcess, timeoutMs = 90_000, printed?: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let exit: { code: number | null } | undefined;
   void proc.exited.then((e) => (exit = e));
+  const answers = async () => {
+    try {
+      return (await fetch(`${proc.base}/readyz`)).status === 200;
+    } catch {
+      return false; // not listening yet
+    }
+  };
   while (Date.now() < deadline) {
     if (exit) throw new Error(`${proc.role} exited ${exit.code}: ${proc.output()}`);
-    try {
-      const response = await fetch(`${proc.base}/readyz`);
-      if (response.status === 200) return;
-    } catch {
-      // not listening yet
-    }
+    if (printed !== undefined ? proc.output().includes(printed) : await answers()) return;
     await sleep(100);
   }
   throw new Error(`${proc.role} not ready: ${proc.output()}`);
