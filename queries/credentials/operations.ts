@@ -40,17 +40,28 @@ export const issueApplicationToken = defineOperation({
   examples: { body: { ClientId: 'demo-web', ClientSecret: 'kX9v2QmT7pLr4sWz8yBn' }, response: tokenExample },
   async handler({ body }, ctx) {
     const { limiter, tokens } = ctx;
+    // A failure is reserved before the secret is checked (an atomic hit), so parallel requests never check more
+    // secrets than the limit; a refused request and a right secret give their hit back. Refused only because
+    // others are being checked at this moment (not yet failures): try again in a second.
     const key = `client-fail:${ctx.ip}`;
-    const state = await limiter.peek(key, FAILED_CLIENT_LIMIT);
-    if (!state.allowed) throw new TooManyRequestsError('Too many failed attempts; try again later.', state.retryAfterSeconds);
-    const app = await ctx.auth.application(body.ClientId);
+    const reserved = await limiter.hit(key, FAILED_CLIENT_LIMIT, FAILED_CLIENT_WINDOW_MS);
+    if (!reserved.allowed) {
+      await limiter.release(key);
+      const failures = await limiter.peek(key, FAILED_CLIENT_LIMIT);
+      throw new TooManyRequestsError('Too many failed attempts; try again later.', failures.allowed ? 1 : reserved.retryAfterSeconds);
+    }
+    let app;
+    try {
+      app = await ctx.auth.application(body.ClientId);
+    } catch (error) {
+      await limiter.release(key);
+      throw error;
+    }
     const given = Buffer.from(sha256(body.ClientSecret), 'hex');
     const expected = Buffer.from(app?.SecretHash ?? sha256(''), 'hex');
     const ok = app !== null && timingSafeEqual(given, expected) && ctx.apiKey.tenants.includes(app.Tenant);
-    if (!ok || !app) {
-      await limiter.hit(key, FAILED_CLIENT_LIMIT, FAILED_CLIENT_WINDOW_MS);
-      throw new UnauthorizedError('Unknown ClientId or wrong ClientSecret.');
-    }
+    if (!ok || !app) throw new UnauthorizedError('Unknown ClientId or wrong ClientSecret.');
+    await limiter.release(key);
     return tokens.issue('application', app.Tenant, `application:${app.ClientId}`);
   },
 });
