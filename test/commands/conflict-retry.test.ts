@@ -8,32 +8,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { z } from 'zod';
 import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts';
-import { CONFLICT_BUDGET_MS, runCommand, type ConflictRetry, type Decider } from '../../src/command-runner.ts';
+import { CONFLICT_BUDGET_MS, runCommand, type ConflictRetry } from '../../src/command-runner.ts';
 import { WrongExpectedVersionError, type EventLog, type ExpectedRevision, type NewEvent } from '../../src/ports/event-log.ts';
-import { defineEvent, defineEvents, tenantId, type EventsOf } from '../../src/events/define.ts';
 import { AppError, WriteContentionError } from '../../src/errors.ts';
-
-const Counted = defineEvent({
-  type: 'Counted',
-  version: 1,
-  schema: z.object({ tenant: tenantId, n: z.number().int(), by: z.string() }),
-  description: 'A test event: the counter moved to n.',
-  stream: 'counter-<tenant>',
-});
-const counterEvents = defineEvents([Counted]);
-type CounterEvent = EventsOf<typeof counterEvents>;
-
-/** A counter that moves by one per command: a command decided on a stale state would count a number twice. */
-const counter: Decider<{ n: number }, { by: string }, CounterEvent> = {
-  events: counterEvents,
-  initialState: () => ({ n: 0 }),
-  evolve: (state, event) => ((state.n = event.data.n), state),
-  decide: (command, state) => [{ type: 'Counted', data: { tenant: 'demo', n: state.n + 1, by: command.by } }],
-};
-
-const counted = (n: number, by: string): NewEvent => counterEvents.toNew({ type: 'Counted', data: { tenant: 'demo', n, by } });
+import { counted, counter, type CounterEvent } from '../support/counter.ts';
 
 /** A clock that moves only when waited on, or when told (`advance`): a 2 s budget runs in no time. */
 function fakeClock(random: () => number = pseudoRandom()) {

@@ -8,37 +8,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { z } from 'zod';
 import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts';
-import { runCommand, type Decider } from '../../src/command-runner.ts';
+import { runCommand } from '../../src/command-runner.ts';
 import { WrongExpectedVersionError, type EventLog, type NewEvent } from '../../src/ports/event-log.ts';
-import { defineEvent, defineEvents, tenantId, type EventsOf } from '../../src/events/define.ts';
 import { ConflictError, WriteContentionError } from '../../src/errors.ts';
+import { counted, counter } from '../support/counter.ts';
 
-const Counted = defineEvent({
-  type: 'Counted',
-  version: 1,
-  schema: z.object({ tenant: tenantId, n: z.number().int(), by: z.string() }),
-  description: 'A test event: the counter moved to n.',
-  stream: 'counter-<tenant>',
-});
-const counterEvents = defineEvents([Counted]);
-type CounterEvent = EventsOf<typeof counterEvents>;
-type CounterCommand = { by: string; expect?: number; fail?: boolean };
-
-/** A counter that moves by one per command; `expect` makes a command a no-op unless the counter is there. */
-const counter: Decider<{ n: number }, CounterCommand, CounterEvent> = {
-  events: counterEvents,
-  initialState: () => ({ n: 0 }),
-  evolve: (state, event) => ((state.n = event.data.n), state),
-  decide: (command, state) => {
-    if (command.fail) throw new ConflictError(`refused at ${state.n}`);
-    if (command.expect !== undefined && command.expect !== state.n) return [];
-    return [{ type: 'Counted', data: { tenant: 'demo', n: state.n + 1, by: command.by } }];
-  },
-};
-
-const event = (n: number): NewEvent => counterEvents.toNew({ type: 'Counted', data: { tenant: 'demo', n, by: 'direct' } });
+const event = (n: number): NewEvent => counted(n, 'direct');
 
 describe('group commit', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bidder-group-'));
@@ -141,7 +117,7 @@ describe('group commit', () => {
         appendToStream: async (streamId: string, events: NewEvent[], options?: { expectedRevision?: number | 'any' | 'no_stream' | 'stream_exists' }) => {
           if (!intercepted) {
             intercepted = true;
-            await other.appendToStream(streamId, [counterEvents.toNew({ type: 'Counted', data: { tenant: 'demo', n: 2, by: 'elsewhere' } })], { expectedRevision: 0 });
+            await other.appendToStream(streamId, [counted(2, 'elsewhere')], { expectedRevision: 0 });
           }
           return log.appendToStream(streamId, events, options);
         },
