@@ -20,7 +20,7 @@ import { attributesReadModels } from '../../projections/attributes/index.ts';
 import { documentsReadModels } from '../../projections/documents/index.ts';
 import { translationsReadModels } from '../../projections/translations/index.ts';
 import { membersReadModels } from '../../projections/members/index.ts';
-import { profilesReadModels } from '../../projections/profiles/index.ts';
+import { profilesReadModels } from '../../projections/profile/index.ts';
 import { registrationsReadModels } from '../../projections/registrations/index.ts';
 import { identityDocumentsReadModels } from '../../projections/identity-documents/index.ts';
 import { invoicesReadModels } from '../../projections/invoices/index.ts';

@@ -3,7 +3,7 @@ import { defineOperation, type MemberContext } from '../../src/http/operation.ts
 import { z } from '../../src/http/schemas.ts';
 import { ValidationError } from '../../src/errors.ts';
 import { OneTimeKeys } from '../../src/security/keys.ts';
-import { profiles, profilesProjection } from '../../projections/profiles/projection.ts';
+import { profiles, profilesProjection } from '../../projections/profile/projection.ts';
 import { phoneVerificationDecider, MAX_FAILED_ATTEMPTS } from './decide.ts';
 import { phoneStreamId } from './events.ts';
 import { PHONE_CODE_PURPOSE } from './delivery.ts';

@@ -10,7 +10,7 @@ import {
 } from './fields.ts';
 import { profileDecider } from './decide.ts';
 import { profileStreamId } from './events.ts';
-import { profilesProjection } from '../../projections/profiles/projection.ts';
+import { profilesProjection } from '../../projections/profile/projection.ts';
 
 const validDate = (text: string) => {
   const date = new Date(`${text}T00:00:00Z`);

@@ -1,5 +1,5 @@
 import type { TenantScope } from '../../src/ports/read-models.ts';
-import { profiles } from '../../projections/profiles/projection.ts';
+import { profiles } from '../../projections/profile/projection.ts';
 
 /**
  * What invoices read of a member's profile (the profile feature's read model): whether they are charged VAT,

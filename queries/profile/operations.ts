@@ -1,7 +1,7 @@
 import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
 import type { MemberDoc } from '../../projections/members/projection.ts';
-import { profiles, signUpPhone, type ProfileDoc } from '../../projections/profiles/projection.ts';
+import { profiles, signUpPhone, type ProfileDoc } from '../../projections/profile/projection.ts';
 import {
   EXTRA_DATA_MAX_KEYS, EXTRA_KEY_MAX, EXTRA_VALUE_MAX, PHONE_INPUT_MAX, TEXT_LIMITS, TIMEZONE_MAX, VAT_INPUT_MAX, WEBSITE_MAX,
 } from '../../commands/profile/fields.ts';
