@@ -8,12 +8,12 @@ export interface JobOptions {
   /**
    * Deduplication key: adding a job whose id exists (waiting, active, completed or failed) does nothing. Ids
    * are unique per job name (start them with their kind), and finished jobs are remembered as long as the
-   * engine keeps them (BullMQ: 30 days; the embedded queue: always).
+   * engine keeps them (BullMQ: JOB_DEFAULTS.keepFinishedMs unless configured; the embedded queue: always).
    */
   jobId: string;
-  /** Total tries, first one included (default 5). */
+  /** Total tries, first one included (default JOB_DEFAULTS.attempts). */
   attempts?: number;
-  /** Exponential backoff base delay in ms (default 1000). */
+  /** Base delay of the exponential backoff in ms, see retryDelayMs (default JOB_DEFAULTS.backoffMs). */
   backoffMs?: number;
   /**
    * Run no earlier than this many ms from now (BullMQ: `delay`). The job is `delayed` until then, and kept
@@ -56,4 +56,72 @@ export interface JobQueue {
    * Calling it again answers the first call's outcome.
    */
   close(graceMs?: number): Promise<ClosedQueue>;
+}
+
+// ---- What every adapter shares: the defaults, the checks of an add's options, the backoff, the log lines.
+
+/** The defaults of every JobQueue adapter, in one place. */
+export const JOB_DEFAULTS = {
+  /** Tries of a job whose add names none. */
+  attempts: 5,
+  /** Base delay of the backoff of a job whose add names none. */
+  backoffMs: 1000,
+  /** Jobs a queue runs at once (BullMQ: per job name). */
+  concurrency: 2,
+  /** How long whenIdle() waits when given no timeout. */
+  idleTimeoutMs: 10_000,
+  /** How long a finished job is kept, and so still deduplicates its id, where the engine drops them (BullMQ). */
+  keepFinishedMs: 30 * 24 * 3600_000,
+} as const;
+
+/** Wait before the next try after a failed one (`attemptsMade`, 1 on the first): doubling from backoffMs. */
+export function retryDelayMs(backoffMs: number, attemptsMade: number): number {
+  return backoffMs * 2 ** (attemptsMade - 1);
+}
+
+/** An add's options checked and completed with JOB_DEFAULTS. */
+export interface JobSettings {
+  jobId: string;
+  attempts: number;
+  backoffMs: number;
+  delayMs: number;
+}
+
+/** Checks an add (`queue` names the adapter in errors) and completes its options with JOB_DEFAULTS. */
+export function jobSettings(queue: string, name: string, options: JobOptions): JobSettings {
+  if (typeof name !== 'string' || name === '') throw new TypeError(`${queue}: job name is required`);
+  const jobId = options?.jobId;
+  if (typeof jobId !== 'string' || jobId === '') throw new TypeError(`${queue}: options.jobId is required`);
+  return {
+    jobId,
+    attempts: positiveInt(queue, options.attempts ?? JOB_DEFAULTS.attempts, 'attempts'),
+    backoffMs: nonNegative(queue, options.backoffMs ?? JOB_DEFAULTS.backoffMs, 'backoffMs'),
+    delayMs: nonNegative(queue, options.delayMs ?? 0, 'delayMs'),
+  };
+}
+
+export function positiveInt(queue: string, value: number, what: string): number {
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${queue}: ${what} must be an integer >= 1`);
+  return value;
+}
+
+function nonNegative(queue: string, value: number, what: string): number {
+  if (!Number.isFinite(value) || value < 0) throw new RangeError(`${queue}: ${what} must be a number >= 0`);
+  return value;
+}
+
+/** Where a queue logs failures: job id, name, attempt and error message, never the job's data (it may hold personal data). */
+export interface JobQueueLogger {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export const silentJobLogger: JobQueueLogger = { warn() {}, error() {} };
+
+const MAX_ERROR_LENGTH = 2000;
+
+/** An error as a queue logs and keeps it: its message only, cut to a bounded length. */
+export function jobErrorMessage(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.length > MAX_ERROR_LENGTH ? `${message.slice(0, MAX_ERROR_LENGTH)}…` : message;
 }

@@ -116,7 +116,7 @@ export interface DocumentStore {
   live(): WriteTarget;
   /**
    * Rebuild into fresh, empty copies of the collections (an alias swap, as with Typesense aliases);
-   * reads keep using the live copies until finish() swaps them in.
+   * reads keep using the live copies until finish() swaps them in. The protocol: src/read-models/rebuild.ts.
    */
   startRebuild(projection: string, collections: string[]): Promise<RebuildTarget>;
   close(): Promise<void>;

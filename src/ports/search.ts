@@ -69,7 +69,10 @@ export interface SearchIndex {
   /** Projection checkpoint kept with the index, so a restart resumes where the index is. */
   getCheckpoint(projection: string): Promise<number>;
   setCheckpoint(projection: string, position: number): Promise<void>;
-  /** Drops every document and the checkpoint of the collection (before a rebuild into a fresh copy). */
+  /**
+   * Rebuilds the collection into a fresh copy while searches and live writes go on against the live one
+   * (the protocol: src/read-models/search-rebuild.ts).
+   */
   startRebuild(collection: string, projection: string): Promise<SearchRebuild>;
   close(): Promise<void>;
 }

@@ -43,6 +43,26 @@ describe('embedded SQLite engines', () => {
     await other.close();
   });
 
+  it('drop the table a rebuild replaced, and the tables of an aborted rebuild', async () => {
+    const store = new SqliteDocumentStore(path.join(dir, 'swap.sqlite'));
+    const tables = () =>
+      (store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rm_items_%'").all() as Array<{ name: string }>).map((t) => t.name);
+    await store.ensureCollection({ name: 'items', indexes: [{ fields: ['Number'] }] });
+    const put = { op: 'put' as const, collection: 'items', tenant: 't', doc: { _id: '1', Number: 1 } };
+    const aborted = await store.startRebuild('p', ['items']);
+    await aborted.commit([put], { projection: 'p', expected: 0, position: 1 });
+    expect(tables()).to.deep.equal(['rm_items_g1', 'rm_items_g2']);
+    await aborted.abort();
+    expect(tables()).to.deep.equal(['rm_items_g1']);
+    const rebuild = await store.startRebuild('p', ['items']);
+    await rebuild.commit([put], { projection: 'p', expected: 0, position: 1 });
+    expect(await rebuild.finish()).to.equal(true);
+    expect(tables()).to.deep.equal(['rm_items_g2']);
+    const indexes = store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'rm_items_g2' AND sql IS NOT NULL").all();
+    expect(indexes).to.deep.equal([{ name: 'rm_items_g2_ix0' }]);
+    await store.close();
+  });
+
   it('answer a lot page from the declared index, not a scan of the collection', async () => {
     const store = new SqliteDocumentStore(path.join(dir, 'plan.sqlite'));
     await store.ensureCollection({ name: 'lots', indexes: [{ fields: ['AuctionId', 'LotNumber'] }] });

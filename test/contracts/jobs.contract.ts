@@ -1,6 +1,7 @@
 /**
  * Contract of the JobQueue port (src/ports/jobs.ts), run against every adapter: the embedded SQLite one
- * and, later, BullMQ on Redis.
+ * and BullMQ on Redis. The factory's queue is built with its defaults, which the suite checks against
+ * JOB_DEFAULTS.
  *
  * makeQueue() returns a fresh, empty queue; reopen(), when given, stands for a process restart: it gives
  * a new queue on the same storage (the suite closes the first queue before calling it). Job ids are
@@ -9,6 +10,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { Job, JobQueue } from '../../src/ports/jobs.ts';
+import { JOB_DEFAULTS } from '../../src/ports/jobs.ts';
 
 export interface JobQueueFixture {
   queue: JobQueue;
@@ -118,21 +120,67 @@ export function jobQueueContract(name: string, makeQueue: () => Promise<JobQueue
       expect(times[2] - times[1]).to.be.at.least(75);
     });
 
-    it('marks a job that always fails as failed after its attempts, and a re-add of it does nothing', async function () {
-      let runs = 0;
-      const name = jobName('doomed');
+    /** Registers a processor that always fails; answers how many times it ran. */
+    const failing = (name: string) => {
+      const runs = { count: 0 };
       queue.process(name, async () => {
-        runs += 1;
-        throw new Error('nope');
+        runs.count += 1;
+        throw new Error('always');
       });
+      return runs;
+    };
+
+    it('tries a job whose add names no attempts JOB_DEFAULTS.attempts times', async function () {
+      const name = jobName('default-attempts');
+      const runs = failing(name);
+      await queue.add(name, {}, { jobId: id('default-attempts'), backoffMs: 1 });
+      await queue.whenIdle(5000);
+      expect(runs.count).to.equal(JOB_DEFAULTS.attempts);
+      expect(await queue.getState(id('default-attempts'))).to.equal('failed');
+    });
+
+    it('waits JOB_DEFAULTS.backoffMs before the second try of a job whose add names no backoff', async function () {
+      const times: number[] = [];
+      const name = jobName('default-backoff');
+      queue.process(name, async (job) => {
+        times.push(Date.now());
+        if (job.attemptsMade === 1) throw new Error('first try fails');
+      });
+      await queue.add(name, {}, { jobId: id('default-backoff') });
+      await queue.whenIdle(JOB_DEFAULTS.backoffMs + 5000);
+      expect(times).to.have.length(2);
+      expect(times[1] - times[0]).to.be.at.least(JOB_DEFAULTS.backoffMs - 5);
+    });
+
+    it('runs JOB_DEFAULTS.concurrency jobs of one name at once', async function () {
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let started = 0;
+      const name = jobName('concurrent');
+      queue.process(name, async () => {
+        started += 1;
+        await gate;
+      });
+      for (let i = 0; i <= JOB_DEFAULTS.concurrency; i++) await queue.add(name, {}, { jobId: id(`concurrent-${i}`) });
+      await waitFor(() => started === JOB_DEFAULTS.concurrency);
+      await sleep(150);
+      expect(started).to.equal(JOB_DEFAULTS.concurrency);
+      release();
+      await queue.whenIdle(5000);
+      expect(started).to.equal(JOB_DEFAULTS.concurrency + 1);
+    });
+
+    it('marks a job that always fails as failed after its attempts, and a re-add of it does nothing', async function () {
+      const name = jobName('doomed');
+      const runs = failing(name);
       await queue.add(name, {}, { jobId: id('doomed'), attempts: 3, backoffMs: 5 });
       await queue.whenIdle(5000);
-      expect(runs).to.equal(3);
+      expect(runs.count).to.equal(3);
       expect(await queue.getState(id('doomed'))).to.equal('failed');
       const again = await queue.add(name, {}, { jobId: id('doomed'), attempts: 3, backoffMs: 5 });
       expect(again.added).to.equal(false);
       await queue.whenIdle(5000);
-      expect(runs).to.equal(3);
+      expect(runs.count).to.equal(3);
       expect(await queue.getState(id('doomed'))).to.equal('failed');
     });
 

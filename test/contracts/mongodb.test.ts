@@ -471,25 +471,6 @@ describe('MongoDB read-model adapter over an in-memory fake of the driver', () =
     await rebuilder.close();
   });
 
-  it('does not swap while a running projector has brought the live copy further, and swaps once caught up', async () => {
-    const server = new FakeServer();
-    const store = await open(server);
-    await store.ensureCollection(spec);
-    await store.live().commit(docs('a', '1'), { projection: 'p', expected: 0, position: 10 });
-    const rebuild = await store.startRebuild('p', ['items']);
-    await rebuild.commit(docs('a', '1'), { projection: 'p', expected: 0, position: 10 });
-    await store.live().commit(docs('a', '2'), { projection: 'p', expected: 10, position: 11 });
-    expect(await rebuild.finish()).to.equal(false);
-    expect(await store.getCheckpoint('p')).to.equal(11);
-    expect(await store.forTenant('a').collection('items').countDocuments({})).to.equal(2);
-    await rebuild.commit(docs('a', '2'), { projection: 'p', expected: 10, position: 11 });
-    expect(await rebuild.finish()).to.equal(true);
-    expect(await store.getCheckpoint('p')).to.equal(11);
-    expect(server.collections.has('items__g1')).to.equal(false);
-    expect(await store.forTenant('a').collection('items').countDocuments({})).to.equal(2);
-    await store.close();
-  });
-
   it('drops the fresh copy and its checkpoint when a rebuild is aborted, and never reuses its name', async () => {
     const server = new FakeServer();
     const store = await open(server);

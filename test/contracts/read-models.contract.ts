@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import type { DocumentStore } from '../../src/ports/read-models.ts';
 import { CheckpointConflictError } from '../../src/ports/read-models.ts';
+import { rebuildCheckpoint } from '../../src/read-models/rebuild.ts';
 
-/** What every read-model adapter must do (embedded SQLite now; MongoDB when its URL is set). */
+/** What every read-model adapter must do (embedded SQLite; MongoDB over a driver fake, and a real server when its URL is set). */
 export function documentStoreContract(name: string, makeStore: () => Promise<DocumentStore>) {
   describe(`DocumentStore contract: ${name}`, () => {
     let store: DocumentStore;
@@ -58,6 +59,21 @@ export function documentStoreContract(name: string, makeStore: () => Promise<Doc
       expect(await ids('Other')).to.deep.equal([]);
     });
 
+    it('refuses what the filter language (src/read-models/filter.ts) lacks', async () => {
+      const items = store.forTenant('a').collection('items');
+      const refused = async (filter: object) => {
+        let error: unknown;
+        await items.find(filter as never).catch((e: unknown) => (error = e));
+        return String(error);
+      };
+      expect(await refused({ Title: { $regex: 'x' } })).to.match(/unsupported operator \$regex/);
+      expect(await refused({ $where: 'true' })).to.match(/invalid field path/);
+      expect(await refused({ 'Tags.$en': 'oak' })).to.match(/invalid field path/);
+      expect(await refused({ '_id.x': '1' })).to.match(/invalid field path/);
+      expect(await refused({ Auction: { $in: 1 } })).to.match(/\$in takes an array/);
+      expect(await refused({ $or: { Auction: 1 } })).to.match(/\$or takes an array/);
+    });
+
     it('sorts, skips and limits; counts; groups', async () => {
       const items = store.forTenant('a').collection('items');
       const page = await items.find({ Auction: 1 }, { sort: [['Number', -1]], skip: 1, limit: 1 });
@@ -94,6 +110,69 @@ export function documentStoreContract(name: string, makeStore: () => Promise<Doc
       expect(await store.forTenant('a').collection('items').findById('1')).to.equal(null);
       expect((await store.forTenant('a').collection('items').findById('7'))?.Auction).to.equal(7);
       expect(await store.getCheckpoint(projection)).to.equal(20);
+    });
+
+    describe('the rebuild and alias-swap protocol (src/read-models/rebuild.ts)', () => {
+      const put = (collection: string, _id: string, fields: object = {}) => ({ op: 'put' as const, collection, tenant: 'a', doc: { _id, ...fields } });
+      const ids = async (collection: string) => (await store.forTenant('a').collection(collection).find({}, { sort: [['_id', 1]] })).map((d) => d._id);
+
+      it('moves the rebuild\'s own checkpoint, reads back only what the rebuild wrote, and refuses other collections', async () => {
+        const rebuild = await store.startRebuild(projection, ['items']);
+        await rebuild.commit([put('items', '1', { Auction: 9 })], { projection, expected: 0, position: 10 });
+        expect((await rebuild.get('items', 'a', '1'))?.Auction).to.equal(9);
+        expect(await rebuild.get('items', 'a', '2')).to.equal(null);
+        expect(await store.getCheckpoint(rebuildCheckpoint(projection))).to.equal(10);
+        let error: unknown;
+        await rebuild.commit([put('others', 'x')], { projection, expected: 10, position: 11 }).catch((e: unknown) => (error = e));
+        expect(String(error)).to.match(/not part of the rebuild/);
+        let stale: unknown;
+        await rebuild.commit([put('items', '2')], { projection, expected: 0, position: 12 }).catch((e: unknown) => (stale = e));
+        expect(stale).to.be.instanceOf(CheckpointConflictError);
+        expect(await store.getCheckpoint(rebuildCheckpoint(projection))).to.equal(10);
+        expect(await rebuild.finish()).to.equal(true);
+        expect(await ids('items')).to.deep.equal(['1']);
+        expect(await store.getCheckpoint(rebuildCheckpoint(projection))).to.equal(0);
+      });
+
+      it('swaps several collections together, and live writes go on in the new copies', async () => {
+        await store.ensureCollection({ name: 'tags', indexes: [{ fields: ['Name'] }] });
+        await store.live().commit([put('tags', 'old')], { projection, expected: 10, position: 11 });
+        const rebuild = await store.startRebuild(projection, ['items', 'tags']);
+        await rebuild.commit([put('items', '7'), put('tags', 'new', { Name: 'n' })], { projection, expected: 0, position: 12 });
+        expect(await ids('tags')).to.deep.equal(['old']);
+        expect(await rebuild.finish()).to.equal(true);
+        expect(await ids('items')).to.deep.equal(['7']);
+        expect(await ids('tags')).to.deep.equal(['new']);
+        await store.live().commit([put('tags', 'later', { Name: 'n' })], { projection, expected: 12, position: 13 });
+        expect(await store.forTenant('a').collection('tags').countDocuments({ Name: 'n' })).to.equal(2);
+        expect(await store.getCheckpoint(projection)).to.equal(13);
+      });
+
+      it('does not swap while the live copy is ahead of the rebuilt one, and swaps once the rebuild caught up', async () => {
+        const rebuild = await store.startRebuild(projection, ['items']);
+        await rebuild.commit([put('items', '1')], { projection, expected: 0, position: 10 });
+        await store.live().commit([put('items', '8')], { projection, expected: 10, position: 11 });
+        expect(await rebuild.finish()).to.equal(false);
+        expect(await store.getCheckpoint(projection)).to.equal(11);
+        expect(await ids('items')).to.deep.equal(['1', '2', '3', '4', '8']);
+        await rebuild.commit([put('items', '8')], { projection, expected: 10, position: 11 });
+        expect(await rebuild.finish()).to.equal(true);
+        expect(await store.getCheckpoint(projection)).to.equal(11);
+        expect(await ids('items')).to.deep.equal(['1', '8']);
+      });
+
+      it('leaves the live copies and checkpoint as they were on abort, and a later rebuild starts empty', async () => {
+        const first = await store.startRebuild(projection, ['items']);
+        await first.commit([put('items', '5')], { projection, expected: 0, position: 4 });
+        await first.abort();
+        expect(await ids('items')).to.deep.equal(['1', '2', '3', '4']);
+        expect(await store.getCheckpoint(projection)).to.equal(10);
+        expect(await store.getCheckpoint(rebuildCheckpoint(projection))).to.equal(0);
+        const second = await store.startRebuild(projection, ['items']);
+        await second.commit([put('items', '6')], { projection, expected: 0, position: 10 });
+        expect(await second.finish()).to.equal(true);
+        expect(await ids('items')).to.deep.equal(['6']);
+      });
     });
   });
 }

@@ -11,6 +11,7 @@ import { Redis } from 'ioredis';
 import { BullMqJobQueue, decodeJobId, encodeJobId } from '../../src/adapters/redis/bullmq-jobs.ts';
 import { RedisRateLimiter } from '../../src/adapters/redis/redis-rate-limiter.ts';
 import type { Job } from '../../src/ports/jobs.ts';
+import { JOB_DEFAULTS } from '../../src/ports/jobs.ts';
 import { jobQueueContract } from './jobs.contract.ts';
 import { rateLimiterContract } from './rate-limit.contract.ts';
 
@@ -196,6 +197,14 @@ describe(`Redis adapters on ${shownUrl(REDIS_URL)} (BullMQ jobs, Redis rate limi
       const opts = JSON.parse((await admin!.hget(`${prefix}:jobs.${name}:${run}-kept`, 'opts')) ?? '{}');
       expect(opts).to.deep.include({ removeOnComplete: { age: 3 * 24 * 3600 }, removeOnFail: { age: 3 * 24 * 3600 } });
       expect(await queue.getState(`${run}-kept`)).to.equal('completed');
+    });
+
+    it('keeps finished jobs JOB_DEFAULTS.keepFinishedMs when not configured', async function () {
+      const queue = newQueue();
+      await queue.add(`kept-default-${run}`, {}, { jobId: `${run}-kept-default` });
+      const opts = JSON.parse((await admin!.hget(`${prefix}:jobs.kept-default-${run}:${run}-kept-default`, 'opts')) ?? '{}');
+      const age = JOB_DEFAULTS.keepFinishedMs / 1000;
+      expect(opts).to.deep.include({ removeOnComplete: { age }, removeOnFail: { age } });
     });
 
     it('logs failures with id, name, attempt and message, never job data', async function () {

@@ -299,6 +299,69 @@ export function searchIndexContract(name: string, makeIndex: () => Promise<Searc
       });
     });
   });
+  searchRebuildContract(name, makeIndex);
+}
+
+/**
+ * The rebuild protocol of the port (src/read-models/search-rebuild.ts) through what needs no search: runs
+ * inside the contract above, and alone against adapters whose searches cannot run here (a client fake).
+ */
+export function searchRebuildContract(name: string, makeIndex: () => Promise<SearchIndex>): void {
+  describe(`search index rebuild protocol: ${name}`, function () {
+    let index: SearchIndex;
+
+    beforeEach(async function () {
+      index = await makeIndex();
+      await index.ensureCollection(contractSpec);
+      await index.upsert('lots', TENANT, [lot('old')]);
+      await index.setCheckpoint('lots-projection', 10);
+    });
+
+    afterEach(async function () {
+      await index.close();
+    });
+
+    it('moves the checkpoint on finish only, then refuses the rebuild\'s calls but abort', async function () {
+      const rebuild = await index.startRebuild('lots', 'lots-projection');
+      await rebuild.upsert(TENANT, [lot('new'), lot('gone')]);
+      await rebuild.update(TENANT, [{ id: 'new', CategoryId: 5 }]);
+      await rebuild.delete(TENANT, ['gone']);
+      expect(await index.getCheckpoint('lots-projection')).to.equal(10);
+      await rebuild.finish(99);
+      expect(await index.getCheckpoint('lots-projection')).to.equal(99);
+      await expectRejection(rebuild.upsert(TENANT, [lot('late')]));
+      await expectRejection(rebuild.update(TENANT, [{ id: 'new', CategoryId: 6 }]));
+      await expectRejection(rebuild.delete(TENANT, ['new']));
+      await expectRejection(rebuild.finish(100));
+      await rebuild.abort();
+      expect(await index.getCheckpoint('lots-projection')).to.equal(99);
+    });
+
+    it('leaves the checkpoint on abort, then refuses the rebuild\'s calls, and a new rebuild can start', async function () {
+      const aborted = await index.startRebuild('lots', 'lots-projection');
+      await aborted.upsert(TENANT, [lot('new')]);
+      await aborted.abort();
+      await aborted.abort();
+      expect(await index.getCheckpoint('lots-projection')).to.equal(10);
+      await expectRejection(aborted.upsert(TENANT, [lot('late')]));
+      await expectRejection(aborted.finish(11));
+      expect(await index.getCheckpoint('lots-projection')).to.equal(10);
+      const next = await index.startRebuild('lots', 'lots-projection');
+      await next.upsert(TENANT, [lot('new')]);
+      await next.finish(12);
+      expect(await index.getCheckpoint('lots-projection')).to.equal(12);
+      const after = await index.startRebuild('lots', 'lots-projection');
+      await after.finish(13);
+      expect(await index.getCheckpoint('lots-projection')).to.equal(13);
+    });
+
+    it('refuses the rebuild\'s calls once the index is closed', async function () {
+      const rebuild = await index.startRebuild('lots', 'lots-projection');
+      await index.close();
+      await expectRejection(rebuild.upsert(TENANT, [lot('late')]));
+      await expectRejection(rebuild.finish(11));
+    });
+  });
 }
 
 async function expectRejection(p: Promise<unknown>): Promise<void> {

@@ -30,7 +30,7 @@ import {
   type TypesenseCollectionSchema,
 } from '../../src/adapters/typesense/schema.ts';
 import { TypesenseIndex } from '../../src/adapters/typesense/typesense-index.ts';
-import { contractSpec, lot, query, searchIndexContract } from './search.contract.ts';
+import { contractSpec, lot, query, searchIndexContract, searchRebuildContract } from './search.contract.ts';
 
 const TENANT = 'tenant-a';
 const T0 = 1_750_000_000_000;
@@ -457,6 +457,9 @@ class FakeTypesense implements TypesenseApi {
 }
 
 describe('Typesense index over a fake client', function () {
+  let clock = 0;
+  searchRebuildContract('Typesense over the fake client', async () => new TypesenseIndex(new FakeTypesense(), { partitions: PARTITIONS, now: () => ++clock }));
+
   let fake: FakeTypesense;
   let index: TypesenseIndex;
   const byId = (collection: string) => new Map(fake.docs(collection).map((d) => [d.id as string, d]));

@@ -14,26 +14,25 @@ import type {
   WriteTarget,
 } from '../../ports/read-models.ts';
 import { CheckpointConflictError } from '../../ports/read-models.ts';
+import { fieldSegments, filterParts, isOperatorCondition, operatorEntries } from '../../read-models/filter.ts';
+import { runSwapSync, startRebuild, type RebuildCopy, type RebuildEngine, type SwapReply, type SwapStep } from '../../read-models/rebuild.ts';
 
 /**
  * The embedded read-model store: SQLite with one table per collection, documents kept as JSONB, and the
  * declared indexes created as expression indexes over (tenant, json_extract(doc, field)...), so a page
  * query is an index range scan, never a scan of the collection.
  *
- * Filters are translated once, here, from the MongoDB-like port language into SQL. The json_extract
+ * Filters (the language of src/read-models/filter.ts) are compiled here into SQL. The json_extract
  * expressions are written exactly as in the index definitions, which is what lets SQLite use them.
  *
  * Collections are reached through aliases (name → physical table), so a projection can be rebuilt into a
- * fresh table and swapped in atomically while reads go on against the old one.
+ * fresh table and swapped in atomically while reads go on against the old one: the protocol is
+ * src/read-models/rebuild.ts, this file gives its SQLite steps.
  */
-
-const FIELD_SEGMENT = /^[A-Za-z0-9_-]+$/;
 
 function fieldExpr(field: string): string {
   if (field === '_id') return 'id';
-  const segments = field.split('.');
-  if (!segments.every((s) => FIELD_SEGMENT.test(s))) throw new Error(`invalid field path: ${field}`);
-  return `json_extract(doc, '$.${segments.map((s) => `"${s}"`).join('.')}')`;
+  return `json_extract(doc, '$.${fieldSegments(field).map((s) => `"${s}"`).join('.')}')`;
 }
 
 function bindable(value: Scalar): string | number | null {
@@ -41,28 +40,23 @@ function bindable(value: Scalar): string | number | null {
   return value;
 }
 
-function isOperatorObject(condition: FieldCondition): condition is Exclude<FieldCondition, Scalar> {
-  return condition !== null && typeof condition === 'object';
-}
-
 function conditionSql(field: string, condition: FieldCondition, params: Array<string | number | null>): string {
   const expr = fieldExpr(field);
-  if (!isOperatorObject(condition)) {
+  if (!isOperatorCondition(condition)) {
     if (condition === null) return `${expr} IS NULL`;
     params.push(bindable(condition));
     return `${expr} = ?`;
   }
   const parts: string[] = [];
-  for (const [op, value] of Object.entries(condition)) {
-    if (value === undefined) continue;
+  for (const [op, value] of operatorEntries(condition)) {
     switch (op) {
       case '$eq':
         if (value === null) parts.push(`${expr} IS NULL`);
-        else parts.push(`${expr} = ?`), params.push(bindable(value as Scalar));
+        else parts.push(`${expr} = ?`), params.push(bindable(value));
         break;
       case '$ne':
         if (value === null) parts.push(`${expr} IS NOT NULL`);
-        else parts.push(`(${expr} IS NULL OR ${expr} <> ?)`), params.push(bindable(value as Scalar));
+        else parts.push(`(${expr} IS NULL OR ${expr} <> ?)`), params.push(bindable(value));
         break;
       case '$gt':
       case '$gte':
@@ -70,15 +64,14 @@ function conditionSql(field: string, condition: FieldCondition, params: Array<st
       case '$lte': {
         const sqlOp = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' }[op];
         parts.push(`${expr} ${sqlOp} ?`);
-        params.push(value as string | number);
+        params.push(value);
         break;
       }
       case '$in': {
-        const list = value as Scalar[];
-        if (list.length === 0) parts.push('0');
+        if (value.length === 0) parts.push('0');
         else {
-          parts.push(`${expr} IN (${list.map(() => '?').join(', ')})`);
-          for (const item of list) params.push(bindable(item));
+          parts.push(`${expr} IN (${value.map(() => '?').join(', ')})`);
+          for (const item of value) params.push(bindable(item));
         }
         break;
       }
@@ -89,23 +82,21 @@ function conditionSql(field: string, condition: FieldCondition, params: Array<st
         parts.push(`instr(${expr}, ?) > 0`);
         params.push(String(value));
         break;
-      default:
-        throw new Error(`unsupported operator ${op}`);
     }
   }
   return parts.length ? parts.join(' AND ') : '1';
 }
 
+/** The SQLite compiler of the port's filter language (src/read-models/filter.ts). */
 export function filterToSql(filter: Filter, params: Array<string | number | null>): string {
   const parts: string[] = [];
-  for (const [key, value] of Object.entries(filter)) {
-    if (value === undefined) continue;
-    if (key === '$and' || key === '$or') {
-      const subs = (value as Filter[]).map((f) => `(${filterToSql(f, params)})`);
-      if (subs.length === 0) parts.push(key === '$and' ? '1' : '0');
-      else parts.push(`(${subs.join(key === '$and' ? ' AND ' : ' OR ')})`);
+  for (const part of filterParts(filter)) {
+    if (part.kind === 'field') {
+      parts.push(conditionSql(part.field, part.condition, params));
     } else {
-      parts.push(conditionSql(key, value as FieldCondition, params));
+      const subs = part.filters.map((f) => `(${filterToSql(f, params)})`);
+      if (subs.length === 0) parts.push(part.kind === '$and' ? '1' : '0');
+      else parts.push(`(${subs.join(part.kind === '$and' ? ' AND ' : ' OR ')})`);
     }
   }
   return parts.length ? parts.join(' AND ') : '1';
@@ -316,10 +307,7 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   async getCheckpoint(projection: string): Promise<number> {
-    const row = this.prepare('SELECT position FROM rm_checkpoints WHERE projection = ?').get(projection) as
-      | { position: number }
-      | undefined;
-    return row?.position ?? 0;
+    return this.checkpointOf(projection);
   }
 
   private target(resolve: (name: string) => string, checkpointName: (p: string) => string): WriteTarget {
@@ -327,16 +315,11 @@ export class SqliteDocumentStore implements DocumentStore {
       // Inside the write lock: a swap committed by another process just before is seen here.
       this.refreshAliases();
       const name = checkpointName(checkpoint.projection);
-      const current =
-        (this.prepare('SELECT position FROM rm_checkpoints WHERE projection = ?').get(name) as { position: number } | undefined)?.position ??
-        0;
+      const current = this.checkpointOf(name);
       if (current !== checkpoint.expected) throw new CheckpointConflictError(checkpoint.projection, checkpoint.expected, current);
       this.applyOps(ops, resolve);
       if (ops.length) this.writtenSinceOptimize = true;
-      this.prepare(
-        `INSERT INTO rm_checkpoints (projection, position, updated) VALUES (?, ?, ?)
-         ON CONFLICT (projection) DO UPDATE SET position = excluded.position, updated = excluded.updated`,
-      ).run(name, checkpoint.position, new Date().toISOString());
+      this.writeCheckpoint(name, checkpoint.position);
     });
     return {
       // A projector's read within its batch needs no check of the aliases (a header read per document): the
@@ -388,76 +371,65 @@ export class SqliteDocumentStore implements DocumentStore {
 
   async startRebuild(projection: string, collections: string[]): Promise<RebuildTarget> {
     this.loadAliases();
-    const fresh = new Map<string, string>();
-    for (const name of collections) {
+    return startRebuild(this.rebuildEngine, projection, collections);
+  }
+
+  /** The SQLite steps of the rebuild protocol (src/read-models/rebuild.ts): copies are tables `rm_<name>_g<n>`. */
+  private readonly rebuildEngine: RebuildEngine<RebuildCopy> = {
+    createCopy: async (name) => {
       const alias = this.aliases.get(name);
       if (!alias) throw new Error(`unknown collection ${name}`);
       const physical = `rm_${name}_g${alias.generation + 1}`;
       this.db.exec(`DROP TABLE IF EXISTS ${physical}`);
-      // Secondary indexes are built once at the end: cheaper than keeping them up to date row by row.
       this.createPhysical(physical, JSON.parse(alias.spec) as CollectionSpec, false);
-      fresh.set(name, physical);
+      return { name, physical };
+    },
+    indexCopy: async ({ name, physical }) => this.createIndexes(physical, JSON.parse(this.aliases.get(name)!.spec) as CollectionSpec),
+    dropCopy: async ({ physical }) => {
+      this.db.exec(`DROP TABLE IF EXISTS ${physical}`);
+    },
+    deleteCheckpoint: async (checkpoint) => this.deleteCheckpoint(checkpoint),
+    target: (physicalOf, checkpoint) => this.target(physicalOf, () => checkpoint),
+    // The write lock (IMMEDIATE) is taken before the steps read the checkpoints.
+    swap: async (steps) => this.db.transaction(() => runSwapSync(steps(), (step) => this.swapStep(step))).immediate(),
+    swapped: async (replaced, copies) => {
+      this.loadAliases();
+      this.statements.clear();
+      this.writeStatements.clear();
+      for (const table of replaced) this.db.exec(`DROP TABLE IF EXISTS ${table}`);
+      for (const { physical } of copies) this.db.exec(`ANALYZE ${physical}`);
+    },
+  };
+
+  private swapStep(step: SwapStep): SwapReply {
+    switch (step.step) {
+      case 'readCheckpoint':
+        return this.checkpointOf(step.checkpoint);
+      case 'pointAlias': {
+        const alias = this.db.prepare('SELECT * FROM rm_aliases WHERE name = ?').get(step.name) as AliasRow;
+        this.db.prepare('UPDATE rm_aliases SET physical = ?, generation = generation + 1 WHERE name = ?').run(step.physical, step.name);
+        return alias.physical;
+      }
+      case 'writeCheckpoint':
+        return this.writeCheckpoint(step.checkpoint, step.position);
+      case 'deleteCheckpoint':
+        return this.deleteCheckpoint(step.checkpoint);
     }
-    const shadowCheckpoint = `${projection}#rebuild`;
-    this.db.prepare('DELETE FROM rm_checkpoints WHERE projection = ?').run(shadowCheckpoint);
-    const resolve = (name: string) => {
-      const physical = fresh.get(name);
-      if (!physical) throw new Error(`collection ${name} is not part of the rebuild of ${projection}`);
-      return physical;
-    };
-    const target = this.target(resolve, () => shadowCheckpoint);
-    // The fresh tables start empty: a document not written by this rebuild yet is absent, without a lookup.
-    const written = new Set<string>();
-    let indexed = false;
-    const key = (collection: string, tenant: string, id: string) => `${collection}\u0000${tenant}\u0000${id}`;
-    return {
-      get: async (collection, tenant, id) => (written.has(key(collection, tenant, id)) ? target.get(collection, tenant, id) : null),
-      commit: async (ops, checkpoint) => {
-        await target.commit(ops, checkpoint);
-        for (const op of ops) written.add(key(op.collection, op.tenant, op.op === 'put' ? op.doc._id : op.id));
-      },
-      finish: async () => {
-        if (!indexed) {
-          for (const [name, physical] of fresh) this.createIndexes(physical, JSON.parse(this.aliases.get(name)!.spec) as CollectionSpec);
-          indexed = true;
-        }
-        const old: string[] = [];
-        const swapped = this.db.transaction(() => {
-          const checkpointOf = (p: string) =>
-            (this.prepare('SELECT position FROM rm_checkpoints WHERE projection = ?').get(p) as { position: number } | undefined)?.position ?? 0;
-          const position = checkpointOf(shadowCheckpoint);
-          // A running projector brought the live copy further: swapping now would hide its writes until it
-          // replayed them. The caller catches up first (this check and the swap are in one write lock).
-          if (checkpointOf(projection) > position) return false;
-          for (const [name, physical] of fresh) {
-            const alias = this.db.prepare('SELECT * FROM rm_aliases WHERE name = ?').get(name) as AliasRow;
-            old.push(alias.physical);
-            this.db
-              .prepare('UPDATE rm_aliases SET physical = ?, generation = generation + 1 WHERE name = ?')
-              .run(physical, name);
-          }
-          this.db
-            .prepare(
-              `INSERT INTO rm_checkpoints (projection, position, updated) VALUES (?, ?, ?)
-               ON CONFLICT (projection) DO UPDATE SET position = excluded.position, updated = excluded.updated`,
-            )
-            .run(projection, position, new Date().toISOString());
-          this.db.prepare('DELETE FROM rm_checkpoints WHERE projection = ?').run(shadowCheckpoint);
-          return true;
-        }).immediate();
-        if (!swapped) return false;
-        this.loadAliases();
-        this.statements.clear();
-        this.writeStatements.clear();
-        for (const table of old) this.db.exec(`DROP TABLE IF EXISTS ${table}`);
-        for (const table of fresh.values()) this.db.exec(`ANALYZE ${table}`);
-        return true;
-      },
-      abort: async () => {
-        for (const physical of fresh.values()) this.db.exec(`DROP TABLE IF EXISTS ${physical}`);
-        this.db.prepare('DELETE FROM rm_checkpoints WHERE projection = ?').run(shadowCheckpoint);
-      },
-    };
+  }
+
+  private checkpointOf(projection: string): number {
+    return (this.prepare('SELECT position FROM rm_checkpoints WHERE projection = ?').get(projection) as { position: number } | undefined)?.position ?? 0;
+  }
+
+  private deleteCheckpoint(projection: string): void {
+    this.db.prepare('DELETE FROM rm_checkpoints WHERE projection = ?').run(projection);
+  }
+
+  private writeCheckpoint(projection: string, position: number): void {
+    this.prepare(
+      `INSERT INTO rm_checkpoints (projection, position, updated) VALUES (?, ?, ?)
+       ON CONFLICT (projection) DO UPDATE SET position = excluded.position, updated = excluded.updated`,
+    ).run(projection, position, new Date().toISOString());
   }
 
   async close(): Promise<void> {

@@ -10,35 +10,27 @@
  *   first one's running jobs out again).
  * - A job is claimed by one UPDATE ... RETURNING statement, so two queues on one file never run the
  *   same job twice concurrently.
- * - Failures retry with exponential backoff (backoffMs * 2^(attemptsMade-1)) in state 'delayed', then end
- *   'failed' with last_error (the error message only).
+ * - Failures retry with the port's exponential backoff (retryDelayMs) in state 'delayed', then end
+ *   'failed' with last_error (the error message only). Defaults and option checks: src/ports/jobs.ts.
  * - Job data is never logged (it may hold personal data): logs carry id, name, attempt and error message.
  * - The poll timer is unref'd: the queue does not by itself keep the process alive (the HTTP server, a
  *   running job or a pending whenIdle() does).
  */
 import type Database from 'better-sqlite3';
-import type { ClosedQueue, Job, JobOptions, JobProcessor, JobQueue, JobState } from '../../ports/jobs.ts';
-
-export interface JobQueueLogger {
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
+import type { ClosedQueue, Job, JobOptions, JobProcessor, JobQueue, JobQueueLogger, JobState } from '../../ports/jobs.ts';
+import { JOB_DEFAULTS, jobErrorMessage as errorMessage, jobSettings, positiveInt, retryDelayMs, silentJobLogger } from '../../ports/jobs.ts';
 
 export interface SqliteJobQueueOptions {
   db: Database.Database;
   /** Longest wait between two looks at the table when nothing wakes the loop (default 200 ms). */
   pollMs?: number;
-  /** Jobs run at once by this queue (default 2). */
+  /** Jobs run at once by this queue (default JOB_DEFAULTS.concurrency). */
   concurrency?: number;
   logger?: JobQueueLogger;
 }
 
-const DEFAULT_ATTEMPTS = 5;
-const DEFAULT_BACKOFF_MS = 1000;
-const MAX_ERROR_LENGTH = 2000;
+const QUEUE = 'SqliteJobQueue';
 const DRAIN_CHECK_MS = 10;
-
-const noopLogger: JobQueueLogger = { warn() {}, error() {} };
 
 interface ClaimedRow {
   id: string;
@@ -47,11 +39,6 @@ interface ClaimedRow {
   attempts_made: number;
   max_attempts: number;
   backoff_ms: number;
-}
-
-function errorMessage(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  return message.length > MAX_ERROR_LENGTH ? `${message.slice(0, MAX_ERROR_LENGTH)}…` : message;
 }
 
 export class SqliteJobQueue implements JobQueue {
@@ -78,9 +65,9 @@ export class SqliteJobQueue implements JobQueue {
 
   constructor(options: SqliteJobQueueOptions) {
     this.db = options.db;
-    this.pollMs = positiveInt(options.pollMs ?? 200, 'pollMs');
-    this.concurrency = positiveInt(options.concurrency ?? 2, 'concurrency');
-    this.logger = options.logger ?? noopLogger;
+    this.pollMs = positiveInt(QUEUE, options.pollMs ?? 200, 'pollMs');
+    this.concurrency = positiveInt(QUEUE, options.concurrency ?? JOB_DEFAULTS.concurrency, 'concurrency');
+    this.logger = options.logger ?? silentJobLogger;
 
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS jobs (
@@ -143,16 +130,7 @@ export class SqliteJobQueue implements JobQueue {
 
   async add(name: string, data: unknown, options: JobOptions): Promise<{ id: string; added: boolean }> {
     if (this.closed) throw new Error('SqliteJobQueue: add() after close()');
-    if (typeof name !== 'string' || name === '') throw new TypeError('SqliteJobQueue: job name is required');
-    const id = options?.jobId;
-    if (typeof id !== 'string' || id === '') throw new TypeError('SqliteJobQueue: options.jobId is required');
-    const attempts = positiveInt(options.attempts ?? DEFAULT_ATTEMPTS, 'attempts');
-    const backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
-    if (!Number.isFinite(backoffMs) || backoffMs < 0) {
-      throw new RangeError('SqliteJobQueue: backoffMs must be a number >= 0');
-    }
-    const delayMs = options.delayMs ?? 0;
-    if (!Number.isFinite(delayMs) || delayMs < 0) throw new RangeError('SqliteJobQueue: delayMs must be a number >= 0');
+    const { jobId: id, attempts, backoffMs, delayMs } = jobSettings(QUEUE, name, options);
     const now = Date.now();
     const json = JSON.stringify(data === undefined ? null : data);
     const state = delayMs > 0 ? 'delayed' : 'waiting';
@@ -177,7 +155,7 @@ export class SqliteJobQueue implements JobQueue {
    * Resolves when no job of a registered name is waiting or active, and none is delayed (a retry, or a job
    * added with delayMs) to a time before the deadline; rejects after timeoutMs.
    */
-  async whenIdle(timeoutMs = 10_000): Promise<void> {
+  async whenIdle(timeoutMs: number = JOB_DEFAULTS.idleTimeoutMs): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const pending = this.pendingCount(deadline);
@@ -290,7 +268,7 @@ export class SqliteJobQueue implements JobQueue {
   private recordFailure(row: ClaimedRow, meta: object, message: string): void {
     try {
       if (row.attempts_made < row.max_attempts) {
-        const delayMs = row.backoff_ms * 2 ** (row.attempts_made - 1);
+        const delayMs = retryDelayMs(row.backoff_ms, row.attempts_made);
         this.retryStmt.run(Date.now() + delayMs, message, row.id);
         this.logger.warn({ ...meta, delayMs, err: message }, 'job failed, will retry');
       } else {
@@ -308,9 +286,4 @@ async function raceTimeout(promise: Promise<unknown>, ms: number): Promise<void>
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
   clearTimeout(timer);
-}
-
-function positiveInt(value: number, what: string): number {
-  if (!Number.isInteger(value) || value < 1) throw new RangeError(`SqliteJobQueue: ${what} must be an integer >= 1`);
-  return value;
 }

@@ -1,9 +1,11 @@
 import type { Doc, FieldCondition, Filter, IndexSpec, Scalar, SortSpec } from '../../ports/read-models.ts';
+import { fieldSegments, filterParts, isOperatorCondition, operatorEntries } from '../../read-models/filter.ts';
 
 /**
- * The port's filter language (a subset of MongoDB's) translated once into the query MongoDB runs, plus the
- * mapping between the port's documents and their stored form. Pure functions: the adapter sends exactly
- * what these return, and the tests evaluate the same objects with a MongoDB-semantics library.
+ * The port's filter language (a subset of MongoDB's, defined in src/read-models/filter.ts) compiled into the
+ * query MongoDB runs, plus the mapping between the port's documents and their stored form. Pure functions:
+ * the adapter sends exactly what these return, and the tests evaluate the same objects with a
+ * MongoDB-semantics library.
  *
  * Stored form: `{ _id: '<tenant>\u0000<id>', _t: '<tenant>', ...fields }`. The tenant is a field (`_t`) so
  * every declared index can start with it, and part of the `_id` so the primary key is unique per tenant and
@@ -15,7 +17,6 @@ import type { Doc, FieldCondition, Filter, IndexSpec, Scalar, SortSpec } from '.
 
 export const TENANT_FIELD = '_t';
 const SEPARATOR = '\u0000';
-const FIELD_SEGMENT = /^[A-Za-z0-9_-]+$/;
 
 /** A MongoDB query or pipeline stage: plain data, sent as is. */
 export type MongoDocument = Record<string, unknown>;
@@ -35,12 +36,9 @@ export function storedId(tenant: string, id: string): string {
   return `${checkTenant(tenant)}${SEPARATOR}${id}`;
 }
 
-/** A dotted path of the port, checked: no operators, no reserved tenant field, no sub-paths of `_id`. */
+/** A dotted path of the port (checked by the language), that is not the reserved tenant field. */
 export function fieldPath(field: string): string {
-  const segments = field.split('.');
-  if (!segments.every((s) => FIELD_SEGMENT.test(s))) throw new Error(`invalid field path: ${field}`);
-  if (segments[0] === TENANT_FIELD) throw new Error(`field ${TENANT_FIELD} is reserved for the tenant`);
-  if (segments[0] === '_id' && segments.length > 1) throw new Error(`invalid field path: ${field}`);
+  if (fieldSegments(field)[0] === TENANT_FIELD) throw new Error(`field ${TENANT_FIELD} is reserved for the tenant`);
   return field;
 }
 
@@ -70,15 +68,14 @@ const MATCH_NOTHING: MongoDocument = { _id: { $in: [] } };
 function conditionClauses(tenant: string, field: string, condition: FieldCondition): MongoDocument[] {
   const path = fieldPath(field);
   const value = (v: Scalar) => (path === '_id' ? idValue(tenant, v) : v);
-  if (condition === null || typeof condition !== 'object') return [{ [path]: value(condition) }];
+  if (!isOperatorCondition(condition)) return [{ [path]: value(condition) }];
   const operators: MongoDocument[] = [];
   const add = (op: string, operand: unknown) => {
     const free = operators.find((o) => !(op in o));
     if (free) free[op] = operand;
     else operators.push({ [op]: operand });
   };
-  for (const [op, operand] of Object.entries(condition)) {
-    if (operand === undefined) continue;
+  for (const [op, operand] of operatorEntries(condition)) {
     switch (op) {
       case '$eq':
       case '$ne':
@@ -86,10 +83,10 @@ function conditionClauses(tenant: string, field: string, condition: FieldConditi
       case '$gte':
       case '$lt':
       case '$lte':
-        add(op, value(operand as Scalar));
+        add(op, value(operand));
         break;
       case '$in':
-        add('$in', (operand as Scalar[]).map(value));
+        add('$in', operand.map(value));
         break;
       case '$exists':
         // The port's $exists means "present and not null"; MongoDB's {$ne: null} / {$eq: null} mean exactly
@@ -100,8 +97,6 @@ function conditionClauses(tenant: string, field: string, condition: FieldConditi
         // A literal substring: every regex metacharacter escaped, no flags (the port's text is matched as is).
         add('$regex', String(operand).replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
         break;
-      default:
-        throw new Error(`unsupported operator ${op}`);
     }
   }
   return operators.map((o) => ({ [path]: o }));
@@ -109,21 +104,19 @@ function conditionClauses(tenant: string, field: string, condition: FieldConditi
 
 function filterClauses(tenant: string, filter: Filter): MongoDocument[] {
   const clauses: MongoDocument[] = [];
-  for (const [key, value] of Object.entries(filter)) {
-    if (value === undefined) continue;
-    if (key === '$and' || key === '$or') {
-      const filters = value as Filter[];
-      if (key === '$and') {
-        // MongoDB rejects an empty $and; the port means "true". The parts join the enclosing conjunction.
-        for (const f of filters) clauses.push(...filterClauses(tenant, f));
-      } else if (filters.length === 0) {
+  for (const part of filterParts(filter)) {
+    if (part.kind === '$and') {
+      // MongoDB rejects an empty $and; the port means "true". The parts join the enclosing conjunction.
+      for (const f of part.filters) clauses.push(...filterClauses(tenant, f));
+    } else if (part.kind === '$or') {
+      if (part.filters.length === 0) {
         clauses.push(MATCH_NOTHING); // an empty $or is "false" in the port; MongoDB rejects it
       } else {
-        const subs = filters.map((f) => combine(filterClauses(tenant, f)));
+        const subs = part.filters.map((f) => combine(filterClauses(tenant, f)));
         clauses.push(subs.length === 1 ? subs[0] : { $or: subs });
       }
     } else {
-      clauses.push(...conditionClauses(tenant, key, value as FieldCondition));
+      clauses.push(...conditionClauses(tenant, part.field, part.condition));
     }
   }
   return clauses;

@@ -25,6 +25,7 @@ import {
   toStored,
   type StoredDoc,
 } from './filter.ts';
+import { runSwap, startRebuild, type RebuildCopy, type RebuildEngine, type SwapReply, type SwapStep } from '../../read-models/rebuild.ts';
 
 /**
  * The read-model store on MongoDB (driver 7.x).
@@ -40,8 +41,8 @@ import {
  * and a `<tenant>\u0000<id>` key (see filter.ts); every index starts with `_t`.
  *
  * A batch's writes and its checkpoint commit in one transaction (snapshot reads, `w: majority`). A rebuild
- * writes fresh physical collections and finish() swaps the aliases and the checkpoint in one transaction
- * (or answers false, swapping nothing, while the live checkpoint is ahead of the rebuilt one).
+ * follows src/read-models/rebuild.ts: fresh physical collections, then the swap of the aliases and the
+ * checkpoint in one transaction; this file gives its MongoDB steps.
  * Other processes re-read the alias map at most every `aliasRefreshMs` (1 s); the replaced copy is dropped
  * only `dropGraceMs` (60 s) later, by whichever process sweeps first, so a reader holding the old alias for
  * that second still reads a complete (if slightly old) copy, never a dropped, empty one.
@@ -338,79 +339,71 @@ export class MongoDocumentStore implements DocumentStore {
   }
 
   async startRebuild(projection: string, collections: string[]): Promise<RebuildTarget> {
-    const fresh = new Map<string, { physical: string; spec: CollectionSpec }>();
-    for (const name of collections) {
+    return startRebuild(this.rebuildEngine, projection, collections);
+  }
+
+  /** The MongoDB steps of the rebuild protocol (src/read-models/rebuild.ts): copies are collections `<name>__g<n>`. */
+  private readonly rebuildEngine: RebuildEngine<RebuildCopy & { spec: CollectionSpec }> = {
+    createCopy: async (name) => {
       const alias = await this.aliases.findOneAndUpdate({ _id: name }, { $inc: { allocated: 1 } }, { returnDocument: 'after' });
       if (!alias) throw new Error(`unknown collection ${name}`);
       const physical = `${name}__g${alias.allocated}`;
       await this.db.dropCollection(physical);
-      // Secondary indexes are built once at the end: cheaper than maintaining them document by document.
       await this.createPhysical(physical, alias.spec, false);
-      fresh.set(name, { physical, spec: alias.spec });
-    }
-    const shadowCheckpoint = `${projection}#rebuild`;
-    await this.checkpoints.deleteOne({ _id: shadowCheckpoint });
-    const physicalOf = (name: string) => {
-      const entry = fresh.get(name);
-      if (!entry) throw new Error(`collection ${name} is not part of the rebuild of ${projection}`);
-      return entry.physical;
-    };
-    // The fresh collections start empty: a document this rebuild has not written yet is absent, without a lookup.
-    const written = new Set<string>();
-    const key = (collection: string, tenant: string, id: string) => `${collection}\u0000${tenant}\u0000${id}`;
-    let indexed = false;
-    return {
+      return { name, physical, spec: alias.spec };
+    },
+    indexCopy: ({ physical, spec }) => this.createIndexes(physical, spec),
+    dropCopy: async ({ physical }) => {
+      await this.db.dropCollection(physical);
+    },
+    deleteCheckpoint: async (checkpoint) => {
+      await this.checkpoints.deleteOne({ _id: checkpoint });
+    },
+    target: (physicalOf, checkpoint) => ({
       get: async (collection, tenant, id) => {
-        if (!written.has(key(collection, tenant, id))) return null;
         const stored = await this.physicalCollection(physicalOf(collection)).findOne({ _id: storedId(tenant, id) });
         return stored ? fromStored(stored) : null;
       },
-      commit: async (ops, checkpoint) => {
-        for (const op of ops) physicalOf(op.collection);
-        await this.commitWith(shadowCheckpoint, checkpoint, (session) => this.applyOps(session, ops, physicalOf));
-        for (const op of ops) written.add(key(op.collection, op.tenant, op.op === 'put' ? op.doc._id : op.id));
-      },
-      finish: async () => {
-        if (!indexed) {
-          for (const { physical, spec } of fresh.values()) await this.createIndexes(physical, spec);
-          indexed = true;
-        }
-        const dropAfter = new Date(Date.now() + this.graceMs);
-        const swapped = await this.inTransaction(async (session) => {
-          const checkpointOf = async (name: string) => (await this.checkpoints.findOne({ _id: name }, { session }))?.position ?? 0;
-          const position = await checkpointOf(shadowCheckpoint);
-          // A running projector brought the live copy further: swapping now would hide its writes until it
-          // replayed them, so the caller catches up first. A live commit landing after this read conflicts
-          // with the checkpoint write below, and withTransaction runs this again.
-          if ((await checkpointOf(projection)) > position) return false;
-          for (const [name, { physical }] of fresh) {
-            const alias = await this.aliases.findOne({ _id: name }, { session });
-            if (!alias) throw new Error(`unknown collection ${name}`);
-            await this.aliases.updateOne(
-              { _id: name },
-              { $set: { physical }, $push: { retired: { physical: alias.physical, dropAfter } } },
-              { session },
-            );
-          }
-          await this.checkpoints.updateOne(
-            { _id: projection },
-            { $set: { position, updated: new Date() } },
-            { session, upsert: true },
-          );
-          await this.checkpoints.deleteOne({ _id: shadowCheckpoint }, { session });
-          return true;
-        });
-        if (!swapped) return false;
-        this.cacheLoadedAt = -Infinity;
-        if (this.graceMs <= 0) await this.sweep();
-        else this.later(this.graceMs, () => this.sweep());
-        return true;
-      },
-      abort: async () => {
-        for (const { physical } of fresh.values()) await this.db.dropCollection(physical);
-        await this.checkpoints.deleteOne({ _id: shadowCheckpoint });
-      },
-    };
+      commit: (ops, cp) => this.commitWith(checkpoint, cp, (session) => this.applyOps(session, ops, physicalOf)),
+    }),
+    // A live commit landing after the steps read the checkpoints conflicts with their checkpoint write, and
+    // withTransaction runs the steps again.
+    swap: async (steps) => {
+      const dropAfter = new Date(Date.now() + this.graceMs);
+      return this.inTransaction((session) => runSwap(steps(), (step) => this.swapStep(step, session, dropAfter)));
+    },
+    swapped: async () => {
+      this.cacheLoadedAt = -Infinity;
+      if (this.graceMs <= 0) await this.sweep();
+      else this.later(this.graceMs, () => this.sweep());
+    },
+  };
+
+  private async swapStep(step: SwapStep, session: ClientSession, dropAfter: Date): Promise<SwapReply> {
+    switch (step.step) {
+      case 'readCheckpoint':
+        return (await this.checkpoints.findOne({ _id: step.checkpoint }, { session }))?.position ?? 0;
+      case 'pointAlias': {
+        const alias = await this.aliases.findOne({ _id: step.name }, { session });
+        if (!alias) throw new Error(`unknown collection ${step.name}`);
+        await this.aliases.updateOne(
+          { _id: step.name },
+          { $set: { physical: step.physical }, $push: { retired: { physical: alias.physical, dropAfter } } },
+          { session },
+        );
+        return alias.physical;
+      }
+      case 'writeCheckpoint':
+        await this.checkpoints.updateOne(
+          { _id: step.checkpoint },
+          { $set: { position: step.position, updated: new Date() } },
+          { session, upsert: true },
+        );
+        return;
+      case 'deleteCheckpoint':
+        await this.checkpoints.deleteOne({ _id: step.checkpoint }, { session });
+        return;
+    }
   }
 
   private later(ms: number, fn: () => Promise<void>) {

@@ -11,8 +11,8 @@
  * - Workers start lazily, on the first `process(name)`: a process that only adds jobs (the `api` role) opens
  *   no Worker and no blocking connection.
  * - Job ids: BullMQ ignores an add whose job id exists in its queue, in any state, so finished jobs are KEPT
- *   for that: `removeOnComplete`/`removeOnFail` by age (`keepFinishedMs`, default 30 days, measured from the
- *   end of the job), never by count. A duplicate add arriving after that runs the job again.
+ *   for that: `removeOnComplete`/`removeOnFail` by age (`keepFinishedMs`, default JOB_DEFAULTS.keepFinishedMs,
+ *   measured from the end of the job), never by count. A duplicate add arriving after that runs the job again.
  *   Ids are unique per job name here (the port's ids already start with their kind). BullMQ refuses ids that
  *   are integers or hold ':', so ids are escaped for storage and unescaped before processors see them.
  * - `added`: BullMQ answers an add of an existing id with the existing id, like a new one. Each add carries
@@ -24,7 +24,8 @@
  *   the names this queue processes (waiting, active, prioritized, and delayed jobs due before the deadline),
  *   read per queue in one script (BullMQ's backend `getCounts` with a delayed cutoff) so that a job moving
  *   between states is never missed.
- * - Retries: `attempts` and exponential `backoff` (backoffMs * 2^(try-1)), `delayMs` is BullMQ's `delay`.
+ * - Retries: `attempts` and BullMQ's `exponential` backoff, the port's retryDelayMs; `delayMs` is BullMQ's
+ *   `delay`. Defaults and option checks: src/ports/jobs.ts.
  *   `attemptsMade` given to processors is 1 on the first try (BullMQ's own count of finished tries, + 1).
  * - A worker process that dies mid-job: BullMQ's stalled-job check (every 30 s) hands the job to another
  *   worker, once; a job stalled twice ends failed.
@@ -33,12 +34,8 @@
 import { randomUUID } from 'node:crypto';
 import { Queue, Worker, type Job as BullJob, type JobsOptions } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { ClosedQueue, Job, JobOptions, JobProcessor, JobQueue, JobState } from '../../ports/jobs.ts';
-
-export interface BullMqJobQueueLogger {
-  warn(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
+import type { ClosedQueue, Job, JobOptions, JobProcessor, JobQueue, JobQueueLogger, JobState } from '../../ports/jobs.ts';
+import { JOB_DEFAULTS, jobErrorMessage as errorMessage, jobSettings, positiveInt, silentJobLogger } from '../../ports/jobs.ts';
 
 export interface BullMqJobQueueOptions {
   /** redis://[user:password@]host:port[/db] (rediss:// for TLS). */
@@ -47,21 +44,16 @@ export interface BullMqJobQueueOptions {
   prefix?: string;
   /** Base name of the per-job-name queues (default 'jobs'); no ':'. */
   queueName?: string;
-  /** Jobs of one name run at once by this process (default 2). */
+  /** Jobs of one name run at once by this process (default JOB_DEFAULTS.concurrency). */
   concurrency?: number;
-  /** How long completed and failed jobs are kept, and so deduplicate their id (default 30 days). */
+  /** How long completed and failed jobs are kept, and so deduplicate their id (default JOB_DEFAULTS.keepFinishedMs). */
   keepFinishedMs?: number;
   /** Interval of whenIdle()'s look at the counts (default 20 ms). */
   idlePollMs?: number;
-  logger?: BullMqJobQueueLogger;
+  logger?: JobQueueLogger;
 }
 
-const DEFAULT_ATTEMPTS = 5;
-const DEFAULT_BACKOFF_MS = 1000;
-const DEFAULT_KEEP_FINISHED_MS = 30 * 24 * 3600_000;
-const MAX_ERROR_LENGTH = 2000;
-
-const noopLogger: BullMqJobQueueLogger = { warn() {}, error() {} };
+const QUEUE = 'BullMqJobQueue';
 
 /** The option that carries an add's token into the stored job (BullMQ keeps options it does not know). */
 const TOKEN_OPTION = 'addToken';
@@ -73,7 +65,7 @@ export class BullMqJobQueue implements JobQueue {
   private readonly concurrency: number;
   private readonly keepFinishedSeconds: number;
   private readonly idlePollMs: number;
-  private readonly logger: BullMqJobQueueLogger;
+  private readonly logger: JobQueueLogger;
   /** Non-blocking connection shared by the queues and this adapter's own reads. */
   private readonly producer: Redis;
   /** Non-blocking connection shared by the workers (each Worker adds its own blocking one); lazy. */
@@ -95,30 +87,21 @@ export class BullMqJobQueue implements JobQueue {
     this.prefix = nonEmpty(options.prefix ?? 'bidder', 'prefix');
     this.queueName = nonEmpty(options.queueName ?? 'jobs', 'queueName');
     if (this.queueName.includes(':')) throw new RangeError('BullMqJobQueue: queueName cannot contain ":"');
-    this.concurrency = positiveInt(options.concurrency ?? 2, 'concurrency');
-    const keepMs = options.keepFinishedMs ?? DEFAULT_KEEP_FINISHED_MS;
+    this.concurrency = positiveInt(QUEUE, options.concurrency ?? JOB_DEFAULTS.concurrency, 'concurrency');
+    const keepMs = options.keepFinishedMs ?? JOB_DEFAULTS.keepFinishedMs;
     if (!Number.isFinite(keepMs) || keepMs < 1000) {
       throw new RangeError('BullMqJobQueue: keepFinishedMs must be >= 1000');
     }
     this.keepFinishedSeconds = Math.ceil(keepMs / 1000);
-    this.idlePollMs = positiveInt(options.idlePollMs ?? 20, 'idlePollMs');
-    this.logger = options.logger ?? noopLogger;
+    this.idlePollMs = positiveInt(QUEUE, options.idlePollMs ?? 20, 'idlePollMs');
+    this.logger = options.logger ?? silentJobLogger;
     // A producer fails a command after a few reconnect tries rather than holding an HTTP request forever.
     this.producer = this.connect({ maxRetriesPerRequest: 3 }, 'producer');
   }
 
   async add(name: string, data: unknown, options: JobOptions): Promise<{ id: string; added: boolean }> {
     if (this.closed) throw new Error('BullMqJobQueue: add() after close()');
-    if (typeof name !== 'string' || name === '') throw new TypeError('BullMqJobQueue: job name is required');
-    const id = options?.jobId;
-    if (typeof id !== 'string' || id === '') throw new TypeError('BullMqJobQueue: options.jobId is required');
-    const attempts = positiveInt(options.attempts ?? DEFAULT_ATTEMPTS, 'attempts');
-    const backoffMs = options.backoffMs ?? DEFAULT_BACKOFF_MS;
-    if (!Number.isFinite(backoffMs) || backoffMs < 0) {
-      throw new RangeError('BullMqJobQueue: backoffMs must be a number >= 0');
-    }
-    const delayMs = options.delayMs ?? 0;
-    if (!Number.isFinite(delayMs) || delayMs < 0) throw new RangeError('BullMqJobQueue: delayMs must be a number >= 0');
+    const { jobId: id, attempts, backoffMs, delayMs } = jobSettings(QUEUE, name, options);
 
     await this.register(name);
     const queue = this.queueFor(name);
@@ -171,7 +154,7 @@ export class BullMqJobQueue implements JobQueue {
    * Resolves when no job of a name this queue processes is waiting or active, and none is delayed (a retry,
    * or a job added with delayMs) to a time before the deadline; rejects after timeoutMs. Never deletes jobs.
    */
-  async whenIdle(timeoutMs = 10_000): Promise<void> {
+  async whenIdle(timeoutMs: number = JOB_DEFAULTS.idleTimeoutMs): Promise<void> {
     const deadline = Date.now() + Math.max(0, Math.round(timeoutMs));
     for (;;) {
       const pending = await this.pendingCount(deadline);
@@ -353,7 +336,7 @@ async function quit(redis: Redis): Promise<void> {
 
 async function settleAll(
   work: Array<Promise<unknown> | undefined>,
-  logger: BullMqJobQueueLogger,
+  logger: JobQueueLogger,
   what: string,
 ): Promise<void> {
   for (const result of await Promise.allSettled(work)) {
@@ -361,16 +344,6 @@ async function settleAll(
       logger.error({ err: errorMessage(result.reason) }, `job queue: error while ${what}`);
     }
   }
-}
-
-function errorMessage(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  return message.length > MAX_ERROR_LENGTH ? `${message.slice(0, MAX_ERROR_LENGTH)}…` : message;
-}
-
-function positiveInt(value: number, what: string): number {
-  if (!Number.isInteger(value) || value < 1) throw new RangeError(`BullMqJobQueue: ${what} must be an integer >= 1`);
-  return value;
 }
 
 function nonEmpty(value: string, what: string): string {

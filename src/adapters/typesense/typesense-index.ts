@@ -27,9 +27,10 @@
  * 50 ids at a time: export and delete take filter_by in the query string, which Typesense limits to 4,000
  * characters.
  *
- * Rebuilds (docs: "Collection alias", zero-downtime reindexing): startRebuild creates a new physical
- * collection from the spec given to ensureCollection in this process; searches and live writes keep going
- * to the alias meanwhile. finish(position) points the alias at the new collection, then moves the
+ * Rebuilds (docs: "Collection alias", zero-downtime reindexing), as src/read-models/search-rebuild.ts
+ * orders them: startRebuild creates a new physical collection from the spec given to ensureCollection in
+ * this process; searches and live writes keep going to the alias meanwhile. finish(position) points the
+ * alias at the new collection, then moves the
  * checkpoint, then drops the previous collection: a crash after the swap leaves the old checkpoint with
  * the new documents, and replaying from there is harmless; the other order could skip events. A rebuild
  * is also how a changed spec reaches the server: ensureCollection leaves an existing collection as it is.
@@ -55,6 +56,7 @@ import {
   type TypesenseDocument,
 } from './documents.ts';
 import { idsCondition, tenantCondition } from './filter.ts';
+import { searchRebuild } from '../../read-models/search-rebuild.ts';
 import { searchParams } from './params.ts';
 import { emptyResult, toSearchResult } from './results.ts';
 import { checkpointSchema, collectionSchema, DOC_ID } from './schema.ts';
@@ -224,43 +226,26 @@ export class TypesenseIndex implements SearchIndex {
     const alias = this.aliasOf(collection);
     const physical = `${alias}_${this.now()}`;
     await this.api.createCollection(collectionSchema(spec, physical));
-    let state: 'open' | 'finished' | 'aborted' = 'open';
-    const open = () => {
-      this.assertOpen();
-      if (state !== 'open') throw new Error(`typesense: the rebuild of ${collection} is ${state}`);
-    };
-    return {
-      upsert: async (tenant, docs) => {
-        open();
-        await this.upsertInto(physical, collection, tenant, docs);
-      },
-      update: async (tenant, docs) => {
-        open();
-        await this.updateIn(physical, collection, tenant, docs);
-      },
-      delete: async (tenant, ids) => {
-        open();
-        await this.deleteFrom(physical, collection, tenant, ids);
-      },
-      finish: async (position) => {
-        open();
-        let previous: string | null = null;
+    let previous: string | null = null;
+    return searchRebuild(`typesense: the rebuild of ${collection}`, {
+      assertOpen: () => this.assertOpen(),
+      upsert: (tenant, docs) => this.upsertInto(physical, collection, tenant, docs),
+      update: (tenant, docs) => this.updateIn(physical, collection, tenant, docs),
+      delete: (tenant, ids) => this.deleteFrom(physical, collection, tenant, ids),
+      swap: async () => {
         try {
           previous = await this.api.retrieveAlias(alias);
         } catch (error) {
           if (statusOf(error) !== 404) throw error;
         }
         await this.api.upsertAlias(alias, physical);
-        state = 'finished';
+      },
+      settle: async (position) => {
         await this.setCheckpoint(projection, position);
         if (previous !== null && previous !== physical) await ignoring(404, this.api.deleteCollection(previous));
       },
-      abort: async () => {
-        if (state !== 'open') return;
-        state = 'aborted';
-        await ignoring(404, this.api.deleteCollection(physical));
-      },
-    };
+      discard: () => ignoring(404, this.api.deleteCollection(physical)),
+    });
   }
 
   async close(): Promise<void> {

@@ -9,7 +9,8 @@
  * partitions.ts. The parts: terms.ts (tokenizing and folding), spec.ts (collection specs), engine.ts (one
  * partition's MiniSearch, documents and columns), match.ts (the AND query runner and its scores),
  * filters.ts, facets.ts, top-k.ts, search.ts (one request), snapshot.ts (one partition's file),
- * directory.ts (the folder and its manifest). This file keeps collections, checkpoints and durability.
+ * directory.ts (the folder and its manifest). This file keeps collections, checkpoints and durability;
+ * rebuilds follow src/read-models/search-rebuild.ts.
  *
  * Measured with `npx tsx --expose-gc bench/search-load.ts` (100,000 lots x 3 languages = 300,000 documents,
  * three partitions of 100k; title 5 words, description 25 words, Zipf-distributed over 4,000 words per
@@ -50,6 +51,7 @@ import type {
   SearchRequest,
   SearchResult,
 } from '../../../ports/search.ts';
+import { searchRebuild } from '../../../read-models/search-rebuild.ts';
 import { manifestPartitionField, SnapshotDirectory, type Manifest } from './directory.ts';
 import { PartitionSet, type Partition } from './partitions.ts';
 import { searchCollection } from './search.ts';
@@ -246,27 +248,12 @@ export class MiniSearchIndex implements SearchIndex {
     c.rebuilding = true;
     // Changes to the fresh copy are not persisted until finish(), so they do not count as changes.
     const fresh = new PartitionSet(c.compiled, () => undefined);
-    let done = false;
-    const check = () => {
-      if (done) throw new Error('rebuild already finished or aborted');
-      this.assertOpen();
-    };
-    return {
-      upsert: async (tenant, docs) => {
-        check();
-        fresh.upsert(tenant, docs);
-      },
-      update: async (tenant, docs) => {
-        check();
-        fresh.update(tenant, docs);
-      },
-      delete: async (tenant, ids) => {
-        check();
-        fresh.delete(tenant, ids);
-      },
-      finish: async (position) => {
-        check();
-        done = true;
+    return searchRebuild(`the rebuild of ${collection}`, {
+      assertOpen: () => this.assertOpen(),
+      upsert: (tenant, docs) => fresh.upsert(tenant, docs),
+      update: (tenant, docs) => fresh.update(tenant, docs),
+      delete: (tenant, ids) => fresh.delete(tenant, ids),
+      swap: (position) => {
         c.rebuilding = false;
         if (fresh.compiled.hash !== c.compiled.hash) {
           throw new Error(`collection ${collection} changed during the rebuild`);
@@ -276,14 +263,12 @@ export class MiniSearchIndex implements SearchIndex {
         c.live = live;
         this.checkpoints.set(projection, position);
         this.changes++;
-        await this.flush();
       },
-      abort: async () => {
-        if (done) return;
-        done = true;
+      settle: () => this.flush(),
+      discard: () => {
         c.rebuilding = false;
       },
-    };
+    });
   }
 
   /**
