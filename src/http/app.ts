@@ -39,8 +39,11 @@ export function buildApp(
   services: Services,
   operations: Operation[],
   config: HttpConfig,
-  /** The projections catalogue reads come from: a cached answer is used while none of them has moved. */
-  catalogueProjections: string[],
+  /**
+   * The version of the projections catalogue reads come from (ProjectionVersions.of): a cached answer is used
+   * while it has not moved; null, nothing is cached.
+   */
+  catalogueVersion: () => string | null,
   /** Api-Keys, tenants, members and applications, as the feature that keeps them answers (credential checks). */
   directory: AccessDirectory,
   /** The process's role (for /healthz, /readyz) and its metrics (null: off, or served on a port of their own). */
@@ -51,7 +54,7 @@ export function buildApp(
   const responseCache = config.responseCache ? new ResponseCache() : null;
   const logger = services.logger;
   const requestLog = requestLogger(logger);
-  const derivedValues = new DerivedValues(() => services.projector.cacheVersion(catalogueProjections));
+  const derivedValues = new DerivedValues(catalogueVersion);
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   app.set('query parser', 'simple');
@@ -81,7 +84,7 @@ export function buildApp(
         operations: operations.filter((op) => op.catalogue === true),
         cache: responseCache,
         auth,
-        version: () => services.projector.cacheVersion(catalogueProjections),
+        version: catalogueVersion,
         now: () => services.now().getTime(),
         cors: corsHeaders,
         answered,
@@ -200,7 +203,7 @@ export function buildApp(
       // unless this request makes it the caller's own (`personal`).
       const shared = operation.catalogue === true && !operation.personal?.(req.query as Record<string, unknown>);
       res.setHeader('Cache-Control', shared ? SHARED_CACHE_CONTROL : 'no-store');
-      const version = shared && responseCache ? services.projector.cacheVersion(catalogueProjections) : null;
+      const version = shared && responseCache ? catalogueVersion() : null;
       const cacheKey = version !== null ? `${(ctx as TenantContext).tenant.Tenant}\n${(ctx as TenantContext).language}\n${req.originalUrl}` : '';
       const nowMs = base.now.getTime();
       const cached = version !== null ? responseCache!.get(cacheKey, version, nowMs) : null;

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { ProjectionStatus } from '../projector/runtime.ts';
+import type { ProjectionStatus } from '../projector/status.ts';
 
 /** What the metrics read when scraped. */
 export interface MetricSources {

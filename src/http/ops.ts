@@ -1,5 +1,5 @@
 import express, { type Express, type Request, type Response } from 'express';
-import type { ProjectionStatus } from '../projector/runtime.ts';
+import type { ProjectionStatus } from '../projector/status.ts';
 import type { Metrics } from './metrics.ts';
 
 export interface OpsSources {

@@ -85,13 +85,13 @@ describe('catalogue answers sent from the response cache before the router', () 
       limiter: {},
       tokens,
       keys: {},
-      projector: { waitFor: async () => true, cacheVersion: () => version },
+      projector: { waitFor: async () => true },
       logger: createLogger({ level: 'silent' }),
       now: () => new Date(now),
       readYourWritesTimeoutMs: 1000,
     } as unknown as Services;
     const config = { corsOrigins: [ORIGIN], trustProxy: false, responseCache: true };
-    const app = buildApp(services, [probe] as unknown as Operation[], config, ['catalogue'], directory);
+    const app = buildApp(services, [probe] as unknown as Operation[], config, () => version, directory);
     server = await listen(app, 0, '127.0.0.1');
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });

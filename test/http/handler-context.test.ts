@@ -134,14 +134,13 @@ describe('handler contexts: what a handler is given', () => {
       keys: {},
       projector: {
         waitFor: async (position: number, names: string[]) => (waits.push({ position, names }), true),
-        cacheVersion: () => null,
       },
       logger: createLogger({ level: 'silent' }),
       now: () => new Date(),
       readYourWritesTimeoutMs: 1000,
     } as unknown as Services;
     const http = { corsOrigins: [], trustProxy: false, responseCache: false };
-    const app = buildApp(services, [probe, note] as unknown as Operation[], http, [], directory);
+    const app = buildApp(services, [probe, note] as unknown as Operation[], http, () => null, directory);
     server = await listen(app, 0, '127.0.0.1');
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });

@@ -1,0 +1,114 @@
+// One batch of events applied to one projection together with its checkpoint, and the paged read of the log
+// behind it: the step that live loops, catch-up and rebuilds share.
+import type { EventLog, RecordedEvent } from '../ports/event-log.ts';
+import type { DocumentStore, WriteTarget } from '../ports/read-models.ts';
+import { CheckpointConflictError } from '../ports/read-models.ts';
+import type { SearchIndex } from '../ports/search.ts';
+import type { Logger } from '../logger.ts';
+import { SearchBatch, UnitOfWork, type Projection } from './projection.ts';
+
+export interface ProjectorDeps {
+  log: EventLog;
+  documents: DocumentStore;
+  search: SearchIndex;
+  logger: Logger;
+}
+
+/** Events read at once by catch-up and rebuilds. */
+export const PAGE_SIZE = 5000;
+
+/** Where a search projection writes: the live index (its checkpoint kept there) or a rebuild's fresh copy. */
+export interface SearchWriter {
+  upsert: SearchIndex['upsert'];
+  update: SearchIndex['update'];
+  delete: SearchIndex['delete'];
+  getCheckpoint?(): Promise<number>;
+  setCheckpoint(position: number): Promise<void>;
+}
+
+/** Writes of a search projection to the live index, with its checkpoint kept there. */
+export function liveSearchWriter(search: SearchIndex, projection: Projection): SearchWriter {
+  return {
+    upsert: search.upsert.bind(search),
+    update: search.update.bind(search),
+    delete: search.delete.bind(search),
+    getCheckpoint: () => search.getCheckpoint(projection.name),
+    setCheckpoint: (position: number) => search.setCheckpoint(projection.name, position),
+  };
+}
+
+/** A projection's stored checkpoint (the search index keeps its own). */
+export function storedCheckpoint(deps: ProjectorDeps, projection: Projection): Promise<number> {
+  return projection.kind === 'search' ? deps.search.getCheckpoint(projection.name) : deps.documents.getCheckpoint(projection.name);
+}
+
+/** Applies one batch of events to a projection and moves its checkpoint (one transaction for documents). */
+export async function applyBatch(
+  projection: Projection,
+  events: RecordedEvent[],
+  expected: number,
+  target: WriteTarget | null,
+  searchWriter?: SearchWriter,
+  onChange?: (changed: boolean) => void,
+  /** Where the batch ends in the log (a filtered read may end past its last event). */
+  end = events[events.length - 1].position,
+): Promise<number> {
+  const position = end;
+  const handled = events.filter((e) => projection.handles.includes(e.type));
+  // Called once the batch is stored, so a reader that sees the new version also sees the new data.
+  const stored = (p: number) => (onChange?.(handled.length > 0), p);
+  switch (projection.kind) {
+    case 'documents': {
+      const uow = new UnitOfWork(target!);
+      for (const event of handled) {
+        uow.current = event;
+        await projection.apply(event, uow);
+      }
+      await target!.commit(uow.ops(), { projection: projection.name, expected, position });
+      return stored(position);
+    }
+    case 'search': {
+      const batch = new SearchBatch();
+      for (const event of handled) projection.apply(event, batch);
+      const writer = searchWriter!;
+      const collection = projection.collection.name;
+      // The index has no transaction: a checkpoint moved by someone else (a rebuild's alias swap) is noticed
+      // before writing, and the loop resumes from it. (On Typesense a swap in the instant between this check
+      // and the write is not caught: rebuild the index with the projector stopped for a guarantee.)
+      if (writer.getCheckpoint) {
+        const current = await writer.getCheckpoint();
+        if (current !== expected) throw new CheckpointConflictError(projection.name, expected, current);
+      }
+      for (const op of batch.ops) {
+        if (op.op === 'upsert') await writer.upsert(collection, op.tenant, op.docs);
+        else if (op.op === 'update') await writer.update(collection, op.tenant, op.docs);
+        else await writer.delete(collection, op.tenant, op.ids);
+      }
+      await writer.setCheckpoint(position);
+      return stored(position);
+    }
+    case 'reactor': {
+      for (const event of handled) await projection.react(event);
+      await target!.commit([], { projection: projection.name, expected, position });
+      return stored(position);
+    }
+  }
+}
+
+/**
+ * The next page of the log for a projection: only the types it handles where the log can filter them
+ * (EventLog.readTypes), and where that page ends in the log.
+ */
+export async function readPage(
+  log: EventLog,
+  types: readonly string[],
+  from: number,
+  maxCount: number,
+): Promise<{ events: RecordedEvent[]; end: number }> {
+  if (log.readTypes) {
+    const { events, position } = await log.readTypes({ fromPosition: from, maxCount, types });
+    return { events, end: position };
+  }
+  const events = await log.readAll({ fromPosition: from, maxCount });
+  return { events, end: events.length > 0 ? events[events.length - 1].position : from };
+}

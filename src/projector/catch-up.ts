@@ -1,0 +1,104 @@
+// Catching projections up to the log's head in large pages of their own event types: together at start (each
+// page read once for all), one at a time before a loop goes live, or to a given position without loops.
+import type { WriteTarget } from '../ports/read-models.ts';
+import type { Projection } from './projection.ts';
+import type { Progress } from './progress.ts';
+import { applyBatch, liveSearchWriter, PAGE_SIZE, readPage, type ProjectorDeps, type SearchWriter } from './apply.ts';
+
+export class CatchUp {
+  constructor(
+    private readonly deps: ProjectorDeps,
+    private readonly progress: Progress,
+    /** Whether the projector is stopping (catch-up of running projections then ends after its current page). */
+    private readonly stopping: () => boolean,
+    /** Page size of run() (smaller in specs of the bounds themselves). */
+    private readonly pageSize = PAGE_SIZE,
+  ) {}
+
+  /**
+   * The projections this process runs, caught up together from the furthest behind of them to the head:
+   * each page of their types is read (and parsed) once and each projection applies its own events of it,
+   * written with its checkpoint like a live batch. Only where the log can filter by type; a failure stops
+   * it, and each projection's loop then catches up alone.
+   */
+  async together(projections: Projection[]): Promise<void> {
+    if (!this.deps.log.readTypes || projections.length < 2) return;
+    const types = [...new Set(projections.flatMap((p) => p.handles))];
+    const at = new Map(projections.map((p) => [p, this.progress.positions.get(p.name) ?? 0]));
+    const writers = new Map(projections.map((p) => [p, liveSearchWriter(this.deps.search, p)]));
+    while (!this.stopping()) {
+      const from = Math.min(...at.values());
+      const { events, end } = await readPage(this.deps.log, types, from, PAGE_SIZE);
+      if (end <= from) return;
+      for (const projection of projections) {
+        const position = at.get(projection)!;
+        if (position >= end) continue;
+        const mine = events.filter((e) => e.position > position && projection.handles.includes(e.type));
+        const stored = await applyBatch(
+          projection,
+          mine,
+          position,
+          this.deps.documents.live(),
+          writers.get(projection),
+          (changed) => {
+            if (changed) this.progress.changed(projection.name, end);
+          },
+          end,
+        );
+        at.set(projection, stored);
+        this.progress.advance(projection.name, stored);
+      }
+      if (events.length < PAGE_SIZE) return;
+    }
+  }
+
+  /**
+   * Catches a running projection up from `from` in pages of its own types (where the log can filter them:
+   * EventLog.readTypes; else nothing is done here and the live subscription reads everything), each page
+   * written with its checkpoint like a live batch; returns where it stands, at the head as of its last read.
+   */
+  async from(projection: Projection, from: number, searchWriter: SearchWriter): Promise<number> {
+    if (!this.deps.log.readTypes) return from;
+    let position = from;
+    while (!this.stopping()) {
+      const { events, end } = await readPage(this.deps.log, projection.handles, position, PAGE_SIZE);
+      if (end <= position) break;
+      position = await applyBatch(
+        projection,
+        events,
+        position,
+        this.deps.documents.live(),
+        searchWriter,
+        (changed) => {
+          if (changed) this.progress.changed(projection.name, end);
+        },
+        end,
+      );
+      this.progress.advance(projection.name, position);
+      if (events.length < PAGE_SIZE) break;
+    }
+    return position;
+  }
+
+  /**
+   * Runs a projection from `from` until `until` into `target` (the live store, or a rebuild's fresh copy),
+   * with no loop and telling nobody: catch-up when no loop runs, and rebuilds of search projections and reactors.
+   */
+  async run(
+    projection: Projection,
+    from: number,
+    until: number,
+    target: WriteTarget | null,
+    searchWriter: SearchWriter | undefined,
+    onProgress?: (position: number) => void,
+  ): Promise<number> {
+    let position = from;
+    while (position < until) {
+      const { events, end } = await readPage(this.deps.log, projection.handles, position, this.pageSize);
+      if (end <= position) break;
+      position = await applyBatch(projection, events, position, target, searchWriter, undefined, end);
+      onProgress?.(position);
+    }
+    return position;
+  }
+}

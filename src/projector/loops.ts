@@ -1,0 +1,129 @@
+// The background loop of each projection this process runs: from its checkpoint, catch up, then follow the log
+// live one batch at a time, storing idle checkpoints and retrying after failures.
+import type { EventLog } from '../ports/event-log.ts';
+import { CheckpointConflictError } from '../ports/read-models.ts';
+import type { Projection } from './projection.ts';
+import type { Progress } from './progress.ts';
+import type { CatchUp } from './catch-up.ts';
+import { applyBatch, liveSearchWriter, storedCheckpoint, type ProjectorDeps } from './apply.ts';
+
+/** How long a projection may leave irrelevant events out of its stored checkpoint. */
+const IDLE_CHECKPOINT_MS = 1000;
+
+export class Loops {
+  private readonly loops: Array<Promise<void>> = [];
+  private readonly stops: Array<() => Promise<void>> = [];
+  /** Projections whose last batch failed, with the error (cleared by the next stored batch). */
+  readonly failures = new Map<string, string>();
+
+  constructor(
+    private readonly deps: ProjectorDeps,
+    private readonly progress: Progress,
+    private readonly catchUp: CatchUp,
+    private readonly stopping: () => boolean,
+  ) {}
+
+  /** Whether any loop was started in this process. */
+  get count(): number {
+    return this.loops.length;
+  }
+
+  /** Starts the loops of these projections in the background, each from its stored checkpoint. */
+  async start(projections: Projection[]): Promise<void> {
+    this.progress.started();
+    for (const projection of projections) this.progress.runs(projection.name, await storedCheckpoint(this.deps, projection));
+    // Far behind (a first build), the projections catch up together, each page of the log read once; then
+    // each follows the log on its own.
+    const together = this.catchUp
+      .together(projections)
+      .catch((error) =>
+        this.deps.logger.warn(
+          { err: error instanceof Error ? error.message : String(error) },
+          'catching up together stopped; each projection goes on alone',
+        ),
+      );
+    for (const projection of projections) this.loops.push(together.then(() => this.loop(projection)));
+  }
+
+  private async loop(projection: Projection): Promise<void> {
+    const searchWriter = liveSearchWriter(this.deps.search, projection);
+    let backoff = 100;
+    while (!this.stopping()) {
+      let stored = await storedCheckpoint(this.deps, projection);
+      let lastStore: number;
+      // Writes of this loop, one after another: a batch, or the idle checkpoint below.
+      let work: Promise<unknown> = Promise.resolve();
+      let pending = stored;
+      let idle: NodeJS.Timeout | null = null;
+      // A batch with nothing for this projection only moves its position in memory; the stored checkpoint
+      // follows at most IDLE_CHECKPOINT_MS later, also when no further event comes (other processes, e.g.
+      // an `api` answering /readyz, follow the stored one). Replaying such events after a crash changes nothing.
+      const storeIdle = () => {
+        idle = null;
+        work = work
+          .then(async () => {
+            if (this.stopping() || pending <= stored || projection.kind === 'search') return;
+            await this.deps.documents.live().commit([], { projection: projection.name, expected: stored, position: pending });
+            stored = pending;
+            lastStore = Date.now();
+          })
+          .catch(() => undefined); // a moved checkpoint shows up as a conflict on the next batch
+      };
+      let subscription: ReturnType<EventLog['subscribeToAll']> | null = null;
+      this.stops.push(async () => {
+        if (idle) clearTimeout(idle);
+        await subscription?.unsubscribe();
+      });
+      try {
+        // Behind (a first build, a long stop): the events of this projection's types alone, in large pages,
+        // until the head; then the log live.
+        stored = pending = await this.catchUp.from(projection, stored, searchWriter);
+        lastStore = Date.now();
+        if (this.stopping()) break;
+        subscription = this.deps.log.subscribeToAll({ fromPosition: stored, batchSize: 2000 });
+        for await (const events of subscription) {
+          if (this.stopping()) break;
+          const batchEnd = events[events.length - 1].position;
+          const relevant = events.some((e) => projection.handles.includes(e.type));
+          if (!relevant && projection.kind !== 'search' && Date.now() - lastStore < IDLE_CHECKPOINT_MS) {
+            pending = batchEnd;
+            idle ??= setTimeout(storeIdle, IDLE_CHECKPOINT_MS);
+            this.progress.advance(projection.name, batchEnd);
+            continue;
+          }
+          const batch = work.then(() =>
+            applyBatch(projection, events, stored, this.deps.documents.live(), searchWriter, (changed) => {
+              if (changed) this.progress.changed(projection.name, batchEnd);
+            }),
+          );
+          work = batch.catch(() => undefined);
+          stored = pending = await batch;
+          lastStore = Date.now();
+          this.progress.advance(projection.name, stored);
+          this.failures.delete(projection.name);
+          backoff = 100;
+        }
+      } catch (error) {
+        if (idle) clearTimeout(idle);
+        await subscription?.unsubscribe();
+        if (this.stopping()) break;
+        if (error instanceof CheckpointConflictError) {
+          this.progress.replaced(projection.name, error.actual);
+          this.deps.logger.info({ projection: projection.name }, 'checkpoint moved elsewhere (rebuild swap?); resuming from it');
+          continue;
+        }
+        const message = error instanceof Error ? error.message : String(error);
+        this.failures.set(projection.name, message);
+        this.deps.logger.error({ projection: projection.name, err: message }, 'projection failed; retrying');
+        await new Promise((r) => setTimeout(r, backoff));
+        backoff = Math.min(backoff * 2, 10_000);
+      }
+    }
+  }
+
+  /** Ends every loop (the projector is stopping): subscriptions closed, the batch in flight let finish. */
+  async stop(): Promise<void> {
+    await Promise.all(this.stops.map((s) => s()));
+    await Promise.allSettled(this.loops);
+  }
+}

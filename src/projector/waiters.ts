@@ -1,0 +1,110 @@
+// Read your writes: a command's wait until the projections serving its caller have reached its event, resolved
+// by this process's loops when they run here, else by polling their stored checkpoints.
+import type { Progress } from './progress.ts';
+
+/** How often waits on projections of another process look at their stored checkpoints (one read serves all). */
+const WAIT_POLL_MS = 5;
+
+type Waiter = { position: number; resolve: () => void };
+
+export class Waiters {
+  /** Waits on projections whose loop runs here, resolved as they advance. */
+  private readonly local = new Map<string, Waiter[]>();
+  /** Waits on projections that run elsewhere: one checkpoint read per projection and poll serves them all. */
+  private readonly remote = new Map<string, Waiter[]>();
+  private remoteTimer: NodeJS.Timeout | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly progress: Progress,
+    /** A projection's stored checkpoint, by name. */
+    private readonly checkpoint: (name: string) => Promise<number>,
+    /** Whether this process's loops run (else nothing here moves a position: every wait polls). */
+    private readonly loopsRun: () => boolean,
+  ) {
+    progress.subscribe({ advanced: (name, position) => this.advanced(name, position) });
+  }
+
+  private advanced(name: string, position: number) {
+    const waiting = this.local.get(name);
+    if (!waiting?.length) return;
+    const still: Waiter[] = [];
+    for (const w of waiting) {
+      if (w.position <= position) w.resolve();
+      else still.push(w);
+    }
+    this.local.set(name, still);
+  }
+
+  /**
+   * Resolves true once every named projection has reached `position`, false after timeoutMs. Projections
+   * that run in another process are followed through their stored checkpoints.
+   */
+  async waitFor(position: number, names: string[], timeoutMs = 5000): Promise<boolean> {
+    if (position <= 0) return true;
+    const deadline = Date.now() + timeoutMs;
+    for (const name of names) {
+      const local = this.progress.positions.get(name);
+      if (local !== undefined && local >= position) continue;
+      if (local !== undefined && this.loopsRun()) {
+        const reached = await new Promise<boolean>((resolve) => {
+          const timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
+          const list = this.local.get(name) ?? [];
+          list.push({ position, resolve: () => (clearTimeout(timer), resolve(true)) });
+          this.local.set(name, list);
+        });
+        if (!reached) return false;
+        continue;
+      }
+      if ((await this.checkpoint(name)) >= position) continue;
+      const reached = await new Promise<boolean>((resolve) => {
+        const waiter = { position, resolve: () => (clearTimeout(timer), resolve(true)) };
+        const timer = setTimeout(
+          () => {
+            const list = this.remote.get(name);
+            if (list)
+              this.remote.set(
+                name,
+                list.filter((w) => w !== waiter),
+              );
+            resolve(false);
+          },
+          Math.max(0, deadline - Date.now()),
+        );
+        this.remote.set(name, [...(this.remote.get(name) ?? []), waiter]);
+        this.remoteTimer ??= setTimeout(this.pollRemote, WAIT_POLL_MS);
+      });
+      if (!reached) return false;
+    }
+    return true;
+  }
+
+  private readonly pollRemote = async () => {
+    try {
+      for (const [name, list] of this.remote) {
+        if (list.length === 0) {
+          this.remote.delete(name);
+          continue;
+        }
+        const stored = await this.checkpoint(name);
+        const still = (this.remote.get(name) ?? []).filter((w) => (w.position <= stored ? (w.resolve(), false) : true));
+        if (still.length) this.remote.set(name, still);
+        else this.remote.delete(name);
+      }
+    } catch {
+      // a store that does not answer now may answer at the next poll; each waiter has its own deadline
+    }
+    this.remoteTimer = this.remote.size > 0 && !this.stopped ? setTimeout(this.pollRemote, WAIT_POLL_MS) : null;
+  };
+
+  /** Stops polling stored checkpoints; waits still open end at their deadline. */
+  stop(): void {
+    this.stopped = true;
+    if (this.remoteTimer) clearTimeout(this.remoteTimer);
+  }
+
+  /** Once the loops have ended: nothing will advance, waits still open end at their deadline. */
+  clear(): void {
+    for (const list of this.local.values()) list.length = 0;
+  }
+}
