@@ -1,4 +1,5 @@
-import { auctionDecider, lotDecider, recordDecider, type LotData, type TenantData } from '../../commands/catalogue/decide.ts';
+import { auctionDecider, lotDecider, type LotData } from '../../commands/catalogue/decide.ts';
+import { accessRecordDecider, type TenantData } from '../../commands/access/decide.ts';
 import { memberDecider } from '../../commands/members/decide.ts';
 import { NotFoundError } from '../../src/errors.ts';
 import { spec } from '../support/decider.ts';
@@ -18,7 +19,7 @@ describe('catalogue intake deciders', () => {
   });
 
   it('appends nothing when the same lot record comes again (an import is idempotent)', () => {
-    spec(lotDecider).given([{ type: 'LotCatalogued', data: lot }]).when({ type: 'CatalogueLot', data: { ...lot } }).then([]);
+    spec(lotDecider).given([{ type: 'LotCatalogued', data: lot }]).when({ type: 'CatalogueLot', data: { ...lot } }).thenNothingHappened();
   });
 
   it('appends the whole record again when a lot changed', () => {
@@ -29,14 +30,14 @@ describe('catalogue intake deciders', () => {
   it('places a bid once per bid id, and never on an unknown lot', () => {
     const bid = { tenant: 'demo', lotId: 7, bidId: 'b1', amount: 1200, bidType: 'online' as const, placedAt: at };
     spec(lotDecider).given([{ type: 'LotCatalogued', data: lot }]).when({ type: 'PlaceBid', ...bid }).then([{ type: 'BidPlaced', data: bid }]);
-    spec(lotDecider).given([{ type: 'LotCatalogued', data: lot }, { type: 'BidPlaced', data: bid }]).when({ type: 'PlaceBid', ...bid }).then([]);
+    spec(lotDecider).given([{ type: 'LotCatalogued', data: lot }, { type: 'BidPlaced', data: bid }]).when({ type: 'PlaceBid', ...bid }).thenNothingHappened();
     spec(lotDecider).given([]).when({ type: 'PlaceBid', ...bid }).thenThrows(NotFoundError);
   });
 
   it('closes a lot once', () => {
     const close = { tenant: 'demo', lotId: 7, closedAt: at };
     spec(lotDecider).given([{ type: 'LotCatalogued', data: lot }]).when({ type: 'CloseLot', ...close }).then([{ type: 'LotClosed', data: close }]);
-    spec(lotDecider).given([{ type: 'LotCatalogued', data: lot }, { type: 'LotClosed', data: close }]).when({ type: 'CloseLot', ...close }).then([]);
+    spec(lotDecider).given([{ type: 'LotCatalogued', data: lot }, { type: 'LotClosed', data: close }]).when({ type: 'CloseLot', ...close }).thenNothingHappened();
   });
 
   it('changes live status only when it differs, and clears the current lot when the sale stops', () => {
@@ -74,16 +75,16 @@ describe('catalogue intake deciders', () => {
     spec(auctionDecider)
       .given([{ type: 'AuctionCatalogued', data: auction }, { type: 'LiveStatusChanged', data: scheduled }])
       .when({ type: 'ChangeLiveStatus', ...scheduled, at: '2026-11-22T11:00:00.000Z' })
-      .then([]);
+      .thenNothingHappened();
   });
 
   it('configures a tenant once per change', () => {
     const tenant: TenantData = {
       tenant: 'demo', name: 'Demo', languages: ['en'], defaultLanguage: 'en', currency: 'EUR', pageSize: 20, publicAccess: true, contactEmail: 'a@b.se',
     };
-    const decider = recordDecider<TenantData>('TenantConfigured');
+    const decider = accessRecordDecider<TenantData>('TenantConfigured');
     spec(decider).given([]).when(tenant).then([{ type: 'TenantConfigured', data: tenant }]);
-    spec(decider).given([{ type: 'TenantConfigured', data: tenant }]).when(tenant).then([]);
+    spec(decider).given([{ type: 'TenantConfigured', data: tenant }]).when(tenant).thenNothingHappened();
   });
 });
 
@@ -110,10 +111,10 @@ describe('member intake decider', () => {
       { type: 'MemberEmailConfirmed' as const, data: { tenant: 'demo', memberId: 3, at } },
       { type: 'MemberRoleGranted' as const, data: { tenant: 'demo', memberId: 3, role: 'bidder' as const, at } },
     ];
-    spec(memberDecider).given(history).when({ type: 'ImportMember', signUp, confirmed: true, roles: ['bidder'], at }).then([]);
+    spec(memberDecider).given(history).when({ type: 'ImportMember', signUp, confirmed: true, roles: ['bidder'], at }).thenNothingHappened();
     spec(memberDecider)
       .given([...history, { type: 'MemberRemoved', data: { tenant: 'demo', memberId: 3, at } }])
       .when({ type: 'ImportMember', signUp, confirmed: true, roles: ['bidder', 'consigner'], at })
-      .then([]);
+      .thenNothingHappened();
   });
 });

@@ -32,11 +32,11 @@ describe('document and translation intake deciders', () => {
       spec(auctionDocumentDecider)
         .given([{ type: 'AuctionDocumentPublished', data: document }])
         .when({ type: 'PublishAuctionDocument', data: { ...document, at: later } })
-        .then([]);
+        .thenNothingHappened();
       spec(auctionDocumentDecider)
         .given([{ type: 'AuctionDocumentPublished', data: document }])
         .when({ type: 'PublishAuctionDocument', data: { ...document } })
-        .then([]);
+        .thenNothingHappened();
     });
 
     it('publishes again when the bytes changed', () => {
@@ -88,7 +88,7 @@ describe('document and translation intake deciders', () => {
     });
 
     it('appends nothing when removing a document that was never published', () => {
-      spec(auctionDocumentDecider).given([]).when({ type: 'RemoveAuctionDocument', tenant: 'demo', documentId: 9, at }).then([]);
+      spec(auctionDocumentDecider).given([]).when({ type: 'RemoveAuctionDocument', tenant: 'demo', documentId: 9, at }).thenNothingHappened();
     });
 
     it('appends nothing when removing a document already removed', () => {
@@ -98,7 +98,7 @@ describe('document and translation intake deciders', () => {
           { type: 'AuctionDocumentRemoved', data: { tenant: 'demo', documentId: 9, auctionId: 2, at } },
         ])
         .when({ type: 'RemoveAuctionDocument', tenant: 'demo', documentId: 9, at: later })
-        .then([]);
+        .thenNothingHappened();
     });
 
     it('publishes a removed document again when the same content comes back', () => {
@@ -121,7 +121,7 @@ describe('document and translation intake deciders', () => {
       spec(conditionReportDecider)
         .given([{ type: 'LotConditionReportPublished', data: report }])
         .when({ ...report, at: later })
-        .then([]);
+        .thenNothingHappened();
     });
 
     it('publishes again when the report changed', () => {
@@ -142,8 +142,8 @@ describe('document and translation intake deciders', () => {
 
     it('appends nothing for the same entries in another key order', () => {
       const reordered = { ...dictionary, entries: Object.fromEntries(Object.entries(dictionary.entries).reverse()) };
-      spec(translationsDecider).given([{ type: 'InterfaceTranslationsPublished', data: dictionary }]).when(reordered).then([]);
-      spec(translationsDecider).given([{ type: 'InterfaceTranslationsPublished', data: dictionary }]).when({ ...dictionary }).then([]);
+      spec(translationsDecider).given([{ type: 'InterfaceTranslationsPublished', data: dictionary }]).when(reordered).thenNothingHappened();
+      spec(translationsDecider).given([{ type: 'InterfaceTranslationsPublished', data: dictionary }]).when({ ...dictionary }).thenNothingHappened();
     });
 
     it('publishes again when a text changed, a key was added or a key was dropped', () => {

@@ -34,7 +34,7 @@ describe('identity documents decider', () => {
   });
 
   it('given a document, when the same upload command runs again (same id), then nothing', () => {
-    spec(identityDocumentsDecider).given([uploaded(1)]).when(upload(1)).then([]);
+    spec(identityDocumentsDecider).given([uploaded(1)]).when(upload(1)).thenNothingHappened();
   });
 
   it('given a document, when the member removes it, then IdentityDocumentRemoved', () => {
@@ -60,7 +60,7 @@ describe('identity documents decider', () => {
   });
 
   it('given an approved document, when the house approves it again, then nothing; when it rejects it, then IdentityDocumentReviewed rejected', () => {
-    spec(identityDocumentsDecider).given([uploaded(1), reviewed(1, 'approved')]).when(review(1, 'approved')).then([]);
+    spec(identityDocumentsDecider).given([uploaded(1), reviewed(1, 'approved')]).when(review(1, 'approved')).thenNothingHappened();
     spec(identityDocumentsDecider).given([uploaded(1), reviewed(1, 'approved')]).when(review(1, 'rejected')).then([reviewed(1, 'rejected')]);
   });
 

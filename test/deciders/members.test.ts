@@ -88,7 +88,7 @@ describe('member decider: sign-up and email confirmation', () => {
   it('closes an id nothing was appended to, and leaves a member that was created meanwhile alone', () => {
     const command = { type: 'AbandonSignUp' as const, tenant, memberId, email: signUp.email, at: T0 };
     spec(memberDecider).given([]).when(command).then([{ type: 'MemberSignUpAbandoned', data: { tenant, memberId, email: signUp.email, at: T0 } }]);
-    spec(memberDecider).given([signedUp, confirmationIssued]).when(command).then([]);
+    spec(memberDecider).given([signedUp, confirmationIssued]).when(command).thenNothingHappened();
   });
 
   it('refuses to import a member id that holds another email address', () => {
@@ -111,10 +111,10 @@ describe('member decider: password reset', () => {
   });
 
   it('issues a key once for a retried job, nothing for a request older than the newest key, and nothing without a member', () => {
-    spec(memberDecider).given([...history, resetIssued(keyIds[1], T0)]).when(issue(keyIds[1], T0)).then([]);
-    spec(memberDecider).given([...history, resetIssued(keyIds[2], plus(T0, MINUTE))]).when(issue(keyIds[1], T0)).then([]);
-    spec(memberDecider).given([]).when(issue(keyIds[1], T0)).then([]);
-    spec(memberDecider).given([...history, { type: 'MemberRemoved', data: { tenant, memberId, at: T0 } }]).when(issue(keyIds[1], T0)).then([]);
+    spec(memberDecider).given([...history, resetIssued(keyIds[1], T0)]).when(issue(keyIds[1], T0)).thenNothingHappened();
+    spec(memberDecider).given([...history, resetIssued(keyIds[2], plus(T0, MINUTE))]).when(issue(keyIds[1], T0)).thenNothingHappened();
+    spec(memberDecider).given([]).when(issue(keyIds[1], T0)).thenNothingHappened();
+    spec(memberDecider).given([...history, { type: 'MemberRemoved', data: { tenant, memberId, at: T0 } }]).when(issue(keyIds[1], T0)).thenNothingHappened();
   });
 
   it('sets the new password with the current key before it expires, ending the sessions', () => {
@@ -162,7 +162,7 @@ describe('email claim decider', () => {
 
   it('claims a free address, and appends nothing when the same member claims it again', () => {
     spec(emailClaimDecider).given([]).when(claim(7)).then([claimed(7)]);
-    spec(emailClaimDecider).given([claimed(7)]).when(claim(7)).then([]);
+    spec(emailClaimDecider).given([claimed(7)]).when(claim(7)).thenNothingHappened();
   });
 
   it('answers 409 to another member, unless it replaces the holder the caller proved free', () => {

@@ -194,9 +194,9 @@ describe("notifications decider (a member's stream)", () => {
     });
 
     it('records nothing when it was sent already, removed, or never subscribed: a reminder sends once', () => {
-      spec(memberNotificationsDecider).given([subscribed, sent]).when(recordDispatched).then([]);
-      spec(memberNotificationsDecider).given([subscribed, unsubscribed]).when(recordDispatched).then([]);
-      spec(memberNotificationsDecider).given([subscribedTo(idOf(1))]).when(recordDispatched).then([]);
+      spec(memberNotificationsDecider).given([subscribed, sent]).when(recordDispatched).thenNothingHappened();
+      spec(memberNotificationsDecider).given([subscribed, unsubscribed]).when(recordDispatched).thenNothingHappened();
+      spec(memberNotificationsDecider).given([subscribedTo(idOf(1))]).when(recordDispatched).thenNothingHappened();
     });
 
     it('records a skipped reminder once, and nothing after it was sent', () => {
@@ -204,7 +204,7 @@ describe("notifications decider (a member's stream)", () => {
         .given([subscribed])
         .when(recordSkipped)
         .then([{ type: 'NotificationSkipped', data: { ...base, memberId: 1, lotId: 412, channel: 'email', reason: 'no-phone', at: recordSkipped.at } }]);
-      spec(memberNotificationsDecider).given([subscribed, sent]).when(recordSkipped).then([]);
+      spec(memberNotificationsDecider).given([subscribed, sent]).when(recordSkipped).thenNothingHappened();
     });
   });
 });
@@ -229,8 +229,8 @@ describe('notifications decider (an older per-subscription stream, notification-
     spec(legacySubscriptionDecider).given([subscribed]).when(recordDispatched).then([sent]);
     spec(legacySubscriptionDecider).given([subscribed]).when(recordSkipped).then([skippedOf(id)]);
     for (const after of [sent, skippedOf(id), unsubscribed]) {
-      spec(legacySubscriptionDecider).given([subscribed, after]).when(recordDispatched).then([]);
-      spec(legacySubscriptionDecider).given([subscribed, after]).when(recordSkipped).then([]);
+      spec(legacySubscriptionDecider).given([subscribed, after]).when(recordDispatched).thenNothingHappened();
+      spec(legacySubscriptionDecider).given([subscribed, after]).when(recordSkipped).thenNothingHappened();
     }
   });
 });

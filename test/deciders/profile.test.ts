@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { profileDecider } from '../../commands/profile/decide.ts';
-import { emptyProfile, isVatFree, type ProfileFields } from '../../commands/profile/fields.ts';
+import { emptyProfile, isVatFree, type ProfileFields } from '../../commands/profile/shared.ts';
 import { CODE_TTL_MS, phoneVerificationDecider } from '../../commands/phone-verification/decide.ts';
 import { TooManyRequestsError, ValidationError } from '../../src/errors.ts';
 import type { ProfileEvent } from '../../commands/profile/events.ts';
@@ -47,7 +47,7 @@ describe('profile decider', () => {
       spec(profileDecider)
         .given([replaced(p)])
         .when(replace({ ...p, extraData: { b: 'x', a: 1 } }))
-        .then([]);
+        .thenNothingHappened();
     });
 
     it('stores a changed field, and starts no VAT check when neither the company name nor the VAT number changed', () => {
@@ -131,7 +131,7 @@ describe('profile decider', () => {
           { type: 'MemberVatNumberChecked', data: { ...base, checkId: CHECK_1, vatNumber: DE, valid: true, country: 'DE', source: 'format', homeCountry: 'NL', vatFree: true } },
         ])
         .when(record(CHECK_1, result(DE, true, 'DE')))
-        .then([]);
+        .thenNothingHappened();
     });
 
     it('drops the stale result of a number the profile no longer has', () => {
@@ -139,7 +139,7 @@ describe('profile decider', () => {
       spec(profileDecider)
         .given([replaced(p), requested(CHECK_1, DE), replaced(nl), requested(CHECK_2, NL)])
         .when(record(CHECK_1, result(DE, true, 'DE')))
-        .then([]);
+        .thenNothingHappened();
     });
 
     it('drops the result of an older check of a number that was replaced and given again (a newer check decides)', () => {
@@ -147,18 +147,18 @@ describe('profile decider', () => {
       spec(profileDecider)
         .given([replaced(p), requested(CHECK_1, DE), replaced(nl), replaced(p), requested(CHECK_2, DE)])
         .when(record(CHECK_1, result(DE, true, 'DE')))
-        .then([]);
+        .thenNothingHappened();
     });
 
     it('drops a result that arrives after the number was removed', () => {
       spec(profileDecider)
         .given([replaced(p), requested(CHECK_1, DE), replaced({ ...p, vatNumber: null })])
         .when(record(CHECK_1, result(DE, true, 'DE')))
-        .then([]);
+        .thenNothingHappened();
     });
 
     it('appends nothing for a check that was never requested', () => {
-      spec(profileDecider).given([replaced(p)]).when(record(CHECK_2, result(DE, true, 'DE'))).then([]);
+      spec(profileDecider).given([replaced(p)]).when(record(CHECK_2, result(DE, true, 'DE'))).thenNothingHappened();
     });
   });
 
@@ -260,7 +260,7 @@ describe('phone verification decider', () => {
   it('imports a verified phone once', () => {
     const command = { type: 'ImportVerifiedPhone', tenant: 'demo', memberId: 1, phone, at } as const;
     spec(phoneVerificationDecider).given([]).when(command).then([verified(null)]);
-    spec(phoneVerificationDecider).given([verified(null)]).when(command).then([]);
+    spec(phoneVerificationDecider).given([verified(null)]).when(command).thenNothingHappened();
     spec(phoneVerificationDecider).given([verified(null)]).when({ ...command, phone: '+31687654321' }).then([verified(null, at, '+31687654321')]);
   });
 });

@@ -69,12 +69,12 @@ describe('registration decider', () => {
       ['approved by the house directly', [approved]],
     ] as Array<[string, RegistrationsEvent[]]>) {
       it(`then nothing is appended (${name})`, () => {
-        spec(registrationDecider).given(history).when(request()).then([]);
+        spec(registrationDecider).given(history).when(request()).thenNothingHappened();
       });
     }
 
     it('then nothing is appended even though the auction has closed or its terms are not accepted (the retry answers the status)', () => {
-      spec(registrationDecider).given([requested('pending')]).when(request({ auctionClosed: true, termsRequired: true })).then([]);
+      spec(registrationDecider).given([requested('pending')]).when(request({ auctionClosed: true, termsRequired: true })).thenNothingHappened();
     });
   });
 
@@ -93,8 +93,8 @@ describe('registration decider', () => {
     });
 
     it('then a decision equal to the current status appends nothing', () => {
-      spec(registrationDecider).given([requested('approved')]).when(decide('approved')).then([]);
-      spec(registrationDecider).given([requested('pending'), rejected]).when(decide('rejected')).then([]);
+      spec(registrationDecider).given([requested('approved')]).when(decide('approved')).thenNothingHappened();
+      spec(registrationDecider).given([requested('pending'), rejected]).when(decide('rejected')).thenNothingHappened();
     });
 
     it('then a decision for a registration never requested is recorded (the house registers the member directly)', () => {
@@ -112,8 +112,8 @@ describe('registration decider', () => {
     });
 
     it('then an existing registration is left as it is', () => {
-      spec(registrationDecider).given([approved]).when({ type: 'RecordRegistrationRequest', ...base, at }).then([]);
-      spec(registrationDecider).given([requested('pending')]).when({ type: 'RecordRegistrationRequest', ...base, at }).then([]);
+      spec(registrationDecider).given([approved]).when({ type: 'RecordRegistrationRequest', ...base, at }).thenNothingHappened();
+      spec(registrationDecider).given([requested('pending')]).when({ type: 'RecordRegistrationRequest', ...base, at }).thenNothingHappened();
     });
   });
 });

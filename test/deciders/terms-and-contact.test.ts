@@ -16,7 +16,7 @@ describe('terms decider', () => {
     spec(termsDecider)
       .given([{ type: 'AuctionTermsAccepted', data: { tenant: 'demo', memberId: 1, auctionId: 2, at } }])
       .when({ tenant: 'demo', memberId: 1, auctionId: 2, at: '2026-11-23T10:00:00.000Z' })
-      .then([]);
+      .thenNothingHappened();
   });
 
   it('records another auction\'s terms separately', () => {
@@ -45,6 +45,6 @@ describe('contact decider', () => {
   });
 
   it('appends nothing when the same message id was already submitted', () => {
-    spec(contactDecider).given([{ type: 'ContactMessageSubmitted', data: message }]).when(message).then([]);
+    spec(contactDecider).given([{ type: 'ContactMessageSubmitted', data: message }]).when(message).thenNothingHappened();
   });
 });

@@ -22,7 +22,7 @@ describe('watchlist decider', () => {
     spec(watchlistDecider)
       .given([watched(5)])
       .when({ type: 'WatchLot', ...base, lotId: 5, watchType: 'watch', lotExists: true })
-      .then([]);
+      .thenNothingHappened();
   });
 
   it('changes the watch type of a watched lot', () => {
@@ -51,7 +51,7 @@ describe('watchlist decider', () => {
       .given([watched(5)])
       .when({ type: 'UnwatchLot', ...base, lotId: 5 })
       .then([{ type: 'LotUnwatched', data: { ...base, lotId: 5 } }]);
-    spec(watchlistDecider).given([watched(5)]).when({ type: 'UnwatchLot', ...base, lotId: 6 }).then([]);
+    spec(watchlistDecider).given([watched(5)]).when({ type: 'UnwatchLot', ...base, lotId: 6 }).thenNothingHappened();
   });
 
   it('refuses a new lot once the watchlist is full', () => {

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts';
 import { SqliteDocumentStore } from '../../src/adapters/embedded/sqlite-documents.ts';
 import { MiniSearchIndex } from '../../src/adapters/embedded/minisearch/index.ts';
-import { LOT_SEARCH_PARTITION } from '../../projections/lot-search/projection.ts';
+import { LOT_SEARCH_PARTITION } from '../../projections/lot-search/index.ts';
 import { SqliteJobQueue } from '../../src/adapters/embedded/sqlite-jobs.ts';
 import { UnitOfWork, SearchBatch, type DocumentProjection, type SearchProjection } from '../../src/projector/projection.ts';
 import { ProjectorRuntime } from '../../src/projector/runtime.ts';

@@ -10,7 +10,10 @@ import { importLines } from '../../app/features/intake.ts';
 import { demoInvoicesRecords } from '../../app/seed/demo-invoices.ts';
 import { invoiceRegisterDecider } from '../../commands/invoices/decide.ts';
 import { invoiceRegisterStreamId } from '../../commands/invoices/events.ts';
-import { invoicesProjection, INVOICES, PRICE_LIST_ID, PRICE_LISTS } from '../../projections/invoices/projection.ts';
+import { invoicesProjection } from '../../projections/invoices/projection.ts';
+import { INVOICES, invoicesReadModels, PRICE_LIST_ID, PRICE_LISTS } from '../../projections/invoices/index.ts';
+import type { InvoicesEvent } from '../../commands/invoices/events.ts';
+import { givenEvents } from '../support/projection-spec.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
 
 /**
@@ -82,5 +85,93 @@ describe('invoices projection', () => {
 
   it('leaves the same documents when every event is handled twice', async () => {
     expect(await project(2)).to.deep.equal(await project(1));
+  });
+});
+
+describe('invoices projection, given events', () => {
+  const time = (day: number) => `2026-11-${String(day).padStart(2, '0')}T12:00:00.000Z`;
+  const line = { description: 'Lot 12: Oak chair', amount: 10000, vatRate: 21, vatAmount: 2100 };
+  const fee = { description: 'Buyer\'s premium', amount: 2500, vatRate: 21, vatAmount: 525 };
+  const issued = (invoiceId: number, tenant = 'demo', currency = 'EUR'): InvoicesEvent => ({
+    type: 'InvoiceIssued',
+    data: { tenant, invoiceId, number: invoiceId, memberId: 1, auctionId: 1, issuedAt: time(22), dueAt: time(29), currency, lines: [line, fee] },
+  });
+  const raised = (invoiceId: number, vatFree: boolean): InvoicesEvent => ({
+    type: 'CostInvoiceRaised',
+    data: {
+      tenant: 'demo', invoiceId, number: invoiceId, memberId: 1, auctionId: 1, issuedAt: time(22), dueAt: time(29), currency: 'EUR',
+      lines: [{ description: 'Printed catalogue', amount: 1500, vatRate: vatFree ? 0 : 21, vatAmount: vatFree ? 0 : 315 }], costType: 'printed-catalogue', vatFree,
+    },
+  });
+  const paid = (invoiceId: number, day: number, tenant = 'demo'): InvoicesEvent => ({
+    type: 'InvoicePaymentReceived',
+    data: { tenant, invoiceId, memberId: 1, paidAt: time(day) },
+  });
+  const shipping = (invoiceId: number, method: 'pickup' | 'post' | 'courier', day: number): InvoicesEvent => ({
+    type: 'InvoiceShippingSelected',
+    data: {
+      tenant: 'demo', invoiceId, memberId: 1, method, name: method === 'pickup' ? null : 'Ada Lovelace', address: method === 'pickup' ? null : 'Herengracht 7',
+      zipCode: method === 'pickup' ? null : '1015 CJ', city: method === 'pickup' ? null : 'Amsterdam', country: method === 'pickup' ? null : 'NL', at: time(day),
+    },
+  });
+  const invoice = (id: number, fields: Record<string, unknown> = {}) => ({
+    _id: String(id), Id: id, Number: id, MemberId: 1, AuctionId: 1, CostType: null, VatFree: false, Status: 'unpaid', IssuedAt: time(22), DueAt: time(29),
+    PaidAt: null, Currency: 'EUR',
+    Lines: [
+      { Description: 'Lot 12: Oak chair', Amount: 10000, VatRate: 21, VatAmount: 2100 },
+      { Description: 'Buyer\'s premium', Amount: 2500, VatRate: 21, VatAmount: 525 },
+    ],
+    Subtotal: 12500, VatTotal: 2625, Total: 15125, Shipping: null, Version: 1, ...fields,
+  });
+
+  it('lists an issued invoice as unpaid, with its lines and totals, versioned by its position in the log', async () => {
+    await givenEvents(issued(1), issued(2))
+      .whenProjected(invoicesReadModels)
+      .thenDocuments('invoices', 'demo', [invoice(1), invoice(2, { Version: 2 })]);
+  });
+
+  it('marks a cost invoice a member raised with its cost type, and a reverse-charged one as VAT-free', async () => {
+    await givenEvents(raised(1, false), raised(2, true))
+      .whenProjected(invoicesReadModels)
+      .thenDocumentsMatching('invoices', 'demo', [
+        { _id: '1', CostType: 'printed-catalogue', VatFree: false, Subtotal: 1500, VatTotal: 315, Total: 1815, Version: 1 },
+        { _id: '2', CostType: 'printed-catalogue', VatFree: true, Subtotal: 1500, VatTotal: 0, Total: 1500, Version: 2 },
+      ]);
+  });
+
+  it('keeps the latest shipping choice and the payment, each moving the version of the invoice', async () => {
+    await givenEvents(issued(1), shipping(1, 'post', 23), shipping(1, 'pickup', 24), paid(1, 25))
+      .whenProjected(invoicesReadModels)
+      .thenDocuments('invoices', 'demo', [
+        invoice(1, {
+          Status: 'paid', PaidAt: time(25), Version: 4,
+          Shipping: { Method: 'pickup', Name: null, Address: null, ZipCode: null, City: null, Country: null, ChosenAt: time(24) },
+        }),
+      ]);
+  });
+
+  it('makes no invoice from a payment or a shipping choice of an invoice it does not hold', async () => {
+    await givenEvents(paid(7, 25), shipping(7, 'courier', 26))
+      .whenProjected(invoicesReadModels)
+      .thenNoDocuments();
+  });
+
+  it("replaces the tenant's price list with the one published last", async () => {
+    const published = (amount: number, paymentTermDays: number): InvoicesEvent => ({
+      type: 'PriceListPublished',
+      data: { tenant: 'demo', currency: 'EUR', paymentTermDays, items: [{ costType: 'printed-catalogue', amount, description: { en: 'Printed catalogue' } }], at: time(1) },
+    });
+    await givenEvents(published(1500, 14), published(1750, 30))
+      .whenProjected(invoicesReadModels)
+      .thenDocuments('price_lists', 'demo', [
+        { _id: PRICE_LIST_ID, Currency: 'EUR', PaymentTermDays: 30, Items: [{ CostType: 'printed-catalogue', Amount: 1750, Description: { en: 'Printed catalogue' } }] },
+      ]);
+  });
+
+  it("keeps each tenant's invoices apart: paying invoice 1 of one tenant leaves invoice 1 of another unpaid", async () => {
+    await givenEvents(issued(1), issued(1, 'demo2', 'SEK'), paid(1, 25, 'demo2'))
+      .whenProjected(invoicesReadModels)
+      .thenDocuments('invoices', 'demo', [invoice(1)])
+      .thenDocuments('invoices', 'demo2', [invoice(1, { Currency: 'SEK', Status: 'paid', PaidAt: time(25), Version: 3 })]);
   });
 });

@@ -6,12 +6,15 @@ import { SqliteDocumentStore } from '../../src/adapters/embedded/sqlite-document
 import { UnitOfWork } from '../../src/projector/projection.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
 import type { JobOptions, JobQueue } from '../../src/ports/jobs.ts';
-import {
-  NOTIFICATION_SUBSCRIPTIONS,
-  notificationRemindersReactor,
-  notificationsProjection,
-  notificationSubscriptions,
-} from '../../projections/notifications/projection.ts';
+import type { ReactorDeps } from '../../src/projector/projection.ts';
+import { NOTIFICATION_SUBSCRIPTIONS, notificationsReadModels, notificationSubscriptions } from '../../projections/notifications/index.ts';
+import type { NotificationsEvent } from '../../commands/notifications/events.ts';
+import type { CatalogueEvent } from '../../commands/catalogue/events.ts';
+import { givenEvents, onStream, registered } from '../support/projection-spec.ts';
+import { lotCatalogued as catalogued, lotClosed } from '../support/catalogue-events.ts';
+
+const notificationsProjection = registered(notificationsReadModels, 'documents');
+const notificationRemindersReactor = (deps: ReactorDeps) => registered(notificationsReadModels, 'reactor', deps);
 
 const at = '2026-11-22T10:00:00.000Z';
 const id = '7d9f1c2e-4b3a-4e5f-9a8b-0c1d2e3f4a5b';
@@ -105,5 +108,68 @@ describe('notifications projection and reminder reactor', () => {
     await apply([elsewhere], change.position);
     await reactor.react(elsewhere);
     expect(added).to.have.length(1);
+  });
+});
+
+describe('notifications projection, given events', () => {
+  const A = '7d9f1c2e-4b3a-4e5f-9a8b-0c1d2e3f4a5b';
+  const B = '0b6c3f7a-2d4e-4f1a-8b9c-5e6d7f8a9b0c';
+  const time = (minute: number) => `2026-11-22T12:${String(minute).padStart(2, '0')}:00.000Z`;
+  const of = (subscriptionId: string, lotId: number, tenant = 'demo') => ({ tenant, subscriptionId, memberId: 1, lotId });
+  const subscribedTo = (subscriptionId: string, lotId: number, channel: 'email' | 'sms' = 'email', tenant = 'demo'): NotificationsEvent => ({
+    type: 'NotificationSubscribed',
+    data: { ...of(subscriptionId, lotId, tenant), minutesBefore: 30, channel, lotEndTime: '2026-11-30T18:00:00.000Z', clientEndTime: null, at: time(0) },
+  });
+  const dispatched = (subscriptionId: string, lotId: number, minute: number): NotificationsEvent => ({
+    type: 'NotificationDispatched',
+    data: { ...of(subscriptionId, lotId), channel: 'email', messageId: `notification-${subscriptionId}`, lotEndTime: '2026-11-30T18:00:00.000Z', at: time(minute) },
+  });
+  const skipped = (subscriptionId: string, lotId: number, minute: number): NotificationsEvent => ({
+    type: 'NotificationSkipped',
+    data: { ...of(subscriptionId, lotId), channel: 'sms', reason: 'no-phone', at: time(minute) },
+  });
+  const unsubscribed = (subscriptionId: string, lotId: number, minute: number, tenant = 'demo'): NotificationsEvent => ({
+    type: 'NotificationUnsubscribed',
+    data: { ...of(subscriptionId, lotId, tenant), at: time(minute) },
+  });
+  const subscription = (id: string, lotId: number, fields: Record<string, unknown> = {}) => ({
+    _id: id, Id: id, MemberId: 1, LotId: lotId, SendTime: 30, Channel: 'email', Status: 'active', SubscribedAt: time(0), DoneAt: null, SkipReason: null,
+    OnMemberStream: true, ...fields,
+  });
+  /** A subscription made before the member's stream, on a stream of its own, has no OnMemberStream. */
+  const ownStream = ({ OnMemberStream: _, ...doc }: ReturnType<typeof subscription>) => doc;
+
+  it("keeps a new subscription active, noting whether it is on its member's stream or on a stream of its own made before that", async () => {
+    await givenEvents(subscribedTo(A, 412), onStream(`notification-demo-${B}`, subscribedTo(B, 413)))
+      .whenProjected(notificationsReadModels)
+      .thenDocuments('notification_subscriptions', 'demo', [ownStream(subscription(B, 413)), subscription(A, 412)]);
+  });
+
+  it('marks a subscription sent, or skipped with the reason, once it is done', async () => {
+    await givenEvents(subscribedTo(A, 412), subscribedTo(B, 413, 'sms'), dispatched(A, 412, 30), skipped(B, 413, 31))
+      .whenProjected(notificationsReadModels)
+      .thenDocuments('notification_subscriptions', 'demo', [
+        subscription(B, 413, { Channel: 'sms', Status: 'skipped', DoneAt: time(31), SkipReason: 'no-phone' }),
+        subscription(A, 412, { Status: 'sent', DoneAt: time(30) }),
+      ]);
+  });
+
+  it('removes an unsubscribed subscription, and makes none for the dispatch of one it does not hold', async () => {
+    await givenEvents(subscribedTo(A, 412), unsubscribed(A, 412, 5), dispatched(A, 412, 30))
+      .whenProjected(notificationsReadModels)
+      .thenNoDocuments();
+  });
+
+  it("changes nothing when the lot is catalogued again or closed (those only move the projection's checkpoint)", async () => {
+    await givenEvents<NotificationsEvent | CatalogueEvent>(subscribedTo(A, 412), catalogued(412), lotClosed(412, '2026-11-22T13:00:00Z'))
+      .whenProjected(notificationsReadModels)
+      .thenDocuments('notification_subscriptions', 'demo', [subscription(A, 412)]);
+  });
+
+  it("keeps each tenant's subscriptions apart", async () => {
+    await givenEvents(subscribedTo(A, 412), subscribedTo(A, 412, 'email', 'demo2'), unsubscribed(A, 412, 5, 'demo2'))
+      .whenProjected(notificationsReadModels)
+      .thenDocuments('notification_subscriptions', 'demo', [subscription(A, 412)])
+      .thenDocuments('notification_subscriptions', 'demo2', []);
   });
 });

@@ -4,8 +4,9 @@ import type { AnyEvent } from '../../src/events/define.ts';
 
 /**
  * Given events, when a command, then events (each checked against its schema through the decider's event
- * set) or an error. Events are the decider's own: another feature's event does not type-check.
+ * set), nothing, or an error. Events are the decider's own: another feature's event does not type-check.
  *   spec(decider).given([...]).when(command).then([...])
+ *   spec(decider).given([...]).when(command).thenNothingHappened()
  */
 export function spec<S, C, E extends AnyEvent>(decider: Decider<S, C, E>) {
   return {
@@ -18,6 +19,10 @@ export function spec<S, C, E extends AnyEvent>(decider: Decider<S, C, E>) {
               const actual = decider.decide(command, state);
               expect(actual).to.deep.equal(expected);
               for (const event of actual) decider.events.toNew(event);
+            },
+            /** The command changes nothing: it decides no event (a repeated command, one that is already done). */
+            thenNothingHappened() {
+              expect(decider.decide(command, state), 'the events the command decided').to.deep.equal([]);
             },
             thenThrows(errorType: new (...args: never[]) => Error, message?: RegExp) {
               expect(() => decider.decide(command, state)).to.throw(errorType, message);
