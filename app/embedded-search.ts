@@ -2,7 +2,7 @@ import type { Config, Role } from '../src/config.ts';
 import type { Logger } from '../src/logger.ts';
 import type { SearchIndex } from '../src/ports/search.ts';
 import { MiniSearchIndex } from '../src/adapters/embedded/minisearch/index.ts';
-import { LOT_SEARCH_PARTITION } from '../projections/lot-search/projection.ts';
+import { LOT_SEARCH_PARTITION } from '../projections/lot-search/index.ts';
 
 /**
  * The embedded lot index lives in a process's memory. The process that runs the projectors (`all`,

@@ -19,7 +19,7 @@ import { FolderFileStore } from '../src/adapters/embedded/folder-files.ts';
 import { SqliteLeases } from '../src/adapters/embedded/sqlite-leases.ts';
 import { openEmbeddedSearch } from './embedded-search.ts';
 import { MiniSearchIndex } from '../src/adapters/embedded/minisearch/index.ts';
-import { LOT_SEARCH_PARTITION } from '../projections/lot-search/projection.ts';
+import { LOT_SEARCH_PARTITION } from '../projections/lot-search/index.ts';
 
 /** The data folder's layout on the embedded default. */
 export function dataPaths(dataDir: string) {

@@ -6,13 +6,14 @@ import type { Logger } from '../src/logger.ts';
 import type { Services } from '../src/services.ts';
 import { TokenService } from '../src/security/tokens.ts';
 import { ProjectorRuntime } from '../src/projector/runtime.ts';
+import { ProjectionVersions } from '../src/http/cache-versions.ts';
 import { allProjections, CATALOGUE_PROJECTIONS } from './features/projections.ts';
 import { GeneratedFiles } from '../src/generated-files.ts';
 import { OneTimeKeys, oneTimeKeySecret } from '../src/security/keys.ts';
 import { createVatChecker } from '../src/adapters/vies/vies-checker.ts';
 import { allJobs } from './features/jobs.ts';
 import { buildApp } from '../src/http/app.ts';
-import { accessDirectory } from '../projections/access/directory.ts';
+import { accessDirectory } from '../projections/access/index.ts';
 import { membersProjection } from '../projections/members/projection.ts';
 import { accessProjection } from '../projections/access/projection.ts';
 import { operations } from './features/operations.ts';
@@ -105,6 +106,9 @@ export async function createRuntime(
   const secret = tokenSecret(config, paths.secrets);
   const tokens = new TokenService(secret);
   const projector = new ProjectorRuntime({ log, documents, search, logger }, allProjections({ jobs, documents }));
+  // Cached answers follow the projections they read: told of changes by the projector here, polling elsewhere.
+  const versions = new ProjectionVersions((name) => projector.checkpoint(projector.get(name)));
+  projector.subscribe(versions);
   const metrics = config.metrics === 'off' ? null : new Metrics({ role, projections: () => projector.status() });
   const services: Services = {
     log,
@@ -142,9 +146,9 @@ export async function createRuntime(
   const accessProjections = [accessProjection.name];
   const app =
     role === 'all' || role === 'api' || !background
-      ? buildApp(services, operations, config.http, CATALOGUE_PROJECTIONS, accessDirectory(documents, {
-          access: () => projector.cacheVersion(accessProjections),
-          members: () => projector.cacheVersion(memberProjections),
+      ? buildApp(services, operations, config.http, versions.of(CATALOGUE_PROJECTIONS), accessDirectory(documents, {
+          access: versions.of(accessProjections),
+          members: versions.of(memberProjections),
         }), {
           role,
           metrics: inlineMetrics,

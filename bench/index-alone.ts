@@ -8,7 +8,7 @@
  */
 import { distinctQueries } from './distinct-queries.ts';
 import { MiniSearchIndex } from '../src/adapters/embedded/minisearch/index.ts';
-import { LOT_SEARCH, LOT_SEARCH_PARTITION } from '../projections/lot-search/projection.ts';
+import { LOT_SEARCH, LOT_SEARCH_PARTITION } from '../projections/lot-search/index.ts';
 
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: npx tsx bench/index-alone.ts DATA_DIR/search [--queries 2000] [--seed 11]');

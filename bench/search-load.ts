@@ -20,7 +20,8 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { MiniSearchIndex } from '../src/adapters/embedded/minisearch/index.ts';
 import type { SearchCollectionSpec, SearchDocument, SearchRequest } from '../src/ports/search.ts';
-import { LOT_SEARCH_PARTITION, lotSearchProjection } from '../projections/lot-search/projection.ts';
+import { LOT_SEARCH_PARTITION } from '../projections/lot-search/index.ts';
+import { lotSearchProjection } from '../projections/lot-search/projection.ts';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);

@@ -1,4 +1,4 @@
-import type { TenantDoc } from '../projections/access/projection.ts';
+import type { TenantDoc } from '../projections/access/index.ts';
 
 export interface Paging {
   page: number;

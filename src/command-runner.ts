@@ -275,7 +275,11 @@ function settle(item: Queued, outcome: { events: AnyEvent[] } | { error: unknown
 
 export interface ReadYourWritesServices {
   log: EventLog;
-  projector: { waitFor(position: number, names: string[], timeoutMs?: number): Promise<boolean> };
+  projector: {
+    waitFor(position: number, names: string[], timeoutMs?: number): Promise<boolean>;
+    /** Every projection of the service (run here or elsewhere): what read your writes derives its waits from. */
+    readonly projections: readonly { kind: string; name: string; handles: readonly string[] }[];
+  };
   logger: { warn(obj: object, msg: string): void; debug?(obj: object, msg: string): void };
   readYourWritesTimeoutMs: number;
 }

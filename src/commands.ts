@@ -45,21 +45,49 @@ export function commandStreams(log: EventLog, options: { correlationId?: string 
 }
 
 /**
- * What an HTTP handler writes with: command streams, plus read your writes. With `projections`, `run` waits
- * (bounded) until those projections include the appended events, so the caller's next read shows them; a
- * timeout answers anyway (the events are stored) and is logged. The projector itself stays out of reach.
+ * What an HTTP handler writes with: command streams, plus read your writes. With `readYourWrites`, `run` waits
+ * (bounded) until the read models of the events it appended include them, so the caller's next read shows
+ * them: the document projections that handle those event types (readModelsOf). A timeout answers anyway (the
+ * events are stored) and is logged. The projector itself stays out of reach.
  */
 export interface Commands extends CommandStreams {
   run<State, Command, Event extends AnyEvent>(
     streamId: string,
     decider: Decider<State, Command, Event>,
     command: Command,
-    options?: { attempts?: number; projections?: string[] },
+    options?: {
+      attempts?: number;
+      /** Wait for the read models of the appended events' types. */
+      readYourWrites?: boolean;
+      /** Wait for these projections by name instead (what the event types do not say). */
+      projections?: string[];
+    },
   ): Promise<CommandResult<Event>>;
-  /** Waits (bounded) until the projections include the event at `position` (a run without `projections`). */
-  waitFor(position: number, projections: string[]): Promise<void>;
-  /** Waits (bounded) until the projections include everything appended so far, by anyone. */
-  catchUp(projections: string[]): Promise<void>;
+  /** Waits (bounded) for the read models of what a run without `readYourWrites` appended (its position and events). */
+  waitFor(appended: { position: number; events: readonly { type: string }[] }): Promise<void>;
+  /** Waits (bounded) until the read models of these event types include everything appended so far, by anyone. */
+  catchUp(eventTypes: readonly string[]): Promise<void>;
+}
+
+type ProjectionInfo = ReadYourWritesServices['projector']['projections'][number];
+const readModelCache = new WeakMap<readonly ProjectionInfo[], Map<string, string[]>>();
+
+/**
+ * The projections a caller reads events of these types from: the document projections that handle any of them.
+ * Not reactors (nothing to read there) nor the search index (flushed on an interval: waiting for it would cost
+ * up to that interval, and no command answers from it).
+ */
+export function readModelsOf(projections: readonly ProjectionInfo[], eventTypes: Iterable<string>): string[] {
+  const types = [...new Set(eventTypes)].sort();
+  let cache = readModelCache.get(projections);
+  if (!cache) readModelCache.set(projections, (cache = new Map()));
+  const key = types.join(',');
+  let names = cache.get(key);
+  if (!names) {
+    names = projections.filter((p) => p.kind === 'documents' && p.handles.some((t) => types.includes(t))).map((p) => p.name);
+    cache.set(key, names);
+  }
+  return names;
 }
 
 /**
@@ -69,7 +97,10 @@ export interface Commands extends CommandStreams {
  */
 export function requestCommands(services: ReadYourWritesServices, correlationId: string): Commands {
   const streams = commandStreams(services.log, { correlationId });
-  const waitFor = (position: number, projections: string[]) => waitForProjections(services, position, projections);
+  const readModels = (eventTypes: Iterable<string>) => readModelsOf(services.projector.projections, eventTypes);
+  const waitFor: Commands['waitFor'] = async ({ position, events }) => {
+    if (position > 0) await waitForProjections(services, position, readModels(events.map((e) => e.type)));
+  };
   return {
     async run(streamId, decider, command, options = {}) {
       const result = await streams.run(streamId, decider, command, { attempts: options.attempts }).catch((error: unknown) => {
@@ -79,14 +110,15 @@ export function requestCommands(services: ReadYourWritesServices, correlationId:
         throw error;
       });
       if (result.retries) services.logger.debug?.({ reqId: correlationId, streamId, retries: result.retries }, 'command decided again after concurrent appends');
-      if (options.projections) await waitFor(result.position, options.projections);
+      if (options.projections) await waitForProjections(services, result.position, options.projections);
+      else if (options.readYourWrites) await waitFor(result);
       return result;
     },
     fold: streams.fold,
     readStream: streams.readStream,
     waitFor,
-    async catchUp(projections) {
-      await waitFor(await services.log.headPosition(), projections);
+    async catchUp(eventTypes) {
+      await waitForProjections(services, await services.log.headPosition(), readModels(eventTypes));
     },
   };
 }

@@ -13,9 +13,10 @@ export type AnyOperation = Omit<Operation, 'handler'> & { handler: (...args: nev
 
 /**
  * What a feature brings to the service; each part is optional. The core (src/) knows features only through
- * this shape: each feature folder exports the parts it holds from its `index.ts` (`commands/<f>`: events,
- * command operations, reactors, jobs, intake kinds; `projections/<f>`: projections), and the composition
- * root (app/features/index.ts) puts each feature together with defineFeature and lists every feature once.
+ * this shape: each feature folder exports the part it holds from its `index.ts` (`commands/<f>`: `<f>Commands`,
+ * its events, command operations, reactors, jobs, intake kinds; `projections/<f>`: `<f>ReadModels`, its
+ * projections; `queries/<f>`: `<f>Queries`, its query operations), and the composition root
+ * (app/features/index.ts) puts each feature together with defineFeature and lists every feature once.
  */
 export interface Feature {
   name: string;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { once } from 'node:events';
 import { pathToFileURL } from 'node:url';
-import type { IntakeRecord } from '../../commands/catalogue/import.ts';
+import type { IntakeRecord } from '../features/intake.ts';
 import { generateCatalogue, prng, type AuctionPlan } from '../seed/generator.ts';
 import { demoRecords, type DemoCredentials } from '../seed/demo.ts';
 import { adjectives, objects, places } from '../seed/vocabulary.ts';

@@ -1,4 +1,5 @@
 import { assembleFeatures, defineFeature, type Feature } from '../../src/feature.ts';
+import { accessCommands } from '../../commands/access/index.ts';
 import { catalogueCommands } from '../../commands/catalogue/index.ts';
 import { documentsCommands } from '../../commands/documents/index.ts';
 import { translationsCommands } from '../../commands/translations/index.ts';
@@ -20,41 +21,42 @@ import { attributesReadModels } from '../../projections/attributes/index.ts';
 import { documentsReadModels } from '../../projections/documents/index.ts';
 import { translationsReadModels } from '../../projections/translations/index.ts';
 import { membersReadModels } from '../../projections/members/index.ts';
-import { profilesReadModels } from '../../projections/profile/index.ts';
+import { profileReadModels } from '../../projections/profile/index.ts';
 import { registrationsReadModels } from '../../projections/registrations/index.ts';
 import { identityDocumentsReadModels } from '../../projections/identity-documents/index.ts';
 import { invoicesReadModels } from '../../projections/invoices/index.ts';
 import { notificationsReadModels } from '../../projections/notifications/index.ts';
 import { watchlistReadModels } from '../../projections/watchlist/index.ts';
 import { termsReadModels } from '../../projections/terms/index.ts';
-import { credentialOperations } from '../../queries/credentials/operations.ts';
-import { auctionOperations } from '../../queries/auctions/operations.ts';
-import { auctionCatalogueOperations } from '../../queries/auction-catalogue/operations.ts';
-import { categoryOperations } from '../../queries/categories/operations.ts';
-import { lotSearchOperations } from '../../queries/lot-search/operations.ts';
-import { lotOperations } from '../../queries/lots/operations.ts';
-import { attributeOperations } from '../../queries/attributes/operations.ts';
-import { lotLinkOperations } from '../../queries/lot-links/operations.ts';
-import { bidOperations } from '../../queries/bids/operations.ts';
-import { consignmentOperations } from '../../queries/consignments/operations.ts';
-import { liveOperations } from '../../queries/live/operations.ts';
-import { documentOperations } from '../../queries/documents/operations.ts';
-import { translationOperations } from '../../queries/translations/operations.ts';
-import { membersQueryOperations } from '../../queries/members/operations.ts';
-import { sessionOperations } from '../../queries/sessions/operations.ts';
-import { profileOperations } from '../../queries/profile/operations.ts';
-import { registrationsQueryOperations } from '../../queries/registrations/operations.ts';
-import { identityDocumentsQueryOperations } from '../../queries/identity-documents/operations.ts';
-import { invoicesQueryOperations } from '../../queries/invoices/operations.ts';
-import { watchlistQueryOperations } from '../../queries/watchlist/operations.ts';
+import { credentialsQueries } from '../../queries/credentials/index.ts';
+import { auctionsQueries } from '../../queries/auctions/index.ts';
+import { auctionCatalogueQueries } from '../../queries/auction-catalogue/index.ts';
+import { categoriesQueries } from '../../queries/categories/index.ts';
+import { lotSearchQueries } from '../../queries/lot-search/index.ts';
+import { lotsQueries } from '../../queries/lots/index.ts';
+import { attributesQueries } from '../../queries/attributes/index.ts';
+import { lotLinksQueries } from '../../queries/lot-links/index.ts';
+import { bidsQueries } from '../../queries/bids/index.ts';
+import { consignmentsQueries } from '../../queries/consignments/index.ts';
+import { liveQueries } from '../../queries/live/index.ts';
+import { documentsQueries } from '../../queries/documents/index.ts';
+import { translationsQueries } from '../../queries/translations/index.ts';
+import { membersQueries } from '../../queries/members/index.ts';
+import { sessionsQueries } from '../../queries/sessions/index.ts';
+import { profileQueries } from '../../queries/profile/index.ts';
+import { registrationsQueries } from '../../queries/registrations/index.ts';
+import { identityDocumentsQueries } from '../../queries/identity-documents/index.ts';
+import { invoicesQueries } from '../../queries/invoices/index.ts';
+import { watchlistQueries } from '../../queries/watchlist/index.ts';
 
 /**
- * Every feature of the service, each put together from what its folders export (`commands/<f>/index.ts`,
- * `projections/<f>/index.ts`, and the operations of `queries/<f>`). The order is that of docs/events.md
- * (events) and of routing (operations): the lot search's `/v1/lots/search` comes before `/v1/lots/{id}`.
+ * Every feature of the service, each put together from what its folders export (`commands/<f>/index.ts`:
+ * `<f>Commands`, `projections/<f>/index.ts`: `<f>ReadModels`, `queries/<f>/index.ts`: `<f>Queries`). The order
+ * is that of docs/events.md (events) and of routing (operations, in the order of the parts): the lot search's
+ * `/v1/lots/search` comes before `/v1/lots/{id}`.
  */
 export const features: Feature[] = [
-  defineFeature('access', { operations: credentialOperations }, accessReadModels),
+  defineFeature('access', accessCommands, credentialsQueries, accessReadModels),
   defineFeature(
     'catalogue',
     catalogueCommands,
@@ -62,31 +64,27 @@ export const features: Feature[] = [
     lotSearchReadModels,
     bidsReadModels,
     attributesReadModels,
-    {
-      operations: [
-        ...auctionOperations,
-        ...auctionCatalogueOperations,
-        ...categoryOperations,
-        ...lotSearchOperations,
-        ...lotOperations,
-        ...attributeOperations,
-        ...lotLinkOperations,
-        ...bidOperations,
-        ...consignmentOperations,
-        ...liveOperations,
-      ],
-    },
+    auctionsQueries,
+    auctionCatalogueQueries,
+    categoriesQueries,
+    lotSearchQueries,
+    lotsQueries,
+    attributesQueries,
+    lotLinksQueries,
+    bidsQueries,
+    consignmentsQueries,
+    liveQueries,
   ),
-  defineFeature('documents', documentsCommands, documentsReadModels, { operations: documentOperations }),
-  defineFeature('translations', translationsCommands, translationsReadModels, { operations: translationOperations }),
-  defineFeature('members', membersCommands, membersReadModels, { operations: [...membersQueryOperations, ...sessionOperations] }),
-  defineFeature('profile', { operations: profileOperations }, profileCommands, profilesReadModels),
+  defineFeature('documents', documentsCommands, documentsReadModels, documentsQueries),
+  defineFeature('translations', translationsCommands, translationsReadModels, translationsQueries),
+  defineFeature('members', membersCommands, membersReadModels, membersQueries, sessionsQueries),
+  defineFeature('profile', profileQueries, profileCommands, profileReadModels),
   defineFeature('phone-verification', phoneVerificationCommands),
-  defineFeature('registrations', registrationsCommands, registrationsReadModels, { operations: registrationsQueryOperations }),
-  defineFeature('identity-documents', identityDocumentsCommands, identityDocumentsReadModels, { operations: identityDocumentsQueryOperations }),
-  defineFeature('invoices', invoicesCommands, invoicesReadModels, { operations: invoicesQueryOperations }),
+  defineFeature('registrations', registrationsCommands, registrationsReadModels, registrationsQueries),
+  defineFeature('identity-documents', identityDocumentsCommands, identityDocumentsReadModels, identityDocumentsQueries),
+  defineFeature('invoices', invoicesCommands, invoicesReadModels, invoicesQueries),
   defineFeature('notifications', notificationsCommands, notificationsReadModels),
-  defineFeature('watchlist', { operations: watchlistQueryOperations }, watchlistCommands, watchlistReadModels),
+  defineFeature('watchlist', watchlistQueries, watchlistCommands, watchlistReadModels),
   defineFeature('terms', termsCommands, termsReadModels),
   defineFeature('contact', contactCommands),
 ];

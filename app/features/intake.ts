@@ -1,28 +1,57 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { EventLog } from '../../src/ports/event-log.ts';
+import type { FileStore } from '../../src/ports/files.ts';
 import type { CommandResult } from '../../src/command-runner.ts';
 import { AppError } from '../../src/errors.ts';
 import type { IntakeKind } from '../../src/intake-kind.ts';
-import { importRecord, intakeRecord, type ImportOptions, type ImportReport } from '../../commands/catalogue/import.ts';
+import type { AccessRecord } from '../../commands/access/intake.ts';
+import type { CatalogueRecord } from '../../commands/catalogue/intake.ts';
+import type { DocumentRecord } from '../../commands/documents/intake.ts';
+import type { TranslationsRecord } from '../../commands/translations/intake.ts';
+import type { MemberRecord, MemberRemovedRecord } from '../../commands/members/intake.ts';
 import { service } from './index.ts';
 
-/**
- * The intake kinds features bring beside the catalogue's own (commands/catalogue/import.ts): each feature's
- * `commands/<feature>/index.ts` registers its kinds (app/features/index.ts).
- */
-export const FEATURE_INTAKE: readonly IntakeKind[] = service.intake;
+/** Every NDJSON intake kind (docs/intake.md): each feature's `commands/<feature>/intake.ts`, registered by its index.ts. */
+export const INTAKE_KINDS: readonly IntakeKind[] = service.intake;
 
-const featureKinds = new Map(FEATURE_INTAKE.map((k) => [k.kind, k]));
-// A feature's kind would silently take a catalogue record's place.
-for (const option of intakeRecord.options)
-  if (featureKinds.has(option.shape.kind.value)) throw new Error(`intake kind ${option.shape.kind.value} is the catalogue's and a feature's`);
+const kinds = new Map(INTAKE_KINDS.map((k) => [k.kind, k]));
+/** Any record, validated by its kind's schema (an unknown kind fails naming the known ones). */
+const anyRecord = z.discriminatedUnion('kind', INTAKE_KINDS.map((k) => k.schema) as unknown as [z.ZodObject<{ kind: z.ZodLiteral<string> }>]);
 
-/** Validates and applies one record of any kind (catalogue or feature). */
+/** The records the demo seeder and `npm run generate` write (the catalogue, its houses and keys, documents, translations and members). */
+export type IntakeRecord = AccessRecord | CatalogueRecord | DocumentRecord | TranslationsRecord | MemberRecord | MemberRemovedRecord;
+
+export interface ImportOptions {
+  correlationId?: string;
+  /** Where document bytes go (document and condition-report records need it). */
+  files?: FileStore;
+  /** The folder of the NDJSON file: document `file` paths are relative to it. */
+  baseDir?: string;
+}
+
+export interface ImportReport {
+  records: number;
+  appended: number;
+  unchanged: number;
+  /** Last global position appended (for read-your-writes waits). */
+  position: number;
+  errors: Array<{ line: number; message: string }>;
+}
+
+/** Applies one record, already of its kind's type, as its command; returns the events it appended and the position. */
+export async function importRecord(log: EventLog, record: IntakeRecord, options: ImportOptions = {}): Promise<CommandResult> {
+  const kind = kinds.get(record.kind);
+  if (!kind) throw new Error(`no intake kind ${record.kind}`);
+  return kind.import({ log, ...options }, record);
+}
+
+/** Validates and applies one record of any kind. */
 export async function importAnyRecord(log: EventLog, raw: unknown, options: ImportOptions = {}): Promise<CommandResult> {
-  const feature = featureKinds.get((raw as { kind?: unknown } | null)?.kind as string);
-  if (feature) return feature.import({ log, ...options }, feature.schema.parse(raw));
-  return importRecord(log, intakeRecord.parse(raw), options);
+  const kind = kinds.get((raw as { kind?: unknown } | null)?.kind as string);
+  if (kind) return kind.import({ log, ...options }, kind.schema.parse(raw));
+  anyRecord.parse(raw);
+  throw new Error('no intake kind');
 }
 
 /** Imports NDJSON lines; a bad line is reported with its number and skipped, the others go on. */

@@ -1,11 +1,11 @@
 import type { Projection, ReactorDeps } from '../../src/projector/projection.ts';
-import { accessProjection } from '../../projections/access/index.ts';
-import { catalogueProjection } from '../../projections/catalogue/index.ts';
-import { lotSearchProjection } from '../../projections/lot-search/index.ts';
-import { bidsProjection } from '../../projections/bids/index.ts';
-import { attributesProjection } from '../../projections/attributes/index.ts';
-import { documentsProjection } from '../../projections/documents/index.ts';
-import { translationsProjection } from '../../projections/translations/index.ts';
+import { accessProjection } from '../../projections/access/projection.ts';
+import { catalogueProjection } from '../../projections/catalogue/projection.ts';
+import { lotSearchProjection } from '../../projections/lot-search/projection.ts';
+import { bidsProjection } from '../../projections/bids/projection.ts';
+import { attributesProjection } from '../../projections/attributes/projection.ts';
+import { documentsProjection } from '../../projections/documents/projection.ts';
+import { translationsProjection } from '../../projections/translations/projection.ts';
 import { service } from './index.ts';
 
 /** Every projection and reactor the service runs (each feature's, app/features/index.ts). */

@@ -1,4 +1,4 @@
-import type { IntakeRecord } from '../../commands/catalogue/import.ts';
+import type { IntakeRecord } from '../features/intake.ts';
 import { renderPdf, pdfText } from '../../src/pdf.ts';
 
 type Lang = 'en' | 'sv' | 'de';

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import type { EventLog } from '../../src/ports/event-log.ts';
-import { type IntakeRecord, importRecord } from '../../commands/catalogue/import.ts';
-import { importLines } from '../features/intake.ts';
+import { type IntakeRecord, importLines, importRecord } from '../features/intake.ts';
 import { randomSecret } from '../../src/security/passwords.ts';
 import type { FileStore } from '../../src/ports/files.ts';
 import { generateCatalogue, type AuctionPlan } from './generator.ts';

@@ -1,4 +1,4 @@
-import type { IntakeRecord } from '../../commands/catalogue/import.ts';
+import type { IntakeRecord } from '../features/intake.ts';
 import { adjectives, categoryOfObject, categoryTree, conditions, materials, objects, periods, places, type Tri } from './vocabulary.ts';
 
 /** A small deterministic PRNG (mulberry32), so generated catalogues are the same for the same seed. */

@@ -1,16 +1,8 @@
 import type { Decider } from '../../src/command-runner.ts';
 import { NotFoundError } from '../../src/errors.ts';
 import type { EventOf } from '../../src/events/define.ts';
-import {
-  catalogueEvents,
-  type ApiKeyIssued,
-  type ApplicationRegistered,
-  type AuctionCatalogued,
-  type CatalogueEvent,
-  type CategoryCatalogued,
-  type LotCatalogued,
-  type TenantConfigured,
-} from './events.ts';
+import { assertNever } from '../../src/assert-never.ts';
+import { catalogueEvents, type AuctionCatalogued, type CatalogueEvent, type CategoryCatalogued, type LotCatalogued } from './events.ts';
 
 /**
  * Catalogue intake deciders. Intake is a full-record "upsert": a record equal to what the stream already
@@ -20,10 +12,8 @@ import {
 type Data<D> = EventOf<D>['data'];
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
-/** One decider for every stream that holds a single, replaceable record (tenant, application, key, category). */
-export function recordDecider<Data>(
-  type: 'TenantConfigured' | 'ApplicationRegistered' | 'ApiKeyIssued' | 'CategoryCatalogued',
-): Decider<Data | null, Data, CatalogueEvent> {
+/** The decider of a stream that holds a single, replaceable record (a category). */
+export function recordDecider<Data>(type: 'CategoryCatalogued'): Decider<Data | null, Data, CatalogueEvent> {
   return {
     events: catalogueEvents,
     initialState: () => null,
@@ -32,9 +22,6 @@ export function recordDecider<Data>(
   };
 }
 
-export type TenantData = Data<typeof TenantConfigured>;
-export type ApplicationData = Data<typeof ApplicationRegistered>;
-export type ApiKeyData = Data<typeof ApiKeyIssued>;
 export type CategoryData = Data<typeof CategoryCatalogued>;
 export type AuctionData = Data<typeof AuctionCatalogued>;
 export type LotData = Data<typeof LotCatalogued>;
@@ -132,7 +119,3 @@ export const lotDecider: Decider<LotState, LotCommand, CatalogueEvent> = {
     }
   },
 };
-
-export function assertNever(value: never): never {
-  throw new Error(`unexpected ${JSON.stringify(value)}`);
-}

@@ -3,7 +3,7 @@ import type { JobQueue } from '../../src/ports/jobs.ts';
 import type { EventLog } from '../../src/ports/event-log.ts';
 import type { Outbox } from '../../src/ports/outbox.ts';
 import type { DocumentStore } from '../../src/ports/read-models.ts';
-import { tenantSettings } from '../../projections/access/projection.ts';
+import { tenantSettings } from '../../projections/access/index.ts';
 import { jobReactor } from '../../src/projector/job-reactor.ts';
 import { contactEvents, contactStreamId } from './events.ts';
 

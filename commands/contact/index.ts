@@ -1,6 +1,6 @@
 import type { FeaturePart } from '../../src/feature.ts';
 import { contactEvents } from './events.ts';
-import { contactOperations } from './operations.ts';
+import { contactCommandOperations } from './operations.ts';
 import { contactDeliveryJob, contactDeliveryReactor, DELIVER_CONTACT } from './delivery.ts';
 
 export * from './events.ts';
@@ -9,7 +9,7 @@ export * from './decide.ts';
 /** The write side of the contact form: what it registers (app/features/index.ts). */
 export const contactCommands: FeaturePart = {
   events: contactEvents,
-  operations: contactOperations,
+  operations: contactCommandOperations,
   projections: (deps) => [contactDeliveryReactor(deps.jobs)],
   jobs: (services) => ({ [DELIVER_CONTACT]: contactDeliveryJob(services) }),
 };

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
 import { NotFoundError, TooManyRequestsError } from '../../src/errors.ts';
-import { lotExists } from '../../projections/catalogue/documents.ts';
+import { lotExists } from '../../projections/catalogue/index.ts';
 import { contactDecider } from './decide.ts';
 import { contactStreamId } from './events.ts';
 
@@ -67,4 +67,4 @@ export const sendContactMessage = defineOperation({
   },
 });
 
-export const contactOperations = [sendContactMessage];
+export const contactCommandOperations = [sendContactMessage];

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { EventLog } from '../../src/ports/event-log.ts';
 import type { FileStore } from '../../src/ports/files.ts';
 import { runCommand, type CommandResult } from '../../src/command-runner.ts';
+import { defineIntakeKind, type IntakeKind } from '../../src/intake-kind.ts';
 import { languageCode, positiveId, tenantId } from '../../src/events/define.ts';
 import { auctionDocumentDecider, conditionReportDecider } from './decide.ts';
 import { auctionDocumentStreamId, conditionReportStreamId, documentFileKey, documentKinds } from './events.ts';
@@ -150,3 +151,10 @@ export async function importDocumentRecord(deps: DocumentIntakeDeps, record: Doc
     }
   }
 }
+
+/** NDJSON intake kinds of documents (docs/intake.md): auction documents, their removal, condition reports. */
+export const documentsIntake: IntakeKind[] = [
+  defineIntakeKind('auctionDocument', auctionDocumentRecord, (deps, record) => importDocumentRecord(deps, record)),
+  defineIntakeKind('auctionDocumentRemoved', auctionDocumentRemovedRecord, (deps, record) => importDocumentRecord(deps, record)),
+  defineIntakeKind('conditionReport', conditionReportRecord, (deps, record) => importDocumentRecord(deps, record)),
+];

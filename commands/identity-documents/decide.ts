@@ -1,7 +1,7 @@
 import type { Decider } from '../../src/command-runner.ts';
 import { ConflictError, NotFoundError } from '../../src/errors.ts';
 import type { EventOf } from '../../src/events/define.ts';
-import { assertNever } from '../catalogue/decide.ts';
+import { assertNever } from '../../src/assert-never.ts';
 import {
   identityDocumentsEvents,
   MAX_IDENTITY_DOCUMENTS,

@@ -18,6 +18,8 @@ export type IdentityDocumentStatus = 'pending' | IdentityDocumentDecision;
 export const MAX_IDENTITY_DOCUMENT_BYTES = 10 * 1024 * 1024;
 /** Identity documents a member may hold at once. */
 export const MAX_IDENTITY_DOCUMENTS = 10;
+/** The longest file name kept (UTF-16 code units, as the schemas count). */
+export const MAX_FILE_NAME_LENGTH = 200;
 
 /** A document id: a random uuid (v4), so one member's ids say nothing about another's. */
 export const identityDocumentId = z.uuid({ version: 'v4' });
@@ -34,7 +36,7 @@ export const IdentityDocumentUploaded = defineEvent({
   schema: z.object({
     ...ofMember,
     documentType: z.enum(identityDocumentTypes),
-    fileName: z.string().min(1).max(200),
+    fileName: z.string().min(1).max(MAX_FILE_NAME_LENGTH),
     contentType: z.enum(identityDocumentContentTypes),
     size: z.number().int().min(1).max(MAX_IDENTITY_DOCUMENT_BYTES),
     sha256: z.string().regex(/^[a-f0-9]{64}$/),

@@ -1,7 +1,4 @@
-import type { IdentityDocumentContentType } from './events.ts';
-
-/** The longest file name kept (UTF-16 code units, as the schemas count). */
-export const MAX_FILE_NAME_LENGTH = 200;
+import { MAX_FILE_NAME_LENGTH, type IdentityDocumentContentType } from './events.ts';
 
 const EXTENSIONS: Record<IdentityDocumentContentType, string> = { 'application/pdf': 'pdf', 'image/jpeg': 'jpg', 'image/png': 'png' };
 

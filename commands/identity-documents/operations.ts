@@ -6,7 +6,7 @@ import { z } from '../../src/http/schemas.ts';
 import { peek, readUpload } from '../../src/http/multipart.ts';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../../src/errors.ts';
 import { FileTooLargeError } from '../../src/ports/files.ts';
-import { identityDocuments, identityDocumentsProjection } from '../../projections/identity-documents/projection.ts';
+import { identityDocuments } from '../../projections/identity-documents/index.ts';
 import {
   identityDocumentFileKey,
   identityDocumentsStreamId,
@@ -17,6 +17,7 @@ import {
 } from './events.ts';
 import { IdentityDocumentLimitError, identityDocumentsDecider } from './decide.ts';
 import { sanitiseFileName } from './file-name.ts';
+import { identityDocumentIdSchema } from './dto.ts';
 
 /** Bytes read before the type of a file is decided (file-type's own sample size). */
 const SNIFF_BYTES = 4100;
@@ -47,11 +48,6 @@ async function* hashing(source: AsyncIterable<Buffer>, hash: Hash) {
 const uploadFields = z.object({
   DocumentType: z.enum(identityDocumentTypes).openapi({ description: 'What the document is.' }),
 });
-
-export const identityDocumentIdSchema = z
-  .string()
-  .max(36)
-  .openapi({ format: 'uuid', description: 'The document\'s id (a uuid).', example: '7c9e6679-7425-40de-944b-e07fc1f90ae7' });
 
 export const uploadIdentityDocument = defineOperation({
   number: 44,
@@ -120,7 +116,7 @@ export const uploadIdentityDocument = defineOperation({
           sha256,
           at: ctx.now.toISOString(),
         },
-        { projections: [identityDocumentsProjection.name] },
+        { readYourWrites: true },
       );
     } catch (error) {
       // Refused (the limit, reached meanwhile by a parallel upload) or not stored: its file goes too.
@@ -154,7 +150,7 @@ export const removeIdentityDocument = defineOperation({
       identityDocumentsStreamId(ctx.tenant.Tenant, ctx.member.Id),
       identityDocumentsDecider,
       { type: 'RemoveIdentityDocument', tenant: ctx.tenant.Tenant, memberId: ctx.member.Id, documentId, at: ctx.now.toISOString() },
-      { projections: [identityDocumentsProjection.name] },
+      { readYourWrites: true },
     );
     return { Id: documentId, Removed: true as const };
   },

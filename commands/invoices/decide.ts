@@ -1,6 +1,6 @@
 import type { Decider } from '../../src/command-runner.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../src/errors.ts';
-import { assertNever } from '../catalogue/decide.ts';
+import { assertNever } from '../../src/assert-never.ts';
 import {
   invoicesEvents,
   vatOf,

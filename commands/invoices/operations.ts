@@ -3,15 +3,12 @@ import { idText, INT32_MAX, z } from '../../src/http/schemas.ts';
 import { NotFoundError, ServiceUnavailableError } from '../../src/errors.ts';
 import { pick } from '../../src/http/language.ts';
 import type { Filter } from '../../src/ports/read-models.ts';
-import { findAuction } from '../../queries/auctions/operations.ts';
-import { invoices, PRICE_LIST_ID, priceLists, type InvoiceDoc, invoicesProjection } from '../../projections/invoices/projection.ts';
-import { invoiceExample, invoiceSchema, toInvoiceDto } from '../../queries/invoices/dto.ts';
-import { invoiceProfile } from '../../queries/invoices/member.ts';
+import { findAuction } from '../../projections/catalogue/index.ts';
+import { invoices, PRICE_LIST_ID, priceLists, type InvoiceDoc } from '../../projections/invoices/index.ts';
+import { invoiceExample, invoiceProfile, invoiceSchema, toInvoiceDto } from './dto.ts';
 import { invoiceRegisterDecider, type InvoiceCommand } from './decide.ts';
-import { invoiceRegisterStreamId, PRINTABLE, shippingMethods } from './events.ts';
+import { invoiceRegisterStreamId, invoicesEvents, PRINTABLE, shippingMethods } from './events.ts';
 import { DEFAULT_PAYMENT_TERM_DAYS } from './intake.ts';
-
-const PROJECTIONS = [invoicesProjection.name];
 
 /**
  * Every invoice command of a house is decided on its one register stream: commands in one process queue up,
@@ -20,7 +17,7 @@ const PROJECTIONS = [invoicesProjection.name];
  */
 async function runOnRegister(ctx: MemberContext, command: InvoiceCommand) {
   return ctx.commands.run(invoiceRegisterStreamId(ctx.tenant.Tenant), invoiceRegisterDecider, command, {
-    projections: PROJECTIONS,
+    readYourWrites: true,
     attempts: 20,
   });
 }
@@ -33,7 +30,7 @@ async function readInvoice(ctx: MemberContext, filter: Filter): Promise<InvoiceD
   const find = () => invoices(ctx.db).findOne(filter);
   const found = await find();
   if (found) return found;
-  await ctx.commands.catchUp(PROJECTIONS);
+  await ctx.commands.catchUp(invoicesEvents.types);
   const later = await find();
   if (!later) throw new ServiceUnavailableError('The invoice is recorded but cannot be shown yet; read it again in a moment.');
   return later;

@@ -89,7 +89,7 @@ export async function signUpMember(
   accountStreams: AccountStreams,
   input: Omit<SignUpData, 'memberId'> & { keyId: string; keyHash: string; now: Date },
   options: { correlationId?: string } = {},
-): Promise<{ memberId: number; position: number }> {
+): Promise<{ memberId: number; position: number; events: MemberEvent[] }> {
   const streams = streamsOf(accountStreams, options);
   const { keyId, keyHash, now, ...signUp } = input;
   const at = now.toISOString();
@@ -110,7 +110,7 @@ export async function signUpMember(
           expiresAt: new Date(now.getTime() + CONFIRMATION_KEY_TTL_MS).toISOString(),
         },
       );
-      return { memberId, position: result.position };
+      return { memberId, position: result.position, events: result.events };
     } catch (error) {
       // The id was taken between the check and the append (or closed by a sign-up that took the address
       // over): claim again under a new id; claimEmail answers 409 if the address went to someone else.

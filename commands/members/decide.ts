@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Decider } from '../../src/command-runner.ts';
 import type { EventOf } from '../../src/events/define.ts';
 import { ConflictError, ValidationError } from '../../src/errors.ts';
-import { assertNever } from '../catalogue/decide.ts';
+import { assertNever } from '../../src/assert-never.ts';
 import { memberEvents, type MemberEvent, type MemberSignedUp } from './events.ts';
 
 type SignUpData = EventOf<typeof MemberSignedUp>['data'];

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { runCommand, type CommandResult } from '../../src/command-runner.ts';
 import { isoDateTime, languageCode, positiveId, tenantId } from '../../src/events/define.ts';
 import { ConflictError } from '../../src/errors.ts';
-import type { IntakeDeps, IntakeKind } from '../../src/intake-kind.ts';
+import { defineIntakeKind, type IntakeDeps, type IntakeKind } from '../../src/intake-kind.ts';
 import { hashPassword } from '../../src/security/passwords.ts';
 import { claimEmail, loadMember } from './accounts.ts';
 import { memberDecider } from './decide.ts';
@@ -11,8 +11,8 @@ import { memberStreamId, normalizeEmail } from './events.ts';
 
 /**
  * An existing account brought in from the back office (the fields of docs/intake.md's `member` row). The
- * catalogue intake's `member` kind runs `importMember`, which claims the email address as a sign-up does,
- * so a sign-up can never take an imported member's address.
+ * `member` kind runs `importMember`, which claims the email address as a sign-up does, so a sign-up can never
+ * take an imported member's address.
  */
 export const memberRecord = z.object({
   kind: z.literal('member'),
@@ -79,5 +79,14 @@ export async function importMember(deps: Pick<IntakeDeps, 'log' | 'correlationId
   return { events: [...claimed.events, ...imported.events], position: imported.position || claimed.position };
 }
 
-/** NDJSON intake kinds of members: none of their own. The `member` kind belongs to the catalogue intake's records (commands/catalogue/import.ts), which runs importMember. */
-export const membersIntake: IntakeKind[] = [];
+/** `memberRemoved`: the back office removed an account. */
+export const memberRemovedRecord = z.object({ kind: z.literal('memberRemoved'), tenant: tenantId, memberId: positiveId, at: isoDateTime });
+export type MemberRemovedRecord = z.infer<typeof memberRemovedRecord>;
+
+/** NDJSON intake kinds of members (docs/intake.md). */
+export const membersIntake: IntakeKind[] = [
+  defineIntakeKind('member', memberRecord, (deps, record) => importMember(deps, record)),
+  defineIntakeKind('memberRemoved', memberRemovedRecord, (deps, record) =>
+    runCommand(deps.log, memberStreamId(record.tenant, record.memberId), memberDecider, { type: 'RemoveMember', ...record }, { correlationId: deps.correlationId }),
+  ),
+];

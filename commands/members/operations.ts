@@ -4,12 +4,13 @@ import { z } from '../../src/http/schemas.ts';
 import { ConflictError, ValidationError } from '../../src/errors.ts';
 import { hashPassword } from '../../src/security/passwords.ts';
 import { OneTimeKeys } from '../../src/security/keys.ts';
-import { memberByEmail, membersProjection } from '../../projections/members/projection.ts';
+import { memberByEmail } from '../../projections/members/index.ts';
 import { KEY_PURPOSE, loadMember, signUpMember } from './accounts.ts';
 import { badKey, EMAIL_TAKEN_DETAIL, memberDecider, resetKeyWorks } from './decide.ts';
 import { memberStreamId, normalizeEmail } from './events.ts';
 import { ISSUE_PASSWORD_RESET, JOB_RETRIES, passwordResetJobId, type PasswordResetJob } from './jobs.ts';
-import { emailKey, enforceLimit, MEMBER_LIMITS, newPassword, normalizePhone, passwordIsNotEmail } from './rules.ts';
+import { emailKey, newPassword, normalizePhone, passwordIsNotEmail } from './rules.ts';
+import { enforceLimit, MEMBER_LIMITS } from './shared.ts';
 
 const GROUP = 'Sign-up and sign-in';
 const email = () => z.email().max(320).openapi({ description: 'The account\'s email address (compared without regard to case).' });
@@ -72,7 +73,7 @@ export const signUp = defineOperation({
     const passwordHash = await hashPassword(body.Password);
     const keyId = ctx.keys.newId();
     const now = ctx.now;
-    const { memberId, position } = await signUpMember(ctx.commands, {
+    const { memberId, ...appended } = await signUpMember(ctx.commands, {
       tenant: tenant.Tenant,
       uid: randomUUID(),
       email: address,
@@ -87,7 +88,7 @@ export const signUp = defineOperation({
       now,
     });
     // The confirmation mail is sent by the job the reactor on MemberConfirmationKeyIssued adds.
-    await ctx.commands.waitFor(position, [membersProjection.name]);
+    await ctx.commands.waitFor(appended);
     return { Id: memberId };
   },
 });
@@ -116,7 +117,7 @@ export const confirmEmail = defineOperation({
       memberStreamId(tenant.Tenant, member.Id),
       memberDecider,
       { type: 'ConfirmEmail', tenant: tenant.Tenant, memberId: member.Id, keyHash: OneTimeKeys.hash(body.Key), at: ctx.now.toISOString() },
-      { projections: [membersProjection.name] },
+      { readYourWrites: true },
     );
     return { Validated: true };
   },
@@ -200,7 +201,7 @@ export const confirmPasswordReset = defineOperation({
       memberStreamId(tenant.Tenant, member.Id),
       memberDecider,
       { type: 'ResetPassword', tenant: tenant.Tenant, memberId: member.Id, keyHash, passwordHash, at: ctx.now.toISOString() },
-      { projections: [membersProjection.name] },
+      { readYourWrites: true },
     );
     return { PasswordChanged: true };
   },

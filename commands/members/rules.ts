@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { parsePhoneNumberFromString, isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
 import { z } from '../../src/http/schemas.ts';
-import { TooManyRequestsError, ValidationError } from '../../src/errors.ts';
-import type { RateLimiter } from '../../src/ports/rate-limit.ts';
+import { ValidationError } from '../../src/errors.ts';
 import { normalizeEmail } from './events.ts';
 
 /** A new password (sign-up, reset): 10–128 characters, and not the email address. */
@@ -16,42 +15,8 @@ export function passwordIsNotEmail(body: { Email: string; Password: string }, ct
     ctx.addIssue({ code: 'custom', path: ['Password'], message: 'must not be the email address' });
 }
 
-/** A fixed window: at most `limit` in `windowMs`. */
-export interface Limit {
-  limit: number;
-  windowMs: number;
-}
-
-const HOUR = 60 * 60_000;
-
-/**
- * The rate limits of the account operations (per tenant). Per client address ones answer 429 with
- * Retry-After; the per-account limit on reset mails is silent (the answer must not tell whether the
- * account exists), a request over it simply sends no mail.
- */
-export const MEMBER_LIMITS = {
-  /** POST /v1/members per client address. */
-  signUpsPerAddress: { limit: 10, windowMs: HOUR },
-  /** GET /v1/members/availability per client address. */
-  availabilityPerAddress: { limit: 60, windowMs: HOUR },
-  /** POST /v1/members/confirmation per client address. */
-  confirmationsPerAddress: { limit: 30, windowMs: HOUR },
-  /** POST /v1/password-resets per client address (429). */
-  resetRequestsPerAddress: { limit: 10, windowMs: HOUR },
-  /** Reset mails per email address: requests beyond it are answered alike and send nothing. */
-  resetMailsPerAccount: { limit: 3, windowMs: HOUR },
-  /** POST /v1/password-resets/confirmation per client address. */
-  resetConfirmationsPerAddress: { limit: 20, windowMs: HOUR },
-} satisfies Record<string, Limit>;
-
 /** An email address in a rate-limit key: hashed, so the limiter's store holds no addresses. */
 export const emailKey = (email: string) => createHash('sha256').update(normalizeEmail(email), 'utf8').digest('hex').slice(0, 32);
-
-/** Counts one hit; over the limit it is a 429 with Retry-After. */
-export async function enforceLimit(limiter: RateLimiter, key: string, rule: Limit, detail: string): Promise<void> {
-  const decision = await limiter.hit(key, rule.limit, rule.windowMs);
-  if (!decision.allowed) throw new TooManyRequestsError(detail, decision.retryAfterSeconds);
-}
 
 /**
  * A phone number as stored: E.164 (a number without a country code is read as one of the house's country),

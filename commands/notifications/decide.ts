@@ -1,6 +1,6 @@
 import type { Decider } from '../../src/command-runner.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../src/errors.ts';
-import { assertNever } from '../catalogue/decide.ts';
+import { assertNever } from '../../src/assert-never.ts';
 import { notificationsEvents, type NotificationChannel, type NotificationsEvent, type SkipReason } from './events.ts';
 
 /** A lot-end reminder: subscribed, then sent once or skipped once, and removable by its member at any time. */

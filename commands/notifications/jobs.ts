@@ -1,6 +1,7 @@
 import type { JobProcessor } from '../../src/ports/jobs.ts';
 import type { JobDeps } from '../../src/feature.ts';
-import { reminderJobProcessor, SEND_REMINDER } from './reminder.ts';
+import { reminderJobProcessor } from './reminder.ts';
+import { SEND_REMINDER } from './shared.ts';
 
 /** The background jobs of notifications, by job name. */
 export function notificationsJobs(services: JobDeps): Record<string, JobProcessor> {

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { defineOperation } from '../../src/http/operation.ts';
 import { INT32_MAX, z } from '../../src/http/schemas.ts';
-import { catalogueLots } from '../../projections/catalogue/documents.ts';
+import { catalogueLots } from '../../projections/catalogue/index.ts';
 import { NotFoundError } from '../../src/errors.ts';
-import { legacyPendingFilter, notificationSubscriptions, notificationsProjection } from '../../projections/notifications/projection.ts';
-import { legacyNotificationStreamId, MAX_MINUTES_BEFORE, memberNotificationsStreamId, type NotificationChannel } from './events.ts';
+import { legacyPendingFilter, notificationSubscriptions } from '../../projections/notifications/index.ts';
+import { legacyNotificationStreamId, MAX_MINUTES_BEFORE, memberNotificationsStreamId, NotificationSubscribed, type NotificationChannel } from './events.ts';
 import { legacySubscriptionDecider, memberNotificationsDecider, SameReminderPending } from './decide.ts';
 import { currentPhone } from './recipient.ts';
 
@@ -103,12 +103,12 @@ export const subscribeNotification = defineOperation({
           legacyPending,
           at,
         },
-        { projections: [notificationsProjection.name] },
+        { readYourWrites: true },
       );
     } catch (error) {
       if (!(error instanceof SameReminderPending)) throw error;
       // The same reminder, pending (perhaps appended a moment ago by a parallel request): its id, once readable.
-      await ctx.commands.catchUp([notificationsProjection.name]);
+      await ctx.commands.catchUp([NotificationSubscribed.type]);
       return { Id: error.subscriptionId };
     }
     return { Id: id };
@@ -134,7 +134,7 @@ export const unsubscribeNotification = defineOperation({
     const id = params.id.toLowerCase();
     const tenant = ctx.tenant.Tenant;
     const command = { type: 'Unsubscribe' as const, tenant, subscriptionId: id, memberId: ctx.member.Id, at: ctx.now.toISOString() };
-    const options = { projections: [notificationsProjection.name] };
+    const options = { readYourWrites: true };
     try {
       await ctx.commands.run(memberNotificationsStreamId(tenant, ctx.member.Id), memberNotificationsDecider, command, options);
     } catch (error) {

@@ -1,6 +1,6 @@
 import type { TenantScope } from '../../src/ports/read-models.ts';
-import type { MemberDoc } from '../../projections/members/projection.ts';
-import { profiles } from '../../projections/profile/projection.ts';
+import type { MemberDoc } from '../../projections/members/index.ts';
+import { profiles } from '../../projections/profile/index.ts';
 
 /**
  * The member's current phone number: the profile's `Phone` (changed by `PUT /v1/me`) when the profile read

@@ -1,14 +1,14 @@
 import type { EventLog } from '../../src/ports/event-log.ts';
 import type { DocumentStore } from '../../src/ports/read-models.ts';
-import type { JobOptions, JobProcessor, JobQueue } from '../../src/ports/jobs.ts';
+import type { JobProcessor, JobQueue } from '../../src/ports/jobs.ts';
 import type { Outbox } from '../../src/ports/outbox.ts';
 import type { Logger } from '../../src/logger.ts';
+import type { EventOf } from '../../src/events/define.ts';
 import { foldStream, runCommand } from '../../src/command-runner.ts';
-import { tenantSettings } from '../../projections/access/projection.ts';
-import { memberAccounts } from '../../projections/members/projection.ts';
-import { lotDecider } from '../catalogue/decide.ts';
-import { lotStreamId } from '../catalogue/events.ts';
-import { notificationSubscriptions } from '../../projections/notifications/projection.ts';
+import { tenantSettings } from '../../projections/access/index.ts';
+import { memberAccounts } from '../../projections/members/index.ts';
+import { notificationSubscriptions } from '../../projections/notifications/index.ts';
+import { catalogueEvents, lotStreamId, type CatalogueEvent, type LotCatalogued } from '../catalogue/events.ts';
 import {
   legacySubscriptionDecider,
   memberNotificationsDecider,
@@ -18,24 +18,25 @@ import {
   type SubscriptionState,
 } from './decide.ts';
 import { legacyNotificationStreamId, memberNotificationsStreamId, notificationMessageId, type SkipReason } from './events.ts';
+import { reminderJob, SEND_REMINDER, type ReminderJobData } from './shared.ts';
 import { reminderMessage } from './message.ts';
 import { currentPhone } from './recipient.ts';
 
-/** The one job of reminders: plan a subscription, and send it when it is due. */
-export const SEND_REMINDER = 'notification-reminder';
-
-export interface ReminderJobData {
-  tenant: string;
-  subscriptionId: string;
-  /**
-   * The member, for a subscription on the member's stream. Absent for one made before it (on its own stream),
-   * as in every job queued before the member stream: those are found on their own streams.
-   */
-  memberId?: number;
+/** What a reminder needs of its lot's stream (the catalogue's events): the lot as last catalogued, and its early close. */
+interface LotEnd {
+  catalogued: EventOf<typeof LotCatalogued>['data'] | null;
+  closedAt: string | null;
 }
 
-/** Options of a reminder job: keyed (a known id is ignored), retried with backoff, optionally delayed. */
-export const reminderJob = (jobId: string, delayMs = 0): JobOptions => ({ jobId, attempts: 8, backoffMs: 2000, ...(delayMs > 0 ? { delayMs } : {}) });
+const lotEnd = {
+  events: catalogueEvents,
+  initialState: (): LotEnd => ({ catalogued: null, closedAt: null }),
+  evolve: (state: LotEnd, event: CatalogueEvent): LotEnd => {
+    if (event.type === 'LotCatalogued') return { ...state, catalogued: event.data };
+    if (event.type === 'LotClosed') return { ...state, closedAt: event.data.closedAt };
+    return state;
+  },
+};
 
 /** The delayed job of a subscription's moment: one per subscription and moment. */
 export const reminderJobIdAt = (subscriptionId: string, fireAt: number) => `notification-${subscriptionId}-at-${fireAt}`;
@@ -130,7 +131,7 @@ export function reminderJobProcessor(deps: ReminderDeps): JobProcessor {
     const { tenant, subscriptionId } = located.data;
     const subscription = located.subscription;
     if (!subscription || subscription.status !== 'active') return;
-    const lot = await foldStream(deps.log, lotStreamId(tenant, subscription.lotId), lotDecider);
+    const lot = await foldStream(deps.log, lotStreamId(tenant, subscription.lotId), lotEnd);
     if (!lot.catalogued) {
       deps.logger.warn({ tenant, subscriptionId, lotId: subscription.lotId }, 'reminder not planned: the lot is not catalogued');
       return;
@@ -167,7 +168,7 @@ async function skip(deps: ReminderDeps, located: Located, subscription: Subscrip
 
 async function send(
   deps: ReminderDeps,
-  r: { located: Located; subscription: SubscriptionState; lot: NonNullable<ReturnType<typeof lotDecider.initialState>['catalogued']>; endTime: number },
+  r: { located: Located; subscription: SubscriptionState; lot: NonNullable<LotEnd['catalogued']>; endTime: number },
 ) {
   const { located, subscription } = r;
   const { tenant, subscriptionId } = located.data;

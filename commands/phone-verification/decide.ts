@@ -1,6 +1,6 @@
 import type { Decider } from '../../src/command-runner.ts';
 import { TooManyRequestsError, ValidationError } from '../../src/errors.ts';
-import { assertNever } from '../catalogue/decide.ts';
+import { assertNever } from '../../src/assert-never.ts';
 import { phoneVerificationEvents, type PhoneVerificationEvent } from './events.ts';
 
 /** How long a code is valid, how many wrong codes void it, and how many codes a member may ask for in a window. */

@@ -1,7 +1,7 @@
 import type { Reactor, ReactorDeps } from '../../src/projector/projection.ts';
 import type { JobProcessor } from '../../src/ports/jobs.ts';
 import type { JobDeps } from '../../src/feature.ts';
-import { tenantSettings } from '../../projections/access/projection.ts';
+import { tenantSettings } from '../../projections/access/index.ts';
 import { phoneStreamId, phoneVerificationEvents } from './events.ts';
 import { jobReactor } from '../../src/projector/job-reactor.ts';
 

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { type IntakeKind, defineIntakeKind } from '../../src/intake-kind.ts';
 import { runCommand } from '../../src/command-runner.ts';
 import { isoDateTime, positiveId, tenantId } from '../../src/events/define.ts';
-import { intakePhone, memberIsActive } from '../profile/intake.ts';
+import { memberIsActive } from '../members/shared.ts';
+import { intakePhone } from '../profile/shared.ts';
 import { phoneVerificationDecider } from './decide.ts';
 import { phoneStreamId } from './events.ts';
 

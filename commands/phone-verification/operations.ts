@@ -3,7 +3,7 @@ import { defineOperation, type MemberContext } from '../../src/http/operation.ts
 import { z } from '../../src/http/schemas.ts';
 import { ValidationError } from '../../src/errors.ts';
 import { OneTimeKeys } from '../../src/security/keys.ts';
-import { profiles, profilesProjection } from '../../projections/profile/projection.ts';
+import { profiles } from '../../projections/profile/index.ts';
 import { phoneVerificationDecider, MAX_FAILED_ATTEMPTS } from './decide.ts';
 import { phoneStreamId } from './events.ts';
 import { PHONE_CODE_PURPOSE } from './delivery.ts';
@@ -93,7 +93,7 @@ export const confirmPhoneVerification = defineOperation({
         currentPhone,
         at: ctx.now.toISOString(),
       },
-      { projections: [profilesProjection.name] },
+      { readYourWrites: true },
     );
     const event = result.events[0];
     if (event?.type === 'PhoneVerificationCodeRejected') {

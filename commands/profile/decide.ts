@@ -1,7 +1,7 @@
 import type { Decider } from '../../src/command-runner.ts';
 import type { VatCheckResult } from '../../src/ports/vat.ts';
-import { assertNever } from '../catalogue/decide.ts';
-import { isVatFree, type ProfileFields } from './fields.ts';
+import { assertNever } from '../../src/assert-never.ts';
+import { isVatFree, type ProfileFields } from './shared.ts';
 import { profileEvents, type ProfileEvent } from './events.ts';
 
 /** A member's profile stream: the last stored profile, and the VAT checks still awaited (check id → number). */

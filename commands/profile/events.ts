@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineEvent, defineEvents, isoDateTime, positiveId, tenantId, type EventsOf } from '../../src/events/define.ts';
-import { profileSchema, VAT_STORED } from './fields.ts';
+import { profileSchema, VAT_STORED } from './shared.ts';
 
 const STREAM = 'profile-{tenant}-{memberId}';
 const checkId = z.uuid();

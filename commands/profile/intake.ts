@@ -1,35 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { parsePhoneNumberFromString, isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
-import type { EventLog } from '../../src/ports/event-log.ts';
 import { defineIntakeKind, type IntakeKind } from '../../src/intake-kind.ts';
 import { runCommand } from '../../src/command-runner.ts';
 import { isoDateTime, languageCode, positiveId, tenantId } from '../../src/events/define.ts';
-import { COUNTRY_FIELDS, emptyProfile, isCountryCode, timeZoneName, normaliseVatNumber, PHONE_FIELDS, PHONE_INPUT_MAX, profileSchema, VAT_INPUT_MAX, type ProfileFields } from './fields.ts';
+import { COUNTRY_FIELDS, emptyProfile, intakePhone, isCountryCode, timeZoneName, normaliseVatNumber, PHONE_FIELDS, PHONE_INPUT_MAX, profileSchema, VAT_INPUT_MAX, type ProfileFields } from './shared.ts';
 import { profileDecider } from './decide.ts';
 import { profileStreamId } from './events.ts';
-import { memberEvents, memberStreamId } from '../members/events.ts';
-
-/** Whether the member exists (signed up, not removed): records of the bidder's account need one. */
-export async function memberIsActive(log: EventLog, tenant: string, memberId: number): Promise<boolean> {
-  let active = false;
-  for (const recorded of await log.readStream(memberStreamId(tenant, memberId))) {
-    const event = memberEvents.read(recorded);
-    if (event.type === 'MemberSignedUp') active = true;
-    if (event.type === 'MemberRemoved') return false;
-  }
-  return active;
-}
-
-/** A phone of an intake record in E.164: international, or as dialled in `country` when given. */
-export function intakePhone(raw: string | null | undefined, country: string | null | undefined, field: string): string | null {
-  const text = raw?.trim();
-  if (!text) return null;
-  const region = country && isSupportedCountry(country) ? (country as CountryCode) : undefined;
-  const parsed = parsePhoneNumberFromString(text, region ? { defaultCountry: region } : undefined);
-  if (!parsed?.isValid()) throw new Error(`${field}: not a phone number (give it with its country code)`);
-  return parsed.number;
-}
+import { memberIsActive } from '../members/shared.ts';
 
 const stored = profileSchema.partial().shape;
 

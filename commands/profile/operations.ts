@@ -2,15 +2,14 @@ import { parsePhoneNumberFromString, isSupportedCountry, type CountryCode } from
 import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
 import { ValidationError, type FieldError } from '../../src/errors.ts';
-import { memberDtoExample, memberDtoOf, memberDtoSchema } from '../../queries/profile/operations.ts';
-import type { TenantDoc } from '../../projections/access/projection.ts';
+import { memberDtoExample, memberDtoOf, memberDtoSchema } from './dto.ts';
+import type { TenantDoc } from '../../projections/access/index.ts';
 import {
   COUNTRY_FIELDS, dtoName, isCountryCode, timeZoneName, EXTRA_DATA_MAX_KEYS, EXTRA_KEY_MAX, EXTRA_VALUE_MAX, INT_FIELDS, NO_CONTROLS, normaliseVatNumber, PHONE_FIELDS,
   PHONE_INPUT_MAX, SERVER_OWNED, TEXT_LIMITS, TIMEZONE_MAX, VAT_INPUT_MAX, VAT_STORED, WEBSITE_MAX, type ProfileFields, type TextField,
-} from './fields.ts';
+} from './shared.ts';
 import { profileDecider } from './decide.ts';
 import { profileStreamId } from './events.ts';
-import { profilesProjection } from '../../projections/profile/projection.ts';
 
 const validDate = (text: string) => {
   const date = new Date(`${text}T00:00:00Z`);
@@ -166,7 +165,7 @@ export const replaceProfile = defineOperation({
       profileStreamId(ctx.tenant.Tenant, ctx.member.Id),
       profileDecider,
       { type: 'ReplaceProfile', tenant: ctx.tenant.Tenant, memberId: ctx.member.Id, profile, checkId: ctx.keys.newId(), at: ctx.now.toISOString() },
-      { projections: [profilesProjection.name] },
+      { readYourWrites: true },
     );
     return memberDtoOf(ctx);
   },

@@ -2,7 +2,7 @@ import type { Reactor, ReactorDeps } from '../../src/projector/projection.ts';
 import type { JobProcessor } from '../../src/ports/jobs.ts';
 import type { JobDeps } from '../../src/feature.ts';
 import { runCommand } from '../../src/command-runner.ts';
-import { tenantSettings } from '../../projections/access/projection.ts';
+import { tenantSettings } from '../../projections/access/index.ts';
 import { profileDecider } from './decide.ts';
 import { profileEvents, profileStreamId } from './events.ts';
 import { jobReactor } from '../../src/projector/job-reactor.ts';

@@ -1,11 +1,10 @@
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
-import { termsId, termsAcceptances } from '../../projections/terms/projection.ts';
-import { auctionStatus, findAuction } from '../../queries/auctions/operations.ts';
-import { registrationSchema } from '../../queries/registrations/dto.ts';
+import { auctionStatus, findAuction } from '../../projections/catalogue/index.ts';
+import { termsId, termsAcceptances } from '../../projections/terms/index.ts';
+import { registrationSchema } from './dto.ts';
 import { registrationDecider } from './decide.ts';
 import { registrationsStreamId } from './events.ts';
-import { registrationsProjection } from '../../projections/registrations/projection.ts';
 
 export const requestRegistration = defineOperation({
   number: 31,
@@ -47,7 +46,7 @@ export const requestRegistration = defineOperation({
         approval: auction.RegistrationApproval ?? 'automatic',
         memberConfirmed: ctx.member.Validated === true,
       },
-      { projections: [registrationsProjection.name] },
+      { readYourWrites: true },
     );
     // Nothing appended: the registration already existed; its status is what its own (short) stream says.
     const state = result.events.length

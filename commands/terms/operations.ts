@@ -1,7 +1,7 @@
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
-import { termsAcceptances, termsId, termsProjection } from '../../projections/terms/projection.ts';
-import { findAuction } from '../../queries/auctions/operations.ts';
+import { findAuction } from '../../projections/catalogue/index.ts';
+import { termsAcceptances, termsId } from '../../projections/terms/index.ts';
 import { termsDecider } from './decide.ts';
 import { termsStreamId } from './events.ts';
 
@@ -30,11 +30,11 @@ export const acceptTerms = defineOperation({
       termsStreamId(ctx.tenant.Tenant, ctx.member.Id),
       termsDecider,
       { tenant: ctx.tenant.Tenant, memberId: ctx.member.Id, auctionId: params.id, at: ctx.now.toISOString() },
-      { projections: [termsProjection.name] },
+      { readYourWrites: true },
     );
     const doc = await termsAcceptances(ctx.db).findById(termsId(ctx.member.Id, params.id));
     return { AuctionId: params.id, Accepted: true as const, AcceptedAt: doc?.AcceptedAt ?? ctx.now.toISOString() };
   },
 });
 
-export const termsOperations = [acceptTerms];
+export const termsCommandOperations = [acceptTerms];

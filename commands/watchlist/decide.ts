@@ -1,6 +1,6 @@
 import type { Decider } from '../../src/command-runner.ts';
 import { ConflictError, NotFoundError } from '../../src/errors.ts';
-import { assertNever } from '../catalogue/decide.ts';
+import { assertNever } from '../../src/assert-never.ts';
 import { watchlistEvents, type WatchlistEvent, type WatchType } from './events.ts';
 
 /** The watchlist of one member: lot id → watch type. */

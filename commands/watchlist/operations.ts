@@ -1,10 +1,9 @@
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
 import { ValidationError } from '../../src/errors.ts';
-import { lotExists } from '../../projections/catalogue/documents.ts';
+import { lotExists } from '../../projections/catalogue/index.ts';
 import { watchlistStreamId, watchTypes } from './events.ts';
 import { watchlistDecider } from './decide.ts';
-import { watchlistProjection } from '../../projections/watchlist/projection.ts';
 
 const lotParam = z.object({ lotId: idText('The lot id (not a watch record id).') });
 const watchResult = z
@@ -48,7 +47,7 @@ export const watchLot = defineOperation({
       watchlistStreamId(ctx.tenant.Tenant, ctx.member.Id),
       watchlistDecider,
       { type: 'WatchLot', tenant: ctx.tenant.Tenant, memberId: ctx.member.Id, lotId: params.lotId, watchType, at: ctx.now.toISOString(), lotExists: lotIsCatalogued },
-      { projections: [watchlistProjection.name] },
+      { readYourWrites: true },
     );
     return { LotId: params.lotId, Watched: true, Type: watchType };
   },
@@ -71,7 +70,7 @@ export const unwatchLot = defineOperation({
       watchlistStreamId(ctx.tenant.Tenant, ctx.member.Id),
       watchlistDecider,
       { type: 'UnwatchLot', tenant: ctx.tenant.Tenant, memberId: ctx.member.Id, lotId: params.lotId, at: ctx.now.toISOString() },
-      { projections: [watchlistProjection.name] },
+      { readYourWrites: true },
     );
     return { LotId: params.lotId, Watched: false, Type: null };
   },

@@ -1,10 +1,41 @@
-import type { TenantScope } from '../../src/ports/read-models.ts';
-import { API_KEYS, APPLICATIONS, SYSTEM, TENANTS, type ApiKeyDoc, type ApplicationDoc, type TenantDoc } from './projection.ts';
+import type { Doc, DocumentStore, TenantScope } from '../../src/ports/read-models.ts';
 
-/**
- * Typed accessors of the access projection's collections (operator-level, under SYSTEM): the names are the
- * projection's own (projection.ts), each given its document type once, here.
- */
+/** The access projection's collections, their documents and typed accessors. Operator-level documents live under the reserved tenant `_system`. */
+export const SYSTEM = '_system';
+
+export interface TenantDoc extends Doc {
+  Tenant: string;
+  Name: string;
+  Languages: string[];
+  DefaultLanguage: string;
+  Currency: string;
+  PageSize: number;
+  PublicAccess: boolean;
+  ContactEmail: string;
+  /** ISO 3166-1 alpha-2 of the house's country (its VAT country), when configured. */
+  Country: string | null;
+  /** The VAT rate of the house's sales, in percent, when configured. */
+  VatRate: number | null;
+}
+
+export interface ApiKeyDoc extends Doc {
+  KeyId: string;
+  Name: string;
+  Tenants: string[];
+}
+
+export interface ApplicationDoc extends Doc {
+  ClientId: string;
+  Tenant: string;
+  Name: string;
+  SecretHash: string;
+}
+
+export const TENANTS = 'tenants';
+export const API_KEYS = 'api_keys';
+export const APPLICATIONS = 'applications';
+/** A tenant's settings (its languages, contact address, country...), as jobs and the credential checks read them. */
+export const tenantSettings = (documents: DocumentStore, tenant: string) => documents.forTenant(SYSTEM).collection<TenantDoc>(TENANTS).findById(tenant);
 
 /** The operator's read models: tenants, Api-Keys and applications live under the reserved tenant SYSTEM. */
 export const operatorScope = (documents: { forTenant(tenant: string): TenantScope }) => documents.forTenant(SYSTEM);

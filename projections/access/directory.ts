@@ -1,8 +1,8 @@
 import type { DocumentStore } from '../../src/ports/read-models.ts';
 import type { AccessDirectory } from '../../src/http/directory.ts';
-import type { TenantDoc } from './projection.ts';
+import type { TenantDoc } from './collections.ts';
 import { apiKeys, applications, operatorScope, tenantsCollection } from './collections.ts';
-import { memberAccounts, type MemberDoc } from '../members/projection.ts';
+import { memberAccounts, type MemberDoc } from '../members/index.ts';
 
 /**
  * The HTTP shell's AccessDirectory over the read models: Api-Keys, tenants and applications from the access

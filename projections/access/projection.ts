@@ -1,48 +1,11 @@
 import { defineDocumentProjection } from '../../src/projector/projection.ts';
-import { catalogueEvents } from '../../commands/catalogue/events.ts';
-import type { Doc, DocumentStore } from '../../src/ports/read-models.ts';
-
-/** Operator-level documents live under the reserved tenant `_system`. */
-export const SYSTEM = '_system';
-
-export interface TenantDoc extends Doc {
-  Tenant: string;
-  Name: string;
-  Languages: string[];
-  DefaultLanguage: string;
-  Currency: string;
-  PageSize: number;
-  PublicAccess: boolean;
-  ContactEmail: string;
-  /** ISO 3166-1 alpha-2 of the house's country (its VAT country), when configured. */
-  Country: string | null;
-  /** The VAT rate of the house's sales, in percent, when configured. */
-  VatRate: number | null;
-}
-
-export interface ApiKeyDoc extends Doc {
-  KeyId: string;
-  Name: string;
-  Tenants: string[];
-}
-
-export interface ApplicationDoc extends Doc {
-  ClientId: string;
-  Tenant: string;
-  Name: string;
-  SecretHash: string;
-}
-
-export const TENANTS = 'tenants';
-export const API_KEYS = 'api_keys';
-export const APPLICATIONS = 'applications';
-/** A tenant's settings (its languages, contact address, country...), as jobs and the credential checks read them. */
-export const tenantSettings = (documents: DocumentStore, tenant: string) => documents.forTenant(SYSTEM).collection<TenantDoc>(TENANTS).findById(tenant);
+import { accessEvents } from '../../commands/access/events.ts';
+import { API_KEYS, APPLICATIONS, SYSTEM, TENANTS, type ApiKeyDoc, type ApplicationDoc, type TenantDoc } from './collections.ts';
 
 /** Tenants, Api-Keys (by SHA-256) and applications: what credentials are checked against. */
 export const accessProjection = defineDocumentProjection({
   name: 'access',
-  events: [catalogueEvents],
+  events: [accessEvents],
   handles: ['TenantConfigured', 'ApiKeyIssued', 'ApplicationRegistered'],
   collections: [{ name: TENANTS }, { name: API_KEYS }, { name: APPLICATIONS }],
   async apply(event, uow) {

@@ -1,30 +1,14 @@
 import { defineDocumentProjection, type UnitOfWork } from '../../src/projector/projection.ts';
 import { catalogueEvents } from '../../commands/catalogue/events.ts';
-import type { Doc, TenantScope } from '../../src/ports/read-models.ts';
+import type { Doc } from '../../src/ports/read-models.ts';
+import { BIDS, type BidDoc, bidId } from './collections.ts';
 
 /**
  * Bid histories: one document per accepted bid, numbered per lot in the order the log holds them, with
  * what the public bid lists filter on (the lot's auction and end time). No bidder identity: the log's
  * BidPlaced has none. `bid_lots` keeps what this projection needs of the catalogue, so it rebuilds on its own.
  */
-export const BIDS = 'bids';
 const BID_LOTS = 'bid_lots';
-
-export type BidType = 'online' | 'absentee' | 'floor' | 'phone';
-
-export interface BidDoc extends Doc {
-  LotId: number;
-  AuctionId: number;
-  LotNumber: number;
-  /** 1 for the lot's first bid. */
-  Seq: number;
-  Amount: number;
-  Currency: string;
-  PlacedAt: string;
-  BidType: BidType;
-  /** The lot's end time (moved by an early close), RFC 3339 with milliseconds: bids of open lots have it in the future. */
-  LotEndTime: string;
-}
 
 interface BidLot {
   AuctionId: number;
@@ -35,9 +19,6 @@ interface BidLot {
   BidCount: number;
 }
 type BidLotDoc = Doc & BidLot;
-
-export const bids = (db: TenantScope) => db.collection<BidDoc>(BIDS);
-export const bidId = (lotId: number, seq: number) => `${lotId}:${seq}`;
 
 const isoMs = (time: string) => new Date(time).toISOString();
 

@@ -1,6 +1,6 @@
 import { defineDocumentProjection, type UnitOfWork } from '../../src/projector/projection.ts';
 import { catalogueEvents } from '../../commands/catalogue/events.ts';
-import { AUCTION_TYPES, AUCTION_TYPES_ID, isoMs, type AuctionDoc, type AuctionTypesDoc, type CategoryDoc, type LotDoc, type Texts } from './documents.ts';
+import { AUCTION_TYPES, AUCTION_TYPES_ID, isoMs, type AuctionDoc, type AuctionTypesDoc, type CategoryDoc, type LotDoc, type Texts } from './collections.ts';
 import { foldText } from '../../src/text/fold.ts';
 
 const auctionPlaceholder = (id: number): Omit<AuctionDoc, '_id'> => ({

@@ -1,7 +1,7 @@
 import type { FeaturePart } from '../../src/feature.ts';
 import { membersProjection } from './projection.ts';
 
-export * from './projection.ts';
+export * from './collections.ts';
 
 /** The read models of member accounts: what they register (app/features/index.ts). */
 export const membersReadModels: FeaturePart = { projections: () => [membersProjection] };

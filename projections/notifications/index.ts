@@ -1,7 +1,7 @@
 import type { FeaturePart } from '../../src/feature.ts';
 import { notificationsProjection, notificationRemindersReactor } from './projection.ts';
 
-export * from './projection.ts';
+export * from './collections.ts';
 
 /**
  * The read model of reminder subscriptions, and the reactor that plans reminders from it: what they register

@@ -1,39 +1,13 @@
 import { defineDocumentProjection, defineReactor, type Reactor, type ReactorDeps } from '../../src/projector/projection.ts';
-import type { Doc, DocumentStore, Filter, TenantScope } from '../../src/ports/read-models.ts';
-import { memberNotificationsStreamId, notificationsEvents, type NotificationChannel, type SkipReason } from '../../commands/notifications/events.ts';
+import type { DocumentStore } from '../../src/ports/read-models.ts';
+import { memberNotificationsStreamId, notificationsEvents } from '../../commands/notifications/events.ts';
 import { catalogueEvents } from '../../commands/catalogue/events.ts';
-import { reminderJob, SEND_REMINDER, type ReminderJobData } from '../../commands/notifications/reminder.ts';
+import { reminderJob, SEND_REMINDER, type ReminderJobData } from '../../commands/notifications/shared.ts';
+import { NOTIFICATION_SUBSCRIPTIONS, type NotificationSubscriptionDoc, notificationSubscriptions } from './collections.ts';
 
-/** Lot-end reminders of members, by subscription id; an unsubscribed one is removed. */
-export const NOTIFICATION_SUBSCRIPTIONS = 'notification_subscriptions';
-
-export interface NotificationSubscriptionDoc extends Doc {
-  Id: string;
-  MemberId: number;
-  LotId: number;
-  /** Minutes before the lot's end (`SendTime`). */
-  SendTime: number;
-  Channel: NotificationChannel;
-  Status: 'active' | 'sent' | 'skipped';
-  SubscribedAt: string;
-  /** When it was sent or skipped. */
-  DoneAt: string | null;
-  SkipReason: SkipReason | null;
-  /**
-   * Set when the subscription is recorded on its member's stream; absent for one made before that, on a stream
-   * of its own (such documents count against the member's limit as `legacyPending`, commands/notifications/decide.ts).
-   */
-  OnMemberStream?: true;
-}
-
-/** The reminder job data that finds a subscription of the read model on its stream (commands/notifications/reminder.ts). */
+/** The reminder job data that finds a subscription of the read model on its stream (the job's data: commands/notifications/shared.ts). */
 export const reminderJobData = (tenant: string, s: Pick<NotificationSubscriptionDoc, 'Id' | 'MemberId' | 'OnMemberStream'>): ReminderJobData =>
   s.OnMemberStream ? { tenant, subscriptionId: s.Id, memberId: s.MemberId } : { tenant, subscriptionId: s.Id };
-
-/** The member's pending reminders made before the member stream (none can be made any more: this only goes down). */
-export const legacyPendingFilter = (memberId: number): Filter => ({ MemberId: memberId, Status: 'active', OnMemberStream: { $exists: false } });
-
-export const notificationSubscriptions = (db: TenantScope) => db.collection<NotificationSubscriptionDoc>(NOTIFICATION_SUBSCRIPTIONS);
 
 export const notificationsProjection = defineDocumentProjection({
   name: 'notifications',

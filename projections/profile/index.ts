@@ -1,7 +1,7 @@
 import type { FeaturePart } from '../../src/feature.ts';
-import { profilesProjection } from './projection.ts';
+import { profileProjection } from './projection.ts';
 
-export * from './projection.ts';
+export * from './collections.ts';
 
 /** The read models of bidders' profiles: what they register (app/features/index.ts). */
-export const profilesReadModels: FeaturePart = { projections: () => [profilesProjection] };
+export const profileReadModels: FeaturePart = { projections: () => [profileProjection] };

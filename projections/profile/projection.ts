@@ -1,55 +1,9 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { defineDocumentProjection } from '../../src/projector/projection.ts';
-import type { Doc, TenantScope } from '../../src/ports/read-models.ts';
-import { dtoName, emptyProfile, PROFILE_KEYS, type ProfileFields } from '../../commands/profile/fields.ts';
+import { dtoName, emptyProfile, PROFILE_KEYS, type ProfileFields } from '../../commands/profile/shared.ts';
 import { memberEvents } from '../../commands/members/events.ts';
 import { profileEvents } from '../../commands/profile/events.ts';
 import { phoneVerificationEvents } from '../../commands/phone-verification/events.ts';
-
-/** The bidders' profiles: one document per member, `_id` = the member id. */
-export const PROFILES = 'profiles';
-
-/** The writable MemberDto fields, by their DTO names (`VATNumber`, `FirstName`, ...). */
-export type ProfileDtoFields = { [K in keyof ProfileFields as K extends 'vatNumber' ? 'VATNumber' : Capitalize<K & string>]: ProfileFields[K] };
-
-/** The last VAT check that counted, as recorded. */
-export interface VatCheckDoc {
-  CheckId: string;
-  VatNumber: string;
-  Valid: boolean;
-  Country: string | null;
-  Source: 'format' | 'vies';
-  VatFree: boolean;
-  CheckedAt: string;
-}
-
-/**
- * A member's profile: the writable MemberDto fields (from the sign-up until the member replaces them), and the
- * decisions the service owns: `VatFree` (the last VAT check of the current number says so) and
- * `SmsVerificationCompleted` (the current phone is the last verified one). Other features read `VatFree`
- * (invoices) and `Phone` (notifications, E.164 when it parses).
- */
-export type ProfileData = ProfileDtoFields & {
-  MemberId: number;
-  Phone: string | null;
-  VatFree: boolean;
-  SmsVerificationCompleted: boolean;
-  /** The phone verified last; cleared when the profile's phone changes. */
-  VerifiedPhone: string | null;
-  LastVatCheck: VatCheckDoc | null;
-  UpdatedAt: string;
-};
-export interface ProfileDoc extends Doc, ProfileData {}
-
-export const profiles = (db: TenantScope) => db.collection<ProfileDoc>(PROFILES);
-
-/** A phone number as a sign-up gave it: E.164 when it parses as an international number, else as typed (empty: null). */
-export function signUpPhone(raw: string): string | null {
-  const text = raw.trim();
-  if (!text) return null;
-  const parsed = parsePhoneNumberFromString(text);
-  return parsed?.isValid() ? parsed.number : text;
-}
+import { PROFILES, type ProfileDtoFields, type ProfileData, type ProfileDoc, signUpPhone } from './collections.ts';
 
 function dtoFields(profile: ProfileFields): ProfileDtoFields {
   return Object.fromEntries(PROFILE_KEYS.map((k) => [dtoName(k), profile[k]])) as ProfileDtoFields;
@@ -65,7 +19,7 @@ function decided(doc: Omit<ProfileData, 'VatFree' | 'SmsVerificationCompleted'>)
   };
 }
 
-export const profilesProjection = defineDocumentProjection({
+export const profileProjection = defineDocumentProjection({
   name: 'profiles',
   events: [memberEvents, profileEvents, phoneVerificationEvents],
   handles: ['MemberSignedUp', 'MemberRemoved', 'MemberProfileReplaced', 'MemberVatNumberChecked', 'MemberPhoneVerified'],

@@ -1,16 +1,6 @@
 import { defineDocumentProjection } from '../../src/projector/projection.ts';
 import { translationEvents } from '../../commands/translations/events.ts';
-import type { Doc, TenantScope } from '../../src/ports/read-models.ts';
-
-/** The interface dictionary of each tenant, one document per language. */
-export const INTERFACE_TRANSLATIONS = 'interface_translations';
-
-export interface DictionaryDoc extends Doc {
-  Language: string;
-  Entries: Record<string, string>;
-}
-
-export const dictionaries = (db: TenantScope) => db.collection<DictionaryDoc>(INTERFACE_TRANSLATIONS);
+import { INTERFACE_TRANSLATIONS, type DictionaryDoc } from './collections.ts';
 
 export const translationsProjection = defineDocumentProjection({
   name: 'translations',

@@ -1,18 +1,6 @@
 import { defineDocumentProjection } from '../../src/projector/projection.ts';
 import { watchlistEvents } from '../../commands/watchlist/events.ts';
-import type { Doc } from '../../src/ports/read-models.ts';
-
-export interface WatchDoc extends Doc {
-  MemberId: number;
-  LotId: number;
-  Type: string;
-  WatchedAt: string;
-}
-
-export const watchId = (memberId: number, lotId: number) => `${memberId}:${lotId}`;
-
-/** Its collection's name; queries reach it through watchlistEntries(db) (collections.ts). */
-export const WATCHLIST = 'watchlist';
+import { WATCHLIST, watchId, type WatchDoc } from './collections.ts';
 
 export const watchlistProjection = defineDocumentProjection({
   name: 'watchlist',

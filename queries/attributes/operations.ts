@@ -2,8 +2,8 @@ import { defineOperation } from '../../src/http/operation.ts';
 import { boolText, idText, int32Text, z } from '../../src/http/schemas.ts';
 import { pick } from '../../src/http/language.ts';
 import type { Filter } from '../../src/ports/read-models.ts';
-import { catalogueLots } from '../../projections/catalogue/documents.ts';
-import { attributeValues } from '../../projections/attributes/projection.ts';
+import { catalogueLots } from '../../projections/catalogue/index.ts';
+import { attributeValues } from '../../projections/attributes/index.ts';
 import { categoryAndDescendants } from '../categories/operations.ts';
 import { findLot } from '../lots/find.ts';
 import { auctionIdsOfType, readAuctionTypes } from '../auctions/types.ts';
@@ -97,4 +97,4 @@ export const listAttributeValues = defineOperation({
   },
 });
 
-export const attributeOperations = [getLotAttributes, listAttributeValues];
+export const attributesQueryOperations = [getLotAttributes, listAttributeValues];

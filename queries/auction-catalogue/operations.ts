@@ -3,8 +3,7 @@ import { idText, z } from '../../src/http/schemas.ts';
 import { FileAnswer } from '../../src/http/file-answer.ts';
 import { pick } from '../../src/http/language.ts';
 import type { TenantScope } from '../../src/ports/read-models.ts';
-import { type LotDoc, catalogueCategories, catalogueLots } from '../../projections/catalogue/documents.ts';
-import { findAuction } from '../auctions/operations.ts';
+import { type LotDoc, catalogueCategories, catalogueLots, findAuction } from '../../projections/catalogue/index.ts';
 import { readDictionary } from '../translations/dictionary.ts';
 import { renderCataloguePdf } from './pdf.ts';
 import { writeLotSpreadsheet, XLSX } from './spreadsheet.ts';
@@ -101,4 +100,4 @@ export const exportAuctionLots = defineOperation({
   },
 });
 
-export const auctionCatalogueOperations = [getAuctionCatalogue, exportAuctionLots];
+export const auctionCatalogueQueryOperations = [getAuctionCatalogue, exportAuctionLots];

@@ -1,7 +1,7 @@
 import { pdfText, renderPdf, yieldToLoop, type Pdf } from '../../src/pdf.ts';
 import { formatDateTime, formatMoney } from '../../src/format.ts';
 import { pick } from '../../src/http/language.ts';
-import type { AuctionDoc, LotDoc } from '../../projections/catalogue/documents.ts';
+import type { AuctionDoc, LotDoc } from '../../projections/catalogue/index.ts';
 import type { Dictionary } from '../translations/dictionary.ts';
 
 /** Lots written between two looks at the event loop: a 2,000-lot catalogue never holds it for long. */

@@ -3,7 +3,7 @@ import ExcelJS from 'exceljs';
 import { fractionDigits } from '../../src/format.ts';
 import { pick } from '../../src/http/language.ts';
 import { yieldToLoop } from '../../src/pdf.ts';
-import type { AuctionDoc, LotDoc } from '../../projections/catalogue/documents.ts';
+import type { AuctionDoc, LotDoc } from '../../projections/catalogue/index.ts';
 import type { Dictionary } from '../translations/dictionary.ts';
 
 export const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';

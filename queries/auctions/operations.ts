@@ -1,13 +1,10 @@
-import type { TenantScope, Filter } from '../../src/ports/read-models.ts';
+import type { Filter } from '../../src/ports/read-models.ts';
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
-import { NotFoundError } from '../../src/errors.ts';
 import { pick } from '../../src/http/language.ts';
-import { type AuctionDoc, catalogueAuctions, catalogueLots } from '../../projections/catalogue/documents.ts';
+import { AUCTION_STATUSES as STATUSES, type AuctionDoc, auctionStatus, catalogueAuctions, catalogueLots, findAuction } from '../../projections/catalogue/index.ts';
 import { envelope, paging } from '../paging.ts';
 import { categoryNode, categoryTree, prune } from '../categories/operations.ts';
-
-const STATUSES = ['upcoming', 'current', 'closed'] as const;
 
 export const auctionSchema = z
   .object({
@@ -40,11 +37,6 @@ export const auctionExample = {
   LotCount: 400,
 };
 
-export function auctionStatus(doc: AuctionDoc, nowIso: string): (typeof STATUSES)[number] {
-  if (doc.StartTime > nowIso) return 'upcoming';
-  return doc.EndTime > nowIso ? 'current' : 'closed';
-}
-
 export function toAuctionDto(doc: AuctionDoc, language: string, fallback: string, nowIso: string): z.infer<typeof auctionSchema> {
   const text = pick(doc.Texts, language, fallback);
   return {
@@ -60,13 +52,6 @@ export function toAuctionDto(doc: AuctionDoc, language: string, fallback: string
     IsLive: doc.IsLive,
     LotCount: doc.LotCount,
   };
-}
-
-/** The auction if it is catalogued in the caller's tenant; 404 otherwise (another tenant's id included). */
-export async function findAuction(db: TenantScope, id: number) {
-  const doc = await catalogueAuctions(db).findById(String(id));
-  if (!doc || !doc.Catalogued) throw new NotFoundError(`Auction ${id} does not exist.`);
-  return doc;
 }
 
 export const listAuctions = defineOperation({
@@ -224,4 +209,4 @@ export const getAuctionCategories = defineOperation({
   },
 });
 
-export const auctionOperations = [listAuctions, getAuction, getAuctionTranslations, getAuctionLotNumbers, getAuctionCategories];
+export const auctionsQueryOperations = [listAuctions, getAuction, getAuctionTranslations, getAuctionLotNumbers, getAuctionCategories];

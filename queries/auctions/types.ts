@@ -1,5 +1,5 @@
 import type { TenantScope } from '../../src/ports/read-models.ts';
-import { AUCTION_TYPES, AUCTION_TYPES_ID, type AuctionTypesDoc, catalogueAuctions } from '../../projections/catalogue/documents.ts';
+import { AUCTION_TYPES, AUCTION_TYPES_ID, type AuctionTypesDoc, catalogueAuctions } from '../../projections/catalogue/index.ts';
 
 export interface AuctionTypes {
   /** The type of an auction (0 when it is not catalogued). */

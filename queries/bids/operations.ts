@@ -2,8 +2,8 @@ import { defineOperation } from '../../src/http/operation.ts';
 import { boolText, idText, int32Text, z } from '../../src/http/schemas.ts';
 import { pick } from '../../src/http/language.ts';
 import type { Filter } from '../../src/ports/read-models.ts';
-import { catalogueLots } from '../../projections/catalogue/documents.ts';
-import { bids, type BidType } from '../../projections/bids/projection.ts';
+import { catalogueLots } from '../../projections/catalogue/index.ts';
+import { bids, type BidType } from '../../projections/bids/index.ts';
 import { findLot } from '../lots/find.ts';
 import { auctionIdsOfType, readAuctionTypes } from '../auctions/types.ts';
 
@@ -116,4 +116,4 @@ export const lotBidHistory = defineOperation({
   },
 });
 
-export const bidOperations = [latestBids, lotBidHistory];
+export const bidsQueryOperations = [latestBids, lotBidHistory];

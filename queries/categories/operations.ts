@@ -3,7 +3,7 @@ import { defineOperation } from '../../src/http/operation.ts';
 import { boolText, idText, z } from '../../src/http/schemas.ts';
 import { NotFoundError } from '../../src/errors.ts';
 import { pick } from '../../src/http/language.ts';
-import { catalogueCategories } from '../../projections/catalogue/documents.ts';
+import { catalogueCategories } from '../../projections/catalogue/index.ts';
 
 interface CategoryNode {
   Id: number;
@@ -137,4 +137,4 @@ export const getCategory = defineOperation({
   },
 });
 
-export const categoryOperations = [listCategories, getCategory];
+export const categoriesQueryOperations = [listCategories, getCategory];

@@ -1,7 +1,7 @@
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
 import type { Filter } from '../../src/ports/read-models.ts';
-import { catalogueAuctions, catalogueLots } from '../../projections/catalogue/documents.ts';
+import { catalogueAuctions, catalogueLots } from '../../projections/catalogue/index.ts';
 import { envelope, paging } from '../paging.ts';
 import { lotExample, lotMapper, lotSchema } from '../lots/dto.ts';
 import { auctionExample, auctionSchema, toAuctionDto } from '../auctions/operations.ts';
@@ -60,4 +60,4 @@ export const listConsignedAuctions = defineOperation({
   },
 });
 
-export const consignmentOperations = [listConsignedLots, listConsignedAuctions];
+export const consignmentsQueryOperations = [listConsignedLots, listConsignedAuctions];

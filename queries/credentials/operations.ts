@@ -120,4 +120,4 @@ export const currentToken = defineOperation({
   },
 });
 
-export const credentialOperations = [issueApplicationToken, issueAnonymousToken, currentToken];
+export const credentialsQueryOperations = [issueApplicationToken, issueAnonymousToken, currentToken];

@@ -1,7 +1,7 @@
 import { pdfText, renderPdf, type Pdf } from '../../src/pdf.ts';
 import { formatMoney } from '../../src/format.ts';
 import { pick } from '../../src/http/language.ts';
-import type { LotDoc } from '../../projections/catalogue/documents.ts';
+import type { LotDoc } from '../../projections/catalogue/index.ts';
 import type { Dictionary } from '../translations/dictionary.ts';
 
 /** A lot's factsheet: its title, description, attributes, estimate, starting price and image links. */

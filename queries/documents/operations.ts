@@ -3,8 +3,8 @@ import { idText, z } from '../../src/http/schemas.ts';
 import { FileAnswer } from '../../src/http/file-answer.ts';
 import { NotFoundError } from '../../src/errors.ts';
 import { documentFileKey, documentKinds } from '../../commands/documents/events.ts';
-import { auctionDocuments, lotDocumentId, lotDocuments } from '../../projections/documents/projection.ts';
-import { findAuction } from '../auctions/operations.ts';
+import { auctionDocuments, lotDocumentId, lotDocuments } from '../../projections/documents/index.ts';
+import { findAuction } from '../../projections/catalogue/index.ts';
 import { findLot } from '../lots/find.ts';
 import { readDictionary } from '../translations/dictionary.ts';
 import { renderFactsheetPdf } from './factsheet.ts';
@@ -140,4 +140,4 @@ export const getLotDocument = defineOperation({
   },
 });
 
-export const documentOperations = [listAuctionDocuments, downloadAuctionDocument, getLotDocument];
+export const documentsQueryOperations = [listAuctionDocuments, downloadAuctionDocument, getLotDocument];

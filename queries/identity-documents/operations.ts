@@ -1,14 +1,14 @@
 import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
-import { identityDocuments } from '../../projections/identity-documents/projection.ts';
+import { identityDocuments } from '../../projections/identity-documents/index.ts';
 import {
   identityDocumentContentTypes,
   identityDocumentTypes,
   MAX_IDENTITY_DOCUMENT_BYTES,
+  MAX_FILE_NAME_LENGTH,
   MAX_IDENTITY_DOCUMENTS,
 } from '../../commands/identity-documents/events.ts';
-import { identityDocumentIdSchema } from '../../commands/identity-documents/operations.ts';
-import { MAX_FILE_NAME_LENGTH } from '../../commands/identity-documents/file-name.ts';
+import { identityDocumentIdSchema } from '../../commands/identity-documents/dto.ts';
 
 const identityDocument = z
   .object({

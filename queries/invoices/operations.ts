@@ -3,11 +3,10 @@ import { idText, pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
 import { FileAnswer } from '../../src/http/file-answer.ts';
 import { NotFoundError } from '../../src/errors.ts';
 import { pick } from '../../src/http/language.ts';
-import { catalogueAuctions } from '../../projections/catalogue/documents.ts';
-import { invoices, type InvoiceDoc } from '../../projections/invoices/projection.ts';
+import { catalogueAuctions } from '../../projections/catalogue/index.ts';
+import { invoices, type InvoiceDoc } from '../../projections/invoices/index.ts';
 import { envelope, paging } from '../paging.ts';
-import { invoiceExample, invoiceSchema, toInvoiceDto } from './dto.ts';
-import { invoiceProfile } from './member.ts';
+import { invoiceExample, invoiceProfile, invoiceSchema, toInvoiceDto } from '../../commands/invoices/dto.ts';
 import { invoiceLabels, renderInvoicePdf } from './pdf.ts';
 
 /** The caller's invoice; another member's, or none, is 404 (the same answer). */

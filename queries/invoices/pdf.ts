@@ -1,6 +1,6 @@
 import { pdfText, renderPdf, type Pdf } from '../../src/pdf.ts';
 import { formatMoney } from '../../src/format.ts';
-import type { InvoiceDoc } from '../../projections/invoices/projection.ts';
+import type { InvoiceDoc } from '../../projections/invoices/index.ts';
 
 /** The printed invoice's words in the languages houses publish in (English for any other). */
 const LABELS = {

@@ -1,7 +1,6 @@
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
-import { catalogueAuctions } from '../../projections/catalogue/documents.ts';
-import { findAuction } from '../auctions/operations.ts';
+import { catalogueAuctions, findAuction } from '../../projections/catalogue/index.ts';
 
 const nullableId = z.number().int().min(1).max(2147483647).nullable();
 
@@ -56,4 +55,4 @@ export const getAuctionLiveStatus = defineOperation({
   },
 });
 
-export const liveOperations = [getLiveStatus, getAuctionLiveStatus];
+export const liveQueryOperations = [getLiveStatus, getAuctionLiveStatus];

@@ -1,8 +1,8 @@
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
 import { pick } from '../../src/http/language.ts';
-import { type LotDoc, catalogueAuctions, catalogueLots } from '../../projections/catalogue/documents.ts';
-import { lotDocumentId, lotDocuments } from '../../projections/documents/projection.ts';
+import { type LotDoc, catalogueAuctions, catalogueLots } from '../../projections/catalogue/index.ts';
+import { lotDocumentId, lotDocuments } from '../../projections/documents/index.ts';
 import { findLot } from '../lots/find.ts';
 import { readDictionary } from '../translations/dictionary.ts';
 
@@ -66,4 +66,4 @@ export const getLotLinks = defineOperation({
   },
 });
 
-export const lotLinkOperations = [getLotLinks];
+export const lotLinksQueryOperations = [getLotLinks];

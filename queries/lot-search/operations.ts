@@ -3,8 +3,8 @@ import { boolText, idText, pagedEnvelope, pageQuery, z } from '../../src/http/sc
 import type { SearchFilter } from '../../src/ports/search.ts';
 import type { Filter } from '../../src/ports/read-models.ts';
 import { nextClosing } from '../lots/find.ts';
-import { catalogueLots } from '../../projections/catalogue/documents.ts';
-import { LOT_SEARCH } from '../../projections/lot-search/projection.ts';
+import { catalogueLots } from '../../projections/catalogue/index.ts';
+import { LOT_SEARCH } from '../../projections/lot-search/index.ts';
 import { envelope, paging } from '../paging.ts';
 import { lotExample, lotMapper, lotSchema } from '../lots/dto.ts';
 import { categoryAndDescendants } from '../categories/operations.ts';
@@ -92,4 +92,4 @@ export const searchLots = defineOperation({
   },
 });
 
-export const lotSearchOperations = [searchLots];
+export const lotSearchQueryOperations = [searchLots];

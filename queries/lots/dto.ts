@@ -1,6 +1,6 @@
 import { z } from '../../src/http/schemas.ts';
 import { pick } from '../../src/http/language.ts';
-import type { LotDoc } from '../../projections/catalogue/documents.ts';
+import type { LotDoc } from '../../projections/catalogue/index.ts';
 import type { TenantContext } from '../../src/http/operation.ts';
 import { readAuctionTypes } from '../auctions/types.ts';
 

@@ -1,6 +1,6 @@
 import { NotFoundError } from '../../src/errors.ts';
 import type { Collection, Filter, TenantScope } from '../../src/ports/read-models.ts';
-import { type LotDoc, catalogueLots } from '../../projections/catalogue/documents.ts';
+import { type LotDoc, catalogueLots } from '../../projections/catalogue/index.ts';
 
 /** The lot if it is catalogued in the caller's tenant; 404 otherwise (another tenant's id included). */
 export async function findLot(db: TenantScope, id: number): Promise<LotDoc> {

@@ -3,7 +3,7 @@ import { boolText, idText, int32Text, pagedEnvelope, pageQuery, z } from '../../
 import { ForbiddenError, ValidationError, type FieldError } from '../../src/errors.ts';
 import { findLot, nextClosing } from './find.ts';
 import type { Filter, SortSpec } from '../../src/ports/read-models.ts';
-import { catalogueLots } from '../../projections/catalogue/documents.ts';
+import { catalogueLots } from '../../projections/catalogue/index.ts';
 import { foldText } from '../../src/text/fold.ts';
 import { envelope, paging } from '../paging.ts';
 import { lotExample, lotMapper, lotSchema } from './dto.ts';
@@ -173,4 +173,4 @@ export const getLot = defineOperation({
   },
 });
 
-export const lotOperations = [listLots, getLot];
+export const lotsQueryOperations = [listLots, getLot];

@@ -1,7 +1,7 @@
 import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
-import { memberByEmail } from '../../projections/members/projection.ts';
-import { enforceLimit, MEMBER_LIMITS } from '../../commands/members/rules.ts';
+import { memberByEmail } from '../../projections/members/index.ts';
+import { enforceLimit, MEMBER_LIMITS } from '../../commands/members/shared.ts';
 
 export const memberAvailability = defineOperation({
   number: 36,

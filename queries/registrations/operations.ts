@@ -1,12 +1,11 @@
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
-import { catalogueAuctions } from '../../projections/catalogue/documents.ts';
-import { termsId, termsAcceptances } from '../../projections/terms/projection.ts';
-import { findRegistration } from '../../projections/registrations/projection.ts';
+import { auctionStatus, catalogueAuctions, findAuction } from '../../projections/catalogue/index.ts';
+import { termsId, termsAcceptances } from '../../projections/terms/index.ts';
+import { findRegistration } from '../../projections/registrations/index.ts';
 import type { RegistrationStatus } from '../../commands/registrations/events.ts';
-import { auctionStatus, findAuction } from '../auctions/operations.ts';
 import { findLot } from '../lots/find.ts';
-import { lotRegistrationSchema, registrationExample, registrationSchema, type LotRegistrationReason } from './dto.ts';
+import { lotRegistrationSchema, registrationExample, registrationSchema, type LotRegistrationReason } from '../../commands/registrations/dto.ts';
 
 export const getRegistration = defineOperation({
   number: 32,

@@ -2,7 +2,7 @@ import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
 import { ForbiddenError, UnauthorizedError } from '../../src/errors.ts';
 import { verifyPassword } from '../../src/security/passwords.ts';
-import { memberByEmail, type MemberDoc } from '../../projections/members/projection.ts';
+import { memberByEmail, type MemberDoc } from '../../projections/members/index.ts';
 import { normalizeEmail } from '../../commands/members/events.ts';
 import { tokenSchema } from '../credentials/operations.ts';
 import { reserveSignIn } from './throttle.ts';
@@ -54,4 +54,4 @@ export const signIn = defineOperation({
   },
 });
 
-export const sessionOperations = [signIn];
+export const sessionsQueryOperations = [signIn];

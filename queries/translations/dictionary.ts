@@ -1,5 +1,5 @@
 import type { TenantScope } from '../../src/ports/read-models.ts';
-import { dictionaries } from '../../projections/translations/projection.ts';
+import { dictionaries } from '../../projections/translations/index.ts';
 
 export interface Dictionary {
   /** The version of the dictionaries it was read from (for keys of files made with it). */

@@ -72,4 +72,4 @@ export const getInterfaceTranslations = defineOperation({
   },
 });
 
-export const translationOperations = [listLanguages, getInterfaceTranslations];
+export const translationsQueryOperations = [listLanguages, getInterfaceTranslations];

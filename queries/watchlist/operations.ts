@@ -1,8 +1,8 @@
 import { defineOperation } from '../../src/http/operation.ts';
 import { pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
 import type { Filter } from '../../src/ports/read-models.ts';
-import { catalogueLots } from '../../projections/catalogue/documents.ts';
-import { watchlistEntries } from '../../projections/watchlist/collections.ts';
+import { catalogueLots } from '../../projections/catalogue/index.ts';
+import { watchlistEntries } from '../../projections/watchlist/index.ts';
 import { watchTypes } from '../../commands/watchlist/events.ts';
 import { envelope, paging } from '../paging.ts';
 import { lotExample, lotMapper, lotSchema } from '../lots/dto.ts';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { expectProblem, startTestServer, type TestServer, type TestResponse } from '../support/server.ts';
 import { keysOf } from '../support/json.ts';
-import { importRecord } from '../../commands/catalogue/import.ts';
+import { importRecord } from '../../app/features/intake.ts';
 
 /**
  * API.md "Conventions" and "Errors" as they apply to the catalogue operations 4, 5, 14, 15, 16, 17, 18:

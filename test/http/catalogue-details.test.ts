@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { expectProblem, startTestServer, type TestServer, type TestResponse } from '../support/server.ts';
 import { keysOf } from '../support/json.ts';
-import { importRecord } from '../../commands/catalogue/import.ts';
+import { importRecord } from '../../app/features/intake.ts';
 import { DEMO_AUCTIONS, DEMO_CONDITION_REPORT_LOTS } from '../../app/seed/demo.ts';
 import { interfaceDictionary } from '../../app/seed/interface-dictionary.ts';
 import { materials } from '../../app/seed/vocabulary.ts';

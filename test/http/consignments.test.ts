@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { importRecord } from '../../commands/catalogue/import.ts';
+import { importRecord } from '../../app/features/intake.ts';
 import { expectProblem, startTestServer, type TestServer } from '../support/server.ts';
 import { keysOf } from '../support/json.ts';
 

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { importRecord } from '../../commands/catalogue/import.ts';
+import { importRecord } from '../../app/features/intake.ts';
 import { expectProblem, startTestServer, type TestResponse, type TestServer } from '../support/server.ts';
 
 const ISSUER = 'bidder-api';

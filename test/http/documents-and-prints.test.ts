@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import ExcelJS from 'exceljs';
-import { importRecord } from '../../commands/catalogue/import.ts';
+import { importRecord } from '../../app/features/intake.ts';
 import { expectProblem, startTestServer, type TestResponse, type TestServer } from '../support/server.ts';
 import { foldSpace, pdfPages, pdfText } from '../support/pdf-text.ts';
 

@@ -7,8 +7,7 @@
  * printed-catalogue 1,500 and condition-report 2,500; `demo2` 15,000 and 25,000 (minor units, before VAT).
  */
 import { expect } from 'chai';
-import { importRecord } from '../../commands/catalogue/import.ts';
-import { importAnyRecord } from '../../app/features/intake.ts';
+import { importRecord, importAnyRecord } from '../../app/features/intake.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
 import { pdfText } from '../support/pdf-text.ts';
 import { expectProblem, startTestServer, type TestServer } from '../support/server.ts';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { expectProblem, startTestServer, type TestServer } from '../support/server.ts';
-import { importRecord } from '../../commands/catalogue/import.ts';
+import { importRecord } from '../../app/features/intake.ts';
 
 /**
  * Operation 17: GET /v1/lots/search — `q`, `AuctionId`, `CategoryId`, `ShowClosedLots`, `page`, `pageSize`,

@@ -7,14 +7,14 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { importRecord, type IntakeRecord } from '../../commands/catalogue/import.ts';
+import { importRecord, type IntakeRecord } from '../../app/features/intake.ts';
 import { commandStreams } from '../../src/commands.ts';
 import { foldStream } from '../../src/command-runner.ts';
 import { readOutbox } from '../../src/adapters/embedded/file-outbox.ts';
 import { MAX_ACTIVE_SUBSCRIPTIONS, memberNotificationsDecider } from '../../commands/notifications/decide.ts';
 import { legacyNotificationStreamId, memberNotificationsStreamId, notificationsEvents } from '../../commands/notifications/events.ts';
-import { reminderJob, SEND_REMINDER } from '../../commands/notifications/reminder.ts';
-import { notificationSubscriptions } from '../../projections/notifications/projection.ts';
+import { reminderJob, SEND_REMINDER } from '../../commands/notifications/shared.ts';
+import { notificationSubscriptions } from '../../projections/notifications/index.ts';
 import { expectProblem, startTestServer, type TestResponse, type TestServer } from '../support/server.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();

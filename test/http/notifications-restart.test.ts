@@ -9,7 +9,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts';
 import { readOutbox } from '../../src/adapters/embedded/file-outbox.ts';
-import { importRecord } from '../../commands/catalogue/import.ts';
+import { importRecord } from '../../app/features/intake.ts';
 
 const API_KEY = 'restart-test-key-0123456789';
 const PASSWORD = 'restart-test-password';

@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import path from 'node:path';
-import { importRecord, type IntakeRecord } from '../../commands/catalogue/import.ts';
+import { importRecord, type IntakeRecord } from '../../app/features/intake.ts';
 import { readOutbox, type OutboxFile } from '../../src/adapters/embedded/file-outbox.ts';
 import { reminderJobProcessor } from '../../commands/notifications/reminder.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';

@@ -10,7 +10,7 @@ import jwt from 'jsonwebtoken';
 import { readOutbox, type OutboxFile } from '../../src/adapters/embedded/file-outbox.ts';
 import { importAnyRecord } from '../../app/features/intake.ts';
 import { OneTimeKeys } from '../../src/security/keys.ts';
-import { memberAccounts } from '../../projections/members/projection.ts';
+import { memberAccounts } from '../../projections/members/index.ts';
 import { ISSUE_PASSWORD_RESET } from '../../commands/members/jobs.ts';
 import { expectProblem, startTestServer, TEST_PASSWORD, type TestServer } from '../support/server.ts';
 

@@ -3,7 +3,7 @@
  * `VatFree` (read back with GET /v1/me, operation 42).
  */
 import { expect } from 'chai';
-import { importRecord } from '../../commands/catalogue/import.ts';
+import { importRecord } from '../../app/features/intake.ts';
 import { CHECK_VAT_NUMBER } from '../../commands/profile/vat-check.ts';
 import { ViesChecker } from '../../src/adapters/vies/vies-checker.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';

@@ -2,8 +2,8 @@
  * Operation 42: GET /v1/me, the signed-in member's MemberDto.
  */
 import { expect } from 'chai';
-import { importRecord } from '../../commands/catalogue/import.ts';
-import { memberAccounts } from '../../projections/members/projection.ts';
+import { importRecord } from '../../app/features/intake.ts';
+import { memberAccounts } from '../../projections/members/index.ts';
 import { expectProblem, startTestServer, TEST_PASSWORD, type TestServer } from '../support/server.ts';
 
 /** Every MemberDto property the seed lists, except those that must never leave the service. */

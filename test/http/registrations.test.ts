@@ -6,8 +6,7 @@
  * for auction 1 and pending for auction 3. Tenant `demo2` has auction 1 (lots 1–60) only, and no registrations.
  */
 import { expect } from 'chai';
-import { importRecord } from '../../commands/catalogue/import.ts';
-import { importAnyRecord } from '../../app/features/intake.ts';
+import { importRecord, importAnyRecord } from '../../app/features/intake.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
 import { expectProblem, startTestServer, type TestServer } from '../support/server.ts';
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { importRecord } from '../../commands/catalogue/import.ts';
+import { importRecord } from '../../app/features/intake.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import type { LotDoc } from '../../projections/catalogue/documents.ts';
+import type { LotDoc } from '../../projections/catalogue/index.ts';
 
 describe('catalogue answers kept in memory', () => {
   let server: TestServer;

@@ -3,8 +3,8 @@
  */
 import { expect } from 'chai';
 import jwt from 'jsonwebtoken';
-import { importRecord } from '../../commands/catalogue/import.ts';
-import { memberAccounts } from '../../projections/members/projection.ts';
+import { importRecord } from '../../app/features/intake.ts';
+import { memberAccounts } from '../../projections/members/index.ts';
 import { expectProblem, startTestServer, TEST_PASSWORD, type TestResponse, type TestServer } from '../support/server.ts';
 
 describe('POST /v1/sessions (operation 37)', () => {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import jwt from 'jsonwebtoken';
 import { expectProblem, startTestServer, type TestServer } from '../support/server.ts';
-import { importRecord } from '../../commands/catalogue/import.ts';
+import { importRecord } from '../../app/features/intake.ts';
 
 /**
  * The tenant comes from the token: a `demo2` token never sees `demo` data, even where the numeric ids are the

@@ -2,7 +2,7 @@
  * Operation 11: POST /v1/auctions/{id}/terms-acceptance.
  */
 import { expect } from 'chai';
-import { importRecord } from '../../commands/catalogue/import.ts';
+import { importRecord } from '../../app/features/intake.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
 import { expectProblem, startTestServer, type TestServer } from '../support/server.ts';
 

@@ -2,7 +2,7 @@
  * Operations 24–26: GET /v1/me/watchlist, PUT and DELETE /v1/me/watchlist/{lotId}.
  */
 import { expect } from 'chai';
-import { importRecord } from '../../commands/catalogue/import.ts';
+import { importRecord } from '../../app/features/intake.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
 import { expectProblem, startTestServer, type TestServer } from '../support/server.ts';
 

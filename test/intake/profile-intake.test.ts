@@ -3,8 +3,7 @@
  * GET /v1/me then shows.
  */
 import { expect } from 'chai';
-import { importRecord } from '../../commands/catalogue/import.ts';
-import { importLines } from '../../app/features/intake.ts';
+import { importRecord, importLines } from '../../app/features/intake.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 describe('profile intake (profile, phoneVerified)', function () {

@@ -3,8 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { importRecord } from '../../commands/catalogue/import.ts';
-import { importLines } from '../../app/features/intake.ts';
+import { importRecord, importLines } from '../../app/features/intake.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 /**

@@ -1,4 +1,5 @@
 import type { Doc, TenantScope } from '../../src/ports/read-models.ts';
+import { NotFoundError } from '../../src/errors.ts';
 
 /** Read-model documents of the catalogue (stored shape; the query side maps them to DTOs). */
 export type Texts = Record<string, { Title: string; Description: string }>;
@@ -86,6 +87,20 @@ export const LOTS = 'lots';
 export const catalogueAuctions = (db: TenantScope) => db.collection<AuctionDoc>(AUCTIONS);
 export const catalogueCategories = (db: TenantScope) => db.collection<CategoryDoc>(CATEGORIES);
 export const catalogueLots = (db: TenantScope) => db.collection<LotDoc>(LOTS);
+
+/** The auction if it is catalogued in the caller's tenant; 404 otherwise (another tenant's id included). */
+export async function findAuction(db: TenantScope, id: number) {
+  const doc = await catalogueAuctions(db).findById(String(id));
+  if (!doc || !doc.Catalogued) throw new NotFoundError(`Auction ${id} does not exist.`);
+  return doc;
+}
+
+/** An auction's status at an instant: upcoming before StartTime, current until EndTime, closed after. */
+export const AUCTION_STATUSES = ['upcoming', 'current', 'closed'] as const;
+export function auctionStatus(doc: AuctionDoc, nowIso: string): (typeof AUCTION_STATUSES)[number] {
+  if (doc.StartTime > nowIso) return 'upcoming';
+  return doc.EndTime > nowIso ? 'current' : 'closed';
+}
 
 /** Whether the lot is catalogued in the tenant (an index lookup: the document itself is not read). */
 export const lotExists = async (db: TenantScope, lotId: number) => (await catalogueLots(db).countDocuments({ _id: String(lotId) })) > 0;

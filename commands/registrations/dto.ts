@@ -1,5 +1,5 @@
 import { z } from '../../src/http/schemas.ts';
-import { registrationStatuses } from '../../commands/registrations/events.ts';
+import { registrationStatuses } from './events.ts';
 
 /** `{AuctionId, Status}` of operations 31 and 32. */
 export const registrationSchema = z

@@ -1,10 +1,12 @@
 import { z } from 'zod';
+import { parsePhoneNumberFromString, isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
 import { languageCode } from '../../src/events/define.ts';
 
 /**
- * The writable fields of a bidder's profile (MemberDto minus the server-owned fields), named once here: the
- * event data (camelCase), the HTTP body and answer (PascalCase, the seed's DTO names) and the read model are
- * all derived from these lists, so a limit is the same everywhere.
+ * What other trees use of profiles besides their events (the profile projection and query, other features'
+ * intake). The writable fields of a bidder's profile (MemberDto minus the server-owned fields), named once
+ * here: the event data (camelCase), the HTTP body and answer (PascalCase, the seed's DTO names) and the read
+ * model are all derived from these lists, so a limit is the same everywhere.
  */
 
 /** Free text fields: their most characters. Stored trimmed; an empty text is stored as null. */
@@ -156,4 +158,14 @@ export function timeZoneName(name: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** A phone of an intake record in E.164: international, or as dialled in `country` when given. */
+export function intakePhone(raw: string | null | undefined, country: string | null | undefined, field: string): string | null {
+  const text = raw?.trim();
+  if (!text) return null;
+  const region = country && isSupportedCountry(country) ? (country as CountryCode) : undefined;
+  const parsed = parsePhoneNumberFromString(text, region ? { defaultCountry: region } : undefined);
+  if (!parsed?.isValid()) throw new Error(`${field}: not a phone number (give it with its country code)`);
+  return parsed.number;
 }

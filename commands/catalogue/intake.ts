@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { runCommand } from '../../src/command-runner.ts';
+import { isoDateTime, positiveId, tenantId } from '../../src/events/define.ts';
+import { defineIntakeKind, type IntakeKind } from '../../src/intake-kind.ts';
+import {
+  AuctionCatalogued,
+  BidPlaced,
+  CategoryCatalogued,
+  LotCatalogued,
+  auctionStreamId,
+  categoryStreamId,
+  lotStreamId,
+} from './events.ts';
+import { auctionDecider, lotDecider, recordDecider, type CategoryData } from './decide.ts';
+
+/**
+ * Catalogue intake: the system-to-system interface the seed says is not /v1. One NDJSON record per line,
+ * each with a `kind`; every record becomes a command on its stream, so the import appends events and
+ * nothing else. Re-importing a record that did not change appends nothing. See docs/intake.md. These are the
+ * catalogue's own kinds; other features bring theirs (commands/<feature>/intake.ts), and app/features/intake.ts
+ * reads them all.
+ */
+export const auctionRecord = z.object({ kind: z.literal('auction') }).extend(AuctionCatalogued.schema.shape);
+export const categoryRecord = z.object({ kind: z.literal('category') }).extend(CategoryCatalogued.schema.shape);
+export const lotRecord = z.object({ kind: z.literal('lot') }).extend(LotCatalogued.schema.shape);
+export const bidRecord = z.object({ kind: z.literal('bid') }).extend(BidPlaced.schema.shape);
+export const lotClosedRecord = z.object({ kind: z.literal('lotClosed'), tenant: tenantId, lotId: positiveId, closedAt: isoDateTime });
+export const liveRecord = z.object({
+  kind: z.literal('live'),
+  tenant: tenantId,
+  auctionId: positiveId,
+  isLive: z.boolean(),
+  currentLotId: positiveId.nullable(),
+  at: isoDateTime,
+  startsAt: isoDateTime.nullable().optional(),
+});
+export type CatalogueRecord =
+  | z.infer<typeof auctionRecord>
+  | z.infer<typeof categoryRecord>
+  | z.infer<typeof lotRecord>
+  | z.infer<typeof bidRecord>
+  | z.infer<typeof lotClosedRecord>
+  | z.infer<typeof liveRecord>;
+
+export const catalogueIntake: IntakeKind[] = [
+  defineIntakeKind('auction', auctionRecord, (deps, { kind: _k, ...data }) =>
+    runCommand(
+      deps.log,
+      auctionStreamId(data.tenant, data.auctionId),
+      auctionDecider,
+      { type: 'CatalogueAuction', data },
+      { correlationId: deps.correlationId },
+    ),
+  ),
+  defineIntakeKind('category', categoryRecord, (deps, { kind: _k, ...data }) =>
+    runCommand(deps.log, categoryStreamId(data.tenant, data.categoryId), recordDecider<CategoryData>('CategoryCatalogued'), data, {
+      correlationId: deps.correlationId,
+    }),
+  ),
+  defineIntakeKind('lot', lotRecord, (deps, { kind: _k, ...data }) =>
+    runCommand(
+      deps.log,
+      lotStreamId(data.tenant, data.lotId),
+      lotDecider,
+      { type: 'CatalogueLot', data },
+      { correlationId: deps.correlationId },
+    ),
+  ),
+  defineIntakeKind('bid', bidRecord, (deps, { kind: _k, ...data }) =>
+    runCommand(
+      deps.log,
+      lotStreamId(data.tenant, data.lotId),
+      lotDecider,
+      { type: 'PlaceBid', ...data },
+      { correlationId: deps.correlationId },
+    ),
+  ),
+  defineIntakeKind('lotClosed', lotClosedRecord, (deps, { kind: _k, ...data }) =>
+    runCommand(
+      deps.log,
+      lotStreamId(data.tenant, data.lotId),
+      lotDecider,
+      { type: 'CloseLot', ...data },
+      { correlationId: deps.correlationId },
+    ),
+  ),
+  defineIntakeKind('live', liveRecord, (deps, { kind: _k, ...data }) =>
+    runCommand(
+      deps.log,
+      auctionStreamId(data.tenant, data.auctionId),
+      auctionDecider,
+      { type: 'ChangeLiveStatus', ...data },
+      { correlationId: deps.correlationId },
+    ),
+  ),
+];
