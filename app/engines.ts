@@ -113,7 +113,10 @@ export async function openEngines(
     projectorLeases = new SqliteLeases(paths.leases);
     describe.readModels = `embedded ${paths.readModels}`;
   }
-  closers.push(() => documents.close(), () => projectorLeases.close());
+  closers.push(
+    () => documents.close(),
+    () => projectorLeases.close(),
+  );
 
   let jobs: JobQueue;
   let limiter: RateLimiter;
@@ -141,7 +144,11 @@ export async function openEngines(
     describe.limits = `embedded ${paths.limits}`;
   }
   // Closed in reverse: the queue (waiting for its running jobs) before its database.
-  closers.push(async () => void (await jobs.close()), () => (limiter as RateLimiter & { close?: () => Promise<void> }).close?.(), () => workerLeases.close());
+  closers.push(
+    async () => void (await jobs.close()),
+    () => (limiter as RateLimiter & { close?: () => Promise<void> }).close?.(),
+    () => workerLeases.close(),
+  );
 
   // The singleton roles are claimed before the lot index opens: a writable embedded index tidies its folder on
   // opening, which must never happen beside a running projector.

@@ -58,7 +58,11 @@ async function main() {
   const server = await listen(runtime.app, config.port, config.host);
   const metricsServer =
     typeof config.metrics === 'object' && runtime.metrics
-      ? await listen(opsApp({ role, metrics: runtime.metrics, projections: () => services.projector.status() }), config.metrics.port, config.metrics.host)
+      ? await listen(
+          opsApp({ role, metrics: runtime.metrics, projections: () => services.projector.status() }),
+          config.metrics.port,
+          config.metrics.host,
+        )
       : null;
   const base = `http://localhost:${config.port}`;
   const serves = role === 'all' || role === 'api';

@@ -129,7 +129,8 @@ export async function createRuntime(
   };
   await projector.setup();
   if (runsJobs) {
-    for (const [name, processor] of Object.entries(allJobs(services))) jobs.process(name, metrics ? metrics.job(name, processor) : processor);
+    for (const [name, processor] of Object.entries(allJobs(services)))
+      jobs.process(name, metrics ? metrics.job(name, processor) : processor);
   }
   if (background) {
     // An `api` with the embedded lot index keeps its own replica of it up to date; everything else it
@@ -146,13 +147,20 @@ export async function createRuntime(
   const accessProjections = [accessProjection.name];
   const app =
     role === 'all' || role === 'api' || !background
-      ? buildApp(services, operations, config.http, versions.of(CATALOGUE_PROJECTIONS), accessDirectory(documents, {
-          access: versions.of(accessProjections),
-          members: versions.of(memberProjections),
-        }), {
-          role,
-          metrics: inlineMetrics,
-        })
+      ? buildApp(
+          services,
+          operations,
+          config.http,
+          versions.of(CATALOGUE_PROJECTIONS),
+          accessDirectory(documents, {
+            access: versions.of(accessProjections),
+            members: versions.of(memberProjections),
+          }),
+          {
+            role,
+            metrics: inlineMetrics,
+          },
+        )
       : (opsApp({
           role,
           metrics: inlineMetrics,

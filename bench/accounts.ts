@@ -38,7 +38,9 @@ function outboxReader(dir: string) {
         seen.add(name);
         try {
           const mail = JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as { To: string; Subject: string | null; Body: string };
-          const key = mail.Body.split('\n').map((l) => l.trim()).find((l) => /^[A-Za-z0-9_-]{32}$/.test(l));
+          const key = mail.Body.split('\n')
+            .map((l) => l.trim())
+            .find((l) => /^[A-Za-z0-9_-]{32}$/.test(l));
           if (key && /confirm/i.test(mail.Subject ?? '')) keys.set(mail.To, key);
         } catch {
           seen.delete(name); // half written: read it again next time
@@ -62,7 +64,9 @@ export async function accounts(client: ServiceClient, anon: string, duration: nu
   const parallelStarted = performance.now();
   await Promise.all(Array.from({ length: 8 }, (_, i) => hashPassword(`bench-parallel-${i}`)));
   const parallel4PerSecond = 8 / ((performance.now() - parallelStarted) / 1000);
-  say(`  one hash ${fmt(median(sequential))} ms; ${fmt(parallel4PerSecond, 1)} hashes/s for 8 asked at once (the service runs cores − 1 = ${Math.max(1, os.availableParallelism() - 1)} at a time)`);
+  say(
+    `  one hash ${fmt(median(sequential))} ms; ${fmt(parallel4PerSecond, 1)} hashes/s for 8 asked at once (the service runs cores − 1 = ${Math.max(1, os.availableParallelism() - 1)} at a time)`,
+  );
 
   const lotLoad = (label: string) =>
     autocannon({
@@ -91,7 +95,13 @@ export async function accounts(client: ServiceClient, anon: string, duration: nu
     const headers = { Authorization: `Bearer ${anon}`, 'X-Forwarded-For': address };
     const started = performance.now();
     const password = `flow-password-${i}-long`;
-    const signUp = await client.call('POST', '/v1/members', headers, { Email: email, Password: password, FirstName: 'Flow', LastName: `Bidder ${i}`, Language: 'en' });
+    const signUp = await client.call('POST', '/v1/members', headers, {
+      Email: email,
+      Password: password,
+      FirstName: 'Flow',
+      LastName: `Bidder ${i}`,
+      Language: 'en',
+    });
     if (signUp.status !== 200) throw new Error(`sign-up ${signUp.status} ${JSON.stringify(signUp.body).slice(0, 200)}`);
     const key = await mailKey(email);
     const confirm = await client.call('POST', '/v1/members/confirmation', headers, { Email: email, Key: key });
@@ -123,7 +133,8 @@ export async function accounts(client: ServiceClient, anon: string, duration: nu
     p90Ms: sorted[Math.floor(sorted.length * 0.9)] ?? NaN,
     failures: failures.slice(0, 5),
   };
-  say(`  ${flows.completed} flows in ${seconds.toFixed(1)} s: ${fmt(flows.perSecond, 1)}/s, median ${fmt(flows.medianMs)} ms, p90 ${fmt(flows.p90Ms)} ms, ${flows.failed} failed`);
+  say(
+    `  ${flows.completed} flows in ${seconds.toFixed(1)} s: ${fmt(flows.perSecond, 1)}/s, median ${fmt(flows.medianMs)} ms, p90 ${fmt(flows.p90Ms)} ms, ${flows.failed} failed`,
+  );
   return { scrypt: { sequentialMedianMs: median(sequential), parallel4PerSecond }, flows, lotPageAlone, lotPageDuringFlows };
 }
-

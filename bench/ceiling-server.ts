@@ -40,7 +40,13 @@ type Handler = (req: Request, res: Response) => void;
 function sender(body: Buffer, encoding: 'gzip' | null): Handler {
   switch (variant) {
     case 'lean': {
-      const headers = ['Content-Type', 'application/json; charset=utf-8', ...(encoding ? ['Content-Encoding', encoding] : []), 'Content-Length', String(body.length)];
+      const headers = [
+        'Content-Type',
+        'application/json; charset=utf-8',
+        ...(encoding ? ['Content-Encoding', encoding] : []),
+        'Content-Length',
+        String(body.length),
+      ];
       return (_req, res) => {
         res.writeHead(200, headers);
         res.end(body);

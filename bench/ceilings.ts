@@ -32,7 +32,11 @@ const children: ChildProcess[] = [];
 process.on('exit', () => children.forEach((c) => c.kill('SIGKILL')));
 
 function start(script: string, env: Record<string, string>, flags: string[] = []): ChildProcess {
-  const child = spawn(process.execPath, [...flags, '--import', 'tsx', script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: 'ignore' });
+  const child = spawn(process.execPath, [...flags, '--import', 'tsx', script], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: 'ignore',
+  });
   children.push(child);
   return child;
 }
@@ -59,10 +63,19 @@ async function stop(child: ChildProcess) {
 async function main() {
   let service: ChildProcess | null = null;
   if (withService) {
-    service = start('app/main.ts', {
-      DATA_DIR: path.join(ROOT, '.bench', 'data'), PORT: '3110', HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: 'info',
-      DEMO_API_KEY: 'bench-api-key-0123456789', DEMO_MEMBER_PASSWORD: 'bench-password-123',
-    }, ['--max-old-space-size=1024']);
+    service = start(
+      'app/main.ts',
+      {
+        DATA_DIR: path.join(ROOT, '.bench', 'data'),
+        PORT: '3110',
+        HOST: '127.0.0.1',
+        SEED_DEMO: 'false',
+        LOG_LEVEL: 'info',
+        DEMO_API_KEY: 'bench-api-key-0123456789',
+        DEMO_MEMBER_PASSWORD: 'bench-password-123',
+      },
+      ['--max-old-space-size=1024'],
+    );
     await until200('http://127.0.0.1:3110/readyz');
   }
   const results = new Map<string, number[]>();
@@ -70,16 +83,25 @@ async function main() {
     for (const variant of variants) {
       const server = start('bench/ceiling-server.ts', { PORT: '3111', VARIANT: variant, BODY_FILE });
       await until200('http://127.0.0.1:3111/stored');
-      const r = await autocannon({ url: 'http://127.0.0.1:3111/stored', connections: 50, duration, warmup: { connections: 50, duration: 2 } });
+      const r = await autocannon({
+        url: 'http://127.0.0.1:3111/stored',
+        connections: 50,
+        duration,
+        warmup: { connections: 50, duration: 2 },
+      });
       await stop(server);
       process.stderr.write(`round ${round} ${variant}: ${Math.round(r.requests.average)} req/s, p99 ${r.latency.p99} ms\n`);
       results.set(variant, [...(results.get(variant) ?? []), r.requests.average]);
     }
   }
   if (service) await stop(service);
-  process.stdout.write(`Express sending the stored lot page (${fs.statSync(BODY_FILE).size} bytes), 50 connections, ${rounds} rounds of ${duration} s${withService ? ', the service idle beside' : ''}\n`);
+  process.stdout.write(
+    `Express sending the stored lot page (${fs.statSync(BODY_FILE).size} bytes), 50 connections, ${rounds} rounds of ${duration} s${withService ? ', the service idle beside' : ''}\n`,
+  );
   for (const [variant, rps] of results)
-    process.stdout.write(`  ${variant.padEnd(12)} median ${Math.round(median(rps))} req/s (min ${Math.round(Math.min(...rps))}, max ${Math.round(Math.max(...rps))})\n`);
+    process.stdout.write(
+      `  ${variant.padEnd(12)} median ${Math.round(median(rps))} req/s (min ${Math.round(Math.min(...rps))}, max ${Math.round(Math.max(...rps))})\n`,
+    );
 }
 
 main().then(

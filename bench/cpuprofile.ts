@@ -128,7 +128,14 @@ export function summariseProfile(file: string, options: { top?: number; sinceSec
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
       .map(([name, ms]) => ({ name, ms: Math.round(ms), share: busy > 0 ? ms / busy : 0 }));
-  return { file, totalMs: Math.round(total), busyMs: Math.round(busy), selfByFunction: rows(self), selfByFile: rows(selfFile), inclusiveProject: rows(inclusive) };
+  return {
+    file,
+    totalMs: Math.round(total),
+    busyMs: Math.round(busy),
+    selfByFunction: rows(self),
+    selfByFile: rows(selfFile),
+    inclusiveProject: rows(inclusive),
+  };
 }
 
 export function formatProfile(s: ProfileSummary): string {

@@ -59,7 +59,9 @@ export async function ensureDataset(dataset: Dataset, fresh: boolean): Promise<{
     const info: DatasetInfo = fs.existsSync(metaFile(dataset))
       ? JSON.parse(fs.readFileSync(metaFile(dataset), 'utf8'))
       : { lots: NaN, createdAt: 'unknown', events: head };
-    say(`dataset: reusing ${path.relative(process.cwd(), dataset.dataDir)} (${head.toLocaleString('en-US')} events; created ${info.createdAt}; --fresh regenerates)`);
+    say(
+      `dataset: reusing ${path.relative(process.cwd(), dataset.dataDir)} (${head.toLocaleString('en-US')} events; created ${info.createdAt}; --fresh regenerates)`,
+    );
     return { info, created: false };
   }
   const ndjson = path.join(dataset.dir, 'lots.ndjson');
@@ -68,9 +70,15 @@ export async function ensureDataset(dataset: Dataset, fresh: boolean): Promise<{
   fs.rmSync(metaFile(dataset), { force: true });
   fs.mkdirSync(dataset.dir, { recursive: true });
 
-  say(`dataset: generating ${dataset.lots.toLocaleString('en-US')} lots (${dataset.bidsPerLot} bids a lot of a started auction) to ${path.relative(process.cwd(), ndjson)}`);
+  say(
+    `dataset: generating ${dataset.lots.toLocaleString('en-US')} lots (${dataset.bidsPerLot} bids a lot of a started auction) to ${path.relative(process.cwd(), ndjson)}`,
+  );
   const env = datasetEnv(dataset);
-  const gen = await runCli('app/cli/generate.ts', ['--lots', String(dataset.lots), '--bids-per-lot', String(dataset.bidsPerLot), '--out', ndjson], env);
+  const gen = await runCli(
+    'app/cli/generate.ts',
+    ['--lots', String(dataset.lots), '--bids-per-lot', String(dataset.bidsPerLot), '--out', ndjson],
+    env,
+  );
   if (gen.code !== 0) throw new Error(`generate failed (${gen.code}):\n${gen.stderr}`);
   const summary = gen.stderr.trim().split('\n').pop() ?? '';
   say(`  ${summary} (${gen.seconds.toFixed(1)} s with process start)`);
@@ -79,7 +87,9 @@ export async function ensureDataset(dataset: Dataset, fresh: boolean): Promise<{
   const imp = await runCli('app/cli/import.ts', [ndjson], { ...env, LOG_LEVEL: 'warn' });
   if (imp.code !== 0) throw new Error(`import failed (${imp.code}):\n${imp.stdout.slice(0, 4000)}\n${imp.stderr.slice(-2000)}`);
   const report = lastJsonLine(imp.stdout) as { records: number; appended: number; seconds: number };
-  say(`  ${report.records.toLocaleString('en-US')} records, ${report.appended.toLocaleString('en-US')} events in ${imp.seconds.toFixed(1)} s`);
+  say(
+    `  ${report.records.toLocaleString('en-US')} records, ${report.appended.toLocaleString('en-US')} events in ${imp.seconds.toFixed(1)} s`,
+  );
   const info: DatasetInfo = {
     lots: dataset.lots,
     bidsPerLot: dataset.bidsPerLot,
@@ -97,8 +107,17 @@ export async function importBenchMember(dataset: Dataset): Promise<{ memberId: n
   const memberId = Math.floor(Date.now() / 1000) % 2_000_000_000;
   const email = `bench-${memberId}@example.com`;
   const record = {
-    kind: 'member', tenant: 'demo', memberId, email, password: MEMBER_PASSWORD, firstName: 'Bench', lastName: 'Member',
-    language: 'en', signedUpAt: new Date().toISOString(), confirmed: true, roles: ['bidder'],
+    kind: 'member',
+    tenant: 'demo',
+    memberId,
+    email,
+    password: MEMBER_PASSWORD,
+    firstName: 'Bench',
+    lastName: 'Member',
+    language: 'en',
+    signedUpAt: new Date().toISOString(),
+    confirmed: true,
+    roles: ['bidder'],
   };
   const r = await runCli('app/cli/import.ts', ['-'], datasetEnv(dataset, { LOG_LEVEL: 'warn' }), JSON.stringify(record) + '\n');
   if (r.code !== 0) throw new Error(`importing the bench member failed (${r.code}): ${r.stdout} ${r.stderr}`);

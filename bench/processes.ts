@@ -27,7 +27,13 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const)
     process.exit(130);
   });
 
-export function spawnTs(script: string, args: string[], env: NodeJS.ProcessEnv, stdio: Array<'pipe' | 'ignore' | 'inherit' | number>, nodeArgs: string[] = []) {
+export function spawnTs(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  stdio: Array<'pipe' | 'ignore' | 'inherit' | number>,
+  nodeArgs: string[] = [],
+) {
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], { cwd: ROOT, env, stdio: stdio as never });
   children.add(child);
   child.on('exit', () => children.delete(child));

@@ -29,11 +29,44 @@ import os from 'node:os';
 import path from 'node:path';
 import { formatProfile, summariseProfile, type ProfileSummary } from './cpuprofile.ts';
 import { accounts, type AccountsResult } from './accounts.ts';
-import { datasetEnv, ensureDataset, headPosition, importBenchMember, MEMBER_PASSWORD, API_KEY, saveInfo, type Dataset, type DatasetInfo } from './dataset.ts';
+import {
+  datasetEnv,
+  ensureDataset,
+  headPosition,
+  importBenchMember,
+  MEMBER_PASSWORD,
+  API_KEY,
+  saveInfo,
+  type Dataset,
+  type DatasetInfo,
+} from './dataset.ts';
 import { distinctQueries } from './distinct-queries.ts';
-import { distinctSearchRequests, load, lotPageRequests, SEARCH_QUERIES, searchPath, searchRequests, watchRequests, type LoadOptions, type LoadResult } from './loads.ts';
+import {
+  distinctSearchRequests,
+  load,
+  lotPageRequests,
+  SEARCH_QUERIES,
+  searchPath,
+  searchRequests,
+  watchRequests,
+  type LoadOptions,
+  type LoadResult,
+} from './loads.ts';
 import { prints, type PrintsResult } from './prints.ts';
-import { BENCH_DIR, elapsedSeconds, lastJsonLine, memoryOf, ROOT, runCli, say, startProcess, stopProcess, waitFor200, type Memory, type Proc } from './processes.ts';
+import {
+  BENCH_DIR,
+  elapsedSeconds,
+  lastJsonLine,
+  memoryOf,
+  ROOT,
+  runCli,
+  say,
+  startProcess,
+  stopProcess,
+  waitFor200,
+  type Memory,
+  type Proc,
+} from './processes.ts';
 import { ServiceClient } from './service-client.ts';
 import { fmt, median, showSpread, spread, type Spread } from './stats.ts';
 
@@ -99,7 +132,13 @@ const DISTINCT_PROBE = 300;
 
 function serviceEnv(dataset: Dataset): NodeJS.ProcessEnv {
   // TRUST_PROXY: the accounts step sends each flow from its own address (X-Forwarded-For), as bidders behind a proxy.
-  return datasetEnv(dataset, { PORT: String(opts.port), HOST: '127.0.0.1', SEED_DEMO: 'false', LOG_LEVEL: opts.logLevel, TRUST_PROXY: 'true' });
+  return datasetEnv(dataset, {
+    PORT: String(opts.port),
+    HOST: '127.0.0.1',
+    SEED_DEMO: 'false',
+    LOG_LEVEL: opts.logLevel,
+    TRUST_PROXY: 'true',
+  });
 }
 
 function startService(name: string, dataset: Dataset, extraFlags: string[] = []): Proc {
@@ -111,7 +150,9 @@ async function rebuild(dataset: Dataset, projection: string) {
   const r = await runCli('app/cli/rebuild.ts', [projection], datasetEnv(dataset, { LOG_LEVEL: 'warn' }));
   if (r.code !== 0) throw new Error(`rebuild ${projection} failed (${r.code}):\n${r.stderr.slice(-3000)}`);
   const out = lastJsonLine(r.stdout) as { projection: string; position: number; seconds: number; eventsPerSecond: number };
-  say(`  ${fmt(out.position)} events in ${out.seconds.toFixed(2)} s: ${fmt(out.eventsPerSecond)} events/s (process ${r.seconds.toFixed(1)} s)`);
+  say(
+    `  ${fmt(out.position)} events in ${out.seconds.toFixed(2)} s: ${fmt(out.eventsPerSecond)} events/s (process ${r.seconds.toFixed(1)} s)`,
+  );
   return { ...out, processSeconds: r.seconds };
 }
 
@@ -133,7 +174,10 @@ async function restart(name: string, dataset: Dataset): Promise<RestartResult & 
 function newestProfile(dir: string): string | null {
   if (!fs.existsSync(dir)) return null;
   // CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile: thread 0 is the main thread (tsx's loader runs in another).
-  const files = fs.readdirSync(dir).filter((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f)).map((f) => path.join(dir, f));
+  const files = fs
+    .readdirSync(dir)
+    .filter((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f))
+    .map((f) => path.join(dir, f));
   files.sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs);
   return files[0] ?? null;
 }
@@ -164,7 +208,9 @@ async function main() {
   // ---- the service, first start (the first projection build when the dataset is new)
   const profileDir = path.join(BENCH_DIR, 'profiles', new Date().toISOString().replace(/[:.]/g, '-'));
   const events = headPosition(dataset);
-  say(`starting the service (${fmt(events)} events; LOG_LEVEL=${opts.logLevel}${opts.profile ? ', --cpu-prof' : ''}); log in .bench/service.log`);
+  say(
+    `starting the service (${fmt(events)} events; LOG_LEVEL=${opts.logLevel}${opts.profile ? ', --cpu-prof' : ''}); log in .bench/service.log`,
+  );
   const svc = startService('service', dataset, opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
   const firstReadyMs = await waitFor200(svc, `http://127.0.0.1:${opts.port}/readyz`, 15 * 60_000);
   say(`  ready after ${(firstReadyMs / 1000).toFixed(1)} s`);
@@ -180,7 +226,12 @@ async function main() {
   const catalogueHeaders = { 'Api-Key': API_KEY, Authorization: `Bearer ${anon}` };
   const memberHeaders = { 'Api-Key': API_KEY, Authorization: `Bearer ${memberTok}`, 'Content-Type': 'application/json' };
   const page = await client.call('GET', '/v1/lots?AuctionId=1&pageSize=20&Page=50', { Authorization: `Bearer ${anon}` });
-  const lotPageCheck = { status: page.status, items: page.body?.Items?.length ?? 0, totalCount: page.body?.TotalCount ?? 0, bytes: Buffer.byteLength(page.text) };
+  const lotPageCheck = {
+    status: page.status,
+    items: page.body?.Items?.length ?? 0,
+    totalCount: page.body?.TotalCount ?? 0,
+    bytes: Buffer.byteLength(page.text),
+  };
   const storedPage = path.join(BENCH_DIR, 'lot-page.json');
   fs.writeFileSync(storedPage, page.text);
   const searchCheck: Record<string, { queries: number; withHits: number; meanFound: number }> = {};
@@ -203,12 +254,24 @@ async function main() {
     distinctCheck.meanFound += r.body.TotalCount / probePool.length;
   }
   distinctCheck.meanFound = Math.round(distinctCheck.meanFound);
-  say(`probes: lot page ${JSON.stringify(lotPageCheck)}; search ${JSON.stringify(searchCheck)}; distinct search ${JSON.stringify(distinctCheck)}`);
+  say(
+    `probes: lot page ${JSON.stringify(lotPageCheck)}; search ${JSON.stringify(searchCheck)}; distinct search ${JSON.stringify(distinctCheck)}`,
+  );
 
   // ---- loads, rounds interleaved
-  const loads: Record<LoadKind, LoadResult[]> = { ceiling: [], lots: [], ceilingGzip: [], lotsGzip: [], search: [], distinct: [], watch: [] };
+  const loads: Record<LoadKind, LoadResult[]> = {
+    ceiling: [],
+    lots: [],
+    ceilingGzip: [],
+    lotsGzip: [],
+    search: [],
+    distinct: [],
+    watch: [],
+  };
   const needsCeiling = has('lots') || has('gzip');
-  const ceiling = needsCeiling ? startProcess('ceiling', 'bench/ceiling-server.ts', { ...process.env, PORT: String(opts.ceilingPort), BODY_FILE: storedPage }) : null;
+  const ceiling = needsCeiling
+    ? startProcess('ceiling', 'bench/ceiling-server.ts', { ...process.env, PORT: String(opts.ceilingPort), BODY_FILE: storedPage })
+    : null;
   if (ceiling) await waitFor200(ceiling, `http://127.0.0.1:${opts.ceilingPort}/stored`, 60_000);
   const ceilingUrl = `http://127.0.0.1:${opts.ceilingPort}`;
   const svcTarget = { pid: svc.pid, spawnedAt: svc.spawnedAt };
@@ -218,15 +281,39 @@ async function main() {
   const gzip = { 'Accept-Encoding': 'gzip' };
   for (let round = 1; round <= opts.rounds; round++) {
     if (has('lots')) {
-      loads.ceiling.push(await load(LOAD_NAMES.ceiling, round, ceilingUrl, [{ path: '/stored' }], {}, loadOptions, { pid: ceiling!.pid, spawnedAt: ceiling!.spawnedAt }));
+      loads.ceiling.push(
+        await load(LOAD_NAMES.ceiling, round, ceilingUrl, [{ path: '/stored' }], {}, loadOptions, {
+          pid: ceiling!.pid,
+          spawnedAt: ceiling!.spawnedAt,
+        }),
+      );
       loads.lots.push(await load(LOAD_NAMES.lots, round, client.url('/'), lotPageRequests(), catalogueHeaders, loadOptions, svcTarget));
     }
     if (has('gzip')) {
-      loads.ceilingGzip.push(await load(LOAD_NAMES.ceilingGzip, round, ceilingUrl, [{ path: '/stored-gzip' }], gzip, loadOptions, { pid: ceiling!.pid, spawnedAt: ceiling!.spawnedAt }));
-      loads.lotsGzip.push(await load(LOAD_NAMES.lotsGzip, round, client.url('/'), lotPageRequests(), { ...catalogueHeaders, ...gzip }, loadOptions, svcTarget));
+      loads.ceilingGzip.push(
+        await load(LOAD_NAMES.ceilingGzip, round, ceilingUrl, [{ path: '/stored-gzip' }], gzip, loadOptions, {
+          pid: ceiling!.pid,
+          spawnedAt: ceiling!.spawnedAt,
+        }),
+      );
+      loads.lotsGzip.push(
+        await load(
+          LOAD_NAMES.lotsGzip,
+          round,
+          client.url('/'),
+          lotPageRequests(),
+          { ...catalogueHeaders, ...gzip },
+          loadOptions,
+          svcTarget,
+        ),
+      );
     }
-    if (has('search')) loads.search.push(await load(LOAD_NAMES.search, round, client.url('/'), searchRequests(), catalogueHeaders, loadOptions, svcTarget));
-    if (has('distinct')) loads.distinct.push(await load(LOAD_NAMES.distinct, round, client.url('/'), distinct.requests, catalogueHeaders, loadOptions, svcTarget));
+    if (has('search'))
+      loads.search.push(await load(LOAD_NAMES.search, round, client.url('/'), searchRequests(), catalogueHeaders, loadOptions, svcTarget));
+    if (has('distinct'))
+      loads.distinct.push(
+        await load(LOAD_NAMES.distinct, round, client.url('/'), distinct.requests, catalogueHeaders, loadOptions, svcTarget),
+      );
     if (has('watch')) loads.watch.push(await load(LOAD_NAMES.watch, round, client.url('/'), watch, memberHeaders, loadOptions, svcTarget));
   }
   if (ceiling) await stopProcess(ceiling);
@@ -250,21 +337,36 @@ async function main() {
     profileFile = newestProfile(profileDir);
     if (!profileFile) say('no .cpuprofile was written');
     else
-      for (const l of Object.values(loads).flat().filter((x) => x.window && !x.name.startsWith('ceiling')))
-        profiles.push({ name: l.name, round: l.round, profile: summariseProfile(profileFile, { top: 12, sinceSec: l.window!.fromMs / 1000, untilSec: l.window!.toMs / 1000 }) });
+      for (const l of Object.values(loads)
+        .flat()
+        .filter((x) => x.window && !x.name.startsWith('ceiling')))
+        profiles.push({
+          name: l.name,
+          round: l.round,
+          profile: summariseProfile(profileFile, { top: 12, sinceSec: l.window!.fromMs / 1000, untilSec: l.window!.toMs / 1000 }),
+        });
   }
 
   // ---- the index alone, rebuilds and restarts (service stopped), rounds interleaved
   const indexRuns: Array<Record<string, number>> = [];
-  const rebuilds: { catalogue: Array<Awaited<ReturnType<typeof rebuild>>>; lotSearch: Array<Awaited<ReturnType<typeof rebuild>>> } = { catalogue: [], lotSearch: [] };
+  const rebuilds: { catalogue: Array<Awaited<ReturnType<typeof rebuild>>>; lotSearch: Array<Awaited<ReturnType<typeof rebuild>>> } = {
+    catalogue: [],
+    lotSearch: [],
+  };
   const restarts: RestartResult[] = [];
   for (let round = 1; round <= opts.rounds; round++) {
     if (has('index')) {
       say(`the index alone (round ${round}): 2,000 distinct queries on the service's snapshot`);
-      const r = await runCli('bench/index-alone.ts', [path.join(dataset.dataDir, 'search'), '--queries', '2000', '--seed', String(100 + round)], process.env);
+      const r = await runCli(
+        'bench/index-alone.ts',
+        [path.join(dataset.dataDir, 'search'), '--queries', '2000', '--seed', String(100 + round)],
+        process.env,
+      );
       if (r.code !== 0) throw new Error(`index-alone failed (${r.code}): ${r.stderr.slice(-2000)}`);
       const out = lastJsonLine(r.stdout) as Record<string, number>;
-      say(`  ${fmt(out.documents)} documents loaded in ${fmt(out.loadMs)} ms; p50 ${out.p50.toFixed(2)} ms, p99 ${out.p99.toFixed(2)} ms, mean ${out.mean.toFixed(2)} ms`);
+      say(
+        `  ${fmt(out.documents)} documents loaded in ${fmt(out.loadMs)} ms; p50 ${out.p50.toFixed(2)} ms, p99 ${out.p99.toFixed(2)} ms, mean ${out.mean.toFixed(2)} ms`,
+      );
       indexRuns.push(out);
     }
     if (has('rebuild')) {
@@ -289,7 +391,12 @@ async function main() {
     search: LoadResult | null;
   } = null;
   if (has('million')) {
-    const big: Dataset = { dir: path.join(BENCH_DIR, 'million'), dataDir: path.join(BENCH_DIR, 'million', 'data'), lots: opts.lots, bidsPerLot: 13 };
+    const big: Dataset = {
+      dir: path.join(BENCH_DIR, 'million'),
+      dataDir: path.join(BENCH_DIR, 'million', 'data'),
+      lots: opts.lots,
+      bidsPerLot: 13,
+    };
     const made = await ensureDataset(big, opts.fresh);
     const bigEvents = headPosition(big);
     if (made.created || !made.info.firstBuild) {
@@ -314,7 +421,15 @@ async function main() {
         const headers = { 'Api-Key': API_KEY, Authorization: `Bearer ${await bigClient.anonymousToken()}` };
         const target = { pid: r.proc.pid, spawnedAt: r.proc.spawnedAt };
         bigLots = await load(`${LOAD_NAMES.lots} (1M events)`, 1, bigClient.url('/'), lotPageRequests(), headers, loadOptions, target);
-        bigSearch = await load(`${LOAD_NAMES.distinct} (1M events)`, 1, bigClient.url('/'), distinctSearchRequests(distinctQueries(100_000, 23)).requests, headers, loadOptions, target);
+        bigSearch = await load(
+          `${LOAD_NAMES.distinct} (1M events)`,
+          1,
+          bigClient.url('/'),
+          distinctSearchRequests(distinctQueries(100_000, 23)).requests,
+          headers,
+          loadOptions,
+          target,
+        );
         afterLoads = memoryOf(r.proc.pid);
       }
       await stopProcess(r.proc);
@@ -338,7 +453,11 @@ async function main() {
   if (loads.lotsGzip.length) {
     const r = ratio('lotsGzip', 'ceilingGzip');
     add(`gzip lot page req/s ≥ ${TARGETS.lotPageRatio}× the gzip ceiling`, ratioText(r), r.median >= TARGETS.lotPageRatio);
-    add(`gzip lot page p99 ≤ ${TARGETS.lotPageP99} ms`, showSpread(p99('lotsGzip'), 0, ' ms'), p99('lotsGzip').median <= TARGETS.lotPageP99);
+    add(
+      `gzip lot page p99 ≤ ${TARGETS.lotPageP99} ms`,
+      showSpread(p99('lotsGzip'), 0, ' ms'),
+      p99('lotsGzip').median <= TARGETS.lotPageP99,
+    );
   }
   if (loads.search.length && loads.lots.length) {
     const r = ratio('search', 'lots');
@@ -349,43 +468,91 @@ async function main() {
       const r = ratio('distinct', 'lots');
       add(`distinct search req/s ≥ ${TARGETS.distinctRatio}× the lot page`, ratioText(r), r.median >= TARGETS.distinctRatio);
     }
-    add(`distinct search p99 ≤ ${TARGETS.distinctP99} ms`, showSpread(p99('distinct'), 0, ' ms'), p99('distinct').median <= TARGETS.distinctP99);
-    add('distinct search: no query asked twice', `${fmt(distinctUsed)} of ${fmt(pool.length - DISTINCT_PROBE)} used`, distinctUsed <= pool.length - DISTINCT_PROBE);
+    add(
+      `distinct search p99 ≤ ${TARGETS.distinctP99} ms`,
+      showSpread(p99('distinct'), 0, ' ms'),
+      p99('distinct').median <= TARGETS.distinctP99,
+    );
+    add(
+      'distinct search: no query asked twice',
+      `${fmt(distinctUsed)} of ${fmt(pool.length - DISTINCT_PROBE)} used`,
+      distinctUsed <= pool.length - DISTINCT_PROBE,
+    );
   }
   if (indexRuns.length) {
     const s = spread(indexRuns.map((r) => r.p99));
-    add(`the index alone p99 ≤ ${TARGETS.indexP99} ms over ${fmt(indexRuns[0].documents)} documents`, showSpread(s, 2, ' ms'), s.median <= TARGETS.indexP99);
+    add(
+      `the index alone p99 ≤ ${TARGETS.indexP99} ms over ${fmt(indexRuns[0].documents)} documents`,
+      showSpread(s, 2, ' ms'),
+      s.median <= TARGETS.indexP99,
+    );
   }
   if (loads.watch.length) {
     add(`watchlist PUT ≥ ${fmt(TARGETS.watchRps)} req/s`, showSpread(rps('watch')), rps('watch').median >= TARGETS.watchRps);
     add(`watchlist PUT p99 ≤ ${TARGETS.watchP99} ms`, showSpread(p99('watch'), 0, ' ms'), p99('watch').median <= TARGETS.watchP99);
   }
-  const allLoads = [...Object.values(loads).flat(), ...(millionResult?.lots ? [millionResult.lots] : []), ...(millionResult?.search ? [millionResult.search] : [])];
+  const allLoads = [
+    ...Object.values(loads).flat(),
+    ...(millionResult?.lots ? [millionResult.lots] : []),
+    ...(millionResult?.search ? [millionResult.search] : []),
+  ];
   const non2xxTotal = allLoads.reduce((s, l) => s + l.non2xx + l.errors, 0);
   if (allLoads.length) add('no non-2xx or errors (incl. timeouts > 10 s) in any load', String(non2xxTotal), non2xxTotal === 0);
-  add('lot page probe: 200 with 20 items', `${lotPageCheck.status}, ${lotPageCheck.items} items of ${lotPageCheck.totalCount}`, lotPageCheck.status === 200 && lotPageCheck.items === 20);
+  add(
+    'lot page probe: 200 with 20 items',
+    `${lotPageCheck.status}, ${lotPageCheck.items} items of ${lotPageCheck.totalCount}`,
+    lotPageCheck.status === 200 && lotPageCheck.items === 20,
+  );
   for (const lang of ['en', 'sv', 'de']) {
     const c = searchCheck[lang];
-    add(`search probe (${lang}): most queries find lots`, `${c.withHits}/${c.queries} with hits, mean found ${fmt(c.meanFound)}`, c.withHits >= c.queries / 2);
+    add(
+      `search probe (${lang}): most queries find lots`,
+      `${c.withHits}/${c.queries} with hits, mean found ${fmt(c.meanFound)}`,
+      c.withHits >= c.queries / 2,
+    );
   }
-  add('distinct search probe: most queries find lots', `${distinctCheck.withHits}/${distinctCheck.queries} with hits, mean found ${fmt(distinctCheck.meanFound)}`, distinctCheck.withHits >= distinctCheck.queries / 2);
+  add(
+    'distinct search probe: most queries find lots',
+    `${distinctCheck.withHits}/${distinctCheck.queries} with hits, mean found ${fmt(distinctCheck.meanFound)}`,
+    distinctCheck.withHits >= distinctCheck.queries / 2,
+  );
   const rebuildSpread = (runs: Array<{ eventsPerSecond: number }>) => spread(runs.map((r) => r.eventsPerSecond));
   if (rebuilds.catalogue.length)
-    for (const [name, runs] of [['catalogue', rebuilds.catalogue], ['lot-search', rebuilds.lotSearch]] as const) {
+    for (const [name, runs] of [
+      ['catalogue', rebuilds.catalogue],
+      ['lot-search', rebuilds.lotSearch],
+    ] as const) {
       const s = rebuildSpread(runs);
-      add(`rebuild ${name} ≥ ${fmt(TARGETS.rebuildEventsPerSecond)} events/s`, `${showSpread(s)} events/s`, s.median >= TARGETS.rebuildEventsPerSecond);
+      add(
+        `rebuild ${name} ≥ ${fmt(TARGETS.rebuildEventsPerSecond)} events/s`,
+        `${showSpread(s)} events/s`,
+        s.median >= TARGETS.rebuildEventsPerSecond,
+      );
     }
   if (restarts.length) {
     const s = spread(restarts.map((r) => r.readySeconds));
-    add(`restart at ${fmt(events)} events: spawn to /readyz 200 ≤ ${TARGETS.restartSeconds} s`, showSpread(s, 2, ' s'), s.median <= TARGETS.restartSeconds);
+    add(
+      `restart at ${fmt(events)} events: spawn to /readyz 200 ≤ ${TARGETS.restartSeconds} s`,
+      showSpread(s, 2, ' s'),
+      s.median <= TARGETS.restartSeconds,
+    );
   }
   if (millionResult) {
     const s = spread(millionResult.restarts.map((r) => r.readySeconds));
-    add(`restart at ${fmt(millionResult.events)} events: spawn to /readyz 200 ≤ ${TARGETS.restartSeconds} s`, showSpread(s, 2, ' s'), s.median <= TARGETS.restartSeconds);
+    add(
+      `restart at ${fmt(millionResult.events)} events: spawn to /readyz 200 ≤ ${TARGETS.restartSeconds} s`,
+      showSpread(s, 2, ' s'),
+      s.median <= TARGETS.restartSeconds,
+    );
   }
-  if (memory) add('peak RSS (VmHWM) after the loads ≤ 1.5 GB', `${fmt(memory.vmHwmBytes / 1048576)} MiB`, memory.vmHwmBytes <= TARGETS.peakRssBytes);
+  if (memory)
+    add('peak RSS (VmHWM) after the loads ≤ 1.5 GB', `${fmt(memory.vmHwmBytes / 1048576)} MiB`, memory.vmHwmBytes <= TARGETS.peakRssBytes);
   if (accountFlows) {
-    add('accounts: every sign-up + confirmation + sign-in flow succeeds', `${accountFlows.flows.completed} done, ${accountFlows.flows.failed} failed`, accountFlows.flows.failed === 0 && accountFlows.flows.completed > 0);
+    add(
+      'accounts: every sign-up + confirmation + sign-in flow succeeds',
+      `${accountFlows.flows.completed} done, ${accountFlows.flows.failed} failed`,
+      accountFlows.flows.failed === 0 && accountFlows.flows.completed > 0,
+    );
     add(
       'lot page p99 during sign-up flows ≤ 2× alone (10 connections)',
       `${accountFlows.lotPageDuringFlows.p99} ms vs ${accountFlows.lotPageAlone.p99} ms alone`,
@@ -398,7 +565,11 @@ async function main() {
       `${(printed.pdfFirst.ms / 1000).toFixed(2)} s`,
       printed.pdfFirst.status === 200 && printed.pdfFirst.ms <= TARGETS.cataloguePdfFirstSeconds * 1000,
     );
-    add('catalogue PDF: 50 concurrent first requests, identical bodies', `${printed.pdfConcurrentFirst.distinctBodies} distinct bodies, statuses ${printed.pdfConcurrentFirst.statuses}`, printed.pdfConcurrentFirst.distinctBodies === 1 && printed.pdfConcurrentFirst.statuses.join() === '200');
+    add(
+      'catalogue PDF: 50 concurrent first requests, identical bodies',
+      `${printed.pdfConcurrentFirst.distinctBodies} distinct bodies, statuses ${printed.pdfConcurrentFirst.statuses}`,
+      printed.pdfConcurrentFirst.distinctBodies === 1 && printed.pdfConcurrentFirst.statuses.join() === '200',
+    );
   }
 
   const lines: string[] = [];
@@ -409,7 +580,7 @@ async function main() {
     `bench ${new Date().toISOString()} · Node ${process.version} · ${os.cpus().length} CPUs · ${fmt(info.lots)} lots, ${fmt(events)} events · ` +
       `${opts.connections} connections, ${opts.warmup} s warm-up + ${opts.duration} s measured, ${opts.rounds} rounds interleaved · LOG_LEVEL=${opts.logLevel}${opts.profile ? ' · PROFILED (slower)' : ''}`,
     '',
-    'Loads: medians of the rounds (min–max). CPU: the answering process\'s CPU time per request.',
+    "Loads: medians of the rounds (min–max). CPU: the answering process's CPU time per request.",
   );
   const header = `${pad('load', 44)}${lpad('req/s', 24)}${lpad('p50 ms', 8)}${lpad('p99 ms', 16)}${lpad('CPU µs', 8)}${lpad('non-2xx+err', 13)}`;
   lines.push(header, '-'.repeat(header.length));
@@ -423,59 +594,128 @@ async function main() {
   }
   lines.push('');
   const kv = (k: string, v: string) => lines.push(`${pad(k, 46)}${v}`);
-  if (loads.lots.length) kv('lot page ÷ ceiling, per round', loads.lots.map((l, i) => (l.rps / loads.ceiling[i].rps).toFixed(2)).join(', '));
-  if (loads.lotsGzip.length) kv('gzip lot page ÷ gzip ceiling, per round', loads.lotsGzip.map((l, i) => (l.rps / loads.ceilingGzip[i].rps).toFixed(2)).join(', '));
-  if (loads.search.length && loads.lots.length) kv('search ÷ lot page, per round', loads.search.map((l, i) => (l.rps / loads.lots[i].rps).toFixed(2)).join(', '));
-  if (loads.distinct.length && loads.lots.length) kv('distinct search ÷ lot page, per round', loads.distinct.map((l, i) => (l.rps / loads.lots[i].rps).toFixed(2)).join(', '));
-  if (info.generate) kv(`generate${created ? '' : ' (at dataset creation)'}`, `${info.generate.seconds.toFixed(1)} s, ${fmt(info.generate.bytes / 1048576)} MB NDJSON`);
-  if (info.import) kv(`import${created ? '' : ' (at dataset creation)'}`, `${info.import.seconds.toFixed(1)} s, ${fmt(info.import.records)} records → ${fmt(info.import.appended)} events (${fmt(info.import.recordsPerSecond)} records/s)`);
-  if (info.firstBuild) kv(`first build${created ? '' : ' (at dataset creation)'}`, `${info.firstBuild.seconds.toFixed(1)} s spawn → /readyz 200, ${fmt(info.firstBuild.eventsPerSecond)} events/s`);
+  if (loads.lots.length)
+    kv('lot page ÷ ceiling, per round', loads.lots.map((l, i) => (l.rps / loads.ceiling[i].rps).toFixed(2)).join(', '));
+  if (loads.lotsGzip.length)
+    kv('gzip lot page ÷ gzip ceiling, per round', loads.lotsGzip.map((l, i) => (l.rps / loads.ceilingGzip[i].rps).toFixed(2)).join(', '));
+  if (loads.search.length && loads.lots.length)
+    kv('search ÷ lot page, per round', loads.search.map((l, i) => (l.rps / loads.lots[i].rps).toFixed(2)).join(', '));
+  if (loads.distinct.length && loads.lots.length)
+    kv('distinct search ÷ lot page, per round', loads.distinct.map((l, i) => (l.rps / loads.lots[i].rps).toFixed(2)).join(', '));
+  if (info.generate)
+    kv(
+      `generate${created ? '' : ' (at dataset creation)'}`,
+      `${info.generate.seconds.toFixed(1)} s, ${fmt(info.generate.bytes / 1048576)} MB NDJSON`,
+    );
+  if (info.import)
+    kv(
+      `import${created ? '' : ' (at dataset creation)'}`,
+      `${info.import.seconds.toFixed(1)} s, ${fmt(info.import.records)} records → ${fmt(info.import.appended)} events (${fmt(info.import.recordsPerSecond)} records/s)`,
+    );
+  if (info.firstBuild)
+    kv(
+      `first build${created ? '' : ' (at dataset creation)'}`,
+      `${info.firstBuild.seconds.toFixed(1)} s spawn → /readyz 200, ${fmt(info.firstBuild.eventsPerSecond)} events/s`,
+    );
   if (!created) kv('service start on the reused dataset', `${(firstReadyMs / 1000).toFixed(2)} s spawn → /readyz 200`);
   if (indexRuns.length) {
-    kv('the index alone, 2,000 distinct queries', `p50 ${showSpread(spread(indexRuns.map((r) => r.p50)), 2)} ms, p99 ${showSpread(spread(indexRuns.map((r) => r.p99)), 2)} ms, mean ${showSpread(spread(indexRuns.map((r) => r.mean)), 2)} ms`);
+    kv(
+      'the index alone, 2,000 distinct queries',
+      `p50 ${showSpread(spread(indexRuns.map((r) => r.p50)), 2)} ms, p99 ${showSpread(spread(indexRuns.map((r) => r.p99)), 2)} ms, mean ${showSpread(spread(indexRuns.map((r) => r.mean)), 2)} ms`,
+    );
     kv('  its snapshot loaded in', `${showSpread(spread(indexRuns.map((r) => r.loadMs)))} ms (${fmt(indexRuns[0].documents)} documents)`);
   }
   if (rebuilds.catalogue.length) {
-    kv('rebuild catalogue', `${showSpread(rebuildSpread(rebuilds.catalogue))} events/s (${showSpread(spread(rebuilds.catalogue.map((r) => r.seconds)), 2)} s for ${fmt(rebuilds.catalogue[0].position)} events)`);
-    kv('rebuild lot-search', `${showSpread(rebuildSpread(rebuilds.lotSearch))} events/s (${showSpread(spread(rebuilds.lotSearch.map((r) => r.seconds)), 2)} s)`);
+    kv(
+      'rebuild catalogue',
+      `${showSpread(rebuildSpread(rebuilds.catalogue))} events/s (${showSpread(spread(rebuilds.catalogue.map((r) => r.seconds)), 2)} s for ${fmt(rebuilds.catalogue[0].position)} events)`,
+    );
+    kv(
+      'rebuild lot-search',
+      `${showSpread(rebuildSpread(rebuilds.lotSearch))} events/s (${showSpread(spread(rebuilds.lotSearch.map((r) => r.seconds)), 2)} s)`,
+    );
   }
-  if (restarts.length) kv('restart', `${showSpread(spread(restarts.map((r) => r.readySeconds)), 2)} s spawn → /readyz 200; VmHWM at ready ${fmt(median(restarts.map((r) => r.memoryAtReady?.vmHwmBytes ?? NaN)) / 1048576)} MiB`);
-  if (memory) kv('service memory after the loads', `VmHWM ${fmt(memory.vmHwmBytes / 1048576)} MiB, VmRSS ${fmt(memory.vmRssBytes / 1048576)} MiB`);
+  if (restarts.length)
+    kv(
+      'restart',
+      `${showSpread(spread(restarts.map((r) => r.readySeconds)), 2)} s spawn → /readyz 200; VmHWM at ready ${fmt(median(restarts.map((r) => r.memoryAtReady?.vmHwmBytes ?? NaN)) / 1048576)} MiB`,
+    );
+  if (memory)
+    kv('service memory after the loads', `VmHWM ${fmt(memory.vmHwmBytes / 1048576)} MiB, VmRSS ${fmt(memory.vmRssBytes / 1048576)} MiB`);
   if (millionResult) {
     const m = millionResult;
     kv(`about 1M events: the dataset`, `${fmt(m.info.lots)} lots, ${fmt(m.events)} events`);
-    if (m.info.firstBuild) kv('  first build', `${m.info.firstBuild.seconds.toFixed(1)} s (${fmt(m.info.firstBuild.eventsPerSecond)} events/s)`);
-    kv('  restart', `${showSpread(spread(m.restarts.map((r) => r.readySeconds)), 2)} s; VmHWM at ready ${fmt(median(m.restarts.map((r) => r.memoryAtReady?.vmHwmBytes ?? NaN)) / 1048576)} MiB`);
+    if (m.info.firstBuild)
+      kv('  first build', `${m.info.firstBuild.seconds.toFixed(1)} s (${fmt(m.info.firstBuild.eventsPerSecond)} events/s)`);
+    kv(
+      '  restart',
+      `${showSpread(spread(m.restarts.map((r) => r.readySeconds)), 2)} s; VmHWM at ready ${fmt(median(m.restarts.map((r) => r.memoryAtReady?.vmHwmBytes ?? NaN)) / 1048576)} MiB`,
+    );
     if (m.lots) kv('  lot page (1 round)', `${fmt(m.lots.rps)} req/s, p99 ${m.lots.p99} ms`);
     if (m.search) kv('  distinct search (1 round)', `${fmt(m.search.rps)} req/s, p99 ${m.search.p99} ms`);
-    if (m.afterLoads) kv('  memory after those loads', `VmHWM ${fmt(m.afterLoads.vmHwmBytes / 1048576)} MiB, VmRSS ${fmt(m.afterLoads.vmRssBytes / 1048576)} MiB`);
+    if (m.afterLoads)
+      kv(
+        '  memory after those loads',
+        `VmHWM ${fmt(m.afterLoads.vmHwmBytes / 1048576)} MiB, VmRSS ${fmt(m.afterLoads.vmRssBytes / 1048576)} MiB`,
+      );
   }
   if (accountFlows) {
-    kv("scrypt (N=2^17), the service's own", `${fmt(accountFlows.scrypt.sequentialMedianMs)} ms a hash; ${fmt(accountFlows.scrypt.parallel4PerSecond, 1)} hashes/s for 8 asked at once`);
-    kv('sign-up + confirm + sign-in flows, 4 at once', `${fmt(accountFlows.flows.perSecond, 1)} flows/s, median ${fmt(accountFlows.flows.medianMs)} ms, p90 ${fmt(accountFlows.flows.p90Ms)} ms (${accountFlows.flows.completed} done, ${accountFlows.flows.failed} failed)`);
-    kv('lot page, 10 conns: alone / during flows', `${fmt(accountFlows.lotPageAlone.rps)} req/s p99 ${accountFlows.lotPageAlone.p99} ms / ${fmt(accountFlows.lotPageDuringFlows.rps)} req/s p99 ${accountFlows.lotPageDuringFlows.p99} ms`);
+    kv(
+      "scrypt (N=2^17), the service's own",
+      `${fmt(accountFlows.scrypt.sequentialMedianMs)} ms a hash; ${fmt(accountFlows.scrypt.parallel4PerSecond, 1)} hashes/s for 8 asked at once`,
+    );
+    kv(
+      'sign-up + confirm + sign-in flows, 4 at once',
+      `${fmt(accountFlows.flows.perSecond, 1)} flows/s, median ${fmt(accountFlows.flows.medianMs)} ms, p90 ${fmt(accountFlows.flows.p90Ms)} ms (${accountFlows.flows.completed} done, ${accountFlows.flows.failed} failed)`,
+    );
+    kv(
+      'lot page, 10 conns: alone / during flows',
+      `${fmt(accountFlows.lotPageAlone.rps)} req/s p99 ${accountFlows.lotPageAlone.p99} ms / ${fmt(accountFlows.lotPageDuringFlows.rps)} req/s p99 ${accountFlows.lotPageDuringFlows.p99} ms`,
+    );
   }
   if (printed) {
-    kv(`catalogue PDF, ${fmt(printed.auctionLots)} lots, first request`, `${fmt(printed.pdfFirst.ms)} ms, ${fmt(printed.pdfFirst.bytes / 1024)} KB`);
-    kv('catalogue PDF, 50 concurrent first requests', `${fmt(printed.pdfConcurrentFirst.msAll)} ms until the last answer, ${printed.pdfConcurrentFirst.distinctBodies} distinct bodies`);
-    kv('catalogue PDF, repeated request', `median ${fmt(printed.pdfRepeated.medianMs, 1)} ms (min ${fmt(printed.pdfRepeated.minMs, 1)}, max ${fmt(printed.pdfRepeated.maxMs, 1)}, ${printed.pdfRepeated.requests} requests)`);
-    kv('spreadsheet export (.xlsx)', `median ${fmt(printed.export.medianMs)} ms (min ${fmt(printed.export.minMs)}, max ${fmt(printed.export.maxMs)}), ${fmt(printed.export.bytes / 1024)} KB`);
+    kv(
+      `catalogue PDF, ${fmt(printed.auctionLots)} lots, first request`,
+      `${fmt(printed.pdfFirst.ms)} ms, ${fmt(printed.pdfFirst.bytes / 1024)} KB`,
+    );
+    kv(
+      'catalogue PDF, 50 concurrent first requests',
+      `${fmt(printed.pdfConcurrentFirst.msAll)} ms until the last answer, ${printed.pdfConcurrentFirst.distinctBodies} distinct bodies`,
+    );
+    kv(
+      'catalogue PDF, repeated request',
+      `median ${fmt(printed.pdfRepeated.medianMs, 1)} ms (min ${fmt(printed.pdfRepeated.minMs, 1)}, max ${fmt(printed.pdfRepeated.maxMs, 1)}, ${printed.pdfRepeated.requests} requests)`,
+    );
+    kv(
+      'spreadsheet export (.xlsx)',
+      `median ${fmt(printed.export.medianMs)} ms (min ${fmt(printed.export.minMs)}, max ${fmt(printed.export.maxMs)}), ${fmt(printed.export.bytes / 1024)} KB`,
+    );
     const mb = (m: Memory | null) => (m ? `VmRSS ${fmt(m.vmRssBytes / 1048576)} MiB, VmHWM ${fmt(m.vmHwmBytes / 1048576)} MiB` : '-');
     kv('service memory before / after the prints', `${mb(printed.memoryBefore)} / ${mb(printed.memoryAfter)}`);
   }
-  if (loads.watch.length) kv('watchlist load', `${fmt(loads.watch.reduce((s, l) => s + l.total, 0))} PUTs (+ warm-ups) by one member; watchlist holds ${watchlistSize ?? '?'} lots`);
+  if (loads.watch.length)
+    kv(
+      'watchlist load',
+      `${fmt(loads.watch.reduce((s, l) => s + l.total, 0))} PUTs (+ warm-ups) by one member; watchlist holds ${watchlistSize ?? '?'} lots`,
+    );
   lines.push('', 'targets');
   for (const t of targets) lines.push(`  ${t.pass ? 'PASS' : 'MISS'}  ${pad(t.target, 64)}${t.value}`);
   const nonOk = allLoads.filter((l) => l.non2xx + l.errors > 0);
   if (nonOk.length) {
     lines.push('');
-    for (const l of nonOk) lines.push(`  non-2xx/errors in ${l.name} round ${l.round}: status codes ${JSON.stringify(l.statusCodes)}, errors ${l.errors} (of which timeouts after 10 s: ${l.timeouts})`);
+    for (const l of nonOk)
+      lines.push(
+        `  non-2xx/errors in ${l.name} round ${l.round}: status codes ${JSON.stringify(l.statusCodes)}, errors ${l.errors} (of which timeouts after 10 s: ${l.timeouts})`,
+      );
   }
   if (profileFile) {
     lines.push('', `CPU profile of the service: ${path.relative(ROOT, profileFile)} (per measured window)`);
     for (const p of profiles) lines.push('', `${p.name} round ${p.round}:`, formatProfile(p.profile));
   }
-  lines.push('', `results: ${path.relative(ROOT, RESULTS)}; service logs: .bench/service.log, .bench/service-restart.log; total ${elapsedSeconds().toFixed(0)} s`);
+  lines.push(
+    '',
+    `results: ${path.relative(ROOT, RESULTS)}; service logs: .bench/service.log, .bench/service-restart.log; total ${elapsedSeconds().toFixed(0)} s`,
+  );
   process.stdout.write(lines.join('\n') + '\n');
 
   const results = {

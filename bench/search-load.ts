@@ -49,9 +49,102 @@ function rng(seed: number): () => number {
 }
 
 const SYLLABLES: Record<string, string[]> = {
-  en: ['an', 'ber', 'chair', 'dle', 'ing', 'lamp', 'ver', 'gold', 'sil', 'ton', 'wood', 'oak', 'ring', 'ta', 'ble', 'ro', 'man', 'cup', 'pla', 'te', 'glass', 'art', 'pa', 'int', 'er', 'clock', 'ly', 'ash', 'brass', 'coin'],
-  sv: ['ek', 'stol', 'bord', 'lam', 'pa', 'sil', 'ver', 'guld', 'ring', 'skåp', 'kista', 'glas', 'mål', 'ning', 'ur', 'tav', 'la', 'mynt', 'mäs', 'sing', 'björk', 'fu', 'ru', 'koppar', 'sked', 'gaf', 'fel', 'ö', 'kan', 'na'],
-  de: ['ei', 'che', 'stuhl', 'tisch', 'lam', 'pe', 'sil', 'ber', 'gold', 'ring', 'schrank', 'glas', 'ge', 'mäl', 'de', 'uhr', 'mün', 'ze', 'mes', 'sing', 'bir', 'ke', 'kup', 'fer', 'löf', 'fel', 'ga', 'bel', 'kan', 'ne'],
+  en: [
+    'an',
+    'ber',
+    'chair',
+    'dle',
+    'ing',
+    'lamp',
+    'ver',
+    'gold',
+    'sil',
+    'ton',
+    'wood',
+    'oak',
+    'ring',
+    'ta',
+    'ble',
+    'ro',
+    'man',
+    'cup',
+    'pla',
+    'te',
+    'glass',
+    'art',
+    'pa',
+    'int',
+    'er',
+    'clock',
+    'ly',
+    'ash',
+    'brass',
+    'coin',
+  ],
+  sv: [
+    'ek',
+    'stol',
+    'bord',
+    'lam',
+    'pa',
+    'sil',
+    'ver',
+    'guld',
+    'ring',
+    'skåp',
+    'kista',
+    'glas',
+    'mål',
+    'ning',
+    'ur',
+    'tav',
+    'la',
+    'mynt',
+    'mäs',
+    'sing',
+    'björk',
+    'fu',
+    'ru',
+    'koppar',
+    'sked',
+    'gaf',
+    'fel',
+    'ö',
+    'kan',
+    'na',
+  ],
+  de: [
+    'ei',
+    'che',
+    'stuhl',
+    'tisch',
+    'lam',
+    'pe',
+    'sil',
+    'ber',
+    'gold',
+    'ring',
+    'schrank',
+    'glas',
+    'ge',
+    'mäl',
+    'de',
+    'uhr',
+    'mün',
+    'ze',
+    'mes',
+    'sing',
+    'bir',
+    'ke',
+    'kup',
+    'fer',
+    'löf',
+    'fel',
+    'ga',
+    'bel',
+    'kan',
+    'ne',
+  ],
 };
 
 function vocabulary(lang: string, random: () => number): string[] {
@@ -109,9 +202,13 @@ async function main(): Promise<void> {
     console.log(`search-load: ${LOTS} lots x ${LANGS.length} languages, dir ${dir}`);
     await build(dir, random, words);
     // Reopen and query in a fresh process, as after a restart.
-    const child = spawnSync(process.execPath, [...process.execArgv, process.argv[1], ...process.argv.slice(2), '--dir', dir, '--skip-build'], {
-      stdio: 'inherit',
-    });
+    const child = spawnSync(
+      process.execPath,
+      [...process.execArgv, process.argv[1], ...process.argv.slice(2), '--dir', dir, '--skip-build'],
+      {
+        stdio: 'inherit',
+      },
+    );
     if (!KEEP && !arg('dir', '')) rmSync(dir, { recursive: true, force: true });
     if (child.status !== 0) throw new Error(`the reopen phase failed (${child.status ?? child.signal})`);
     return;
@@ -124,7 +221,9 @@ async function main(): Promise<void> {
   const reopenMs = performance.now() - t;
   gc();
   const mem2 = process.memoryUsage();
-  console.log(`reopen: ${ms(reopenMs)} (${reopened.loadStats.documents} docs, ${reopened.loadStats.rebuiltFromDocuments} partitions rebuilt from documents); heapUsed ${mb(mem2.heapUsed)}, rss ${mb(mem2.rss)}`);
+  console.log(
+    `reopen: ${ms(reopenMs)} (${reopened.loadStats.documents} docs, ${reopened.loadStats.rebuiltFromDocuments} partitions rebuilt from documents); heapUsed ${mb(mem2.heapUsed)}, rss ${mb(mem2.rss)}`,
+  );
 
   // Queries
   const qr = rng(7);
@@ -142,8 +241,10 @@ async function main(): Promise<void> {
       if (k < 0.2 && w.length >= 5) {
         const p = 1 + Math.floor(qr() * (w.length - 2));
         const op = Math.floor(qr() * 3);
-        if (op === 0) w = w.slice(0, p) + w.slice(p + 1); // deletion
-        else if (op === 1) w = w.slice(0, p) + 'x' + w.slice(p + 1); // substitution
+        if (op === 0)
+          w = w.slice(0, p) + w.slice(p + 1); // deletion
+        else if (op === 1)
+          w = w.slice(0, p) + 'x' + w.slice(p + 1); // substitution
         else w = w.slice(0, p) + w[p + 1] + w[p] + w.slice(p + 2); // transposition
         kind = 'typo';
       } else if (k < 0.4 && j === n - 1 && w.length > 3) {
@@ -186,8 +287,17 @@ async function main(): Promise<void> {
       `mean found ${Math.round(totalFound / QUERIES)}`,
   );
   const byFound = [...rows].sort((a, b) => b.found - a.found);
-  console.log(`  largest result set: ${byFound[0].found} ("${byFound[0].q}", ${ms(byFound[0].t)}); queries with found > 10,000: ${rows.filter((r) => r.found > 10000).length}`);
-  console.log('  slowest:', rows.sort((a, b) => b.t - a.t).slice(0, 5).map((r) => `"${r.q}" ${r.kind} found ${r.found} ${ms(r.t)}`).join('; '));
+  console.log(
+    `  largest result set: ${byFound[0].found} ("${byFound[0].q}", ${ms(byFound[0].t)}); queries with found > 10,000: ${rows.filter((r) => r.found > 10000).length}`,
+  );
+  console.log(
+    '  slowest:',
+    rows
+      .sort((a, b) => b.t - a.t)
+      .slice(0, 5)
+      .map((r) => `"${r.q}" ${r.kind} found ${r.found} ${ms(r.t)}`)
+      .join('; '),
+  );
   await reopened.close();
 }
 
@@ -220,8 +330,12 @@ async function build(dir: string, random: () => number, words: (lang: string, n:
   }
   gc();
   const mem = process.memoryUsage();
-  console.log(`build: ${(built / 1000).toFixed(1)} s (${Math.round((LOTS * LANGS.length) / (built / 1000))} docs/s; generating the docs took ${(generated / 1000).toFixed(1)} s more)`);
-  console.log(`memory after build: heapUsed ${mb(mem.heapUsed)}, rss ${mb(mem.rss)}${(globalThis as { gc?: unknown }).gc ? '' : ' (run with --expose-gc for a settled figure)'}`);
+  console.log(
+    `build: ${(built / 1000).toFixed(1)} s (${Math.round((LOTS * LANGS.length) / (built / 1000))} docs/s; generating the docs took ${(generated / 1000).toFixed(1)} s more)`,
+  );
+  console.log(
+    `memory after build: heapUsed ${mb(mem.heapUsed)}, rss ${mb(mem.rss)}${(globalThis as { gc?: unknown }).gc ? '' : ' (run with --expose-gc for a settled figure)'}`,
+  );
 
   const lag = monitorEventLoopDelay({ resolution: 5 });
   lag.enable();

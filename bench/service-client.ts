@@ -16,7 +16,7 @@ export class ServiceClient {
       signal: AbortSignal.timeout(10_000),
     });
     const text = await res.text();
-    let json: any = null;
+    let json: any;
     try {
       json = JSON.parse(text);
     } catch {

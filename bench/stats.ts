@@ -17,7 +17,12 @@ export interface Spread {
 
 export function spread(xs: number[]): Spread {
   const finite = xs.filter(Number.isFinite);
-  return { median: median(finite), min: finite.length ? Math.min(...finite) : NaN, max: finite.length ? Math.max(...finite) : NaN, n: finite.length };
+  return {
+    median: median(finite),
+    min: finite.length ? Math.min(...finite) : NaN,
+    max: finite.length ? Math.max(...finite) : NaN,
+    n: finite.length,
+  };
 }
 
 /** "1,234 (1,100–1,300)": the median and the range over rounds (just the value for one round). */

@@ -254,7 +254,9 @@ async function runBatch(log: EventLog, streamId: string, decider: Queued['decide
       // Nothing was appended: the commands that decided events fail with the error; the others were decided
       // on a state with those events in it, and are decided again, first in line.
       const others: Queued[] = [];
-      batch.forEach((item, i) => ('events' in outcomes[i] && (outcomes[i] as { events: AnyEvent[] }).events.length > 0 ? item.reject(error) : others.push(item)));
+      batch.forEach((item, i) =>
+        'events' in outcomes[i] && (outcomes[i] as { events: AnyEvent[] }).events.length > 0 ? item.reject(error) : others.push(item),
+      );
       queue.unshift(...others);
       return;
     }

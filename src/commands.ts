@@ -105,11 +105,18 @@ export function requestCommands(services: ReadYourWritesServices, correlationId:
     async run(streamId, decider, command, options = {}) {
       const result = await streams.run(streamId, decider, command, { attempts: options.attempts }).catch((error: unknown) => {
         if (error instanceof WriteContentionError) {
-          services.logger.warn({ reqId: correlationId, streamId, tries: error.tries }, 'command given up: its stream kept changing under it');
+          services.logger.warn(
+            { reqId: correlationId, streamId, tries: error.tries },
+            'command given up: its stream kept changing under it',
+          );
         }
         throw error;
       });
-      if (result.retries) services.logger.debug?.({ reqId: correlationId, streamId, retries: result.retries }, 'command decided again after concurrent appends');
+      if (result.retries)
+        services.logger.debug?.(
+          { reqId: correlationId, streamId, retries: result.retries },
+          'command decided again after concurrent appends',
+        );
       if (options.projections) await waitForProjections(services, result.position, options.projections);
       else if (options.readYourWrites) await waitFor(result);
       return result;

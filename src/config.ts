@@ -95,7 +95,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     viesTimeoutMs: int(env.VIES_TIMEOUT_MS, 10000, 'VIES_TIMEOUT_MS'),
     shutdownTimeoutMs: int(env.SHUTDOWN_TIMEOUT_MS, 10000, 'SHUTDOWN_TIMEOUT_MS'),
     http: {
-      corsOrigins: (env.CORS_ORIGINS ?? '*').split(',').map((o) => o.trim()).filter(Boolean),
+      corsOrigins: (env.CORS_ORIGINS ?? '*')
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean),
       trustProxy: env.TRUST_PROXY === 'true',
       responseCache: env.RESPONSE_CACHE !== 'false',
     },

@@ -21,6 +21,7 @@ export type AnyOperation = Omit<Operation, 'handler'> & { handler: (...args: nev
 export interface Feature {
   name: string;
   /** Its events. docs/events.md lists every feature's, in the order of the feature list. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any feature's own event set
   events?: EventSet<any>;
   /**
    * Its HTTP operations, in the order they are routed: a literal path before a parameter path it overlaps
@@ -87,11 +88,20 @@ function unique(what: string, names: string[]) {
  * intake kind registered by two features would make the log or the worker ambiguous.
  */
 export function assembleFeatures(features: readonly Feature[]) {
-  unique('feature', features.map((f) => f.name));
+  unique(
+    'feature',
+    features.map((f) => f.name),
+  );
   const events: EventDefinition[] = features.flatMap((f) => f.events?.definitions ?? []);
-  unique('event type', events.map((e) => e.type));
+  unique(
+    'event type',
+    events.map((e) => e.type),
+  );
   const intake = features.flatMap((f) => f.intake ?? []);
-  unique('intake kind', intake.map((k) => k.kind));
+  unique(
+    'intake kind',
+    intake.map((k) => k.kind),
+  );
   return {
     features,
     /** Every event definition, feature by feature (docs/events.md). */
@@ -100,7 +110,10 @@ export function assembleFeatures(features: readonly Feature[]) {
     operations: features.flatMap((f) => f.operations ?? []) as unknown as Operation[],
     projections(deps: ReactorDeps): Projection[] {
       const projections = features.flatMap((f) => f.projections?.(deps) ?? []);
-      unique('projection', projections.map((p) => p.name));
+      unique(
+        'projection',
+        projections.map((p) => p.name),
+      );
       return projections;
     },
     jobs: (deps: JobDeps) => mergeJobs(features.map((f) => f.jobs?.(deps) ?? {})),

@@ -24,6 +24,10 @@ export interface IntakeKind<R extends { kind: string } = { kind: string }> {
 }
 
 /** Declares an intake kind with its record type inferred from the schema. */
-export function defineIntakeKind<S extends z.ZodType<{ kind: string }>>(kind: z.infer<S>['kind'], schema: S, run: (deps: IntakeDeps, record: z.infer<S>) => Promise<CommandResult>): IntakeKind {
+export function defineIntakeKind<S extends z.ZodType<{ kind: string }>>(
+  kind: z.infer<S>['kind'],
+  schema: S,
+  run: (deps: IntakeDeps, record: z.infer<S>) => Promise<CommandResult>,
+): IntakeKind {
   return { kind, schema, import: run } as unknown as IntakeKind;
 }

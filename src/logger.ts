@@ -19,7 +19,11 @@ let stdout: BatchedOutput | null = null;
  */
 function batchedStdout(): BatchedOutput {
   if (stdout) return stdout;
-  const output = new BatchedOutput(process.stdout, { minBytes: STDOUT_BATCH_BYTES, flushMs: STDOUT_FLUSH_MS, maxPendingBytes: STDOUT_MAX_PENDING_BYTES });
+  const output = new BatchedOutput(process.stdout, {
+    minBytes: STDOUT_BATCH_BYTES,
+    flushMs: STDOUT_FLUSH_MS,
+    maxPendingBytes: STDOUT_MAX_PENDING_BYTES,
+  });
   process.once('exit', () => {
     output.flush();
     output.close();

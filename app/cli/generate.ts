@@ -82,7 +82,8 @@ export function demoAuctionPlan(lots: number, size: number, seed: number): Aucti
       de: `${place.de} Auktion ${id}: ${adjective.de} ${object.de}`,
     };
     // Auction 1 is current (long-running, so a reused file still has open lots); then a repeating mix.
-    const kind = id === 1 ? 'current' : (['current', 'upcoming', 'closed', 'current', 'live', 'upcoming', 'closed', 'current'] as const)[i % 8];
+    const kind =
+      id === 1 ? 'current' : (['current', 'upcoming', 'closed', 'current', 'live', 'upcoming', 'closed', 'current'] as const)[i % 8];
     const timing =
       kind === 'current'
         ? { startsIn: -rnd.int(1, 10) * DAY, endsIn: id === 1 ? 180 * DAY : rnd.int(30, 240) * DAY }
@@ -136,8 +137,22 @@ export function* generateRecords(o: GenerateOptions): Generator<IntakeRecord> {
       consignedEvery: 10,
       bidsPerLot: 2,
       auctions: [
-        { id: 1, title: { en: 'Nordic Modern', sv: '', de: '' }, startsIn: -DAY, endsIn: 90 * DAY, lots: Math.ceil(o.demo2Lots / 2), requiresTerms: false },
-        { id: 2, title: { en: 'Autumn Classics', sv: '', de: '' }, startsIn: 14 * DAY, endsIn: 120 * DAY, lots: Math.floor(o.demo2Lots / 2), requiresTerms: false },
+        {
+          id: 1,
+          title: { en: 'Nordic Modern', sv: '', de: '' },
+          startsIn: -DAY,
+          endsIn: 90 * DAY,
+          lots: Math.ceil(o.demo2Lots / 2),
+          requiresTerms: false,
+        },
+        {
+          id: 2,
+          title: { en: 'Autumn Classics', sv: '', de: '' },
+          startsIn: 14 * DAY,
+          endsIn: 120 * DAY,
+          lots: Math.floor(o.demo2Lots / 2),
+          requiresTerms: false,
+        },
       ].filter((a) => a.lots > 0),
     });
 }

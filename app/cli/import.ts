@@ -33,7 +33,9 @@ async function main() {
   );
   process.stderr.write('\n');
   await runtime.close();
-  process.stdout.write(JSON.stringify({ ...report, errors: report.errors.slice(0, 100), seconds: (Date.now() - started) / 1000 }, null, 2) + '\n');
+  process.stdout.write(
+    JSON.stringify({ ...report, errors: report.errors.slice(0, 100), seconds: (Date.now() - started) / 1000 }, null, 2) + '\n',
+  );
   process.exit(report.errors.length ? 1 : 0);
 }
 

@@ -17,7 +17,10 @@ export const INTAKE_KINDS: readonly IntakeKind[] = service.intake;
 
 const kinds = new Map(INTAKE_KINDS.map((k) => [k.kind, k]));
 /** Any record, validated by its kind's schema (an unknown kind fails naming the known ones). */
-const anyRecord = z.discriminatedUnion('kind', INTAKE_KINDS.map((k) => k.schema) as unknown as [z.ZodObject<{ kind: z.ZodLiteral<string> }>]);
+const anyRecord = z.discriminatedUnion(
+  'kind',
+  INTAKE_KINDS.map((k) => k.schema) as unknown as [z.ZodObject<{ kind: z.ZodLiteral<string> }>],
+);
 
 /** The records the demo seeder and `npm run generate` write (the catalogue, its houses and keys, documents, translations and members). */
 export type IntakeRecord = AccessRecord | CatalogueRecord | DocumentRecord | TranslationsRecord | MemberRecord | MemberRemovedRecord;

@@ -10,14 +10,30 @@ import { service } from './index.ts';
 export function allJobs(services: Services): Record<string, JobProcessor> {
   // Read through at each use: the clock and the VAT checker are the configured ones when the job runs.
   const deps: JobDeps = {
-    get log() { return services.log; },
-    get documents() { return services.documents; },
-    get outbox() { return services.outbox; },
-    get files() { return services.files; },
-    get keys() { return services.keys; },
-    get vat() { return services.vat; },
-    get now() { return services.now; },
-    get logger() { return services.logger; },
+    get log() {
+      return services.log;
+    },
+    get documents() {
+      return services.documents;
+    },
+    get outbox() {
+      return services.outbox;
+    },
+    get files() {
+      return services.files;
+    },
+    get keys() {
+      return services.keys;
+    },
+    get vat() {
+      return services.vat;
+    },
+    get now() {
+      return services.now;
+    },
+    get logger() {
+      return services.logger;
+    },
     jobs: { add: (name, data, options) => services.jobs.add(name, data, options) },
   };
   return service.jobs(deps);

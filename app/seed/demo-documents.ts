@@ -37,9 +37,18 @@ const termsText: Record<Lang, { title: string; body: string[] }> = {
 };
 
 const conditionText: Record<Lang, { title: string; body: string }> = {
-  en: { title: 'Condition report', body: 'Examined by our specialist. Light wear consistent with age and use; no restorations found. Photographs on request.' },
-  sv: { title: 'Konditionsrapport', body: 'Undersökt av vår specialist. Lätt slitage i enlighet med ålder och bruk; inga restaureringar funna. Fotografier på begäran.' },
-  de: { title: 'Zustandsbericht', body: 'Von unserem Experten geprüft. Leichte alters- und gebrauchsbedingte Spuren; keine Restaurierungen festgestellt. Fotos auf Anfrage.' },
+  en: {
+    title: 'Condition report',
+    body: 'Examined by our specialist. Light wear consistent with age and use; no restorations found. Photographs on request.',
+  },
+  sv: {
+    title: 'Konditionsrapport',
+    body: 'Undersökt av vår specialist. Lätt slitage i enlighet med ålder och bruk; inga restaureringar funna. Fotografier på begäran.',
+  },
+  de: {
+    title: 'Zustandsbericht',
+    body: 'Von unserem Experten geprüft. Leichte alters- und gebrauchsbedingte Spuren; keine Restaurierungen festgestellt. Fotos auf Anfrage.',
+  },
 };
 
 async function textPdf(title: string, language: string, heading: string, paragraphs: string[]): Promise<string> {
@@ -57,7 +66,10 @@ async function textPdf(title: string, language: string, heading: string, paragra
  * language, conditions of sale and a catalogue supplement for the first auction, and condition reports of
  * some lots.
  */
-export async function demoDocumentRecords(auctions: Array<{ id: number; title: Record<Lang, string> }>, conditionReportLots: number[]): Promise<IntakeRecord[]> {
+export async function demoDocumentRecords(
+  auctions: Array<{ id: number; title: Record<Lang, string> }>,
+  conditionReportLots: number[],
+): Promise<IntakeRecord[]> {
   const records: IntakeRecord[] = [];
   let documentId = 1;
   for (const auction of auctions) {
@@ -95,12 +107,15 @@ export async function demoDocumentRecords(auctions: Array<{ id: number; title: R
     kind: 'auctionDocument',
     tenant: 'demo',
     auctionId: first.id,
-    documentId: documentId++,
+    documentId,
     name: 'Catalogue supplement.txt',
     documentKind: 'catalogue-supplement',
     language: 'en',
     contentType: 'text/plain',
-    base64: Buffer.from(`Supplement to ${first.title.en}\n\nLot 12: the estimate is revised to 8,000–12,000 €.\nLot 40: withdrawn.\n`, 'utf8').toString('base64'),
+    base64: Buffer.from(
+      `Supplement to ${first.title.en}\n\nLot 12: the estimate is revised to 8,000–12,000 €.\nLot 40: withdrawn.\n`,
+      'utf8',
+    ).toString('base64'),
   });
   for (const lotId of conditionReportLots) {
     const text = conditionText.en;
@@ -111,7 +126,11 @@ export async function demoDocumentRecords(auctions: Array<{ id: number; title: R
       name: `condition-report-${lotId}.pdf`,
       language: 'en',
       contentType: 'application/pdf',
-      base64: await textPdf(`${text.title} ${lotId}`, 'en', `${text.title}: lot ${lotId}`, [text.body, conditionText.sv.body, conditionText.de.body]),
+      base64: await textPdf(`${text.title} ${lotId}`, 'en', `${text.title}: lot ${lotId}`, [
+        text.body,
+        conditionText.sv.body,
+        conditionText.de.body,
+      ]),
     });
   }
   return records;

@@ -47,11 +47,48 @@ export function demoCredentials(file: string, env: NodeJS.ProcessEnv = process.e
  * approves registrations for auction 3 by hand.
  */
 export const DEMO_AUCTIONS: AuctionPlan[] = [
-  { id: 1, title: { en: 'Spring Design Sale', sv: 'Vårens designauktion', de: 'Frühjahrs-Designauktion' }, startsIn: -72, endsIn: 24 * 10, lots: 400, requiresTerms: false },
-  { id: 2, title: { en: 'Live Fine Art Evening', sv: 'Levande konstafton', de: 'Live-Kunstabend' }, startsIn: -2, endsIn: 6, lots: 200, requiresTerms: true, live: true },
-  { id: 3, title: { en: 'Summer Classics', sv: 'Sommarklassiker', de: 'Sommerklassiker' }, startsIn: 24 * 7, endsIn: 24 * 21, lots: 250, requiresTerms: false, manualApproval: true },
-  { id: 4, title: { en: 'Winter Silver and Jewellery', sv: 'Vinterns silver och smycken', de: 'Winter: Silber und Schmuck' }, startsIn: -24 * 40, endsIn: -24 * 30, lots: 250, requiresTerms: false },
-  { id: 5, title: { en: 'Collectors\' Week', sv: 'Samlarveckan', de: 'Sammlerwoche' }, startsIn: 24 * 3, endsIn: 24 * 12, lots: 120, requiresTerms: true },
+  {
+    id: 1,
+    title: { en: 'Spring Design Sale', sv: 'Vårens designauktion', de: 'Frühjahrs-Designauktion' },
+    startsIn: -72,
+    endsIn: 24 * 10,
+    lots: 400,
+    requiresTerms: false,
+  },
+  {
+    id: 2,
+    title: { en: 'Live Fine Art Evening', sv: 'Levande konstafton', de: 'Live-Kunstabend' },
+    startsIn: -2,
+    endsIn: 6,
+    lots: 200,
+    requiresTerms: true,
+    live: true,
+  },
+  {
+    id: 3,
+    title: { en: 'Summer Classics', sv: 'Sommarklassiker', de: 'Sommerklassiker' },
+    startsIn: 24 * 7,
+    endsIn: 24 * 21,
+    lots: 250,
+    requiresTerms: false,
+    manualApproval: true,
+  },
+  {
+    id: 4,
+    title: { en: 'Winter Silver and Jewellery', sv: 'Vinterns silver och smycken', de: 'Winter: Silber und Schmuck' },
+    startsIn: -24 * 40,
+    endsIn: -24 * 30,
+    lots: 250,
+    requiresTerms: false,
+  },
+  {
+    id: 5,
+    title: { en: "Collectors' Week", sv: 'Samlarveckan', de: 'Sammlerwoche' },
+    startsIn: 24 * 3,
+    endsIn: 24 * 12,
+    lots: 120,
+    requiresTerms: true,
+  },
 ];
 
 /** Lots of the demo tenant with a condition report. */
@@ -61,19 +98,50 @@ export const DEMO_CONDITION_REPORT_LOTS = [1, 2, 3, 12, 401, 402, 851];
 export function* demoRecords(credentials: DemoCredentials, now: Date): Generator<IntakeRecord> {
   const ago = (days: number) => new Date(now.getTime() - days * 86400_000).toISOString();
   yield {
-    kind: 'tenant', tenant: 'demo', name: 'Demo Auctions', languages: ['en', 'sv', 'de'], defaultLanguage: 'en',
-    currency: 'EUR', pageSize: 20, publicAccess: true, contactEmail: 'contact@demo.example.com', country: 'NL', vatRate: 21,
+    kind: 'tenant',
+    tenant: 'demo',
+    name: 'Demo Auctions',
+    languages: ['en', 'sv', 'de'],
+    defaultLanguage: 'en',
+    currency: 'EUR',
+    pageSize: 20,
+    publicAccess: true,
+    contactEmail: 'contact@demo.example.com',
+    country: 'NL',
+    vatRate: 21,
   };
   yield {
-    kind: 'tenant', tenant: 'demo2', name: 'Second Demo House', languages: ['en'], defaultLanguage: 'en',
-    currency: 'SEK', pageSize: 20, publicAccess: true, contactEmail: 'contact@demo2.example.com', country: 'SE', vatRate: 25,
+    kind: 'tenant',
+    tenant: 'demo2',
+    name: 'Second Demo House',
+    languages: ['en'],
+    defaultLanguage: 'en',
+    currency: 'SEK',
+    pageSize: 20,
+    publicAccess: true,
+    contactEmail: 'contact@demo2.example.com',
+    country: 'SE',
+    vatRate: 25,
   };
   yield {
-    kind: 'tenant', tenant: 'demo-closed', name: 'Closed Demo House', languages: ['en'], defaultLanguage: 'en',
-    currency: 'EUR', pageSize: 20, publicAccess: false, contactEmail: 'contact@closed.example.com',
+    kind: 'tenant',
+    tenant: 'demo-closed',
+    name: 'Closed Demo House',
+    languages: ['en'],
+    defaultLanguage: 'en',
+    currency: 'EUR',
+    pageSize: 20,
+    publicAccess: false,
+    contactEmail: 'contact@closed.example.com',
   };
   yield { kind: 'apiKey', key: credentials.apiKey, name: 'demo', tenants: [...DEMO_TENANTS] };
-  yield { kind: 'application', tenant: 'demo', clientId: credentials.clientId, name: 'Demo website', clientSecret: credentials.clientSecret };
+  yield {
+    kind: 'application',
+    tenant: 'demo',
+    clientId: credentials.clientId,
+    name: 'Demo website',
+    clientSecret: credentials.clientSecret,
+  };
 
   yield* generateCatalogue({
     tenant: 'demo',
@@ -96,13 +164,23 @@ export function* demoRecords(credentials: DemoCredentials, now: Date): Generator
     consignedEvery: 10,
     auctions: [{ id: 1, title: { en: 'Nordic Modern', sv: '', de: '' }, startsIn: -24, endsIn: 24 * 5, lots: 60, requiresTerms: false }],
   });
-  for (const language of ['en', 'sv', 'de'] as const) yield { kind: 'translations', tenant: 'demo', language, entries: interfaceDictionary[language] };
+  for (const language of ['en', 'sv', 'de'] as const)
+    yield { kind: 'translations', tenant: 'demo', language, entries: interfaceDictionary[language] };
   yield { kind: 'translations', tenant: 'demo2', language: 'en', entries: interfaceDictionary.en };
   for (const tenant of ['demo', 'demo2'] as const) {
     yield {
-      kind: 'member', tenant, memberId: 1, email: DEMO_MEMBER_EMAIL, password: credentials.memberPassword,
-      firstName: 'Demo', lastName: 'Bidder', language: 'en', phone: '+46700000001', signedUpAt: ago(100),
-      confirmed: true, roles: ['bidder', 'consigner'],
+      kind: 'member',
+      tenant,
+      memberId: 1,
+      email: DEMO_MEMBER_EMAIL,
+      password: credentials.memberPassword,
+      firstName: 'Demo',
+      lastName: 'Bidder',
+      language: 'en',
+      phone: '+46700000001',
+      signedUpAt: ago(100),
+      confirmed: true,
+      roles: ['bidder', 'consigner'],
     };
   }
 }

@@ -64,7 +64,14 @@ export function* generateCatalogue(o: CatalogueOptions): Generator<IntakeRecord>
   const rnd = prng(o.seed);
   const at = (hours: number) => new Date(o.now.getTime() + hours * 3600_000).toISOString();
   for (const c of categoryTree)
-    yield { kind: 'category', tenant: o.tenant, categoryId: c.id, parentId: c.parent, names: tri(o.languages, (l) => c.names[l]), sortOrder: c.id };
+    yield {
+      kind: 'category',
+      tenant: o.tenant,
+      categoryId: c.id,
+      parentId: c.parent,
+      names: tri(o.languages, (l) => c.names[l]),
+      sortOrder: c.id,
+    };
 
   let lotId = o.firstLotId ?? 1;
   const combi = new Set(o.combination?.lotIds ?? []);
@@ -139,13 +146,29 @@ export function* generateCatalogue(o: CatalogueOptions): Generator<IntakeRecord>
         const placedFrom = Date.parse(startTime);
         const placedTo = Math.min(Date.parse(lotEnd), o.now.getTime());
         for (let b = 1; b <= bids; b++) {
-          amount += Math.max(100, Math.round(amount * 0.1 / 100) * 100);
+          amount += Math.max(100, Math.round((amount * 0.1) / 100) * 100);
           const placedAt = new Date(placedFrom + ((placedTo - placedFrom) * b) / (bids + 1)).toISOString();
-          yield { kind: 'bid', tenant: o.tenant, lotId, bidId: `${lotId}-${b}`, amount, bidType: b % 3 === 0 ? 'absentee' : 'online', placedAt };
+          yield {
+            kind: 'bid',
+            tenant: o.tenant,
+            lotId,
+            bidId: `${lotId}-${b}`,
+            amount,
+            bidType: b % 3 === 0 ? 'absentee' : 'online',
+            placedAt,
+          };
         }
       }
     }
     if (auction.live && started && !ended)
-      yield { kind: 'live', tenant: o.tenant, auctionId: auction.id, isLive: true, currentLotId: firstLotOfAuction + 11, at: startTime, startsAt: startTime };
+      yield {
+        kind: 'live',
+        tenant: o.tenant,
+        auctionId: auction.id,
+        isLive: true,
+        currentLotId: firstLotOfAuction + 11,
+        at: startTime,
+        startsAt: startTime,
+      };
   }
 }

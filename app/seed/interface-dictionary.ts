@@ -350,7 +350,8 @@ export const interfaceDictionary: { en: Record<string, string>; sv: Record<strin
     'message.invalidCredentials': 'E-Mail-Adresse oder Passwort ist falsch.',
     'message.noResults': 'Keine Ergebnisse gefunden.',
     'message.confirmEmail': 'Wir haben Ihnen einen Bestätigungslink an Ihre E-Mail-Adresse gesendet.',
-    'message.passwordResetSent': 'Falls die Adresse registriert ist, erhalten Sie eine E-Mail mit Anweisungen zum Zurücksetzen Ihres Passworts.',
+    'message.passwordResetSent':
+      'Falls die Adresse registriert ist, erhalten Sie eine E-Mail mit Anweisungen zum Zurücksetzen Ihres Passworts.',
     'message.tooManyAttempts': 'Zu viele Versuche. Bitte versuchen Sie es später erneut.',
     'message.addedToWatchlist': 'Zur Beobachtungsliste hinzugefügt.',
     'message.removedFromWatchlist': 'Von der Beobachtungsliste entfernt.',

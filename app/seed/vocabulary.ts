@@ -97,6 +97,24 @@ export const categoryTree: Array<{ id: number; parent: number | null; names: Tri
 
 /** The category an object word belongs to. */
 export const categoryOfObject: Record<string, number> = {
-  chair: 2, sofa: 2, table: 3, desk: 3, cabinet: 4, bookcase: 4, mirror: 4, clock: 10, lamp: 10, candlestick: 12,
-  vase: 9, bowl: 9, teapot: 12, painting: 6, sculpture: 7, ring: 8, necklace: 8, watch: 8, carpet: 11, print: 13,
+  chair: 2,
+  sofa: 2,
+  table: 3,
+  desk: 3,
+  cabinet: 4,
+  bookcase: 4,
+  mirror: 4,
+  clock: 10,
+  lamp: 10,
+  candlestick: 12,
+  vase: 9,
+  bowl: 9,
+  teapot: 12,
+  painting: 6,
+  sculpture: 7,
+  ring: 8,
+  necklace: 8,
+  watch: 8,
+  carpet: 11,
+  print: 13,
 };

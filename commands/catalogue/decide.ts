@@ -29,7 +29,15 @@ export type LotData = Data<typeof LotCatalogued>;
 // Auctions: catalogue data and live status.
 export type AuctionCommand =
   | { type: 'CatalogueAuction'; data: AuctionData }
-  | { type: 'ChangeLiveStatus'; tenant: string; auctionId: number; isLive: boolean; currentLotId: number | null; at: string; startsAt?: string | null };
+  | {
+      type: 'ChangeLiveStatus';
+      tenant: string;
+      auctionId: number;
+      isLive: boolean;
+      currentLotId: number | null;
+      at: string;
+      startsAt?: string | null;
+    };
 
 interface AuctionState {
   catalogued: AuctionData | null;
@@ -46,7 +54,11 @@ export const auctionDecider: Decider<AuctionState, AuctionCommand, CatalogueEven
       case 'LiveStatusChanged':
         return {
           ...state,
-          live: { isLive: event.data.isLive, currentLotId: event.data.currentLotId, startsAt: event.data.startsAt === undefined ? state.live.startsAt : event.data.startsAt },
+          live: {
+            isLive: event.data.isLive,
+            currentLotId: event.data.currentLotId,
+            startsAt: event.data.startsAt === undefined ? state.live.startsAt : event.data.startsAt,
+          },
         };
       default:
         return state;
@@ -60,7 +72,11 @@ export const auctionDecider: Decider<AuctionState, AuctionCommand, CatalogueEven
         if (!state.catalogued) throw new NotFoundError(`Auction ${command.auctionId} is not catalogued.`);
         const { type: _type, startsAt, ...data } = command;
         // A record without startsAt keeps the scheduled start that is known.
-        const next = { isLive: data.isLive, currentLotId: data.isLive ? data.currentLotId : null, startsAt: startsAt === undefined ? state.live.startsAt : startsAt };
+        const next = {
+          isLive: data.isLive,
+          currentLotId: data.isLive ? data.currentLotId : null,
+          startsAt: startsAt === undefined ? state.live.startsAt : startsAt,
+        };
         if (same(state.live, next)) return [];
         return [{ type: 'LiveStatusChanged', data: { ...data, ...next } }];
       }
@@ -73,7 +89,15 @@ export const auctionDecider: Decider<AuctionState, AuctionCommand, CatalogueEven
 // Lots: catalogue data, bids, closing.
 export type LotCommand =
   | { type: 'CatalogueLot'; data: LotData }
-  | { type: 'PlaceBid'; tenant: string; lotId: number; bidId: string; amount: number; bidType: 'online' | 'absentee' | 'floor' | 'phone'; placedAt: string }
+  | {
+      type: 'PlaceBid';
+      tenant: string;
+      lotId: number;
+      bidId: string;
+      amount: number;
+      bidType: 'online' | 'absentee' | 'floor' | 'phone';
+      placedAt: string;
+    }
   | { type: 'CloseLot'; tenant: string; lotId: number; closedAt: string };
 
 interface LotState {

@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { defineEvent, defineEvents, isoDateTime, languageCode, money, positiveId, tenantId, type EventsOf } from '../../src/events/define.ts';
+import {
+  defineEvent,
+  defineEvents,
+  isoDateTime,
+  languageCode,
+  money,
+  positiveId,
+  tenantId,
+  type EventsOf,
+} from '../../src/events/define.ts';
 
 /** Texts of one language. */
 const texts = z.record(languageCode, z.object({ title: z.string().max(500), description: z.string().max(20000) }));
@@ -43,7 +52,7 @@ export const CategoryCatalogued = defineEvent({
   type: 'CategoryCatalogued',
   version: 1,
   stream: 'category-{tenant}-{categoryId}',
-  description: 'Catalogue intake: a category of the tenant\'s tree was published or changed.',
+  description: "Catalogue intake: a category of the tenant's tree was published or changed.",
   schema: z.object({
     tenant: tenantId,
     categoryId: positiveId,
@@ -57,7 +66,8 @@ export const LotCatalogued = defineEvent({
   type: 'LotCatalogued',
   version: 1,
   stream: 'lot-{tenant}-{lotId}',
-  description: 'Catalogue intake: a lot was published or its catalogue data changed (the whole record, every language). Money in minor units.',
+  description:
+    'Catalogue intake: a lot was published or its catalogue data changed (the whole record, every language). Money in minor units.',
   schema: z.object({
     tenant: tenantId,
     lotId: positiveId,

@@ -5,7 +5,7 @@ export const ContactMessageSubmitted = defineEvent({
   type: 'ContactMessageSubmitted',
   version: 1,
   stream: 'contact-{tenant}-{messageId}',
-  description: 'A visitor sent a contact-form message; a background job delivers it to the tenant\'s contact address.',
+  description: "A visitor sent a contact-form message; a background job delivers it to the tenant's contact address.",
   schema: z.object({
     tenant: tenantId,
     messageId: z.uuid(),

@@ -30,7 +30,7 @@ export const sendContactMessage = defineOperation({
     })
     .openapi('ContactRequest'),
   errors: [404, 429],
-  response: z.object({ Id: z.string().max(36).openapi({ format: 'uuid', description: 'The message\'s id.' }) }).openapi('ContactReceipt'),
+  response: z.object({ Id: z.string().max(36).openapi({ format: 'uuid', description: "The message's id." }) }).openapi('ContactReceipt'),
   examples: {
     body: {
       Name: 'Anna Berg',
@@ -45,24 +45,19 @@ export const sendContactMessage = defineOperation({
     const decision = await ctx.limiter.hit(`contact:${ctx.tenant.Tenant}@${ctx.ip}`, CONTACT_LIMIT.count, CONTACT_LIMIT.windowMs);
     if (!decision.allowed) throw new TooManyRequestsError('Too many messages; try again later.', decision.retryAfterSeconds);
     const lotId = body.LotId ?? null;
-    if (lotId !== null && !(await lotExists(ctx.db, lotId)))
-      throw new NotFoundError(`Lot ${lotId} does not exist.`);
+    if (lotId !== null && !(await lotExists(ctx.db, lotId))) throw new NotFoundError(`Lot ${lotId} does not exist.`);
     const messageId = randomUUID();
-    await ctx.commands.run(
-      contactStreamId(ctx.tenant.Tenant, messageId),
-      contactDecider,
-      {
-        tenant: ctx.tenant.Tenant,
-        messageId,
-        name: body.Name,
-        email: body.Email,
-        subject: body.Subject,
-        message: body.Message,
-        lotId,
-        memberId: ctx.claims.kind === 'member' ? Number(ctx.claims.sub) : null,
-        at: ctx.now.toISOString(),
-      },
-    );
+    await ctx.commands.run(contactStreamId(ctx.tenant.Tenant, messageId), contactDecider, {
+      tenant: ctx.tenant.Tenant,
+      messageId,
+      name: body.Name,
+      email: body.Email,
+      subject: body.Subject,
+      message: body.Message,
+      lotId,
+      memberId: ctx.claims.kind === 'member' ? Number(ctx.claims.sub) : null,
+      at: ctx.now.toISOString(),
+    });
     return { Id: messageId };
   },
 });

@@ -1,11 +1,6 @@
 import type { Decider } from '../../src/command-runner.ts';
 import type { EventOf } from '../../src/events/define.ts';
-import {
-  documentEvents,
-  type AuctionDocumentPublished,
-  type DocumentEvent,
-  type LotConditionReportPublished,
-} from './events.ts';
+import { documentEvents, type AuctionDocumentPublished, type DocumentEvent, type LotConditionReportPublished } from './events.ts';
 
 export type AuctionDocumentData = EventOf<typeof AuctionDocumentPublished>['data'];
 export type ConditionReportData = EventOf<typeof LotConditionReportPublished>['data'];

@@ -7,8 +7,15 @@ export type DocumentKind = (typeof documentKinds)[number];
 
 /** The stored bytes of a document: found in the FileStore by their SHA-256 (see `documentFileKey`). */
 const storedFile = {
-  contentType: z.string().max(255).regex(/^[a-z]+\/[a-z0-9.+-]+$/, 'a media type such as application/pdf'),
-  size: z.number().int().min(0).max(100 * 1024 * 1024),
+  contentType: z
+    .string()
+    .max(255)
+    .regex(/^[a-z]+\/[a-z0-9.+-]+$/, 'a media type such as application/pdf'),
+  size: z
+    .number()
+    .int()
+    .min(0)
+    .max(100 * 1024 * 1024),
   sha256: z.string().regex(/^[a-f0-9]{64}$/),
 };
 

@@ -18,9 +18,15 @@ export const MAX_DOCUMENT_BYTES = 50 * 1024 * 1024;
  * that folder), or `base64`.
  */
 const content = {
-  contentType: z.string().max(255).regex(/^[a-z]+\/[a-z0-9.+-]+$/, 'a media type such as application/pdf'),
+  contentType: z
+    .string()
+    .max(255)
+    .regex(/^[a-z]+\/[a-z0-9.+-]+$/, 'a media type such as application/pdf'),
   file: z.string().min(1).max(1000).optional(),
-  base64: z.string().max(Math.ceil(MAX_DOCUMENT_BYTES / 3) * 4).optional(),
+  base64: z
+    .string()
+    .max(Math.ceil(MAX_DOCUMENT_BYTES / 3) * 4)
+    .optional(),
 };
 const oneSource = (r: { file?: string; base64?: string }) => (r.file === undefined) !== (r.base64 === undefined);
 const oneSourceMessage = { message: 'give the bytes as exactly one of file or base64', path: ['file'] };
@@ -56,9 +62,7 @@ export const conditionReportRecord = z
   .refine(oneSource, oneSourceMessage);
 
 export type DocumentRecord =
-  | z.infer<typeof auctionDocumentRecord>
-  | z.infer<typeof auctionDocumentRemovedRecord>
-  | z.infer<typeof conditionReportRecord>;
+  z.infer<typeof auctionDocumentRecord> | z.infer<typeof auctionDocumentRemovedRecord> | z.infer<typeof conditionReportRecord>;
 
 export interface DocumentIntakeDeps {
   log: EventLog;

@@ -5,4 +5,4 @@ import { z } from '../../src/http/schemas.ts';
 export const identityDocumentIdSchema = z
   .string()
   .max(36)
-  .openapi({ format: 'uuid', description: 'The document\'s id (a uuid).', example: '7c9e6679-7425-40de-944b-e07fc1f90ae7' });
+  .openapi({ format: 'uuid', description: "The document's id (a uuid).", example: '7c9e6679-7425-40de-944b-e07fc1f90ae7' });

@@ -84,7 +84,8 @@ export const uploadIdentityDocument = defineOperation({
       maxFileBytes: MAX_IDENTITY_DOCUMENT_BYTES,
       async receive(stream) {
         // A member at the limit is answered before any byte is stored (the decider checks again, on the stream).
-        if ((await identityDocuments(ctx.db).countDocuments({ MemberId: memberId })) >= MAX_IDENTITY_DOCUMENTS) throw new IdentityDocumentLimitError();
+        if ((await identityDocuments(ctx.db).countDocuments({ MemberId: memberId })) >= MAX_IDENTITY_DOCUMENTS)
+          throw new IdentityDocumentLimitError();
         const { head, stream: whole } = await peek(stream, SNIFF_BYTES);
         if (head.length === 0) throw new ValidationError('The file is empty.', [{ field: 'body.file', message: 'must not be empty' }]);
         const contentType = await identityDocumentContentType(head);
@@ -94,7 +95,9 @@ export const uploadIdentityDocument = defineOperation({
           const { size } = await files.putStream(key, Readable.from(hashing(whole, hash)), contentType, MAX_IDENTITY_DOCUMENT_BYTES);
           return { contentType, size, sha256: hash.digest('hex') };
         } catch (error) {
-          throw error instanceof FileTooLargeError ? new PayloadTooLargeError(`The file may be at most ${MAX_IDENTITY_DOCUMENT_BYTES} bytes.`) : error;
+          throw error instanceof FileTooLargeError
+            ? new PayloadTooLargeError(`The file may be at most ${MAX_IDENTITY_DOCUMENT_BYTES} bytes.`)
+            : error;
         }
       },
       discard: () => files.delete(key),
@@ -134,15 +137,13 @@ export const removeIdentityDocument = defineOperation({
   method: 'delete',
   path: '/v1/me/identity-documents/{id}',
   auth: 'member',
-  summary: 'Remove one of the caller\'s identity documents',
+  summary: "Remove one of the caller's identity documents",
   description:
-    'Removes the document from the caller\'s list at once; its file is deleted from storage shortly after. ' +
-    'An id that is not a uuid is `400`; a document that does not exist, is another member\'s, or was already removed is `404`.',
-  params: z.object({ id: z.uuid().max(36).openapi({ description: 'The document\'s id, as upload answered it.' }) }),
+    "Removes the document from the caller's list at once; its file is deleted from storage shortly after. " +
+    "An id that is not a uuid is `400`; a document that does not exist, is another member's, or was already removed is `404`.",
+  params: z.object({ id: z.uuid().max(36).openapi({ description: "The document's id, as upload answered it." }) }),
   errors: [404],
-  response: z
-    .object({ Id: identityDocumentIdSchema, Removed: z.literal(true) })
-    .openapi('IdentityDocumentRemoval'),
+  response: z.object({ Id: identityDocumentIdSchema, Removed: z.literal(true) }).openapi('IdentityDocumentRemoval'),
   examples: { response: { Id: '7c9e6679-7425-40de-944b-e07fc1f90ae7', Removed: true } },
   async handler({ params }, ctx) {
     const documentId = params.id.toLowerCase();

@@ -1,14 +1,7 @@
 import type { Decider } from '../../src/command-runner.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../src/errors.ts';
 import { assertNever } from '../../src/assert-never.ts';
-import {
-  invoicesEvents,
-  vatOf,
-  type InvoiceIssuedData,
-  type InvoicesEvent,
-  type PriceListData,
-  type ShippingChoice,
-} from './events.ts';
+import { invoicesEvents, vatOf, type InvoiceIssuedData, type InvoicesEvent, type PriceListData, type ShippingChoice } from './events.ts';
 
 const INT32_MAX = 2147483647;
 
@@ -65,7 +58,9 @@ export type InvoiceCommand =
 /** JSON with object keys sorted, so equal content compares equal whatever order its keys were written in. */
 export function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
   );
 }
 
@@ -139,7 +134,8 @@ export const invoiceRegisterDecider: Decider<InvoiceRegister, InvoiceCommand, In
           if (existing.issued && sameIssue(existing.issued, data)) return [];
           throw new ConflictError(`Invoice ${data.invoiceId} was already issued with other content; an issued invoice cannot be changed.`);
         }
-        if (data.number !== null && state.numbers.has(data.number)) throw new ConflictError(`Invoice number ${data.number} is taken by another invoice.`);
+        if (data.number !== null && state.numbers.has(data.number))
+          throw new ConflictError(`Invoice number ${data.number} is taken by another invoice.`);
         const number = data.number ?? nextNumber(state);
         return [{ type: 'InvoiceIssued', data: { ...data, number } }];
       }
@@ -176,7 +172,12 @@ export const invoiceRegisterDecider: Decider<InvoiceRegister, InvoiceCommand, In
         const invoice = state.invoices.get(command.invoiceId);
         if (!invoice) throw new NotFoundError(`Invoice ${command.invoiceId} does not exist.`);
         if (invoice.status === 'paid') return [];
-        return [{ type: 'InvoicePaymentReceived', data: { tenant: command.tenant, invoiceId: command.invoiceId, memberId: invoice.memberId, paidAt: command.paidAt } }];
+        return [
+          {
+            type: 'InvoicePaymentReceived',
+            data: { tenant: command.tenant, invoiceId: command.invoiceId, memberId: invoice.memberId, paidAt: command.paidAt },
+          },
+        ];
       }
       case 'ChooseShipping': {
         const invoice = state.invoices.get(command.invoiceId);

@@ -21,7 +21,12 @@ export const shippingSchema = z
     Address: z.string().max(300).regex(PRINTABLE).nullable(),
     ZipCode: z.string().max(20).regex(PRINTABLE).nullable(),
     City: z.string().max(100).regex(PRINTABLE).nullable(),
-    Country: z.string().length(2).regex(/^[A-Z]{2}$/).nullable().openapi({ description: 'ISO 3166-1 alpha-2.' }),
+    Country: z
+      .string()
+      .length(2)
+      .regex(/^[A-Z]{2}$/)
+      .nullable()
+      .openapi({ description: 'ISO 3166-1 alpha-2.' }),
     ChosenAt: dateTime('When the member chose it.'),
   })
   .openapi('InvoiceShipping');
@@ -29,32 +34,54 @@ export const shippingSchema = z
 export const invoiceSchema = z
   .object({
     Id: z.number().int().min(1).max(INT32_MAX),
-    Number: z.number().int().min(1).max(INT32_MAX).openapi({ description: 'The invoice number: per auction house, increasing, without gaps.' }),
-    AuctionId: z.number().int().min(1).max(INT32_MAX).nullable().openapi({ description: 'The auction the invoice is for; null for an invoice not tied to one.' }),
+    Number: z
+      .number()
+      .int()
+      .min(1)
+      .max(INT32_MAX)
+      .openapi({ description: 'The invoice number: per auction house, increasing, without gaps.' }),
+    AuctionId: z
+      .number()
+      .int()
+      .min(1)
+      .max(INT32_MAX)
+      .nullable()
+      .openapi({ description: 'The auction the invoice is for; null for an invoice not tied to one.' }),
     Status: z.enum(['unpaid', 'paid']),
     IssuedAt: dateTime('When the invoice was issued.'),
     DueAt: dateTime('When payment is due.'),
     PaidAt: dateTime('When the house received the payment; null while unpaid.').nullable(),
-    Currency: z.string().length(3).regex(/^[A-Z]{3}$/).openapi({ description: 'ISO 4217; every amount of the invoice is in its minor units.' }),
+    Currency: z
+      .string()
+      .length(3)
+      .regex(/^[A-Z]{3}$/)
+      .openapi({ description: 'ISO 4217; every amount of the invoice is in its minor units.' }),
     CostType: z
       .string()
       .max(64)
       .regex(/^[a-z0-9][a-z0-9-]*$/)
       .nullable()
-      .openapi({ description: 'For an invoice the member raised (`POST /v1/me/invoices`): the cost type of the price list; null for the house\'s invoices.' }),
+      .openapi({
+        description:
+          "For an invoice the member raised (`POST /v1/me/invoices`): the cost type of the price list; null for the house's invoices.",
+      }),
     Lines: z
       .array(
         z.object({
           Description: z.string().max(500),
           Amount: minor('Net amount in minor units.'),
-          VatRate: z.number().min(0).max(100).openapi({ description: 'VAT rate in percent (21 = 21 %); 0 for a member charged no VAT (reverse charge).' }),
+          VatRate: z
+            .number()
+            .min(0)
+            .max(100)
+            .openapi({ description: 'VAT rate in percent (21 = 21 %); 0 for a member charged no VAT (reverse charge).' }),
           VatAmount: minor('VAT of the line in minor units: Amount × VatRate / 100, rounded half up.'),
         }),
       )
       .min(1)
       .max(MAX_INVOICE_LINES),
-    Subtotal: minor('Sum of the lines\' Amount.', MAX_TOTAL),
-    VatTotal: minor('Sum of the lines\' VatAmount.', MAX_TOTAL),
+    Subtotal: minor("Sum of the lines' Amount.", MAX_TOTAL),
+    VatTotal: minor("Sum of the lines' VatAmount.", MAX_TOTAL),
     Total: minor('Subtotal + VatTotal.', MAX_TOTAL),
     Shipping: shippingSchema.nullable().openapi({ description: 'How the goods reach the member (`PUT …/shipping`); null until chosen.' }),
   })

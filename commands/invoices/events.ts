@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { defineEvent, defineEvents, isoDateTime, languageCode, positiveId, tenantId, type EventOf, type EventsOf } from '../../src/events/define.ts';
+import {
+  defineEvent,
+  defineEvents,
+  isoDateTime,
+  languageCode,
+  positiveId,
+  tenantId,
+  type EventOf,
+  type EventsOf,
+} from '../../src/events/define.ts';
 
 /**
  * Invoices of a house's members. Every invoice event of a tenant is on ONE stream, the tenant's invoice
@@ -24,7 +33,11 @@ export const shippingMethods = ['pickup', 'post', 'courier'] as const;
 export type ShippingMethod = (typeof shippingMethods)[number];
 
 /** A cost type of a price list: lower-case letters, digits and dashes (`printed-catalogue`). */
-export const costTypeSchema = z.string().min(1).max(64).regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes');
+export const costTypeSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[a-z0-9][a-z0-9-]*$/, 'lower-case letters, digits and dashes');
 export const currencyCode = z.string().regex(/^[A-Z]{3}$/, 'an ISO 4217 code such as EUR');
 /** A VAT rate in percent (21 = 21 %), with at most two decimals (5.5). */
 export const vatRateSchema = z
@@ -62,7 +75,7 @@ export const PriceListPublished = defineEvent({
   version: 1,
   stream: 'pricelist-{tenant}',
   description:
-    'Invoices intake: the house published its price list of costs a member can raise an invoice for (`POST /v1/me/invoices`): net amounts in minor units (VAT is added at the house\'s rate), a description per language, and the payment term in days. It replaces the previous price list.',
+    "Invoices intake: the house published its price list of costs a member can raise an invoice for (`POST /v1/me/invoices`): net amounts in minor units (VAT is added at the house's rate), a description per language, and the payment term in days. It replaces the previous price list.",
   schema: z.object({
     tenant: tenantId,
     currency: currencyCode,
@@ -94,7 +107,7 @@ export const CostInvoiceRaised = defineEvent({
   version: 1,
   stream: 'invoices-{tenant}',
   description:
-    'A member raised an invoice for a cost of the house\'s price list (a printed catalogue, a condition report) for an auction. The amount is the price list\'s, VAT at the house\'s rate; `vatFree` members (reverse charge) are charged no VAT.',
+    "A member raised an invoice for a cost of the house's price list (a printed catalogue, a condition report) for an auction. The amount is the price list's, VAT at the house's rate; `vatFree` members (reverse charge) are charged no VAT.",
   schema: z.object({ ...issued, costType: costTypeSchema, vatFree: z.boolean() }),
 });
 
@@ -102,7 +115,8 @@ export const InvoicePaymentReceived = defineEvent({
   type: 'InvoicePaymentReceived',
   version: 1,
   stream: 'invoices-{tenant}',
-  description: 'Invoices intake: the house received the payment of an invoice; it is `paid` from then on and its shipping preference can no longer change.',
+  description:
+    'Invoices intake: the house received the payment of an invoice; it is `paid` from then on and its shipping preference can no longer change.',
   schema: z.object({ tenant: tenantId, invoiceId: positiveId, memberId: positiveId, paidAt: isoDateTime }),
 });
 
@@ -121,12 +135,21 @@ export const InvoiceShippingSelected = defineEvent({
     address: z.string().min(1).max(300).regex(PRINTABLE).nullable(),
     zipCode: z.string().min(1).max(20).regex(PRINTABLE).nullable(),
     city: z.string().min(1).max(100).regex(PRINTABLE).nullable(),
-    country: z.string().regex(/^[A-Z]{2}$/).nullable(),
+    country: z
+      .string()
+      .regex(/^[A-Z]{2}$/)
+      .nullable(),
     at: isoDateTime,
   }),
 });
 
-export const invoicesEvents = defineEvents([PriceListPublished, InvoiceIssued, CostInvoiceRaised, InvoicePaymentReceived, InvoiceShippingSelected]);
+export const invoicesEvents = defineEvents([
+  PriceListPublished,
+  InvoiceIssued,
+  CostInvoiceRaised,
+  InvoicePaymentReceived,
+  InvoiceShippingSelected,
+]);
 export type InvoicesEvent = EventsOf<typeof invoicesEvents>;
 export type PriceListData = EventOf<typeof PriceListPublished>['data'];
 export type InvoiceIssuedData = EventOf<typeof InvoiceIssued>['data'];

@@ -32,9 +32,7 @@ export const priceListRecord = z.object({
       costTypeSchema,
       z.object({
         amount: lineAmount,
-        description: z
-          .record(languageCode, z.string().min(1).max(200))
-          .refine((d) => Object.keys(d).length > 0, 'at least one language'),
+        description: z.record(languageCode, z.string().min(1).max(200)).refine((d) => Object.keys(d).length > 0, 'at least one language'),
       }),
     )
     .refine((items) => Object.keys(items).length <= MAX_PRICE_LIST_ITEMS, `at most ${MAX_PRICE_LIST_ITEMS} cost types`),
@@ -108,13 +106,24 @@ export const invoicesIntake: IntakeKind[] = [
           issuedAt: r.issuedAt,
           dueAt: r.dueAt,
           currency: r.currency,
-          lines: r.lines.map((l) => ({ description: l.description, amount: l.amount, vatRate: l.vatRate, vatAmount: vatOf(l.amount, l.vatRate) })),
+          lines: r.lines.map((l) => ({
+            description: l.description,
+            amount: l.amount,
+            vatRate: l.vatRate,
+            vatAmount: vatOf(l.amount, l.vatRate),
+          })),
         },
       },
       { correlationId },
     ),
   ),
   defineIntakeKind('invoicePaid', invoicePaidRecord, ({ log, correlationId }, r) =>
-    runCommand(log, invoiceRegisterStreamId(r.tenant), invoiceRegisterDecider, { type: 'MarkInvoicePaid', tenant: r.tenant, invoiceId: r.invoiceId, paidAt: r.paidAt }, { correlationId }),
+    runCommand(
+      log,
+      invoiceRegisterStreamId(r.tenant),
+      invoiceRegisterDecider,
+      { type: 'MarkInvoicePaid', tenant: r.tenant, invoiceId: r.invoiceId, paidAt: r.paidAt },
+      { correlationId },
+    ),
   ),
 ];

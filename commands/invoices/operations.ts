@@ -43,12 +43,12 @@ export const raiseInvoice = defineOperation({
   method: 'post',
   path: '/v1/me/invoices',
   auth: 'member',
-  summary: 'Raise an invoice for a cost of the house\'s price list',
+  summary: "Raise an invoice for a cost of the house's price list",
   description:
-    'Invoices the caller for a cost of the auction house\'s price list (e.g. `printed-catalogue`, `condition-report`) for an auction of the house, ' +
-    'open or closed. The amount is the price list\'s, never the body\'s (an `Amount` or any other field in the body is ignored), plus VAT at the ' +
-    'house\'s rate, rounded half up; a member whose profile says `VatFree` is charged no VAT. The description is in the negotiated language. ' +
-    'Payment is due after the price list\'s payment term (14 days unless the house says otherwise). Raising the same cost for the same auction again ' +
+    "Invoices the caller for a cost of the auction house's price list (e.g. `printed-catalogue`, `condition-report`) for an auction of the house, " +
+    "open or closed. The amount is the price list's, never the body's (an `Amount` or any other field in the body is ignored), plus VAT at the " +
+    "house's rate, rounded half up; a member whose profile says `VatFree` is charged no VAT. The description is in the negotiated language. " +
+    "Payment is due after the price list's payment term (14 days unless the house says otherwise). Raising the same cost for the same auction again " +
     'while that invoice is unpaid answers that invoice instead of a second one. A cost type the price list does not have is 400; an unknown auction 404. ' +
     'The answer is the invoice, as `GET /v1/me/invoices/{id}` shows it from then on.',
   body: z
@@ -58,7 +58,7 @@ export const raiseInvoice = defineOperation({
         .min(1)
         .max(64)
         .regex(/^[a-z0-9][a-z0-9-]*$/, 'a cost type of the price list, such as printed-catalogue')
-        .openapi({ description: 'A cost type of the house\'s price list.', examples: ['printed-catalogue', 'condition-report'] }),
+        .openapi({ description: "A cost type of the house's price list.", examples: ['printed-catalogue', 'condition-report'] }),
       AuctionId: z.number().int().min(1).max(INT32_MAX).openapi({ description: 'The auction the cost is for.' }),
     })
     .openapi('RaiseInvoiceRequest'),
@@ -83,7 +83,9 @@ export const raiseInvoice = defineOperation({
       auctionId: body.AuctionId,
       auctionExists: auction !== null,
       costType: body.CostType,
-      price: item ? { amount: item.Amount, description: pick(item.Description, ctx.language, tenant.DefaultLanguage) ?? body.CostType } : null,
+      price: item
+        ? { amount: item.Amount, description: pick(item.Description, ctx.language, tenant.DefaultLanguage) ?? body.CostType }
+        : null,
       currency: priceList?.Currency ?? tenant.Currency,
       paymentTermDays: priceList?.PaymentTermDays ?? DEFAULT_PAYMENT_TERM_DAYS,
       vatRate: tenant.VatRate ?? 0,
@@ -115,7 +117,7 @@ export const chooseInvoiceShipping = defineOperation({
   description:
     '`Method` is `pickup` (collected at the auction house), `post` or `courier`. `Name`, `Address`, `ZipCode`, `City` and `Country` (ISO 3166-1 alpha-2) ' +
     'are required unless `pickup`, where they are optional. A replacement: the preference is stored as sent, and sending the same again changes nothing. ' +
-    'A paid invoice\'s shipping can no longer change (409). Another member\'s invoice, or an unknown id, is 404. The answer is the invoice.',
+    "A paid invoice's shipping can no longer change (409). Another member's invoice, or an unknown id, is 404. The answer is the invoice.",
   params: z.object({ id: idText('The invoice id.') }),
   body: z
     .object({
@@ -144,7 +146,15 @@ export const chooseInvoiceShipping = defineOperation({
     body: { Method: 'post', Name: 'Demo Bidder', Address: 'Keizersgracht 1', ZipCode: '1015 CJ', City: 'Amsterdam', Country: 'NL' },
     response: {
       ...invoiceExample,
-      Shipping: { Method: 'post', Name: 'Demo Bidder', Address: 'Keizersgracht 1', ZipCode: '1015 CJ', City: 'Amsterdam', Country: 'NL', ChosenAt: '2026-11-22T10:05:00.000Z' },
+      Shipping: {
+        Method: 'post',
+        Name: 'Demo Bidder',
+        Address: 'Keizersgracht 1',
+        ZipCode: '1015 CJ',
+        City: 'Amsterdam',
+        Country: 'NL',
+        ChosenAt: '2026-11-22T10:05:00.000Z',
+      },
     },
   },
   async handler({ params, body }, ctx) {
@@ -155,7 +165,14 @@ export const chooseInvoiceShipping = defineOperation({
       tenant: ctx.tenant.Tenant,
       memberId: ctx.member.Id,
       invoiceId: params.id,
-      shipping: { method: body.Method, name: value(body.Name), address: value(body.Address), zipCode: value(body.ZipCode), city: value(body.City), country: value(body.Country) },
+      shipping: {
+        method: body.Method,
+        name: value(body.Name),
+        address: value(body.Address),
+        zipCode: value(body.ZipCode),
+        city: value(body.City),
+        country: value(body.Country),
+      },
       at: ctx.now.toISOString(),
     });
     return toInvoiceDto(await readInvoice(ctx, { _id: String(params.id), MemberId: ctx.member.Id }));

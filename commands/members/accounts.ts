@@ -69,7 +69,13 @@ export async function claimEmail(
       let held = await loadMember(streams, tenant, holder.memberId);
       if (!held.exists && !held.abandoned && !held.removed) {
         if (claim.now.getTime() - Date.parse(holder.at) < ORPHAN_CLAIM_GRACE_MS) throw new ConflictError(EMAIL_TAKEN_DETAIL);
-        await streams.run(memberStreamId(tenant, holder.memberId), memberDecider, { type: 'AbandonSignUp', tenant, memberId: holder.memberId, email, at });
+        await streams.run(memberStreamId(tenant, holder.memberId), memberDecider, {
+          type: 'AbandonSignUp',
+          tenant,
+          memberId: holder.memberId,
+          email,
+          at,
+        });
         held = await loadMember(streams, tenant, holder.memberId);
       }
       if (held.exists && !held.removed) throw new ConflictError(EMAIL_TAKEN_DETAIL);
@@ -99,17 +105,13 @@ export async function signUpMember(
     await claimEmail(streams, { tenant: signUp.tenant, email: signUp.email, memberId, at, now, ownClaim });
     ownClaim = memberId;
     try {
-      const result = await streams.run(
-        memberStreamId(signUp.tenant, memberId),
-        memberDecider,
-        {
-          type: 'SignUp',
-          signUp: { ...signUp, memberId },
-          confirmationKey: { keyId, keyHash },
-          at,
-          expiresAt: new Date(now.getTime() + CONFIRMATION_KEY_TTL_MS).toISOString(),
-        },
-      );
+      const result = await streams.run(memberStreamId(signUp.tenant, memberId), memberDecider, {
+        type: 'SignUp',
+        signUp: { ...signUp, memberId },
+        confirmationKey: { keyId, keyHash },
+        at,
+        expiresAt: new Date(now.getTime() + CONFIRMATION_KEY_TTL_MS).toISOString(),
+      });
       return { memberId, position: result.position, events: result.events };
     } catch (error) {
       // The id was taken between the check and the append (or closed by a sign-up that took the address

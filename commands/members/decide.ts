@@ -144,7 +144,8 @@ export const memberDecider: Decider<MemberState, MemberCommand, MemberEvent> = {
           throw new ConflictError(`Member ${memberId} exists with another email address.`);
         const events: MemberEvent[] = [];
         if (!state.exists) events.push({ type: 'MemberSignedUp', data: command.signUp });
-        if (command.confirmed && !state.confirmed) events.push({ type: 'MemberEmailConfirmed', data: { tenant, memberId, at: command.at } });
+        if (command.confirmed && !state.confirmed)
+          events.push({ type: 'MemberEmailConfirmed', data: { tenant, memberId, at: command.at } });
         for (const role of command.roles)
           if (!state.roles.has(role)) events.push({ type: 'MemberRoleGranted', data: { tenant, memberId, role, at: command.at } });
         return events;
@@ -166,9 +167,15 @@ export const memberDecider: Decider<MemberState, MemberCommand, MemberEvent> = {
       case 'AbandonSignUp':
         // Only an id that nothing was ever appended to: a sign-up that completed meanwhile keeps its member.
         if (state.exists || state.abandoned || state.removed) return [];
-        return [{ type: 'MemberSignUpAbandoned', data: { tenant: command.tenant, memberId: command.memberId, email: command.email, at: command.at } }];
+        return [
+          {
+            type: 'MemberSignUpAbandoned',
+            data: { tenant: command.tenant, memberId: command.memberId, email: command.email, at: command.at },
+          },
+        ];
       case 'ConfirmEmail':
-        if (!state.exists || state.removed || state.confirmed || !keyWorks(state.confirmationKey, command.keyHash, command.at)) throw badKey();
+        if (!state.exists || state.removed || state.confirmed || !keyWorks(state.confirmationKey, command.keyHash, command.at))
+          throw badKey();
         return [{ type: 'MemberEmailConfirmed', data: { tenant: command.tenant, memberId: command.memberId, at: command.at } }];
       case 'IssuePasswordResetKey': {
         if (!state.exists || state.removed) return [];
@@ -182,7 +189,10 @@ export const memberDecider: Decider<MemberState, MemberCommand, MemberEvent> = {
         if (!resetKeyWorks(state, command.keyHash, command.at)) throw badKey();
         const { tenant, memberId, at } = command;
         const events: MemberEvent[] = [
-          { type: 'MemberPasswordChanged', data: { tenant, memberId, keyId: state.resetKey!.keyId, passwordHash: command.passwordHash, at } },
+          {
+            type: 'MemberPasswordChanged',
+            data: { tenant, memberId, keyId: state.resetKey!.keyId, passwordHash: command.passwordHash, at },
+          },
         ];
         // The reset key reached the member's mailbox: that confirms the address as the confirmation key would.
         if (!state.confirmed) events.push({ type: 'MemberEmailConfirmed', data: { tenant, memberId, at } });

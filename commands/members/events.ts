@@ -23,7 +23,8 @@ export const MemberSignedUp = defineEvent({
   type: 'MemberSignedUp',
   version: 1,
   stream: 'member-{tenant}-{memberId}',
-  description: 'A bidder account was created (sign-up, or an import of existing accounts). Holds a scrypt hash of the password, never the password.',
+  description:
+    'A bidder account was created (sign-up, or an import of existing accounts). Holds a scrypt hash of the password, never the password.',
   schema: z.object({
     tenant: tenantId,
     memberId: positiveId,
@@ -89,7 +90,7 @@ export const MemberConfirmationKeyIssued = defineEvent({
   stream: 'member-{tenant}-{memberId}',
   description:
     'A key to confirm the email address was made at sign-up and mailed to the member; valid until `expiresAt` (24 hours), once. ' +
-    'Holds the random `keyId` the key is derived from with a server secret, and the key\'s SHA-256: never the key.',
+    "Holds the random `keyId` the key is derived from with a server secret, and the key's SHA-256: never the key.",
   schema: z.object({ tenant: tenantId, memberId: positiveId, keyId, keyHash, issuedAt: isoDateTime, expiresAt: isoDateTime }),
 });
 
@@ -99,7 +100,7 @@ export const PasswordResetKeyIssued = defineEvent({
   stream: 'member-{tenant}-{memberId}',
   description:
     'The member asked for a password reset (`requestedAt`) and a reset key was mailed; valid until `expiresAt` (1 hour), once. It voids every earlier reset key. ' +
-    'Holds the random `keyId` the key is derived from with a server secret, and the key\'s SHA-256: never the key.',
+    "Holds the random `keyId` the key is derived from with a server secret, and the key's SHA-256: never the key.",
   schema: z.object({
     tenant: tenantId,
     memberId: positiveId,
@@ -117,7 +118,7 @@ export const MemberPasswordChanged = defineEvent({
   stream: 'member-{tenant}-{memberId}',
   description:
     'The member set a new password with the password-reset key `keyId` (used up by it). Holds a scrypt hash of the new password, never the password. ' +
-    'Ends the member\'s sessions: member tokens issued before `at` stop working (401).',
+    "Ends the member's sessions: member tokens issued before `at` stop working (401).",
   schema: z.object({ tenant: tenantId, memberId: positiveId, keyId, passwordHash: z.string().startsWith('scrypt$'), at: isoDateTime }),
 });
 

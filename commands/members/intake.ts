@@ -51,7 +51,11 @@ export async function importMember(deps: Pick<IntakeDeps, 'log' | 'correlationId
   const passwordHash = record.passwordHash ?? (isNew ? await hashPassword(record.password!) : NOT_STORED);
   const claimed: CommandResult = state.removed
     ? { events: [], position: 0 }
-    : await claimEmail(log, { tenant: record.tenant, email, memberId: record.memberId, at: new Date().toISOString(), now: new Date() }, { correlationId });
+    : await claimEmail(
+        log,
+        { tenant: record.tenant, email, memberId: record.memberId, at: new Date().toISOString(), now: new Date() },
+        { correlationId },
+      );
   const imported = await runCommand(
     log,
     memberStreamId(record.tenant, record.memberId),
@@ -87,6 +91,12 @@ export type MemberRemovedRecord = z.infer<typeof memberRemovedRecord>;
 export const membersIntake: IntakeKind[] = [
   defineIntakeKind('member', memberRecord, (deps, record) => importMember(deps, record)),
   defineIntakeKind('memberRemoved', memberRemovedRecord, (deps, record) =>
-    runCommand(deps.log, memberStreamId(record.tenant, record.memberId), memberDecider, { type: 'RemoveMember', ...record }, { correlationId: deps.correlationId }),
+    runCommand(
+      deps.log,
+      memberStreamId(record.tenant, record.memberId),
+      memberDecider,
+      { type: 'RemoveMember', ...record },
+      { correlationId: deps.correlationId },
+    ),
   ),
 ];

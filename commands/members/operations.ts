@@ -13,7 +13,7 @@ import { emailKey, newPassword, normalizePhone, passwordIsNotEmail } from './rul
 import { enforceLimit, MEMBER_LIMITS } from './shared.ts';
 
 const GROUP = 'Sign-up and sign-in';
-const email = () => z.email().max(320).openapi({ description: 'The account\'s email address (compared without regard to case).' });
+const email = () => z.email().max(320).openapi({ description: "The account's email address (compared without regard to case)." });
 const oneTimeKey = (description: string) => z.string().min(1).max(100).openapi({ description });
 const optionalText = (max: number, description: string) => z.string().trim().max(max).nullable().optional().openapi({ description });
 
@@ -30,8 +30,8 @@ export const signUp = defineOperation({
   summary: 'Sign up: create a bidder account and mail its confirmation key',
   description:
     '`Email` must be a valid address not yet registered with the auction house (409 otherwise); `Password` 10 to 128 characters, not the email address. ' +
-    '`FirstName`, `LastName` (200 characters each), `Language` (one of the house\'s languages; the negotiated language when left out) and `Phone` ' +
-    '(stored in E.164; a number without a country code is read as one of the house\'s country) are optional. Other MemberDto fields are ignored: ' +
+    "`FirstName`, `LastName` (200 characters each), `Language` (one of the house's languages; the negotiated language when left out) and `Phone` " +
+    "(stored in E.164; a number without a country code is read as one of the house's country) are optional. Other MemberDto fields are ignored: " +
     'the rest of the profile is set with PUT /v1/me, and server-owned fields are never taken from a body. ' +
     'A confirmation key is mailed to the address, valid 24 hours and once (POST /v1/members/confirmation); the account cannot sign in until it is confirmed. ' +
     'At most 10 sign-ups an hour from one client address (429 with Retry-After).',
@@ -53,9 +53,18 @@ export const signUp = defineOperation({
     .superRefine(passwordIsNotEmail)
     .openapi('SignUpRequest'),
   errors: [409, 429],
-  response: z.object({ Id: z.number().int().min(1).max(2147483647).openapi({ description: 'The new member id.' }) }).openapi('SignUpResult'),
+  response: z
+    .object({ Id: z.number().int().min(1).max(2147483647).openapi({ description: 'The new member id.' }) })
+    .openapi('SignUpResult'),
   examples: {
-    body: { Email: 'anna.berg@example.com', Password: 'correct horse battery staple', FirstName: 'Anna', LastName: 'Berg', Language: 'sv', Phone: '+46 70 123 45 67' },
+    body: {
+      Email: 'anna.berg@example.com',
+      Password: 'correct horse battery staple',
+      FirstName: 'Anna',
+      LastName: 'Berg',
+      Language: 'sv',
+      Phone: '+46 70 123 45 67',
+    },
     response: { Id: 1843920471 },
   },
   async handler({ body }, ctx) {
@@ -63,11 +72,16 @@ export const signUp = defineOperation({
     const address = normalizeEmail(body.Email);
     const language = body.Language ?? ctx.language;
     if (!tenant.Languages.includes(language))
-      throw new ValidationError('The language is not one of the auction house\'s.', [
+      throw new ValidationError("The language is not one of the auction house's.", [
         { field: 'body.Language', message: `one of the house's languages: ${tenant.Languages.join(', ')}` },
       ]);
     const phone = normalizePhone(body.Phone, tenant.Country);
-    await enforceLimit(ctx.limiter, `members:sign-up:${tenant.Tenant}@${ctx.ip}`, MEMBER_LIMITS.signUpsPerAddress, 'Too many sign-ups from this address; try again later.');
+    await enforceLimit(
+      ctx.limiter,
+      `members:sign-up:${tenant.Tenant}@${ctx.ip}`,
+      MEMBER_LIMITS.signUpsPerAddress,
+      'Too many sign-ups from this address; try again later.',
+    );
     // A quick answer for a known address; the email claim decides for certain (concurrent sign-ups, imports).
     if (await findByEmail(ctx, address)) throw new ConflictError(EMAIL_TAKEN_DETAIL);
     const passwordHash = await hashPassword(body.Password);
@@ -106,11 +120,18 @@ export const confirmEmail = defineOperation({
     'At most 30 attempts an hour from one client address (429 with Retry-After).',
   body: z.object({ Email: email(), Key: oneTimeKey('The key of the confirmation mail.') }).openapi('EmailConfirmationRequest'),
   errors: [429],
-  response: z.object({ Validated: z.boolean().openapi({ description: 'Always true: the address is confirmed.' }) }).openapi('EmailConfirmationResult'),
+  response: z
+    .object({ Validated: z.boolean().openapi({ description: 'Always true: the address is confirmed.' }) })
+    .openapi('EmailConfirmationResult'),
   examples: { body: { Email: 'anna.berg@example.com', Key: 'q3Xv0mRk9LJ2cT5yWb8nHs1ZpD4fGe7A' }, response: { Validated: true } },
   async handler({ body }, ctx) {
     const { tenant } = ctx;
-    await enforceLimit(ctx.limiter, `members:confirm:${tenant.Tenant}@${ctx.ip}`, MEMBER_LIMITS.confirmationsPerAddress, 'Too many attempts; try again later.');
+    await enforceLimit(
+      ctx.limiter,
+      `members:confirm:${tenant.Tenant}@${ctx.ip}`,
+      MEMBER_LIMITS.confirmationsPerAddress,
+      'Too many attempts; try again later.',
+    );
     const member = await findByEmail(ctx, body.Email);
     if (!member) throw badKey();
     await ctx.commands.run(
@@ -143,10 +164,19 @@ export const requestPasswordReset = defineOperation({
   examples: { body: { Email: 'anna.berg@example.com' }, response: { Accepted: true } },
   async handler({ body }, ctx) {
     const { tenant } = ctx;
-    await enforceLimit(ctx.limiter, `members:reset:${tenant.Tenant}@${ctx.ip}`, MEMBER_LIMITS.resetRequestsPerAddress, 'Too many password-reset requests; try again later.');
+    await enforceLimit(
+      ctx.limiter,
+      `members:reset:${tenant.Tenant}@${ctx.ip}`,
+      MEMBER_LIMITS.resetRequestsPerAddress,
+      'Too many password-reset requests; try again later.',
+    );
     const address = normalizeEmail(body.Email);
     // The same work whether or not the account exists: the job looks it up.
-    const mails = await ctx.limiter.hit(`members:reset-mail:${tenant.Tenant}:${emailKey(address)}`, MEMBER_LIMITS.resetMailsPerAccount.limit, MEMBER_LIMITS.resetMailsPerAccount.windowMs);
+    const mails = await ctx.limiter.hit(
+      `members:reset-mail:${tenant.Tenant}:${emailKey(address)}`,
+      MEMBER_LIMITS.resetMailsPerAccount.limit,
+      MEMBER_LIMITS.resetMailsPerAccount.windowMs,
+    );
     if (mails.allowed) {
       const keyId = ctx.keys.newId();
       const job: PasswordResetJob = { tenant: tenant.Tenant, email: address, keyId, requestedAt: ctx.now.toISOString() };
@@ -177,7 +207,9 @@ export const confirmPasswordReset = defineOperation({
     .superRefine(passwordIsNotEmail)
     .openapi('PasswordResetConfirmation'),
   errors: [429],
-  response: z.object({ PasswordChanged: z.boolean().openapi({ description: 'Always true: the new password is set.' }) }).openapi('PasswordResetResult'),
+  response: z
+    .object({ PasswordChanged: z.boolean().openapi({ description: 'Always true: the new password is set.' }) })
+    .openapi('PasswordResetResult'),
   examples: {
     body: { Email: 'anna.berg@example.com', Key: 'q3Xv0mRk9LJ2cT5yWb8nHs1ZpD4fGe7A', Password: 'a new and better passphrase' },
     response: { PasswordChanged: true },

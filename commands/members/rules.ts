@@ -28,6 +28,8 @@ export function normalizePhone(raw: string | null | undefined, country: string |
   const region = country && isSupportedCountry(country) ? (country as CountryCode) : undefined;
   const parsed = parsePhoneNumberFromString(text, region ? { defaultCountry: region } : undefined);
   if (!parsed?.isValid())
-    throw new ValidationError('The phone number is not valid.', [{ field, message: 'not a phone number: give it with its country code (+31 6 12345678)' }]);
+    throw new ValidationError('The phone number is not valid.', [
+      { field, message: 'not a phone number: give it with its country code (+31 6 12345678)' },
+    ]);
   return parsed.number;
 }

@@ -65,7 +65,8 @@ export interface MemberNotificationsState {
   pending: number;
 }
 
-const requestKey = (s: { lotId: number; minutesBefore: number; channel: NotificationChannel }) => `${s.lotId}:${s.minutesBefore}:${s.channel}`;
+const requestKey = (s: { lotId: number; minutesBefore: number; channel: NotificationChannel }) =>
+  `${s.lotId}:${s.minutesBefore}:${s.channel}`;
 
 /** One subscription's state after one of its events (both layouts record the same events). */
 function evolveSubscription(state: SubscriptionState | null, event: NotificationsEvent): SubscriptionState | null {
@@ -110,7 +111,10 @@ function decideOnSubscription(command: SubscriptionCommand, state: SubscriptionS
       if (!state || state.status !== 'active') return [];
       const { tenant, subscriptionId, reason, at } = command;
       return [
-        { type: 'NotificationSkipped', data: { tenant, subscriptionId, memberId: state.memberId, lotId: state.lotId, channel: state.channel, reason, at } },
+        {
+          type: 'NotificationSkipped',
+          data: { tenant, subscriptionId, memberId: state.memberId, lotId: state.lotId, channel: state.channel, reason, at },
+        },
       ];
     }
     default:

@@ -33,8 +33,8 @@ export const NotificationSubscribed = defineEvent({
   version: 1,
   stream: STREAM,
   description:
-    'A bidder asked to be reminded of a lot\'s end: `minutesBefore` minutes before the lot\'s actual end time, by e-mail or SMS. ' +
-    '`lotEndTime` is the lot\'s end time when subscribing; `clientEndTime` is the `EndDateTime` the client sent, as sent (informational, never used).' +
+    "A bidder asked to be reminded of a lot's end: `minutesBefore` minutes before the lot's actual end time, by e-mail or SMS. " +
+    "`lotEndTime` is the lot's end time when subscribing; `clientEndTime` is the `EndDateTime` the client sent, as sent (informational, never used)." +
     olderStreams,
   schema: z.object({
     ...subscription,
@@ -81,7 +81,12 @@ export const NotificationSkipped = defineEvent({
   schema: z.object({ ...subscription, channel: z.enum(notificationChannels), reason: z.enum(skipReasons), at: isoDateTime }),
 });
 
-export const notificationsEvents = defineEvents([NotificationSubscribed, NotificationUnsubscribed, NotificationDispatched, NotificationSkipped]);
+export const notificationsEvents = defineEvents([
+  NotificationSubscribed,
+  NotificationUnsubscribed,
+  NotificationDispatched,
+  NotificationSkipped,
+]);
 export type NotificationsEvent = EventsOf<typeof notificationsEvents>;
 
 /** A member's reminders: every new subscription and its events; the limit of pending reminders is decided on it. */

@@ -30,7 +30,10 @@ const wordings: Record<'en' | 'sv' | 'de', Wording> = {
   de: {
     subject: (lot, m) => (m === 0 ? `${lot} endet jetzt` : `${lot} endet in ${duration.de(m)}`),
     ends: (time) => `Die Gebotsabgabe endet ${time}.`,
-    asked: (m) => (m === 0 ? 'Sie wollten zum Ende der Gebotsabgabe benachrichtigt werden.' : `Sie wollten ${duration.de(m)} vor dem Ende erinnert werden.`),
+    asked: (m) =>
+      m === 0
+        ? 'Sie wollten zum Ende der Gebotsabgabe benachrichtigt werden.'
+        : `Sie wollten ${duration.de(m)} vor dem Ende erinnert werden.`,
     sms: (house, lot, time) => `${house}: ${lot} endet ${time}.`,
   },
 };

@@ -4,7 +4,13 @@ import { INT32_MAX, z } from '../../src/http/schemas.ts';
 import { catalogueLots } from '../../projections/catalogue/index.ts';
 import { NotFoundError } from '../../src/errors.ts';
 import { legacyPendingFilter, notificationSubscriptions } from '../../projections/notifications/index.ts';
-import { legacyNotificationStreamId, MAX_MINUTES_BEFORE, memberNotificationsStreamId, NotificationSubscribed, type NotificationChannel } from './events.ts';
+import {
+  legacyNotificationStreamId,
+  MAX_MINUTES_BEFORE,
+  memberNotificationsStreamId,
+  NotificationSubscribed,
+  type NotificationChannel,
+} from './events.ts';
 import { legacySubscriptionDecider, memberNotificationsDecider, SameReminderPending } from './decide.ts';
 import { currentPhone } from './recipient.ts';
 
@@ -13,7 +19,7 @@ const channelOfType: Record<1 | 2, NotificationChannel> = { 1: 'email', 2: 'sms'
 const subscriptionId = z
   .uuid('must be a uuid')
   .max(36)
-  .openapi({ format: 'uuid', description: 'The subscription\'s id, as `POST /v1/me/notifications` answered it.' });
+  .openapi({ format: 'uuid', description: "The subscription's id, as `POST /v1/me/notifications` answered it." });
 
 const receipt = z.object({ Id: subscriptionId }).openapi('NotificationSubscription');
 
@@ -26,10 +32,10 @@ export const subscribeNotification = defineOperation({
   auth: 'member',
   summary: 'Be reminded before a lot ends, by e-mail or SMS',
   description:
-    'Sends one reminder naming the lot\'s number and title `SendTime` minutes before the lot\'s actual end time: when the house moves the end time, ' +
+    "Sends one reminder naming the lot's number and title `SendTime` minutes before the lot's actual end time: when the house moves the end time, " +
     'or closes the lot early, the reminder moves with it; when that moment has already passed and the lot is still open, it is sent at once. ' +
-    '`GeneralId` is the lot (unknown, or another house\'s: 404; closed: 409). `Type` 1 is e-mail to the account\'s address, 2 is SMS to the profile\'s phone ' +
-    '(400 when the profile has none). `MemberId` is ignored (the member is the token\'s) and `EndDateTime` is informational. ' +
+    "`GeneralId` is the lot (unknown, or another house's: 404; closed: 409). `Type` 1 is e-mail to the account's address, 2 is SMS to the profile's phone " +
+    "(400 when the profile has none). `MemberId` is ignored (the member is the token's) and `EndDateTime` is informational. " +
     'Asking again for the same lot, `SendTime` and `Type` while that reminder is pending answers the same `Id`. At most 1,000 pending reminders per member (409).',
   body: z
     .object({
@@ -40,20 +46,20 @@ export const subscribeNotification = defineOperation({
         .max(Number.MAX_SAFE_INTEGER)
         .nullable()
         .optional()
-        .openapi({ description: 'Ignored: the member is always the token\'s.' }),
+        .openapi({ description: "Ignored: the member is always the token's." }),
       GeneralId: z.number().int().min(1).max(INT32_MAX).openapi({ description: 'The lot to be reminded of.' }),
       EndDateTime: z.iso
         .datetime({ offset: true, local: true, error: 'must be an RFC 3339 date-time' })
         .max(40)
         .nullable()
         .optional()
-        .openapi({ description: 'Informational: the lot\'s end time as the client knows it. The lot\'s actual end time counts.' }),
+        .openapi({ description: "Informational: the lot's end time as the client knows it. The lot's actual end time counts." }),
       SendTime: z
         .number()
         .int()
         .min(0, 'must be 0 to 10080 minutes')
         .max(MAX_MINUTES_BEFORE, 'must be 0 to 10080 minutes')
-        .openapi({ description: 'Minutes before the lot\'s end to send the reminder: 0 (at the end) to 10,080 (a week).' }),
+        .openapi({ description: "Minutes before the lot's end to send the reminder: 0 (at the end) to 10,080 (a week)." }),
       Type: z
         .number()
         .int()
@@ -124,7 +130,7 @@ export const unsubscribeNotification = defineOperation({
   auth: 'member',
   summary: 'Remove a lot-end reminder',
   description:
-    'Removes one of the caller\'s reminders; a reminder removed before its time is never sent. Unknown, already removed, or another member\'s: 404. ' +
+    "Removes one of the caller's reminders; a reminder removed before its time is never sent. Unknown, already removed, or another member's: 404. " +
     'An id that is not a uuid: 400.',
   params: z.object({ id: subscriptionId }),
   errors: [404],

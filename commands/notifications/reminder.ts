@@ -71,7 +71,11 @@ function memberStreamReader(log: EventLog) {
   return async (streamId: string): Promise<MemberNotificationsState> => {
     const kept = folded.get(streamId);
     let state: MemberNotificationsState = kept
-      ? { subscriptions: new Map(kept.state.subscriptions), pendingByRequest: new Map(kept.state.pendingByRequest), pending: kept.state.pending }
+      ? {
+          subscriptions: new Map(kept.state.subscriptions),
+          pendingByRequest: new Map(kept.state.pendingByRequest),
+          pending: kept.state.pending,
+        }
       : memberNotificationsDecider.initialState();
     let revision = kept ? kept.revision : -1;
     for (const event of await log.readStream(streamId, { fromRevision: revision + 1 })) {
@@ -93,7 +97,11 @@ function memberStreamReader(log: EventLog) {
  * (every job queued before the member stream, for a subscription made before it); when that stream is empty, the
  * read model names the member whose stream holds it (a job without `memberId` for a newer subscription).
  */
-async function locate(deps: ReminderDeps, readMemberStream: ReturnType<typeof memberStreamReader>, data: ReminderJobData): Promise<Located> {
+async function locate(
+  deps: ReminderDeps,
+  readMemberStream: ReturnType<typeof memberStreamReader>,
+  data: ReminderJobData,
+): Promise<Located> {
   const { tenant, subscriptionId } = data;
   const onMemberStream = async (memberId: number): Promise<Located> => {
     const streamId = memberNotificationsStreamId(tenant, memberId);
@@ -112,7 +120,11 @@ async function locate(deps: ReminderDeps, readMemberStream: ReturnType<typeof me
     const doc = await notificationSubscriptions(deps.documents.forTenant(tenant)).findById(subscriptionId);
     if (doc) return onMemberStream(doc.MemberId);
   }
-  return { subscription, data: { tenant, subscriptionId }, record: (command) => runCommand(deps.log, streamId, legacySubscriptionDecider, command) };
+  return {
+    subscription,
+    data: { tenant, subscriptionId },
+    record: (command) => runCommand(deps.log, streamId, legacySubscriptionDecider, command),
+  };
 }
 
 /**
@@ -182,7 +194,8 @@ async function send(
   const house = await tenantSettings(deps.documents, tenant);
   const texts = r.lot.texts;
   // The member's language, else the house's default, else any language the lot is written in.
-  const language = [member.Language, house?.DefaultLanguage].find((l): l is string => !!l && !!texts[l]?.title) ?? Object.keys(texts)[0] ?? 'en';
+  const language =
+    [member.Language, house?.DefaultLanguage].find((l): l is string => !!l && !!texts[l]?.title) ?? Object.keys(texts)[0] ?? 'en';
   const message = reminderMessage({
     channel: subscription.channel,
     language,
@@ -194,5 +207,12 @@ async function send(
   });
   const messageId = notificationMessageId(subscriptionId);
   await deps.outbox.send({ id: messageId, channel: subscription.channel === 'email' ? 'mail' : 'sms', tenant, to, ...message });
-  await located.record({ type: 'RecordDispatched', tenant, subscriptionId, messageId, lotEndTime: new Date(r.endTime).toISOString(), at: deps.now().toISOString() });
+  await located.record({
+    type: 'RecordDispatched',
+    tenant,
+    subscriptionId,
+    messageId,
+    lotEndTime: new Date(r.endTime).toISOString(),
+    at: deps.now().toISOString(),
+  });
 }

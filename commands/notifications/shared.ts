@@ -19,4 +19,9 @@ export interface ReminderJobData {
 }
 
 /** Options of a reminder job: keyed (a known id is ignored), retried with backoff, optionally delayed. */
-export const reminderJob = (jobId: string, delayMs = 0): JobOptions => ({ jobId, attempts: 8, backoffMs: 2000, ...(delayMs > 0 ? { delayMs } : {}) });
+export const reminderJob = (jobId: string, delayMs = 0): JobOptions => ({
+  jobId,
+  attempts: 8,
+  backoffMs: 2000,
+  ...(delayMs > 0 ? { delayMs } : {}),
+});

@@ -92,7 +92,12 @@ export const phoneVerificationDecider: Decider<PhoneVerificationState, PhoneVeri
             { field, message: 'sent to a phone number the profile no longer has' },
           ]);
         if (!command.codeMatches(code.codeId, command.code))
-          return [{ type: 'PhoneVerificationCodeRejected', data: { tenant, memberId, codeId: code.codeId, failedAttempts: code.failedAttempts + 1, at } }];
+          return [
+            {
+              type: 'PhoneVerificationCodeRejected',
+              data: { tenant, memberId, codeId: code.codeId, failedAttempts: code.failedAttempts + 1, at },
+            },
+          ];
         return [{ type: 'MemberPhoneVerified', data: { tenant, memberId, codeId: code.codeId, phone: code.phone, at } }];
       }
       case 'ImportVerifiedPhone': {

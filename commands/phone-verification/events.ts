@@ -22,7 +22,13 @@ export const PhoneVerificationCodeRejected = defineEvent({
   stream: STREAM,
   description:
     'A wrong code was presented for the current code (`failedAttempts` counts them); the 5th wrong code voids it, and a new one must be requested.',
-  schema: z.object({ tenant: tenantId, memberId: positiveId, codeId: z.uuid(), failedAttempts: z.number().int().min(1).max(5), at: isoDateTime }),
+  schema: z.object({
+    tenant: tenantId,
+    memberId: positiveId,
+    codeId: z.uuid(),
+    failedAttempts: z.number().int().min(1).max(5),
+    at: isoDateTime,
+  }),
 });
 
 export const MemberPhoneVerified = defineEvent({
@@ -31,7 +37,7 @@ export const MemberPhoneVerified = defineEvent({
   stream: STREAM,
   description:
     'The bidder proved they receive texts at `phone` (the right code, `codeId`; or the back office imported a verified number, `codeId` null). ' +
-    'SmsVerificationCompleted holds while the profile\'s phone is this number.',
+    "SmsVerificationCompleted holds while the profile's phone is this number.",
   schema: z.object({ tenant: tenantId, memberId: positiveId, codeId: z.uuid().nullable(), phone: e164, at: isoDateTime }),
 });
 

@@ -21,7 +21,8 @@ export const phoneVerifiedRecord = z.object({
 
 export const phoneVerificationIntake: IntakeKind[] = [
   defineIntakeKind('phoneVerified', phoneVerifiedRecord, async (deps, record) => {
-    if (!(await memberIsActive(deps.log, record.tenant, record.memberId))) throw new Error(`member ${record.memberId} of ${record.tenant} does not exist`);
+    if (!(await memberIsActive(deps.log, record.tenant, record.memberId)))
+      throw new Error(`member ${record.memberId} of ${record.tenant} does not exist`);
     const phone = intakePhone(record.phone, null, 'phone')!;
     return runCommand(
       deps.log,

@@ -25,7 +25,11 @@ async function profilePhone(ctx: MemberContext): Promise<string | null> {
   return parsed.number;
 }
 
-const phoneField = z.string().max(16).regex(/^\+[1-9]\d{6,14}$/).openapi({ description: 'E.164.' });
+const phoneField = z
+  .string()
+  .max(16)
+  .regex(/^\+[1-9]\d{6,14}$/)
+  .openapi({ description: 'E.164.' });
 
 export const requestPhoneVerification = defineOperation({
   number: 40,
@@ -50,12 +54,17 @@ export const requestPhoneVerification = defineOperation({
   async handler(_input, ctx) {
     const phone = await profilePhone(ctx);
     if (phone === null)
-      throw new ValidationError('The profile has no phone number; add one first (PUT /v1/me).', [{ field: 'profile.Phone', message: 'no phone number in the profile' }]);
-    const result = await ctx.commands.run(
-      phoneStreamId(ctx.tenant.Tenant, ctx.member.Id),
-      phoneVerificationDecider,
-      { type: 'IssueCode', tenant: ctx.tenant.Tenant, memberId: ctx.member.Id, codeId: ctx.keys.newId(), phone, at: ctx.now.toISOString() },
-    );
+      throw new ValidationError('The profile has no phone number; add one first (PUT /v1/me).', [
+        { field: 'profile.Phone', message: 'no phone number in the profile' },
+      ]);
+    const result = await ctx.commands.run(phoneStreamId(ctx.tenant.Tenant, ctx.member.Id), phoneVerificationDecider, {
+      type: 'IssueCode',
+      tenant: ctx.tenant.Tenant,
+      memberId: ctx.member.Id,
+      codeId: ctx.keys.newId(),
+      phone,
+      at: ctx.now.toISOString(),
+    });
     const issued = result.events[0];
     if (issued?.type !== 'PhoneVerificationCodeIssued') throw new Error('no code issued');
     return { Phone: phone, ExpiresAt: issued.data.expiresAt };
@@ -72,9 +81,15 @@ export const confirmPhoneVerification = defineOperation({
   summary: 'Confirm the phone with the code texted to it',
   description:
     'The code of the latest text (`POST /v1/me/phone-verification`). The right code sets `SmsVerificationCompleted` for the phone it was sent to, ' +
-    'while that is still the profile\'s phone. A wrong, expired or used code is a 400; wrong codes are counted, and the 5th voids the code (request a new one).',
+    "while that is still the profile's phone. A wrong, expired or used code is a 400; wrong codes are counted, and the 5th voids the code (request a new one).",
   body: z
-    .object({ Code: z.string().regex(/^\d{6}$/, 'the 6 digits of the text').max(6).openapi({ description: 'The 6 digits of the text.' }) })
+    .object({
+      Code: z
+        .string()
+        .regex(/^\d{6}$/, 'the 6 digits of the text')
+        .max(6)
+        .openapi({ description: 'The 6 digits of the text.' }),
+    })
     .openapi('PhoneVerificationConfirmation'),
   response: z.object({ Phone: phoneField, SmsVerificationCompleted: z.boolean() }).openapi('PhoneVerificationResult'),
   examples: { body: { Code: '042917' }, response: { Phone: '+46701234567', SmsVerificationCompleted: true } },
@@ -99,7 +114,9 @@ export const confirmPhoneVerification = defineOperation({
     if (event?.type === 'PhoneVerificationCodeRejected') {
       const left = MAX_FAILED_ATTEMPTS - event.data.failedAttempts;
       throw new ValidationError(
-        left > 0 ? `The code is not right; ${left} more ${left === 1 ? 'try' : 'tries'} before it is void.` : 'The code is not right, and is void now; request a new one.',
+        left > 0
+          ? `The code is not right; ${left} more ${left === 1 ? 'try' : 'tries'} before it is void.`
+          : 'The code is not right, and is void now; request a new one.',
         [{ field: 'body.Code', message: 'not the code that was texted' }],
       );
     }

@@ -35,7 +35,11 @@ export type ProfileCommand =
 /** Same profile: field by field (extraData by its entries). */
 export function sameProfile(a: ProfileFields, b: ProfileFields): boolean {
   const canonical = (p: ProfileFields) =>
-    JSON.stringify(Object.entries({ ...p, extraData: Object.fromEntries(Object.entries(p.extraData).sort(([x], [y]) => x.localeCompare(y))) }).sort(([x], [y]) => x.localeCompare(y)));
+    JSON.stringify(
+      Object.entries({ ...p, extraData: Object.fromEntries(Object.entries(p.extraData).sort(([x], [y]) => x.localeCompare(y))) }).sort(
+        ([x], [y]) => x.localeCompare(y),
+      ),
+    );
   return canonical(a) === canonical(b);
 }
 
@@ -66,7 +70,8 @@ export const profileDecider: Decider<ProfileState, ProfileCommand, ProfileEvent>
         const previous = state.profile;
         if (previous && sameProfile(previous, profile)) return [];
         const events: ProfileEvent[] = [{ type: 'MemberProfileReplaced', data: { tenant, memberId, profile, at } }];
-        const companyChanged = (previous?.companyName ?? null) !== profile.companyName || (previous?.vatNumber ?? null) !== profile.vatNumber;
+        const companyChanged =
+          (previous?.companyName ?? null) !== profile.companyName || (previous?.vatNumber ?? null) !== profile.vatNumber;
         if (companyChanged && profile.vatNumber !== null)
           events.push({
             type: 'MemberVatCheckRequested',
@@ -83,8 +88,16 @@ export const profileDecider: Decider<ProfileState, ProfileCommand, ProfileEvent>
           {
             type: 'MemberVatNumberChecked',
             data: {
-              tenant, memberId, checkId, vatNumber, valid: result.valid, country: result.country, source: result.source, homeCountry,
-              vatFree: isVatFree(result, homeCountry), at,
+              tenant,
+              memberId,
+              checkId,
+              vatNumber,
+              valid: result.valid,
+              country: result.country,
+              source: result.source,
+              homeCountry,
+              vatFree: isVatFree(result, homeCountry),
+              at,
             },
           },
         ];

@@ -2,7 +2,14 @@ import { z } from '../../src/http/schemas.ts';
 import { type MemberDoc } from '../../projections/members/index.ts';
 import { profiles, signUpPhone, type ProfileDoc } from '../../projections/profile/index.ts';
 import {
-  EXTRA_DATA_MAX_KEYS, EXTRA_KEY_MAX, EXTRA_VALUE_MAX, PHONE_INPUT_MAX, TEXT_LIMITS, TIMEZONE_MAX, VAT_INPUT_MAX, WEBSITE_MAX,
+  EXTRA_DATA_MAX_KEYS,
+  EXTRA_KEY_MAX,
+  EXTRA_VALUE_MAX,
+  PHONE_INPUT_MAX,
+  TEXT_LIMITS,
+  TIMEZONE_MAX,
+  VAT_INPUT_MAX,
+  WEBSITE_MAX,
 } from './shared.ts';
 
 /* MemberDto: what GET /v1/me answers and PUT /v1/me answers back, from the member and profile read models. */
@@ -27,20 +34,49 @@ export const memberDtoSchema = z
     Id: z.number().int().min(1).max(2147483647),
     UID: z.string().max(36).openapi({ format: 'uuid' }),
     Email: z.string().max(320).openapi({ format: 'email' }),
-    Language: z.string().max(5).regex(/^[a-z]{2}(-[A-Z]{2})?$/),
-    FirstName: t('firstName'), LastName: t('lastName'), Title: t('title'), Gender: t('gender'), CompanyName: t('companyName'),
-    CompanyId: t('companyId'), CompanyRegistrationCity: t('companyRegistrationCity'),
+    Language: z
+      .string()
+      .max(5)
+      .regex(/^[a-z]{2}(-[A-Z]{2})?$/),
+    FirstName: t('firstName'),
+    LastName: t('lastName'),
+    Title: t('title'),
+    Gender: t('gender'),
+    CompanyName: t('companyName'),
+    CompanyId: t('companyId'),
+    CompanyRegistrationCity: t('companyRegistrationCity'),
     VATNumber: s(VAT_INPUT_MAX).openapi({ description: 'As stored: no spaces, dots or dashes, upper-case, with its country prefix.' }),
-    Address: t('address'), HouseNumber: t('houseNumber'), AddressSecond: t('addressSecond'), ZipCode: t('zipCode'), City: t('city'),
-    Country: country(), Fax: phone(), Phone: phone(), Phone2: phone(), LoginProvider: s(100), ProviderKey: s(200),
-    MailingLists: t('mailingLists'), FoundByOther: t('foundByOther'), IdentificationType: t('identificationType'),
-    IdentificationValue: t('identificationValue'), PaymentOptionValue: t('paymentOptionValue'), PaymentExtraData: t('paymentExtraData'),
-    Website: s(WEBSITE_MAX).openapi({ format: 'uri' }), DeliveryName: t('deliveryName'), DeliveryAddress: t('deliveryAddress'),
-    DeliveryHouseNumber: t('deliveryHouseNumber'), DeliveryAddressSecond: t('deliveryAddressSecond'), DeliveryZipCode: t('deliveryZipCode'),
-    DeliveryCity: t('deliveryCity'), DeliveryCountry: country(),
+    Address: t('address'),
+    HouseNumber: t('houseNumber'),
+    AddressSecond: t('addressSecond'),
+    ZipCode: t('zipCode'),
+    City: t('city'),
+    Country: country(),
+    Fax: phone(),
+    Phone: phone(),
+    Phone2: phone(),
+    LoginProvider: s(100),
+    ProviderKey: s(200),
+    MailingLists: t('mailingLists'),
+    FoundByOther: t('foundByOther'),
+    IdentificationType: t('identificationType'),
+    IdentificationValue: t('identificationValue'),
+    PaymentOptionValue: t('paymentOptionValue'),
+    PaymentExtraData: t('paymentExtraData'),
+    Website: s(WEBSITE_MAX).openapi({ format: 'uri' }),
+    DeliveryName: t('deliveryName'),
+    DeliveryAddress: t('deliveryAddress'),
+    DeliveryHouseNumber: t('deliveryHouseNumber'),
+    DeliveryAddressSecond: t('deliveryAddressSecond'),
+    DeliveryZipCode: t('deliveryZipCode'),
+    DeliveryCity: t('deliveryCity'),
+    DeliveryCountry: country(),
     // FirstName and LastName (200 each); then ` (Id)`.
-    DeliveryPhone: phone(), FullName: z.string().max(401), FullNameWithId: z.string().max(414),
-    Timezone: s(TIMEZONE_MAX).openapi({ description: 'An IANA time zone (`Europe/Amsterdam`).' }), ApplicationName: s(200),
+    DeliveryPhone: phone(),
+    FullName: z.string().max(401),
+    FullNameWithId: z.string().max(414),
+    Timezone: s(TIMEZONE_MAX).openapi({ description: 'An IANA time zone (`Europe/Amsterdam`).' }),
+    ApplicationName: s(200),
     ApplicationId: s(100),
     FoundBy: int(),
     RegistrationType: int(),
@@ -48,11 +84,25 @@ export const memberDtoSchema = z
     DateRegistered: z.string().max(30).openapi({ format: 'date-time' }),
     DateOfBirth: s(10).openapi({ format: 'date' }),
     Created: z.string().max(30).openapi({ format: 'date-time' }),
-    IsConsigner: z.boolean(), HasBidderRole: z.boolean(), Validated: z.boolean(), IsCompany: z.boolean(), ExternalLogin: z.boolean(),
-    VatFree: z.boolean().openapi({ description: 'Decided by the service\'s VAT check: true only for a valid VAT number of an EU country other than the house\'s own (reverse charge).' }),
+    IsConsigner: z.boolean(),
+    HasBidderRole: z.boolean(),
+    Validated: z.boolean(),
+    IsCompany: z.boolean(),
+    ExternalLogin: z.boolean(),
+    VatFree: z.boolean().openapi({
+      description:
+        "Decided by the service's VAT check: true only for a valid VAT number of an EU country other than the house's own (reverse charge).",
+    }),
     IsPep: z.boolean(),
     SmsVerificationCompleted: z.boolean().openapi({ description: 'The current `Phone` was verified with a code by SMS.' }),
-    Roles: z.array(z.string().max(20).openapi({ enum: ['bidder', 'consigner'] })).max(2),
+    Roles: z
+      .array(
+        z
+          .string()
+          .max(20)
+          .openapi({ enum: ['bidder', 'consigner'] }),
+      )
+      .max(2),
     ExtraData: extraDataSchema,
   })
   .openapi('MemberDto');
@@ -72,7 +122,15 @@ export function toMemberDto(m: MemberDoc, profile: ProfileDoc | null): MemberDto
   );
   const own = profile
     ? (() => {
-        const { _id, _pos, MemberId: _memberId, VerifiedPhone: _verifiedPhone, LastVatCheck: _lastVatCheck, UpdatedAt: _updatedAt, ...fields } = profile;
+        const {
+          _id,
+          _pos,
+          MemberId: _memberId,
+          VerifiedPhone: _verifiedPhone,
+          LastVatCheck: _lastVatCheck,
+          UpdatedAt: _updatedAt,
+          ...fields
+        } = profile;
         return fields;
       })()
     : {
@@ -112,17 +170,63 @@ export async function memberDtoOf(ctx: { member: MemberDoc; db: Parameters<typeo
 }
 
 export const memberDtoExample: MemberDto = {
-  Id: 1001, UID: '5b0c6f3e-2a47-4d8e-9f1a-7c3b2e6d4a10', Email: 'anna.berg@example.com', Language: 'sv',
-  FirstName: 'Anna', LastName: 'Berg', Title: null, Gender: null, CompanyName: 'Berg Antik AB', CompanyId: '556677-8899', CompanyRegistrationCity: 'Stockholm',
-  VATNumber: 'SE556677889901', Address: 'Storgatan', HouseNumber: '12', AddressSecond: null, ZipCode: '114 51', City: 'Stockholm', Country: 'SE', Fax: null,
-  Phone: '+46701234567', Phone2: null, LoginProvider: null, ProviderKey: null, MailingLists: null, FoundByOther: null, IdentificationType: null,
-  IdentificationValue: null, PaymentOptionValue: null, PaymentExtraData: null, Website: null, DeliveryName: null, DeliveryAddress: null,
-  DeliveryHouseNumber: null, DeliveryAddressSecond: null, DeliveryZipCode: null, DeliveryCity: null, DeliveryCountry: null,
-  DeliveryPhone: null, FullName: 'Anna Berg', FullNameWithId: 'Anna Berg (1001)', Timezone: 'Europe/Stockholm', ApplicationName: null,
-  ApplicationId: null, FoundBy: null, RegistrationType: null, PaymentOptionId: null,
-  DateRegistered: '2025-03-14T08:12:00.000Z', DateOfBirth: null, Created: '2025-03-14T08:12:00.000Z',
-  IsConsigner: false, HasBidderRole: true, Validated: true, IsCompany: true, ExternalLogin: false,
-  VatFree: true, IsPep: false, SmsVerificationCompleted: true,
+  Id: 1001,
+  UID: '5b0c6f3e-2a47-4d8e-9f1a-7c3b2e6d4a10',
+  Email: 'anna.berg@example.com',
+  Language: 'sv',
+  FirstName: 'Anna',
+  LastName: 'Berg',
+  Title: null,
+  Gender: null,
+  CompanyName: 'Berg Antik AB',
+  CompanyId: '556677-8899',
+  CompanyRegistrationCity: 'Stockholm',
+  VATNumber: 'SE556677889901',
+  Address: 'Storgatan',
+  HouseNumber: '12',
+  AddressSecond: null,
+  ZipCode: '114 51',
+  City: 'Stockholm',
+  Country: 'SE',
+  Fax: null,
+  Phone: '+46701234567',
+  Phone2: null,
+  LoginProvider: null,
+  ProviderKey: null,
+  MailingLists: null,
+  FoundByOther: null,
+  IdentificationType: null,
+  IdentificationValue: null,
+  PaymentOptionValue: null,
+  PaymentExtraData: null,
+  Website: null,
+  DeliveryName: null,
+  DeliveryAddress: null,
+  DeliveryHouseNumber: null,
+  DeliveryAddressSecond: null,
+  DeliveryZipCode: null,
+  DeliveryCity: null,
+  DeliveryCountry: null,
+  DeliveryPhone: null,
+  FullName: 'Anna Berg',
+  FullNameWithId: 'Anna Berg (1001)',
+  Timezone: 'Europe/Stockholm',
+  ApplicationName: null,
+  ApplicationId: null,
+  FoundBy: null,
+  RegistrationType: null,
+  PaymentOptionId: null,
+  DateRegistered: '2025-03-14T08:12:00.000Z',
+  DateOfBirth: null,
+  Created: '2025-03-14T08:12:00.000Z',
+  IsConsigner: false,
+  HasBidderRole: true,
+  Validated: true,
+  IsCompany: true,
+  ExternalLogin: false,
+  VatFree: true,
+  IsPep: false,
+  SmsVerificationCompleted: true,
   Roles: ['bidder'],
   ExtraData: {},
 };

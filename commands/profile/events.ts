@@ -25,7 +25,14 @@ export const MemberVatCheckRequested = defineEvent({
   description:
     'A profile replacement changed the company name or the VAT number (and a number is given): the number is checked in the background ' +
     '(a job keyed by `checkId`). Until its result, a new number is not VAT-free.',
-  schema: z.object({ tenant: tenantId, memberId: positiveId, checkId, vatNumber, companyName: z.string().max(200).nullable(), at: isoDateTime }),
+  schema: z.object({
+    tenant: tenantId,
+    memberId: positiveId,
+    checkId,
+    vatNumber,
+    companyName: z.string().max(200).nullable(),
+    at: isoDateTime,
+  }),
 });
 
 export const MemberVatNumberChecked = defineEvent({
@@ -33,9 +40,9 @@ export const MemberVatNumberChecked = defineEvent({
   version: 1,
   stream: STREAM,
   description:
-    'The result of a VAT check (`source`: `format` = format and checksum, `vies` = the EU\'s VIES service) and the decision it gives: ' +
-    '`vatFree` is true only for a valid number of an EU member state other than the house\'s own country (`homeCountry`; reverse charge). ' +
-    'Recorded only while `vatNumber` is still the profile\'s number (a result for a number replaced meanwhile is dropped).',
+    "The result of a VAT check (`source`: `format` = format and checksum, `vies` = the EU's VIES service) and the decision it gives: " +
+    "`vatFree` is true only for a valid number of an EU member state other than the house's own country (`homeCountry`; reverse charge). " +
+    "Recorded only while `vatNumber` is still the profile's number (a result for a number replaced meanwhile is dropped).",
   schema: z.object({
     tenant: tenantId,
     memberId: positiveId,

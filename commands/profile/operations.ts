@@ -5,8 +5,26 @@ import { ValidationError, type FieldError } from '../../src/errors.ts';
 import { memberDtoExample, memberDtoOf, memberDtoSchema } from './dto.ts';
 import type { TenantDoc } from '../../projections/access/index.ts';
 import {
-  COUNTRY_FIELDS, dtoName, isCountryCode, timeZoneName, EXTRA_DATA_MAX_KEYS, EXTRA_KEY_MAX, EXTRA_VALUE_MAX, INT_FIELDS, NO_CONTROLS, normaliseVatNumber, PHONE_FIELDS,
-  PHONE_INPUT_MAX, SERVER_OWNED, TEXT_LIMITS, TIMEZONE_MAX, VAT_INPUT_MAX, VAT_STORED, WEBSITE_MAX, type ProfileFields, type TextField,
+  COUNTRY_FIELDS,
+  dtoName,
+  isCountryCode,
+  timeZoneName,
+  EXTRA_DATA_MAX_KEYS,
+  EXTRA_KEY_MAX,
+  EXTRA_VALUE_MAX,
+  INT_FIELDS,
+  NO_CONTROLS,
+  normaliseVatNumber,
+  PHONE_FIELDS,
+  PHONE_INPUT_MAX,
+  SERVER_OWNED,
+  TEXT_LIMITS,
+  TIMEZONE_MAX,
+  VAT_INPUT_MAX,
+  VAT_STORED,
+  WEBSITE_MAX,
+  type ProfileFields,
+  type TextField,
 } from './shared.ts';
 import { profileDecider } from './decide.ts';
 import { profileStreamId } from './events.ts';
@@ -37,7 +55,9 @@ export const profileReplacementSchema = z
       .openapi({ description: "One of the house's published languages; the house's default language when left out." }),
     ...textFields(),
     ...listed(PHONE_FIELDS, () =>
-      text(PHONE_INPUT_MAX).openapi({ description: "A phone number, international (`+31 6 12345678`) or as dialled in the house's country; stored in E.164." }),
+      text(PHONE_INPUT_MAX).openapi({
+        description: "A phone number, international (`+31 6 12345678`) or as dialled in the house's country; stored in E.164.",
+      }),
     ),
     ...listed(COUNTRY_FIELDS, () =>
       z
@@ -60,7 +80,10 @@ export const profileReplacementSchema = z
     Website: z
       .string()
       .max(WEBSITE_MAX)
-      .refine((v) => v.trim() === '' || (URL.canParse(v.trim()) && /^https?:$/.test(new URL(v.trim()).protocol)), 'an http or https address')
+      .refine(
+        (v) => v.trim() === '' || (URL.canParse(v.trim()) && /^https?:$/.test(new URL(v.trim()).protocol)),
+        'an http or https address',
+      )
       .nullable()
       .optional()
       .openapi({ format: 'uri' }),
@@ -73,13 +96,23 @@ export const profileReplacementSchema = z
     DateOfBirth: z
       .string()
       .regex(/^(\d{4}-\d{2}-\d{2})?$/, 'a date, YYYY-MM-DD')
-      .refine((v) => v === '' || (validDate(v) && v >= '1900-01-01' && v <= new Date().toISOString().slice(0, 10)), 'a real date between 1900-01-01 and today')
+      .refine(
+        (v) => v === '' || (validDate(v) && v >= '1900-01-01' && v <= new Date().toISOString().slice(0, 10)),
+        'a real date between 1900-01-01 and today',
+      )
       .nullable()
       .optional()
       .openapi({ format: 'date', maxLength: 10 }),
     IsCompany: z.boolean().nullable().optional(),
     ExtraData: z
-      .record(z.string().min(1).max(EXTRA_KEY_MAX).regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, `_`, `.` and `-`'), z.union([z.string().max(EXTRA_VALUE_MAX), z.number(), z.boolean(), z.null()]))
+      .record(
+        z
+          .string()
+          .min(1)
+          .max(EXTRA_KEY_MAX)
+          .regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, `_`, `.` and `-`'),
+        z.union([z.string().max(EXTRA_VALUE_MAX), z.number(), z.boolean(), z.null()]),
+      )
       .refine((r) => Object.keys(r).length <= EXTRA_DATA_MAX_KEYS, `at most ${EXTRA_DATA_MAX_KEYS} entries`)
       .nullable()
       .optional()
@@ -153,9 +186,22 @@ export const replaceProfile = defineOperation({
   response: memberDtoSchema,
   examples: {
     body: {
-      Language: 'sv', FirstName: 'Anna', LastName: 'Berg', CompanyName: 'Berg Antik AB', CompanyId: '556677-8899', CompanyRegistrationCity: 'Stockholm',
-      VATNumber: 'SE556677889901', Address: 'Storgatan', HouseNumber: '12', ZipCode: '114 51', City: 'Stockholm', Country: 'SE',
-      Phone: '+46 70 123 45 67', Timezone: 'Europe/Stockholm', IsCompany: true, ExtraData: {},
+      Language: 'sv',
+      FirstName: 'Anna',
+      LastName: 'Berg',
+      CompanyName: 'Berg Antik AB',
+      CompanyId: '556677-8899',
+      CompanyRegistrationCity: 'Stockholm',
+      VATNumber: 'SE556677889901',
+      Address: 'Storgatan',
+      HouseNumber: '12',
+      ZipCode: '114 51',
+      City: 'Stockholm',
+      Country: 'SE',
+      Phone: '+46 70 123 45 67',
+      Timezone: 'Europe/Stockholm',
+      IsCompany: true,
+      ExtraData: {},
     },
     response: { ...memberDtoExample, VatFree: false, SmsVerificationCompleted: false },
   },
@@ -164,7 +210,14 @@ export const replaceProfile = defineOperation({
     await ctx.commands.run(
       profileStreamId(ctx.tenant.Tenant, ctx.member.Id),
       profileDecider,
-      { type: 'ReplaceProfile', tenant: ctx.tenant.Tenant, memberId: ctx.member.Id, profile, checkId: ctx.keys.newId(), at: ctx.now.toISOString() },
+      {
+        type: 'ReplaceProfile',
+        tenant: ctx.tenant.Tenant,
+        memberId: ctx.member.Id,
+        profile,
+        checkId: ctx.keys.newId(),
+        at: ctx.now.toISOString(),
+      },
       { readYourWrites: true },
     );
     return memberDtoOf(ctx);

@@ -66,7 +66,9 @@ export const NO_CONTROLS = /^[^\u0000-\u001f\u007f]*$/;
 export type ExtraValue = string | number | boolean | null;
 
 /** A profile as the events carry it. */
-export type ProfileFields = { [K in TextField]: string | null } & { [K in PhoneField]: string | null } & { [K in CountryField]: string | null } & {
+export type ProfileFields = { [K in TextField]: string | null } & { [K in PhoneField]: string | null } & {
+  [K in CountryField]: string | null;
+} & {
   [K in IntField]: number | null;
 } & {
   language: string;
@@ -85,8 +87,17 @@ function mapKeys<K extends string, S>(keys: readonly K[], schema: (key: K) => S)
 }
 const textKeys = Object.keys(TEXT_LIMITS) as TextField[];
 
-export const extraValue = z.union([z.string().max(EXTRA_VALUE_MAX), z.number().min(-Number.MAX_VALUE).max(Number.MAX_VALUE), z.boolean(), z.null()]);
-export const extraKey = z.string().min(1).max(EXTRA_KEY_MAX).regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, `_`, `.` and `-`');
+export const extraValue = z.union([
+  z.string().max(EXTRA_VALUE_MAX),
+  z.number().min(-Number.MAX_VALUE).max(Number.MAX_VALUE),
+  z.boolean(),
+  z.null(),
+]);
+export const extraKey = z
+  .string()
+  .min(1)
+  .max(EXTRA_KEY_MAX)
+  .regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, `_`, `.` and `-`');
 export const extraData = z
   .record(extraKey, extraValue)
   .refine((r) => Object.keys(r).length <= EXTRA_DATA_MAX_KEYS, `at most ${EXTRA_DATA_MAX_KEYS} entries`);
@@ -96,7 +107,12 @@ export const profileSchema = z.object({
   language: languageCode,
   ...mapKeys(textKeys, (k) => storedText(TEXT_LIMITS[k])),
   ...mapKeys(PHONE_FIELDS, () => storedText(PHONE_INPUT_MAX)),
-  ...mapKeys(COUNTRY_FIELDS, () => z.string().regex(/^[A-Z]{2}$/).nullable()),
+  ...mapKeys(COUNTRY_FIELDS, () =>
+    z
+      .string()
+      .regex(/^[A-Z]{2}$/)
+      .nullable(),
+  ),
   ...mapKeys(INT_FIELDS, () => z.number().int().min(0).max(2147483647).nullable()),
   vatNumber: z.string().regex(VAT_STORED).nullable(),
   website: z.string().max(WEBSITE_MAX).nullable(),
@@ -114,9 +130,27 @@ export const dtoName = (key: string) => (key === 'vatNumber' ? 'VATNumber' : key
 
 /** Server-owned MemberDto fields (API.md "Profile replace"): never taken from a body, never emptied by one. */
 export const SERVER_OWNED = [
-  'Id', 'UID', 'Email', 'Roles', 'Validated', 'HasBidderRole', 'IsConsigner', 'VatFree', 'IsPep', 'SmsVerificationCompleted',
-  'DateRegistered', 'Created', 'ExternalLogin', 'LoginProvider', 'ProviderKey', 'ApplicationId', 'ApplicationName', 'FullName',
-  'FullNameWithId', 'ValidationKey', 'IpAddress',
+  'Id',
+  'UID',
+  'Email',
+  'Roles',
+  'Validated',
+  'HasBidderRole',
+  'IsConsigner',
+  'VatFree',
+  'IsPep',
+  'SmsVerificationCompleted',
+  'DateRegistered',
+  'Created',
+  'ExternalLogin',
+  'LoginProvider',
+  'ProviderKey',
+  'ApplicationId',
+  'ApplicationName',
+  'FullName',
+  'FullNameWithId',
+  'ValidationKey',
+  'IpAddress',
 ] as const;
 
 /** An empty profile: what a replacement that leaves every field out stores (the language aside). */
@@ -134,8 +168,33 @@ export function normaliseVatNumber(raw: string | null | undefined): string | nul
 
 /** The EU member states, by the ISO code a VAT check answers (Greece is `GR`, its VAT prefix `EL`). */
 export const EU_COUNTRIES = new Set([
-  'AT', 'BE', 'BG', 'CY', 'CZ', 'DE', 'DK', 'EE', 'ES', 'FI', 'FR', 'GR', 'HR', 'HU', 'IE', 'IT', 'LT', 'LU', 'LV', 'MT', 'NL', 'PL',
-  'PT', 'RO', 'SE', 'SI', 'SK',
+  'AT',
+  'BE',
+  'BG',
+  'CY',
+  'CZ',
+  'DE',
+  'DK',
+  'EE',
+  'ES',
+  'FI',
+  'FR',
+  'GR',
+  'HR',
+  'HU',
+  'IE',
+  'IT',
+  'LT',
+  'LU',
+  'LV',
+  'MT',
+  'NL',
+  'PL',
+  'PT',
+  'RO',
+  'SE',
+  'SI',
+  'SK',
 ]);
 
 /**
@@ -143,7 +202,9 @@ export const EU_COUNTRIES = new Set([
  * house's own. A house without a configured country charges VAT to everyone.
  */
 export function isVatFree(result: { valid: boolean; country: string | null }, homeCountry: string | null): boolean {
-  return result.valid && homeCountry !== null && result.country !== null && EU_COUNTRIES.has(result.country) && result.country !== homeCountry;
+  return (
+    result.valid && homeCountry !== null && result.country !== null && EU_COUNTRIES.has(result.country) && result.country !== homeCountry
+  );
 }
 
 const NOT_COUNTRIES = new Set(['EU', 'EZ', 'UN', 'ZZ', 'QO', 'XA', 'XB', 'UK']);

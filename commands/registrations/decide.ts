@@ -1,12 +1,7 @@
 import type { Decider } from '../../src/command-runner.ts';
 import { ConflictError, ForbiddenError } from '../../src/errors.ts';
 import { assertNever } from '../../src/assert-never.ts';
-import {
-  registrationsEvents,
-  type RegistrationDecision,
-  type RegistrationsEvent,
-  type RegistrationStatus,
-} from './events.ts';
+import { registrationsEvents, type RegistrationDecision, type RegistrationsEvent, type RegistrationStatus } from './events.ts';
 
 /** One member's registration for one auction: `none` until requested or decided. */
 export interface RegistrationState {
@@ -58,7 +53,9 @@ export const registrationDecider: Decider<RegistrationState, RegistrationCommand
         const { tenant, memberId, auctionId, at } = command;
         if (command.auctionClosed) throw new ConflictError(`Auction ${auctionId} is closed: registration is no longer possible.`);
         if (command.termsRequired && !command.termsAccepted)
-          throw new ForbiddenError(`Auction ${auctionId} requires its terms to be accepted first (POST /v1/auctions/${auctionId}/terms-acceptance).`);
+          throw new ForbiddenError(
+            `Auction ${auctionId} requires its terms to be accepted first (POST /v1/auctions/${auctionId}/terms-acceptance).`,
+          );
         const status = command.approval === 'automatic' && command.memberConfirmed ? 'approved' : 'pending';
         return [{ type: 'AuctionRegistrationRequested', data: { tenant, memberId, auctionId, status, channel: 'api', at } }];
       }

@@ -28,12 +28,18 @@ export type LotRegistrationReason = (typeof lotRegistrationReasons)[number];
 export const lotRegistrationSchema = z
   .object({
     LotId: z.number().int().min(1).max(2147483647),
-    MayBid: z.boolean().openapi({ description: 'True only when the lot is open, its auction current or live, and the caller approved for it (terms accepted where required).' }),
-    Reason: z.enum(lotRegistrationReasons).nullable().openapi({
+    MayBid: z.boolean().openapi({
       description:
-        'Why not, the first that applies in this order: `lot-closed` (its EndTime has passed), `auction-not-open` (the auction is upcoming or closed and not live), ' +
-        '`terms-not-accepted` (the auction requires its terms and the caller has not accepted them), `not-registered`, `registration-pending`, `registration-rejected`. ' +
-        'Null when `MayBid` is true.',
+        'True only when the lot is open, its auction current or live, and the caller approved for it (terms accepted where required).',
     }),
+    Reason: z
+      .enum(lotRegistrationReasons)
+      .nullable()
+      .openapi({
+        description:
+          'Why not, the first that applies in this order: `lot-closed` (its EndTime has passed), `auction-not-open` (the auction is upcoming or closed and not live), ' +
+          '`terms-not-accepted` (the auction requires its terms and the caller has not accepted them), `not-registered`, `registration-pending`, `registration-rejected`. ' +
+          'Null when `MayBid` is true.',
+      }),
   })
   .openapi('LotRegistration');

@@ -52,4 +52,5 @@ export const registrationsEvents = defineEvents([AuctionRegistrationRequested, R
 export type RegistrationsEvent = EventsOf<typeof registrationsEvents>;
 
 /** One stream per member and auction: a registration's whole history is a handful of events. */
-export const registrationsStreamId = (tenant: string, memberId: number, auctionId: number) => `registration-${tenant}-${memberId}-${auctionId}`;
+export const registrationsStreamId = (tenant: string, memberId: number, auctionId: number) =>
+  `registration-${tenant}-${memberId}-${auctionId}`;

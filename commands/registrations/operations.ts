@@ -18,7 +18,7 @@ export const requestRegistration = defineOperation({
     'No body. Registering is possible while the auction is upcoming or current. A confirmed member is approved at once, unless the house approves this ' +
     "auction's registrations by hand: then the answer is `pending` until the house decides. Asking again changes nothing and answers the current status " +
     '(also once the auction has closed). Closed auction: 409. The auction requires its terms and the caller has not accepted them ' +
-    '(`POST /v1/auctions/{id}/terms-acceptance`): 403. Unknown auction, or another auction house\'s: 404.',
+    "(`POST /v1/auctions/{id}/terms-acceptance`): 403. Unknown auction, or another auction house's: 404.",
   params: z.object({ auctionId: idText('The auction to register for.') }),
   errors: [403, 404, 409],
   response: registrationSchema,

@@ -13,7 +13,8 @@ export const acceptTerms = defineOperation({
   path: '/v1/auctions/{id}/terms-acceptance',
   auth: 'member',
   summary: "Accept an auction's terms (idempotent)",
-  description: 'No body. Accepting again changes nothing and answers the first acceptance. No member token, or a member that no longer exists: 401.',
+  description:
+    'No body. Accepting again changes nothing and answers the first acceptance. No member token, or a member that no longer exists: 401.',
   params: z.object({ id: idText('The auction whose terms are accepted.') }),
   errors: [404],
   response: z

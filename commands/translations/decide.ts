@@ -13,4 +13,5 @@ export const translationsDecider: Decider<TranslationsData | null, TranslationsD
 };
 
 /** Entries compared whatever their order in the intake record. */
-const canonical = (d: TranslationsData) => JSON.stringify([d.tenant, d.language, Object.entries(d.entries).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]);
+const canonical = (d: TranslationsData) =>
+  JSON.stringify([d.tenant, d.language, Object.entries(d.entries).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]);

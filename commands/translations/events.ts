@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { defineEvent, defineEvents, languageCode, tenantId, type EventsOf } from '../../src/events/define.ts';
 
 /** A key of the interface dictionary: dotted words, e.g. `button.placeBid`. */
-export const dictionaryKey = z.string().regex(/^[A-Za-z][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$/).max(100);
+export const dictionaryKey = z
+  .string()
+  .regex(/^[A-Za-z][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$/)
+  .max(100);
 
 export const InterfaceTranslationsPublished = defineEvent({
   type: 'InterfaceTranslationsPublished',

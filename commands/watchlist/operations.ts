@@ -24,13 +24,25 @@ export const watchLot = defineOperation({
   summary: 'Watch a lot (idempotent)',
   description:
     'The body is optional. `Type` is the watch type (`watch` by default); watching again with the same type changes nothing, with another type changes the type. ' +
-    '`MemberId` is ignored (the member is the token\'s); `Id`, when given, must equal the path\'s lot id. Unknown lot, or another tenant\'s: 404. A watchlist holds at most 5,000 lots (409).',
+    "`MemberId` is ignored (the member is the token's); `Id`, when given, must equal the path's lot id. Unknown lot, or another tenant's: 404. A watchlist holds at most 5,000 lots (409).",
   params: lotParam,
   body: z
     .object({
       // zod's int() takes safe integers only: these bounds are the ones it enforces.
-      Id: z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER).optional().openapi({ description: 'The lot id; must equal the path when given.' }),
-      MemberId: z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER).optional().openapi({ description: 'Ignored: the member is always the token\'s.' }),
+      Id: z
+        .number()
+        .int()
+        .min(-Number.MAX_SAFE_INTEGER)
+        .max(Number.MAX_SAFE_INTEGER)
+        .optional()
+        .openapi({ description: 'The lot id; must equal the path when given.' }),
+      MemberId: z
+        .number()
+        .int()
+        .min(-Number.MAX_SAFE_INTEGER)
+        .max(Number.MAX_SAFE_INTEGER)
+        .optional()
+        .openapi({ description: "Ignored: the member is always the token's." }),
       Type: z.enum(watchTypes).optional().openapi({ description: 'Watch type; `watch` when omitted.' }),
     })
     .openapi('AddTrackerRequest'),
@@ -40,13 +52,23 @@ export const watchLot = defineOperation({
   examples: { body: { Type: 'favourite' }, response: { LotId: 412, Watched: true, Type: 'favourite' } },
   async handler({ params, body }, ctx) {
     if (body?.Id !== undefined && body.Id !== params.lotId)
-      throw new ValidationError('Id in the body must equal the lot id of the path.', [{ field: 'body.Id', message: 'must equal the path lotId' }]);
+      throw new ValidationError('Id in the body must equal the lot id of the path.', [
+        { field: 'body.Id', message: 'must equal the path lotId' },
+      ]);
     const lotIsCatalogued = await lotExists(ctx.db, params.lotId);
     const watchType = body?.Type ?? 'watch';
     await ctx.commands.run(
       watchlistStreamId(ctx.tenant.Tenant, ctx.member.Id),
       watchlistDecider,
-      { type: 'WatchLot', tenant: ctx.tenant.Tenant, memberId: ctx.member.Id, lotId: params.lotId, watchType, at: ctx.now.toISOString(), lotExists: lotIsCatalogued },
+      {
+        type: 'WatchLot',
+        tenant: ctx.tenant.Tenant,
+        memberId: ctx.member.Id,
+        lotId: params.lotId,
+        watchType,
+        at: ctx.now.toISOString(),
+        lotExists: lotIsCatalogued,
+      },
       { readYourWrites: true },
     );
     return { LotId: params.lotId, Watched: true, Type: watchType };

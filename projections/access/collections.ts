@@ -35,7 +35,8 @@ export const TENANTS = 'tenants';
 export const API_KEYS = 'api_keys';
 export const APPLICATIONS = 'applications';
 /** A tenant's settings (its languages, contact address, country...), as jobs and the credential checks read them. */
-export const tenantSettings = (documents: DocumentStore, tenant: string) => documents.forTenant(SYSTEM).collection<TenantDoc>(TENANTS).findById(tenant);
+export const tenantSettings = (documents: DocumentStore, tenant: string) =>
+  documents.forTenant(SYSTEM).collection<TenantDoc>(TENANTS).findById(tenant);
 
 /** The operator's read models: tenants, Api-Keys and applications live under the reserved tenant SYSTEM. */
 export const operatorScope = (documents: { forTenant(tenant: string): TenantScope }) => documents.forTenant(SYSTEM);

@@ -26,23 +26,17 @@ const isoMs = (time: string) => new Date(time).toISOString();
 async function refreshBids(uow: UnitOfWork, tenant: string, lotId: number, lot: BidLot) {
   for (let seq = 1; seq <= lot.BidCount; seq++)
     await uow.update<BidDoc>(BIDS, tenant, bidId(lotId, seq), (doc) =>
-      doc
-        ? { ...doc, AuctionId: lot.AuctionId, LotNumber: lot.LotNumber, Currency: lot.Currency, LotEndTime: lot.EndTime }
-        : null,
+      doc ? { ...doc, AuctionId: lot.AuctionId, LotNumber: lot.LotNumber, Currency: lot.Currency, LotEndTime: lot.EndTime } : null,
     );
 }
 
-const shown = (lot: BidLot | null) =>
-  lot ? JSON.stringify([lot.AuctionId, lot.LotNumber, lot.Currency, lot.EndTime]) : '';
+const shown = (lot: BidLot | null) => (lot ? JSON.stringify([lot.AuctionId, lot.LotNumber, lot.Currency, lot.EndTime]) : '');
 
 export const bidsProjection = defineDocumentProjection({
   name: 'bids',
   events: [catalogueEvents],
   handles: ['LotCatalogued', 'LotClosed', 'BidPlaced'],
-  collections: [
-    { name: BIDS, indexes: [{ fields: ['LotId', 'PlacedAt'] }, { fields: ['PlacedAt'] }] },
-    { name: BID_LOTS },
-  ],
+  collections: [{ name: BIDS, indexes: [{ fields: ['LotId', 'PlacedAt'] }, { fields: ['PlacedAt'] }] }, { name: BID_LOTS }],
   async apply(event, uow) {
     switch (event.type) {
       case 'LotCatalogued': {

@@ -1,6 +1,15 @@
 import { defineDocumentProjection, type UnitOfWork } from '../../src/projector/projection.ts';
 import { catalogueEvents } from '../../commands/catalogue/events.ts';
-import { AUCTION_TYPES, AUCTION_TYPES_ID, isoMs, type AuctionDoc, type AuctionTypesDoc, type CategoryDoc, type LotDoc, type Texts } from './collections.ts';
+import {
+  AUCTION_TYPES,
+  AUCTION_TYPES_ID,
+  isoMs,
+  type AuctionDoc,
+  type AuctionTypesDoc,
+  type CategoryDoc,
+  type LotDoc,
+  type Texts,
+} from './collections.ts';
 import { foldText } from '../../src/text/fold.ts';
 
 const auctionPlaceholder = (id: number): Omit<AuctionDoc, '_id'> => ({
@@ -133,7 +142,12 @@ export const catalogueProjection = defineDocumentProjection({
         for (const [auctionId, delta] of auctionDeltas)
           await uow.update<AuctionDoc>('auctions', d.tenant, String(auctionId), (doc) => {
             const base = doc ?? auctionPlaceholder(auctionId);
-            return { ...base, LotCount: Math.max(0, (base.LotCount as number) + delta), CatalogueVersion: event.position, LotsVersion: event.position };
+            return {
+              ...base,
+              LotCount: Math.max(0, (base.LotCount as number) + delta),
+              CatalogueVersion: event.position,
+              LotsVersion: event.position,
+            };
           });
         await addToCount(uow, 'categories', d.tenant, old?.CategoryId ?? null, old && old.CategoryId !== d.categoryId ? -1 : 0);
         await addToCount(uow, 'categories', d.tenant, d.categoryId, !old || old.CategoryId !== d.categoryId ? 1 : 0);

@@ -15,7 +15,10 @@ const storedFile = (d: { name: string; language: string; contentType: string; si
 export const documentsProjection = defineDocumentProjection({
   name: 'documents',
   events: [documentEvents],
-  collections: [{ name: AUCTION_DOCUMENTS, indexes: [{ fields: ['AuctionId', 'Id'] }] }, { name: LOT_DOCUMENTS, indexes: [{ fields: ['LotId'] }] }],
+  collections: [
+    { name: AUCTION_DOCUMENTS, indexes: [{ fields: ['AuctionId', 'Id'] }] },
+    { name: LOT_DOCUMENTS, indexes: [{ fields: ['LotId'] }] },
+  ],
   async apply(event, uow) {
     switch (event.type) {
       case 'AuctionDocumentPublished': {

@@ -1,5 +1,9 @@
 import type { Doc, TenantScope } from '../../src/ports/read-models.ts';
-import type { IdentityDocumentContentType, IdentityDocumentStatus, IdentityDocumentType } from '../../commands/identity-documents/events.ts';
+import type {
+  IdentityDocumentContentType,
+  IdentityDocumentStatus,
+  IdentityDocumentType,
+} from '../../commands/identity-documents/events.ts';
 
 /** A member's identity documents (the member's own list; the bytes stay in the file store, never served). */
 export const IDENTITY_DOCUMENTS = 'identity_documents';

@@ -51,7 +51,9 @@ export const invoicesProjection = defineDocumentProjection({
       }
       case 'InvoicePaymentReceived': {
         const d = event.data;
-        await uow.update<InvoiceDoc>(INVOICES, d.tenant, String(d.invoiceId), (doc) => (doc ? { ...doc, Status: 'paid', PaidAt: d.paidAt, Version } : null));
+        await uow.update<InvoiceDoc>(INVOICES, d.tenant, String(d.invoiceId), (doc) =>
+          doc ? { ...doc, Status: 'paid', PaidAt: d.paidAt, Version } : null,
+        );
         return;
       }
       case 'InvoiceShippingSelected': {
@@ -60,7 +62,15 @@ export const invoicesProjection = defineDocumentProjection({
           doc
             ? {
                 ...doc,
-                Shipping: { Method: d.method, Name: d.name, Address: d.address, ZipCode: d.zipCode, City: d.city, Country: d.country, ChosenAt: d.at },
+                Shipping: {
+                  Method: d.method,
+                  Name: d.name,
+                  Address: d.address,
+                  ZipCode: d.zipCode,
+                  City: d.city,
+                  Country: d.country,
+                  ChosenAt: d.at,
+                },
                 Version,
               }
             : null,

@@ -1,4 +1,3 @@
-
 /**
  * The lot search index: one document per lot and language, with the lot id as its id. The embedded index
  * is configured to partition it by Language (LOT_SEARCH_PARTITION), so the same id is one document per

@@ -24,6 +24,10 @@ export interface NotificationSubscriptionDoc extends Doc {
 }
 
 /** The member's pending reminders made before the member stream (none can be made any more: this only goes down). */
-export const legacyPendingFilter = (memberId: number): Filter => ({ MemberId: memberId, Status: 'active', OnMemberStream: { $exists: false } });
+export const legacyPendingFilter = (memberId: number): Filter => ({
+  MemberId: memberId,
+  Status: 'active',
+  OnMemberStream: { $exists: false },
+});
 
 export const notificationSubscriptions = (db: TenantScope) => db.collection<NotificationSubscriptionDoc>(NOTIFICATION_SUBSCRIPTIONS);

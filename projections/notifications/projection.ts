@@ -6,8 +6,10 @@ import { reminderJob, SEND_REMINDER, type ReminderJobData } from '../../commands
 import { NOTIFICATION_SUBSCRIPTIONS, type NotificationSubscriptionDoc, notificationSubscriptions } from './collections.ts';
 
 /** The reminder job data that finds a subscription of the read model on its stream (the job's data: commands/notifications/shared.ts). */
-export const reminderJobData = (tenant: string, s: Pick<NotificationSubscriptionDoc, 'Id' | 'MemberId' | 'OnMemberStream'>): ReminderJobData =>
-  s.OnMemberStream ? { tenant, subscriptionId: s.Id, memberId: s.MemberId } : { tenant, subscriptionId: s.Id };
+export const reminderJobData = (
+  tenant: string,
+  s: Pick<NotificationSubscriptionDoc, 'Id' | 'MemberId' | 'OnMemberStream'>,
+): ReminderJobData => (s.OnMemberStream ? { tenant, subscriptionId: s.Id, memberId: s.MemberId } : { tenant, subscriptionId: s.Id });
 
 export const notificationsProjection = defineDocumentProjection({
   name: 'notifications',
@@ -15,8 +17,17 @@ export const notificationsProjection = defineDocumentProjection({
   // LotCatalogued and LotClosed change nothing here; they are handled so that this projection stores its
   // checkpoint with every batch that may move a lot's end time: the reminder reactor waits for that checkpoint
   // before it looks up a lot's subscriptions (see notificationRemindersReactor).
-  handles: ['NotificationSubscribed', 'NotificationUnsubscribed', 'NotificationDispatched', 'NotificationSkipped', 'LotCatalogued', 'LotClosed'],
-  collections: [{ name: NOTIFICATION_SUBSCRIPTIONS, indexes: [{ fields: ['LotId', 'Status'] }, { fields: ['MemberId', 'Status', 'LotId'] }] }],
+  handles: [
+    'NotificationSubscribed',
+    'NotificationUnsubscribed',
+    'NotificationDispatched',
+    'NotificationSkipped',
+    'LotCatalogued',
+    'LotClosed',
+  ],
+  collections: [
+    { name: NOTIFICATION_SUBSCRIPTIONS, indexes: [{ fields: ['LotId', 'Status'] }, { fields: ['MemberId', 'Status', 'LotId'] }] },
+  ],
   async apply(event, uow) {
     switch (event.type) {
       case 'NotificationSubscribed': {
@@ -66,7 +77,8 @@ async function readModelReached(documents: DocumentStore, position: number) {
   for (;;) {
     const checkpoint = await documents.getCheckpoint(notificationsProjection.name);
     if (checkpoint >= position) return checkpoint;
-    if (Date.now() >= deadline) throw new Error(`the ${notificationsProjection.name} read model has not reached position ${position}; retrying`);
+    if (Date.now() >= deadline)
+      throw new Error(`the ${notificationsProjection.name} read model has not reached position ${position}; retrying`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -93,7 +105,9 @@ export function notificationRemindersReactor(deps: ReactorDeps): Reactor {
         case 'NotificationSubscribed': {
           const { tenant, subscriptionId, memberId } = event.data;
           const data: ReminderJobData =
-            event.streamId === memberNotificationsStreamId(tenant, memberId) ? { tenant, subscriptionId, memberId } : { tenant, subscriptionId };
+            event.streamId === memberNotificationsStreamId(tenant, memberId)
+              ? { tenant, subscriptionId, memberId }
+              : { tenant, subscriptionId };
           await deps.jobs.add(SEND_REMINDER, data, reminderJob(`notification-${subscriptionId}-subscribed`));
           return;
         }
@@ -102,7 +116,8 @@ export function notificationRemindersReactor(deps: ReactorDeps): Reactor {
           const { tenant, lotId } = event.data;
           if (reached < event.position) reached = await readModelReached(deps.documents, event.position);
           const active = await notificationSubscriptions(deps.documents.forTenant(tenant)).find({ LotId: lotId, Status: 'active' });
-          for (const s of active) await deps.jobs.add(SEND_REMINDER, reminderJobData(tenant, s), reminderJob(`notification-${s.Id}-p${event.position}`));
+          for (const s of active)
+            await deps.jobs.add(SEND_REMINDER, reminderJobData(tenant, s), reminderJob(`notification-${s.Id}-p${event.position}`));
           return;
         }
       }

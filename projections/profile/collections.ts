@@ -6,7 +6,9 @@ import type { ProfileFields } from '../../commands/profile/shared.ts';
 export const PROFILES = 'profiles';
 
 /** The writable MemberDto fields, by their DTO names (`VATNumber`, `FirstName`, ...). */
-export type ProfileDtoFields = { [K in keyof ProfileFields as K extends 'vatNumber' ? 'VATNumber' : Capitalize<K & string>]: ProfileFields[K] };
+export type ProfileDtoFields = {
+  [K in keyof ProfileFields as K extends 'vatNumber' ? 'VATNumber' : Capitalize<K & string>]: ProfileFields[K];
+};
 
 /** The last VAT check that counted, as recorded. */
 export interface VatCheckDoc {

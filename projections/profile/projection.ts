@@ -73,7 +73,15 @@ export const profileProjection = defineDocumentProjection({
           if (doc.VATNumber !== d.vatNumber) return rest;
           return decided({
             ...rest,
-            LastVatCheck: { CheckId: d.checkId, VatNumber: d.vatNumber, Valid: d.valid, Country: d.country, Source: d.source, VatFree: d.vatFree, CheckedAt: d.at },
+            LastVatCheck: {
+              CheckId: d.checkId,
+              VatNumber: d.vatNumber,
+              Valid: d.valid,
+              Country: d.country,
+              Source: d.source,
+              VatFree: d.vatFree,
+              CheckedAt: d.at,
+            },
             UpdatedAt: d.at,
           });
         });

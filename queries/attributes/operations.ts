@@ -13,7 +13,7 @@ const attribute = z.object({
     .string()
     .max(64)
     .regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/)
-    .openapi({ description: 'The attribute\'s name, as `MetaDataProperties[Name]` takes it.', example: 'Material' }),
+    .openapi({ description: "The attribute's name, as `MetaDataProperties[Name]` takes it.", example: 'Material' }),
   Label: z.string().max(200).openapi({ description: 'The name as people read it in the language.', example: 'Material' }),
   Value: z.string().max(1000).openapi({ example: 'ek' }),
 });
@@ -30,11 +30,20 @@ export const getLotAttributes = defineOperation({
   params: z.object({ id: idText('The lot id.') }),
   errors: [404],
   response: z.array(attribute).max(100).openapi('LotAttributes'),
-  examples: { response: [{ Name: 'Material', Label: 'Material', Value: 'ek' }, { Name: 'Period', Label: 'Period', Value: '1700-tal' }] },
+  examples: {
+    response: [
+      { Name: 'Material', Label: 'Material', Value: 'ek' },
+      { Name: 'Period', Label: 'Period', Value: '1700-tal' },
+    ],
+  },
   async handler({ params }, ctx) {
     const lot = await findLot(ctx.db, params.id);
     const fallback = ctx.tenant.DefaultLanguage;
-    return lot.Attributes.map((a) => ({ Name: a.Name, Label: pick(a.Labels, ctx.language, fallback) ?? a.Name, Value: pick(a.Values, ctx.language, fallback) ?? '' }));
+    return lot.Attributes.map((a) => ({
+      Name: a.Name,
+      Label: pick(a.Labels, ctx.language, fallback) ?? a.Name,
+      Value: pick(a.Values, ctx.language, fallback) ?? '',
+    }));
   },
 });
 
@@ -65,8 +74,16 @@ export const listAttributeValues = defineOperation({
     vatFree: boolText('Only lots sold without VAT (true) or with VAT (false).').optional(),
   }),
   // Every distinct value in one answer: the service sets no smaller limit.
-  response: z.array(attribute.extend({ Count: z.number().int().min(1).max(2147483647) })).max(2147483647).openapi('AttributeValues'),
-  examples: { response: [{ Name: 'Material', Label: 'Material', Value: 'oak', Count: 31 }, { Name: 'Material', Label: 'Material', Value: 'walnut', Count: 27 }] },
+  response: z
+    .array(attribute.extend({ Count: z.number().int().min(1).max(2147483647) }))
+    .max(2147483647)
+    .openapi('AttributeValues'),
+  examples: {
+    response: [
+      { Name: 'Material', Label: 'Material', Value: 'oak', Count: 31 },
+      { Name: 'Material', Label: 'Material', Value: 'walnut', Count: 27 },
+    ],
+  },
   async handler({ query }, ctx) {
     const language = ctx.language;
     const filter: Filter = {};

@@ -21,11 +21,9 @@ async function* lotPages(db: TenantScope, auctionId: number): AsyncIterable<LotD
 }
 
 const auctionParams = z.object({ id: idText('The auction id.') });
-const lang = z
-  .string()
-  .max(20)
-  .optional()
-  .openapi({ description: 'The language of the catalogue (a link opened in a browser cannot send Accept-Language); else the negotiated one.' });
+const lang = z.string().max(20).optional().openapi({
+  description: 'The language of the catalogue (a link opened in a browser cannot send Accept-Language); else the negotiated one.',
+});
 
 export const getAuctionCatalogue = defineOperation({
   number: 6,
@@ -37,8 +35,8 @@ export const getAuctionCatalogue = defineOperation({
   catalogue: true,
   summary: 'The printed catalogue of an auction, as a PDF',
   description:
-    'Every lot of the auction, open or closed, in lot-number order, with its number, title, estimate and a short description; the auction\'s title and dates on the first page. ' +
-    'Made once per auction, language and catalogue version, and kept: a change to the auction\'s lots makes a new one.',
+    "Every lot of the auction, open or closed, in lot-number order, with its number, title, estimate and a short description; the auction's title and dates on the first page. " +
+    "Made once per auction, language and catalogue version, and kept: a change to the auction's lots makes a new one.",
   params: auctionParams,
   query: z.object({ lang }),
   errors: [404],
@@ -75,7 +73,7 @@ export const exportAuctionLots = defineOperation({
   summary: "The auction's lots as a spreadsheet (.xlsx)",
   description:
     'One row per lot in lot-number order under a header row: lot number, title, description, category, estimate low and high, starting price, current bid, currency and end time (UTC). ' +
-    'Texts in the negotiated language; amounts as numbers in the currency\'s major unit.',
+    "Texts in the negotiated language; amounts as numbers in the currency's major unit.",
   params: auctionParams,
   errors: [404],
   produces: [XLSX],
@@ -95,7 +93,9 @@ export const exportAuctionLots = defineOperation({
       filename: `${pick(auction.Texts, language, fallback)?.Title ?? `auction-${auction.Id}`}.xlsx`,
       disposition: 'attachment',
       etag: `"export-${auction.Id}-${language}-${auction.LotsVersion ?? 0}-${categoriesVersion}-${dictionary.version}"`,
-      open: async () => ({ stream: writeLotSpreadsheet(auction, lotPages(ctx.db, auction.Id), { language, fallback, categoryNames, dictionary }) }),
+      open: async () => ({
+        stream: writeLotSpreadsheet(auction, lotPages(ctx.db, auction.Id), { language, fallback, categoryNames, dictionary }),
+      }),
     });
   },
 });

@@ -52,10 +52,23 @@ export async function renderCataloguePdf(
     for await (const page of lots) {
       for (const lot of page) {
         const lotText = pick(lot.Texts, language, fallback);
-        doc.font('Helvetica-Bold').fontSize(11).text(pdfText(`${lotLabel} ${lot.LotNumber}. ${lotText?.Title ?? ''}`));
+        doc
+          .font('Helvetica-Bold')
+          .fontSize(11)
+          .text(pdfText(`${lotLabel} ${lot.LotNumber}. ${lotText?.Title ?? ''}`));
         const range = estimate(lot, language);
-        if (range) doc.font('Helvetica').fontSize(9).fillColor('#333333').text(pdfText(`${estimateLabel}: ${range}`));
-        if (lotText?.Description) doc.font('Helvetica').fontSize(9).fillColor('#000000').text(pdfText(shorten(lotText.Description, SHORT_DESCRIPTION)));
+        if (range)
+          doc
+            .font('Helvetica')
+            .fontSize(9)
+            .fillColor('#333333')
+            .text(pdfText(`${estimateLabel}: ${range}`));
+        if (lotText?.Description)
+          doc
+            .font('Helvetica')
+            .fontSize(9)
+            .fillColor('#000000')
+            .text(pdfText(shorten(lotText.Description, SHORT_DESCRIPTION)));
         doc.fillColor('#000000').moveDown(0.6);
         if (++written % LOTS_PER_SLICE === 0) await yieldToLoop();
       }

@@ -2,21 +2,39 @@ import type { Filter } from '../../src/ports/read-models.ts';
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
 import { pick } from '../../src/http/language.ts';
-import { AUCTION_STATUSES as STATUSES, type AuctionDoc, auctionStatus, catalogueAuctions, catalogueLots, findAuction } from '../../projections/catalogue/index.ts';
+import {
+  AUCTION_STATUSES as STATUSES,
+  type AuctionDoc,
+  auctionStatus,
+  catalogueAuctions,
+  catalogueLots,
+  findAuction,
+} from '../../projections/catalogue/index.ts';
 import { envelope, paging } from '../paging.ts';
 import { categoryNode, categoryTree, prune } from '../categories/operations.ts';
 
 export const auctionSchema = z
   .object({
     Id: z.number().int().min(1).max(2147483647),
-    AuctionTypeId: z.number().int().min(0).max(1000).openapi({ description: 'The auction house\'s own kind of auction (lots and latest bids filter on it).' }),
+    AuctionTypeId: z
+      .number()
+      .int()
+      .min(0)
+      .max(1000)
+      .openapi({ description: "The auction house's own kind of auction (lots and latest bids filter on it)." }),
     Title: z.string().max(500).openapi({ description: 'In the negotiated language (`Content-Language`).' }),
     Description: z.string().max(20000),
     Status: z.enum(STATUSES).openapi({ description: 'upcoming before StartTime, current until EndTime, closed after.' }),
     StartTime: z.string().max(30).openapi({ format: 'date-time' }),
     EndTime: z.string().max(30).openapi({ format: 'date-time' }),
-    Currency: z.string().length(3).regex(/^[A-Z]{3}$/).openapi({ description: 'ISO 4217: the currency of every amount of its lots.' }),
-    RequiresTermsAcceptance: z.boolean().openapi({ description: 'A bidder must accept the auction\'s terms (`POST /v1/auctions/{id}/terms-acceptance`) before bidding.' }),
+    Currency: z
+      .string()
+      .length(3)
+      .regex(/^[A-Z]{3}$/)
+      .openapi({ description: 'ISO 4217: the currency of every amount of its lots.' }),
+    RequiresTermsAcceptance: z
+      .boolean()
+      .openapi({ description: "A bidder must accept the auction's terms (`POST /v1/auctions/{id}/terms-acceptance`) before bidding." }),
     IsLive: z.boolean(),
     LotCount: z.number().int().min(0).max(2147483647).openapi({ description: 'Its lots, open and closed.' }),
   })
@@ -87,8 +105,15 @@ export const listAuctions = defineOperation({
     const p = paging(query, ctx.tenant);
     const auctions = catalogueAuctions(ctx.db);
     const sort: Array<[string, 1 | -1]> = query.status === 'closed' ? [['EndTime', -1]] : [['StartTime', 1]];
-    const [total, docs] = await Promise.all([auctions.countDocuments(filter), auctions.find(filter, { sort, skip: p.skip, limit: p.pageSize })]);
-    return envelope(docs.map((d) => toAuctionDto(d, ctx.language, ctx.tenant.DefaultLanguage, now)), total, p);
+    const [total, docs] = await Promise.all([
+      auctions.countDocuments(filter),
+      auctions.find(filter, { sort, skip: p.skip, limit: p.pageSize }),
+    ]);
+    return envelope(
+      docs.map((d) => toAuctionDto(d, ctx.language, ctx.tenant.DefaultLanguage, now)),
+      total,
+      p,
+    );
   },
 });
 
@@ -122,14 +147,24 @@ export const getAuctionTranslations = defineOperation({
   auth: 'anon',
   catalogue: true,
   summary: "The auction's title and description in every published language",
-  description: 'One entry per language the house publishes in, the default language first; a text not translated yet comes in the default language.',
+  description:
+    'One entry per language the house publishes in, the default language first; a text not translated yet comes in the default language.',
   params: auctionParams,
   errors: [404],
   response: z
     .object({
       AuctionId: z.number().int().min(1).max(2147483647),
       Translations: z
-        .array(z.object({ Language: z.string().max(5).regex(/^[a-z]{2}(-[A-Z]{2})?$/), Title: z.string().max(500), Description: z.string().max(20000) }))
+        .array(
+          z.object({
+            Language: z
+              .string()
+              .max(5)
+              .regex(/^[a-z]{2}(-[A-Z]{2})?$/),
+            Title: z.string().max(500),
+            Description: z.string().max(20000),
+          }),
+        )
         // One per published language; the service sets no smaller limit.
         .max(2147483647),
     })
@@ -190,14 +225,21 @@ export const getAuctionCategories = defineOperation({
   catalogue: true,
   summary: 'The categories present in the auction, with its lot counts',
   description:
-    'The category tree in the negotiated language, cut to the categories that hold lots of this auction. `LotCount` counts the auction\'s lots (open or closed) in the category and the categories below it, ' +
+    "The category tree in the negotiated language, cut to the categories that hold lots of this auction. `LotCount` counts the auction's lots (open or closed) in the category and the categories below it, " +
     'as `GET /v1/lots?AuctionId={id}&CategoryId=...&ShowClosedLots=true` does.',
   params: auctionParams,
   errors: [404],
   response: z.array(categoryNode).max(2147483647).openapi('AuctionCategories'),
   examples: {
     response: [
-      { Id: 3, ParentId: null, Name: 'Furniture', SortOrder: 1, LotCount: 120, Children: [{ Id: 12, ParentId: 3, Name: 'Chairs', SortOrder: 1, LotCount: 45, Children: [] }] },
+      {
+        Id: 3,
+        ParentId: null,
+        Name: 'Furniture',
+        SortOrder: 1,
+        LotCount: 120,
+        Children: [{ Id: 12, ParentId: 3, Name: 'Chairs', SortOrder: 1, LotCount: 45, Children: [] }],
+      },
     ],
   },
   async handler({ params }, ctx) {

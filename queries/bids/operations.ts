@@ -11,7 +11,11 @@ const BID_TYPES = ['online', 'absentee', 'floor', 'phone'] as const satisfies re
 
 const amount = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).openapi({ description: 'Minor units of `Currency`.' });
 const placedAt = z.string().max(30).openapi({ format: 'date-time', description: 'When the bid was accepted (RFC 3339, UTC).' });
-const currency = z.string().length(3).regex(/^[A-Z]{3}$/).openapi({ description: 'ISO 4217.' });
+const currency = z
+  .string()
+  .length(3)
+  .regex(/^[A-Z]{3}$/)
+  .openapi({ description: 'ISO 4217.' });
 
 export const latestBids = defineOperation({
   number: 20,
@@ -26,14 +30,14 @@ export const latestBids = defineOperation({
   description: 'Amounts and times with their lot; never who bid. `Skip` and `Take` page through them.',
   query: z.object({
     OnlyOpenLots: boolText('Only bids on lots still open for bidding.').optional(),
-    BidType: z
-      .enum(BID_TYPES)
-      .optional()
-      .openapi({ description: 'Only bids of this kind.' }),
+    BidType: z.enum(BID_TYPES).optional().openapi({ description: 'Only bids of this kind.' }),
     Skip: int32Text({ min: 0, description: 'Bids to leave out first (default 0).' }).optional(),
     Take: int32Text({ min: 1, max: 100, description: 'Bids to answer, 1 to 100 (default 20).' }).optional(),
     LanguageCode: z.string().max(20).optional().openapi({ description: 'Language of the lot titles; overrides Accept-Language.' }),
-    AuctionType: int32Text({ min: 0, description: 'Only bids on lots of auctions of this type (the `AuctionTypeId` of auctions and lots).' }).optional(),
+    AuctionType: int32Text({
+      min: 0,
+      description: 'Only bids on lots of auctions of this type (the `AuctionTypeId` of auctions and lots).',
+    }).optional(),
   }),
   response: z
     .array(
@@ -51,7 +55,18 @@ export const latestBids = defineOperation({
     .max(100)
     .openapi('LatestBids'),
   examples: {
-    response: [{ LotId: 412, AuctionId: 2, LotNumber: 12, LotTitle: 'Gilded mirror, brass', Amount: 125000, Currency: 'EUR', PlacedAt: '2026-11-22T17:59:12.000Z', BidType: 'online' }],
+    response: [
+      {
+        LotId: 412,
+        AuctionId: 2,
+        LotNumber: 12,
+        LotTitle: 'Gilded mirror, brass',
+        Amount: 125000,
+        Currency: 'EUR',
+        PlacedAt: '2026-11-22T17:59:12.000Z',
+        BidType: 'online',
+      },
+    ],
   },
   async handler({ query }, ctx) {
     const filter: Filter = {};
@@ -108,7 +123,15 @@ export const lotBidHistory = defineOperation({
   },
   async handler({ params }, ctx) {
     await findLot(ctx.db, params.id);
-    const history = await bids(ctx.db).find({ LotId: params.id }, { sort: [['PlacedAt', -1], ['Seq', -1]] });
+    const history = await bids(ctx.db).find(
+      { LotId: params.id },
+      {
+        sort: [
+          ['PlacedAt', -1],
+          ['Seq', -1],
+        ],
+      },
+    );
     return {
       LotId: params.id,
       Items: history.map((b) => ({ Amount: b.Amount, Currency: b.Currency, PlacedAt: b.PlacedAt, BidType: b.BidType })),

@@ -19,8 +19,18 @@ export const categoryNode = z
     Id: z.number().int().min(1).max(2147483647),
     ParentId: z.number().int().min(1).max(2147483647).nullable().openapi({ description: 'The parent category; null for a top-level one.' }),
     Name: z.string().max(200).openapi({ description: 'In the negotiated language (`Content-Language`).' }),
-    SortOrder: z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER).openapi({ description: 'The auction house\'s order of siblings (then by name).' }),
-    LotCount: z.number().int().min(0).max(2147483647).openapi({ description: 'Lots (open or closed) in this category and its descendants.' }),
+    SortOrder: z
+      .number()
+      .int()
+      .min(-Number.MAX_SAFE_INTEGER)
+      .max(Number.MAX_SAFE_INTEGER)
+      .openapi({ description: "The auction house's order of siblings (then by name)." }),
+    LotCount: z
+      .number()
+      .int()
+      .min(0)
+      .max(2147483647)
+      .openapi({ description: 'Lots (open or closed) in this category and its descendants.' }),
     get Children() {
       return z.array(categoryNode).max(2147483647);
     },
@@ -31,17 +41,19 @@ export const categoryNode = z
  * The tenant's tree in one language, with lot counts summed up the tree. `directCounts` replaces each
  * category's own lot count (the lots of one auction, say); by default it is every lot of the tenant.
  */
-export async function categoryTree(
-  db: TenantScope,
-  language: string,
-  fallback: string,
-  directCounts?: Map<number, number>,
-) {
+export async function categoryTree(db: TenantScope, language: string, fallback: string, directCounts?: Map<number, number>) {
   const docs = await catalogueCategories(db).find({ Catalogued: true });
   const nodes = new Map<number, CategoryNode>(
     docs.map((d) => [
       d.Id,
-      { Id: d.Id, ParentId: d.ParentId, Name: pick(d.Names, language, fallback) ?? '', SortOrder: d.SortOrder, LotCount: directCounts ? (directCounts.get(d.Id) ?? 0) : d.LotCount, Children: [] },
+      {
+        Id: d.Id,
+        ParentId: d.ParentId,
+        Name: pick(d.Names, language, fallback) ?? '',
+        SortOrder: d.SortOrder,
+        LotCount: directCounts ? (directCounts.get(d.Id) ?? 0) : d.LotCount,
+        Children: [],
+      },
     ]),
   );
   const roots: CategoryNode[] = [];
@@ -67,15 +79,16 @@ export async function categoryTree(
  * The category and every category below it: a lot filter "in category X" means X or any descendant, so a
  * listing matches the category's LotCount. An unknown id is just itself (and matches nothing).
  */
-export async function categoryAndDescendants(
-  db: TenantScope,
-  id: number,
-): Promise<number[]> {
+export async function categoryAndDescendants(db: TenantScope, id: number): Promise<number[]> {
   const { nodes } = await categoryTree(db, '', '');
   const found = new Set([id]);
   const queue = [nodes.get(id)];
   for (let node = queue.pop(); node; node = queue.pop())
-    for (const child of node.Children) if (!found.has(child.Id)) found.add(child.Id), queue.push(child);
+    for (const child of node.Children)
+      if (!found.has(child.Id)) {
+        found.add(child.Id);
+        queue.push(child);
+      }
   return [...found];
 }
 
@@ -128,7 +141,16 @@ export const getCategory = defineOperation({
   params: z.object({ id: idText('The category id.') }),
   errors: [404],
   response: categoryNode,
-  examples: { response: { Id: 3, ParentId: null, Name: 'Furniture', SortOrder: 1, LotCount: 120, Children: [{ Id: 12, ParentId: 3, Name: 'Chairs', SortOrder: 1, LotCount: 45, Children: [] }] } },
+  examples: {
+    response: {
+      Id: 3,
+      ParentId: null,
+      Name: 'Furniture',
+      SortOrder: 1,
+      LotCount: 120,
+      Children: [{ Id: 12, ParentId: 3, Name: 'Chairs', SortOrder: 1, LotCount: 45, Children: [] }],
+    },
+  },
   async handler({ params }, ctx) {
     const { nodes } = await categoryTree(ctx.db, ctx.language, ctx.tenant.DefaultLanguage);
     const node = nodes.get(params.id);

@@ -14,7 +14,8 @@ export const listConsignedLots = defineOperation({
   path: '/v1/me/consignments',
   auth: 'member',
   summary: 'The lots the signed-in member consigned',
-  description: 'Open and closed lots, in the catalogue\'s lot shape, by auction and lot number. Only the caller\'s own: the member comes from the token.',
+  description:
+    "Open and closed lots, in the catalogue's lot shape, by auction and lot number. Only the caller's own: the member comes from the token.",
   query: z.object({ auctionId: idText('Only lots of this auction.').optional(), ...pageQuery }),
   response: pagedEnvelope(lotSchema, 'ConsignedLotPage'),
   examples: { response: { Items: [lotExample], TotalCount: 1, Page: 1, PageSize: 20, TotalPages: 1 } },
@@ -23,14 +24,17 @@ export const listConsignedLots = defineOperation({
     if (query.auctionId !== undefined) filter.AuctionId = query.auctionId;
     const p = paging(query, ctx.tenant);
     const lots = catalogueLots(ctx.db);
-    const sort: Array<[string, 1 | -1]> = [['AuctionId', 1], ['LotNumber', 1]];
+    const sort: Array<[string, 1 | -1]> = [
+      ['AuctionId', 1],
+      ['LotNumber', 1],
+    ];
     const [total, docs] = await Promise.all([lots.countDocuments(filter), lots.find(filter, { sort, skip: p.skip, limit: p.pageSize })]);
     return envelope(docs.map(await lotMapper(ctx)), total, p);
   },
 });
 
 const consignedAuction = auctionSchema
-  .extend({ ConsignedLotCount: z.number().int().min(1).max(2147483647).openapi({ description: 'The caller\'s lots in this auction.' }) })
+  .extend({ ConsignedLotCount: z.number().int().min(1).max(2147483647).openapi({ description: "The caller's lots in this auction." }) })
   .openapi('ConsignedAuction');
 
 export const listConsignedAuctions = defineOperation({
@@ -49,7 +53,10 @@ export const listConsignedAuctions = defineOperation({
     const counts = await catalogueLots(ctx.db).countBy({ OwnerId: ctx.member.Id }, 'AuctionId');
     const countOf = new Map(counts.map((c) => [Number(c.value), c.count]));
     const docs = countOf.size
-      ? await catalogueAuctions(ctx.db).find({ _id: { $in: [...countOf.keys()].map(String) }, Catalogued: true }, { sort: [['StartTime', -1]] })
+      ? await catalogueAuctions(ctx.db).find(
+          { _id: { $in: [...countOf.keys()].map(String) }, Catalogued: true },
+          { sort: [['StartTime', -1]] },
+        )
       : [];
     const p = paging(query, ctx.tenant);
     const nowIso = ctx.now.toISOString();

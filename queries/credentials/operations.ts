@@ -74,7 +74,8 @@ export const issueAnonymousToken = defineOperation({
   path: '/v1/tokens/anonymous',
   auth: 'open',
   summary: 'Short-lived anonymous token for a tenant (no secret)',
-  description: 'The body names the tenant in `clientId` (`ClientId` is accepted too). Unknown tenant, one this Api-Key may not act for, or public access off: 404.',
+  description:
+    'The body names the tenant in `clientId` (`ClientId` is accepted too). Unknown tenant, one this Api-Key may not act for, or public access off: 404.',
   body: z
     .object({
       clientId: z.string().max(100).optional().openapi({ description: 'The tenant identifier (not a secret).' }),

@@ -5,7 +5,10 @@ import type { LotDoc } from '../../projections/catalogue/index.ts';
 import type { Dictionary } from '../translations/dictionary.ts';
 
 /** A lot's factsheet: its title, description, attributes, estimate, starting price and image links. */
-export function renderFactsheetPdf(lot: LotDoc, o: { language: string; fallback: string; houseName: string; dictionary: Dictionary }): Promise<Buffer> {
+export function renderFactsheetPdf(
+  lot: LotDoc,
+  o: { language: string; fallback: string; houseName: string; dictionary: Dictionary },
+): Promise<Buffer> {
   const { language, fallback, dictionary } = o;
   const text = pick(lot.Texts, language, fallback);
   const heading = `${dictionary.t('pdf.lotNumber', 'Lot')} ${lot.LotNumber}. ${text?.Title ?? ''}`;
@@ -16,13 +19,25 @@ export function renderFactsheetPdf(lot: LotDoc, o: { language: string; fallback:
     for (const attribute of lot.Attributes) {
       const label = pick(attribute.Labels, language, fallback) ?? attribute.Name;
       const value = pick(attribute.Values, language, fallback) ?? '';
-      doc.font('Helvetica-Bold').fontSize(11).text(pdfText(`${label}: `), { continued: true }).font('Helvetica').text(pdfText(value));
+      doc
+        .font('Helvetica-Bold')
+        .fontSize(11)
+        .text(pdfText(`${label}: `), { continued: true })
+        .font('Helvetica')
+        .text(pdfText(value));
     }
     doc.moveDown();
     const money = (amount: number) => formatMoney(amount, lot.Currency, language);
     if (lot.EstimateLow !== null || lot.EstimateHigh !== null) {
-      const range = [lot.EstimateLow, lot.EstimateHigh].filter((v): v is number => v !== null).map(money).join(' – ');
-      doc.font('Helvetica-Bold').text(pdfText(`${dictionary.t('label.estimate', 'Estimate')}: `), { continued: true }).font('Helvetica').text(pdfText(range));
+      const range = [lot.EstimateLow, lot.EstimateHigh]
+        .filter((v): v is number => v !== null)
+        .map(money)
+        .join(' – ');
+      doc
+        .font('Helvetica-Bold')
+        .text(pdfText(`${dictionary.t('label.estimate', 'Estimate')}: `), { continued: true })
+        .font('Helvetica')
+        .text(pdfText(range));
     }
     doc
       .font('Helvetica-Bold')

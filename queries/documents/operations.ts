@@ -28,7 +28,8 @@ export const listAuctionDocuments = defineOperation({
   auth: 'anon',
   catalogue: true,
   summary: "An auction's documents: its terms, conditions and catalogue supplements",
-  description: 'Every document in every language; `Language` says which. The terms of sale are the ones with `Kind: "terms"`. `Size` is in bytes.',
+  description:
+    'Every document in every language; `Language` says which. The terms of sale are the ones with `Kind: "terms"`. `Size` is in bytes.',
   params: z.object({ id: idText('The auction id.') }),
   errors: [404],
   response: z
@@ -37,10 +38,22 @@ export const listAuctionDocuments = defineOperation({
         Id: z.number().int().min(1).max(2147483647),
         Name: z.string().max(200).openapi({ description: 'The file name.' }),
         Kind: z.enum(documentKinds),
-        Language: z.string().max(5).regex(/^[a-z]{2}(-[A-Z]{2})?$/),
+        Language: z
+          .string()
+          .max(5)
+          .regex(/^[a-z]{2}(-[A-Z]{2})?$/),
         // RFC 6838: a type and a subtype of at most 127 characters each.
-        ContentType: z.string().max(255).regex(/^[a-z]+\/[a-z0-9.+-]+$/).openapi({ description: 'The media type the download answers with.' }),
-        Size: z.number().int().min(0).max(100 * 1024 * 1024).openapi({ description: 'Bytes (at most 100 MiB).' }),
+        ContentType: z
+          .string()
+          .max(255)
+          .regex(/^[a-z]+\/[a-z0-9.+-]+$/)
+          .openapi({ description: 'The media type the download answers with.' }),
+        Size: z
+          .number()
+          .int()
+          .min(0)
+          .max(100 * 1024 * 1024)
+          .openapi({ description: 'Bytes (at most 100 MiB).' }),
       }),
     )
     // Every document of the auction in one answer: the service sets no smaller limit.
@@ -63,7 +76,8 @@ export const downloadAuctionDocument = defineOperation({
   auth: 'anon',
   catalogue: true,
   summary: 'Download one document of an auction',
-  description: 'The document\'s bytes with its content type, a `Content-Length` equal to its listed `Size`, and its name in `Content-Disposition`.',
+  description:
+    "The document's bytes with its content type, a `Content-Length` equal to its listed `Size`, and its name in `Content-Disposition`.",
   params: z.object({ id: idText('The auction id.'), documentId: idText('The document id, as the list gives it.') }),
   errors: [404],
   produces: ['application/pdf', 'application/octet-stream'],
@@ -100,7 +114,10 @@ export const getLotDocument = defineOperation({
   params: z.object({
     id: idText('The lot id.'),
     // Any fieldname the URL can carry: one the lot does not have is 404, however long.
-    fieldname: z.string().max(16384).openapi({ description: 'Which document: `factsheet` or `condition-report`.', examples: [...FIELDNAMES] }),
+    fieldname: z
+      .string()
+      .max(16384)
+      .openapi({ description: 'Which document: `factsheet` or `condition-report`.', examples: [...FIELDNAMES] }),
   }),
   errors: [404],
   produces: ['application/pdf', 'application/octet-stream'],

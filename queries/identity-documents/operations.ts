@@ -14,7 +14,11 @@ const identityDocument = z
   .object({
     Id: identityDocumentIdSchema,
     DocumentType: z.enum(identityDocumentTypes),
-    FileName: z.string().min(1).max(MAX_FILE_NAME_LENGTH).openapi({ description: 'The name the file was uploaded with, without any path, at most 200 characters.' }),
+    FileName: z
+      .string()
+      .min(1)
+      .max(MAX_FILE_NAME_LENGTH)
+      .openapi({ description: 'The name the file was uploaded with, without any path, at most 200 characters.' }),
     ContentType: z.enum(identityDocumentContentTypes).openapi({ description: 'The type of the file, as decided from its bytes.' }),
     Size: z.number().int().min(1).max(MAX_IDENTITY_DOCUMENT_BYTES).openapi({ description: 'In bytes.' }),
     UploadedAt: z.string().max(30).openapi({ format: 'date-time' }),
@@ -29,7 +33,7 @@ export const listIdentityDocuments = defineOperation({
   method: 'get',
   path: '/v1/me/identity-documents',
   auth: 'member',
-  summary: 'The caller\'s identity documents and what the auction house decided about each',
+  summary: "The caller's identity documents and what the auction house decided about each",
   description: 'Oldest upload first; at most 10. The files themselves are never served back.',
   response: z.array(identityDocument).max(MAX_IDENTITY_DOCUMENTS).openapi('IdentityDocumentList'),
   examples: {
@@ -48,7 +52,13 @@ export const listIdentityDocuments = defineOperation({
   async handler(_input, ctx) {
     const docs = await identityDocuments(ctx.db).find(
       { MemberId: ctx.member.Id },
-      { sort: [['UploadedAt', 1], ['_id', 1]], limit: MAX_IDENTITY_DOCUMENTS },
+      {
+        sort: [
+          ['UploadedAt', 1],
+          ['_id', 1],
+        ],
+        limit: MAX_IDENTITY_DOCUMENTS,
+      },
     );
     return docs.map((d) => ({
       Id: d.Id,

@@ -38,7 +38,14 @@ export const listInvoices = defineOperation({
     const collection = invoices(ctx.db);
     const [total, page] = await Promise.all([
       collection.countDocuments(filter),
-      collection.find(filter, { sort: [['IssuedAt', -1], ['Id', -1]], skip: p.skip, limit: p.pageSize }),
+      collection.find(filter, {
+        sort: [
+          ['IssuedAt', -1],
+          ['Id', -1],
+        ],
+        skip: p.skip,
+        limit: p.pageSize,
+      }),
     ]);
     return envelope(page.map(toInvoiceDto), total, p);
   },
@@ -51,10 +58,10 @@ export const getInvoice = defineOperation({
   method: 'get',
   path: '/v1/me/invoices/{id}',
   auth: 'member',
-  summary: 'One of the caller\'s invoices, with its lines, VAT and totals',
+  summary: "One of the caller's invoices, with its lines, VAT and totals",
   description:
-    'Amounts are in minor units of `Currency`; `VatRate` is in percent and each line\'s `VatAmount` is `Amount × VatRate / 100` rounded half up, ' +
-    '`VatTotal` their sum and `Total = Subtotal + VatTotal`. Another member\'s invoice, or an unknown id, is 404.',
+    "Amounts are in minor units of `Currency`; `VatRate` is in percent and each line's `VatAmount` is `Amount × VatRate / 100` rounded half up, " +
+    "`VatTotal` their sum and `Total = Subtotal + VatTotal`. Another member's invoice, or an unknown id, is 404.",
   params: invoiceParams,
   errors: [404],
   response: invoiceSchema,
@@ -71,11 +78,11 @@ export const getInvoicePdf = defineOperation({
   method: 'get',
   path: '/v1/me/invoices/{id}/pdf',
   auth: 'member',
-  summary: 'One of the caller\'s invoices as a PDF',
+  summary: "One of the caller's invoices as a PDF",
   description:
-    'The printed invoice in the negotiated language: the auction house, the invoice number, its dates and status, the member\'s name and address, ' +
+    "The printed invoice in the negotiated language: the auction house, the invoice number, its dates and status, the member's name and address, " +
     'the lines with their VAT, the totals and the shipping preference. Made on first request and kept until the invoice (payment, shipping) or the ' +
-    'member\'s name or address changes. Another member\'s invoice, or an unknown id, is 404.',
+    "member's name or address changes. Another member's invoice, or an unknown id, is 404.",
   params: invoiceParams,
   errors: [404],
   produces: ['application/pdf'],

@@ -5,27 +5,88 @@ import type { InvoiceDoc } from '../../projections/invoices/index.ts';
 /** The printed invoice's words in the languages houses publish in (English for any other). */
 const LABELS = {
   en: {
-    invoice: 'Invoice', number: 'Invoice number', issued: 'Issued', due: 'Due', status: 'Status', paid: 'Paid', unpaid: 'Unpaid',
-    paidOn: 'Paid on', auction: 'Auction', billedTo: 'Billed to', member: 'Member no.', description: 'Description', amount: 'Amount',
-    vatRate: 'VAT %', vat: 'VAT', subtotal: 'Subtotal', vatTotal: 'VAT', total: 'Total', shipping: 'Shipping', notChosen: 'Not chosen yet',
-    pickup: 'Pickup at the auction house', post: 'Post', courier: 'Courier', reverseCharge: 'VAT reverse charged: no VAT is charged on this invoice.',
+    invoice: 'Invoice',
+    number: 'Invoice number',
+    issued: 'Issued',
+    due: 'Due',
+    status: 'Status',
+    paid: 'Paid',
+    unpaid: 'Unpaid',
+    paidOn: 'Paid on',
+    auction: 'Auction',
+    billedTo: 'Billed to',
+    member: 'Member no.',
+    description: 'Description',
+    amount: 'Amount',
+    vatRate: 'VAT %',
+    vat: 'VAT',
+    subtotal: 'Subtotal',
+    vatTotal: 'VAT',
+    total: 'Total',
+    shipping: 'Shipping',
+    notChosen: 'Not chosen yet',
+    pickup: 'Pickup at the auction house',
+    post: 'Post',
+    courier: 'Courier',
+    reverseCharge: 'VAT reverse charged: no VAT is charged on this invoice.',
   },
   sv: {
-    invoice: 'Faktura', number: 'Fakturanummer', issued: 'Fakturadatum', due: 'Förfallodatum', status: 'Status', paid: 'Betald', unpaid: 'Obetald',
-    paidOn: 'Betald den', auction: 'Auktion', billedTo: 'Faktureras till', member: 'Medlemsnr', description: 'Beskrivning', amount: 'Belopp',
-    vatRate: 'Moms %', vat: 'Moms', subtotal: 'Summa exkl. moms', vatTotal: 'Moms', total: 'Att betala', shipping: 'Leverans', notChosen: 'Inte vald ännu',
-    pickup: 'Hämtas på auktionshuset', post: 'Post', courier: 'Bud', reverseCharge: 'Omvänd skattskyldighet: ingen moms debiteras på denna faktura.',
+    invoice: 'Faktura',
+    number: 'Fakturanummer',
+    issued: 'Fakturadatum',
+    due: 'Förfallodatum',
+    status: 'Status',
+    paid: 'Betald',
+    unpaid: 'Obetald',
+    paidOn: 'Betald den',
+    auction: 'Auktion',
+    billedTo: 'Faktureras till',
+    member: 'Medlemsnr',
+    description: 'Beskrivning',
+    amount: 'Belopp',
+    vatRate: 'Moms %',
+    vat: 'Moms',
+    subtotal: 'Summa exkl. moms',
+    vatTotal: 'Moms',
+    total: 'Att betala',
+    shipping: 'Leverans',
+    notChosen: 'Inte vald ännu',
+    pickup: 'Hämtas på auktionshuset',
+    post: 'Post',
+    courier: 'Bud',
+    reverseCharge: 'Omvänd skattskyldighet: ingen moms debiteras på denna faktura.',
   },
   de: {
-    invoice: 'Rechnung', number: 'Rechnungsnummer', issued: 'Rechnungsdatum', due: 'Fällig am', status: 'Status', paid: 'Bezahlt', unpaid: 'Offen',
-    paidOn: 'Bezahlt am', auction: 'Auktion', billedTo: 'Rechnungsempfänger', member: 'Mitgliedsnr.', description: 'Beschreibung', amount: 'Betrag',
-    vatRate: 'USt. %', vat: 'USt.', subtotal: 'Zwischensumme', vatTotal: 'USt.', total: 'Gesamtbetrag', shipping: 'Versand', notChosen: 'Noch nicht gewählt',
-    pickup: 'Abholung im Auktionshaus', post: 'Post', courier: 'Kurier', reverseCharge: 'Steuerschuldnerschaft des Leistungsempfängers: keine USt. berechnet.',
+    invoice: 'Rechnung',
+    number: 'Rechnungsnummer',
+    issued: 'Rechnungsdatum',
+    due: 'Fällig am',
+    status: 'Status',
+    paid: 'Bezahlt',
+    unpaid: 'Offen',
+    paidOn: 'Bezahlt am',
+    auction: 'Auktion',
+    billedTo: 'Rechnungsempfänger',
+    member: 'Mitgliedsnr.',
+    description: 'Beschreibung',
+    amount: 'Betrag',
+    vatRate: 'USt. %',
+    vat: 'USt.',
+    subtotal: 'Zwischensumme',
+    vatTotal: 'USt.',
+    total: 'Gesamtbetrag',
+    shipping: 'Versand',
+    notChosen: 'Noch nicht gewählt',
+    pickup: 'Abholung im Auktionshaus',
+    post: 'Post',
+    courier: 'Kurier',
+    reverseCharge: 'Steuerschuldnerschaft des Leistungsempfängers: keine USt. berechnet.',
   },
 };
 
 export type InvoiceLabels = (typeof LABELS)['en'];
-export const invoiceLabels = (language: string): InvoiceLabels => (LABELS as Record<string, InvoiceLabels>)[language.slice(0, 2)] ?? LABELS.en;
+export const invoiceLabels = (language: string): InvoiceLabels =>
+  (LABELS as Record<string, InvoiceLabels>)[language.slice(0, 2)] ?? LABELS.en;
 
 /** A date as people read it in a language, in UTC (`22 Nov 2026`). */
 export const formatDate = (iso: string, language: string) =>
@@ -57,15 +118,24 @@ export function renderInvoicePdf(p: InvoicePrint): Promise<Buffer> {
     const left = doc.page.margins.left;
     const width = doc.page.width - left - doc.page.margins.right;
     const field = (label: string, value: string) =>
-      doc.font('Helvetica-Bold').fontSize(10).text(pdfText(`${label}: `), { continued: true }).font('Helvetica').text(pdfText(value));
+      doc
+        .font('Helvetica-Bold')
+        .fontSize(10)
+        .text(pdfText(`${label}: `), { continued: true })
+        .font('Helvetica')
+        .text(pdfText(value));
 
     doc.font('Helvetica-Bold').fontSize(14).fillColor('#000000').text(pdfText(p.houseName)).moveDown(0.5);
     doc.font('Helvetica-Bold').fontSize(20).text(pdfText(title)).moveDown(0.5);
     field(l.number, String(invoice.Number));
     field(l.issued, formatDate(invoice.IssuedAt, language));
     field(l.due, formatDate(invoice.DueAt, language));
-    field(l.status, invoice.Status === 'paid' && invoice.PaidAt ? `${l.paid} (${l.paidOn} ${formatDate(invoice.PaidAt, language)})` : l.unpaid);
-    if (invoice.AuctionId !== null) field(l.auction, p.auctionTitle ? `${invoice.AuctionId}, ${p.auctionTitle}` : String(invoice.AuctionId));
+    field(
+      l.status,
+      invoice.Status === 'paid' && invoice.PaidAt ? `${l.paid} (${l.paidOn} ${formatDate(invoice.PaidAt, language)})` : l.unpaid,
+    );
+    if (invoice.AuctionId !== null)
+      field(l.auction, p.auctionTitle ? `${invoice.AuctionId}, ${p.auctionTitle}` : String(invoice.AuctionId));
     doc.moveDown();
 
     doc.font('Helvetica-Bold').fontSize(11).text(pdfText(l.billedTo));
@@ -97,10 +167,17 @@ export function renderInvoicePdf(p: InvoicePrint): Promise<Buffer> {
       doc.y = y + height + 4;
     };
     row([l.description, l.amount, l.vatRate, l.vat], true);
-    doc.moveTo(left, doc.y).lineTo(left + width, doc.y).stroke();
+    doc
+      .moveTo(left, doc.y)
+      .lineTo(left + width, doc.y)
+      .stroke();
     doc.moveDown(0.3);
-    for (const line of invoice.Lines) row([line.Description, money(line.Amount), formatRate(line.VatRate, language), money(line.VatAmount)]);
-    doc.moveTo(left, doc.y).lineTo(left + width, doc.y).stroke();
+    for (const line of invoice.Lines)
+      row([line.Description, money(line.Amount), formatRate(line.VatRate, language), money(line.VatAmount)]);
+    doc
+      .moveTo(left, doc.y)
+      .lineTo(left + width, doc.y)
+      .stroke();
     doc.moveDown(0.3);
     row([l.subtotal, money(invoice.Subtotal), '', '']);
     row([l.vatTotal, money(invoice.VatTotal), '', '']);

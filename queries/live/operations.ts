@@ -25,7 +25,9 @@ export const getLiveStatus = defineOperation({
   examples: { response: { IsLive: true, AuctionId: 2, CurrentLotId: 412 } },
   async handler(_input, ctx) {
     const [live] = await catalogueAuctions(ctx.db).find({ Catalogued: true, IsLive: true }, { sort: [['StartTime', 1]], limit: 1 });
-    return live ? { IsLive: true, AuctionId: live.Id, CurrentLotId: live.CurrentLotId } : { IsLive: false, AuctionId: null, CurrentLotId: null };
+    return live
+      ? { IsLive: true, AuctionId: live.Id, CurrentLotId: live.CurrentLotId }
+      : { IsLive: false, AuctionId: null, CurrentLotId: null };
   },
 });
 
@@ -38,7 +40,7 @@ export const getAuctionLiveStatus = defineOperation({
   auth: 'anon',
   catalogue: true,
   summary: 'Whether one auction is live now, which lot is up, and when the live sale starts',
-  description: '`StartsAt` is when the live sale is scheduled to start, as the house announced it; else the auction\'s start time.',
+  description: "`StartsAt` is when the live sale is scheduled to start, as the house announced it; else the auction's start time.",
   params: z.object({ id: idText('The auction id.') }),
   errors: [404],
   response: z
@@ -51,7 +53,11 @@ export const getAuctionLiveStatus = defineOperation({
   examples: { response: { IsLive: false, CurrentLotId: null, StartsAt: '2026-12-01T18:00:00.000Z' } },
   async handler({ params }, ctx) {
     const auction = await findAuction(ctx.db, params.id);
-    return { IsLive: auction.IsLive, CurrentLotId: auction.IsLive ? auction.CurrentLotId : null, StartsAt: auction.LiveStartsAt ?? auction.StartTime };
+    return {
+      IsLive: auction.IsLive,
+      CurrentLotId: auction.IsLive ? auction.CurrentLotId : null,
+      StartsAt: auction.LiveStartsAt ?? auction.StartTime,
+    };
   },
 });
 

@@ -18,8 +18,8 @@ export const getLotLinks = defineOperation({
   catalogue: true,
   summary: "A lot's links: its auction, the other lots of its combination, its documents and images",
   description:
-    '`auction`: the lot\'s auction. `combination`: every other lot with the same `CombiId`, in lot-number order. ' +
-    '`document`: the lot\'s documents (`factsheet` always, `condition-report` where the house published one). `image`: the lot\'s images. ' +
+    "`auction`: the lot's auction. `combination`: every other lot with the same `CombiId`, in lot-number order. " +
+    "`document`: the lot's documents (`factsheet` always, `condition-report` where the house published one). `image`: the lot's images. " +
     'Titles are in the negotiated language.',
   params: z.object({ id: idText('The lot id.') }),
   errors: [404],
@@ -49,18 +49,21 @@ export const getLotLinks = defineOperation({
     const title = (doc: { Texts: LotDoc['Texts'] }) => pick(doc.Texts, ctx.language, fallback)?.Title ?? '';
     const [auction, combination, conditionReport, dictionary] = await Promise.all([
       catalogueAuctions(ctx.db).findById(String(lot.AuctionId)),
-      lot.CombiId !== null
-        ? catalogueLots(ctx.db).find({ CombiId: lot.CombiId }, { sort: [['LotNumber', 1]] })
-        : Promise.resolve([]),
+      lot.CombiId !== null ? catalogueLots(ctx.db).find({ CombiId: lot.CombiId }, { sort: [['LotNumber', 1]] }) : Promise.resolve([]),
       lotDocuments(ctx.db).findById(lotDocumentId(lot.Id, 'condition-report')),
       readDictionary(ctx.db, ctx.language, fallback, ctx.tenant.Languages),
     ]);
     const links: Array<{ Rel: (typeof RELS)[number]; Href: string; Title: string }> = [];
     if (auction?.Catalogued) links.push({ Rel: 'auction', Href: `/v1/auctions/${auction.Id}`, Title: title(auction) });
-    for (const other of combination) if (other.Id !== lot.Id) links.push({ Rel: 'combination', Href: `/v1/lots/${other.Id}`, Title: title(other) });
+    for (const other of combination)
+      if (other.Id !== lot.Id) links.push({ Rel: 'combination', Href: `/v1/lots/${other.Id}`, Title: title(other) });
     links.push({ Rel: 'document', Href: `/v1/lots/${lot.Id}/documents/factsheet`, Title: dictionary.t('link.factsheet', 'Factsheet') });
     if (conditionReport)
-      links.push({ Rel: 'document', Href: `/v1/lots/${lot.Id}/documents/condition-report`, Title: dictionary.t('link.conditionReport', 'Condition report') });
+      links.push({
+        Rel: 'document',
+        Href: `/v1/lots/${lot.Id}/documents/condition-report`,
+        Title: dictionary.t('link.conditionReport', 'Condition report'),
+      });
     lot.Images.forEach((href, i) => links.push({ Rel: 'image', Href: href, Title: `${dictionary.t('link.image', 'Image')} ${i + 1}` }));
     return links;
   },

@@ -68,7 +68,11 @@ export const searchLots = defineOperation({
     if (!query.ShowClosedLots) filter.EndTime = { gt: ctx.now.getTime() };
     const now = ctx.now.getTime();
     ctx.changesAt(
-      await ctx.derived(`next-closing:${JSON.stringify(lots)}`, () => nextClosing(catalogueLots(ctx.db), lots, ctx.now.toISOString()), (time) => time > now),
+      await ctx.derived(
+        `next-closing:${JSON.stringify(lots)}`,
+        () => nextClosing(catalogueLots(ctx.db), lots, ctx.now.toISOString()),
+        (time) => time > now,
+      ),
     );
     const result = await ctx.search.search(LOT_SEARCH, {
       q: query.q,

@@ -16,24 +16,46 @@ export const lotSchema = z
     HotLot: z.boolean(),
     VatFree: z.boolean(),
     IsClosed: z.boolean().openapi({ description: 'Bidding has ended (`EndTime` has passed).' }),
-    EndTime: z.string().max(30).openapi({ format: 'date-time', description: 'When bidding ends (or ended, moved to the hammer time when it closed early).' }),
-    Currency: z.string().length(3).regex(/^[A-Z]{3}$/).openapi({ description: 'ISO 4217; every amount of the lot is in its minor units.' }),
+    EndTime: z
+      .string()
+      .max(30)
+      .openapi({ format: 'date-time', description: 'When bidding ends (or ended, moved to the hammer time when it closed early).' }),
+    Currency: z
+      .string()
+      .length(3)
+      .regex(/^[A-Z]{3}$/)
+      .openapi({ description: 'ISO 4217; every amount of the lot is in its minor units.' }),
     StartingPrice: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
     EstimateLow: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable(),
     EstimateHigh: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable(),
-    CurrentBid: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().openapi({ description: 'The highest bid so far; null before the first bid.' }),
+    CurrentBid: z
+      .number()
+      .int()
+      .min(0)
+      .max(Number.MAX_SAFE_INTEGER)
+      .nullable()
+      .openapi({ description: 'The highest bid so far; null before the first bid.' }),
     BidCount: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
     Images: z.array(z.string().max(2000).openapi({ description: 'The address of an image.' })).max(100),
     Attributes: z
       .array(
         z.object({
-          Name: z.string().max(64).regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/),
+          Name: z
+            .string()
+            .max(64)
+            .regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/),
           Label: z.string().max(200),
           Value: z.string().max(1000),
         }),
       )
       .max(100),
-    CombiId: z.number().int().min(1).max(2147483647).nullable().openapi({ description: 'Lots sold together share it; null when the lot stands alone.' }),
+    CombiId: z
+      .number()
+      .int()
+      .min(1)
+      .max(2147483647)
+      .nullable()
+      .openapi({ description: 'Lots sold together share it; null when the lot stands alone.' }),
     Created: z.string().max(30).openapi({ format: 'date-time' }),
   })
   .openapi('Lot');

@@ -18,7 +18,12 @@ const lotsQuery = z.object({
   CategoryId: idText('Lots of this category or of any category below it.').optional(),
   OwnerId: idText("Lots consigned by this member: only with a member token and the caller's own member id (else 403).").optional(),
   HotLot: boolText().optional(),
-  SearchTerms: z.string().trim().max(200).optional().openapi({ description: 'Every word must occur in the title or description (case- and accent-insensitive).' }),
+  SearchTerms: z
+    .string()
+    .trim()
+    .max(200)
+    .optional()
+    .openapi({ description: 'Every word must occur in the title or description (case- and accent-insensitive).' }),
   Sort: z
     .string()
     .transform((v, ctx) => {
@@ -99,7 +104,7 @@ export const listLots = defineOperation({
   summary: 'Lots, filtered, sorted and paged',
   description:
     'Closed lots are left out unless ShowClosedLots=true. StartLotNumber and EndLotNumber bound the lot number, both inclusive. ' +
-    'Consigners are private: `OwnerId` is accepted only with a member token and the caller\'s own member id (any other use is 403); no lot says who consigned it.',
+    "Consigners are private: `OwnerId` is accepted only with a member token and the caller's own member id (any other use is 403); no lot says who consigned it.",
   query: lotsQuery,
   errors: [403],
   // With OwnerId the answer is the caller's own: never shared through the response cache.
@@ -119,7 +124,8 @@ export const listLots = defineOperation({
 
     const filter: Filter = { ...meta.filter };
     if (query.AuctionId !== undefined) filter.AuctionId = query.AuctionId;
-    if (query.AuctionTypeId !== undefined) filter.AuctionId = auctionIdsOfType(await readAuctionTypes(ctx.db), query.AuctionTypeId, query.AuctionId);
+    if (query.AuctionTypeId !== undefined)
+      filter.AuctionId = auctionIdsOfType(await readAuctionTypes(ctx.db), query.AuctionTypeId, query.AuctionId);
     if (query.CategoryId !== undefined) {
       const ids = await categoryAndDescendants(ctx.db, query.CategoryId);
       filter.CategoryId = ids.length === 1 ? ids[0] : { $in: ids };
@@ -140,7 +146,13 @@ export const listLots = defineOperation({
 
     const direction = query.Descending ? -1 : 1;
     const sortField = query.Sort === 'Title' ? `SortTitle.${lang}` : (query.Sort ?? 'LotNumber');
-    const sort: SortSpec = sortField === 'LotNumber' ? [['LotNumber', direction]] : [[sortField, direction], ['LotNumber', direction]];
+    const sort: SortSpec =
+      sortField === 'LotNumber'
+        ? [['LotNumber', direction]]
+        : [
+            [sortField, direction],
+            ['LotNumber', direction],
+          ];
     const p = paging({ page: query.Page, pageSize: query.PageSize }, ctx.tenant);
     const lots = catalogueLots(ctx.db);
     const [total, docs] = await Promise.all([

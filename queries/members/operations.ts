@@ -16,7 +16,9 @@ export const memberAvailability = defineOperation({
     'At most 60 look-ups an hour from one client address (429 with Retry-After).',
   query: z.object({ email: z.email().max(320).openapi({ description: 'The email address to look up.' }) }),
   errors: [429],
-  response: z.object({ Available: z.boolean().openapi({ description: 'True when no account of the house has this address.' }) }).openapi('EmailAvailability'),
+  response: z
+    .object({ Available: z.boolean().openapi({ description: 'True when no account of the house has this address.' }) })
+    .openapi('EmailAvailability'),
   examples: { response: { Available: true } },
   async handler({ query }, ctx) {
     await enforceLimit(

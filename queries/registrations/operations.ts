@@ -5,7 +5,12 @@ import { termsId, termsAcceptances } from '../../projections/terms/index.ts';
 import { findRegistration } from '../../projections/registrations/index.ts';
 import type { RegistrationStatus } from '../../commands/registrations/events.ts';
 import { findLot } from '../lots/find.ts';
-import { lotRegistrationSchema, registrationExample, registrationSchema, type LotRegistrationReason } from '../../commands/registrations/dto.ts';
+import {
+  lotRegistrationSchema,
+  registrationExample,
+  registrationSchema,
+  type LotRegistrationReason,
+} from '../../commands/registrations/dto.ts';
 
 export const getRegistration = defineOperation({
   number: 32,
@@ -17,7 +22,7 @@ export const getRegistration = defineOperation({
   summary: "The caller's registration for an auction",
   description:
     '`Status` is `pending`, `approved` or `rejected`, or `none` when the caller never asked to be registered (nor did the house register them). ' +
-    'Unknown auction, or another auction house\'s: 404.',
+    "Unknown auction, or another auction house's: 404.",
   params: z.object({ auctionId: idText('The auction id.') }),
   errors: [404],
   response: registrationSchema,
@@ -70,9 +75,9 @@ export const getLotRegistration = defineOperation({
   auth: 'member',
   summary: 'Whether the caller may bid on a lot, and why not',
   description:
-    '`MayBid` is true only when the lot is open (its `EndTime` in the future), its auction is current or live, and the caller\'s registration for that auction ' +
-    'is approved, with the auction\'s terms accepted where it requires them. Otherwise `Reason` says why: the first that applies of `lot-closed`, `auction-not-open`, ' +
-    '`terms-not-accepted`, `not-registered`, `registration-pending`, `registration-rejected`. Unknown lot, or another auction house\'s: 404.',
+    "`MayBid` is true only when the lot is open (its `EndTime` in the future), its auction is current or live, and the caller's registration for that auction " +
+    "is approved, with the auction's terms accepted where it requires them. Otherwise `Reason` says why: the first that applies of `lot-closed`, `auction-not-open`, " +
+    "`terms-not-accepted`, `not-registered`, `registration-pending`, `registration-rejected`. Unknown lot, or another auction house's: 404.",
   params: z.object({ lotId: idText('The lot id.') }),
   errors: [404],
   response: lotRegistrationSchema,

@@ -16,7 +16,14 @@ export interface Dictionary {
 export async function readDictionary(db: TenantScope, language: string, defaultLanguage: string, published: string[]): Promise<Dictionary> {
   const docs = (await dictionaries(db).find({})).filter((d) => published.includes(d.Language));
   const byLanguage = new Map(docs.map((d) => [d.Language, d.Entries]));
-  const order = [...docs.map((d) => d.Language).filter((l) => l !== language && l !== defaultLanguage).sort(), defaultLanguage, language];
+  const order = [
+    ...docs
+      .map((d) => d.Language)
+      .filter((l) => l !== language && l !== defaultLanguage)
+      .sort(),
+    defaultLanguage,
+    language,
+  ];
   const entries: Record<string, string> = {};
   for (const l of order) Object.assign(entries, byLanguage.get(l) ?? {});
   const sorted = Object.fromEntries(Object.entries(entries).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));

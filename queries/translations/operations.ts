@@ -23,7 +23,7 @@ export const listLanguages = defineOperation({
   auth: 'anon',
   catalogue: true,
   summary: 'The languages the auction house publishes in',
-  description: 'For a language menu: each language named in itself (`Svenska`), the house\'s default language first and marked `IsDefault`.',
+  description: "For a language menu: each language named in itself (`Svenska`), the house's default language first and marked `IsDefault`.",
   response: z
     .array(
       z.object({
@@ -33,14 +33,19 @@ export const listLanguages = defineOperation({
           .regex(/^[a-z]{2}(-[A-Z]{2})?$/)
           .openapi({ description: 'BCP 47 language code, as Accept-Language and `lang` take it.', example: 'sv' }),
         // A name from the runtime's language names (CLDR), or the code itself.
-        Name: z.string().max(100).openapi({ description: 'The language\'s name in that language.', example: 'Svenska' }),
+        Name: z.string().max(100).openapi({ description: "The language's name in that language.", example: 'Svenska' }),
         IsDefault: z.boolean(),
       }),
     )
     // One per published language: the service sets no smaller limit.
     .max(2147483647)
     .openapi('LanguageList'),
-  examples: { response: [{ Code: 'en', Name: 'English', IsDefault: true }, { Code: 'sv', Name: 'Svenska', IsDefault: false }] },
+  examples: {
+    response: [
+      { Code: 'en', Name: 'English', IsDefault: true },
+      { Code: 'sv', Name: 'Svenska', IsDefault: false },
+    ],
+  },
   async handler(_input, ctx) {
     const { Languages: languages, DefaultLanguage: defaultLanguage } = ctx.tenant;
     const ordered = [defaultLanguage, ...languages.filter((l) => l !== defaultLanguage)];
@@ -58,10 +63,14 @@ export const getInterfaceTranslations = defineOperation({
   catalogue: true,
   summary: 'Every interface string of a bidder front end, in the negotiated language',
   description:
-    'The auction house\'s dictionary of buttons, labels and messages. Every published language answers the same keys: a text the house has not translated yet comes in its default language.',
+    "The auction house's dictionary of buttons, labels and messages. Every published language answers the same keys: a text the house has not translated yet comes in its default language.",
   response: z
     .object({
-      Language: z.string().max(5).regex(/^[a-z]{2}(-[A-Z]{2})?$/).openapi({ example: 'sv' }),
+      Language: z
+        .string()
+        .max(5)
+        .regex(/^[a-z]{2}(-[A-Z]{2})?$/)
+        .openapi({ example: 'sv' }),
       Entries: z.record(z.string().max(100), z.string().max(2000)).openapi({ description: 'Text by key (`button.placeBid`).' }),
     })
     .openapi('InterfaceTranslations'),

@@ -7,10 +7,12 @@ import { watchTypes } from '../../commands/watchlist/events.ts';
 import { envelope, paging } from '../paging.ts';
 import { lotExample, lotMapper, lotSchema } from '../lots/dto.ts';
 
-const watchedLot = lotSchema.extend({
-  WatchType: z.enum(watchTypes),
-  WatchedAt: z.string().max(30).openapi({ format: 'date-time' }),
-}).openapi('WatchedLot');
+const watchedLot = lotSchema
+  .extend({
+    WatchType: z.enum(watchTypes),
+    WatchedAt: z.string().max(30).openapi({ format: 'date-time' }),
+  })
+  .openapi('WatchedLot');
 
 export const listWatchlist = defineOperation({
   number: 24,
@@ -26,7 +28,13 @@ export const listWatchlist = defineOperation({
   }),
   response: pagedEnvelope(watchedLot, 'WatchlistPage'),
   examples: {
-    response: { Items: [{ ...lotExample, WatchType: 'watch', WatchedAt: '2026-11-21T12:00:00.000Z' }], TotalCount: 1, Page: 1, PageSize: 20, TotalPages: 1 },
+    response: {
+      Items: [{ ...lotExample, WatchType: 'watch', WatchedAt: '2026-11-21T12:00:00.000Z' }],
+      TotalCount: 1,
+      Page: 1,
+      PageSize: 20,
+      TotalPages: 1,
+    },
   },
   async handler({ query }, ctx) {
     const p = paging(query, ctx.tenant);
@@ -42,9 +50,7 @@ export const listWatchlist = defineOperation({
     const toDto = await lotMapper(ctx);
     const items = page.flatMap((w) => {
       const lot = byId.get(w.LotId);
-      return lot
-        ? [{ ...toDto(lot), WatchType: w.Type as (typeof watchTypes)[number], WatchedAt: w.WatchedAt }]
-        : [];
+      return lot ? [{ ...toDto(lot), WatchType: w.Type as (typeof watchTypes)[number], WatchedAt: w.WatchedAt }] : [];
     });
     return envelope(items, total, p);
   },

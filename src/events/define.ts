@@ -75,15 +75,15 @@ export function defineEvents<const D extends readonly EventDefinition[]>(definit
     read: (recorded) => {
       const definition = definitionOf(recorded.type);
       if (recorded.version !== definition.version)
-        throw new Error(`${recorded.type} version ${recorded.version} at position ${recorded.position} has no upcast to version ${definition.version}`);
+        throw new Error(
+          `${recorded.type} version ${recorded.version} at position ${recorded.position} has no upcast to version ${definition.version}`,
+        );
       return recorded as unknown as Recorded<E>;
     },
   };
 }
 
-export const tenantId = z
-  .string()
-  .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'a tenant id is lower-case letters, digits and dashes');
+export const tenantId = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'a tenant id is lower-case letters, digits and dashes');
 export const int32 = z.number().int().min(-2147483648).max(2147483647);
 export const positiveId = z.number().int().min(1).max(2147483647);
 export const isoDateTime = z.iso.datetime({ offset: false });
@@ -91,11 +91,7 @@ export const languageCode = z.string().regex(/^[a-z]{2}(-[A-Z]{2})?$/);
 export const money = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
 /** Validates data against its definition and wraps it for appending. */
-export function toNewEvent<D extends EventDefinition>(
-  definition: D,
-  data: z.input<D['schema']>,
-  correlationId?: string,
-): NewEvent {
+export function toNewEvent<D extends EventDefinition>(definition: D, data: z.input<D['schema']>, correlationId?: string): NewEvent {
   const parsed = definition.schema.parse(data) as Record<string, unknown> & { tenant: string };
   return {
     type: definition.type,

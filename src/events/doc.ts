@@ -27,7 +27,14 @@ export function renderEventsDoc(eventCatalog: readonly EventDefinition[]): strin
       properties: Record<string, Record<string, unknown>>;
       required?: string[];
     };
-    lines.push(`## ${event.type}`, '', `Version ${event.version}. Stream \`${event.stream}\`. ${event.description}`, '', '| Field | Type | Required |', '|---|---|---|');
+    lines.push(
+      `## ${event.type}`,
+      '',
+      `Version ${event.version}. Stream \`${event.stream}\`. ${event.description}`,
+      '',
+      '| Field | Type | Required |',
+      '|---|---|---|',
+    );
     for (const [name, property] of Object.entries(schema.properties)) {
       lines.push(`| \`${name}\` | ${describe(property)} | ${schema.required?.includes(name) ? 'yes' : 'no'} |`);
     }
@@ -43,9 +50,14 @@ function describe(p: Record<string, unknown>): string {
   const type = p.type as string | undefined;
   if (type === 'array') return `array of ${describe((p.items as Record<string, unknown>) ?? {})}`;
   if (type === 'object') {
-    if (p.additionalProperties && typeof p.additionalProperties === 'object') return `map of ${describe(p.additionalProperties as Record<string, unknown>)}`;
+    if (p.additionalProperties && typeof p.additionalProperties === 'object')
+      return `map of ${describe(p.additionalProperties as Record<string, unknown>)}`;
     const props = p.properties as Record<string, Record<string, unknown>> | undefined;
-    return props ? `{ ${Object.entries(props).map(([k, v]) => `${k}: ${describe(v)}`).join(', ')} }` : 'object';
+    return props
+      ? `{ ${Object.entries(props)
+          .map(([k, v]) => `${k}: ${describe(v)}`)
+          .join(', ')} }`
+      : 'object';
   }
   if (type === 'string' && p.format) return `string (${p.format})`;
   if (type === 'integer' || type === 'number') return 'integer';

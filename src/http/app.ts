@@ -74,7 +74,12 @@ export function buildApp(
   const anyOrigin = allowedOrigins.includes('*');
   const corsHeaders = (origin: string | undefined): string[] =>
     origin && (anyOrigin || allowedOrigins.includes(origin))
-      ? ['Access-Control-Allow-Origin', anyOrigin ? '*' : origin, 'Access-Control-Expose-Headers', 'ETag, Content-Language, Retry-After, X-Request-Id, Allow']
+      ? [
+          'Access-Control-Allow-Origin',
+          anyOrigin ? '*' : origin,
+          'Access-Control-Expose-Headers',
+          'ETag, Content-Language, Retry-After, X-Request-Id, Allow',
+        ]
       : [];
 
   // Catalogue answers already in the response cache, to callers already checked: before the router.
@@ -123,7 +128,8 @@ export function buildApp(
   // Bodies: JSON only, size-limited, except multipart uploads to the operations that take one (their
   // handlers read and limit them). A body of another type is a 415 before anything else reads it.
   const uploads = operations.filter((op) => op.upload).map((op) => ({ method: op.method.toUpperCase(), path: toExpressPath(op.path) }));
-  const isUpload = (req: Request) => req.is('multipart/form-data') && uploads.some((u) => u.method === req.method && matchPath(u.path, req.path));
+  const isUpload = (req: Request) =>
+    req.is('multipart/form-data') && uploads.some((u) => u.method === req.method && matchPath(u.path, req.path));
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (hasBody(req) && !req.is('application/json') && !req.is('application/*+json') && !isUpload(req)) {
       refuseBody(req, res, JSON_BODY_LIMIT);
@@ -204,7 +210,8 @@ export function buildApp(
       const shared = operation.catalogue === true && !operation.personal?.(req.query as Record<string, unknown>);
       res.setHeader('Cache-Control', shared ? SHARED_CACHE_CONTROL : 'no-store');
       const version = shared && responseCache ? catalogueVersion() : null;
-      const cacheKey = version !== null ? `${(ctx as TenantContext).tenant.Tenant}\n${(ctx as TenantContext).language}\n${req.originalUrl}` : '';
+      const cacheKey =
+        version !== null ? `${(ctx as TenantContext).tenant.Tenant}\n${(ctx as TenantContext).language}\n${req.originalUrl}` : '';
       const nowMs = base.now.getTime();
       const cached = version !== null ? responseCache!.get(cacheKey, version, nowMs) : null;
       if (cached) {
@@ -225,9 +232,7 @@ export function buildApp(
         // recomputed, in the same instant.
         const spread = 0.5 + Math.random() / 2;
         const expires =
-          changesAt !== null
-          ? Math.min(changesAt, nowMs + RESPONSE_CACHE_MAX_TTL_MS * spread)
-          : nowMs + RESPONSE_CACHE_TTL_MS * spread;
+          changesAt !== null ? Math.min(changesAt, nowMs + RESPONSE_CACHE_MAX_TTL_MS * spread) : nowMs + RESPONSE_CACHE_TTL_MS * spread;
         const entry: CachedResponse = { body, etag, version, expires, operationId: operation.operationId };
         responseCache!.set(cacheKey, entry);
         sendBody(req, res, body, etag, { entry, cache: responseCache! });

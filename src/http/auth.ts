@@ -37,7 +37,8 @@ export class Authenticator {
 
   async apiKey(req: Request): Promise<ApiKeyInfo> {
     const key = req.headers['api-key'];
-    if (typeof key !== 'string' || key.length === 0 || key.length > 200) throw new UnauthorizedError('The Api-Key header is missing or unknown.');
+    if (typeof key !== 'string' || key.length === 0 || key.length > 200)
+      throw new UnauthorizedError('The Api-Key header is missing or unknown.');
     const hash = sha256(key);
     const info = await this.keys.get(hash, () => this.directory.apiKey(hash), this.accessVersion());
     if (!info) throw new UnauthorizedError('The Api-Key header is missing or unknown.');
@@ -92,7 +93,9 @@ export class Authenticator {
     if (typeof apiKeyHeader !== 'string' || typeof authorization !== 'string') return null;
     // By the token (one per caller), then its Api-Key: no string is built to look a caller up.
     const hit = this.callers.get(authorization);
-    return hit !== undefined && hit.apiKeyHeader === apiKeyHeader && hit.expires > now && hit.version === this.accessVersion() ? hit.caller : null;
+    return hit !== undefined && hit.apiKeyHeader === apiKeyHeader && hit.expires > now && hit.version === this.accessVersion()
+      ? hit.caller
+      : null;
   }
 
   private remember(req: Request, caller: Caller) {
@@ -138,7 +141,8 @@ export class Authenticator {
   async requireMember(claims: TokenClaims): Promise<Member> {
     if (claims.kind !== 'member') throw new UnauthorizedError('This operation needs a member token (POST /v1/sessions).');
     const member = await this.member(claims);
-    if (!member) throw new UnauthorizedError('This token no longer works: its member was removed, or its sessions were ended by a password reset.');
+    if (!member)
+      throw new UnauthorizedError('This token no longer works: its member was removed, or its sessions were ended by a password reset.');
     return member;
   }
 }

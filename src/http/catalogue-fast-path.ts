@@ -53,7 +53,9 @@ export function catalogueFastPath(deps: FastPathDeps) {
     if (!caller) return next();
     // The override the route reads: its own language parameter, else `lang` (both names contain "lang").
     const override =
-      q >= 0 && LANG.test(url) ? (operation.languageParam && rawQueryValue(req, operation.languageParam)) || rawQueryValue(req, 'lang') : undefined;
+      q >= 0 && LANG.test(url)
+        ? (operation.languageParam && rawQueryValue(req, operation.languageParam)) || rawQueryValue(req, 'lang')
+        : undefined;
     const language = negotiatedLanguage(caller.tenant, req.headers['accept-language'], override);
     const version = deps.version();
     if (version === null) return next();

@@ -34,6 +34,11 @@ export class FileAnswer {
 
 /** `attachment; filename="..."; filename*=UTF-8''...` (RFC 6266), safe for any name. */
 export function contentDisposition(disposition: 'inline' | 'attachment', filename: string): string {
-  const ascii = filename.normalize('NFKD').replace(/[^\x20-\x7e]/g, '').replace(/["\\]/g, '').trim() || 'download';
+  const ascii =
+    filename
+      .normalize('NFKD')
+      .replace(/[^\x20-\x7e]/g, '')
+      .replace(/["\\]/g, '')
+      .trim() || 'download';
   return `${disposition}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
 }

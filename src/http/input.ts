@@ -25,7 +25,10 @@ export function canonicalQuery(req: Request, shape: Record<string, unknown>): { 
   for (const [key, value] of Object.entries(req.query as Record<string, unknown>)) {
     if (key.includes('[') || key.includes(']')) {
       if (!(canonical.has('metadataproperties') && /^metadataproperties\[/i.test(key)))
-        errors.push({ field: `query.${key.slice(0, 100)}`, message: 'bracket form is not accepted: give the parameter once, as name=value' });
+        errors.push({
+          field: `query.${key.slice(0, 100)}`,
+          message: 'bracket form is not accepted: give the parameter once, as name=value',
+        });
       continue;
     }
     const name = canonical.get(key.toLowerCase());

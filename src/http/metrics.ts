@@ -88,7 +88,10 @@ export class Metrics {
    * Labelled series by operation, method and status, looked up once per combination rather than hashed
    * from their labels (or from a key built of them) on every request.
    */
-  private readonly series = new Map<string, Map<string, { timer: { observe(seconds: number): void }; counters: Map<number, { inc(): void }> }>>();
+  private readonly series = new Map<
+    string,
+    Map<string, { timer: { observe(seconds: number): void }; counters: Map<number, { inc(): void }> }>
+  >();
 
   /** Counts and times one answered request; `operation` is the operation id, or `none` outside the table. */
   observe(operation: string, method: string, status: number, seconds: number): void {

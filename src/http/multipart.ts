@@ -66,7 +66,11 @@ type Outcome<T> = { ok: true; value: T } | { ok: false };
  * large, `415` not multipart, or what `receive` threw) is thrown only after whatever was received has been
  * discarded, so a rejected upload leaves nothing behind.
  */
-export async function readUpload<F extends z.ZodObject, T>(req: Request, res: Response, options: UploadOptions<F, T>): Promise<Upload<z.output<F>, T>> {
+export async function readUpload<F extends z.ZodObject, T>(
+  req: Request,
+  res: Response,
+  options: UploadOptions<F, T>,
+): Promise<Upload<z.output<F>, T>> {
   const fieldNames = Object.keys(options.fields.shape);
   if (!hasBody(req))
     throw new ValidationError('A multipart/form-data body with the file and its fields is required.', [
@@ -170,7 +174,12 @@ export async function readUpload<F extends z.ZodObject, T>(req: Request, res: Re
 
     bb.on('file', (name, stream, info) => {
       if (failure || file || name !== options.file) {
-        if (!failure && !file) fail(new ValidationError(`Unexpected file part "${name.slice(0, 100)}".`, [{ field: `body.${name.slice(0, 100)}`, message: `only the file part "${options.file}" is taken` }]));
+        if (!failure && !file)
+          fail(
+            new ValidationError(`Unexpected file part "${name.slice(0, 100)}".`, [
+              { field: `body.${name.slice(0, 100)}`, message: `only the file part "${options.file}" is taken` },
+            ]),
+          );
         stream.resume();
         return;
       }
@@ -211,7 +220,9 @@ export async function readUpload<F extends z.ZodObject, T>(req: Request, res: Re
       if (name in values) fieldErrors.push({ field: `body.${name}`, message: 'must be given once' });
       else values[name] = value;
     });
-    bb.on('filesLimit', () => fail(new ValidationError('Exactly one file may be sent.', [{ field: `body.${options.file}`, message: 'one file only' }])));
+    bb.on('filesLimit', () =>
+      fail(new ValidationError('Exactly one file may be sent.', [{ field: `body.${options.file}`, message: 'one file only' }])),
+    );
     bb.on('fieldsLimit', () => fail(new ValidationError(`At most ${MAX_FIELDS} text fields may be sent.`)));
     bb.on('partsLimit', () => fail(new ValidationError(`At most ${MAX_PARTS} parts may be sent.`)));
     bb.on('error', () => {

@@ -9,22 +9,50 @@ export const TAGS: Array<{ name: string; description: string }> = [
     name: 'Credentials',
     description:
       'Obtaining and checking bearer tokens. Every call sends the `Api-Key` header of the calling application; most also send ' +
-      '`Authorization: Bearer <token>`. An anonymous token (no secret, from the auction house\'s identifier) or an application ' +
-      'token (ClientId and ClientSecret) opens the catalogue; a member token (from sign-in) opens the member\'s own data as well.',
+      "`Authorization: Bearer <token>`. An anonymous token (no secret, from the auction house's identifier) or an application " +
+      "token (ClientId and ClientSecret) opens the catalogue; a member token (from sign-in) opens the member's own data as well.",
   },
-  { name: 'Auctions', description: 'The auction house\'s auctions: listing by status, one auction, its printed catalogue (PDF) and spreadsheet export, its texts in every language, its lot numbers and categories, and accepting its terms.' },
-  { name: 'Lots', description: 'Lots: filtered and sorted listings, free-text search, one lot, its documents and bid history, the latest bids, and the signed-in member\'s watchlist and consigned lots.' },
-  { name: 'Lot attributes', description: 'The descriptive attributes of lots (material, period, maker...) and the distinct values with lot counts, for building search filters.' },
-  { name: 'Lot links', description: 'Everything a lot page links to: its auction, the other lots of its combination, its documents and its images.' },
-  { name: 'Categories', description: 'The auction house\'s category tree in the negotiated language, with lot counts.' },
+  {
+    name: 'Auctions',
+    description:
+      "The auction house's auctions: listing by status, one auction, its printed catalogue (PDF) and spreadsheet export, its texts in every language, its lot numbers and categories, and accepting its terms.",
+  },
+  {
+    name: 'Lots',
+    description:
+      "Lots: filtered and sorted listings, free-text search, one lot, its documents and bid history, the latest bids, and the signed-in member's watchlist and consigned lots.",
+  },
+  {
+    name: 'Lot attributes',
+    description:
+      'The descriptive attributes of lots (material, period, maker...) and the distinct values with lot counts, for building search filters.',
+  },
+  {
+    name: 'Lot links',
+    description: 'Everything a lot page links to: its auction, the other lots of its combination, its documents and its images.',
+  },
+  { name: 'Categories', description: "The auction house's category tree in the negotiated language, with lot counts." },
   { name: 'Live auctions', description: 'Whether a live sale is running now, which lot is up, and when a live sale starts.' },
-  { name: 'Auction registration', description: 'Registering the signed-in member to bid in an auction, and the state of that registration.' },
+  {
+    name: 'Auction registration',
+    description: 'Registering the signed-in member to bid in an auction, and the state of that registration.',
+  },
   { name: 'Lot registration', description: 'Whether the signed-in member may bid on a lot, and why not.' },
-  { name: 'Auction documents', description: 'An auction\'s documents (terms of sale, conditions, catalogue supplements): the list and each file.' },
-  { name: 'Sign-up and sign-in', description: 'Creating a member account, confirming it, signing in for a member token, resetting a password and verifying a phone number.' },
-  { name: 'Bidder profile', description: 'The signed-in member\'s profile: reading it and replacing it.' },
+  {
+    name: 'Auction documents',
+    description: "An auction's documents (terms of sale, conditions, catalogue supplements): the list and each file.",
+  },
+  {
+    name: 'Sign-up and sign-in',
+    description:
+      'Creating a member account, confirming it, signing in for a member token, resetting a password and verifying a phone number.',
+  },
+  { name: 'Bidder profile', description: "The signed-in member's profile: reading it and replacing it." },
   { name: 'Identity documents', description: 'Identity documents the signed-in member uploads for verification.' },
-  { name: 'Invoices', description: 'The signed-in member\'s invoices: listing, one invoice with its lines, its PDF, raising one and choosing its shipping.' },
+  {
+    name: 'Invoices',
+    description: "The signed-in member's invoices: listing, one invoice with its lines, its PDF, raising one and choosing its shipping.",
+  },
   { name: 'Notifications', description: 'Reminders the signed-in member asks for before a lot ends.' },
   { name: 'Contact', description: 'Writing to the auction house through its contact form.' },
   { name: 'Languages', description: 'The languages the auction house publishes in, for a language menu.' },
@@ -39,17 +67,15 @@ const CREDENTIALS: Record<Auth, string> = {
 
 const UNAUTHORIZED: Record<Auth, string> = {
   open: 'The `Api-Key` header is missing or unknown.',
-  anon:
-    'The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).',
+  anon: 'The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).',
   member:
     'The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists.',
 };
 
 const STATUS_TEXT: Record<number, string> = {
-  400:
-    'The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.',
+  400: 'The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.',
   403: 'The caller may not do this.',
-  404: 'It does not exist, or it is not visible to the token\'s auction house (another house\'s resource is answered exactly as a missing one).',
+  404: "It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).",
   409: 'It conflicts with the current state.',
   413: 'The JSON body is larger than 64 kB.',
   415: 'The body is not `application/json` (UTF-8).',
@@ -128,12 +154,16 @@ function registerShared(registry: OpenAPIRegistry) {
       'the auction house (`tenant`) and the kind (`anonymous`, `application` or `member`); issuer, audience and expiry are checked on every call, following the JWT best current practices of RFC8725. ' +
       'Lifetimes: anonymous and application tokens 1 hour, member tokens 8 hours; `ExpiresAt` of the token answer says when. Treat the token as opaque.',
   });
-  registry.registerComponent('schemas', 'BinaryFile', { type: 'string', format: 'binary', description: 'The file\'s bytes; its size is in `Content-Length` when known.' });
+  registry.registerComponent('schemas', 'BinaryFile', {
+    type: 'string',
+    format: 'binary',
+    description: "The file's bytes; its size is in `Content-Length` when known.",
+  });
 
   const header = (name: string, object: Record<string, unknown>) => registry.registerComponent('headers', name, object as never);
   header('X-Request-Id', {
     description:
-      'Identifies this request in the service\'s logs: the request\'s own `X-Request-Id` when it is 1 to 64 letters, digits, `.`, `_` or `-`, else a new UUID. A problem answer repeats it in `instance`.',
+      "Identifies this request in the service's logs: the request's own `X-Request-Id` when it is 1 to 64 letters, digits, `.`, `_` or `-`, else a new UUID. A problem answer repeats it in `instance`.",
     required: true,
     schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$', maxLength: 64 },
   });
@@ -144,14 +174,14 @@ function registerShared(registry: OpenAPIRegistry) {
   });
   header('Content-Language', {
     description:
-      'The language of the answer\'s texts: the `lang` (or the operation\'s own language) query parameter, else the best match of `Accept-Language`, among the languages the auction house publishes; else its default language. ' +
+      "The language of the answer's texts: the `lang` (or the operation's own language) query parameter, else the best match of `Accept-Language`, among the languages the auction house publishes; else its default language. " +
       'A stored document (terms, a condition report) names its own language.',
     required: true,
     schema: { type: 'string', pattern: '^[a-z]{2}(-[A-Z]{2})?$', maxLength: 5 },
   });
   header('Cache-Control', {
     description:
-      '`private, no-cache` on catalogue answers (store them, but revalidate with `If-None-Match`); `no-store` on answers that carry the caller\'s own data.',
+      "`private, no-cache` on catalogue answers (store them, but revalidate with `If-None-Match`); `no-store` on answers that carry the caller's own data.",
     required: true,
     schema: { type: 'string', enum: ['private, no-cache', 'no-store'] },
   });
@@ -168,7 +198,7 @@ function registerShared(registry: OpenAPIRegistry) {
   });
   header('Content-Disposition', {
     description:
-      'The file\'s name (RFC 6266: an ASCII `filename` and the full UTF-8 `filename*`); `inline` for documents a browser shows, `attachment` for downloads.',
+      "The file's name (RFC 6266: an ASCII `filename` and the full UTF-8 `filename*`); `inline` for documents a browser shows, `attachment` for downloads.",
     required: true,
     // A name of up to 2,505 characters (a dictionary text and a title), percent-encoded in filename*.
     schema: { type: 'string', pattern: '^(inline|attachment); filename=".*"; filename\\*=UTF-8\'\'.*$', maxLength: 25600 },
@@ -179,7 +209,7 @@ function registerShared(registry: OpenAPIRegistry) {
     schema: { type: 'string', enum: ['nosniff'] },
   });
   header('Retry-After', {
-    description: 'Seconds to wait before trying again: the rest of the limit\'s window (at most an hour) on a `429`, 1 on a `503`.',
+    description: "Seconds to wait before trying again: the rest of the limit's window (at most an hour) on a `429`, 1 on a `503`.",
     required: true,
     schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 3600 },
   });
@@ -201,7 +231,8 @@ function registerShared(registry: OpenAPIRegistry) {
     name: 'If-None-Match',
     in: 'header',
     required: false,
-    description: 'The `ETag` of a representation the client holds (or several, comma-separated, or `*`): when it still matches, the answer is `304` with no body.',
+    description:
+      'The `ETag` of a representation the client holds (or several, comma-separated, or `*`): when it still matches, the answer is `304` with no body.',
     schema: { type: 'string', pattern: '^(\\*|(W/)?"[^"]*"(\\s*,\\s*(W/)?"[^"]*")*)$', maxLength: HEADER_LIMIT },
   });
   parameter('Accept-Language', {
@@ -209,8 +240,8 @@ function registerShared(registry: OpenAPIRegistry) {
     in: 'header',
     required: false,
     description:
-      'Preferred languages with q-values (`sv-SE, sv;q=0.9, en;q=0.5`), matched against the auction house\'s published languages (`sv-SE` falls back to `sv`); ' +
-      'the house\'s default language when none matches. The query parameter `lang` (and an operation\'s own language parameter) overrides it. `Content-Language` says which language was used.',
+      "Preferred languages with q-values (`sv-SE, sv;q=0.9, en;q=0.5`), matched against the auction house's published languages (`sv-SE` falls back to `sv`); " +
+      "the house's default language when none matches. The query parameter `lang` (and an operation's own language parameter) overrides it. `Content-Language` says which language was used.",
     schema: { type: 'string', pattern: '^[A-Za-z0-9*;=.,\\s-]*$', maxLength: HEADER_LIMIT },
     example: 'sv-SE, sv;q=0.9, en;q=0.5',
   });
@@ -218,7 +249,8 @@ function registerShared(registry: OpenAPIRegistry) {
     name: 'X-Request-Id',
     in: 'header',
     required: false,
-    description: 'A request id of the caller\'s choice, echoed in the answer\'s `X-Request-Id` and logged; another form is replaced by a new UUID (never rejected).',
+    description:
+      "A request id of the caller's choice, echoed in the answer's `X-Request-Id` and logged; another form is replaced by a new UUID (never rejected).",
     schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$', maxLength: 64 },
   });
 }
@@ -277,7 +309,11 @@ export function buildOpenApiDocument(operations: Operation[]) {
         headers: representation,
       };
     for (const status of [...statuses].sort()) {
-      const headers: Record<string, object> = { ...common, Vary: ref('headers', 'Vary'), 'Content-Encoding': ref('headers', 'Content-Encoding') };
+      const headers: Record<string, object> = {
+        ...common,
+        Vary: ref('headers', 'Vary'),
+        'Content-Encoding': ref('headers', 'Content-Encoding'),
+      };
       if (status === 401) headers['WWW-Authenticate'] = ref('headers', 'WWW-Authenticate');
       if (status === 429 || status === 503) headers['Retry-After'] = ref('headers', 'Retry-After');
       responses[status] = {
@@ -352,9 +388,9 @@ export function buildOpenApiDocument(operations: Operation[]) {
       title: 'Bidder API',
       version: '1.0.0',
       description:
-        'The bidder-facing API of an auction house: its auctions, lots, categories and documents, and a signed-in member\'s own data (watchlist, consignments, profile).\n\n' +
-        '**Credentials.** Every `/v1` call sends the calling application\'s `Api-Key` header. Most also send `Authorization: Bearer <token>`: an anonymous token ' +
-        '(`POST /v1/tokens/anonymous`) or an application token (`POST /v1/tokens`) opens the catalogue of one auction house; a member token (`POST /v1/sessions`) opens the member\'s own data as well. ' +
+        "The bidder-facing API of an auction house: its auctions, lots, categories and documents, and a signed-in member's own data (watchlist, consignments, profile).\n\n" +
+        "**Credentials.** Every `/v1` call sends the calling application's `Api-Key` header. Most also send `Authorization: Bearer <token>`: an anonymous token " +
+        "(`POST /v1/tokens/anonymous`) or an application token (`POST /v1/tokens`) opens the catalogue of one auction house; a member token (`POST /v1/sessions`) opens the member's own data as well. " +
         'A resource of another auction house is answered exactly as a missing one (`404`).\n\n' +
         '**Conventions.** JSON bodies use PascalCase names and are at most 64 kB. Ids are int32. Money is an integer number of minor units beside an ISO 4217 `Currency`. ' +
         'Timestamps are RFC 3339 in UTC. Paged lists answer `{Items, TotalCount, Page, PageSize, TotalPages}` (at most 100 items a page). ' +

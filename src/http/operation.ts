@@ -140,8 +140,8 @@ export interface Operation<
 
 export function defineOperation<
   A extends Auth,
-  P extends z.ZodObject = z.ZodObject<{}>,
-  Q extends z.ZodObject = z.ZodObject<{}>,
+  P extends z.ZodObject = z.ZodObject<Record<never, never>>,
+  Q extends z.ZodObject = z.ZodObject<Record<never, never>>,
   B extends z.ZodType = z.ZodUndefined,
   R extends z.ZodType = z.ZodType,
 >(operation: Operation<A, P, Q, B, R>): Operation<A, P, Q, B, R> {

@@ -23,7 +23,7 @@ export function mountOps(app: Express, sources: OpsSources): void {
   });
   app.get('/readyz', async (_req: Request, res: Response) => {
     let projections: Record<string, ProjectionStatus> = {};
-    let ready = true;
+    let ready: boolean;
     try {
       await sources.ping?.();
       projections = (await sources.projections?.()) ?? {};
@@ -45,7 +45,10 @@ export function opsApp(sources: OpsSources): Express {
   if (sources.metrics) app.use(sources.metrics.middleware());
   mountOps(app, sources);
   app.use((_req: Request, res: Response) => {
-    res.status(404).type('application/problem+json').json({ type: 'about:blank', title: 'Not Found', status: 404, detail: 'No such route.' });
+    res
+      .status(404)
+      .type('application/problem+json')
+      .json({ type: 'about:blank', title: 'Not Found', status: 404, detail: 'No such route.' });
   });
   return app;
 }

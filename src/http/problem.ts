@@ -39,7 +39,10 @@ export function problemMiddleware(logger: Logger) {
       sendProblem(res, known, requestId);
       return;
     }
-    logger.error({ reqId: requestId, err: error instanceof Error ? { message: error.message, stack: error.stack } : String(error) }, 'unhandled error');
+    logger.error(
+      { reqId: requestId, err: error instanceof Error ? { message: error.message, stack: error.stack } : String(error) },
+      'unhandled error',
+    );
     if (res.headersSent) return;
     sendProblem(res, new AppError(500, 'Internal Server Error', 'An unexpected error occurred.'), requestId);
   };

@@ -91,13 +91,17 @@ export function jsonBody(limitBytes = JSON_BODY_LIMIT) {
       refuseBody(req, res, limitBytes, received);
       next(error);
     };
-    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') return fail(new UnsupportedMediaTypeError('The request body must be UTF-8 JSON.'));
-    if (decoder === undefined) return fail(new UnsupportedMediaTypeError(`The Content-Encoding "${encoding.slice(0, 40)}" is not supported (identity, gzip, deflate or br).`));
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8')
+      return fail(new UnsupportedMediaTypeError('The request body must be UTF-8 JSON.'));
+    if (decoder === undefined)
+      return fail(
+        new UnsupportedMediaTypeError(`The Content-Encoding "${encoding.slice(0, 40)}" is not supported (identity, gzip, deflate or br).`),
+      );
     const declared = declaredLength(req);
     if (decoder === null && declared !== null && declared > limitBytes) return fail(tooLarge());
 
     continueBody(req, res);
-    const source: Readable = decoder ? req.pipe(decoder()) as unknown as Readable : req;
+    const source: Readable = decoder ? (req.pipe(decoder()) as unknown as Readable) : req;
     const chunks: Buffer[] = [];
     let size = 0;
     let raw = 0;
@@ -113,7 +117,8 @@ export function jsonBody(limitBytes = JSON_BODY_LIMIT) {
       // An empty body (`Content-Length: 0`, or no chunk) is no body.
       if (size === 0) return next();
       const text = Buffer.concat(chunks, size).toString('utf8');
-      if (!/^[\s]*[[{]/.test(text)) return next(new ValidationError('The request body is not valid JSON: an object or an array is expected.'));
+      if (!/^[\s]*[[{]/.test(text))
+        return next(new ValidationError('The request body is not valid JSON: an object or an array is expected.'));
       try {
         req.body = JSON.parse(text);
       } catch {
@@ -131,7 +136,13 @@ export function jsonBody(limitBytes = JSON_BODY_LIMIT) {
     req.on('data', countRaw);
     source.on('data', onData);
     source.on('end', onEnd);
-    source.on('error', () => finish(decoder ? new ValidationError(`The request body is not valid ${encoding} data.`) : new ValidationError('The request body could not be read.')));
+    source.on('error', () =>
+      finish(
+        decoder
+          ? new ValidationError(`The request body is not valid ${encoding} data.`)
+          : new ValidationError('The request body could not be read.'),
+      ),
+    );
     const broken = () => finish(new ValidationError('The request body could not be read: it broke off before its end.'));
     req.on('error', broken);
     req.on('close', () => !req.complete && broken());

@@ -22,7 +22,13 @@ export const int32Text = (options: { min?: number; max?: number; description?: s
         .min(options.min ?? -2147483648, `must be at least ${options.min ?? -2147483648}`)
         .max(options.max ?? INT32_MAX, `must be at most ${options.max ?? INT32_MAX}`),
     )
-    .openapi({ type: 'integer', format: 'int32', minimum: options.min ?? INT32_MIN, maximum: options.max ?? INT32_MAX, description: options.description });
+    .openapi({
+      type: 'integer',
+      format: 'int32',
+      minimum: options.min ?? INT32_MIN,
+      maximum: options.max ?? INT32_MAX,
+      description: options.description,
+    });
 
 export const idText = (description = 'An int32 id.') => int32Text({ min: 1, description });
 
@@ -35,7 +41,11 @@ export const boolText = (description?: string) =>
 
 export const pageQuery = {
   page: int32Text({ min: 1, description: '1-based page number.' }).optional(),
-  pageSize: int32Text({ min: 1, max: 100, description: "Items per page, at most 100; the tenant's configured page size when omitted." }).optional(),
+  pageSize: int32Text({
+    min: 1,
+    max: 100,
+    description: "Items per page, at most 100; the tenant's configured page size when omitted.",
+  }).optional(),
 };
 
 export const pagedEnvelope = <T extends z.ZodType>(item: T, name: string) =>
@@ -55,8 +65,15 @@ export const problemSchema = z
       .string()
       .max(100)
       .regex(/^urn:bidder-api:problem:[a-z0-9-]+$/)
-      .openapi({ format: 'uri', description: 'The kind of problem, one per status: `urn:bidder-api:problem:not-found`, `…:bad-request`, `…:unauthorized`, ….' }),
-    title: z.string().max(100).regex(/^[A-Z][A-Za-z ]*$/).openapi({ description: 'The status\'s reason phrase (`Not Found`).' }),
+      .openapi({
+        format: 'uri',
+        description: 'The kind of problem, one per status: `urn:bidder-api:problem:not-found`, `…:bad-request`, `…:unauthorized`, ….',
+      }),
+    title: z
+      .string()
+      .max(100)
+      .regex(/^[A-Z][A-Za-z ]*$/)
+      .openapi({ description: "The status's reason phrase (`Not Found`)." }),
     status: z.number().int().min(400).max(599),
     detail: z.string().max(1000).openapi({ description: 'What went wrong, for a developer (not shown to end users as is).' }),
     instance: z

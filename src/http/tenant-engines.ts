@@ -25,10 +25,7 @@ export interface TenantFiles {
 
 /** Files made from read models on first request (GeneratedFiles.open). */
 export interface TenantGeneratedFiles {
-  open(
-    file: { key: string; family: string; contentType: string },
-    generate: () => Promise<Buffer>,
-  ): Promise<OpenedFile>;
+  open(file: { key: string; family: string; contentType: string }, generate: () => Promise<Buffer>): Promise<OpenedFile>;
 }
 
 export function tenantSearch(index: SearchIndex, tenant: string): TenantSearch {

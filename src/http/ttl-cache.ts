@@ -5,7 +5,10 @@
  */
 export class TtlCache<V> {
   private readonly entries = new Map<string, { value: V; expires: number; version: string | null }>();
-  constructor(private readonly ttlMs: number, private readonly maxEntries = 10_000) {}
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxEntries = 10_000,
+  ) {}
 
   /** The value, loaded when absent, expired, or read at another version. `version`: read before loading. */
   async get(key: string, load: () => Promise<V>, version: string | null = null): Promise<V> {

@@ -43,7 +43,11 @@ export interface AppendResult {
 }
 
 export class WrongExpectedVersionError extends Error {
-  constructor(readonly streamId: string, readonly expected: ExpectedRevision, readonly actual: number | 'no_stream') {
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: number | 'no_stream',
+  ) {
     super(`Wrong expected version on ${streamId}: expected ${String(expected)}, actual ${String(actual)}`);
     this.name = 'WrongExpectedVersionError';
   }

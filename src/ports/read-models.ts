@@ -72,8 +72,7 @@ export interface TenantScope {
 
 /** One write of a projection's batch. */
 export type WriteOp =
-  | { op: 'put'; collection: string; tenant: string; doc: Doc }
-  | { op: 'delete'; collection: string; tenant: string; id: string };
+  { op: 'put'; collection: string; tenant: string; doc: Doc } | { op: 'delete'; collection: string; tenant: string; id: string };
 
 /**
  * The writing side, used only by the projector runtime. A projection's writes and its checkpoint land in
@@ -90,7 +89,11 @@ export interface WriteTarget {
 }
 
 export class CheckpointConflictError extends Error {
-  constructor(readonly projection: string, readonly expected: number, readonly actual: number) {
+  constructor(
+    readonly projection: string,
+    readonly expected: number,
+    readonly actual: number,
+  ) {
     super(`Checkpoint of ${projection} is ${actual}, expected ${expected}`);
     this.name = 'CheckpointConflictError';
   }

@@ -3,6 +3,7 @@ import type { AnyEvent, EventSet, EventsOf, Recorded } from '../events/define.ts
 import type { CollectionSpec, Doc, DocumentStore, WriteOp, WriteTarget } from '../ports/read-models.ts';
 import type { JobQueue } from '../ports/jobs.ts';
 import type { SearchCollectionSpec, SearchDocument } from '../ports/search.ts';
+/* eslint-disable @typescript-eslint/no-explicit-any -- `EventSet<any>` constrains to any feature's event set */
 
 /**
  * A unit of work over one batch of events for document projections. `update` is guarded by the global
@@ -170,11 +171,13 @@ function reading<Sets extends readonly EventSet<any>[], Handled extends EventsOf
   const setOf = new Map<string, EventSet<AnyEvent>>();
   for (const set of spec.events) for (const type of set.types) setOf.set(type, set);
   const handles: readonly string[] = spec.handles ?? [...setOf.keys()];
-  for (const type of handles) if (!setOf.has(type)) throw new Error(`projection ${spec.name} handles ${type}, which none of its event sets holds`);
+  for (const type of handles)
+    if (!setOf.has(type)) throw new Error(`projection ${spec.name} handles ${type}, which none of its event sets holds`);
   const handled = new Set(handles);
   return {
     handles,
-    read: (recorded: RecordedEvent) => (handled.has(recorded.type) ? (setOf.get(recorded.type)!.read(recorded) as unknown as Read<Sets, Handled>) : null),
+    read: (recorded: RecordedEvent) =>
+      handled.has(recorded.type) ? (setOf.get(recorded.type)!.read(recorded) as unknown as Read<Sets, Handled>) : null,
   };
 }
 

@@ -18,9 +18,7 @@ export type OperatorEntry = { [K in FieldOperator]: [K, Exclude<OperatorConditio
 
 /** One part of a filter: a conjunction or disjunction of filters, or a condition on one field. */
 export type FilterPart =
-  | { kind: '$and'; filters: Filter[] }
-  | { kind: '$or'; filters: Filter[] }
-  | { kind: 'field'; field: string; condition: FieldCondition };
+  { kind: '$and'; filters: Filter[] } | { kind: '$or'; filters: Filter[] } | { kind: 'field'; field: string; condition: FieldCondition };
 
 const KNOWN_OPERATORS: ReadonlySet<string> = new Set(FIELD_OPERATORS);
 const FIELD_SEGMENT = /^[A-Za-z0-9_-]+$/;

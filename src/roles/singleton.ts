@@ -4,7 +4,10 @@ import type { LeaseHolder, LeaseStore } from '../ports/leases.ts';
 import type { Logger } from '../logger.ts';
 
 export class RoleRefusedError extends Error {
-  constructor(readonly lease: string, readonly heldBy: LeaseHolder) {
+  constructor(
+    readonly lease: string,
+    readonly heldBy: LeaseHolder,
+  ) {
     super(
       `another ${heldBy.role} process (pid ${heldBy.pid} on ${heldBy.host}, started ${heldBy.startedAt}) already runs the ` +
         `${lease} on these engines; a second one is refused. Stop it first, or start more HTTP processes with ROLE=api.`,
@@ -45,16 +48,19 @@ export async function holdLease(
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
   let released = false;
-  const timer = setInterval(() => {
-    store.renew(name, holder, ttlMs).then(
-      (kept) => {
-        if (kept || released) return;
-        logger.fatal({ lease: name }, 'lease lost to another process; stopping');
-        (options.onLost ?? (() => process.exit(1)))();
-      },
-      (error) => logger.error({ lease: name, err: String(error) }, 'lease renewal failed; retrying'),
-    );
-  }, Math.max(100, Math.floor(ttlMs / 3)));
+  const timer = setInterval(
+    () => {
+      store.renew(name, holder, ttlMs).then(
+        (kept) => {
+          if (kept || released) return;
+          logger.fatal({ lease: name }, 'lease lost to another process; stopping');
+          (options.onLost ?? (() => process.exit(1)))();
+        },
+        (error) => logger.error({ lease: name, err: String(error) }, 'lease renewal failed; retrying'),
+      );
+    },
+    Math.max(100, Math.floor(ttlMs / 3)),
+  );
   timer.unref();
   return {
     async release() {

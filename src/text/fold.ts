@@ -14,7 +14,15 @@
  */
 
 const EXTRA: Record<string, string> = {
-  ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i',
+  ß: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  ø: 'o',
+  ł: 'l',
+  đ: 'd',
+  ð: 'd',
+  þ: 'th',
+  ı: 'i',
 };
 const EXTRA_RE = /[ßæœøłđðþı]/g;
 const NON_ASCII = /[^\x00-\x7f]/;
@@ -25,5 +33,8 @@ export function foldText(text: string): string {
   const lower = text.toLowerCase();
   // Most words are ASCII: skip the normalisation for them (the index folds every term it sees).
   if (!NON_ASCII.test(lower)) return lower;
-  return lower.normalize('NFD').replace(COMBINING_MARKS, '').replace(EXTRA_RE, (c) => EXTRA[c] ?? c);
+  return lower
+    .normalize('NFD')
+    .replace(COMBINING_MARKS, '')
+    .replace(EXTRA_RE, (c) => EXTRA[c] ?? c);
 }

@@ -7,7 +7,18 @@ import { expectProblem, startTestServer, type TestServer } from '../support/serv
  * 4 closed (250), 5 upcoming + terms (120).
  */
 
-const AUCTION_FIELDS = ['Id', 'Title', 'Description', 'Status', 'StartTime', 'EndTime', 'Currency', 'RequiresTermsAcceptance', 'IsLive', 'LotCount'];
+const AUCTION_FIELDS = [
+  'Id',
+  'Title',
+  'Description',
+  'Status',
+  'StartTime',
+  'EndTime',
+  'Currency',
+  'RequiresTermsAcceptance',
+  'IsLive',
+  'LotCount',
+];
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
 function expectAuction(auction: any) {
@@ -51,7 +62,14 @@ describe('GET /v1/auctions and GET /v1/auctions/{id}', () => {
     it('carries every field API.md lists, with the demo values', async () => {
       const r = await get('/v1/auctions');
       const byId = new Map<number, any>(r.body.Items.map((a: any) => [a.Id, a]));
-      expect(byId.get(1)).to.include({ Status: 'current', Currency: 'EUR', RequiresTermsAcceptance: false, IsLive: false, LotCount: 400, Title: 'Spring Design Sale' });
+      expect(byId.get(1)).to.include({
+        Status: 'current',
+        Currency: 'EUR',
+        RequiresTermsAcceptance: false,
+        IsLive: false,
+        LotCount: 400,
+        Title: 'Spring Design Sale',
+      });
       expect(byId.get(2)).to.include({ Status: 'current', RequiresTermsAcceptance: true, IsLive: true, LotCount: 200 });
       expect(byId.get(3)).to.include({ Status: 'upcoming', RequiresTermsAcceptance: false, IsLive: false, LotCount: 250 });
       expect(byId.get(4)).to.include({ Status: 'closed', RequiresTermsAcceptance: false, IsLive: false, LotCount: 250 });

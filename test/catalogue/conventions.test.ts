@@ -21,7 +21,6 @@ const CATALOGUE_READS = [
 ];
 const withQuery = (path: string, query: string) => `${path}${path.includes('?') ? '&' : '?'}${query}`;
 
-
 function expectValidationProblem(response: TestResponse, fieldPattern: RegExp) {
   const problem = expectProblem(response, 400);
   expect(problem.type).to.be.a('string').and.not.equal('');
@@ -49,8 +48,15 @@ describe('catalogue conventions', () => {
     token = await server.anonymousToken('demo');
     // Given demo2 is configured with a page size of 7 (before anything reads it).
     await importRecord(server.runtime.services.log, {
-      kind: 'tenant', tenant: 'demo2', name: 'Second Demo House', languages: ['en'], defaultLanguage: 'en',
-      currency: 'SEK', pageSize: 7, publicAccess: true, contactEmail: 'contact@demo2.example.com',
+      kind: 'tenant',
+      tenant: 'demo2',
+      name: 'Second Demo House',
+      languages: ['en'],
+      defaultLanguage: 'en',
+      currency: 'SEK',
+      pageSize: 7,
+      publicAccess: true,
+      contactEmail: 'contact@demo2.example.com',
     });
     await server.runtime.services.projector.catchUp();
   });
@@ -141,7 +147,12 @@ describe('catalogue conventions', () => {
     }
 
     it('query ids that are not int32 are a 400, never a 500', async () => {
-      for (const path of ['/v1/lots?AuctionId=99999999999', '/v1/lots?CategoryId=abc', '/v1/lots/search?q=chair&AuctionId=2147483648', '/v1/lots?CombiId=1.5']) {
+      for (const path of [
+        '/v1/lots?AuctionId=99999999999',
+        '/v1/lots?CategoryId=abc',
+        '/v1/lots/search?q=chair&AuctionId=2147483648',
+        '/v1/lots?CombiId=1.5',
+      ]) {
         expectValidationProblem(await get(path), /AuctionId|CategoryId|CombiId/);
       }
     });
@@ -212,7 +223,10 @@ describe('catalogue conventions', () => {
     it('Accept-Language with q-values picks the published language of highest weight', async () => {
       expect(await lotTitle('/v1/lots/1', { 'Accept-Language': 'de;q=0.9, sv;q=1' })).to.deep.equal({ language: 'sv', title: titles.sv });
       expect(await lotTitle('/v1/lots/1', { 'Accept-Language': 'sv;q=0.5, de' })).to.deep.equal({ language: 'de', title: titles.de });
-      expect(await lotTitle('/v1/lots/1', { 'Accept-Language': 'fr;q=1, de;q=0.2, sv;q=0.1' })).to.deep.equal({ language: 'de', title: titles.de });
+      expect(await lotTitle('/v1/lots/1', { 'Accept-Language': 'fr;q=1, de;q=0.2, sv;q=0.1' })).to.deep.equal({
+        language: 'de',
+        title: titles.de,
+      });
       expect(await lotTitle('/v1/lots/1', { 'Accept-Language': 'sv;q=0, de;q=0.5' })).to.deep.equal({ language: 'de', title: titles.de });
     });
 
@@ -265,7 +279,9 @@ describe('catalogue conventions', () => {
     it('every catalogue read carries an ETag', async () => {
       for (const path of CATALOGUE_READS) {
         const r = await get(path);
-        expect(r.headers.get('etag'), path).to.be.a('string').and.match(/^(W\/)?"[^"]+"$/);
+        expect(r.headers.get('etag'), path)
+          .to.be.a('string')
+          .and.match(/^(W\/)?"[^"]+"$/);
       }
     });
 
@@ -306,11 +322,18 @@ describe('catalogue conventions', () => {
   describe('no member data', () => {
     it('catalogue answers to a member carry no member fields and no member email', async () => {
       const member = await server.memberToken('demo');
-      for (const path of [...CATALOGUE_READS, '/v1/lots?OwnerId=1&ShowClosedLots=true&pageSize=100', '/v1/lots?ShowClosedLots=true&pageSize=100']) {
+      for (const path of [
+        ...CATALOGUE_READS,
+        '/v1/lots?OwnerId=1&ShowClosedLots=true&pageSize=100',
+        '/v1/lots?ShowClosedLots=true&pageSize=100',
+      ]) {
         const r = await server.request('GET', path, { token: member });
         expect(r.status, path).to.equal(200);
         const keys = [...keysOf(r.body)];
-        expect(keys.filter((k) => /owner|email|member|password|phone|bidder|consign/i.test(k)), path).to.deep.equal([]);
+        expect(
+          keys.filter((k) => /owner|email|member|password|phone|bidder|consign/i.test(k)),
+          path,
+        ).to.deep.equal([]);
         expect(r.text, path).to.not.include(server.credentials.memberEmail);
       }
     });

@@ -69,7 +69,6 @@ interface CategoryNode {
 }
 const flatten = (nodes: CategoryNode[]): CategoryNode[] => nodes.flatMap((n) => [n, ...flatten(n.Children)]);
 
-
 function fieldsOf(response: TestResponse, status = 400): string[] {
   const problem = expectProblem(response, status);
   expect(problem.errors, `a ${status} lists the bad fields: ${response.text}`).to.be.an('array').that.is.not.empty;
@@ -77,7 +76,8 @@ function fieldsOf(response: TestResponse, status = 400): string[] {
 }
 
 function expectDescending(times: string[], label: string) {
-  for (let i = 1; i < times.length; i++) expect(times[i - 1] >= times[i], `${label}: ${times[i - 1]} then ${times[i]} at ${i}`).to.equal(true);
+  for (let i = 1; i < times.length; i++)
+    expect(times[i - 1] >= times[i], `${label}: ${times[i - 1]} then ${times[i]} at ${i}`).to.equal(true);
 }
 
 describe('catalogue details: translations, lot numbers, auction categories, bids, attributes, links, live, languages', () => {
@@ -172,7 +172,10 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
     it("answers demo2's own auction in demo2's only language", async () => {
       const r = await get2('/v1/auctions/1/translations');
       expect(r.status).to.equal(200);
-      expect(r.body).to.deep.equal({ AuctionId: 1, Translations: [{ Language: 'en', Title: 'Nordic Modern', Description: r.body.Translations[0].Description }] });
+      expect(r.body).to.deep.equal({
+        AuctionId: 1,
+        Translations: [{ Language: 'en', Title: 'Nordic Modern', Description: r.body.Translations[0].Description }],
+      });
       expect(r.text).to.not.include('Spring Design Sale');
     });
   });
@@ -231,7 +234,11 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
       for (const n of flatten(tree)) {
         const same = all.find((x) => x.Id === n.Id)!;
         expect(same, `category ${n.Id}`).to.not.equal(undefined);
-        expect({ ParentId: n.ParentId, Name: n.Name, SortOrder: n.SortOrder }).to.deep.equal({ ParentId: same.ParentId, Name: same.Name, SortOrder: same.SortOrder });
+        expect({ ParentId: n.ParentId, Name: n.Name, SortOrder: n.SortOrder }).to.deep.equal({
+          ParentId: same.ParentId,
+          Name: same.Name,
+          SortOrder: same.SortOrder,
+        });
       }
     });
 
@@ -239,7 +246,9 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
       for (const id of [1, 2, 4]) {
         const tree: CategoryNode[] = await ok(`/v1/auctions/${id}/categories`);
         for (const n of flatten(tree))
-          expect(n.LotCount, `auction ${id}, category ${n.Id} (${n.Name})`).to.equal(await lotCount(`AuctionId=${id}&CategoryId=${n.Id}&ShowClosedLots=true`));
+          expect(n.LotCount, `auction ${id}, category ${n.Id} (${n.Name})`).to.equal(
+            await lotCount(`AuctionId=${id}&CategoryId=${n.Id}&ShowClosedLots=true`),
+          );
       }
     });
 
@@ -255,7 +264,10 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
     it("the root counts add up to the auction's lots (every demo lot has a category), closed auctions included", async () => {
       for (const auction of DEMO_AUCTIONS) {
         const tree: CategoryNode[] = await ok(`/v1/auctions/${auction.id}/categories`);
-        expect(tree.reduce((s, n) => s + n.LotCount, 0), `auction ${auction.id}`).to.equal(auction.lots);
+        expect(
+          tree.reduce((s, n) => s + n.LotCount, 0),
+          `auction ${auction.id}`,
+        ).to.equal(auction.lots);
         for (const n of flatten(tree)) expect(n.LotCount).to.be.at.least(n.Children.reduce((s, c) => s + c.LotCount, 0));
       }
     });
@@ -296,7 +308,10 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
     it('answers the newest first, across all pages', async () => {
       const all = await allLatest('');
       expect(all.length).to.be.greaterThan(100);
-      expectDescending(all.map((b) => b.PlacedAt), 'latest bids');
+      expectDescending(
+        all.map((b) => b.PlacedAt),
+        'latest bids',
+      );
       expect(all[0].PlacedAt <= new Date().toISOString()).to.equal(true);
     });
 
@@ -338,7 +353,10 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
           Currency: lot.Currency,
         });
         const history = await ok(`/v1/lots/${b.LotId}/bids`);
-        expect(history.Items.some((h: any) => h.Amount === b.Amount && h.PlacedAt === b.PlacedAt && h.BidType === b.BidType), `lot ${b.LotId}`).to.equal(true);
+        expect(
+          history.Items.some((h: any) => h.Amount === b.Amount && h.PlacedAt === b.PlacedAt && h.BidType === b.BidType),
+          `lot ${b.LotId}`,
+        ).to.equal(true);
       }
     });
 
@@ -375,7 +393,10 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
     it('OnlyOpenLots=true answers only bids on lots that are open (IsClosed false)', async () => {
       const open = await allLatest('OnlyOpenLots=true');
       expect(open.length).to.be.greaterThan(0);
-      expectDescending(open.map((b) => b.PlacedAt), 'open-lot bids');
+      expectDescending(
+        open.map((b) => b.PlacedAt),
+        'open-lot bids',
+      );
       const openLots = new Map((await allLots('')).map((l) => [l.Id, l]));
       for (const b of open) expect(openLots.has(b.LotId), `lot ${b.LotId} of auction ${b.AuctionId} is open`).to.equal(true);
       for (const b of open.slice(0, 20)) expect((await ok(`/v1/lots/${b.LotId}`)).IsClosed, `lot ${b.LotId}`).to.equal(false);
@@ -394,7 +415,10 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
       expect(online.length).to.be.greaterThan(0);
       for (const b of absentee) expect(b.BidType).to.equal('absentee');
       for (const b of online) expect(b.BidType).to.equal('online');
-      expectDescending(absentee.map((b) => b.PlacedAt), 'absentee bids');
+      expectDescending(
+        absentee.map((b) => b.PlacedAt),
+        'absentee bids',
+      );
       // The demo's bids are online or absentee.
       const all = await allLatest('');
       expect(absentee.length + online.length).to.equal(all.length);
@@ -423,8 +447,12 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
     });
 
     it('parameter names are matched case-insensitively', async () => {
-      expect(await ok('/v1/bids/latest?take=3&skip=2&bidtype=absentee')).to.deep.equal(await ok('/v1/bids/latest?Take=3&Skip=2&BidType=absentee'));
-      expect(await ok('/v1/bids/latest?TAKE=4&onlyopenlots=true&auctiontype=2')).to.deep.equal(await ok('/v1/bids/latest?Take=4&OnlyOpenLots=true&AuctionType=2'));
+      expect(await ok('/v1/bids/latest?take=3&skip=2&bidtype=absentee')).to.deep.equal(
+        await ok('/v1/bids/latest?Take=3&Skip=2&BidType=absentee'),
+      );
+      expect(await ok('/v1/bids/latest?TAKE=4&onlyopenlots=true&auctiontype=2')).to.deep.equal(
+        await ok('/v1/bids/latest?Take=4&OnlyOpenLots=true&AuctionType=2'),
+      );
     });
 
     it('carries no bidder identity', async () => {
@@ -484,7 +512,16 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
       });
 
       it('a parameter given twice, in any case, is a 400', async () => {
-        for (const query of ['Take=1&Take=2', 'take=1&Take=2', 'Take=1&Take=1', 'Skip=1&SKIP=2', 'BidType=online&bidtype=absentee', 'OnlyOpenLots=true&OnlyOpenLots=false', 'LanguageCode=sv&languagecode=de', 'AuctionType=1&AuctionType=2']) {
+        for (const query of [
+          'Take=1&Take=2',
+          'take=1&Take=2',
+          'Take=1&Take=1',
+          'Skip=1&SKIP=2',
+          'BidType=online&bidtype=absentee',
+          'OnlyOpenLots=true&OnlyOpenLots=false',
+          'LanguageCode=sv&languagecode=de',
+          'AuctionType=1&AuctionType=2',
+        ]) {
           expectProblem(await get(`/v1/bids/latest?${query}`), 400);
         }
       });
@@ -515,7 +552,10 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
         expect(item.PlacedAt).to.match(RFC3339_UTC);
         expect(BID_TYPES).to.include(item.BidType);
       }
-      expectDescending(r.body.Items.map((i: any) => i.PlacedAt), 'lot 1');
+      expectDescending(
+        r.body.Items.map((i: any) => i.PlacedAt),
+        'lot 1',
+      );
     });
 
     it("is complete: as many items as the lot's BidCount, the first one's Amount its CurrentBid, in every started auction", async () => {
@@ -529,7 +569,10 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
         const history = await ok(`/v1/lots/${lot.Id}/bids`);
         expect(history.LotId).to.equal(lot.Id);
         expect(history.Items, `lot ${lot.Id}`).to.have.length(lot.BidCount);
-        expectDescending(history.Items.map((i: any) => i.PlacedAt), `lot ${lot.Id}`);
+        expectDescending(
+          history.Items.map((i: any) => i.PlacedAt),
+          `lot ${lot.Id}`,
+        );
         if (lot.BidCount > 0) {
           withBids++;
           expect(history.Items[0].Amount, `lot ${lot.Id}`).to.equal(lot.CurrentBid);
@@ -605,7 +648,9 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
       expect(de.body.find((a: any) => a.Name === 'Material').Value).to.equal(material.de);
       expect(de.body.find((a: any) => a.Name === 'Period').Label).to.equal('Epoche');
       for (const language of LANGUAGES)
-        expect((await ok(`/v1/lots/3/attributes?lang=${language}`)), language).to.deep.equal((await ok(`/v1/lots/3?lang=${language}`)).Attributes);
+        expect(await ok(`/v1/lots/3/attributes?lang=${language}`), language).to.deep.equal(
+          (await ok(`/v1/lots/3?lang=${language}`)).Attributes,
+        );
     });
 
     it('an unpublished language falls back to English', async () => {
@@ -650,7 +695,10 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
     it('every attribute counts every lot of the tenant once (each demo lot has one value of each)', async () => {
       const values = await ok('/v1/attribute-values');
       for (const name of ['Material', 'Period', 'Condition'])
-        expect(values.filter((v: any) => v.Name === name).reduce((s: number, v: any) => s + v.Count, 0), name).to.equal(1220);
+        expect(
+          values.filter((v: any) => v.Name === name).reduce((s: number, v: any) => s + v.Count, 0),
+          name,
+        ).to.equal(1220);
     });
 
     it('each Count equals the TotalCount of /v1/lots?ShowClosedLots=true&MetaDataProperties[Name]=Value with the same filters', async () => {
@@ -662,7 +710,10 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
         for (const v of checked) expect(v.Count, `${query}: ${v.Name}=${v.Value}`).to.equal(await countOf(v.Name, v.Value, lotsQuery));
         // And the counts of one attribute add up to the lots the filters select.
         const total = await lotCount(`ShowClosedLots=true${lotsQuery ? `&${lotsQuery}` : ''}`);
-        expect(values.filter((v: any) => v.Name === 'Condition').reduce((s: number, v: any) => s + v.Count, 0), query).to.equal(total);
+        expect(
+          values.filter((v: any) => v.Name === 'Condition').reduce((s: number, v: any) => s + v.Count, 0),
+          query,
+        ).to.equal(total);
       }
     });
 
@@ -678,7 +729,9 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
       for (const [query, lotsQuery] of FILTERS.slice(0, 5)) {
         const values = await ok(`/v1/attribute-values?language=sv${query ? `&${query}` : ''}`);
         for (const v of values.filter((x: any) => x.Name === 'Material').slice(0, 4))
-          expect(v.Count, `sv ${query}: ${v.Value}`).to.equal(await countOf(v.Name, v.Value, `LanguageCode=sv${lotsQuery ? `&${lotsQuery}` : ''}`));
+          expect(v.Count, `sv ${query}: ${v.Value}`).to.equal(
+            await countOf(v.Name, v.Value, `LanguageCode=sv${lotsQuery ? `&${lotsQuery}` : ''}`),
+          );
       }
       const valnot = r.body.find((v: any) => v.Name === 'Material' && v.Value === 'valnöt');
       const walnut = (await ok('/v1/attribute-values?name=Material')).find((v: any) => v.Value === 'walnut');
@@ -714,7 +767,9 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
     });
 
     it('parameter names are matched case-insensitively', async () => {
-      expect(await ok('/v1/attribute-values?AuctionId=2&NAME=period')).to.deep.equal(await ok('/v1/attribute-values?auctionId=2&name=period'));
+      expect(await ok('/v1/attribute-values?AuctionId=2&NAME=period')).to.deep.equal(
+        await ok('/v1/attribute-values?auctionId=2&name=period'),
+      );
       expect(await ok('/v1/attribute-values?VatFree=true&Type=1')).to.deep.equal(await ok('/v1/attribute-values?vatFree=true&type=1'));
     });
 
@@ -749,7 +804,15 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
       });
 
       it('a parameter given twice or in bracket form is a 400', async () => {
-        for (const query of ['auctionId=1&auctionId=2', 'auctionId=1&AuctionId=1', 'name=Material&NAME=Period', 'language=sv&Language=de', 'auctionId[]=1', 'name[x]=Material', 'vatFree[]=true']) {
+        for (const query of [
+          'auctionId=1&auctionId=2',
+          'auctionId=1&AuctionId=1',
+          'name=Material&NAME=Period',
+          'language=sv&Language=de',
+          'auctionId[]=1',
+          'name[x]=Material',
+          'vatFree[]=true',
+        ]) {
           expectProblem(await get(`/v1/attribute-values?${query}`), 400);
         }
       });
@@ -770,7 +833,13 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
     });
 
     it("links the lot's auction, with its title", async () => {
-      for (const [lotId, auctionId] of [[1, 1], [412, 2], [700, 3], [851, 4], [1220, 5]]) {
+      for (const [lotId, auctionId] of [
+        [1, 1],
+        [412, 2],
+        [700, 3],
+        [851, 4],
+        [1220, 5],
+      ]) {
         const links = await ok(`/v1/lots/${lotId}/links`);
         const auction = links.filter((l: any) => l.Rel === 'auction');
         expect(auction, `lot ${lotId}`).to.have.length(1);
@@ -784,7 +853,10 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
         const links = await ok(`/v1/lots/${id}/links`);
         const combination = links.filter((l: any) => l.Rel === 'combination');
         const others = [201, 202, 203].filter((x) => x !== id);
-        expect(combination.map((l: any) => l.Href), `lot ${id}`).to.have.members(others.map((x) => `/v1/lots/${x}`));
+        expect(
+          combination.map((l: any) => l.Href),
+          `lot ${id}`,
+        ).to.have.members(others.map((x) => `/v1/lots/${x}`));
         expect(links.map((l: any) => l.Href)).to.not.include(`/v1/lots/${id}`);
         for (const link of combination) expect(link.Title).to.equal((await ok(link.Href)).Title);
       }
@@ -795,7 +867,10 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
     it('a lot without a combination has no combination links', async () => {
       for (const id of [1, 200, 204, 851]) {
         const links = await ok(`/v1/lots/${id}/links`);
-        expect(links.filter((l: any) => l.Rel === 'combination'), `lot ${id}`).to.deep.equal([]);
+        expect(
+          links.filter((l: any) => l.Rel === 'combination'),
+          `lot ${id}`,
+        ).to.deep.equal([]);
       }
     });
 
@@ -823,7 +898,10 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
       for (const id of [1, 412, 1100]) {
         const lot = await ok(`/v1/lots/${id}`);
         const images = (await ok(`/v1/lots/${id}/links`)).filter((l: any) => l.Rel === 'image');
-        expect(images.map((l: any) => l.Href), `lot ${id}`).to.deep.equal(lot.Images);
+        expect(
+          images.map((l: any) => l.Href),
+          `lot ${id}`,
+        ).to.deep.equal(lot.Images);
         expect(images).to.have.length(2);
       }
     });
@@ -972,7 +1050,9 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
   describe('conventions', () => {
     it('every operation answers 200 to any token of the tenant: anonymous, application and member', async () => {
       const member = await server.memberToken('demo');
-      const issued = await server.request('POST', '/v1/tokens', { body: { ClientId: server.credentials.clientId, ClientSecret: server.credentials.clientSecret } });
+      const issued = await server.request('POST', '/v1/tokens', {
+        body: { ClientId: server.credentials.clientId, ClientSecret: server.credentials.clientSecret },
+      });
       expect(issued.status, issued.text).to.equal(200);
       const application = issued.body.Token;
       for (const path of READS) {
@@ -1021,7 +1101,9 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
       for (const path of READS) {
         const first = await rawGet(path);
         expect(first.status, path).to.equal(200);
-        expect(first.headers.etag, path).to.be.a('string').and.match(/^(W\/)?"[^"]+"$/);
+        expect(first.headers.etag, path)
+          .to.be.a('string')
+          .and.match(/^(W\/)?"[^"]+"$/);
         const again = await rawGet(path, { 'If-None-Match': String(first.headers.etag) });
         expect(again.status, path).to.equal(304);
         expect(again.body, path).to.equal('');
@@ -1064,7 +1146,10 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
       for (const path of READS) {
         const r = await server.request('GET', path, { token: member });
         const keys = [...keysOf(r.body)].filter((k) => !['Name', 'LotTitle'].includes(k) && !k.includes('.'));
-        expect(keys.filter((k) => IDENTITY.test(k)), path).to.deep.equal([]);
+        expect(
+          keys.filter((k) => IDENTITY.test(k)),
+          path,
+        ).to.deep.equal([]);
         expect(r.text, path).to.not.include(server.credentials.memberEmail);
       }
     });
@@ -1101,14 +1186,31 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
       const startsAt = (await ok('/v1/auctions/2/live')).StartsAt;
       try {
         // The lot moves on.
-        await importRecord(log, { kind: 'live', tenant: 'demo', auctionId: 2, isLive: true, currentLotId: 413, at: new Date().toISOString() });
+        await importRecord(log, {
+          kind: 'live',
+          tenant: 'demo',
+          auctionId: 2,
+          isLive: true,
+          currentLotId: 413,
+          at: new Date().toISOString(),
+        });
         await server.runtime.services.projector.catchUp();
         expect(await ok('/v1/live')).to.deep.equal({ IsLive: true, AuctionId: 2, CurrentLotId: 413 });
         expect(await ok('/v1/auctions/2/live')).to.deep.equal({ IsLive: true, CurrentLotId: 413, StartsAt: startsAt });
-        expect((await rawGet('/v1/live', { 'If-None-Match': String(before.headers.etag) })).status, 'a stale ETag is not revalidated').to.equal(200);
+        expect(
+          (await rawGet('/v1/live', { 'If-None-Match': String(before.headers.etag) })).status,
+          'a stale ETag is not revalidated',
+        ).to.equal(200);
 
         // The sale stops: nothing is live.
-        await importRecord(log, { kind: 'live', tenant: 'demo', auctionId: 2, isLive: false, currentLotId: null, at: new Date().toISOString() });
+        await importRecord(log, {
+          kind: 'live',
+          tenant: 'demo',
+          auctionId: 2,
+          isLive: false,
+          currentLotId: null,
+          at: new Date().toISOString(),
+        });
         await server.runtime.services.projector.catchUp();
         expect(await ok('/v1/live')).to.deep.equal({ IsLive: false, AuctionId: null, CurrentLotId: null });
         const stopped = await ok('/v1/auctions/2/live');
@@ -1117,7 +1219,15 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
 
         // A live sale announced for an upcoming auction.
         const announced = new Date(Date.now() + 8 * 86400_000).toISOString();
-        await importRecord(log, { kind: 'live', tenant: 'demo', auctionId: 3, isLive: false, currentLotId: null, at: new Date().toISOString(), startsAt: announced });
+        await importRecord(log, {
+          kind: 'live',
+          tenant: 'demo',
+          auctionId: 3,
+          isLive: false,
+          currentLotId: null,
+          at: new Date().toISOString(),
+          startsAt: announced,
+        });
         await server.runtime.services.projector.catchUp();
         const three = await ok('/v1/auctions/3/live');
         expect(three).to.include({ IsLive: false, CurrentLotId: null });
@@ -1125,15 +1235,37 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
         expect(three.StartsAt).to.match(RFC3339_UTC);
 
         // Another auction goes live.
-        await importRecord(log, { kind: 'live', tenant: 'demo', auctionId: 1, isLive: true, currentLotId: 7, at: new Date().toISOString() });
+        await importRecord(log, {
+          kind: 'live',
+          tenant: 'demo',
+          auctionId: 1,
+          isLive: true,
+          currentLotId: 7,
+          at: new Date().toISOString(),
+        });
         await server.runtime.services.projector.catchUp();
         expect(await ok('/v1/live')).to.deep.equal({ IsLive: true, AuctionId: 1, CurrentLotId: 7 });
         expect(await ok('/v1/auctions/1/live')).to.include({ IsLive: true, CurrentLotId: 7 });
         // Not in demo2.
         expect((await get2('/v1/live')).body).to.deep.equal({ IsLive: false, AuctionId: null, CurrentLotId: null });
       } finally {
-        await importRecord(log, { kind: 'live', tenant: 'demo', auctionId: 1, isLive: false, currentLotId: null, at: new Date().toISOString() });
-        await importRecord(log, { kind: 'live', tenant: 'demo', auctionId: 2, isLive: true, currentLotId: 412, at: new Date().toISOString(), startsAt });
+        await importRecord(log, {
+          kind: 'live',
+          tenant: 'demo',
+          auctionId: 1,
+          isLive: false,
+          currentLotId: null,
+          at: new Date().toISOString(),
+        });
+        await importRecord(log, {
+          kind: 'live',
+          tenant: 'demo',
+          auctionId: 2,
+          isLive: true,
+          currentLotId: 412,
+          at: new Date().toISOString(),
+          startsAt,
+        });
         await server.runtime.services.projector.catchUp();
       }
       expect(await ok('/v1/live')).to.deep.equal({ IsLive: true, AuctionId: 2, CurrentLotId: 412 });
@@ -1144,7 +1276,15 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
       const history = await rawGet('/v1/lots/10/bids');
       const amount = (lot.CurrentBid ?? lot.StartingPrice) + 5_000;
       const placedAt = new Date().toISOString();
-      await importRecord(server.runtime.services.log, { kind: 'bid', tenant: 'demo', lotId: 10, bidId: 'catalogue-details-1', amount, bidType: 'phone', placedAt });
+      await importRecord(server.runtime.services.log, {
+        kind: 'bid',
+        tenant: 'demo',
+        lotId: 10,
+        bidId: 'catalogue-details-1',
+        amount,
+        bidType: 'phone',
+        placedAt,
+      });
       await server.runtime.services.projector.catchUp();
 
       const after = await ok('/v1/lots/10');
@@ -1156,7 +1296,16 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
 
       const latest = await ok('/v1/bids/latest?Take=1&LanguageCode=sv');
       expect(latest).to.deep.equal([
-        { LotId: 10, AuctionId: 1, LotNumber: 10, LotTitle: (await ok('/v1/lots/10?lang=sv')).Title, Amount: amount, Currency: 'EUR', PlacedAt: placedAt, BidType: 'phone' },
+        {
+          LotId: 10,
+          AuctionId: 1,
+          LotNumber: 10,
+          LotTitle: (await ok('/v1/lots/10?lang=sv')).Title,
+          Amount: amount,
+          Currency: 'EUR',
+          PlacedAt: placedAt,
+          BidType: 'phone',
+        },
       ]);
       expect((await ok('/v1/bids/latest?BidType=phone')).map((b: any) => b.LotId)).to.deep.equal([10]);
       expect((await ok('/v1/bids/latest?OnlyOpenLots=true&Take=1'))[0]).to.include({ LotId: 10, Amount: amount });
@@ -1166,7 +1315,12 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
       const lot = await ok('/v1/lots/11');
       expect(lot.BidCount, 'lot 11 has bids').to.be.greaterThan(0);
       const categoriesBefore = await ok('/v1/auctions/1/categories');
-      await importRecord(server.runtime.services.log, { kind: 'lotClosed', tenant: 'demo', lotId: 11, closedAt: new Date(Date.now() - 60_000).toISOString() });
+      await importRecord(server.runtime.services.log, {
+        kind: 'lotClosed',
+        tenant: 'demo',
+        lotId: 11,
+        closedAt: new Date(Date.now() - 60_000).toISOString(),
+      });
       await server.runtime.services.projector.catchUp();
 
       expect((await ok('/v1/lots/11')).IsClosed).to.equal(true);
@@ -1174,18 +1328,39 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
       expect(open.map((b) => b.LotId)).to.not.include(11);
       expect((await allLatest('')).filter((b) => b.LotId === 11)).to.have.length(lot.BidCount);
       expect((await ok('/v1/lots/11/bids')).Items).to.have.length(lot.BidCount);
-      expect(await ok('/v1/auctions/1/lot-numbers')).to.include(11).and.have.length(400);
+      expect(await ok('/v1/auctions/1/lot-numbers'))
+        .to.include(11)
+        .and.have.length(400);
       expect(await ok('/v1/auctions/1/categories')).to.deep.equal(categoriesBefore);
     });
 
     it('a new lot with a new attribute value shows in lot numbers, categories, attribute values and links', async () => {
       const endTime = new Date(Date.now() + 9 * 86400_000).toISOString();
       await importRecord(server.runtime.services.log, {
-        kind: 'lot', tenant: 'demo', lotId: 9101, auctionId: 1, lotNumber: 401, categoryId: 12,
-        texts: { en: { title: 'Jade teapot', description: 'A teapot.' }, sv: { title: 'Tekanna av jade', description: 'En tekanna.' }, de: { title: 'Teekanne aus Jade', description: 'Eine Teekanne.' } },
-        attributes: [{ name: 'Material', labels: { en: 'Material', sv: 'Material', de: 'Material' }, values: { en: 'Jade', sv: 'Jadé', de: 'Jade' } }],
-        images: [], hotLot: false, vatFree: false, currency: 'EUR', startingPrice: 1000, estimateLow: 2000, estimateHigh: 4000, endTime,
-        combiId: 1, ownerId: null,
+        kind: 'lot',
+        tenant: 'demo',
+        lotId: 9101,
+        auctionId: 1,
+        lotNumber: 401,
+        categoryId: 12,
+        texts: {
+          en: { title: 'Jade teapot', description: 'A teapot.' },
+          sv: { title: 'Tekanna av jade', description: 'En tekanna.' },
+          de: { title: 'Teekanne aus Jade', description: 'Eine Teekanne.' },
+        },
+        attributes: [
+          { name: 'Material', labels: { en: 'Material', sv: 'Material', de: 'Material' }, values: { en: 'Jade', sv: 'Jadé', de: 'Jade' } },
+        ],
+        images: [],
+        hotLot: false,
+        vatFree: false,
+        currency: 'EUR',
+        startingPrice: 1000,
+        estimateLow: 2000,
+        estimateHigh: 4000,
+        endTime,
+        combiId: 1,
+        ownerId: null,
       });
       await server.runtime.services.projector.catchUp();
 
@@ -1204,7 +1379,11 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
 
       // It joins combination 1: the other three link to it, and it links them.
       const links = await ok('/v1/lots/9101/links');
-      expect(links.filter((l: any) => l.Rel === 'combination').map((l: any) => l.Href)).to.have.members(['/v1/lots/201', '/v1/lots/202', '/v1/lots/203']);
+      expect(links.filter((l: any) => l.Rel === 'combination').map((l: any) => l.Href)).to.have.members([
+        '/v1/lots/201',
+        '/v1/lots/202',
+        '/v1/lots/203',
+      ]);
       expect(links.filter((l: any) => l.Rel === 'image')).to.deep.equal([]);
       const of201 = (await ok('/v1/lots/201/links')).filter((l: any) => l.Rel === 'combination').map((l: any) => l.Href);
       expect(of201).to.have.members(['/v1/lots/202', '/v1/lots/203', '/v1/lots/9101']);
@@ -1215,8 +1394,14 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
       before(async () => {
         // The house re-catalogues the closed auction 4 (with bids) and the upcoming auction 5 as type 3.
         for (const auctionId of [4, 5]) {
-          const event = (await server.runtime.services.log.readStream(`auction-demo-${auctionId}`)).filter((e) => e.type === 'AuctionCatalogued').pop()!;
-          await importRecord(server.runtime.services.log, { ...(event.data as object), kind: 'auction', auctionType: 3 } as unknown as Parameters<typeof importRecord>[1]);
+          const event = (await server.runtime.services.log.readStream(`auction-demo-${auctionId}`))
+            .filter((e) => e.type === 'AuctionCatalogued')
+            .pop()!;
+          await importRecord(server.runtime.services.log, {
+            ...(event.data as object),
+            kind: 'auction',
+            auctionType: 3,
+          } as unknown as Parameters<typeof importRecord>[1]);
         }
         await server.runtime.services.projector.catchUp();
         expect((await ok('/v1/auctions/4')).AuctionTypeId).to.equal(3);
@@ -1229,19 +1414,30 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
         const typeThree = await allLatest('AuctionType=3');
         expect(typeThree.length, 'the bids of auction 4, now of type 3').to.equal(bidsOfAuction4);
         for (const b of typeThree) expect(b.AuctionId).to.equal(4);
-        expect((await allLatest('AuctionType=1')).some((b) => b.AuctionId === 4), 'auction 4 is no longer of type 1').to.equal(false);
+        expect(
+          (await allLatest('AuctionType=1')).some((b) => b.AuctionId === 4),
+          'auction 4 is no longer of type 1',
+        ).to.equal(false);
       });
 
       it('attribute values with type count the lots of the auctions now of that type', async () => {
         const conditions = await ok('/v1/attribute-values?type=3&name=Condition');
-        expect(conditions.reduce((s: number, v: any) => s + v.Count, 0), 'the lots of auctions 4 and 5').to.equal(250 + 120);
+        expect(
+          conditions.reduce((s: number, v: any) => s + v.Count, 0),
+          'the lots of auctions 4 and 5',
+        ).to.equal(250 + 120);
         // Type 1 is now auctions 1 and 3 only: each value counts what /v1/lots selects with AuctionTypeId=1.
         const one = await ok('/v1/attribute-values?type=1&name=Condition');
         expect(one).to.have.length.greaterThan(0);
         for (const v of one)
-          expect(v.Count, v.Value).to.equal(await lotCount(`ShowClosedLots=true&AuctionTypeId=1&MetaDataProperties[Condition]=${encodeURIComponent(v.Value)}`));
+          expect(v.Count, v.Value).to.equal(
+            await lotCount(`ShowClosedLots=true&AuctionTypeId=1&MetaDataProperties[Condition]=${encodeURIComponent(v.Value)}`),
+          );
         const demoLotsWithCondition = 400 + 250;
-        expect(one.reduce((s: number, v: any) => s + v.Count, 0), 'the demo lots of auctions 1 and 3').to.equal(demoLotsWithCondition);
+        expect(
+          one.reduce((s: number, v: any) => s + v.Count, 0),
+          'the demo lots of auctions 1 and 3',
+        ).to.equal(demoLotsWithCondition);
       });
     });
 
@@ -1250,10 +1446,24 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
       const ids = Array.from({ length: 105 }, (_, i) => 9201 + i);
       for (const [i, lotId] of ids.entries()) {
         await importRecord(server.runtime.services.log, {
-          kind: 'lot', tenant: 'demo', lotId, auctionId: 3, lotNumber: 1001 + i, categoryId: 13,
+          kind: 'lot',
+          tenant: 'demo',
+          lotId,
+          auctionId: 3,
+          lotNumber: 1001 + i,
+          categoryId: 13,
           texts: { en: { title: `Print ${i + 1} of a set`, description: 'One of a set.' } },
-          attributes: [], images: [], hotLot: false, vatFree: false, currency: 'EUR', startingPrice: 1000, estimateLow: 2000, estimateHigh: 4000,
-          endTime, combiId: 2, ownerId: null,
+          attributes: [],
+          images: [],
+          hotLot: false,
+          vatFree: false,
+          currency: 'EUR',
+          startingPrice: 1000,
+          estimateLow: 2000,
+          estimateHigh: 4000,
+          endTime,
+          combiId: 2,
+          ownerId: null,
         });
       }
       await server.runtime.services.projector.catchUp();

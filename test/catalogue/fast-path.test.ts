@@ -22,8 +22,17 @@ const API_KEY = 'fast-path-api-key';
 const ORIGIN = 'https://house.example';
 
 const tenantDoc = (id: string, publicAccess = true) => ({
-  _id: id, Tenant: id, Name: id, Languages: ['en', 'sv'], DefaultLanguage: 'en', Currency: 'EUR', PageSize: 20,
-  PublicAccess: publicAccess, ContactEmail: `${id}@example.com`, Country: null, VatRate: null,
+  _id: id,
+  Tenant: id,
+  Name: id,
+  Languages: ['en', 'sv'],
+  DefaultLanguage: 'en',
+  Currency: 'EUR',
+  PageSize: 20,
+  PublicAccess: publicAccess,
+  ContactEmail: `${id}@example.com`,
+  Country: null,
+  VatRate: null,
 });
 
 interface Raw {
@@ -35,7 +44,11 @@ interface Raw {
 /** Headers that differ between any two answers by design (the request's own id, the date, the connection). */
 const PER_REQUEST = ['x-request-id', 'date', 'connection', 'keep-alive'];
 const stable = (headers: http.IncomingHttpHeaders) =>
-  Object.fromEntries(Object.entries(headers).filter(([name]) => !PER_REQUEST.includes(name)).sort(([a], [b]) => a.localeCompare(b)));
+  Object.fromEntries(
+    Object.entries(headers)
+      .filter(([name]) => !PER_REQUEST.includes(name))
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
 
 describe('catalogue answers sent from the response cache before the router', () => {
   let server: Server;
@@ -167,7 +180,9 @@ describe('catalogue answers sent from the response cache before the router', () 
       const { first, route, fast } = await threeWays('GET', `/v1/things/enc-${encoding.length}`, { 'Accept-Encoding': encoding });
       expect(stable(fast.headers)).to.deep.equal(stable(route.headers));
       expect(fast.body.equals(route.body)).to.equal(true);
-      expect(fast.headers['content-encoding']).to.equal(encoding === 'identity' ? undefined : encoding.startsWith('gzip;') ? 'br' : encoding);
+      expect(fast.headers['content-encoding']).to.equal(
+        encoding === 'identity' ? undefined : encoding.startsWith('gzip;') ? 'br' : encoding,
+      );
       expect(Number(fast.headers['content-length'])).to.equal(fast.body.length);
       if (encoding === 'identity') expect(fast.body.equals(first.body)).to.equal(true);
     });

@@ -102,7 +102,9 @@ describe('a command that loses the race for its stream', () => {
     expect(problem.extra.retryAfterSeconds).to.equal(1);
     expect(problem.message).to.not.match(/stream|revision|counter|WrongExpected/i);
     // Tried for the whole budget (and not much past it), then stopped: no endless loop.
-    expect(clock.elapsed()).to.be.at.least(CONFLICT_BUDGET_MS).and.below(CONFLICT_BUDGET_MS + 2 * window(99));
+    expect(clock.elapsed())
+      .to.be.at.least(CONFLICT_BUDGET_MS)
+      .and.below(CONFLICT_BUDGET_MS + 2 * window(99));
     expect(appends).to.equal(problem.tries).and.to.be.above(20);
     expect(clock.waits).to.have.length(appends - 1);
     expect(await log.readStream('counter-a')).to.deep.equal([]);
@@ -118,7 +120,11 @@ describe('a command that loses the race for its stream', () => {
     });
     await runCommand(stubborn, 'counter-b', counter, { by: 'x' }, { retry: { ...clock.retry, budgetMs: 1000 } }).catch(() => {});
     const waits = clock.waits.slice(0, -1); // the last one is cut short by the budget
-    waits.forEach((ms, i) => expect(ms, `wait ${i + 1}`).to.be.at.least(0).and.below(window(i + 1)));
+    waits.forEach((ms, i) =>
+      expect(ms, `wait ${i + 1}`)
+        .to.be.at.least(0)
+        .and.below(window(i + 1)),
+    );
     // Randomised: two writers that collided do not try again at the same instant.
     expect(new Set(waits.map((ms) => ms.toFixed(3))).size).to.be.above(waits.length * 0.9);
     // Full jitter with the right windows: on average half of each window.
@@ -138,14 +144,22 @@ describe('a command that loses the race for its stream', () => {
       (e: unknown) => e,
     );
     expect(outcome).to.be.instanceOf(WriteContentionError);
-    expect(Date.now() - started).to.be.at.least(45).and.below(1000);
+    expect(Date.now() - started)
+      .to.be.at.least(45)
+      .and.below(1000);
   });
 
   it('is decided again on the new state after each lost race, and appended once when it wins', async () => {
     await runCommand(log, 'counter-d', counter, { by: 'first' });
     const clock = fakeClock();
     let appends = 0;
-    const result = await runCommand(racedLog(3, () => appends++), 'counter-d', counter, { by: 'me' }, { retry: clock.retry });
+    const result = await runCommand(
+      racedLog(3, () => appends++),
+      'counter-d',
+      counter,
+      { by: 'me' },
+      { retry: clock.retry },
+    );
     expect(appends).to.equal(4);
     expect(result.retries).to.equal(3);
     expect(clock.waits).to.have.length(3);
@@ -159,9 +173,15 @@ describe('a command that loses the race for its stream', () => {
     expect(next.retries).to.equal(0);
   });
 
-  it('keeps the stream\'s state right after giving up: the next command decides on what the other writer appended', async () => {
+  it("keeps the stream's state right after giving up: the next command decides on what the other writer appended", async () => {
     await runCommand(log, 'counter-e', counter, { by: 'first' });
-    const outcome = await runCommand(racedLog(Number.POSITIVE_INFINITY), 'counter-e', counter, { by: 'loser' }, { retry: { budgetMs: 30 } }).then(
+    const outcome = await runCommand(
+      racedLog(Number.POSITIVE_INFINITY),
+      'counter-e',
+      counter,
+      { by: 'loser' },
+      { retry: { budgetMs: 30 } },
+    ).then(
       () => null,
       (e: unknown) => e,
     );
@@ -170,7 +190,9 @@ describe('a command that loses the race for its stream', () => {
     expect(stored.map((e) => e.data.by)).to.not.include('loser');
     const next = await runCommand(log, 'counter-e', counter, { by: 'next' });
     expect(next.events.map((e) => e.data.n)).to.deep.equal([stored.length + 1]);
-    expect((await log.readStream('counter-e')).map((e) => e.data.n)).to.deep.equal(Array.from({ length: stored.length + 1 }, (_, i) => i + 1));
+    expect((await log.readStream('counter-e')).map((e) => e.data.n)).to.deep.equal(
+      Array.from({ length: stored.length + 1 }, (_, i) => i + 1),
+    );
   });
 
   it('lets a command of a batch whose budget is spent give up alone; the others are appended, each with its own events', async () => {

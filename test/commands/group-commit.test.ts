@@ -114,7 +114,11 @@ describe('group commit', () => {
       // A log whose next append finds that another process appended to the stream just before.
       let intercepted = false;
       const racing: EventLog = Object.assign(Object.create(log), {
-        appendToStream: async (streamId: string, events: NewEvent[], options?: { expectedRevision?: number | 'any' | 'no_stream' | 'stream_exists' }) => {
+        appendToStream: async (
+          streamId: string,
+          events: NewEvent[],
+          options?: { expectedRevision?: number | 'any' | 'no_stream' | 'stream_exists' },
+        ) => {
           if (!intercepted) {
             intercepted = true;
             await other.appendToStream(streamId, [counted(2, 'elsewhere')], { expectedRevision: 0 });

@@ -15,10 +15,38 @@ import { keysOf } from '../support/json.ts';
  */
 
 const LOT_FIELDS = [
-  'Id', 'AuctionId', 'LotNumber', 'Title', 'Description', 'CategoryId', 'HotLot', 'VatFree', 'IsClosed', 'EndTime',
-  'Currency', 'StartingPrice', 'EstimateLow', 'EstimateHigh', 'CurrentBid', 'BidCount', 'Images', 'Attributes', 'CombiId',
+  'Id',
+  'AuctionId',
+  'LotNumber',
+  'Title',
+  'Description',
+  'CategoryId',
+  'HotLot',
+  'VatFree',
+  'IsClosed',
+  'EndTime',
+  'Currency',
+  'StartingPrice',
+  'EstimateLow',
+  'EstimateHigh',
+  'CurrentBid',
+  'BidCount',
+  'Images',
+  'Attributes',
+  'CombiId',
 ];
-const AUCTION_FIELDS = ['Id', 'Title', 'Description', 'Status', 'StartTime', 'EndTime', 'Currency', 'RequiresTermsAcceptance', 'IsLive', 'LotCount'];
+const AUCTION_FIELDS = [
+  'Id',
+  'Title',
+  'Description',
+  'Status',
+  'StartTime',
+  'EndTime',
+  'Currency',
+  'RequiresTermsAcceptance',
+  'IsLive',
+  'LotCount',
+];
 const ENVELOPE = ['Items', 'TotalCount', 'Page', 'PageSize', 'TotalPages'];
 /** Lots of `demo` consigned by member 1, by auction. */
 const CONSIGNED_BY_AUCTION: Record<number, number[]> = {
@@ -32,7 +60,6 @@ const CONSIGNED = Object.values(CONSIGNED_BY_AUCTION).flat();
 /** Property names that would say who consigned a lot. */
 const CONSIGNER_KEYS = /^(ownerid|owner|consigner|consignerid|consignor|consignorid|memberid|email)$/i;
 
-
 function expectNoConsigner(body: unknown, label: string) {
   const found = [...keysOf(body)].filter((k) => CONSIGNER_KEYS.test(k));
   expect(found, `${label} names a consigner`).to.deep.equal([]);
@@ -40,7 +67,8 @@ function expectNoConsigner(body: unknown, label: string) {
 
 function expectLotShape(lot: any) {
   expect(lot).to.include.all.keys(LOT_FIELDS);
-  for (const f of ['Id', 'AuctionId', 'LotNumber', 'StartingPrice', 'BidCount']) expect(Number.isInteger(lot[f]), `${f} = ${lot[f]}`).to.equal(true);
+  for (const f of ['Id', 'AuctionId', 'LotNumber', 'StartingPrice', 'BidCount'])
+    expect(Number.isInteger(lot[f]), `${f} = ${lot[f]}`).to.equal(true);
   expect(lot.Title).to.be.a('string').and.not.equal('');
   for (const f of ['HotLot', 'VatFree', 'IsClosed']) expect(lot[f]).to.be.a('boolean');
   expect(lot.Images).to.be.an('array');
@@ -59,7 +87,8 @@ describe('consignments (operations 27 and 28) and the consigner privacy rule', (
   let stranger: string;
   let demo2Member: string;
 
-  const get = (path: string, token: string | undefined, headers: Record<string, string> = {}) => server.request('GET', path, { token, headers });
+  const get = (path: string, token: string | undefined, headers: Record<string, string> = {}) =>
+    server.request('GET', path, { token, headers });
   /** Every item of a paged list, page by page. */
   const all = async (path: string, token: string, pageSize = 100) => {
     const items: any[] = [];
@@ -75,13 +104,25 @@ describe('consignments (operations 27 and 28) and the consigner privacy rule', (
     server = await startTestServer();
     const log = server.runtime.services.log;
     await importRecord(log, {
-      kind: 'member', tenant: 'demo', memberId: 3, email: 'stranger@example.com', passwordHash: 'scrypt$disabled', firstName: 'Stranger',
-      lastName: 'Member', language: 'en', phone: '', signedUpAt: new Date().toISOString(), confirmed: true, roles: ['bidder', 'consigner'],
+      kind: 'member',
+      tenant: 'demo',
+      memberId: 3,
+      email: 'stranger@example.com',
+      passwordHash: 'scrypt$disabled',
+      firstName: 'Stranger',
+      lastName: 'Member',
+      language: 'en',
+      phone: '',
+      signedUpAt: new Date().toISOString(),
+      confirmed: true,
+      roles: ['bidder', 'consigner'],
     });
     await server.runtime.services.projector.catchUp();
     member = await server.memberToken('demo');
     anonymous = await server.anonymousToken('demo');
-    const app = await server.request('POST', '/v1/tokens', { body: { ClientId: server.credentials.clientId, ClientSecret: server.credentials.clientSecret } });
+    const app = await server.request('POST', '/v1/tokens', {
+      body: { ClientId: server.credentials.clientId, ClientSecret: server.credentials.clientSecret },
+    });
     expect(app.status, app.text).to.equal(200);
     application = app.body.Token;
     stranger = server.issueMemberToken('demo', 3);

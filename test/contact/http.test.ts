@@ -13,7 +13,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 describe('POST /v1/contact (operation 54)', () => {
   let server: TestServer;
   const head = () => server.runtime.services.log.headPosition();
-  const since = (position: number): Promise<RecordedEvent[]> => server.runtime.services.log.readAll({ fromPosition: position, maxCount: 1000 });
+  const since = (position: number): Promise<RecordedEvent[]> =>
+    server.runtime.services.log.readAll({ fromPosition: position, maxCount: 1000 });
   const outbox = () => readOutbox(path.join(server.dataDir, 'outbox'));
   const delivered = async () => {
     await server.runtime.services.projector.catchUp();
@@ -46,8 +47,14 @@ describe('POST /v1/contact (operation 54)', () => {
     expect(events.map((e) => e.type)).to.deep.equal(['ContactMessageSubmitted']);
     expect(events[0].streamId).to.equal(`contact-demo-${response.body.Id}`);
     expect(events[0].data).to.include({
-      tenant: 'demo', messageId: response.body.Id, name: 'Ada Lovelace', email: 'ada@example.org', subject: 'Condition of lot 5',
-      message: 'Is the frame original?\nThanks, Ada', lotId: 5, memberId: null,
+      tenant: 'demo',
+      messageId: response.body.Id,
+      name: 'Ada Lovelace',
+      email: 'ada@example.org',
+      subject: 'Condition of lot 5',
+      message: 'Is the frame original?\nThanks, Ada',
+      lotId: 5,
+      memberId: null,
     });
   });
 
@@ -115,7 +122,10 @@ describe('POST /v1/contact (operation 54)', () => {
     ];
     for (const [body, field] of cases) {
       const problem = expectProblem(await send(body), 400);
-      expect(problem.errors.map((e: { field: string }) => e.field), JSON.stringify(body).slice(0, 120)).to.include(field);
+      expect(
+        problem.errors.map((e: { field: string }) => e.field),
+        JSON.stringify(body).slice(0, 120),
+      ).to.include(field);
     }
     expectProblem(await send({}), 400);
     expectProblem(await server.request('POST', '/v1/contact', { token: await server.anonymousToken('demo') }), 400);
@@ -134,7 +144,10 @@ describe('POST /v1/contact (operation 54)', () => {
   it('answers 401 with no token or no Api-Key, and appends nothing', async () => {
     const before = await head();
     expectProblem(await send(message(), 'demo', null), 401);
-    expectProblem(await server.request('POST', '/v1/contact', { apiKey: null, token: await server.anonymousToken('demo'), body: message() }), 401);
+    expectProblem(
+      await server.request('POST', '/v1/contact', { apiKey: null, token: await server.anonymousToken('demo'), body: message() }),
+      401,
+    );
     expect(await head()).to.equal(before);
   });
 
@@ -163,7 +176,14 @@ describe('POST /v1/contact (operation 54)', () => {
     const before = await head();
     expectProblem(await send(message()), 429);
     // A forwarded-for header does not make a new address (trust proxy is off).
-    expectProblem(await server.request('POST', '/v1/contact', { token: await server.anonymousToken('demo'), body: message(), headers: { 'X-Forwarded-For': '203.0.113.9' } }), 429);
+    expectProblem(
+      await server.request('POST', '/v1/contact', {
+        token: await server.anonymousToken('demo'),
+        body: message(),
+        headers: { 'X-Forwarded-For': '203.0.113.9' },
+      }),
+      429,
+    );
     expect(await head()).to.equal(before);
 
     // The allowance is per tenant.

@@ -86,7 +86,12 @@ describe('embedded side-effect adapters', function () {
       queue(); // a second construction on the same file is harmless
       const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name`).pluck().all();
       expect(tables).to.deep.equal(['events', 'jobs']);
-      expect(db.prepare(`SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'jobs' AND sql LIKE '%state%run_at%'`).pluck().get()).to.equal(1);
+      expect(
+        db
+          .prepare(`SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'jobs' AND sql LIKE '%state%run_at%'`)
+          .pluck()
+          .get(),
+      ).to.equal(1);
     });
 
     it('puts jobs left active by a crash back to waiting, and runs them', async function () {
@@ -197,13 +202,29 @@ describe('embedded side-effect adapters', function () {
     it('writes each message as a whole JSON file with the fields Id, Channel, Tenant, To, Subject, Body, ReplyTo, CreatedAt', async function () {
       const outbox = new FileOutbox(dir);
       const before = Date.now();
-      await outbox.send({ id: 'm-1', channel: 'mail', tenant: 't1', to: 'a@example.test', subject: 'Hi', body: 'Body', replyTo: 'r@example.test' });
+      await outbox.send({
+        id: 'm-1',
+        channel: 'mail',
+        tenant: 't1',
+        to: 'a@example.test',
+        subject: 'Hi',
+        body: 'Body',
+        replyTo: 'r@example.test',
+      });
       await outbox.send({ id: 's-1', channel: 'sms', tenant: 't1', to: '+3247', body: 'Text' });
       expect((await fs.readdir(dir)).sort()).to.deep.equal(['mail-m-1.json', 'sms-s-1.json']);
 
       const mail = JSON.parse(await fs.readFile(path.join(dir, 'mail-m-1.json'), 'utf8'));
       expect(Object.keys(mail).sort()).to.deep.equal(['Body', 'Channel', 'CreatedAt', 'Id', 'ReplyTo', 'Subject', 'Tenant', 'To']);
-      expect(mail).to.deep.include({ Id: 'm-1', Channel: 'mail', Tenant: 't1', To: 'a@example.test', Subject: 'Hi', Body: 'Body', ReplyTo: 'r@example.test' });
+      expect(mail).to.deep.include({
+        Id: 'm-1',
+        Channel: 'mail',
+        Tenant: 't1',
+        To: 'a@example.test',
+        Subject: 'Hi',
+        Body: 'Body',
+        ReplyTo: 'r@example.test',
+      });
       expect(Date.parse(mail.CreatedAt)).to.be.at.least(before - 1);
 
       const sms = JSON.parse(await fs.readFile(path.join(dir, 'sms-s-1.json'), 'utf8'));
@@ -218,8 +239,12 @@ describe('embedded side-effect adapters', function () {
       expect(safeOutboxId('x'.repeat(500))).to.match(/^[0-9a-f]{64}$/);
       expect(outboxFileName('mail', odd)).to.equal(`mail-${safeOutboxId(odd)}.json`);
 
-      expect(await outbox.send({ id: odd, channel: 'mail', tenant: 't', to: 'a@example.test', body: 'b' })).to.deep.equal({ delivered: true });
-      expect(await outbox.send({ id: odd, channel: 'mail', tenant: 't', to: 'a@example.test', body: 'b' })).to.deep.equal({ delivered: false });
+      expect(await outbox.send({ id: odd, channel: 'mail', tenant: 't', to: 'a@example.test', body: 'b' })).to.deep.equal({
+        delivered: true,
+      });
+      expect(await outbox.send({ id: odd, channel: 'mail', tenant: 't', to: 'a@example.test', body: 'b' })).to.deep.equal({
+        delivered: false,
+      });
       expect(await fs.readdir(dir)).to.deep.equal([outboxFileName('mail', odd)]);
       const [message] = await readOutbox(dir);
       expect(message.Id).to.equal(odd); // the file keeps the original id

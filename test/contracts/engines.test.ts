@@ -28,7 +28,7 @@ describe('embedded SQLite engines', () => {
     await again.close();
   });
 
-  it('read $all in order when another process appended between this process\'s own appends', async () => {
+  it("read $all in order when another process appended between this process's own appends", async () => {
     const file = path.join(dir, 'two-writers.sqlite');
     const mine = new SqliteEventLog(file);
     const other = new SqliteEventLog(file);
@@ -46,7 +46,9 @@ describe('embedded SQLite engines', () => {
   it('drop the table a rebuild replaced, and the tables of an aborted rebuild', async () => {
     const store = new SqliteDocumentStore(path.join(dir, 'swap.sqlite'));
     const tables = () =>
-      (store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rm_items_%'").all() as Array<{ name: string }>).map((t) => t.name);
+      (
+        store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rm_items_%'").all() as Array<{ name: string }>
+      ).map((t) => t.name);
     await store.ensureCollection({ name: 'items', indexes: [{ fields: ['Number'] }] });
     const put = { op: 'put' as const, collection: 'items', tenant: 't', doc: { _id: '1', Number: 1 } };
     const aborted = await store.startRebuild('p', ['items']);
@@ -58,7 +60,9 @@ describe('embedded SQLite engines', () => {
     await rebuild.commit([put], { projection: 'p', expected: 0, position: 1 });
     expect(await rebuild.finish()).to.equal(true);
     expect(tables()).to.deep.equal(['rm_items_g2']);
-    const indexes = store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'rm_items_g2' AND sql IS NOT NULL").all();
+    const indexes = store.db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'rm_items_g2' AND sql IS NOT NULL")
+      .all();
     expect(indexes).to.deep.equal([{ name: 'rm_items_g2_ix0' }]);
     await store.close();
   });

@@ -1,12 +1,7 @@
 import { expect } from 'chai';
 import { EsdbEventLog } from '../../src/adapters/esdb/esdb-event-log.ts';
 import { eventIds } from '../../src/adapters/esdb/event-ids.ts';
-import {
-  EsdbStreamNotFoundError,
-  EsdbWrongExpectedVersionError,
-  NO_STREAM,
-  START,
-} from '../../src/adapters/esdb/client.ts';
+import { EsdbStreamNotFoundError, EsdbWrongExpectedVersionError, NO_STREAM, START } from '../../src/adapters/esdb/client.ts';
 import type { NewEvent, RecordedEvent } from '../../src/ports/event-log.ts';
 import { WrongExpectedVersionError } from '../../src/ports/event-log.ts';
 import { FakeEsdbClient } from '../support/fake-esdb-client.ts';
@@ -96,7 +91,7 @@ describe('EventStoreDB event log adapter (over the in-memory client)', () => {
       expect(await log.readStream('s')).to.have.length(2);
     });
 
-    it('turns the client\'s wrong expected version into the port\'s, with expected and actual revisions', async () => {
+    it("turns the client's wrong expected version into the port's, with expected and actual revisions", async () => {
       await log.appendToStream('s', [event(1), event(2)]);
       const stale = await rejection(log.appendToStream('s', [event(3)], { expectedRevision: 5 }));
       expect(stale).to.be.instanceOf(WrongExpectedVersionError).and.include({ streamId: 's', expected: 5, actual: 1 });
@@ -126,7 +121,7 @@ describe('EventStoreDB event log adapter (over the in-memory client)', () => {
   });
 
   describe('events', () => {
-    it('round-trips tenant, correlation id and schema version through the event\'s metadata JSON', async () => {
+    it("round-trips tenant, correlation id and schema version through the event's metadata JSON", async () => {
       const metadata = { tenant: 't9', correlationId: 'req-1' };
       await log.appendToStream('s', [event(1, { type: 'LotWatched', version: 3, metadata })]);
       const [read] = await log.readStream('s');
@@ -179,7 +174,10 @@ describe('EventStoreDB event log adapter (over the in-memory client)', () => {
     });
 
     it('start a subscription after the given position, so a checkpoint resumes without repeats', async () => {
-      await log.appendToStream('s', [0, 1, 2, 3, 4].map((n) => event(n)));
+      await log.appendToStream(
+        's',
+        [0, 1, 2, 3, 4].map((n) => event(n)),
+      );
       const stored = await log.readStream('s');
       const subscription = log.subscribeToAll({ fromPosition: stored[2].position, batchSize: 10 });
       const { value } = await subscription[Symbol.asyncIterator]().next();
@@ -197,7 +195,7 @@ describe('EventStoreDB event log adapter (over the in-memory client)', () => {
       const all = await log.readAll({ fromPosition: 0, maxCount: 100 });
       expect(all.map((e) => e.data.n)).to.deep.equal([0, 1, 2]);
       const seen: number[] = [];
-      for (let from = 0; ; ) {
+      for (let from = 0; ;) {
         const page = await log.readAll({ fromPosition: from, maxCount: 1 });
         if (page.length === 0) break;
         seen.push(page[0].data.n as number);
@@ -238,7 +236,10 @@ describe('EventStoreDB event log adapter (over the in-memory client)', () => {
 
     it('read ahead of the consumer by about one batch at most (back-pressure)', async () => {
       for (let n = 0; n < 20; n++) {
-        await log.appendToStream(`s${n}`, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => event(n * 10 + i)));
+        await log.appendToStream(
+          `s${n}`,
+          [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => event(n * 10 + i)),
+        );
       }
       const subscription = log.subscribeToAll({ fromPosition: 0, batchSize: 10 });
       const iterator = subscription[Symbol.asyncIterator]();

@@ -84,7 +84,13 @@ export function eventLogContract(name: string, makeLog: () => Promise<EventLog>)
       if (!log.readTypes) this.skip();
       const typed = (type: string, n: number): NewEvent => ({ ...event(n), type });
       const start = await log.headPosition();
-      await log.appendToStream(`${prefix}-t`, [typed('Wanted', 1), typed('Other', 2), typed('Wanted', 3), typed('Other', 4), typed('Other', 5)]);
+      await log.appendToStream(`${prefix}-t`, [
+        typed('Wanted', 1),
+        typed('Other', 2),
+        typed('Wanted', 3),
+        typed('Other', 4),
+        typed('Other', 5),
+      ]);
       const head = await log.headPosition();
       const page = await log.readTypes!({ fromPosition: start, maxCount: 1, types: ['Wanted'] });
       expect(page.events.map((e) => e.data.n)).to.deep.equal([1]);

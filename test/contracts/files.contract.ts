@@ -100,7 +100,12 @@ export function fileStoreContract(name: string, makeStore: () => Promise<FileSto
       const early = new Readable({ read() {} });
       const put = store.putStream('t1', 'uploads/5', early, 'image/jpeg', 10_000);
       early.destroy(broken);
-      expect(await put.then(() => null, (e: unknown) => e)).to.equal(broken);
+      expect(
+        await put.then(
+          () => null,
+          (e: unknown) => e,
+        ),
+      ).to.equal(broken);
       expect(await store.get('t1', 'uploads/5')).to.equal(null);
     });
 

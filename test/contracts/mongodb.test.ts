@@ -59,7 +59,13 @@ describe('MongoDB read-model translation, evaluated by mingo and compared with t
   // Other tenants hold documents with the same ids and values that tenant a's filters would match.
   const others: Array<[string, Doc[]]> = [
     ['b', tenantA.map((doc) => ({ ...doc, Title: `b ${String(doc.Title)}` }))],
-    ['ab', [{ _id: '01', Auction: 1, Number: 3, Open: true, Tags: { en: 'oak' }, Price: 100 }, { _id: '99', Auction: 1, Number: 1 }]],
+    [
+      'ab',
+      [
+        { _id: '01', Auction: 1, Number: 3, Open: true, Tags: { en: 'oak' }, Price: 100 },
+        { _id: '99', Auction: 1, Number: 1 },
+      ],
+    ],
   ];
   const storedOf = (tenant: string, docs: Doc[]) => docs.map((doc) => toStored(tenant, doc));
   const storedA = storedOf('a', tenantA);
@@ -119,8 +125,26 @@ describe('MongoDB read-model translation, evaluated by mingo and compared with t
     { filter: { Auction: 1 }, options: { sort: [['Number', -1]], skip: 1, limit: 1 } },
     { filter: {}, options: { sort: [['Auction', 1]] } },
     { filter: {}, options: { sort: [['Auction', -1]] } },
-    { filter: {}, options: { sort: [['Auction', 1], ['Number', -1]] } },
-    { filter: {}, options: { sort: [['Number', 1], ['Auction', 1]], skip: 2, limit: 3 } },
+    {
+      filter: {},
+      options: {
+        sort: [
+          ['Auction', 1],
+          ['Number', -1],
+        ],
+      },
+    },
+    {
+      filter: {},
+      options: {
+        sort: [
+          ['Number', 1],
+          ['Auction', 1],
+        ],
+        skip: 2,
+        limit: 3,
+      },
+    },
     { filter: {}, options: { sort: [['Price', 1]] } },
     { filter: {}, options: { sort: [['Price', -1]], limit: 4 } },
     { filter: {}, options: { sort: [['Status', 1]] } },
@@ -187,7 +211,7 @@ describe('MongoDB read-model translation, evaluated by mingo and compared with t
     }
   });
 
-  it('never matches another tenant\'s documents, whatever the filter', () => {
+  it("never matches another tenant's documents, whatever the filter", () => {
     for (const filter of [...filters, { _id: { $gt: '' } }, { $or: [{ _id: '01' }, { Title: 'b Oak chair' }] }]) {
       expect(find(storedOthers, toMongoQuery('a', filter)).all(), JSON.stringify(filter)).to.deep.equal([]);
       expect(find(storedA, toMongoQuery('b', filter)).all(), JSON.stringify(filter)).to.deep.equal([]);
@@ -198,9 +222,20 @@ describe('MongoDB read-model translation, evaluated by mingo and compared with t
   it('puts the tenant first in every query and every index, and ends non-unique indexes with _id', () => {
     expect(Object.keys(toMongoQuery('a', { $or: [{ Auction: 1 }], Number: 2 }))[0]).to.equal('_t');
     expect(toMongoQuery('a', { Number: { $gte: 2, $lte: 3 } })).to.deep.equal({ _t: 'a', Number: { $gte: 2, $lte: 3 } });
-    expect(indexKeys({ fields: ['Auction', 'Number'] })).to.deep.equal([['_t', 1], ['Auction', 1], ['Number', 1], ['_id', 1]]);
-    expect(indexKeys({ fields: ['Email'], unique: true })).to.deep.equal([['_t', 1], ['Email', 1]]);
-    expect(toMongoSort([['Number', -1]])).to.deep.equal([['Number', -1], ['_id', -1]]);
+    expect(indexKeys({ fields: ['Auction', 'Number'] })).to.deep.equal([
+      ['_t', 1],
+      ['Auction', 1],
+      ['Number', 1],
+      ['_id', 1],
+    ]);
+    expect(indexKeys({ fields: ['Email'], unique: true })).to.deep.equal([
+      ['_t', 1],
+      ['Email', 1],
+    ]);
+    expect(toMongoSort([['Number', -1]])).to.deep.equal([
+      ['Number', -1],
+      ['_id', -1],
+    ]);
   });
 
   it('stores the tenant beside the document and hands the document back unchanged', () => {
@@ -214,7 +249,7 @@ describe('MongoDB read-model translation, evaluated by mingo and compared with t
     expect(() => toMongoQuery('a', { _t: 'b' })).to.throw(/reserved/);
     expect(() => toStored('a', { _id: '1', _t: 'b' })).to.throw(/reserved/);
     expect(() => toMongoQuery('a', { Title: { $regex: 'x' } } as never)).to.throw(/unsupported operator/);
-    expect(() => toMongoQuery('a', { '$where': 'true' } as never)).to.throw(/invalid field path/);
+    expect(() => toMongoQuery('a', { $where: 'true' } as never)).to.throw(/invalid field path/);
     expect(() => toMongoQuery('a\u0000b', {})).to.throw(/invalid tenant/);
   });
 
@@ -240,6 +275,7 @@ class FakeServer {
   private lock: Promise<void> = Promise.resolve();
 
   client(): MongoClient {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the fake client's functions read their server
     const server = this;
     const db = (name: string) => ({
       databaseName: name,
@@ -288,7 +324,9 @@ class FakeServer {
 
   private upsert(name: string, filter: Row, modifier: Row): Row {
     const rows = this.rows(name);
-    const doc: Row = Object.fromEntries(Object.entries(filter).filter(([k, v]) => !k.startsWith('$') && (v === null || typeof v !== 'object')));
+    const doc: Row = Object.fromEntries(
+      Object.entries(filter).filter(([k, v]) => !k.startsWith('$') && (v === null || typeof v !== 'object')),
+    );
     if (rows.some((row) => row._id === doc._id)) throw Object.assign(new Error('E11000 duplicate key'), { code: 11000 });
     const { $setOnInsert, ...rest } = modifier;
     Object.assign(doc, $setOnInsert);
@@ -350,7 +388,8 @@ class FakeServer {
       createIndex: async (keys: Array<[string, number]>, options: { unique?: boolean } = {}) => {
         this.rows(name);
         const list = this.indexes.get(name) ?? [];
-        if (!list.some((index) => JSON.stringify(index.keys) === JSON.stringify(keys))) list.push({ keys, unique: options.unique ?? false });
+        if (!list.some((index) => JSON.stringify(index.keys) === JSON.stringify(keys)))
+          list.push({ keys, unique: options.unique ?? false });
         this.indexes.set(name, list);
       },
     };
@@ -382,9 +421,29 @@ describe('MongoDB read-model adapter over an in-memory fake of the driver', () =
     await store.ensureCollection(spec);
     await store.ensureCollection(spec);
     expect(server.indexes.get('items__g1')).to.deep.equal([
-      { keys: [['_t', 1], ['_id', 1]], unique: false },
-      { keys: [['_t', 1], ['Auction', 1], ['Number', 1], ['_id', 1]], unique: false },
-      { keys: [['_t', 1], ['Code', 1]], unique: true },
+      {
+        keys: [
+          ['_t', 1],
+          ['_id', 1],
+        ],
+        unique: false,
+      },
+      {
+        keys: [
+          ['_t', 1],
+          ['Auction', 1],
+          ['Number', 1],
+          ['_id', 1],
+        ],
+        unique: false,
+      },
+      {
+        keys: [
+          ['_t', 1],
+          ['Code', 1],
+        ],
+        unique: true,
+      },
     ]);
     await store.close();
   });
@@ -398,7 +457,10 @@ describe('MongoDB read-model adapter over an in-memory fake of the driver', () =
     server.failBulkWriteOn = 'others__g1';
     const batch = [...docs('a', '2'), { op: 'put' as const, collection: 'others', tenant: 'a', doc: { _id: 'x' } }];
     let error: unknown;
-    await store.live().commit(batch, { projection: 'p', expected: 5, position: 6 }).catch((e: unknown) => (error = e));
+    await store
+      .live()
+      .commit(batch, { projection: 'p', expected: 5, position: 6 })
+      .catch((e: unknown) => (error = e));
     expect(String(error)).to.match(/injected failure/);
     expect(await store.forTenant('a').collection('items').findById('2')).to.equal(null);
     expect(await store.getCheckpoint('p')).to.equal(5);
@@ -410,13 +472,16 @@ describe('MongoDB read-model adapter over an in-memory fake of the driver', () =
     await store.ensureCollection(spec);
     await store.live().commit(docs('a', '1'), { projection: 'p', expected: 0, position: 5 });
     let error: unknown;
-    await store.live().commit(docs('a', '2'), { projection: 'p', expected: 0, position: 6 }).catch((e: unknown) => (error = e));
+    await store
+      .live()
+      .commit(docs('a', '2'), { projection: 'p', expected: 0, position: 6 })
+      .catch((e: unknown) => (error = e));
     expect(error).to.be.instanceOf(CheckpointConflictError);
     expect((error as CheckpointConflictError).actual).to.equal(5);
     await store.close();
   });
 
-  it('lets another process\'s readers pick up a rebuild\'s swap within the refresh interval, from a copy not yet dropped', async () => {
+  it("lets another process's readers pick up a rebuild's swap within the refresh interval, from a copy not yet dropped", async () => {
     const server = new FakeServer();
     const reader = await open(server, { dropGraceMs: 150 });
     await reader.ensureCollection(spec);
@@ -433,7 +498,10 @@ describe('MongoDB read-model adapter over an in-memory fake of the driver', () =
     expect(server.indexes.get('items__g2')).to.have.length(3);
     expect(await items.countDocuments({}), 'stale alias, old copy still there').to.equal(2);
     await sleep(60);
-    expect((await items.find({})).map((d) => d._id), 'alias map re-read').to.deep.equal(['3']);
+    expect(
+      (await items.find({})).map((d) => d._id),
+      'alias map re-read',
+    ).to.deep.equal(['3']);
     expect(server.collections.has('items__g1')).to.equal(true);
     await sleep(160);
     await reader.sweep();
@@ -457,14 +525,25 @@ describe('MongoDB read-model adapter over an in-memory fake of the driver', () =
     // Another projection writing the same collection, its own checkpoint unmoved: refused once (the
     // process still held the old alias), then written to the new copy.
     let error: unknown;
-    await projector.live().commit(docs('a', '6'), { projection: 'q', expected: 3, position: 4 }).catch((e: unknown) => (error = e));
+    await projector
+      .live()
+      .commit(docs('a', '6'), { projection: 'q', expected: 3, position: 4 })
+      .catch((e: unknown) => (error = e));
     expect(error).to.be.instanceOf(CheckpointConflictError);
     await projector.live().commit(docs('a', '6'), { projection: 'q', expected: 3, position: 4 });
     // The projection that owns the collection: its checkpoint moved with the swap.
     error = undefined;
-    await projector.live().commit(docs('a', '5'), { projection: 'p', expected: 10, position: 13 }).catch((e: unknown) => (error = e));
+    await projector
+      .live()
+      .commit(docs('a', '5'), { projection: 'p', expected: 10, position: 13 })
+      .catch((e: unknown) => (error = e));
     expect((error as CheckpointConflictError).actual).to.equal(12);
-    const ids = (await rebuilder.forTenant('a').collection('items').find({}, { sort: [['_id', 1]] })).map((d) => d._id);
+    const ids = (
+      await rebuilder
+        .forTenant('a')
+        .collection('items')
+        .find({}, { sort: [['_id', 1]] })
+    ).map((d) => d._id);
     expect(ids).to.deep.equal(['2', '6']);
     expect(server.collections.has('items__g1')).to.equal(false);
     await projector.close();

@@ -38,8 +38,7 @@ export function outboxContract(name: string, makeOutbox: () => Promise<OutboxFix
       ...extra,
     });
 
-    const deliveredWithId = async (id: string) =>
-      fixture.delivered ? (await fixture.delivered()).filter((m) => m.id === id) : undefined;
+    const deliveredWithId = async (id: string) => (fixture.delivered ? (await fixture.delivered()).filter((m) => m.id === id) : undefined);
 
     beforeEach(async function () {
       run = randomUUID();

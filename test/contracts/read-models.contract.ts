@@ -22,7 +22,12 @@ export function documentStoreContract(name: string, makeStore: () => Promise<Doc
       await store.live().commit(
         [
           ...docs.map((doc) => ({ op: 'put' as const, collection: 'items', tenant: 'a', doc })),
-          { op: 'put', collection: 'items', tenant: 'b', doc: { _id: '1', Auction: 1, Number: 9, Title: 'Other tenant', Open: true, Tags: { en: 'oak' }, Price: 5 } },
+          {
+            op: 'put',
+            collection: 'items',
+            tenant: 'b',
+            doc: { _id: '1', Auction: 1, Number: 9, Title: 'Other tenant', Open: true, Tags: { en: 'oak' }, Price: 5 },
+          },
         ],
         { projection, expected: 0, position: 10 },
       );
@@ -92,7 +97,9 @@ export function documentStoreContract(name: string, makeStore: () => Promise<Doc
       expect(await store.getCheckpoint(projection)).to.equal(12);
       let error: unknown;
       try {
-        await store.live().commit([{ op: 'delete', collection: 'items', tenant: 'a', id: '1' }], { projection, expected: 10, position: 13 });
+        await store
+          .live()
+          .commit([{ op: 'delete', collection: 'items', tenant: 'a', id: '1' }], { projection, expected: 10, position: 13 });
       } catch (e) {
         error = e;
       }
@@ -104,7 +111,11 @@ export function documentStoreContract(name: string, makeStore: () => Promise<Doc
     it('rebuilds into a fresh copy while reads use the old one, then swaps it in with its checkpoint', async () => {
       const rebuild = await store.startRebuild(projection, ['items']);
       expect(await rebuild.get('items', 'a', '1')).to.equal(null);
-      await rebuild.commit([{ op: 'put', collection: 'items', tenant: 'a', doc: { _id: '7', Auction: 7, Number: 1 } }], { projection, expected: 0, position: 20 });
+      await rebuild.commit([{ op: 'put', collection: 'items', tenant: 'a', doc: { _id: '7', Auction: 7, Number: 1 } }], {
+        projection,
+        expected: 0,
+        position: 20,
+      });
       expect((await store.forTenant('a').collection('items').findById('1'))?.Title).to.equal('Oak chair');
       await rebuild.finish();
       expect(await store.forTenant('a').collection('items').findById('1')).to.equal(null);
@@ -113,10 +124,21 @@ export function documentStoreContract(name: string, makeStore: () => Promise<Doc
     });
 
     describe('the rebuild and alias-swap protocol (src/read-models/rebuild.ts)', () => {
-      const put = (collection: string, _id: string, fields: object = {}) => ({ op: 'put' as const, collection, tenant: 'a', doc: { _id, ...fields } });
-      const ids = async (collection: string) => (await store.forTenant('a').collection(collection).find({}, { sort: [['_id', 1]] })).map((d) => d._id);
+      const put = (collection: string, _id: string, fields: object = {}) => ({
+        op: 'put' as const,
+        collection,
+        tenant: 'a',
+        doc: { _id, ...fields },
+      });
+      const ids = async (collection: string) =>
+        (
+          await store
+            .forTenant('a')
+            .collection(collection)
+            .find({}, { sort: [['_id', 1]] })
+        ).map((d) => d._id);
 
-      it('moves the rebuild\'s own checkpoint, reads back only what the rebuild wrote, and refuses other collections', async () => {
+      it("moves the rebuild's own checkpoint, reads back only what the rebuild wrote, and refuses other collections", async () => {
         const rebuild = await store.startRebuild(projection, ['items']);
         await rebuild.commit([put('items', '1', { Auction: 9 })], { projection, expected: 0, position: 10 });
         expect((await rebuild.get('items', 'a', '1'))?.Auction).to.equal(9);

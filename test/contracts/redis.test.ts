@@ -69,6 +69,7 @@ describe(`Redis adapters on ${shownUrl(REDIS_URL)} (BullMQ jobs, Redis rate limi
       throw new Error(
         `Redis is not reachable at ${shownUrl(REDIS_URL)} (${reason}). Start it (redis-server), ` +
           'point REDIS_URL at one, or set SKIP_REDIS=1 to skip the BullMQ and Redis suites.',
+        { cause: err },
       );
     }
   });

@@ -73,7 +73,14 @@ describe('embedded index: documents added together', () => {
     const b = together.get('t', 'en')!.engine;
     expect((await bytes(b)).equals(await bytes(a))).to.equal(true);
     for (const q of ['carved chair', 'oak', 'grosse', 'malning', 'glas', 'chiar', 'lot 1', 'rare']) {
-      const request = { q, queryBy: ['Title', 'AttributeText', 'Description'], filter: { Language: 'en' }, facetBy: ['CategoryId', 'AuctionId'], page: 1, perPage: 10 };
+      const request = {
+        q,
+        queryBy: ['Title', 'AttributeText', 'Description'],
+        filter: { Language: 'en' },
+        facetBy: ['CategoryId', 'AuctionId'],
+        page: 1,
+        perPage: 10,
+      };
       expect(searchCollection(together, 't', request), q).to.deep.equal(searchCollection(one, 't', request));
     }
   });

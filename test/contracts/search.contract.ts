@@ -66,8 +66,7 @@ export function searchIndexContract(name: string, makeIndex: () => Promise<Searc
       await index.close();
     });
 
-    const find = (q: string, extra: Partial<SearchRequest> = {}, tenant = TENANT) =>
-      index.search('lots', tenant, query(q, extra));
+    const find = (q: string, extra: Partial<SearchRequest> = {}, tenant = TENANT) => index.search('lots', tenant, query(q, extra));
 
     describe('matching and ranking', function () {
       it('ranks a document matching in the title above one matching only in the description', async function () {
@@ -106,10 +105,7 @@ export function searchIndexContract(name: string, makeIndex: () => Promise<Searc
       });
 
       it('ignores case and diacritics', async function () {
-        await index.upsert('lots', TENANT, [
-          lot('cafe', { Title: 'Café table from Stockholm' }),
-          lot('eiche', { Title: 'eiche Schrank' }),
-        ]);
+        await index.upsert('lots', TENANT, [lot('cafe', { Title: 'Café table from Stockholm' }), lot('eiche', { Title: 'eiche Schrank' })]);
         expect(ids((await find('cafe')).hits)).to.deep.equal(['cafe']);
         expect(ids((await find('CAFÉ')).hits)).to.deep.equal(['cafe']);
         expect(ids((await find('stockholm')).hits)).to.deep.equal(['cafe']);
@@ -123,8 +119,12 @@ export function searchIndexContract(name: string, makeIndex: () => Promise<Searc
           lot('lodz', { Title: 'Łódź poster' }),
         ]);
         const expected = [
-          ['grosse', 'grosse'], ['GRÖSSE', 'grosse'], ['größe', 'grosse'],
-          ['aero', 'aero'], ['ÆRØ', 'aero'], ['lodz', 'lodz'],
+          ['grosse', 'grosse'],
+          ['GRÖSSE', 'grosse'],
+          ['größe', 'grosse'],
+          ['aero', 'aero'],
+          ['ÆRØ', 'aero'],
+          ['lodz', 'lodz'],
         ];
         for (const [q, id] of expected) {
           expect(ids((await find(q)).hits), q).to.deep.equal([id]);
@@ -321,7 +321,7 @@ export function searchRebuildContract(name: string, makeIndex: () => Promise<Sea
       await index.close();
     });
 
-    it('moves the checkpoint on finish only, then refuses the rebuild\'s calls but abort', async function () {
+    it("moves the checkpoint on finish only, then refuses the rebuild's calls but abort", async function () {
       const rebuild = await index.startRebuild('lots', 'lots-projection');
       await rebuild.upsert(TENANT, [lot('new'), lot('gone')]);
       await rebuild.update(TENANT, [{ id: 'new', CategoryId: 5 }]);
@@ -337,7 +337,7 @@ export function searchRebuildContract(name: string, makeIndex: () => Promise<Sea
       expect(await index.getCheckpoint('lots-projection')).to.equal(99);
     });
 
-    it('leaves the checkpoint on abort, then refuses the rebuild\'s calls, and a new rebuild can start', async function () {
+    it("leaves the checkpoint on abort, then refuses the rebuild's calls, and a new rebuild can start", async function () {
       const aborted = await index.startRebuild('lots', 'lots-projection');
       await aborted.upsert(TENANT, [lot('new')]);
       await aborted.abort();
@@ -355,7 +355,7 @@ export function searchRebuildContract(name: string, makeIndex: () => Promise<Sea
       expect(await index.getCheckpoint('lots-projection')).to.equal(13);
     });
 
-    it('refuses the rebuild\'s calls once the index is closed', async function () {
+    it("refuses the rebuild's calls once the index is closed", async function () {
       const rebuild = await index.startRebuild('lots', 'lots-projection');
       await index.close();
       await expectRejection(rebuild.upsert(TENANT, [lot('late')]));

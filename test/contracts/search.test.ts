@@ -56,10 +56,7 @@ describe('embedded MiniSearch index', function () {
     afterEach(async () => index.close());
 
     it('keeps one document per id and partition value, so a lot is indexed once per language', async function () {
-      await index.upsert('lots', TENANT, [
-        lot('1', { Title: 'Oak chair', Language: 'en' }),
-        lot('1', { Title: 'Ekstol', Language: 'sv' }),
-      ]);
+      await index.upsert('lots', TENANT, [lot('1', { Title: 'Oak chair', Language: 'en' }), lot('1', { Title: 'Ekstol', Language: 'sv' })]);
       expect(await ids('chair')).to.deep.equal(['1']);
       expect(await ids('ekstol', { Language: 'sv' })).to.deep.equal(['1']);
       await index.upsert('lots', TENANT, [lot('1', { Title: 'Pine chair', Language: 'en' })]);
@@ -81,10 +78,7 @@ describe('embedded MiniSearch index', function () {
     });
 
     it('deletes an id from every partition', async function () {
-      await index.upsert('lots', TENANT, [
-        lot('1', { Title: 'Oak chair' }),
-        lot('1', { Title: 'Ekstol', Language: 'sv' }),
-      ]);
+      await index.upsert('lots', TENANT, [lot('1', { Title: 'Oak chair' }), lot('1', { Title: 'Ekstol', Language: 'sv' })]);
       await index.delete('lots', TENANT, ['1']);
       expect((await find('chair')).found).to.equal(0);
       expect((await find('ekstol', { Language: 'sv' })).found).to.equal(0);
@@ -215,7 +209,9 @@ describe('embedded MiniSearch index', function () {
     const dir = tempDir();
     const a = await open(dir);
     await a.ensureCollection(contractSpec);
-    await a.upsert('lots', TENANT, [lot('x', { Title: 'Brass lamp', Description: 'Art deco', CategoryId: 4, AuctionId: 8, EndTime: 5000 })]);
+    await a.upsert('lots', TENANT, [
+      lot('x', { Title: 'Brass lamp', Description: 'Art deco', CategoryId: 4, AuctionId: 8, EndTime: 5000 }),
+    ]);
     await a.update('lots', TENANT, [{ id: 'x', EndTime: 9000 }]);
     await a.update('lots', TENANT, [{ id: 'x', Description: 'Art nouveau' }]);
     await a.close();
@@ -399,7 +395,11 @@ describe('embedded MiniSearch index', function () {
   it('ranks equal scores by id and keeps paging stable', async function () {
     const index = await open(tempDir());
     await index.ensureCollection(contractSpec);
-    await index.upsert('lots', TENANT, ['d', 'b', 'e', 'a', 'c'].map((id) => lot(id, { Title: 'Tin soldier' })));
+    await index.upsert(
+      'lots',
+      TENANT,
+      ['d', 'b', 'e', 'a', 'c'].map((id) => lot(id, { Title: 'Tin soldier' })),
+    );
     const r = await index.search('lots', TENANT, query('tin', { perPage: 3 }));
     expect(r.hits.map((h) => h.id)).to.deep.equal(['a', 'b', 'c']);
     const p2 = await index.search('lots', TENANT, query('tin', { perPage: 3, page: 2 }));

@@ -23,12 +23,7 @@ import { typesenseId } from '../../src/adapters/typesense/documents.ts';
 import { filterBy, literal } from '../../src/adapters/typesense/filter.ts';
 import { queryWords, searchParams, type TypesenseSearchParams } from '../../src/adapters/typesense/params.ts';
 import { hitScore, toSearchResult, type TypesenseSearchResponse } from '../../src/adapters/typesense/results.ts';
-import {
-  checkpointSchema,
-  collectionSchema,
-  key,
-  type TypesenseCollectionSchema,
-} from '../../src/adapters/typesense/schema.ts';
+import { checkpointSchema, collectionSchema, key, type TypesenseCollectionSchema } from '../../src/adapters/typesense/schema.ts';
 import { TypesenseIndex } from '../../src/adapters/typesense/typesense-index.ts';
 import { contractSpec, lot, query, searchIndexContract, searchRebuildContract } from './search.contract.ts';
 
@@ -130,7 +125,16 @@ describe('Typesense translation layer', function () {
 
     it('splits words on the ASCII punctuation the query side splits on', function () {
       expect(queryWords('oak-chair (walnut) "tennis ball" -tesla * 3.5 e_mail')).to.deep.equal([
-        'oak', 'chair', 'walnut', 'tennis', 'ball', 'tesla', '3', '5', 'e', 'mail',
+        'oak',
+        'chair',
+        'walnut',
+        'tennis',
+        'ball',
+        'tesla',
+        '3',
+        '5',
+        'e',
+        'mail',
       ]);
     });
 
@@ -458,7 +462,10 @@ class FakeTypesense implements TypesenseApi {
 
 describe('Typesense index over a fake client', function () {
   let clock = 0;
-  searchRebuildContract('Typesense over the fake client', async () => new TypesenseIndex(new FakeTypesense(), { partitions: PARTITIONS, now: () => ++clock }));
+  searchRebuildContract(
+    'Typesense over the fake client',
+    async () => new TypesenseIndex(new FakeTypesense(), { partitions: PARTITIONS, now: () => ++clock }),
+  );
 
   let fake: FakeTypesense;
   let index: TypesenseIndex;
@@ -495,10 +502,7 @@ describe('Typesense index over a fake client', function () {
 
   describe('writes', function () {
     it('upserts one document per id and language, keyed by tenant, with the searchable text folded', async function () {
-      await index.upsert('lots', TENANT, [
-        lot('1', { Title: 'Größe Oak chair' }),
-        lot('1', { Title: 'Ekstol', Language: 'sv' }),
-      ]);
+      await index.upsert('lots', TENANT, [lot('1', { Title: 'Größe Oak chair' }), lot('1', { Title: 'Ekstol', Language: 'sv' })]);
       const docs = byId('p_lots');
       expect([...docs.keys()]).to.deep.equal(['tenant-a:1:en', 'tenant-a:1:sv']);
       expect(docs.get('tenant-a:1:en')).to.deep.include({
@@ -518,8 +522,7 @@ describe('Typesense index over a fake client', function () {
         doc.doc_id === 'bad' ? { success: false, code: 400, error: 'Field `CategoryId` must be an int32.' } : undefined;
       const error = await rejection(index.upsert('lots', TENANT, [lot('ok'), lot('bad')]));
       expect(error.message).to.equal(
-        'typesense upsert into p_lots: 1 of 2 documents failed ' +
-          '(tenant-a:bad:en: 400 Field `CategoryId` must be an int32.)',
+        'typesense upsert into p_lots: 1 of 2 documents failed ' + '(tenant-a:bad:en: 400 Field `CategoryId` must be an int32.)',
       );
       await rejection(index.upsert('lots', TENANT, [{ id: 'x', Title: 'No language' }]));
       await rejection(index.upsert('lots', TENANT, [lot('x', { tenant_key: 'other' })]));
@@ -808,8 +811,7 @@ function realServer(this: Mocha.Suite): void {
   const url = URL!;
   const run = `ct${process.pid}_${Date.now()}`;
   let n = 0;
-  const open = async (): Promise<SearchIndex> =>
-    TypesenseIndex.connect(url, API_KEY, { partitions: PARTITIONS, prefix: `${run}_${n++}_` });
+  const open = async (): Promise<SearchIndex> => TypesenseIndex.connect(url, API_KEY, { partitions: PARTITIONS, prefix: `${run}_${n++}_` });
 
   after(async function () {
     // Drop what this run created: its aliases, then its collections.

@@ -21,7 +21,10 @@ describe('VAT checkers', () => {
   after(async () => vies?.close());
 
   vatCheckerContract('embedded (jsvat: format and checksum)', async () => ({ checker: new JsvatChecker(), source: 'format' }));
-  vatCheckerContract('VIES (a fake VIES on 127.0.0.1)', async () => ({ checker: new ViesChecker({ url: vies.url, timeoutMs: 2000 }), source: 'vies' }));
+  vatCheckerContract('VIES (a fake VIES on 127.0.0.1)', async () => ({
+    checker: new ViesChecker({ url: vies.url, timeoutMs: 2000 }),
+    source: 'vies',
+  }));
 
   describe('the VIES adapter', () => {
     const checker = () => new ViesChecker({ url: vies.url, timeoutMs: 500 });

@@ -39,7 +39,17 @@ describe('credentials (operations 1–3) and the Api-Key', () => {
   function forge(claims: Record<string, unknown>, options: { key?: Buffer | string; algorithm?: jwt.Algorithm } = {}) {
     const now = Math.floor(Date.now() / 1000);
     return jwt.sign(
-      { iss: ISSUER, aud: AUDIENCE, sub: `anonymous:${randomUUID()}`, tenant: 'demo', kind: 'anonymous', iat: now, exp: now + 600, jti: randomUUID(), ...claims },
+      {
+        iss: ISSUER,
+        aud: AUDIENCE,
+        sub: `anonymous:${randomUUID()}`,
+        tenant: 'demo',
+        kind: 'anonymous',
+        iat: now,
+        exp: now + 600,
+        jti: randomUUID(),
+        ...claims,
+      },
       options.key ?? secret,
       { algorithm: options.algorithm ?? 'HS256' },
     );
@@ -102,7 +112,10 @@ describe('credentials (operations 1–3) and the Api-Key', () => {
       ];
       for (const [body, fields] of cases) {
         const problem = expectProblem(await server.request('POST', '/v1/tokens', { body }), 400);
-        expect(problem.errors.map((e: { field: string }) => e.field), JSON.stringify(body)).to.have.members(fields);
+        expect(
+          problem.errors.map((e: { field: string }) => e.field),
+          JSON.stringify(body),
+        ).to.have.members(fields);
       }
       expectProblem(await server.request('POST', '/v1/tokens'), 400);
       expect(await head()).to.equal(before);
@@ -113,7 +126,9 @@ describe('credentials (operations 1–3) and the Api-Key', () => {
     it('issues an anonymous token carrying the tenant for a clientId of a public tenant', async () => {
       const before = await head();
       for (const tenant of ['demo', 'demo2']) {
-        const { header, payload } = expectTokenResponse(await server.request('POST', '/v1/tokens/anonymous', { body: { clientId: tenant } }));
+        const { header, payload } = expectTokenResponse(
+          await server.request('POST', '/v1/tokens/anonymous', { body: { clientId: tenant } }),
+        );
         expect(header.alg).to.equal('HS256');
         expect(payload).to.include({ iss: ISSUER, aud: AUDIENCE, tenant, kind: 'anonymous' });
         for (const claim of ['sub', 'exp', 'iat', 'jti']) expect(payload, claim).to.have.property(claim);
@@ -198,7 +213,16 @@ describe('credentials (operations 1–3) and the Api-Key', () => {
 
     it('answers Valid false for a token with alg none', async () => {
       const now = Math.floor(Date.now() / 1000);
-      const claims = { iss: ISSUER, aud: AUDIENCE, sub: 'anonymous:x', tenant: 'demo', kind: 'anonymous', iat: now, exp: now + 600, jti: randomUUID() };
+      const claims = {
+        iss: ISSUER,
+        aud: AUDIENCE,
+        sub: 'anonymous:x',
+        tenant: 'demo',
+        kind: 'anonymous',
+        iat: now,
+        exp: now + 600,
+        jti: randomUUID(),
+      };
       for (const alg of ['none', 'None', 'NONE']) {
         const token = `${b64({ alg, typ: 'JWT' })}.${b64(claims)}.`;
         expect((await current(token)).body.Valid, alg).to.equal(false);
@@ -215,7 +239,13 @@ describe('credentials (operations 1–3) and the Api-Key', () => {
     });
 
     it('answers Valid false for a wrong issuer, a wrong audience, an unknown kind or a missing tenant', async () => {
-      for (const claims of [{ iss: 'someone-else' }, { aud: 'other-api' }, { kind: 'admin' }, { tenant: undefined }, { tenant: 'no-such-tenant' }]) {
+      for (const claims of [
+        { iss: 'someone-else' },
+        { aud: 'other-api' },
+        { kind: 'admin' },
+        { tenant: undefined },
+        { tenant: 'no-such-tenant' },
+      ]) {
         expect((await current(forge(claims))).body.Valid, JSON.stringify(claims)).to.equal(false);
       }
     });
@@ -227,9 +257,18 @@ describe('credentials (operations 1–3) and the Api-Key', () => {
     it('answers Valid false for the member token of a member who was removed', async () => {
       const log = server.runtime.services.log;
       await importRecord(log, {
-        kind: 'member', tenant: 'demo', memberId: 2, email: 'leaving@example.com', passwordHash: 'scrypt$disabled',
-        firstName: 'Leaving', lastName: 'Member', language: 'en', phone: '', signedUpAt: new Date().toISOString(),
-        confirmed: true, roles: ['bidder'],
+        kind: 'member',
+        tenant: 'demo',
+        memberId: 2,
+        email: 'leaving@example.com',
+        passwordHash: 'scrypt$disabled',
+        firstName: 'Leaving',
+        lastName: 'Member',
+        language: 'en',
+        phone: '',
+        signedUpAt: new Date().toISOString(),
+        confirmed: true,
+        roles: ['bidder'],
       });
       await server.runtime.services.projector.catchUp();
       // The member signs in with no password here: a member token for member 2, signed with the server's secret.
@@ -267,7 +306,12 @@ describe('credentials (operations 1–3) and the Api-Key', () => {
       it(`answers 401 problem+json on every /v1 route when the Api-Key is ${label}, and appends nothing`, async () => {
         const before = await head();
         for (const route of routes) {
-          const token = route.token === 'member' ? await server.memberToken('demo') : route.token === 'anon' ? await server.anonymousToken('demo') : undefined;
+          const token =
+            route.token === 'member'
+              ? await server.memberToken('demo')
+              : route.token === 'anon'
+                ? await server.anonymousToken('demo')
+                : undefined;
           const response = await server.request(route.method, route.path, { apiKey, token, body: route.body });
           expectProblem(response, 401);
         }
@@ -288,7 +332,9 @@ describe('credentials (operations 1–3) and the Api-Key', () => {
     it('answers 429 with Retry-After after repeated failures from one address, even for the right secret', async () => {
       let limited: TestResponse | null = null;
       for (let i = 0; i < 12 && !limited; i++) {
-        const response = await server.request('POST', '/v1/tokens', { body: { ClientId: server.credentials.clientId, ClientSecret: `wrong-${i}` } });
+        const response = await server.request('POST', '/v1/tokens', {
+          body: { ClientId: server.credentials.clientId, ClientSecret: `wrong-${i}` },
+        });
         if (response.status === 429) limited = response;
         else expectProblem(response, 401);
       }

@@ -1,4 +1,9 @@
-import { auctionDocumentDecider, conditionReportDecider, type AuctionDocumentData, type ConditionReportData } from '../../commands/documents/decide.ts';
+import {
+  auctionDocumentDecider,
+  conditionReportDecider,
+  type AuctionDocumentData,
+  type ConditionReportData,
+} from '../../commands/documents/decide.ts';
 import { translationsDecider, type TranslationsData } from '../../commands/translations/decide.ts';
 import { spec } from '../support/decider.ts';
 
@@ -7,16 +12,33 @@ const later = '2026-11-23T08:30:00.000Z';
 const hash = (c: string) => c.repeat(64);
 
 const document: AuctionDocumentData = {
-  tenant: 'demo', documentId: 9, auctionId: 2, name: 'Terms of sale.pdf', kind: 'terms', language: 'en',
-  contentType: 'application/pdf', size: 2143, sha256: hash('a'), at,
+  tenant: 'demo',
+  documentId: 9,
+  auctionId: 2,
+  name: 'Terms of sale.pdf',
+  kind: 'terms',
+  language: 'en',
+  contentType: 'application/pdf',
+  size: 2143,
+  sha256: hash('a'),
+  at,
 };
 
 const report: ConditionReportData = {
-  tenant: 'demo', lotId: 7, name: 'condition-report.pdf', language: 'en', contentType: 'application/pdf', size: 1200, sha256: hash('c'), at,
+  tenant: 'demo',
+  lotId: 7,
+  name: 'condition-report.pdf',
+  language: 'en',
+  contentType: 'application/pdf',
+  size: 1200,
+  sha256: hash('c'),
+  at,
 };
 
 const dictionary: TranslationsData = {
-  tenant: 'demo', language: 'sv', entries: { 'button.placeBid': 'Lägg bud', 'nav.watchlist': 'Bevakningar', 'label.estimate': 'Utrop' },
+  tenant: 'demo',
+  language: 'sv',
+  entries: { 'button.placeBid': 'Lägg bud', 'nav.watchlist': 'Bevakningar', 'label.estimate': 'Utrop' },
 };
 
 describe('document and translation intake deciders', () => {
@@ -67,7 +89,10 @@ describe('document and translation intake deciders', () => {
     it('compares with the latest version: going back to the first content publishes it again', () => {
       const second = { ...document, size: 3001, sha256: hash('b'), at: later };
       spec(auctionDocumentDecider)
-        .given([{ type: 'AuctionDocumentPublished', data: document }, { type: 'AuctionDocumentPublished', data: second }])
+        .given([
+          { type: 'AuctionDocumentPublished', data: document },
+          { type: 'AuctionDocumentPublished', data: second },
+        ])
         .when({ type: 'PublishAuctionDocument', data: { ...document, at: later } })
         .then([{ type: 'AuctionDocumentPublished', data: { ...document, at: later } }]);
     });
@@ -82,13 +107,19 @@ describe('document and translation intake deciders', () => {
     it('names the auction of the latest version when a document moved before it was removed', () => {
       const moved = { ...document, auctionId: 5, at: later };
       spec(auctionDocumentDecider)
-        .given([{ type: 'AuctionDocumentPublished', data: document }, { type: 'AuctionDocumentPublished', data: moved }])
+        .given([
+          { type: 'AuctionDocumentPublished', data: document },
+          { type: 'AuctionDocumentPublished', data: moved },
+        ])
         .when({ type: 'RemoveAuctionDocument', tenant: 'demo', documentId: 9, at: later })
         .then([{ type: 'AuctionDocumentRemoved', data: { tenant: 'demo', documentId: 9, auctionId: 5, at: later } }]);
     });
 
     it('appends nothing when removing a document that was never published', () => {
-      spec(auctionDocumentDecider).given([]).when({ type: 'RemoveAuctionDocument', tenant: 'demo', documentId: 9, at }).thenNothingHappened();
+      spec(auctionDocumentDecider)
+        .given([])
+        .when({ type: 'RemoveAuctionDocument', tenant: 'demo', documentId: 9, at })
+        .thenNothingHappened();
     });
 
     it('appends nothing when removing a document already removed', () => {
@@ -114,7 +145,10 @@ describe('document and translation intake deciders', () => {
 
   describe('condition reports', () => {
     it('publishes a new condition report', () => {
-      spec(conditionReportDecider).given([]).when(report).then([{ type: 'LotConditionReportPublished', data: report }]);
+      spec(conditionReportDecider)
+        .given([])
+        .when(report)
+        .then([{ type: 'LotConditionReportPublished', data: report }]);
     });
 
     it('appends nothing when the same report comes again, even sent at another time', () => {
@@ -137,13 +171,22 @@ describe('document and translation intake deciders', () => {
 
   describe('interface translations', () => {
     it('publishes the first dictionary of a language', () => {
-      spec(translationsDecider).given([]).when(dictionary).then([{ type: 'InterfaceTranslationsPublished', data: dictionary }]);
+      spec(translationsDecider)
+        .given([])
+        .when(dictionary)
+        .then([{ type: 'InterfaceTranslationsPublished', data: dictionary }]);
     });
 
     it('appends nothing for the same entries in another key order', () => {
       const reordered = { ...dictionary, entries: Object.fromEntries(Object.entries(dictionary.entries).reverse()) };
-      spec(translationsDecider).given([{ type: 'InterfaceTranslationsPublished', data: dictionary }]).when(reordered).thenNothingHappened();
-      spec(translationsDecider).given([{ type: 'InterfaceTranslationsPublished', data: dictionary }]).when({ ...dictionary }).thenNothingHappened();
+      spec(translationsDecider)
+        .given([{ type: 'InterfaceTranslationsPublished', data: dictionary }])
+        .when(reordered)
+        .thenNothingHappened();
+      spec(translationsDecider)
+        .given([{ type: 'InterfaceTranslationsPublished', data: dictionary }])
+        .when({ ...dictionary })
+        .thenNothingHappened();
     });
 
     it('publishes again when a text changed, a key was added or a key was dropped', () => {
@@ -163,7 +206,10 @@ describe('document and translation intake deciders', () => {
     });
 
     it('tells a key from its text: moving a text to another key is a change', () => {
-      const swapped = { ...dictionary, entries: { 'button.placeBid': 'Bevakningar', 'nav.watchlist': 'Lägg bud', 'label.estimate': 'Utrop' } };
+      const swapped = {
+        ...dictionary,
+        entries: { 'button.placeBid': 'Bevakningar', 'nav.watchlist': 'Lägg bud', 'label.estimate': 'Utrop' },
+      };
       spec(translationsDecider)
         .given([{ type: 'InterfaceTranslationsPublished', data: dictionary }])
         .when(swapped)

@@ -38,7 +38,12 @@ interface Download {
 const money = (minor: number, currency: string, language: string) => {
   const major = minor / 100;
   return foldSpace(
-    new Intl.NumberFormat(language, { style: 'currency', currency, minimumFractionDigits: Number.isInteger(major) ? 0 : 2, maximumFractionDigits: 2 }).format(major),
+    new Intl.NumberFormat(language, {
+      style: 'currency',
+      currency,
+      minimumFractionDigits: Number.isInteger(major) ? 0 : 2,
+      maximumFractionDigits: 2,
+    }).format(major),
   );
 };
 
@@ -132,7 +137,11 @@ describe('auction documents, lot documents, the printed catalogue and the spread
   const lotsOf = async (auctionId: number, language = 'en', as = token) => {
     const lots: any[] = [];
     for (let page = 1; ; page++) {
-      const r = await get(`/v1/lots?AuctionId=${auctionId}&ShowClosedLots=true&Sort=LotNumber&pageSize=100&page=${page}`, { 'Accept-Language': language }, as);
+      const r = await get(
+        `/v1/lots?AuctionId=${auctionId}&ShowClosedLots=true&Sort=LotNumber&pageSize=100&page=${page}`,
+        { 'Accept-Language': language },
+        as,
+      );
       expect(r.status, r.text).to.equal(200);
       lots.push(...r.body.Items);
       if (page >= r.body.TotalPages) return lots;
@@ -173,8 +182,18 @@ describe('auction documents, lot documents, the printed catalogue and the spread
       }
       expect(r.body.map((d: any) => d.Id)).to.have.members([1, 2, 3, 16, 17]);
       const byId = new Map<number, any>(r.body.map((d: any) => [d.Id, d]));
-      expect(byId.get(16)).to.include({ Name: 'Conditions of sale.pdf', Kind: 'conditions', Language: 'en', ContentType: 'application/pdf' });
-      expect(byId.get(17)).to.include({ Name: 'Catalogue supplement.txt', Kind: 'catalogue-supplement', Language: 'en', ContentType: 'text/plain' });
+      expect(byId.get(16)).to.include({
+        Name: 'Conditions of sale.pdf',
+        Kind: 'conditions',
+        Language: 'en',
+        ContentType: 'application/pdf',
+      });
+      expect(byId.get(17)).to.include({
+        Name: 'Catalogue supplement.txt',
+        Kind: 'catalogue-supplement',
+        Language: 'en',
+        ContentType: 'text/plain',
+      });
     });
 
     it('lists the terms of every demo auction in every published language, as PDFs', async () => {
@@ -182,10 +201,16 @@ describe('auction documents, lot documents, the printed catalogue and the spread
         const r = await get(`/v1/auctions/${auctionId}/documents`);
         expect(r.status, `auction ${auctionId}: ${r.text}`).to.equal(200);
         const terms = r.body.filter((d: any) => d.Kind === 'terms');
-        expect(terms.map((d: any) => d.Language), `terms of auction ${auctionId}`).to.have.members([...LANGUAGES]);
+        expect(
+          terms.map((d: any) => d.Language),
+          `terms of auction ${auctionId}`,
+        ).to.have.members([...LANGUAGES]);
         for (const d of terms) expect(d.ContentType).to.equal('application/pdf');
         const first = (auctionId - 1) * 3 + 1;
-        expect(terms.map((d: any) => d.Id), `term ids of auction ${auctionId}`).to.have.members([first, first + 1, first + 2]);
+        expect(
+          terms.map((d: any) => d.Id),
+          `term ids of auction ${auctionId}`,
+        ).to.have.members([first, first + 1, first + 2]);
       }
     });
 
@@ -251,7 +276,10 @@ describe('auction documents, lot documents, the printed catalogue and the spread
   describe('GET /v1/auctions/{id}/documents/{documentId} (13)', () => {
     it("answers a terms document as a PDF whose text names the auction's title in the document's language", async () => {
       for (let auctionId = 1; auctionId <= 5; auctionId++) {
-        const translations = (await get(`/v1/auctions/${auctionId}/translations`)).body.Translations as Array<{ Language: string; Title: string }>;
+        const translations = (await get(`/v1/auctions/${auctionId}/translations`)).body.Translations as Array<{
+          Language: string;
+          Title: string;
+        }>;
         const listed = (await get(`/v1/auctions/${auctionId}/documents`)).body.filter((d: any) => d.Kind === 'terms');
         for (const d of listed) {
           const file = await download(`/v1/auctions/${auctionId}/documents/${d.Id}`);
@@ -294,7 +322,9 @@ describe('auction documents, lot documents, the printed catalogue and the spread
 
     it('answers the Content-Length of the listed Size also when the client accepts compression', async () => {
       const d = (await get('/v1/auctions/1/documents')).body.find((x: any) => x.Id === 3);
-      const r = await fetch(`${server.base}/v1/auctions/1/documents/3`, { headers: { 'Api-Key': server.credentials.apiKey, Authorization: `Bearer ${token}`, 'Accept-Encoding': 'gzip, br' } });
+      const r = await fetch(`${server.base}/v1/auctions/1/documents/3`, {
+        headers: { 'Api-Key': server.credentials.apiKey, Authorization: `Bearer ${token}`, 'Accept-Encoding': 'gzip, br' },
+      });
       const bytes = Buffer.from(await r.arrayBuffer());
       expect(r.status).to.equal(200);
       expect(bytes.length).to.equal(d.Size);
@@ -539,7 +569,10 @@ describe('auction documents, lot documents, the printed catalogue and the spread
           foldSpace(new Intl.DateTimeFormat('sv', { dateStyle: 'medium', timeZone: 'UTC' }).format(date)),
           foldSpace(new Intl.DateTimeFormat('sv', { dateStyle: 'long', timeZone: 'UTC' }).format(date)),
         ];
-        expect(readable.some((r) => first.includes(r)), `${when} on the first page as one of ${JSON.stringify(readable)}`).to.equal(true);
+        expect(
+          readable.some((r) => first.includes(r)),
+          `${when} on the first page as one of ${JSON.stringify(readable)}`,
+        ).to.equal(true);
       }
     });
 
@@ -547,12 +580,18 @@ describe('auction documents, lot documents, the printed catalogue and the spread
       const lots = await lotsOf(1, 'sv');
       expect(lots).to.have.length(400);
       const text = await pdfText((await download('/v1/auctions/1/catalogue?lang=sv')).bytes);
-      const at = findInSequence(text, lots.map((l) => foldSpace(l.Title)));
+      const at = findInSequence(
+        text,
+        lots.map((l) => foldSpace(l.Title)),
+      );
       const missing = at.findIndex((i) => i < 0);
       expect(missing, missing < 0 ? '' : `lot number ${lots[missing].LotNumber} "${lots[missing].Title}" not found in order`).to.equal(-1);
       lots.forEach((lot, k) => {
         const before = text.slice(Math.max(0, at[k] - 30), at[k]);
-        expect(new RegExp(`(^|\\D)${lot.LotNumber}(\\D|$)`).test(before), `lot number ${lot.LotNumber} before its title: "${before}"`).to.equal(true);
+        expect(
+          new RegExp(`(^|\\D)${lot.LotNumber}(\\D|$)`).test(before),
+          `lot number ${lot.LotNumber} before its title: "${before}"`,
+        ).to.equal(true);
         const after = text.slice(at[k], k + 1 < at.length ? at[k + 1] : undefined);
         expect(after, `estimate of lot ${lot.LotNumber}`).to.contain(money(lot.EstimateLow, 'EUR', 'sv'));
         expect(after, `estimate of lot ${lot.LotNumber}`).to.contain(money(lot.EstimateHigh, 'EUR', 'sv'));
@@ -562,7 +601,7 @@ describe('auction documents, lot documents, the printed catalogue and the spread
       expect(text).to.not.contain((await get('/v1/lots/1')).body.Title);
     });
 
-    it("answers the closed auction 4 with all of its closed lots", async () => {
+    it('answers the closed auction 4 with all of its closed lots', async () => {
       const lots = await lotsOf(4);
       expect(lots).to.have.length(250);
       expect(lots.every((l) => l.IsClosed)).to.equal(true);
@@ -570,7 +609,10 @@ describe('auction documents, lot documents, the printed catalogue and the spread
       expect(file.status).to.equal(200);
       const text = await pdfText(file.bytes);
       expect(text).to.contain('Winter Silver and Jewellery');
-      const at = findInSequence(text, lots.map((l) => foldSpace(l.Title)));
+      const at = findInSequence(
+        text,
+        lots.map((l) => foldSpace(l.Title)),
+      );
       const missing = at.findIndex((i) => i < 0);
       expect(missing, missing < 0 ? '' : `closed lot number ${lots[missing].LotNumber} not found in order`).to.equal(-1);
     });
@@ -637,7 +679,7 @@ describe('auction documents, lot documents, the printed catalogue and the spread
       expect(generated()).to.equal(before + 1);
     });
 
-    it("makes a new version after a lot of the auction changes, showing the change", async () => {
+    it('makes a new version after a lot of the auction changes, showing the change', async () => {
       const first = await download('/v1/auctions/5/catalogue');
       expect(first.status).to.equal(200);
       const etag = first.headers.get('etag')!;
@@ -650,8 +692,14 @@ describe('auction documents, lot documents, the printed catalogue and the spread
       expect(generated()).to.equal(before + 1);
       const lots = await lotsOf(5);
       const text = await pdfText(next.bytes);
-      const at = findInSequence(text, lots.map((l) => foldSpace(l.Title)));
-      expect(at.every((i) => i >= 0), 'every lot in order').to.equal(true);
+      const at = findInSequence(
+        text,
+        lots.map((l) => foldSpace(l.Title)),
+      );
+      expect(
+        at.every((i) => i >= 0),
+        'every lot in order',
+      ).to.equal(true);
       const tenth = lots.findIndex((l) => l.Id === 1110);
       expect(lots[tenth].Title).to.equal('Renamed Catalogue Lot');
       expect(text.slice(at[tenth - 1], at[tenth + 1])).to.contain('Renamed Catalogue Lot');
@@ -708,7 +756,10 @@ describe('auction documents, lot documents, the printed catalogue and the spread
         expect(row[c.currency], where).to.equal('EUR');
         const end = row[c.endTime];
         expect(end, `${where}: end time is a date`).to.be.instanceOf(Date);
-        expect(Math.abs((end as Date).getTime() - Date.parse(lot.EndTime)), `${where}: ${(end as Date).toISOString()} vs ${lot.EndTime}`).to.be.lessThan(1000);
+        expect(
+          Math.abs((end as Date).getTime() - Date.parse(lot.EndTime)),
+          `${where}: ${(end as Date).toISOString()} vs ${lot.EndTime}`,
+        ).to.be.lessThan(1000);
       });
     });
 
@@ -782,7 +833,13 @@ describe('auction documents, lot documents, the printed catalogue and the spread
       const lot = (await get('/v1/lots/450')).body;
       const amount = (lot.CurrentBid ?? lot.StartingPrice) + 123_400;
       await importRecord(server.runtime.services.log, {
-        kind: 'bid', tenant: 'demo', lotId: 450, bidId: 'export-test-1', amount, bidType: 'online', placedAt: new Date().toISOString(),
+        kind: 'bid',
+        tenant: 'demo',
+        lotId: 450,
+        bidId: 'export-test-1',
+        amount,
+        bidType: 'online',
+        placedAt: new Date().toISOString(),
       });
       await server.runtime.services.projector.catchUp();
       expect((await get('/v1/lots/450')).body.CurrentBid).to.equal(amount);
@@ -859,7 +916,12 @@ describe('auction documents, lot documents, the printed catalogue and the spread
       expect(text).to.not.contain('€');
       const lots = await lotsOf(1, 'en', demo2);
       expect(lots).to.have.length(60);
-      expect(findInSequence(text, lots.map((l) => foldSpace(l.Title))).every((i) => i >= 0)).to.equal(true);
+      expect(
+        findInSequence(
+          text,
+          lots.map((l) => foldSpace(l.Title)),
+        ).every((i) => i >= 0),
+      ).to.equal(true);
 
       const xlsx = await download('/v1/auctions/1/export', {}, demo2);
       expect(xlsx.status).to.equal(200);
@@ -874,7 +936,9 @@ describe('auction documents, lot documents, the printed catalogue and the spread
 
   describe('after the house changes the catalogue through intake', () => {
     const importDocument = async (record: Record<string, unknown>) => {
-      await importRecord(server.runtime.services.log, record as unknown as Parameters<typeof importRecord>[1], { files: server.runtime.services.files });
+      await importRecord(server.runtime.services.log, record as unknown as Parameters<typeof importRecord>[1], {
+        files: server.runtime.services.files,
+      });
       await server.runtime.services.projector.catchUp();
     };
     const reimportLot = async (lotId: number, change: Record<string, unknown>) => {
@@ -888,12 +952,22 @@ describe('auction documents, lot documents, the printed catalogue and the spread
       const old = await download('/v1/auctions/1/documents/17');
       const text = 'Supplement, second edition\nLot 12: withdrawn.\nÄndrad: ü ö å\n';
       await importDocument({
-        kind: 'auctionDocument', tenant: 'demo', auctionId: 1, documentId: 17, name: 'Catalogue supplement (2).txt', documentKind: 'catalogue-supplement',
-        language: 'en', contentType: 'text/plain', base64: Buffer.from(text, 'utf8').toString('base64'),
+        kind: 'auctionDocument',
+        tenant: 'demo',
+        auctionId: 1,
+        documentId: 17,
+        name: 'Catalogue supplement (2).txt',
+        documentKind: 'catalogue-supplement',
+        language: 'en',
+        contentType: 'text/plain',
+        base64: Buffer.from(text, 'utf8').toString('base64'),
       });
       const listed = (await get('/v1/auctions/1/documents')).body.find((d: any) => d.Id === 17);
       expect(listed).to.include({ Name: 'Catalogue supplement (2).txt', Size: Buffer.byteLength(text, 'utf8') });
-      const fresh = await download('/v1/auctions/1/documents/17', { 'If-None-Match': old.headers.get('etag')!, 'Accept-Encoding': 'identity' });
+      const fresh = await download('/v1/auctions/1/documents/17', {
+        'If-None-Match': old.headers.get('etag')!,
+        'Accept-Encoding': 'identity',
+      });
       expect(fresh.status, 'the old ETag no longer matches').to.equal(200);
       expect(fresh.bytes.toString('utf8')).to.equal(text);
       expect(Number(fresh.headers.get('content-length'))).to.equal(listed.Size);
@@ -911,7 +985,15 @@ describe('auction documents, lot documents, the printed catalogue and the spread
     it('serves a condition report published for a lot that had none', async () => {
       asProblem(await download('/v1/lots/5/documents/condition-report'), 404);
       const pdf = (await download('/v1/auctions/2/documents/4')).bytes;
-      await importDocument({ kind: 'conditionReport', tenant: 'demo', lotId: 5, name: 'condition-report-5.pdf', language: 'en', contentType: 'application/pdf', base64: pdf.toString('base64') });
+      await importDocument({
+        kind: 'conditionReport',
+        tenant: 'demo',
+        lotId: 5,
+        name: 'condition-report-5.pdf',
+        language: 'en',
+        contentType: 'application/pdf',
+        base64: pdf.toString('base64'),
+      });
       const file = await download('/v1/lots/5/documents/condition-report');
       expect(file.status).to.equal(200);
       expect(file.headers.get('content-type')).to.match(/^application\/pdf/);
@@ -923,7 +1005,9 @@ describe('auction documents, lot documents, the printed catalogue and the spread
       const events = await server.runtime.services.log.readStream('auction-demo-5');
       const data = events.filter((e) => e.type === 'AuctionCatalogued').at(-1)!.data as Record<string, any>;
       await importRecord(server.runtime.services.log, {
-        ...data, kind: 'auction', texts: { ...data.texts, en: { ...data.texts.en, title: 'Collectors Week Revised' } },
+        ...data,
+        kind: 'auction',
+        texts: { ...data.texts, en: { ...data.texts.en, title: 'Collectors Week Revised' } },
       } as unknown as Parameters<typeof importRecord>[1]);
       await server.runtime.services.projector.catchUp();
       const next = await download('/v1/auctions/5/catalogue', { 'If-None-Match': first.headers.get('etag')! });
@@ -937,7 +1021,10 @@ describe('auction documents, lot documents, the printed catalogue and the spread
       const lots = await lotsOf(5);
       expect(lots.at(-1).Id).to.equal(1101);
       const text = await pdfText((await download('/v1/auctions/5/catalogue')).bytes);
-      const at = findInSequence(text, lots.map((l) => foldSpace(l.Title)));
+      const at = findInSequence(
+        text,
+        lots.map((l) => foldSpace(l.Title)),
+      );
       const missing = at.findIndex((i) => i < 0);
       expect(missing, missing < 0 ? '' : `lot number ${lots[missing].LotNumber} not found in order`).to.equal(-1);
       expect(new RegExp(`(^|\\D)500(\\D|$)`).test(text.slice(at.at(-1)! - 30, at.at(-1)))).to.equal(true);
@@ -947,7 +1034,7 @@ describe('auction documents, lot documents, the printed catalogue and the spread
       expect(rows.at(-1)![c.lotNumber]).to.equal(500);
     });
 
-    it('moves a lot that changed auction out of the old auction\'s catalogue and export and into the new one\'s', async () => {
+    it("moves a lot that changed auction out of the old auction's catalogue and export and into the new one's", async () => {
       const oldCatalogue = await download('/v1/auctions/5/catalogue');
       const newCatalogue = await download('/v1/auctions/2/catalogue');
       await reimportLot(1119, { auctionId: 2, lotNumber: 201 });
@@ -971,17 +1058,37 @@ describe('auction documents, lot documents, the printed catalogue and the spread
       this.timeout(60000);
       const log = server.runtime.services.log;
       await importRecord(log, {
-        kind: 'auction', tenant: 'demo', auctionId: 7, auctionType: 1,
+        kind: 'auction',
+        tenant: 'demo',
+        auctionId: 7,
+        auctionType: 1,
         texts: { en: { title: 'Large Test Sale', description: 'Two thousand lots.' } },
-        startTime: '2030-01-01T10:00:00.000Z', endTime: '2030-01-05T10:00:00.000Z', currency: 'EUR', requiresTermsAcceptance: false,
+        startTime: '2030-01-01T10:00:00.000Z',
+        endTime: '2030-01-05T10:00:00.000Z',
+        currency: 'EUR',
+        requiresTermsAcceptance: false,
       } as unknown as Parameters<typeof importRecord>[1]);
       for (let n = 1; n <= 2000; n++) {
         const lotNumber = 2001 - n; // lot ids ascend while lot numbers descend
         await importRecord(log, {
-          kind: 'lot', tenant: 'demo', lotId: 5000 + n, auctionId: 7, lotNumber, categoryId: 3,
+          kind: 'lot',
+          tenant: 'demo',
+          lotId: 5000 + n,
+          auctionId: 7,
+          lotNumber,
+          categoryId: 3,
           texts: { en: { title: `Large sale item ${lotNumber} end`, description: `Item ${lotNumber} of the large sale.` } },
-          attributes: [], images: [], hotLot: false, vatFree: false, currency: 'EUR', startingPrice: 1000 + lotNumber * 100,
-          estimateLow: 2000 + lotNumber * 100, estimateHigh: 4000 + lotNumber * 100, endTime: '2030-01-05T10:00:00.000Z', combiId: null, ownerId: null,
+          attributes: [],
+          images: [],
+          hotLot: false,
+          vatFree: false,
+          currency: 'EUR',
+          startingPrice: 1000 + lotNumber * 100,
+          estimateLow: 2000 + lotNumber * 100,
+          estimateHigh: 4000 + lotNumber * 100,
+          endTime: '2030-01-05T10:00:00.000Z',
+          combiId: null,
+          ownerId: null,
         } as unknown as Parameters<typeof importRecord>[1]);
       }
       await server.runtime.services.projector.catchUp();
@@ -991,7 +1098,10 @@ describe('auction documents, lot documents, the printed catalogue and the spread
       const pdf = await download('/v1/auctions/7/catalogue');
       expect(pdf.status).to.equal(200);
       const text = await pdfText(pdf.bytes);
-      const at = findInSequence(text, numbers.map((n) => `Large sale item ${n} end`));
+      const at = findInSequence(
+        text,
+        numbers.map((n) => `Large sale item ${n} end`),
+      );
       const missing = at.findIndex((i) => i < 0);
       expect(missing, missing < 0 ? '' : `lot number ${missing + 1} not found in order`).to.equal(-1);
       expect(text).to.contain(money(2000 + 2000 * 100, 'EUR', 'en'));
@@ -1007,9 +1117,19 @@ describe('auction documents, lot documents, the printed catalogue and the spread
       const startTime = '2030-03-01T10:00:00.000Z';
       const endTime = '2030-03-10T18:00:00.000Z';
       await importRecord(server.runtime.services.log, {
-        kind: 'auction', tenant: 'demo', auctionId: 6, auctionType: 1,
-        texts: { en: { title: 'Empty Test Sale', description: 'Nothing yet.' }, sv: { title: 'Tom testauktion', description: 'Inget än.' }, de: { title: 'Leere Testauktion', description: 'Noch nichts.' } },
-        startTime, endTime, currency: 'EUR', requiresTermsAcceptance: false,
+        kind: 'auction',
+        tenant: 'demo',
+        auctionId: 6,
+        auctionType: 1,
+        texts: {
+          en: { title: 'Empty Test Sale', description: 'Nothing yet.' },
+          sv: { title: 'Tom testauktion', description: 'Inget än.' },
+          de: { title: 'Leere Testauktion', description: 'Noch nichts.' },
+        },
+        startTime,
+        endTime,
+        currency: 'EUR',
+        requiresTermsAcceptance: false,
       } as unknown as Parameters<typeof importRecord>[1]);
       await server.runtime.services.projector.catchUp();
       const pdf = await download('/v1/auctions/6/catalogue?lang=de');

@@ -53,7 +53,9 @@ describe('document, translation and live intake (npm run import)', function () {
   const get = (p: string, headers: Record<string, string> = {}) => server.request('GET', p, { token, headers });
   /** A download's bytes and headers (server.request reads text). */
   const download = async (p: string, headers: Record<string, string> = {}) => {
-    const response = await fetch(server.base + p, { headers: { 'Api-Key': server.credentials.apiKey, Authorization: `Bearer ${token}`, ...headers } });
+    const response = await fetch(server.base + p, {
+      headers: { 'Api-Key': server.credentials.apiKey, Authorization: `Bearer ${token}`, ...headers },
+    });
     return { status: response.status, headers: response.headers, bytes: Buffer.from(await response.arrayBuffer()) };
   };
   const listed = async (auctionId: number) => {
@@ -85,8 +87,15 @@ describe('document, translation and live intake (npm run import)', function () {
   const conditionsV2 = pdfBytes(12, 4321);
   const supplement = Buffer.from('Tillägg till katalogen: ändrade utrop för föremål 12 och 14.\n'.repeat(20), 'utf8');
   const conditionsRecord = {
-    kind: 'auctionDocument', tenant: 'demo', auctionId: 1, documentId: 9001, name: 'Conditions of sale.pdf', documentKind: 'conditions',
-    language: 'en', contentType: 'application/pdf', file: 'docs/conditions.pdf',
+    kind: 'auctionDocument',
+    tenant: 'demo',
+    auctionId: 1,
+    documentId: 9001,
+    name: 'Conditions of sale.pdf',
+    documentKind: 'conditions',
+    language: 'en',
+    contentType: 'application/pdf',
+    file: 'docs/conditions.pdf',
   };
   let firstEtag: string | null = null;
 
@@ -112,7 +121,12 @@ describe('document, translation and live intake (npm run import)', function () {
 
       const entry = (await listed(1)).find((d) => d.Id === 9001);
       expect(entry).to.deep.equal({
-        Id: 9001, Name: 'Conditions of sale.pdf', Kind: 'conditions', Language: 'en', ContentType: 'application/pdf', Size: conditionsV1.length,
+        Id: 9001,
+        Name: 'Conditions of sale.pdf',
+        Kind: 'conditions',
+        Language: 'en',
+        ContentType: 'application/pdf',
+        Size: conditionsV1.length,
       });
 
       const r = await download('/v1/auctions/1/documents/9001');
@@ -133,8 +147,15 @@ describe('document, translation and live intake (npm run import)', function () {
     it('takes the bytes as base64 just the same', async () => {
       const before = await head();
       const record = (documentId: number, auctionId: number) => ({
-        kind: 'auctionDocument', tenant: 'demo', auctionId, documentId, name: `Katalogtillägg ${documentId}.txt`, documentKind: 'catalogue-supplement',
-        language: 'sv', contentType: 'text/plain', base64: supplement.toString('base64'),
+        kind: 'auctionDocument',
+        tenant: 'demo',
+        auctionId,
+        documentId,
+        name: `Katalogtillägg ${documentId}.txt`,
+        documentKind: 'catalogue-supplement',
+        language: 'sv',
+        contentType: 'text/plain',
+        base64: supplement.toString('base64'),
       });
       // Two documents with the same bytes (9002 in auction 1, 9003 in auction 2).
       const { status, report } = await runImport('supplement.ndjson', [record(9002, 1), record(9003, 2)]);
@@ -143,7 +164,12 @@ describe('document, translation and live intake (npm run import)', function () {
       expect(await head()).to.equal(before + 2);
 
       expect((await listed(1)).find((d) => d.Id === 9002)).to.deep.equal({
-        Id: 9002, Name: 'Katalogtillägg 9002.txt', Kind: 'catalogue-supplement', Language: 'sv', ContentType: 'text/plain', Size: supplement.length,
+        Id: 9002,
+        Name: 'Katalogtillägg 9002.txt',
+        Kind: 'catalogue-supplement',
+        Language: 'sv',
+        ContentType: 'text/plain',
+        Size: supplement.length,
       });
       expect((await listed(2)).find((d) => d.Id === 9003)).to.include({ Kind: 'catalogue-supplement', Size: supplement.length });
       for (const p of ['/v1/auctions/1/documents/9002', '/v1/auctions/2/documents/9003']) {
@@ -192,7 +218,10 @@ describe('document, translation and live intake (npm run import)', function () {
       const { status, report } = await runImport('symlink.ndjson', [
         { ...conditionsRecord, documentId: 9105, name: 'Secret.txt', contentType: 'text/plain', file: 'links/secret.txt' },
       ]);
-      expect(report.errors.map((e) => e.line), JSON.stringify(report)).to.deep.equal([1]);
+      expect(
+        report.errors.map((e) => e.line),
+        JSON.stringify(report),
+      ).to.deep.equal([1]);
       expect(status).to.equal(1);
       expect(await head()).to.equal(before);
       expectProblem(await get('/v1/auctions/1/documents/9105'), 404);
@@ -264,10 +293,17 @@ describe('document, translation and live intake (npm run import)', function () {
     });
 
     it('replaces a document whose name, kind or language changed, with the same bytes', async () => {
-      const { status, report } = await runImport('renamed.ndjson', [{ ...conditionsRecord, name: 'Villkor.pdf', documentKind: 'terms', language: 'sv' }]);
+      const { status, report } = await runImport('renamed.ndjson', [
+        { ...conditionsRecord, name: 'Villkor.pdf', documentKind: 'terms', language: 'sv' },
+      ]);
       expect(status, JSON.stringify(report)).to.equal(0);
       expect(report.appended).to.equal(1);
-      expect((await listed(1)).find((d) => d.Id === 9001)).to.include({ Name: 'Villkor.pdf', Kind: 'terms', Language: 'sv', Size: conditionsV2.length });
+      expect((await listed(1)).find((d) => d.Id === 9001)).to.include({
+        Name: 'Villkor.pdf',
+        Kind: 'terms',
+        Language: 'sv',
+        Size: conditionsV2.length,
+      });
       const r = await download('/v1/auctions/1/documents/9001');
       expect(r.headers.get('content-disposition')).to.include('Villkor.pdf');
     });
@@ -305,8 +341,15 @@ describe('document, translation and live intake (npm run import)', function () {
     it('lets a removed document be published again', async () => {
       const { report } = await runImport('republish.ndjson', [
         {
-          kind: 'auctionDocument', tenant: 'demo', auctionId: 1, documentId: 9002, name: 'Katalogtillägg 9002.txt', documentKind: 'catalogue-supplement',
-          language: 'sv', contentType: 'text/plain', base64: supplement.toString('base64'),
+          kind: 'auctionDocument',
+          tenant: 'demo',
+          auctionId: 1,
+          documentId: 9002,
+          name: 'Katalogtillägg 9002.txt',
+          documentKind: 'catalogue-supplement',
+          language: 'sv',
+          contentType: 'text/plain',
+          base64: supplement.toString('base64'),
         },
       ]);
       expect(report.appended).to.equal(1);
@@ -320,7 +363,14 @@ describe('document, translation and live intake (npm run import)', function () {
       expectProblem(await get('/v1/lots/5/documents/condition-report'), 404);
       const bytes = pdfBytes(5, 2500);
       writeIntakeFile('reports/lot-5.pdf', bytes);
-      const record = { kind: 'conditionReport', tenant: 'demo', lotId: 5, language: 'en', contentType: 'application/pdf', file: 'reports/lot-5.pdf' };
+      const record = {
+        kind: 'conditionReport',
+        tenant: 'demo',
+        lotId: 5,
+        language: 'en',
+        contentType: 'application/pdf',
+        file: 'reports/lot-5.pdf',
+      };
       const { status, report } = await runImport('report.ndjson', [record]);
       expect(status, JSON.stringify(report)).to.equal(0);
       expect(report).to.include({ appended: 1 });
@@ -339,7 +389,15 @@ describe('document, translation and live intake (npm run import)', function () {
     it('replaces a condition report with a changed one', async () => {
       const bytes = Buffer.from('Condition: as new.\n', 'utf8');
       const { report } = await runImport('report-b64.ndjson', [
-        { kind: 'conditionReport', tenant: 'demo', lotId: 5, name: 'Lot 5 report.txt', language: 'en', contentType: 'text/plain', base64: bytes.toString('base64') },
+        {
+          kind: 'conditionReport',
+          tenant: 'demo',
+          lotId: 5,
+          name: 'Lot 5 report.txt',
+          language: 'en',
+          contentType: 'text/plain',
+          base64: bytes.toString('base64'),
+        },
       ]);
       expect(report).to.include({ appended: 1 });
       const r = await download('/v1/lots/5/documents/condition-report');
@@ -369,7 +427,9 @@ describe('document, translation and live intake (npm run import)', function () {
 
       const entries = { ...interfaceDictionary.sv, 'button.placeBid': 'Lägg ditt bud' };
       const before = await head();
-      const { status, report } = await runImport('translations.ndjson', [{ kind: 'translations', tenant: 'demo', language: 'sv', entries }]);
+      const { status, report } = await runImport('translations.ndjson', [
+        { kind: 'translations', tenant: 'demo', language: 'sv', entries },
+      ]);
       expect(status, JSON.stringify(report)).to.equal(0);
       expect(report).to.include({ records: 1, appended: 1 });
       expect(await head()).to.equal(before + 1);
@@ -385,7 +445,9 @@ describe('document, translation and live intake (npm run import)', function () {
     it('appends nothing for the same entries again, in another key order', async () => {
       const entries = Object.fromEntries(Object.entries({ ...interfaceDictionary.sv, 'button.placeBid': 'Lägg ditt bud' }).reverse());
       const before = await head();
-      const { status, report } = await runImport('translations-again.ndjson', [{ kind: 'translations', tenant: 'demo', language: 'sv', entries }]);
+      const { status, report } = await runImport('translations-again.ndjson', [
+        { kind: 'translations', tenant: 'demo', language: 'sv', entries },
+      ]);
       expect(status, JSON.stringify(report)).to.equal(0);
       expect(report).to.include({ records: 1, appended: 0, unchanged: 1 });
       expect(await head()).to.equal(before);
@@ -394,7 +456,15 @@ describe('document, translation and live intake (npm run import)', function () {
 
   describe('live with startsAt', () => {
     const at = '2026-01-01T12:00:00.000Z';
-    const live = (extra: Record<string, unknown>) => ({ kind: 'live', tenant: 'demo', auctionId: 3, isLive: false, currentLotId: null, at, ...extra });
+    const live = (extra: Record<string, unknown>) => ({
+      kind: 'live',
+      tenant: 'demo',
+      auctionId: 3,
+      isLive: false,
+      currentLotId: null,
+      at,
+      ...extra,
+    });
 
     it('shows the announced start as StartsAt of GET /v1/auctions/{id}/live', async () => {
       const auction = (await get('/v1/auctions/3')).body;
@@ -413,7 +483,11 @@ describe('document, translation and live intake (npm run import)', function () {
     it('keeps the announced start when a later record has no startsAt', async () => {
       const { report } = await runImport('live-on.ndjson', [live({ isLive: true, currentLotId: 610, at: '2026-01-01T13:00:00.000Z' })]);
       expect(report).to.include({ appended: 1 });
-      expect((await get('/v1/auctions/3/live')).body).to.deep.equal({ IsLive: true, CurrentLotId: 610, StartsAt: '2030-06-01T18:30:00.000Z' });
+      expect((await get('/v1/auctions/3/live')).body).to.deep.equal({
+        IsLive: true,
+        CurrentLotId: 610,
+        StartsAt: '2030-06-01T18:30:00.000Z',
+      });
     });
 
     it("falls back to the auction's start time when startsAt is cleared with null", async () => {
@@ -433,7 +507,10 @@ describe('document, translation and live intake (npm run import)', function () {
       const record = { ...conditionsRecord, documentId: 9201, auctionId: 3, name: 'Terms.pdf', documentKind: 'terms', file: 'terms.pdf' };
       const line = JSON.stringify(record);
       const log = server.runtime.services.log;
-      const report = await importLines(log, [line, JSON.stringify({ ...record, documentId: 9202, file: '../terms.pdf' })], undefined, { files, baseDir: folder });
+      const report = await importLines(log, [line, JSON.stringify({ ...record, documentId: 9202, file: '../terms.pdf' })], undefined, {
+        files,
+        baseDir: folder,
+      });
       expect(report).to.include({ records: 2, appended: 1 });
       expect(report.errors.map((e) => e.line)).to.deep.equal([2]);
       const stored = await files.get('demo', `documents/${sha256(bytes)}`);

@@ -63,7 +63,11 @@ function rawRequest(
     let written = 0;
     const req = http.request(url, {
       method: options.method,
-      headers: { ...options.headers, 'Content-Length': String(options.body.length), ...(options.expectContinue ? { Expect: '100-continue' } : {}) },
+      headers: {
+        ...options.headers,
+        'Content-Length': String(options.body.length),
+        ...(options.expectContinue ? { Expect: '100-continue' } : {}),
+      },
       agent: false,
     });
     const send = () => {
@@ -133,7 +137,11 @@ describe('bodies over their limit (413) as browsers and fetch send them', functi
     it('of 11 MiB, sent by fetch with its Content-Length, is read as 413 problem+json, and nothing is stored', async () => {
       const before = await stored();
       const response = await readResponse(
-        await fetch(`${base}/v1/me/identity-documents`, { method: 'POST', headers: headers(), body: uploadForm(pngOfSize(11 * 1024 * 1024)) }),
+        await fetch(`${base}/v1/me/identity-documents`, {
+          method: 'POST',
+          headers: headers(),
+          body: uploadForm(pngOfSize(11 * 1024 * 1024)),
+        }),
       );
       const problem = expectProblem(response, 413);
       expect(problem.detail).to.include(String(MAX_IDENTITY_DOCUMENT_BYTES));
@@ -163,7 +171,11 @@ describe('bodies over their limit (413) as browsers and fetch send them', functi
     it('of 5 MiB whose content is no PDF, JPEG or PNG is read as 415 problem+json (the body goes on after the refusal)', async () => {
       const before = await stored();
       const response = await readResponse(
-        await fetch(`${base}/v1/me/identity-documents`, { method: 'POST', headers: headers(), body: uploadForm(pngOfSize(5 * 1024 * 1024)) }),
+        await fetch(`${base}/v1/me/identity-documents`, {
+          method: 'POST',
+          headers: headers(),
+          body: uploadForm(pngOfSize(5 * 1024 * 1024)),
+        }),
       );
       expectProblem(response, 415);
       expect(await stored()).to.deep.equal(before);
@@ -306,7 +318,11 @@ describe('bodies over their limit (413) as browsers and fetch send them', functi
 
     it('of another type is read as 415 problem+json by fetch, also when it is large', async () => {
       const response = await readResponse(
-        await fetch(`${base}/v1/me/watchlist/20`, { method: 'PUT', headers: headers({ 'Content-Type': 'text/plain' }), body: 'x'.repeat(512 * 1024) }),
+        await fetch(`${base}/v1/me/watchlist/20`, {
+          method: 'PUT',
+          headers: headers({ 'Content-Type': 'text/plain' }),
+          body: 'x'.repeat(512 * 1024),
+        }),
       );
       expectProblem(response, 415);
     });

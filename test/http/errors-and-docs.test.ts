@@ -52,7 +52,10 @@ describe('errors, X-Request-Id and the API documents', () => {
       for (const [method, p, allowed] of cases) {
         const response = await server.request(method, p, { token: await server.anonymousToken('demo') });
         const problem = expectProblem(response, 405);
-        const allow = (response.headers.get('allow') ?? '').split(',').map((m) => m.trim()).filter(Boolean);
+        const allow = (response.headers.get('allow') ?? '')
+          .split(',')
+          .map((m) => m.trim())
+          .filter(Boolean);
         expect(allow, `${method} ${p}`).to.include.members(allowed);
         expect(allow, `${method} ${p}`).to.not.include(method);
         expect(problem.detail).to.be.a('string');
@@ -89,7 +92,8 @@ describe('errors, X-Request-Id and the API documents', () => {
         const response: TestResponse = await server.request(method, p, options);
         const label = `${method} ${p} ${JSON.stringify(options).slice(0, 80)}`;
         if (response.status < 400 || response.status >= 500) failures.push(`${label}: ${response.status} ${response.text.slice(0, 200)}`);
-        else if (!(response.headers.get('content-type') ?? '').startsWith('application/problem+json')) failures.push(`${label}: ${response.headers.get('content-type')}`);
+        else if (!(response.headers.get('content-type') ?? '').startsWith('application/problem+json'))
+          failures.push(`${label}: ${response.headers.get('content-type')}`);
         else if (LEAKS.test(response.text)) failures.push(`${label}: leaks ${response.text.slice(0, 300)}`);
         else expectProblem(response, response.status);
       }
@@ -113,7 +117,12 @@ describe('errors, X-Request-Id and the API documents', () => {
 
   describe('X-Request-Id', () => {
     it('echoes the X-Request-Id of the request on success and on errors', async () => {
-      for (const [method, p, status] of [['GET', '/healthz', 200], ['GET', '/v1/tokens/current', 200], ['GET', '/v1/nope', 404], ['GET', '/v1/auctions', 401]] as const) {
+      for (const [method, p, status] of [
+        ['GET', '/healthz', 200],
+        ['GET', '/v1/tokens/current', 200],
+        ['GET', '/v1/nope', 404],
+        ['GET', '/v1/auctions', 401],
+      ] as const) {
         const id = `req-${status}-abc.DEF_123`;
         const response = await server.request(method, p, { headers: { 'X-Request-Id': id } });
         expect(response.status, p).to.equal(status);
@@ -154,7 +163,9 @@ describe('errors, X-Request-Id and the API documents', () => {
         expect(entry.responses).to.have.property('200');
       }
       const listed = Object.entries(doc.paths as Record<string, object>).flatMap(([p, item]) =>
-        Object.keys(item).filter((k) => ['get', 'put', 'post', 'delete', 'patch'].includes(k)).map((m) => `${m} ${p}`),
+        Object.keys(item)
+          .filter((k) => ['get', 'put', 'post', 'delete', 'patch'].includes(k))
+          .map((m) => `${m} ${p}`),
       );
       expect(listed).to.have.length(operations.length);
       expect(new Set(doc.paths && listed).size).to.equal(listed.length);
@@ -183,7 +194,7 @@ describe('errors, X-Request-Id and the API documents', () => {
   });
 });
 
-describe('calls from an auction house\'s web pages (CORS)', () => {
+describe("calls from an auction house's web pages (CORS)", () => {
   let server: import('../support/server.ts').TestServer;
   before(async () => {
     const { startTestServer } = await import('../support/server.ts');
@@ -194,7 +205,11 @@ describe('calls from an auction house\'s web pages (CORS)', () => {
   it('answers a preflight with the methods and the headers the API needs', async () => {
     const r = await server.request('OPTIONS', '/v1/lots', {
       apiKey: null,
-      headers: { Origin: 'https://shop.example.com', 'Access-Control-Request-Method': 'GET', 'Access-Control-Request-Headers': 'api-key, authorization' },
+      headers: {
+        Origin: 'https://shop.example.com',
+        'Access-Control-Request-Method': 'GET',
+        'Access-Control-Request-Headers': 'api-key, authorization',
+      },
     });
     const { expect } = await import('chai');
     expect(r.status).to.equal(204);

@@ -46,8 +46,17 @@ const probeDecider: Decider<number, { tenant: string; memberId: number }, ProbeE
 const probeStream = (tenant: string, memberId: number) => `probe-${tenant}-${memberId}`;
 
 const tenantDoc = (id: string) => ({
-  _id: id, Tenant: id, Name: id, Languages: ['en', 'sv'], DefaultLanguage: 'en', Currency: 'EUR', PageSize: 20,
-  PublicAccess: true, ContactEmail: `${id}@example.com`, Country: null, VatRate: null,
+  _id: id,
+  Tenant: id,
+  Name: id,
+  Languages: ['en', 'sv'],
+  DefaultLanguage: 'en',
+  Currency: 'EUR',
+  PageSize: 20,
+  PublicAccess: true,
+  ContactEmail: `${id}@example.com`,
+  Country: null,
+  VatRate: null,
 });
 
 describe('handler contexts: what a handler is given', () => {
@@ -59,7 +68,10 @@ describe('handler contexts: what a handler is given', () => {
   /** Tenants named by the engines' calls, in order. */
   let engineTenants: string[] = [];
   const waits: Array<{ position: number; names: string[] }> = [];
-  const members = new Map<string, object>([['a/7', { _id: '7', Id: 7 }], ['b/7', { _id: '7', Id: 7 }]]);
+  const members = new Map<string, object>([
+    ['a/7', { _id: '7', Id: 7 }],
+    ['b/7', { _id: '7', Id: 7 }],
+  ]);
 
   const directory: AccessDirectory = {
     apiKey: async (hash) => (hash === sha256(API_KEY) ? { keyId: 'k1', tenants: ['a', 'b'] } : null),

@@ -68,7 +68,8 @@ function expectRawProblem(answer: RawAnswer, status: number) {
   expect(problem).to.include({ status });
   for (const field of ['type', 'title', 'detail']) expect(problem[field], field).to.be.a('string').and.not.equal('');
   expect(answer.body).to.not.match(/\bat\s+\S+\s+\(|node_modules|\.ts:\d+|HPE_/);
-  if (answer.headers['content-length'] !== undefined) expect(Number(answer.headers['content-length'])).to.equal(Buffer.byteLength(answer.body));
+  if (answer.headers['content-length'] !== undefined)
+    expect(Number(answer.headers['content-length'])).to.equal(Buffer.byteLength(answer.body));
   return problem;
 }
 
@@ -80,7 +81,11 @@ describe('HTTP conventions of the service shell', () => {
 
   /** A GET with node:http, which leaves the body as sent (fetch decompresses it). */
   const rawGet = (path: string, headers: Record<string, string> = {}, credentials: { token?: string | null; apiKey?: boolean } = {}) =>
-    server.rawGet(path, { headers, token: credentials.token === undefined ? token : credentials.token, apiKey: credentials.apiKey === false ? null : undefined });
+    server.rawGet(path, {
+      headers,
+      token: credentials.token === undefined ? token : credentials.token,
+      apiKey: credentials.apiKey === false ? null : undefined,
+    });
 
   /**
    * Sends raw bytes to the server's port and answers everything it writes back until it closes. With
@@ -138,7 +143,10 @@ describe('HTTP conventions of the service shell', () => {
           const problem = expectProblem(await get(withQuery(path, query)), 400);
           expect(problem.errors, query).to.be.an('array').that.is.not.empty;
           const fields = problem.errors.map((e: any) => String(e.field));
-          expect(fields.some((f: string) => f.toLowerCase().includes(name.toLowerCase())), `${path} ${query}: ${fields}`).to.equal(true);
+          expect(
+            fields.some((f: string) => f.toLowerCase().includes(name.toLowerCase())),
+            `${path} ${query}: ${fields}`,
+          ).to.equal(true);
         }
       });
     }
@@ -238,7 +246,9 @@ describe('HTTP conventions of the service shell', () => {
     });
 
     it('sends the bytes as they are for Accept-Encoding: identity, for none, and when every coding is refused', async () => {
-      for (const headers of [{ 'Accept-Encoding': 'identity' }, {}, { 'Accept-Encoding': 'gzip;q=0, br;q=0' }] as Array<Record<string, string>>) {
+      for (const headers of [{ 'Accept-Encoding': 'identity' }, {}, { 'Accept-Encoding': 'gzip;q=0, br;q=0' }] as Array<
+        Record<string, string>
+      >) {
         const r = await rawGet(LARGE, headers);
         expect(r.status).to.equal(200);
         expect(r.headers['content-encoding'], JSON.stringify(headers)).to.equal(undefined);
@@ -361,14 +371,20 @@ describe('HTTP conventions of the service shell', () => {
         `GET /v1/lots?SearchTerms=${'d'.repeat(17 * 1024)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`,
       );
       const answers = parseRawAnswers(raw);
-      expect(answers.map((a) => a.status), 'the first answer, then the 431').to.deep.equal([200, 431]);
+      expect(
+        answers.map((a) => a.status),
+        'the first answer, then the 431',
+      ).to.deep.equal([200, 431]);
       expectRawProblem(answers[1], 431);
     });
 
     it('answers a malformed request with 400 problem+json on a kept-alive connection that already had an answer', async () => {
       const raw = await rawExchange('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', 'GARBAGE\r\n\r\n');
       const answers = parseRawAnswers(raw);
-      expect(answers.map((a) => a.status), 'the first answer, then the 400').to.deep.equal([200, 400]);
+      expect(
+        answers.map((a) => a.status),
+        'the first answer, then the 400',
+      ).to.deep.equal([200, 400]);
       expectRawProblem(answers[1], 400);
     });
 

@@ -4,8 +4,8 @@
  * atomic hits in the shared limiter (a SQLite file, or Redis: both run), counts are decided on one
  * stream with its expected revision. Each case fires more requests than the limit from one client address
  * (of its own) and finds exactly the limit let through. The limits specified elsewhere: sign-in
- * (sign-in-throttling.test.ts), identity documents (identity-documents.test.ts), reminders
- * (notifications-member-stream.test.ts), body sizes (body-limits.test.ts).
+ * (test/sessions/throttling.test.ts), identity documents (test/identity-documents/http.test.ts), reminders
+ * (test/notifications/member-stream.test.ts), body sizes (body-limits.test.ts).
  */
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -64,8 +64,18 @@ for (const [engine, engineEnv] of [
       const memberId = ++members;
       const email = `limits${memberId}@example.com`;
       await importRecord(server.runtime.services.log, {
-        kind: 'member', tenant: 'demo', memberId, email, passwordHash: 'scrypt$disabled', firstName: 'L', lastName: String(memberId),
-        language: 'en', phone, signedUpAt: new Date().toISOString(), confirmed: true, roles: ['bidder'],
+        kind: 'member',
+        tenant: 'demo',
+        memberId,
+        email,
+        passwordHash: 'scrypt$disabled',
+        firstName: 'L',
+        lastName: String(memberId),
+        language: 'en',
+        phone,
+        signedUpAt: new Date().toISOString(),
+        confirmed: true,
+        roles: ['bidder'],
       });
       await server.runtime.services.projector.catchUp();
       return { memberId, email, token: server.issueMemberToken('demo', memberId) };
@@ -91,7 +101,10 @@ for (const [engine, engineEnv] of [
         const address = newAddress();
         const anonymous = await server.anonymousToken('demo');
         const responses = await parallel(14, (i, target) =>
-          post(target, '/v1/members', address, { token: anonymous, body: { Email: `parallel.signup${i}@example.com`, Password: 'a long enough passphrase' } }),
+          post(target, '/v1/members', address, {
+            token: anonymous,
+            body: { Email: `parallel.signup${i}@example.com`, Password: 'a long enough passphrase' },
+          }),
         );
         expect(tally(responses)).to.deep.equal({ 200: MEMBER_LIMITS.signUpsPerAddress.limit, 429: 4 });
         const stored = await eventsOf('MemberSignedUp', (d) => String(d.email).startsWith('parallel.signup'));
@@ -102,7 +115,10 @@ for (const [engine, engineEnv] of [
         const address = newAddress();
         const anonymous = await server.anonymousToken('demo');
         const responses = await parallel(66, (i, target) =>
-          target.request('GET', `/v1/members/availability?email=lookup${i}@example.com`, { token: anonymous, headers: { 'X-Forwarded-For': address } }),
+          target.request('GET', `/v1/members/availability?email=lookup${i}@example.com`, {
+            token: anonymous,
+            headers: { 'X-Forwarded-For': address },
+          }),
         );
         expect(tally(responses)).to.deep.equal({ 200: MEMBER_LIMITS.availabilityPerAddress.limit, 429: 6 });
       });
@@ -111,7 +127,10 @@ for (const [engine, engineEnv] of [
         const address = newAddress();
         const anonymous = await server.anonymousToken('demo');
         const responses = await parallel(34, (i, target) =>
-          post(target, '/v1/members/confirmation', address, { token: anonymous, body: { Email: `nobody${i}@example.com`, Key: 'A'.repeat(32) } }),
+          post(target, '/v1/members/confirmation', address, {
+            token: anonymous,
+            body: { Email: `nobody${i}@example.com`, Key: 'A'.repeat(32) },
+          }),
         );
         expect(tally(responses)).to.deep.equal({ 400: MEMBER_LIMITS.confirmationsPerAddress.limit, 429: 4 });
       });
@@ -119,18 +138,24 @@ for (const [engine, engineEnv] of [
       it(`takes ${MEMBER_LIMITS.resetRequestsPerAddress.limit} of 14 parallel password-reset requests`, async () => {
         const address = newAddress();
         const anonymous = await server.anonymousToken('demo');
-        const responses = await parallel(14, (i, target) => post(target, '/v1/password-resets', address, { token: anonymous, body: { Email: `forgetful${i}@example.com` } }));
+        const responses = await parallel(14, (i, target) =>
+          post(target, '/v1/password-resets', address, { token: anonymous, body: { Email: `forgetful${i}@example.com` } }),
+        );
         expect(tally(responses)).to.deep.equal({ 200: MEMBER_LIMITS.resetRequestsPerAddress.limit, 429: 4 });
       });
 
       it(`issues ${MEMBER_LIMITS.resetMailsPerAccount.limit} reset keys for 8 parallel requests for one account from 8 addresses, answering each alike`, async () => {
         const { memberId, email } = await newMember();
         const anonymous = await server.anonymousToken('demo');
-        const responses = await parallel(8, (_, target) => post(target, '/v1/password-resets', newAddress(), { token: anonymous, body: { Email: email } }));
+        const responses = await parallel(8, (_, target) =>
+          post(target, '/v1/password-resets', newAddress(), { token: anonymous, body: { Email: email } }),
+        );
         expect(tally(responses)).to.deep.equal({ 200: 8 });
         expect(new Set(responses.map((r) => r.text)).size).to.equal(1);
         await settle();
-        expect(await eventsOf('PasswordResetKeyIssued', (d) => d.memberId === memberId)).to.have.length(MEMBER_LIMITS.resetMailsPerAccount.limit);
+        expect(await eventsOf('PasswordResetKeyIssued', (d) => d.memberId === memberId)).to.have.length(
+          MEMBER_LIMITS.resetMailsPerAccount.limit,
+        );
         // A key voided by a newer one before its mail went out is not mailed: at most one mail per key.
         const mails = (await readOutbox(path.join(server.dataDir, 'outbox'))).filter((m) => m.To === email);
         expect(mails.length).to.be.within(1, MEMBER_LIMITS.resetMailsPerAccount.limit);
@@ -152,10 +177,15 @@ for (const [engine, engineEnv] of [
         const address = newAddress();
         const anonymous = await server.anonymousToken('demo');
         const responses = await parallel(14, (i, target) =>
-          post(target, '/v1/contact', address, { token: anonymous, body: { Name: 'P', Email: 'p@example.com', Subject: `Parallel ${i}`, Message: 'Hello.' } }),
+          post(target, '/v1/contact', address, {
+            token: anonymous,
+            body: { Name: 'P', Email: 'p@example.com', Subject: `Parallel ${i}`, Message: 'Hello.' },
+          }),
         );
         expect(tally(responses)).to.deep.equal({ 200: CONTACT_LIMIT.count, 429: 4 });
-        expect(await eventsOf('ContactMessageSubmitted', (d) => String(d.subject).startsWith('Parallel '))).to.have.length(CONTACT_LIMIT.count);
+        expect(await eventsOf('ContactMessageSubmitted', (d) => String(d.subject).startsWith('Parallel '))).to.have.length(
+          CONTACT_LIMIT.count,
+        );
       });
 
       it('checks 10 of 16 parallel wrong client secrets (401), refusing the rest without a check (429)', async () => {
@@ -176,7 +206,9 @@ for (const [engine, engineEnv] of [
         expect(counts[200]).to.be.at.least(10);
         expect((counts[200] ?? 0) + (counts[429] ?? 0)).to.equal(12);
         for (const response of atOnce.filter((r) => r.status === 429)) expect(response.headers.get('retry-after')).to.equal('1');
-        const wrong = await parallel(12, (i, target) => post(target, '/v1/tokens', address, { body: { ...right, ClientSecret: `wrong-${i}` } }));
+        const wrong = await parallel(12, (i, target) =>
+          post(target, '/v1/tokens', address, { body: { ...right, ClientSecret: `wrong-${i}` } }),
+        );
         expect(tally(wrong)).to.deep.equal({ 401: 10, 429: 2 });
       });
     });
@@ -197,7 +229,9 @@ for (const [engine, engineEnv] of [
         const text = (await readOutbox(path.join(server.dataDir, 'outbox'))).find((m) => m.Channel === 'sms' && m.To === phone);
         const code = /\b(\d{6})\b/.exec(text!.Body)![1];
         const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, '0');
-        const responses = await parallel(8, (_, target) => target.request('POST', '/v1/me/phone-verification/confirmation', { token, body: { Code: wrong } }));
+        const responses = await parallel(8, (_, target) =>
+          target.request('POST', '/v1/me/phone-verification/confirmation', { token, body: { Code: wrong } }),
+        );
         expect(tally(responses)).to.deep.equal({ 400: 8 });
         const rejected = await eventsOf('PhoneVerificationCodeRejected', (d) => d.memberId === memberId);
         expect(rejected.map((e) => e.data.failedAttempts)).to.deep.equal([1, 2, 3, 4, 5]);
@@ -212,7 +246,13 @@ for (const [engine, engineEnv] of [
         await Promise.all(
           Array.from({ length: MAX_WATCHED - 5 }, (_, i) =>
             streams.run(watchlistStreamId('demo', memberId), watchlistDecider, {
-              type: 'WatchLot', tenant: 'demo', memberId, lotId: 900_000 + i, watchType: 'watch', at, lotExists: true,
+              type: 'WatchLot',
+              tenant: 'demo',
+              memberId,
+              lotId: 900_000 + i,
+              watchType: 'watch',
+              at,
+              lotExists: true,
             }),
           ),
         );

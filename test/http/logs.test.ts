@@ -25,7 +25,14 @@ describe('the request log', () => {
     expect(traced.ms).to.be.a('number');
 
     const all = lines.join('\n');
-    for (const secret of [TEST_PASSWORD, 'wrong-password-1', anonymous, member, server.credentials.apiKey, server.credentials.clientSecret]) {
+    for (const secret of [
+      TEST_PASSWORD,
+      'wrong-password-1',
+      anonymous,
+      member,
+      server.credentials.apiKey,
+      server.credentials.clientSecret,
+    ]) {
       expect(all, 'a credential leaked into the log').to.not.include(secret);
     }
   });

@@ -103,7 +103,15 @@ describe('multipart uploads (src/http/multipart.ts)', () => {
     };
 
     it('streams the file to its receiver and answers the validated fields (unknown ones ignored)', async () => {
-      const response = await post(form([['Kind', 'a'], ['Extra', 'x']], [['file', Buffer.alloc(1000, 1), 'x.bin']]));
+      const response = await post(
+        form(
+          [
+            ['Kind', 'a'],
+            ['Extra', 'x'],
+          ],
+          [['file', Buffer.alloc(1000, 1), 'x.bin']],
+        ),
+      );
       expect(response.status, JSON.stringify(response.body)).to.equal(200);
       expect(response.body).to.deep.equal({ fields: { Kind: 'a' }, fileName: 'x.bin', size: 1000 });
     });
@@ -117,7 +125,18 @@ describe('multipart uploads (src/http/multipart.ts)', () => {
     });
 
     it('discards a received file when a field is bad, missing, too long or given twice', async () => {
-      for (const fields of [[['Kind', 'c']], [], [['Kind', 'a'], ['Note', 'n'.repeat(MAX_FIELD_BYTES + 1)]], [['Kind', 'a'], ['Kind', 'b']]] as Array<Array<[string, string]>>) {
+      for (const fields of [
+        [['Kind', 'c']],
+        [],
+        [
+          ['Kind', 'a'],
+          ['Note', 'n'.repeat(MAX_FIELD_BYTES + 1)],
+        ],
+        [
+          ['Kind', 'a'],
+          ['Kind', 'b'],
+        ],
+      ] as Array<Array<[string, string]>>) {
         discarded.length = 0;
         const before = kept.size;
         const response = await post(form(fields, [['file', Buffer.alloc(10), 'x.bin']]));

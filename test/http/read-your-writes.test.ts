@@ -18,9 +18,13 @@ describe('read your writes across processes', () => {
 
   before(async () => {
     projectorSide = await startTestServer();
-    api = await createRuntime({ ...loadConfig({ DATA_DIR: projectorSide.dataDir }), searchFlushIntervalMs: 0 }, createLogger({ level: 'silent' }), {
-      background: false,
-    });
+    api = await createRuntime(
+      { ...loadConfig({ DATA_DIR: projectorSide.dataDir }), searchFlushIntervalMs: 0 },
+      createLogger({ level: 'silent' }),
+      {
+        background: false,
+      },
+    );
     server = await new Promise((resolve) => {
       const s = api.app.listen(0, '127.0.0.1', () => resolve(s));
     });
@@ -33,7 +37,10 @@ describe('read your writes across processes', () => {
   });
 
   it('shows a watched lot on the next GET of an API process whose projections run elsewhere', async () => {
-    const headers = { 'Api-Key': projectorSide.credentials.apiKey, Authorization: `Bearer ${api.services.tokens.issue('member', 'demo', '1').Token}` };
+    const headers = {
+      'Api-Key': projectorSide.credentials.apiKey,
+      Authorization: `Bearer ${api.services.tokens.issue('member', 'demo', '1').Token}`,
+    };
     for (const lotId of [31, 32, 33]) {
       const put = await fetch(`${base}/v1/me/watchlist/${lotId}`, { method: 'PUT', headers });
       expect(put.status).to.equal(200);

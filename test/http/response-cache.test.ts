@@ -18,7 +18,10 @@ describe('catalogue answers kept in memory', () => {
     const doc = (await server.runtime.services.documents.forTenant('demo').collection<LotDoc>('lots').findById('1'))!;
     const event = (await server.runtime.services.log.readStream('lot-demo-1')).find((e) => e.type === 'LotCatalogued')!;
     const data = event.data as Record<string, unknown>;
-    const texts = { ...(data.texts as Record<string, { title: string; description: string }>), en: { title: 'Renamed lot', description: doc.Texts.en.Description } };
+    const texts = {
+      ...(data.texts as Record<string, { title: string; description: string }>),
+      en: { title: 'Renamed lot', description: doc.Texts.en.Description },
+    };
     await importRecord(server.runtime.services.log, { ...data, kind: 'lot', texts } as unknown as Parameters<typeof importRecord>[1]);
     await server.runtime.services.projector.catchUp();
     const after = await server.request('GET', '/v1/lots/1', { token });
@@ -30,7 +33,13 @@ describe('catalogue answers kept in memory', () => {
     const before = await server.request('GET', '/v1/lots?AuctionId=1&StartLotNumber=2&EndLotNumber=2', { token });
     const lot = before.body.Items[0];
     await importRecord(server.runtime.services.log, {
-      kind: 'bid', tenant: 'demo', lotId: lot.Id, bidId: 'cache-test-1', amount: (lot.CurrentBid ?? lot.StartingPrice) + 100_000, bidType: 'online', placedAt: new Date().toISOString(),
+      kind: 'bid',
+      tenant: 'demo',
+      lotId: lot.Id,
+      bidId: 'cache-test-1',
+      amount: (lot.CurrentBid ?? lot.StartingPrice) + 100_000,
+      bidType: 'online',
+      placedAt: new Date().toISOString(),
     });
     await server.runtime.services.projector.catchUp();
     const after = await server.request('GET', '/v1/lots?AuctionId=1&StartLotNumber=2&EndLotNumber=2', { token });
@@ -77,8 +86,14 @@ describe('catalogue answers kept in memory', () => {
   it("show a tenant's changed settings at once", async () => {
     const demo2 = await server.anonymousToken('demo2');
     const tenant = {
-      kind: 'tenant', tenant: 'demo2', name: 'Second Demo House', languages: ['en'], defaultLanguage: 'en',
-      currency: 'SEK', publicAccess: true, contactEmail: 'contact@demo2.example.com',
+      kind: 'tenant',
+      tenant: 'demo2',
+      name: 'Second Demo House',
+      languages: ['en'],
+      defaultLanguage: 'en',
+      currency: 'SEK',
+      publicAccess: true,
+      contactEmail: 'contact@demo2.example.com',
     };
     await importRecord(server.runtime.services.log, { ...tenant, pageSize: 7 } as unknown as Parameters<typeof importRecord>[1]);
     await server.runtime.services.projector.catchUp();

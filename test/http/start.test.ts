@@ -3,7 +3,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts';
-import { call, demoMemberToken, freePort, ready, SERVICE_API_KEY, SERVICE_PASSWORD, startService, type ServiceProcess } from '../support/service-process.ts';
+import {
+  call,
+  demoMemberToken,
+  freePort,
+  ready,
+  SERVICE_API_KEY,
+  SERVICE_PASSWORD,
+  startService,
+  type ServiceProcess,
+} from '../support/service-process.ts';
 
 /** `npm start` as a user runs it: the real entry point in a child process, ready once its banner is printed. */
 async function start(dataDir: string, port: number, env: Record<string, string> = {}): Promise<ServiceProcess> {

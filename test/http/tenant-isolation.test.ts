@@ -102,14 +102,24 @@ describe('tenant isolation of the catalogue', () => {
 
     it("does not find demo's Swedish or German words through SearchTerms", async () => {
       expect((await as(demo, '/v1/lots?SearchTerms=stol&LanguageCode=sv&pageSize=1')).body.TotalCount).to.be.greaterThan(0);
-      for (const query of ['SearchTerms=stol&LanguageCode=sv', 'SearchTerms=Stuhl&LanguageCode=de', 'MetaDataProperties[Material]=ek&LanguageCode=sv']) {
+      for (const query of [
+        'SearchTerms=stol&LanguageCode=sv',
+        'SearchTerms=Stuhl&LanguageCode=de',
+        'MetaDataProperties[Material]=ek&LanguageCode=sv',
+      ]) {
         const r = await as(demo2, `/v1/lots?${query}&ShowClosedLots=true`);
         expect(r.body.TotalCount, query).to.equal(0);
       }
     });
 
     it('never finds a demo lot by search', async () => {
-      for (const [q, lang] of [['stol', 'sv'], ['Stuhl', 'de'], ['Eiche', 'de'], ['spegel', 'sv'], ['Schrank', 'de']]) {
+      for (const [q, lang] of [
+        ['stol', 'sv'],
+        ['Stuhl', 'de'],
+        ['Eiche', 'de'],
+        ['spegel', 'sv'],
+        ['Schrank', 'de'],
+      ]) {
         const r = await as(demo2, `/v1/lots/search?q=${q}&LanguageCode=${lang}&ShowClosedLots=true`);
         expect(r.status).to.equal(200);
         expect(r.body.TotalCount, `${q} (${lang})`).to.equal(0);
@@ -183,7 +193,12 @@ describe('tenant isolation of the catalogue', () => {
     });
 
     it('a token of a tenant the Api-Key is not issued for is 401', async () => {
-      await importRecord(server.runtime.services.log, { kind: 'apiKey', key: 'demo2-only-key-0123456789', name: 'demo2 only', tenants: ['demo2'] });
+      await importRecord(server.runtime.services.log, {
+        kind: 'apiKey',
+        key: 'demo2-only-key-0123456789',
+        name: 'demo2 only',
+        tenants: ['demo2'],
+      });
       await server.runtime.services.projector.catchUp();
       const ok = await server.request('GET', '/v1/lots?pageSize=1', { token: demo2, apiKey: 'demo2-only-key-0123456789' });
       expect(ok.status).to.equal(200);

@@ -41,7 +41,9 @@ describe('writes that race for one stream', function () {
       expect(response.body.detail).to.match(/try again/i);
       expect(response.text).to.not.match(/watchlist-demo|revision|WrongExpected/i);
       // Within the budget (2 s) and a last backoff, not at the first conflict nor endlessly.
-      expect(Date.now() - started).to.be.at.least(1900).and.below(10_000);
+      expect(Date.now() - started)
+        .to.be.at.least(1900)
+        .and.below(10_000);
       const list = await server.request('GET', '/v1/me/watchlist?PageSize=100', { token });
       expect(list.body.Items.map((i: { Id: number }) => i.Id)).to.not.include(44);
       // The same request once the other writer is gone: done.
@@ -49,7 +51,7 @@ describe('writes that race for one stream', function () {
     });
   });
 
-  describe('two api processes appending to one member\'s stream in a tight loop', () => {
+  describe("two api processes appending to one member's stream in a tight loop", () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bidder-contention-'));
     const processes: ServiceProcess[] = [];
     after(async () => {

@@ -1,5 +1,9 @@
 import { expect } from 'chai';
-import { IdentityDocumentLimitError, identityDocumentsDecider, type IdentityDocumentsCommand } from '../../commands/identity-documents/decide.ts';
+import {
+  IdentityDocumentLimitError,
+  identityDocumentsDecider,
+  type IdentityDocumentsCommand,
+} from '../../commands/identity-documents/decide.ts';
 import { MAX_IDENTITY_DOCUMENTS, type IdentityDocumentsEvent } from '../../commands/identity-documents/events.ts';
 import { sanitiseFileName } from '../../commands/identity-documents/file-name.ts';
 import { NotFoundError } from '../../src/errors.ts';
@@ -8,33 +12,65 @@ import { spec } from '../support/decider.ts';
 const at = '2026-11-22T10:00:00.000Z';
 const base = { tenant: 'demo', memberId: 1, at };
 const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
-const file = { documentType: 'passport' as const, fileName: 'passport.pdf', contentType: 'application/pdf' as const, size: 2048, sha256: 'a'.repeat(64) };
-const uploaded = (n: number): IdentityDocumentsEvent => ({ type: 'IdentityDocumentUploaded', data: { ...base, documentId: id(n), ...file } });
+const file = {
+  documentType: 'passport' as const,
+  fileName: 'passport.pdf',
+  contentType: 'application/pdf' as const,
+  size: 2048,
+  sha256: 'a'.repeat(64),
+};
+const uploaded = (n: number): IdentityDocumentsEvent => ({
+  type: 'IdentityDocumentUploaded',
+  data: { ...base, documentId: id(n), ...file },
+});
 const upload = (n: number): IdentityDocumentsCommand => ({ type: 'UploadIdentityDocument', ...base, documentId: id(n), ...file });
 const removed = (n: number): IdentityDocumentsEvent => ({ type: 'IdentityDocumentRemoved', data: { ...base, documentId: id(n) } });
-const reviewed = (n: number, status: 'approved' | 'rejected'): IdentityDocumentsEvent => ({ type: 'IdentityDocumentReviewed', data: { ...base, documentId: id(n), status } });
-const review = (n: number, status: 'approved' | 'rejected'): IdentityDocumentsCommand => ({ type: 'ReviewIdentityDocument', ...base, documentId: id(n), status });
+const reviewed = (n: number, status: 'approved' | 'rejected'): IdentityDocumentsEvent => ({
+  type: 'IdentityDocumentReviewed',
+  data: { ...base, documentId: id(n), status },
+});
+const review = (n: number, status: 'approved' | 'rejected'): IdentityDocumentsCommand => ({
+  type: 'ReviewIdentityDocument',
+  ...base,
+  documentId: id(n),
+  status,
+});
 const full = Array.from({ length: MAX_IDENTITY_DOCUMENTS }, (_, i) => uploaded(i + 1));
 
 describe('identity documents decider', () => {
   it('given no documents, when a member uploads one, then IdentityDocumentUploaded', () => {
-    spec(identityDocumentsDecider).given([]).when(upload(1)).then([uploaded(1)]);
+    spec(identityDocumentsDecider)
+      .given([])
+      .when(upload(1))
+      .then([uploaded(1)]);
   });
 
   it('given 9 documents, when a member uploads a tenth, then it is kept', () => {
-    spec(identityDocumentsDecider).given(full.slice(0, 9)).when(upload(10)).then([uploaded(10)]);
+    spec(identityDocumentsDecider)
+      .given(full.slice(0, 9))
+      .when(upload(10))
+      .then([uploaded(10)]);
   });
 
   it('given 10 documents, when a member uploads an eleventh, then a conflict (409)', () => {
-    spec(identityDocumentsDecider).given(full).when(upload(11)).thenThrows(IdentityDocumentLimitError, /at most 10/);
+    spec(identityDocumentsDecider)
+      .given(full)
+      .when(upload(11))
+      .thenThrows(IdentityDocumentLimitError, /at most 10/);
   });
 
   it('given 10 documents of which one was removed, when a member uploads another, then it is kept', () => {
-    spec(identityDocumentsDecider).given([...full, removed(3)]).when(upload(11)).then([uploaded(11)]);
+    spec(identityDocumentsDecider)
+      .given([...full, removed(3)])
+      .when(upload(11))
+      .then([uploaded(11)]);
   });
 
   it('given a document, when the same upload command runs again (same id), then nothing', () => {
-    spec(identityDocumentsDecider).given([uploaded(1)]).when(upload(1)).thenNothingHappened();
+    spec(identityDocumentsDecider)
+      .given([uploaded(1)])
+      .when(upload(1))
+      .thenNothingHappened();
   });
 
   it('given a document, when the member removes it, then IdentityDocumentRemoved', () => {
@@ -52,21 +88,39 @@ describe('identity documents decider', () => {
   });
 
   it('given no such document, when the member removes it, then not found (404)', () => {
-    spec(identityDocumentsDecider).given([uploaded(1)]).when({ type: 'RemoveIdentityDocument', ...base, documentId: id(2) }).thenThrows(NotFoundError);
+    spec(identityDocumentsDecider)
+      .given([uploaded(1)])
+      .when({ type: 'RemoveIdentityDocument', ...base, documentId: id(2) })
+      .thenThrows(NotFoundError);
   });
 
   it('given a pending document, when the house approves it, then IdentityDocumentReviewed approved', () => {
-    spec(identityDocumentsDecider).given([uploaded(1)]).when(review(1, 'approved')).then([reviewed(1, 'approved')]);
+    spec(identityDocumentsDecider)
+      .given([uploaded(1)])
+      .when(review(1, 'approved'))
+      .then([reviewed(1, 'approved')]);
   });
 
   it('given an approved document, when the house approves it again, then nothing; when it rejects it, then IdentityDocumentReviewed rejected', () => {
-    spec(identityDocumentsDecider).given([uploaded(1), reviewed(1, 'approved')]).when(review(1, 'approved')).thenNothingHappened();
-    spec(identityDocumentsDecider).given([uploaded(1), reviewed(1, 'approved')]).when(review(1, 'rejected')).then([reviewed(1, 'rejected')]);
+    spec(identityDocumentsDecider)
+      .given([uploaded(1), reviewed(1, 'approved')])
+      .when(review(1, 'approved'))
+      .thenNothingHappened();
+    spec(identityDocumentsDecider)
+      .given([uploaded(1), reviewed(1, 'approved')])
+      .when(review(1, 'rejected'))
+      .then([reviewed(1, 'rejected')]);
   });
 
   it('given a removed or unknown document, when the house decides, then not found', () => {
-    spec(identityDocumentsDecider).given([uploaded(1), removed(1)]).when(review(1, 'approved')).thenThrows(NotFoundError);
-    spec(identityDocumentsDecider).given([]).when(review(1, 'rejected')).thenThrows(NotFoundError, /no identity document/);
+    spec(identityDocumentsDecider)
+      .given([uploaded(1), removed(1)])
+      .when(review(1, 'approved'))
+      .thenThrows(NotFoundError);
+    spec(identityDocumentsDecider)
+      .given([])
+      .when(review(1, 'rejected'))
+      .thenThrows(NotFoundError, /no identity document/);
   });
 });
 

@@ -59,7 +59,8 @@ describe('identity documents (operations 44–46)', () => {
   let PDF: Buffer;
   let token: string;
   const head = () => server.runtime.services.log.headPosition();
-  const since = (position: number): Promise<RecordedEvent[]> => server.runtime.services.log.readAll({ fromPosition: position, maxCount: 1000 });
+  const since = (position: number): Promise<RecordedEvent[]> =>
+    server.runtime.services.log.readAll({ fromPosition: position, maxCount: 1000 });
   const member = (memberId: number, tenant = 'demo') => server.issueMemberToken(tenant, memberId);
   /** The file names in the tenant's file-store folder. */
   const stored = (tenant = 'demo') => {
@@ -67,7 +68,11 @@ describe('identity documents (operations 44–46)', () => {
     return fs.existsSync(dir) ? fs.readdirSync(dir).sort() : [];
   };
 
-  const send = async (form: FormData | undefined, t: string | null = token, headers: Record<string, string> = {}): Promise<TestResponse> => {
+  const send = async (
+    form: FormData | undefined,
+    t: string | null = token,
+    headers: Record<string, string> = {},
+  ): Promise<TestResponse> => {
     const h: Record<string, string> = { 'Api-Key': server.credentials.apiKey, ...headers };
     if (t) h.Authorization = `Bearer ${t}`;
     return readResponse(await fetch(`${server.base}/v1/me/identity-documents`, { method: 'POST', headers: h, body: form }));
@@ -81,7 +86,13 @@ describe('identity documents (operations 44–46)', () => {
     return form;
   };
   const upload = (file: Buffer, fileName = 'passport.pdf', documentType = 'passport', t: string | null = token, type = 'application/pdf') =>
-    send(formOf([{ name: 'DocumentType', value: documentType }, { name: 'file', file, fileName, type }]), t);
+    send(
+      formOf([
+        { name: 'DocumentType', value: documentType },
+        { name: 'file', file, fileName, type },
+      ]),
+      t,
+    );
   const list = (t: string | null = token) => server.request('GET', '/v1/me/identity-documents', { token: t });
   const remove = (id: string, t: string | null = token) => server.request('DELETE', `/v1/me/identity-documents/${id}`, { token: t });
 
@@ -104,8 +115,18 @@ describe('identity documents (operations 44–46)', () => {
     });
     for (const memberId of [2, 3, 4, 5, 6]) {
       await importAnyRecord(server.runtime.services.log, {
-        kind: 'member', tenant: 'demo', memberId, email: `member${memberId}@example.com`, passwordHash: 'scrypt$disabled', firstName: 'O',
-        lastName: 'T', language: 'en', phone: '', signedUpAt: new Date().toISOString(), confirmed: true, roles: ['bidder'],
+        kind: 'member',
+        tenant: 'demo',
+        memberId,
+        email: `member${memberId}@example.com`,
+        passwordHash: 'scrypt$disabled',
+        firstName: 'O',
+        lastName: 'T',
+        language: 'en',
+        phone: '',
+        signedUpAt: new Date().toISOString(),
+        confirmed: true,
+        roles: ['bidder'],
       });
     }
     await server.runtime.services.projector.catchUp();
@@ -143,7 +164,13 @@ describe('identity documents (operations 44–46)', () => {
       const listed = await list();
       expect(listed.status).to.equal(200);
       const item = listed.body.find((d: { Id: string }) => d.Id === response.body.Id);
-      expect(item).to.deep.include({ DocumentType: 'driving-licence', FileName: 'licence.png', ContentType: 'image/png', Size: PNG.length, Status: 'pending' });
+      expect(item).to.deep.include({
+        DocumentType: 'driving-licence',
+        FileName: 'licence.png',
+        ContentType: 'image/png',
+        Size: PNG.length,
+        Status: 'pending',
+      });
       expect(item.UploadedAt).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       expect(Object.keys(item).sort()).to.deep.equal(['ContentType', 'DocumentType', 'FileName', 'Id', 'Size', 'Status', 'UploadedAt']);
     });
@@ -161,11 +188,21 @@ describe('identity documents (operations 44–46)', () => {
     it('takes every DocumentType of the contract, in any order of the parts', async () => {
       const t = member(6);
       for (const type of ['passport', 'national-id', 'driving-licence', 'proof-of-address', 'company-registration']) {
-        const response = await send(formOf([{ name: 'file', file: PDF, fileName: `${type}.pdf` }, { name: 'DocumentType', value: type }]), t);
+        const response = await send(
+          formOf([
+            { name: 'file', file: PDF, fileName: `${type}.pdf` },
+            { name: 'DocumentType', value: type },
+          ]),
+          t,
+        );
         expect(response.status, `${type}: ${response.text}`).to.equal(200);
       }
       expect((await list(t)).body.map((d: { DocumentType: string }) => d.DocumentType)).to.have.members([
-        'passport', 'national-id', 'driving-licence', 'proof-of-address', 'company-registration',
+        'passport',
+        'national-id',
+        'driving-licence',
+        'proof-of-address',
+        'company-registration',
       ]);
     });
 
@@ -225,7 +262,10 @@ describe('identity documents (operations 44–46)', () => {
       expect(noType.errors.map((e: { field: string }) => e.field)).to.deep.equal(['body.DocumentType']);
       for (const value of ['visa', 'Passport', '', 'x'.repeat(5000)]) {
         const bad = await refused(400, () => upload(PDF, 'p.pdf', value));
-        expect(bad.errors.map((e: { field: string }) => e.field), value.slice(0, 20)).to.deep.equal(['body.DocumentType']);
+        expect(
+          bad.errors.map((e: { field: string }) => e.field),
+          value.slice(0, 20),
+        ).to.deep.equal(['body.DocumentType']);
       }
       const nothing = await refused(400, () => send(undefined));
       expect(nothing.errors.map((e: { field: string }) => e.field)).to.have.members(['body.file', 'body.DocumentType']);
@@ -233,31 +273,80 @@ describe('identity documents (operations 44–46)', () => {
 
     it('answers 400 for a second file, for a file under another name, or a file sent as a text field, and keeps nothing', async () => {
       await refused(400, () =>
-        send(formOf([{ name: 'DocumentType', value: 'passport' }, { name: 'file', file: PDF, fileName: 'a.pdf' }, { name: 'file', file: PNG, fileName: 'b.png' }])),
+        send(
+          formOf([
+            { name: 'DocumentType', value: 'passport' },
+            { name: 'file', file: PDF, fileName: 'a.pdf' },
+            { name: 'file', file: PNG, fileName: 'b.png' },
+          ]),
+        ),
       );
       await refused(400, () =>
-        send(formOf([{ name: 'DocumentType', value: 'passport' }, { name: 'file', file: PDF, fileName: 'a.pdf' }, { name: 'other', file: PNG, fileName: 'b.png' }])),
+        send(
+          formOf([
+            { name: 'DocumentType', value: 'passport' },
+            { name: 'file', file: PDF, fileName: 'a.pdf' },
+            { name: 'other', file: PNG, fileName: 'b.png' },
+          ]),
+        ),
       );
-      await refused(400, () => send(formOf([{ name: 'DocumentType', value: 'passport' }, { name: 'scan', file: PDF, fileName: 'a.pdf' }])));
-      await refused(400, () => send(formOf([{ name: 'DocumentType', value: 'passport' }, { name: 'file', value: '%PDF-1.4 not a file part' }])));
+      await refused(400, () =>
+        send(
+          formOf([
+            { name: 'DocumentType', value: 'passport' },
+            { name: 'scan', file: PDF, fileName: 'a.pdf' },
+          ]),
+        ),
+      );
+      await refused(400, () =>
+        send(
+          formOf([
+            { name: 'DocumentType', value: 'passport' },
+            { name: 'file', value: '%PDF-1.4 not a file part' },
+          ]),
+        ),
+      );
     });
 
     it('answers 400 for a malformed multipart body or one without a boundary', async () => {
-      await refused(400, () => server.request('POST', '/v1/me/identity-documents', { token, rawBody: '--xyz\r\nnot a header\r\n\r\n', headers: { 'Content-Type': 'multipart/form-data; boundary=xyz' } }));
-      await refused(400, () => server.request('POST', '/v1/me/identity-documents', { token, rawBody: '--xyz\r\n', headers: { 'Content-Type': 'multipart/form-data' } }));
       await refused(400, () =>
         server.request('POST', '/v1/me/identity-documents', {
           token,
-          rawBody: '--xyz\r\nContent-Disposition: form-data; name="DocumentType"\r\n\r\npassport\r\n--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n\r\n%PDF-1.4 cut short',
+          rawBody: '--xyz\r\nnot a header\r\n\r\n',
+          headers: { 'Content-Type': 'multipart/form-data; boundary=xyz' },
+        }),
+      );
+      await refused(400, () =>
+        server.request('POST', '/v1/me/identity-documents', {
+          token,
+          rawBody: '--xyz\r\n',
+          headers: { 'Content-Type': 'multipart/form-data' },
+        }),
+      );
+      await refused(400, () =>
+        server.request('POST', '/v1/me/identity-documents', {
+          token,
+          rawBody:
+            '--xyz\r\nContent-Disposition: form-data; name="DocumentType"\r\n\r\npassport\r\n--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n\r\n%PDF-1.4 cut short',
           headers: { 'Content-Type': 'multipart/form-data; boundary=xyz' },
         }),
       );
     });
 
     it('answers 415 for a JSON or any other body that is not multipart/form-data', async () => {
-      await refused(415, () => server.request('POST', '/v1/me/identity-documents', { token, body: { DocumentType: 'passport', file: PDF.toString('base64') } }));
-      await refused(415, () => server.request('POST', '/v1/me/identity-documents', { token, rawBody: PDF, headers: { 'Content-Type': 'application/pdf' } }));
-      await refused(415, () => server.request('POST', '/v1/me/identity-documents', { token, rawBody: '--x\r\n', headers: { 'Content-Type': 'multipart/mixed; boundary=x' } }));
+      await refused(415, () =>
+        server.request('POST', '/v1/me/identity-documents', { token, body: { DocumentType: 'passport', file: PDF.toString('base64') } }),
+      );
+      await refused(415, () =>
+        server.request('POST', '/v1/me/identity-documents', { token, rawBody: PDF, headers: { 'Content-Type': 'application/pdf' } }),
+      );
+      await refused(415, () =>
+        server.request('POST', '/v1/me/identity-documents', {
+          token,
+          rawBody: '--x\r\n',
+          headers: { 'Content-Type': 'multipart/mixed; boundary=x' },
+        }),
+      );
     });
 
     it('still answers 415 to a multipart body sent to another route', async () => {
@@ -280,7 +369,14 @@ describe('identity documents (operations 44–46)', () => {
 
     it('sanitises the file name: no path, no control or invisible characters, at most 200 characters with the extension kept', async () => {
       const t = member(2);
-      const names = ['C:\\Users\\anna\\passport.pdf', '../../etc/passwd.pdf', 'scan\u202egpj.exe', `${'a'.repeat(300)}.pdf`, '\u200b\u202e', '  ..hidden.pdf'];
+      const names = [
+        'C:\\Users\\anna\\passport.pdf',
+        '../../etc/passwd.pdf',
+        'scan\u202egpj.exe',
+        `${'a'.repeat(300)}.pdf`,
+        '\u200b\u202e',
+        '  ..hidden.pdf',
+      ];
       const ids: string[] = [];
       for (const name of names) {
         const response = await upload(PDF, name, 'passport', t);
@@ -342,10 +438,21 @@ describe('identity documents (operations 44–46)', () => {
       const files = stored();
       const responses = await Promise.all(Array.from({ length: 16 }, (_, i) => upload(PDF, `p${i}.pdf`, 'passport', t)));
       const statuses = responses.map((r) => r.status).sort();
-      expect(statuses.filter((s) => s === 200), statuses.join()).to.have.length(10);
-      expect(statuses.filter((s) => s === 409), statuses.join()).to.have.length(6);
+      expect(
+        statuses.filter((s) => s === 200),
+        statuses.join(),
+      ).to.have.length(10);
+      expect(
+        statuses.filter((s) => s === 409),
+        statuses.join(),
+      ).to.have.length(6);
       const listed = (await list(t)).body as Array<{ Id: string }>;
-      expect(listed.map((d) => d.Id).sort()).to.deep.equal(responses.filter((r) => r.status === 200).map((r) => r.body.Id).sort());
+      expect(listed.map((d) => d.Id).sort()).to.deep.equal(
+        responses
+          .filter((r) => r.status === 200)
+          .map((r) => r.body.Id)
+          .sort(),
+      );
       // Each kept document is a data file and its sidecar; the refused ones left nothing.
       expect(stored().length - files.length).to.equal(20);
       for (const d of listed) expect(await server.runtime.services.files.get('demo', identityDocumentFileKey(4, d.Id))).to.not.equal(null);
@@ -436,26 +543,47 @@ describe('identity documents (operations 44–46)', () => {
       const created = await upload(PDF, 'decide.pdf', 'passport', member(2));
       const id = created.body.Id as string;
       const log = server.runtime.services.log;
-      const decide = (status: string) => importAnyRecord(log, { kind: 'identityDocumentDecision', tenant: 'demo', memberId: 2, documentId: id, status, at: '2026-11-22T12:00:00.000Z' });
+      const decide = (status: string) =>
+        importAnyRecord(log, {
+          kind: 'identityDocumentDecision',
+          tenant: 'demo',
+          memberId: 2,
+          documentId: id,
+          status,
+          at: '2026-11-22T12:00:00.000Z',
+        });
       const statusOf = async () => {
         await server.runtime.services.projector.catchUp();
         return (await list(member(2))).body.find((d: { Id: string }) => d.Id === id).Status;
       };
       const approved = await decide('approved');
       expect(approved.events.map((e) => e.type)).to.deep.equal(['IdentityDocumentReviewed']);
-      expect(approved.events[0].data).to.deep.equal({ tenant: 'demo', memberId: 2, documentId: id, status: 'approved', at: '2026-11-22T12:00:00.000Z' });
+      expect(approved.events[0].data).to.deep.equal({
+        tenant: 'demo',
+        memberId: 2,
+        documentId: id,
+        status: 'approved',
+        at: '2026-11-22T12:00:00.000Z',
+      });
       expect(await statusOf()).to.equal('approved');
       expect((await decide('approved')).events).to.deep.equal([]);
       expect((await decide('rejected')).events.map((e) => e.type)).to.deep.equal(['IdentityDocumentReviewed']);
       expect(await statusOf()).to.equal('rejected');
     });
 
-    it('reports a decision for an unknown, removed or another member\'s document, or a bad status, as a line error', async () => {
+    it("reports a decision for an unknown, removed or another member's document, or a bad status, as a line error", async () => {
       const created = await upload(PNG, 'removed.png', 'passport', member(2));
       expect((await remove(created.body.Id, member(2))).status).to.equal(200);
       const [mine] = (await list()).body as Array<{ Id: string }>;
       const record = (fields: Record<string, unknown>) =>
-        JSON.stringify({ kind: 'identityDocumentDecision', tenant: 'demo', memberId: 2, status: 'approved', at: '2026-11-22T12:00:00.000Z', ...fields });
+        JSON.stringify({
+          kind: 'identityDocumentDecision',
+          tenant: 'demo',
+          memberId: 2,
+          status: 'approved',
+          at: '2026-11-22T12:00:00.000Z',
+          ...fields,
+        });
       const before = await head();
       const report = await importLines(server.runtime.services.log, [
         record({ documentId: '7c9e6679-7425-40de-944b-e07fc1f90ae7' }),

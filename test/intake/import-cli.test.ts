@@ -12,15 +12,57 @@ describe('catalogue intake (npm run import)', function () {
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   const records = [
-    { kind: 'tenant', tenant: 'house', name: 'House', languages: ['en', 'sv'], defaultLanguage: 'en', currency: 'EUR', pageSize: 20, publicAccess: true, contactEmail: 'c@house.example.com' },
+    {
+      kind: 'tenant',
+      tenant: 'house',
+      name: 'House',
+      languages: ['en', 'sv'],
+      defaultLanguage: 'en',
+      currency: 'EUR',
+      pageSize: 20,
+      publicAccess: true,
+      contactEmail: 'c@house.example.com',
+    },
     { kind: 'apiKey', key: 'house-api-key-0123456789', name: 'web', tenants: ['house'] },
-    { kind: 'auction', tenant: 'house', auctionId: 1, auctionType: 1, texts: { en: { title: 'Sale', description: '' } }, startTime: '2026-01-01T00:00:00Z', endTime: '2030-01-01T00:00:00Z', currency: 'EUR', requiresTermsAcceptance: false },
-    { kind: 'lot', tenant: 'house', lotId: 1, auctionId: 1, lotNumber: 1, categoryId: null, texts: { en: { title: 'Oak chair', description: 'A chair' }, sv: { title: 'Ekstol', description: 'En stol' } }, attributes: [], images: [], hotLot: false, vatFree: false, currency: 'EUR', startingPrice: 1000, estimateLow: null, estimateHigh: null, endTime: '2030-01-01T00:00:00Z', combiId: null, ownerId: null },
+    {
+      kind: 'auction',
+      tenant: 'house',
+      auctionId: 1,
+      auctionType: 1,
+      texts: { en: { title: 'Sale', description: '' } },
+      startTime: '2026-01-01T00:00:00Z',
+      endTime: '2030-01-01T00:00:00Z',
+      currency: 'EUR',
+      requiresTermsAcceptance: false,
+    },
+    {
+      kind: 'lot',
+      tenant: 'house',
+      lotId: 1,
+      auctionId: 1,
+      lotNumber: 1,
+      categoryId: null,
+      texts: { en: { title: 'Oak chair', description: 'A chair' }, sv: { title: 'Ekstol', description: 'En stol' } },
+      attributes: [],
+      images: [],
+      hotLot: false,
+      vatFree: false,
+      currency: 'EUR',
+      startingPrice: 1000,
+      estimateLow: null,
+      estimateHigh: null,
+      endTime: '2030-01-01T00:00:00Z',
+      combiId: null,
+      ownerId: null,
+    },
     { kind: 'bid', tenant: 'house', lotId: 1, bidId: 'b-1', amount: 1100, bidType: 'online', placedAt: '2026-02-01T00:00:00Z' },
   ];
   const file = path.join(dir, 'catalogue.ndjson');
   const run = (input: string) =>
-    spawnSync(process.execPath, ['--import', 'tsx', 'app/cli/import.ts', input], { env: { ...process.env, DATA_DIR: path.join(dir, 'data') }, encoding: 'utf8' });
+    spawnSync(process.execPath, ['--import', 'tsx', 'app/cli/import.ts', input], {
+      env: { ...process.env, DATA_DIR: path.join(dir, 'data') },
+      encoding: 'utf8',
+    });
   const head = async () => {
     const log = new SqliteEventLog(path.join(dir, 'data', 'events.sqlite'));
     const position = await log.headPosition();
@@ -46,7 +88,10 @@ describe('catalogue intake (npm run import)', function () {
 
   it('reports a bad line by its number, imports the good ones and exits 1', async () => {
     const changed = { ...records[3], startingPrice: 1200 };
-    fs.writeFileSync(file, [JSON.stringify(changed), '{"kind":"lot","tenant":"house"}', 'not json', JSON.stringify({ ...records[4], lotId: 99 })].join('\n'));
+    fs.writeFileSync(
+      file,
+      [JSON.stringify(changed), '{"kind":"lot","tenant":"house"}', 'not json', JSON.stringify({ ...records[4], lotId: 99 })].join('\n'),
+    );
     const result = run(file);
     expect(result.status).to.equal(1);
     const report = JSON.parse(result.stdout);

@@ -35,7 +35,22 @@ interface Invoice {
   Shipping: null | Record<string, string | null>;
 }
 
-const FIELDS = ['Id', 'Number', 'AuctionId', 'Status', 'IssuedAt', 'DueAt', 'PaidAt', 'Currency', 'CostType', 'Lines', 'Subtotal', 'VatTotal', 'Total', 'Shipping'];
+const FIELDS = [
+  'Id',
+  'Number',
+  'AuctionId',
+  'Status',
+  'IssuedAt',
+  'DueAt',
+  'PaidAt',
+  'Currency',
+  'CostType',
+  'Lines',
+  'Subtotal',
+  'VatTotal',
+  'Total',
+  'Shipping',
+];
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
 /** Every answer's arithmetic: integer minor units, VAT per line rounded half up, Total = Subtotal + VatTotal. */
@@ -63,14 +78,18 @@ describe('invoices (operations 47–51)', function () {
   let other: string;
   let demo2: string;
   const head = () => server.runtime.services.log.headPosition();
-  const since = (position: number): Promise<RecordedEvent[]> => server.runtime.services.log.readAll({ fromPosition: position, maxCount: 1000 });
+  const since = (position: number): Promise<RecordedEvent[]> =>
+    server.runtime.services.log.readAll({ fromPosition: position, maxCount: 1000 });
   const catchUp = () => server.runtime.services.projector.catchUp();
 
   const list = (query = '', t: string | null = token) => server.request('GET', `/v1/me/invoices${query}`, { token: t });
   const get = (id: number | string, t: string | null = token) => server.request('GET', `/v1/me/invoices/${id}`, { token: t });
-  const raise = (body: unknown, t: string | null = token, headers: Record<string, string> = {}) => server.request('POST', '/v1/me/invoices', { token: t, body, headers });
-  const ship = (id: number | string, body: unknown, t: string | null = token) => server.request('PUT', `/v1/me/invoices/${id}/shipping`, { token: t, body });
-  const pdf = (id: number | string, t: string | null = token, headers: Record<string, string> = {}) => server.rawGet(`/v1/me/invoices/${id}/pdf`, { token: t, headers });
+  const raise = (body: unknown, t: string | null = token, headers: Record<string, string> = {}) =>
+    server.request('POST', '/v1/me/invoices', { token: t, body, headers });
+  const ship = (id: number | string, body: unknown, t: string | null = token) =>
+    server.request('PUT', `/v1/me/invoices/${id}/shipping`, { token: t, body });
+  const pdf = (id: number | string, t: string | null = token, headers: Record<string, string> = {}) =>
+    server.rawGet(`/v1/me/invoices/${id}/pdf`, { token: t, headers });
   /** All of a member's invoices (every page). */
   const all = async (t = token): Promise<Invoice[]> => {
     const r = await list('?pageSize=100', t);
@@ -84,8 +103,18 @@ describe('invoices (operations 47–51)', function () {
 
   const addMember = async (tenant: string, memberId: number, firstName = 'Other', lastName = 'Member') => {
     await importRecord(server.runtime.services.log, {
-      kind: 'member', tenant, memberId, email: `member${memberId}@example.com`, passwordHash: 'scrypt$disabled', firstName, lastName,
-      language: 'en', phone: '', signedUpAt: new Date().toISOString(), confirmed: true, roles: ['bidder'],
+      kind: 'member',
+      tenant,
+      memberId,
+      email: `member${memberId}@example.com`,
+      passwordHash: 'scrypt$disabled',
+      firstName,
+      lastName,
+      language: 'en',
+      phone: '',
+      signedUpAt: new Date().toISOString(),
+      confirmed: true,
+      roles: ['bidder'],
     });
     return server.issueMemberToken(tenant, memberId);
   };
@@ -96,11 +125,13 @@ describe('invoices (operations 47–51)', function () {
     await documents.ensureCollection({ name: 'profiles' });
     const name = 'invoices-test-profiles';
     const expected = await documents.getCheckpoint(name);
-    await documents.live().commit([{ op: 'put', collection: 'profiles', tenant, doc: { _id: String(memberId), _pos: expected + 1, ...fields } }], {
-      projection: name,
-      expected,
-      position: expected + 1,
-    });
+    await documents
+      .live()
+      .commit([{ op: 'put', collection: 'profiles', tenant, doc: { _id: String(memberId), _pos: expected + 1, ...fields } }], {
+        projection: name,
+        expected,
+        position: expected + 1,
+      });
   };
 
   before(async () => {
@@ -153,7 +184,8 @@ describe('invoices (operations 47–51)', function () {
       expect(second.Items.map((i) => i.Id)).to.deep.equal([1]);
       expect(second.Page).to.equal(2);
       expect(ok<{ Items: Invoice[]; TotalCount: number }>(await list('?page=5'))).to.deep.include({ Items: [], TotalCount: 2 });
-      for (const query of ['?page=0', '?page=x', '?pageSize=0', '?pageSize=101', '?page=1&page=2', '?page[]=1']) expectProblem(await list(query), 400);
+      for (const query of ['?page=0', '?page=x', '?pageSize=0', '?pageSize=101', '?page=1&page=2', '?page[]=1'])
+        expectProblem(await list(query), 400);
     });
 
     it('shows another member none of them', async () => {
@@ -168,7 +200,7 @@ describe('invoices (operations 47–51)', function () {
   });
 
   describe('GET /v1/me/invoices/{id}', () => {
-    it('answers one of the caller\'s invoices with its lines and totals', async () => {
+    it("answers one of the caller's invoices with its lines and totals", async () => {
       const invoice = ok(await get(2));
       expectConsistent(invoice);
       expect(invoice).to.include({ Id: 2, Number: 2, Status: 'unpaid', Total: 60126 });
@@ -281,7 +313,15 @@ describe('invoices (operations 47–51)', function () {
       expect(Date.parse(invoice.DueAt) - Date.parse(invoice.IssuedAt)).to.equal(14 * 86_400_000);
       const events = await since(before);
       expect(events.map((e) => [e.type, e.streamId])).to.deep.equal([['CostInvoiceRaised', 'invoices-demo']]);
-      expect(events[0].data).to.include({ tenant: 'demo', invoiceId: 3, number: 3, memberId: 1, auctionId: 1, costType: 'printed-catalogue', vatFree: false });
+      expect(events[0].data).to.include({
+        tenant: 'demo',
+        invoiceId: 3,
+        number: 3,
+        memberId: 1,
+        auctionId: 1,
+        costType: 'printed-catalogue',
+        vatFree: false,
+      });
     });
 
     it('shows the raised invoice right away in the list (first) and by id (read your writes)', async () => {
@@ -294,7 +334,16 @@ describe('invoices (operations 47–51)', function () {
     it('takes the amount from the price list, never from the body, and the member from the token', async () => {
       const before = await head();
       const invoice = ok(
-        await raise({ CostType: 'condition-report', AuctionId: 1, Amount: 1, Total: 1, Lines: [{ Description: 'x', Amount: 1 }], VatRate: 0, MemberId: 2, Currency: 'SEK' }),
+        await raise({
+          CostType: 'condition-report',
+          AuctionId: 1,
+          Amount: 1,
+          Total: 1,
+          Lines: [{ Description: 'x', Amount: 1 }],
+          VatRate: 0,
+          MemberId: 2,
+          Currency: 'SEK',
+        }),
       );
       expect(invoice).to.deep.include({
         Currency: 'EUR',
@@ -316,7 +365,12 @@ describe('invoices (operations 47–51)', function () {
 
     it('raises a new one once the previous one is paid', async () => {
       const first = ok(await raise({ CostType: 'printed-catalogue', AuctionId: 3 }));
-      await importAnyRecord(server.runtime.services.log, { kind: 'invoicePaid', tenant: 'demo', invoiceId: first.Id, paidAt: new Date().toISOString() });
+      await importAnyRecord(server.runtime.services.log, {
+        kind: 'invoicePaid',
+        tenant: 'demo',
+        invoiceId: first.Id,
+        paidAt: new Date().toISOString(),
+      });
       await catchUp();
       expect(ok(await get(first.Id)).Status).to.equal('paid');
       const second = ok(await raise({ CostType: 'printed-catalogue', AuctionId: 3 }));
@@ -337,12 +391,25 @@ describe('invoices (operations 47–51)', function () {
     it('charges a member whose profile says VatFree no VAT, and prints that the VAT is reverse charged', async () => {
       const vatFree = await addMember('demo', 3, 'Vera', 'Free');
       await catchUp();
-      await givenProfile('demo', 3, { VatFree: true, CompanyName: 'Free Trade GmbH', Address: 'Hauptstraße', HouseNumber: '5', ZipCode: '10115', City: 'Berlin', Country: 'DE' });
+      await givenProfile('demo', 3, {
+        VatFree: true,
+        CompanyName: 'Free Trade GmbH',
+        Address: 'Hauptstraße',
+        HouseNumber: '5',
+        ZipCode: '10115',
+        City: 'Berlin',
+        Country: 'DE',
+      });
       const invoice = ok(await raise({ CostType: 'printed-catalogue', AuctionId: 1 }, vatFree));
       expectConsistent(invoice);
-      expect(invoice).to.deep.include({ Lines: [{ Description: 'Printed catalogue', Amount: 1500, VatRate: 0, VatAmount: 0 }], VatTotal: 0, Total: 1500 });
+      expect(invoice).to.deep.include({
+        Lines: [{ Description: 'Printed catalogue', Amount: 1500, VatRate: 0, VatAmount: 0 }],
+        VatTotal: 0,
+        Total: 1500,
+      });
       const text = await pdfText((await pdf(invoice.Id, vatFree)).bytes);
-      for (const expected of ['Vera Free', 'Free Trade GmbH', 'Hauptstraße 5', '10115 Berlin', 'DE', 'VAT reverse charged', 'Total €15']) expect(text, expected).to.contain(expected);
+      for (const expected of ['Vera Free', 'Free Trade GmbH', 'Hauptstraße 5', '10115 Berlin', 'DE', 'VAT reverse charged', 'Total €15'])
+        expect(text, expected).to.contain(expected);
     });
 
     it('charges a member without a VatFree profile VAT', async () => {
@@ -356,7 +423,13 @@ describe('invoices (operations 47–51)', function () {
       const before = await head();
       const invoice = ok(await raise({ CostType: 'printed-catalogue', AuctionId: 1 }, demo2));
       expectConsistent(invoice);
-      expect(invoice).to.deep.include({ Id: 2, Number: 2, Currency: 'SEK', Lines: [{ Description: 'Printed catalogue', Amount: 15000, VatRate: 25, VatAmount: 3750 }], Total: 18750 });
+      expect(invoice).to.deep.include({
+        Id: 2,
+        Number: 2,
+        Currency: 'SEK',
+        Lines: [{ Description: 'Printed catalogue', Amount: 15000, VatRate: 25, VatAmount: 3750 }],
+        Total: 18750,
+      });
       expect(Date.parse(invoice.DueAt) - Date.parse(invoice.IssuedAt)).to.equal(10 * 86_400_000);
       expect((await since(before)).map((e) => e.streamId)).to.deep.equal(['invoices-demo2']);
       expect((await all()).map((i) => i.Currency)).to.not.include('SEK');
@@ -366,24 +439,43 @@ describe('invoices (operations 47–51)', function () {
       const before = await head();
       for (const CostType of ['framing', 'Printed-Catalogue', '', 'a b', 'x'.repeat(65), 3, null]) {
         const problem = expectProblem(await raise({ CostType, AuctionId: 1 }), 400);
-        expect(problem.errors.map((e: { field: string }) => e.field), JSON.stringify(CostType)).to.include('body.CostType');
+        expect(
+          problem.errors.map((e: { field: string }) => e.field),
+          JSON.stringify(CostType),
+        ).to.include('body.CostType');
       }
       expect(await head()).to.equal(before);
     });
 
     it('answers 400 for a missing or bad AuctionId or body, and appends nothing', async () => {
       const before = await head();
-      for (const body of [{ CostType: 'printed-catalogue' }, { CostType: 'printed-catalogue', AuctionId: '1' }, { CostType: 'printed-catalogue', AuctionId: 0 }, { CostType: 'printed-catalogue', AuctionId: 2147483648 }, { CostType: 'printed-catalogue', AuctionId: 1.5 }]) {
+      for (const body of [
+        { CostType: 'printed-catalogue' },
+        { CostType: 'printed-catalogue', AuctionId: '1' },
+        { CostType: 'printed-catalogue', AuctionId: 0 },
+        { CostType: 'printed-catalogue', AuctionId: 2147483648 },
+        { CostType: 'printed-catalogue', AuctionId: 1.5 },
+      ]) {
         const problem = expectProblem(await raise(body), 400);
-        expect(problem.errors.map((e: { field: string }) => e.field), JSON.stringify(body)).to.include('body.AuctionId');
+        expect(
+          problem.errors.map((e: { field: string }) => e.field),
+          JSON.stringify(body),
+        ).to.include('body.AuctionId');
       }
       expectProblem(await raise(undefined), 400);
       expectProblem(await raise([1, 2]), 400);
-      expectProblem(await server.request('POST', '/v1/me/invoices', { token, rawBody: '{"CostType":', headers: { 'Content-Type': 'application/json' } }), 400);
+      expectProblem(
+        await server.request('POST', '/v1/me/invoices', {
+          token,
+          rawBody: '{"CostType":',
+          headers: { 'Content-Type': 'application/json' },
+        }),
+        400,
+      );
       expect(await head()).to.equal(before);
     });
 
-    it('answers 404 for an auction the house does not have (another house\'s included), and appends nothing', async () => {
+    it("answers 404 for an auction the house does not have (another house's included), and appends nothing", async () => {
       const before = await head();
       expectProblem(await raise({ CostType: 'printed-catalogue', AuctionId: 999 }), 404);
       expectProblem(await raise({ CostType: 'printed-catalogue', AuctionId: 2 }, demo2), 404);
@@ -453,7 +545,13 @@ describe('invoices (operations 47–51)', function () {
       const before = await head();
       for (const Method of ['post', 'courier']) {
         const problem = expectProblem(await ship(2, { Method }), 400);
-        expect(problem.errors.map((e: { field: string }) => e.field)).to.have.members(['body.Name', 'body.Address', 'body.ZipCode', 'body.City', 'body.Country']);
+        expect(problem.errors.map((e: { field: string }) => e.field)).to.have.members([
+          'body.Name',
+          'body.Address',
+          'body.ZipCode',
+          'body.City',
+          'body.Country',
+        ]);
       }
       const blank = expectProblem(await ship(2, { ...address, City: '  ' }), 400);
       expect(blank.errors.map((e: { field: string }) => e.field)).to.deep.equal(['body.City']);
@@ -467,7 +565,10 @@ describe('invoices (operations 47–51)', function () {
         [{ ...address, Address: 'Herengracht\n7' }, 'body.Address'],
       ] as const) {
         const problem = expectProblem(await ship(2, body), 400);
-        expect(problem.errors.map((e: { field: string }) => e.field), JSON.stringify(body)).to.include(field);
+        expect(
+          problem.errors.map((e: { field: string }) => e.field),
+          JSON.stringify(body),
+        ).to.include(field);
       }
       expectProblem(await ship(2, undefined), 400);
       expect(await head()).to.equal(before);
@@ -483,7 +584,12 @@ describe('invoices (operations 47–51)', function () {
     it('answers 409 once the house has recorded the payment, and the PDF then says paid', async () => {
       const invoice = ok(await raise({ CostType: 'condition-report', AuctionId: 3 }));
       ok(await ship(invoice.Id, address));
-      await importAnyRecord(server.runtime.services.log, { kind: 'invoicePaid', tenant: 'demo', invoiceId: invoice.Id, paidAt: '2026-01-02T03:04:05.000Z' });
+      await importAnyRecord(server.runtime.services.log, {
+        kind: 'invoicePaid',
+        tenant: 'demo',
+        invoiceId: invoice.Id,
+        paidAt: '2026-01-02T03:04:05.000Z',
+      });
       await catchUp();
       expectProblem(await ship(invoice.Id, { Method: 'pickup' }), 409);
       const paid = ok(await get(invoice.Id));
@@ -517,7 +623,12 @@ describe('invoices (operations 47–51)', function () {
 
     it('answers 401 to a member token whose member no longer exists', async () => {
       const gone = await addMember('demo', 20);
-      await importRecord(server.runtime.services.log, { kind: 'memberRemoved', tenant: 'demo', memberId: 20, at: new Date().toISOString() });
+      await importRecord(server.runtime.services.log, {
+        kind: 'memberRemoved',
+        tenant: 'demo',
+        memberId: 20,
+        at: new Date().toISOString(),
+      });
       await catchUp();
       expectProblem(await list('', gone), 401);
     });

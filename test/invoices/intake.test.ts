@@ -15,7 +15,11 @@ describe('invoice intake (priceList, invoice, invoicePaid)', () => {
   let dir: string;
   let log: SqliteEventLog;
   const stream = (id: string): Promise<RecordedEvent[]> => log.readStream(id);
-  const run = (records: unknown[]) => importLines(log, records.map((r) => JSON.stringify(r)));
+  const run = (records: unknown[]) =>
+    importLines(
+      log,
+      records.map((r) => JSON.stringify(r)),
+    );
 
   const priceList = {
     kind: 'priceList',
@@ -72,7 +76,11 @@ describe('invoice intake (priceList, invoice, invoicePaid)', () => {
     it('appends nothing for the same price list again, and a new event for a changed one', async () => {
       await run([priceList]);
       expect(await run([priceList])).to.include({ appended: 0, unchanged: 1 });
-      const changed = { ...priceList, paymentTermDays: 30, items: { ...priceList.items, 'printed-catalogue': { amount: 1800, description: { en: 'Printed catalogue' } } } };
+      const changed = {
+        ...priceList,
+        paymentTermDays: 30,
+        items: { ...priceList.items, 'printed-catalogue': { amount: 1800, description: { en: 'Printed catalogue' } } },
+      };
       expect(await run([changed])).to.include({ appended: 1 });
       expect((await stream('pricelist-house')).map((e) => e.type)).to.deep.equal(['PriceListPublished', 'PriceListPublished']);
     });
@@ -93,7 +101,7 @@ describe('invoice intake (priceList, invoice, invoicePaid)', () => {
   });
 
   describe('invoice', () => {
-    it('issues the invoice with each line\'s VAT computed half up, numbered by the register when no number is given', async () => {
+    it("issues the invoice with each line's VAT computed half up, numbered by the register when no number is given", async () => {
       await run([invoice(7)]);
       const [event] = await stream('invoices-house');
       expect(event.type).to.equal('InvoiceIssued');
@@ -133,7 +141,11 @@ describe('invoice intake (priceList, invoice, invoicePaid)', () => {
 
     it('refuses a changed invoice, a taken number, and keeps the house tenants apart', async () => {
       await run([invoice(1, { number: 5 })]);
-      const report = await run([invoice(1, { number: 5, dueAt: '2026-12-01T00:00:00.000Z' }), invoice(2, { number: 5 }), invoice(1, { tenant: 'other', number: 5 })]);
+      const report = await run([
+        invoice(1, { number: 5, dueAt: '2026-12-01T00:00:00.000Z' }),
+        invoice(2, { number: 5 }),
+        invoice(1, { tenant: 'other', number: 5 }),
+      ]);
       expect(report.errors.map((e) => e.line)).to.deep.equal([1, 2]);
       expect(report.errors[0].message).to.match(/already issued/);
       expect(report.errors[1].message).to.match(/number 5/);
@@ -167,13 +179,18 @@ describe('invoice intake (priceList, invoice, invoicePaid)', () => {
       await run([invoice(3, { memberId: 8 })]);
       const paid = { kind: 'invoicePaid', tenant: 'house', invoiceId: 3, paidAt: '2026-11-05T10:00:00.000Z' };
       const first = await importAnyRecord(log, paid);
-      expect(first.events).to.deep.equal([{ type: 'InvoicePaymentReceived', data: { tenant: 'house', invoiceId: 3, memberId: 8, paidAt: '2026-11-05T10:00:00.000Z' } }]);
+      expect(first.events).to.deep.equal([
+        { type: 'InvoicePaymentReceived', data: { tenant: 'house', invoiceId: 3, memberId: 8, paidAt: '2026-11-05T10:00:00.000Z' } },
+      ]);
       expect((await importAnyRecord(log, paid)).events).to.deep.equal([]);
       expect((await importAnyRecord(log, { ...paid, paidAt: '2026-11-06T10:00:00.000Z' })).events).to.deep.equal([]);
     });
 
     it('refuses a payment of an invoice the house has not issued', async () => {
-      const report = await run([{ kind: 'invoicePaid', tenant: 'house', invoiceId: 3, paidAt: '2026-11-05T10:00:00.000Z' }, { kind: 'invoicePaid', tenant: 'house', invoiceId: 3 }]);
+      const report = await run([
+        { kind: 'invoicePaid', tenant: 'house', invoiceId: 3, paidAt: '2026-11-05T10:00:00.000Z' },
+        { kind: 'invoicePaid', tenant: 'house', invoiceId: 3 },
+      ]);
       expect(report.errors.map((e) => e.line)).to.deep.equal([1, 2]);
       expect(report.errors[0].message).to.match(/Invoice 3 does not exist/);
     });

@@ -28,17 +28,51 @@ describe('invoices projection', () => {
   before(async () => {
     const log = new SqliteEventLog(path.join(dir, 'events.sqlite'));
     const now = new Date('2026-11-22T12:00:00.000Z');
-    const report = await importLines(log, [...demoInvoicesRecords(now)].map((r) => JSON.stringify(r)));
+    const report = await importLines(
+      log,
+      [...demoInvoicesRecords(now)].map((r) => JSON.stringify(r)),
+    );
     expect(report.errors).to.deep.equal([]);
     const stream = invoiceRegisterStreamId('demo');
     const at = '2026-11-22T13:00:00.000Z';
     await runCommand(log, stream, invoiceRegisterDecider, {
-      type: 'RaiseCostInvoice', tenant: 'demo', memberId: 1, auctionId: 1, auctionExists: true, costType: 'printed-catalogue',
-      price: { amount: 1500, description: 'Printed catalogue' }, currency: 'EUR', paymentTermDays: 14, vatRate: 21, vatFree: false, at,
+      type: 'RaiseCostInvoice',
+      tenant: 'demo',
+      memberId: 1,
+      auctionId: 1,
+      auctionExists: true,
+      costType: 'printed-catalogue',
+      price: { amount: 1500, description: 'Printed catalogue' },
+      currency: 'EUR',
+      paymentTermDays: 14,
+      vatRate: 21,
+      vatFree: false,
+      at,
     });
-    const post = { method: 'post' as const, name: 'Demo Bidder', address: 'Herengracht 7', zipCode: '1015 CJ', city: 'Amsterdam', country: 'NL' };
-    await runCommand(log, stream, invoiceRegisterDecider, { type: 'ChooseShipping', tenant: 'demo', memberId: 1, invoiceId: 3, shipping: post, at });
-    await runCommand(log, stream, invoiceRegisterDecider, { type: 'ChooseShipping', tenant: 'demo', memberId: 1, invoiceId: 3, shipping: { ...post, method: 'courier' }, at });
+    const post = {
+      method: 'post' as const,
+      name: 'Demo Bidder',
+      address: 'Herengracht 7',
+      zipCode: '1015 CJ',
+      city: 'Amsterdam',
+      country: 'NL',
+    };
+    await runCommand(log, stream, invoiceRegisterDecider, {
+      type: 'ChooseShipping',
+      tenant: 'demo',
+      memberId: 1,
+      invoiceId: 3,
+      shipping: post,
+      at,
+    });
+    await runCommand(log, stream, invoiceRegisterDecider, {
+      type: 'ChooseShipping',
+      tenant: 'demo',
+      memberId: 1,
+      invoiceId: 3,
+      shipping: { ...post, method: 'courier' },
+      at,
+    });
     await runCommand(log, stream, invoiceRegisterDecider, { type: 'MarkInvoicePaid', tenant: 'demo', invoiceId: 3, paidAt: at });
     events = await log.readAll({ fromPosition: 0, maxCount: 1000 });
     await log.close();
@@ -61,7 +95,11 @@ describe('invoices projection', () => {
     }
     const snapshot: Record<string, unknown[]> = {};
     for (const tenant of ['demo', 'demo2'])
-      for (const collection of [INVOICES, PRICE_LISTS]) snapshot[`${collection}/${tenant}`] = await store.forTenant(tenant).collection(collection).find({}, { sort: [['_id', 1]] });
+      for (const collection of [INVOICES, PRICE_LISTS])
+        snapshot[`${collection}/${tenant}`] = await store
+          .forTenant(tenant)
+          .collection(collection)
+          .find({}, { sort: [['_id', 1]] });
     await store.close();
     return snapshot;
   }
@@ -74,12 +112,25 @@ describe('invoices projection', () => {
       [3, 3, 'paid'],
     ]);
     const raised = docs['invoices/demo'][2] as any;
-    expect(raised).to.deep.include({ CostType: 'printed-catalogue', Subtotal: 1500, VatTotal: 315, Total: 1815, PaidAt: '2026-11-22T13:00:00.000Z' });
+    expect(raised).to.deep.include({
+      CostType: 'printed-catalogue',
+      Subtotal: 1500,
+      VatTotal: 315,
+      Total: 1815,
+      PaidAt: '2026-11-22T13:00:00.000Z',
+    });
     expect(raised.Shipping).to.include({ Method: 'courier', Address: 'Herengracht 7' });
     expect(raised.Version).to.equal(events[events.length - 1].position);
     expect(docs['invoices/demo2'].map((d: any) => [d.Id, d.Currency, d.Total])).to.deep.equal([[1, 'SEK', 262500]]);
     expect(docs['price_lists/demo'].map((d: any) => [d._id, d.Currency, d.Items.map((i: any) => [i.CostType, i.Amount])])).to.deep.equal([
-      [PRICE_LIST_ID, 'EUR', [['condition-report', 2500], ['printed-catalogue', 1500]]],
+      [
+        PRICE_LIST_ID,
+        'EUR',
+        [
+          ['condition-report', 2500],
+          ['printed-catalogue', 1500],
+        ],
+      ],
     ]);
   });
 
@@ -91,16 +142,35 @@ describe('invoices projection', () => {
 describe('invoices projection, given events', () => {
   const time = (day: number) => `2026-11-${String(day).padStart(2, '0')}T12:00:00.000Z`;
   const line = { description: 'Lot 12: Oak chair', amount: 10000, vatRate: 21, vatAmount: 2100 };
-  const fee = { description: 'Buyer\'s premium', amount: 2500, vatRate: 21, vatAmount: 525 };
+  const fee = { description: "Buyer's premium", amount: 2500, vatRate: 21, vatAmount: 525 };
   const issued = (invoiceId: number, tenant = 'demo', currency = 'EUR'): InvoicesEvent => ({
     type: 'InvoiceIssued',
-    data: { tenant, invoiceId, number: invoiceId, memberId: 1, auctionId: 1, issuedAt: time(22), dueAt: time(29), currency, lines: [line, fee] },
+    data: {
+      tenant,
+      invoiceId,
+      number: invoiceId,
+      memberId: 1,
+      auctionId: 1,
+      issuedAt: time(22),
+      dueAt: time(29),
+      currency,
+      lines: [line, fee],
+    },
   });
   const raised = (invoiceId: number, vatFree: boolean): InvoicesEvent => ({
     type: 'CostInvoiceRaised',
     data: {
-      tenant: 'demo', invoiceId, number: invoiceId, memberId: 1, auctionId: 1, issuedAt: time(22), dueAt: time(29), currency: 'EUR',
-      lines: [{ description: 'Printed catalogue', amount: 1500, vatRate: vatFree ? 0 : 21, vatAmount: vatFree ? 0 : 315 }], costType: 'printed-catalogue', vatFree,
+      tenant: 'demo',
+      invoiceId,
+      number: invoiceId,
+      memberId: 1,
+      auctionId: 1,
+      issuedAt: time(22),
+      dueAt: time(29),
+      currency: 'EUR',
+      lines: [{ description: 'Printed catalogue', amount: 1500, vatRate: vatFree ? 0 : 21, vatAmount: vatFree ? 0 : 315 }],
+      costType: 'printed-catalogue',
+      vatFree,
     },
   });
   const paid = (invoiceId: number, day: number, tenant = 'demo'): InvoicesEvent => ({
@@ -110,18 +180,41 @@ describe('invoices projection, given events', () => {
   const shipping = (invoiceId: number, method: 'pickup' | 'post' | 'courier', day: number): InvoicesEvent => ({
     type: 'InvoiceShippingSelected',
     data: {
-      tenant: 'demo', invoiceId, memberId: 1, method, name: method === 'pickup' ? null : 'Ada Lovelace', address: method === 'pickup' ? null : 'Herengracht 7',
-      zipCode: method === 'pickup' ? null : '1015 CJ', city: method === 'pickup' ? null : 'Amsterdam', country: method === 'pickup' ? null : 'NL', at: time(day),
+      tenant: 'demo',
+      invoiceId,
+      memberId: 1,
+      method,
+      name: method === 'pickup' ? null : 'Ada Lovelace',
+      address: method === 'pickup' ? null : 'Herengracht 7',
+      zipCode: method === 'pickup' ? null : '1015 CJ',
+      city: method === 'pickup' ? null : 'Amsterdam',
+      country: method === 'pickup' ? null : 'NL',
+      at: time(day),
     },
   });
   const invoice = (id: number, fields: Record<string, unknown> = {}) => ({
-    _id: String(id), Id: id, Number: id, MemberId: 1, AuctionId: 1, CostType: null, VatFree: false, Status: 'unpaid', IssuedAt: time(22), DueAt: time(29),
-    PaidAt: null, Currency: 'EUR',
+    _id: String(id),
+    Id: id,
+    Number: id,
+    MemberId: 1,
+    AuctionId: 1,
+    CostType: null,
+    VatFree: false,
+    Status: 'unpaid',
+    IssuedAt: time(22),
+    DueAt: time(29),
+    PaidAt: null,
+    Currency: 'EUR',
     Lines: [
       { Description: 'Lot 12: Oak chair', Amount: 10000, VatRate: 21, VatAmount: 2100 },
-      { Description: 'Buyer\'s premium', Amount: 2500, VatRate: 21, VatAmount: 525 },
+      { Description: "Buyer's premium", Amount: 2500, VatRate: 21, VatAmount: 525 },
     ],
-    Subtotal: 12500, VatTotal: 2625, Total: 15125, Shipping: null, Version: 1, ...fields,
+    Subtotal: 12500,
+    VatTotal: 2625,
+    Total: 15125,
+    Shipping: null,
+    Version: 1,
+    ...fields,
   });
 
   it('lists an issued invoice as unpaid, with its lines and totals, versioned by its position in the log', async () => {
@@ -144,7 +237,9 @@ describe('invoices projection, given events', () => {
       .whenProjected(invoicesReadModels)
       .thenDocuments('invoices', 'demo', [
         invoice(1, {
-          Status: 'paid', PaidAt: time(25), Version: 4,
+          Status: 'paid',
+          PaidAt: time(25),
+          Version: 4,
           Shipping: { Method: 'pickup', Name: null, Address: null, ZipCode: null, City: null, Country: null, ChosenAt: time(24) },
         }),
       ]);
@@ -159,12 +254,23 @@ describe('invoices projection, given events', () => {
   it("replaces the tenant's price list with the one published last", async () => {
     const published = (amount: number, paymentTermDays: number): InvoicesEvent => ({
       type: 'PriceListPublished',
-      data: { tenant: 'demo', currency: 'EUR', paymentTermDays, items: [{ costType: 'printed-catalogue', amount, description: { en: 'Printed catalogue' } }], at: time(1) },
+      data: {
+        tenant: 'demo',
+        currency: 'EUR',
+        paymentTermDays,
+        items: [{ costType: 'printed-catalogue', amount, description: { en: 'Printed catalogue' } }],
+        at: time(1),
+      },
     });
     await givenEvents(published(1500, 14), published(1750, 30))
       .whenProjected(invoicesReadModels)
       .thenDocuments('price_lists', 'demo', [
-        { _id: PRICE_LIST_ID, Currency: 'EUR', PaymentTermDays: 30, Items: [{ CostType: 'printed-catalogue', Amount: 1750, Description: { en: 'Printed catalogue' } }] },
+        {
+          _id: PRICE_LIST_ID,
+          Currency: 'EUR',
+          PaymentTermDays: 30,
+          Items: [{ CostType: 'printed-catalogue', Amount: 1750, Description: { en: 'Printed catalogue' } }],
+        },
       ]);
   });
 

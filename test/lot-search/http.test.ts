@@ -11,8 +11,25 @@ import { importRecord } from '../../app/features/intake.ts';
  */
 
 const LOT_FIELDS = [
-  'Id', 'AuctionId', 'LotNumber', 'Title', 'Description', 'CategoryId', 'HotLot', 'VatFree', 'IsClosed', 'EndTime',
-  'Currency', 'StartingPrice', 'EstimateLow', 'EstimateHigh', 'CurrentBid', 'BidCount', 'Images', 'Attributes', 'CombiId',
+  'Id',
+  'AuctionId',
+  'LotNumber',
+  'Title',
+  'Description',
+  'CategoryId',
+  'HotLot',
+  'VatFree',
+  'IsClosed',
+  'EndTime',
+  'Currency',
+  'StartingPrice',
+  'EstimateLow',
+  'EstimateHigh',
+  'CurrentBid',
+  'BidCount',
+  'Images',
+  'Attributes',
+  'CombiId',
 ];
 
 const LANGUAGES = [
@@ -39,27 +56,56 @@ describe('GET /v1/lots/search', () => {
     // the description of the other (9001). Every language carries the same word.
     const endTime = new Date(server.seededAt.getTime() + 10 * 86400_000).toISOString();
     const lot = (lotId: number, lotNumber: number, texts: Record<string, { title: string; description: string }>) => ({
-      kind: 'lot' as const, tenant: 'demo', lotId, auctionId: 1, lotNumber, categoryId: 4, texts, attributes: [], images: [],
-      hotLot: false, vatFree: false, currency: 'EUR', startingPrice: 1000, estimateLow: 2000, estimateHigh: 4000, endTime,
-      combiId: null, ownerId: null,
+      kind: 'lot' as const,
+      tenant: 'demo',
+      lotId,
+      auctionId: 1,
+      lotNumber,
+      categoryId: 4,
+      texts,
+      attributes: [],
+      images: [],
+      hotLot: false,
+      vatFree: false,
+      currency: 'EUR',
+      startingPrice: 1000,
+      estimateLow: 2000,
+      estimateHigh: 4000,
+      endTime,
+      combiId: null,
+      ownerId: null,
     });
-    await importRecord(server.runtime.services.log, lot(9001, 901, {
-      en: { title: 'Tea caddy', description: 'Veneered in zebrawood, London.' },
-      sv: { title: 'Teburk', description: 'Fanerad med zebrawood, London.' },
-      de: { title: 'Teedose', description: 'Furniert mit zebrawood, London.' },
-    }));
-    await importRecord(server.runtime.services.log, lot(9002, 902, {
-      en: { title: 'Zebrawood tea caddy', description: 'Veneered, London.' },
-      sv: { title: 'Zebrawood teburk', description: 'Fanerad, London.' },
-      de: { title: 'Zebrawood Teedose', description: 'Furniert, London.' },
-    }));
+    await importRecord(
+      server.runtime.services.log,
+      lot(9001, 901, {
+        en: { title: 'Tea caddy', description: 'Veneered in zebrawood, London.' },
+        sv: { title: 'Teburk', description: 'Fanerad med zebrawood, London.' },
+        de: { title: 'Teedose', description: 'Furniert mit zebrawood, London.' },
+      }),
+    );
+    await importRecord(
+      server.runtime.services.log,
+      lot(9002, 902, {
+        en: { title: 'Zebrawood tea caddy', description: 'Veneered, London.' },
+        sv: { title: 'Zebrawood teburk', description: 'Fanerad, London.' },
+        de: { title: 'Zebrawood Teedose', description: 'Furniert, London.' },
+      }),
+    );
     // And a third lot with its own word, whose bidding then ended early (LotClosed).
-    await importRecord(server.runtime.services.log, lot(9003, 903, {
-      en: { title: 'Quagga print', description: 'Engraving, London.' },
-      sv: { title: 'Quagga grafiskt blad', description: 'Gravyr, London.' },
-      de: { title: 'Quagga Druckgrafik', description: 'Kupferstich, London.' },
-    }));
-    await importRecord(server.runtime.services.log, { kind: 'lotClosed', tenant: 'demo', lotId: 9003, closedAt: new Date(Date.now() - 60_000).toISOString() });
+    await importRecord(
+      server.runtime.services.log,
+      lot(9003, 903, {
+        en: { title: 'Quagga print', description: 'Engraving, London.' },
+        sv: { title: 'Quagga grafiskt blad', description: 'Gravyr, London.' },
+        de: { title: 'Quagga Druckgrafik', description: 'Kupferstich, London.' },
+      }),
+    );
+    await importRecord(server.runtime.services.log, {
+      kind: 'lotClosed',
+      tenant: 'demo',
+      lotId: 9003,
+      closedAt: new Date(Date.now() - 60_000).toISOString(),
+    });
     await server.runtime.services.projector.catchUp();
   });
   after(async () => server?.close());
@@ -70,7 +116,10 @@ describe('GET /v1/lots/search', () => {
       expect(open.status).to.equal(200);
       expect(open.body.TotalCount, code).to.equal(0);
       const withClosed = await search(`q=quagga&LanguageCode=${code}&ShowClosedLots=true`);
-      expect(withClosed.body.Items.map((l: any) => [l.Id, l.IsClosed]), code).to.deep.equal([[9003, true]]);
+      expect(
+        withClosed.body.Items.map((l: any) => [l.Id, l.IsClosed]),
+        code,
+      ).to.deep.equal([[9003, true]]);
     }
   });
 
@@ -107,7 +156,10 @@ describe('GET /v1/lots/search', () => {
         ['q=chair&ShowClosedLots=maybe', 'query.ShowClosedLots'],
       ]) {
         const problem = expectProblem(await search(query), 400);
-        expect(problem.errors.map((e: any) => e.field), query).to.include(field);
+        expect(
+          problem.errors.map((e: any) => e.field),
+          query,
+        ).to.include(field);
       }
     });
 
@@ -272,7 +324,8 @@ describe('GET /v1/lots/search', () => {
         expect([...first.body.Items, ...second.body.Items].map((l: any) => l.Id)).to.deep.equal(ten.body.Items.map((l: any) => l.Id));
         expect(second.body.Page).to.equal(2);
         const all: number[] = [];
-        for (let page = 1; page <= ten.body.TotalPages; page++) all.push(...(await inLanguage(`q=${q(L.word)}&pageSize=10&page=${page}`)).body.Items.map((l: any) => l.Id));
+        for (let page = 1; page <= ten.body.TotalPages; page++)
+          all.push(...(await inLanguage(`q=${q(L.word)}&pageSize=10&page=${page}`)).body.Items.map((l: any) => l.Id));
         expect(all).to.have.length(ten.body.TotalCount);
         expect(new Set(all).size).to.equal(ten.body.TotalCount);
         const past = await inLanguage(`q=${q(L.word)}&pageSize=10&page=${ten.body.TotalPages + 1}`);

@@ -15,9 +15,7 @@ describe('foldText', () => {
   });
 
   it('drops accents: é, ö, å, ñ, ç, ü', () => {
-    expect(foldText('Café Ölstuga Åland Señor Garçon Düsseldorf')).to.equal(
-      'cafe olstuga aland senor garcon dusseldorf',
-    );
+    expect(foldText('Café Ölstuga Åland Señor Garçon Düsseldorf')).to.equal('cafe olstuga aland senor garcon dusseldorf');
   });
 
   it('drops accents of upper-case letters too, and of letters written as a letter plus a combining mark', () => {
@@ -63,7 +61,12 @@ describe('Text folding over HTTP: SearchTerms, q and MetaDataProperties agree', 
     token = await server.anonymousToken('demo');
     const endTime = new Date(server.seededAt.getTime() + 10 * 86400_000).toISOString();
     const lot = (lotId: number, lotNumber: number, title: string, maker: string) => ({
-      kind: 'lot' as const, tenant: 'demo', lotId, auctionId: 1, lotNumber, categoryId: 4,
+      kind: 'lot' as const,
+      tenant: 'demo',
+      lotId,
+      auctionId: 1,
+      lotNumber,
+      categoryId: 4,
       texts: Object.fromEntries(['en', 'sv', 'de'].map((l) => [l, { title, description: 'Print on paper.' }])),
       attributes: [
         {
@@ -72,8 +75,16 @@ describe('Text folding over HTTP: SearchTerms, q and MetaDataProperties agree', 
           values: { en: maker, sv: maker, de: maker },
         },
       ],
-      images: [], hotLot: false, vatFree: false, currency: 'EUR', startingPrice: 1000, estimateLow: 2000,
-      estimateHigh: 4000, endTime, combiId: null, ownerId: null,
+      images: [],
+      hotLot: false,
+      vatFree: false,
+      currency: 'EUR',
+      startingPrice: 1000,
+      estimateLow: 2000,
+      estimateHigh: 4000,
+      endTime,
+      combiId: null,
+      ownerId: null,
     });
     await importRecord(server.runtime.services.log, lot(9101, 951, 'Größe Café Ærø Łódź', 'Ærø Größe'));
     await importRecord(server.runtime.services.log, lot(9102, 952, 'Grosse Cafe Aero Lodz', 'aero grosse'));
@@ -81,7 +92,11 @@ describe('Text folding over HTTP: SearchTerms, q and MetaDataProperties agree', 
   });
   after(async () => server?.close());
 
-  const ours = (items: Array<{ Id: number }>) => items.map((l) => l.Id).filter((id) => OURS.includes(id)).sort();
+  const ours = (items: Array<{ Id: number }>) =>
+    items
+      .map((l) => l.Id)
+      .filter((id) => OURS.includes(id))
+      .sort();
 
   const SPELLINGS = ['grosse', 'GROSSE', 'Größe', 'große', 'cafe', 'CAFÉ', 'Café', 'aero', 'AERO', 'Ærø', 'lodz', 'Łódź'];
   for (const q of SPELLINGS) {

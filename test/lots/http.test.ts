@@ -9,8 +9,25 @@ import { materials } from '../../app/seed/vocabulary.ts';
  */
 
 const LOT_FIELDS = [
-  'Id', 'AuctionId', 'LotNumber', 'Title', 'Description', 'CategoryId', 'HotLot', 'VatFree', 'IsClosed', 'EndTime',
-  'Currency', 'StartingPrice', 'EstimateLow', 'EstimateHigh', 'CurrentBid', 'BidCount', 'Images', 'Attributes', 'CombiId',
+  'Id',
+  'AuctionId',
+  'LotNumber',
+  'Title',
+  'Description',
+  'CategoryId',
+  'HotLot',
+  'VatFree',
+  'IsClosed',
+  'EndTime',
+  'Currency',
+  'StartingPrice',
+  'EstimateLow',
+  'EstimateHigh',
+  'CurrentBid',
+  'BidCount',
+  'Images',
+  'Attributes',
+  'CombiId',
 ];
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const OPEN_LOTS = 970;
@@ -21,8 +38,10 @@ const isIntOrNull = (v: unknown) => v === null || Number.isInteger(v);
 
 function expectLot(lot: any) {
   expect(lot).to.include.all.keys(LOT_FIELDS);
-  for (const f of ['Id', 'AuctionId', 'LotNumber', 'StartingPrice', 'BidCount']) expect(Number.isInteger(lot[f]), `${f} = ${lot[f]}`).to.equal(true);
-  for (const f of ['EstimateLow', 'EstimateHigh', 'CurrentBid', 'CategoryId', 'CombiId']) expect(isIntOrNull(lot[f]), `${f} = ${lot[f]}`).to.equal(true);
+  for (const f of ['Id', 'AuctionId', 'LotNumber', 'StartingPrice', 'BidCount'])
+    expect(Number.isInteger(lot[f]), `${f} = ${lot[f]}`).to.equal(true);
+  for (const f of ['EstimateLow', 'EstimateHigh', 'CurrentBid', 'CategoryId', 'CombiId'])
+    expect(isIntOrNull(lot[f]), `${f} = ${lot[f]}`).to.equal(true);
   expect(lot.Title).to.be.a('string').and.not.equal('');
   expect(lot.Description).to.be.a('string');
   for (const f of ['HotLot', 'VatFree', 'IsClosed']) expect(lot[f]).to.be.a('boolean');
@@ -43,7 +62,10 @@ const attr = (lot: any, name: string) => lot.Attributes.find((a: any) => a.Name 
 /** Checks that `values` is ordered by `cmp` (non-strictly). */
 function expectOrdered<T>(values: T[], cmp: (a: T, b: T) => number, label: string) {
   for (let i = 1; i < values.length; i++) {
-    expect(cmp(values[i - 1], values[i]) <= 0, `${label}: ${JSON.stringify(values[i - 1])} then ${JSON.stringify(values[i])} at ${i}`).to.equal(true);
+    expect(
+      cmp(values[i - 1], values[i]) <= 0,
+      `${label}: ${JSON.stringify(values[i - 1])} then ${JSON.stringify(values[i])} at ${i}`,
+    ).to.equal(true);
   }
 }
 const asc = (a: any, b: any) => (a < b ? -1 : a > b ? 1 : 0);
@@ -121,7 +143,10 @@ describe('GET /v1/lots and GET /v1/lots/{id}', () => {
     it('an id that is not an int32 is a 400 naming the id, never a 500', async () => {
       for (const id of ['abc', '0', '-1', '1.5', '2147483648', '99999999999', '1e2', '0x10']) {
         const problem = expectProblem(await get(`/v1/lots/${id}`), 400);
-        expect(problem.errors.map((e: any) => e.field), id).to.include('path.id');
+        expect(
+          problem.errors.map((e: any) => e.field),
+          id,
+        ).to.include('path.id');
       }
     });
   });
@@ -216,7 +241,11 @@ describe('GET /v1/lots and GET /v1/lots/{id}', () => {
         const r = await get('/v1/lots?AuctionId=1&pageSize=100');
         expect(r.body.Items.map((l: any) => l.LotNumber)).to.deep.equal(Array.from({ length: 100 }, (_, i) => i + 1));
         const { items } = await all('');
-        expectOrdered(items.map((l) => l.LotNumber), asc, 'LotNumber over all auctions');
+        expectOrdered(
+          items.map((l) => l.LotNumber),
+          asc,
+          'LotNumber over all auctions',
+        );
       });
 
       it('Sort=LotNumber is the default and Descending=true reverses it', async () => {
@@ -248,11 +277,18 @@ describe('GET /v1/lots and GET /v1/lots/{id}', () => {
         for (const descending of [false, true]) {
           const { items } = await all(`AuctionId=1&Sort=CurrentBid&Descending=${descending}`);
           const bids = items.map((l) => l.CurrentBid);
-          expectOrdered(bids.filter((b) => b !== null), descending ? desc : asc, `CurrentBid descending=${descending}`);
+          expectOrdered(
+            bids.filter((b) => b !== null),
+            descending ? desc : asc,
+            `CurrentBid descending=${descending}`,
+          );
           const firstNull = bids.indexOf(null);
           const lastNull = bids.lastIndexOf(null);
           expect(firstNull, 'some lots have no bid').to.be.at.least(0);
-          expect(bids.slice(firstNull, lastNull + 1).every((b) => b === null), 'lots without bids are together').to.equal(true);
+          expect(
+            bids.slice(firstNull, lastNull + 1).every((b) => b === null),
+            'lots without bids are together',
+          ).to.equal(true);
           expect(firstNull === 0 || lastNull === bids.length - 1, 'lots without bids are at one end').to.equal(true);
         }
         const top = await get('/v1/lots?AuctionId=1&Sort=CurrentBid&Descending=true&pageSize=1');
@@ -262,16 +298,28 @@ describe('GET /v1/lots and GET /v1/lots/{id}', () => {
 
       it('Sort=Created orders by when the lot was catalogued, and Descending=true reverses it', async () => {
         const up = await all('ShowClosedLots=true&Sort=Created');
-        expectOrdered(up.items.map((l) => l.Created), asc, 'Created ascending');
+        expectOrdered(
+          up.items.map((l) => l.Created),
+          asc,
+          'Created ascending',
+        );
         const down = await all('ShowClosedLots=true&Sort=Created&Descending=true');
-        expectOrdered(down.items.map((l) => l.Created), desc, 'Created descending');
+        expectOrdered(
+          down.items.map((l) => l.Created),
+          desc,
+          'Created descending',
+        );
         // The demo catalogue is imported in lot id order.
         expect(down.items[0].Id).to.equal(ALL_LOTS);
       });
 
       it('Sort=Title sorts by the title in the negotiated language', async () => {
         const sv = await all('AuctionId=1&Sort=Title&LanguageCode=sv');
-        expectOrdered(sv.items.map((l) => fold(l.Title)), asc, 'Swedish titles');
+        expectOrdered(
+          sv.items.map((l) => fold(l.Title)),
+          asc,
+          'Swedish titles',
+        );
         const en = await all('AuctionId=1&Sort=Title');
         expect(sv.items.map((l) => l.Id)).to.not.deep.equal(en.items.map((l) => l.Id));
       });
@@ -279,7 +327,10 @@ describe('GET /v1/lots and GET /v1/lots/{id}', () => {
       it('an unknown Sort is a 400 naming Sort', async () => {
         for (const bad of ['Price', 'lotnumber desc', '', 'Id']) {
           const problem = expectProblem(await get(`/v1/lots?Sort=${encodeURIComponent(bad)}`), 400);
-          expect(problem.errors.map((e: any) => e.field), bad).to.include('query.Sort');
+          expect(
+            problem.errors.map((e: any) => e.field),
+            bad,
+          ).to.include('query.Sort');
         }
       });
 
@@ -464,7 +515,10 @@ describe('GET /v1/lots and GET /v1/lots/{id}', () => {
           ['LanguageCode=' + 'x'.repeat(21), 'query.LanguageCode'],
         ]) {
           const problem = expectProblem(await get(`/v1/lots?${q}`), 400);
-          expect(problem.errors.map((e: any) => e.field), q).to.include(field);
+          expect(
+            problem.errors.map((e: any) => e.field),
+            q,
+          ).to.include(field);
         }
       });
 
@@ -486,7 +540,8 @@ describe('GET /v1/lots and GET /v1/lots/{id}', () => {
       const { items } = await all('ShowClosedLots=true');
       for (const l of items) {
         expect(l.Currency).to.equal('EUR');
-        for (const f of ['StartingPrice', 'EstimateLow', 'EstimateHigh', 'CurrentBid']) expect(isIntOrNull(l[f]), `lot ${l.Id} ${f}`).to.equal(true);
+        for (const f of ['StartingPrice', 'EstimateLow', 'EstimateHigh', 'CurrentBid'])
+          expect(isIntOrNull(l[f]), `lot ${l.Id} ${f}`).to.equal(true);
       }
     });
   });

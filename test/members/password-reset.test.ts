@@ -25,7 +25,8 @@ describe('password reset (operations 38 and 39)', () => {
   const post = async (urlPath: string, body: unknown, headers: Record<string, string> = fromNewAddress()) =>
     server.request('POST', urlPath, { token: await server.anonymousToken('demo'), body, headers });
   const requestReset = (email: string, headers?: Record<string, string>) => post('/v1/password-resets', { Email: email }, headers);
-  const resetWith = (email: string, key: string, password = NEW_PASSWORD) => post('/v1/password-resets/confirmation', { Email: email, Key: key, Password: password });
+  const resetWith = (email: string, key: string, password = NEW_PASSWORD) =>
+    post('/v1/password-resets/confirmation', { Email: email, Key: key, Password: password });
   const signIn = (email: string, password: string) => post('/v1/sessions', { Email: email, Password: password });
   const settle = async () => {
     await server.runtime.services.projector.catchUp();
@@ -45,7 +46,12 @@ describe('password reset (operations 38 and 39)', () => {
     return keyOf(mails[mails.length - 1]);
   };
   const member = (id: string) => memberAccounts(server.runtime.services.documents.forTenant('demo')).findById(id);
-  const problemOf = (p: { type: string; title: string; detail: string; errors?: unknown }) => ({ type: p.type, title: p.title, detail: p.detail, errors: p.errors });
+  const problemOf = (p: { type: string; title: string; detail: string; errors?: unknown }) => ({
+    type: p.type,
+    title: p.title,
+    detail: p.detail,
+    errors: p.errors,
+  });
 
   before(async () => {
     server = await startTestServer({ env: { TRUST_PROXY: 'true' } });
@@ -60,8 +66,18 @@ describe('password reset (operations 38 and 39)', () => {
       [506, 'retried.job@example.com', true],
     ] as const)
       await importAnyRecord(server.runtime.services.log, {
-        kind: 'member', tenant: 'demo', memberId, email, passwordHash, firstName: 'Reset', lastName: 'Tester', language: 'en', phone: '',
-        signedUpAt: new Date().toISOString(), confirmed, roles: ['bidder'],
+        kind: 'member',
+        tenant: 'demo',
+        memberId,
+        email,
+        passwordHash,
+        firstName: 'Reset',
+        lastName: 'Tester',
+        language: 'en',
+        phone: '',
+        signedUpAt: new Date().toISOString(),
+        confirmed,
+        roles: ['bidder'],
       });
     await server.runtime.services.projector.catchUp();
   });
@@ -114,15 +130,28 @@ describe('password reset (operations 38 and 39)', () => {
       const me = await server.request('GET', '/v1/me', { token: signedIn.body.Token });
       expect(me.status, me.text).to.equal(200);
       expect(me.body.Id).to.equal(501);
-      expect((await server.request('GET', '/v1/tokens/current', { token: signedIn.body.Token })).body).to.deep.include({ Valid: true, Kind: 'member' });
+      expect((await server.request('GET', '/v1/tokens/current', { token: signedIn.body.Token })).body).to.deep.include({
+        Valid: true,
+        Kind: 'member',
+      });
     });
 
-    it('compares tokens with the reset exactly: issued in the reset\'s second but before it, 401; after it in that second, 200', async () => {
+    it("compares tokens with the reset exactly: issued in the reset's second but before it, 401; after it in that second, 200", async () => {
       const validFrom = Date.parse((await member('501'))!.SessionsValidFrom!);
       const secret = Buffer.from(fs.readFileSync(path.join(server.dataDir, 'secrets', 'jwt.key'), 'utf8').trim(), 'utf8');
       const forge = (extra: Record<string, unknown>) =>
         jwt.sign(
-          { iss: 'bidder-api', aud: 'bidder-api/v1', sub: '501', tenant: 'demo', kind: 'member', iat: Math.floor(validFrom / 1000), exp: Math.floor(Date.now() / 1000) + 600, jti: randomUUID(), ...extra },
+          {
+            iss: 'bidder-api',
+            aud: 'bidder-api/v1',
+            sub: '501',
+            tenant: 'demo',
+            kind: 'member',
+            iat: Math.floor(validFrom / 1000),
+            exp: Math.floor(Date.now() / 1000) + 600,
+            jti: randomUUID(),
+            ...extra,
+          },
           secret,
           { algorithm: 'HS256' },
         );
@@ -229,14 +258,18 @@ describe('password reset (operations 38 and 39)', () => {
     expect(Number(limited.headers.get('retry-after'))).to.be.within(1, 3600);
   });
 
-  it('issues and mails a retried job\'s key once', async () => {
+  it("issues and mails a retried job's key once", async () => {
     const email = 'retried.job@example.com';
     await newKey(email);
     const issued = (await server.events()).filter((e) => e.type === 'PasswordResetKeyIssued' && e.data.memberId === 506);
     expect(issued).to.have.length(1);
     const before = await head();
     const { keyId, requestedAt } = issued[0].data;
-    await server.runtime.services.jobs.add(ISSUE_PASSWORD_RESET, { tenant: 'demo', email, keyId, requestedAt }, { jobId: `retry-${keyId}`, attempts: 1 });
+    await server.runtime.services.jobs.add(
+      ISSUE_PASSWORD_RESET,
+      { tenant: 'demo', email, keyId, requestedAt },
+      { jobId: `retry-${keyId}`, attempts: 1 },
+    );
     expect(await mailsTo(email)).to.have.length(1);
     expect(await head()).to.equal(before);
   });
@@ -250,6 +283,11 @@ describe('password reset (operations 38 and 39)', () => {
       expect(problem.errors.map((e: { field: string }) => e.field)).to.deep.equal(fields);
     }
     expectProblem(await server.request('POST', '/v1/password-resets', { body: { Email: 'x@example.com' } }), 401);
-    expectProblem(await server.request('POST', '/v1/password-resets/confirmation', { body: { Email: 'x@example.com', Key: 'k', Password: NEW_PASSWORD } }), 401);
+    expectProblem(
+      await server.request('POST', '/v1/password-resets/confirmation', {
+        body: { Email: 'x@example.com', Key: 'k', Password: NEW_PASSWORD },
+      }),
+      401,
+    );
   });
 });

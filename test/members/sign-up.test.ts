@@ -21,13 +21,20 @@ describe('sign-up, email confirmation and availability (operations 34–36)', ()
   /** Each call a client address of its own (the server trusts X-Forwarded-For here), so limits meet only where a test wants them to. */
   const fromNewAddress = () => ({ 'X-Forwarded-For': `198.51.100.${++addresses}` });
   const head = () => server.runtime.services.log.headPosition();
-  const since = (position: number): Promise<RecordedEvent[]> => server.runtime.services.log.readAll({ fromPosition: position, maxCount: 1000 });
+  const since = (position: number): Promise<RecordedEvent[]> =>
+    server.runtime.services.log.readAll({ fromPosition: position, maxCount: 1000 });
   const post = async (urlPath: string, body: unknown, o: { headers?: Record<string, string>; tenant?: string } = {}) =>
-    server.request('POST', urlPath, { token: await server.anonymousToken(o.tenant ?? 'demo'), body, headers: o.headers ?? fromNewAddress() });
+    server.request('POST', urlPath, {
+      token: await server.anonymousToken(o.tenant ?? 'demo'),
+      body,
+      headers: o.headers ?? fromNewAddress(),
+    });
   const availability = async (query: string, headers: Record<string, string> = fromNewAddress()) =>
     server.request('GET', `/v1/members/availability${query}`, { token: await server.anonymousToken('demo'), headers });
-  const signUp = (body: Record<string, unknown>, o: { headers?: Record<string, string>; tenant?: string } = {}) => post('/v1/members', body, o);
-  const signIn = (email: string, password: string, tenant = 'demo') => post('/v1/sessions', { Email: email, Password: password }, { tenant });
+  const signUp = (body: Record<string, unknown>, o: { headers?: Record<string, string>; tenant?: string } = {}) =>
+    post('/v1/members', body, o);
+  const signIn = (email: string, password: string, tenant = 'demo') =>
+    post('/v1/sessions', { Email: email, Password: password }, { tenant });
   const confirm = (email: string, key: string, tenant = 'demo') => post('/v1/members/confirmation', { Email: email, Key: key }, { tenant });
   /** Delivered mail: the projector and the job worker have done their work. */
   const mail = async () => {
@@ -41,7 +48,12 @@ describe('sign-up, email confirmation and availability (operations 34–36)', ()
     if (!match) throw new Error(`no key in ${message.Body}`);
     return match[1];
   };
-  const problemOf = (p: { type: string; title: string; detail: string; errors?: unknown }) => ({ type: p.type, title: p.title, detail: p.detail, errors: p.errors });
+  const problemOf = (p: { type: string; title: string; detail: string; errors?: unknown }) => ({
+    type: p.type,
+    title: p.title,
+    detail: p.detail,
+    errors: p.errors,
+  });
 
   before(async () => {
     server = await startTestServer({ env: { TRUST_PROXY: 'true' } });
@@ -56,9 +68,19 @@ describe('sign-up, email confirmation and availability (operations 34–36)', ()
     it('answers 200 {Id} with an int32 id, and appends the address claim, the member and its confirmation key (never the password or the key)', async () => {
       const before = await head();
       const response = await signUp({
-        Email: 'Anna.Berg@Example.com', Password: PASSWORD, FirstName: ' Anna ', LastName: 'Berg', Language: 'sv', Phone: '+46 70 123 45 67',
+        Email: 'Anna.Berg@Example.com',
+        Password: PASSWORD,
+        FirstName: ' Anna ',
+        LastName: 'Berg',
+        Language: 'sv',
+        Phone: '+46 70 123 45 67',
         // Server-owned MemberDto fields, and unknown ones: ignored.
-        Id: 5, Validated: true, Roles: ['consigner'], IsConsigner: true, SmsVerificationCompleted: true, City: 'Lund',
+        Id: 5,
+        Validated: true,
+        Roles: ['consigner'],
+        IsConsigner: true,
+        SmsVerificationCompleted: true,
+        City: 'Lund',
       });
       expect(response.status, response.text).to.equal(200);
       expect(response.body).to.have.all.keys('Id');
@@ -69,7 +91,15 @@ describe('sign-up, email confirmation and availability (operations 34–36)', ()
       expect(events.map((e) => e.type)).to.deep.equal(['MemberEmailClaimed', 'MemberSignedUp', 'MemberConfirmationKeyIssued']);
       expect(events[0].data).to.include({ tenant: 'demo', email, memberId: id });
       expect(events[1].streamId).to.equal(`member-demo-${id}`);
-      expect(events[1].data).to.include({ tenant: 'demo', memberId: id, email, firstName: 'Anna', lastName: 'Berg', language: 'sv', phone: '+46701234567' });
+      expect(events[1].data).to.include({
+        tenant: 'demo',
+        memberId: id,
+        email,
+        firstName: 'Anna',
+        lastName: 'Berg',
+        language: 'sv',
+        phone: '+46701234567',
+      });
       expect(String(events[1].data.passwordHash)).to.match(/^scrypt\$/);
       const issued = events[2].data;
       expect(Date.parse(String(issued.expiresAt)) - Date.parse(String(issued.issuedAt))).to.equal(24 * HOUR);
@@ -90,7 +120,9 @@ describe('sign-up, email confirmation and availability (operations 34–36)', ()
       // The same job again (the reactor's, after a crash) and a retried send: still one mail.
       const jobs = server.runtime.services.jobs;
       const job = { tenant: 'demo', memberId: id, keyId: issued.data.keyId };
-      expect((await jobs.add(SEND_MEMBER_CONFIRMATION, job, { jobId: confirmationJobId('demo', String(issued.data.keyId)) })).added).to.equal(false);
+      expect(
+        (await jobs.add(SEND_MEMBER_CONFIRMATION, job, { jobId: confirmationJobId('demo', String(issued.data.keyId)) })).added,
+      ).to.equal(false);
       await jobs.add(SEND_MEMBER_CONFIRMATION, job, { jobId: `retry-${issued.data.keyId}`, attempts: 1 });
       expect(await mailsTo(email)).to.have.length(1);
     });
@@ -111,7 +143,15 @@ describe('sign-up, email confirmation and availability (operations 34–36)', ()
       expect(session.status, session.text).to.equal(200);
       const me = await server.request('GET', '/v1/me', { token: session.body.Token });
       expect(me.status, me.text).to.equal(200);
-      expect(me.body).to.include({ Id: id, Email: email, FirstName: 'Anna', LastName: 'Berg', Language: 'sv', Validated: true, IsConsigner: false });
+      expect(me.body).to.include({
+        Id: id,
+        Email: email,
+        FirstName: 'Anna',
+        LastName: 'Berg',
+        Language: 'sv',
+        Validated: true,
+        IsConsigner: false,
+      });
       expect(me.text).to.not.include(key);
     });
 
@@ -190,7 +230,10 @@ describe('sign-up, email confirmation and availability (operations 34–36)', ()
     for (let i = 0; i < 2; i++)
       for (const [body, fields] of cases) {
         const problem = expectProblem(await signUp(body, { headers }), 400);
-        expect(problem.errors.map((e: { field: string }) => e.field), JSON.stringify(body)).to.have.members(fields);
+        expect(
+          problem.errors.map((e: { field: string }) => e.field),
+          JSON.stringify(body),
+        ).to.have.members(fields);
       }
     expect(await head()).to.equal(before);
     // Twenty bad requests from that address, and it can still sign up (409 here: the address is taken, but it was not a 429).
@@ -213,14 +256,19 @@ describe('sign-up, email confirmation and availability (operations 34–36)', ()
     expectProblem(await server.request('GET', '/v1/members/availability?email=x@example.com'), 401);
   });
 
-  it('makes the reactor add the sign-up\'s own job (one mail), so a crash between the append and the job loses nothing', async () => {
+  it("makes the reactor add the sign-up's own job (one mail), so a crash between the append and the job loses nothing", async () => {
     const email = 'reactor@example.com';
     const before = await head();
     expect((await signUp({ Email: email, Password: PASSWORD })).status).to.equal(200);
     const issued = (await since(before)).find((e) => e.type === 'MemberConfirmationKeyIssued')!;
     const added: Array<{ name: string; jobId: string }> = [];
     const reactor = confirmationMailReactor({
-      jobs: { add: async (name: string, _data: unknown, o: { jobId: string }) => (added.push({ name, jobId: o.jobId }), { id: o.jobId, added: true }) } as never,
+      jobs: {
+        add: async (name: string, _data: unknown, o: { jobId: string }) => (
+          added.push({ name, jobId: o.jobId }),
+          { id: o.jobId, added: true }
+        ),
+      } as never,
       documents: server.runtime.services.documents,
     });
     await reactor.react(issued);
@@ -254,7 +302,10 @@ describe('sign-up, email confirmation and availability (operations 34–36)', ()
     it('answers 400 to a missing or malformed address', async () => {
       for (const query of ['', '?email=', '?email=not-an-address', `?email=${'a'.repeat(320)}%40example.com`]) {
         const problem = expectProblem(await availability(query), 400);
-        expect(problem.errors.map((e: { field: string }) => e.field), query).to.deep.equal(['query.email']);
+        expect(
+          problem.errors.map((e: { field: string }) => e.field),
+          query,
+        ).to.deep.equal(['query.email']);
       }
     });
 

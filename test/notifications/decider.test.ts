@@ -39,7 +39,16 @@ const subscribedTo = (subscriptionId: string, minutesBefore = 30, lotId = 412): 
 const subscribed = subscribedTo(id);
 const sentOf = (subscriptionId: string, lotId = 412): NotificationsEvent => ({
   type: 'NotificationDispatched',
-  data: { tenant: 'demo', subscriptionId, memberId: 1, lotId, channel: 'email', messageId: `notification-${subscriptionId}`, lotEndTime, at: '2026-11-22T17:30:00.100Z' },
+  data: {
+    tenant: 'demo',
+    subscriptionId,
+    memberId: 1,
+    lotId,
+    channel: 'email',
+    messageId: `notification-${subscriptionId}`,
+    lotEndTime,
+    at: '2026-11-22T17:30:00.100Z',
+  },
 });
 const sent = sentOf(id);
 const skippedOf = (subscriptionId: string, lotId = 412): NotificationsEvent => ({
@@ -57,7 +66,7 @@ const accepted: NotificationsEvent[] = [{ type: 'NotificationSubscribed', data: 
 
 describe("notifications decider (a member's stream)", () => {
   describe('Subscribe', () => {
-    it('subscribes to an open lot, keeping its end time and the client\'s EndDateTime as sent', () => {
+    it("subscribes to an open lot, keeping its end time and the client's EndDateTime as sent", () => {
       spec(memberNotificationsDecider)
         .given([])
         .when({ ...subscribe, clientEndTime: '2026-11-22T19:00:00+01:00' })
@@ -72,20 +81,35 @@ describe("notifications decider (a member's stream)", () => {
     });
 
     it('refuses an SMS reminder to a member without a phone number', () => {
-      spec(memberNotificationsDecider).given([]).when({ ...subscribe, channel: 'sms', hasPhone: false }).thenThrows(ValidationError, /phone/);
+      spec(memberNotificationsDecider)
+        .given([])
+        .when({ ...subscribe, channel: 'sms', hasPhone: false })
+        .thenThrows(ValidationError, /phone/);
     });
 
     it('refuses a lot that does not exist', () => {
-      spec(memberNotificationsDecider).given([]).when({ ...subscribe, lot: null }).thenThrows(NotFoundError);
+      spec(memberNotificationsDecider)
+        .given([])
+        .when({ ...subscribe, lot: null })
+        .thenThrows(NotFoundError);
     });
 
     it('refuses a closed lot: its end time has passed, or is now', () => {
-      spec(memberNotificationsDecider).given([]).when({ ...subscribe, lot: { endTime: '2026-11-22T09:59:59.000Z' } }).thenThrows(ConflictError, /closed/);
-      spec(memberNotificationsDecider).given([]).when({ ...subscribe, lot: { endTime: at } }).thenThrows(ConflictError, /closed/);
+      spec(memberNotificationsDecider)
+        .given([])
+        .when({ ...subscribe, lot: { endTime: '2026-11-22T09:59:59.000Z' } })
+        .thenThrows(ConflictError, /closed/);
+      spec(memberNotificationsDecider)
+        .given([])
+        .when({ ...subscribe, lot: { endTime: at } })
+        .thenThrows(ConflictError, /closed/);
     });
 
     it('refuses a subscription id that is taken', () => {
-      spec(memberNotificationsDecider).given([subscribed, sent]).when(subscribe).thenThrows(ConflictError, /exists/);
+      spec(memberNotificationsDecider)
+        .given([subscribed, sent])
+        .when(subscribe)
+        .thenThrows(ConflictError, /exists/);
     });
   });
 
@@ -93,7 +117,10 @@ describe("notifications decider (a member's stream)", () => {
     it('accepts the 1,000th pending reminder and refuses the 1,001st (409)', () => {
       expect(MAX_ACTIVE_SUBSCRIPTIONS).to.equal(1000);
       spec(memberNotificationsDecider).given(pendingReminders(999)).when(subscribe).then(accepted);
-      spec(memberNotificationsDecider).given(pendingReminders(1000)).when(subscribe).thenThrows(ConflictError, /at most 1000/);
+      spec(memberNotificationsDecider)
+        .given(pendingReminders(1000))
+        .when(subscribe)
+        .thenThrows(ConflictError, /at most 1000/);
     });
 
     it('refuses every further one of several decided one after another at the limit, as the runner decides a batch', () => {
@@ -115,22 +142,46 @@ describe("notifications decider (a member's stream)", () => {
     });
 
     it('frees a slot when a pending reminder is removed', () => {
-      spec(memberNotificationsDecider).given([...pendingReminders(1000), unsubscribedOf(idOf(7), 500)]).when(subscribe).then(accepted);
+      spec(memberNotificationsDecider)
+        .given([...pendingReminders(1000), unsubscribedOf(idOf(7), 500)])
+        .when(subscribe)
+        .then(accepted);
     });
 
     it('frees a slot when a pending reminder is sent or skipped, and not when a sent one is removed', () => {
-      spec(memberNotificationsDecider).given([...pendingReminders(1000), sentOf(idOf(3), 500)]).when(subscribe).then(accepted);
-      spec(memberNotificationsDecider).given([...pendingReminders(1000), skippedOf(idOf(3), 500)]).when(subscribe).then(accepted);
       spec(memberNotificationsDecider)
-        .given([...pendingReminders(999), subscribedTo(idOf(4000), 7, 501), sentOf(idOf(4000), 501), subscribedTo(idOf(4001), 8, 501), unsubscribedOf(idOf(4000), 501)])
+        .given([...pendingReminders(1000), sentOf(idOf(3), 500)])
+        .when(subscribe)
+        .then(accepted);
+      spec(memberNotificationsDecider)
+        .given([...pendingReminders(1000), skippedOf(idOf(3), 500)])
+        .when(subscribe)
+        .then(accepted);
+      spec(memberNotificationsDecider)
+        .given([
+          ...pendingReminders(999),
+          subscribedTo(idOf(4000), 7, 501),
+          sentOf(idOf(4000), 501),
+          subscribedTo(idOf(4001), 8, 501),
+          unsubscribedOf(idOf(4000), 501),
+        ])
         .when(subscribe)
         .thenThrows(ConflictError, /at most/);
     });
 
     it('counts the pending reminders of older per-subscription streams (legacyPending) against the limit', () => {
-      spec(memberNotificationsDecider).given(pendingReminders(990)).when({ ...subscribe, legacyPending: 9 }).then(accepted);
-      spec(memberNotificationsDecider).given(pendingReminders(990)).when({ ...subscribe, legacyPending: 10 }).thenThrows(ConflictError, /at most/);
-      spec(memberNotificationsDecider).given([]).when({ ...subscribe, legacyPending: MAX_ACTIVE_SUBSCRIPTIONS }).thenThrows(ConflictError, /at most/);
+      spec(memberNotificationsDecider)
+        .given(pendingReminders(990))
+        .when({ ...subscribe, legacyPending: 9 })
+        .then(accepted);
+      spec(memberNotificationsDecider)
+        .given(pendingReminders(990))
+        .when({ ...subscribe, legacyPending: 10 })
+        .thenThrows(ConflictError, /at most/);
+      spec(memberNotificationsDecider)
+        .given([])
+        .when({ ...subscribe, legacyPending: MAX_ACTIVE_SUBSCRIPTIONS })
+        .thenThrows(ConflictError, /at most/);
     });
   });
 
@@ -138,9 +189,15 @@ describe("notifications decider (a member's stream)", () => {
     it("answers with the pending reminder's id (SameReminderPending) and appends nothing, at the limit too", () => {
       const retry = { ...subscribe, subscriptionId: idOf(9999), clientEndTime: '2026-11-22T19:00:00Z' };
       spec(memberNotificationsDecider).given([subscribed]).when(retry).thenThrows(SameReminderPending, new RegExp(id));
-      spec(memberNotificationsDecider).given([...pendingReminders(999), subscribed]).when(retry).thenThrows(SameReminderPending, new RegExp(id));
+      spec(memberNotificationsDecider)
+        .given([...pendingReminders(999), subscribed])
+        .when(retry)
+        .thenThrows(SameReminderPending, new RegExp(id));
       try {
-        memberNotificationsDecider.decide(retry, [subscribed].reduce(memberNotificationsDecider.evolve, memberNotificationsDecider.initialState()));
+        memberNotificationsDecider.decide(
+          retry,
+          [subscribed].reduce(memberNotificationsDecider.evolve, memberNotificationsDecider.initialState()),
+        );
         expect.fail('a retry decided events');
       } catch (error) {
         expect((error as SameReminderPending).subscriptionId).to.equal(id);
@@ -150,8 +207,14 @@ describe("notifications decider (a member's stream)", () => {
     it('makes a new reminder when the lot, SendTime or channel differs', () => {
       const other = { ...subscribe, subscriptionId: idOf(9999) };
       const data = { ...subscribed.data, subscriptionId: idOf(9999) };
-      spec(memberNotificationsDecider).given([subscribed]).when({ ...other, lotId: 413 }).then([{ type: 'NotificationSubscribed', data: { ...data, lotId: 413 } }]);
-      spec(memberNotificationsDecider).given([subscribed]).when({ ...other, minutesBefore: 31 }).then([{ type: 'NotificationSubscribed', data: { ...data, minutesBefore: 31 } }]);
+      spec(memberNotificationsDecider)
+        .given([subscribed])
+        .when({ ...other, lotId: 413 })
+        .then([{ type: 'NotificationSubscribed', data: { ...data, lotId: 413 } }]);
+      spec(memberNotificationsDecider)
+        .given([subscribed])
+        .when({ ...other, minutesBefore: 31 })
+        .then([{ type: 'NotificationSubscribed', data: { ...data, minutesBefore: 31 } }]);
       spec(memberNotificationsDecider)
         .given([subscribed])
         .when({ ...other, channel: 'sms', hasPhone: true })
@@ -162,7 +225,10 @@ describe("notifications decider (a member's stream)", () => {
       const again = { ...subscribe, subscriptionId: idOf(9999) };
       const expected: NotificationsEvent[] = [{ type: 'NotificationSubscribed', data: { ...subscribed.data, subscriptionId: idOf(9999) } }];
       spec(memberNotificationsDecider).given([subscribed, sent]).when(again).then(expected);
-      spec(memberNotificationsDecider).given([subscribed, skippedOf(id)]).when(again).then(expected);
+      spec(memberNotificationsDecider)
+        .given([subscribed, skippedOf(id)])
+        .when(again)
+        .then(expected);
       spec(memberNotificationsDecider).given([subscribed, unsubscribed]).when(again).then(expected);
     });
   });
@@ -181,29 +247,49 @@ describe("notifications decider (a member's stream)", () => {
     it('refuses an unknown or already removed reminder (404)', () => {
       spec(memberNotificationsDecider).given([]).when(command).thenThrows(NotFoundError);
       spec(memberNotificationsDecider).given([subscribed, unsubscribed]).when(command).thenThrows(NotFoundError);
-      spec(memberNotificationsDecider).given([subscribedTo(idOf(1))]).when(command).thenThrows(NotFoundError);
+      spec(memberNotificationsDecider)
+        .given([subscribedTo(idOf(1))])
+        .when(command)
+        .thenThrows(NotFoundError);
     });
   });
 
   describe('RecordDispatched and RecordSkipped', () => {
-    const recordDispatched = { type: 'RecordDispatched' as const, ...base, messageId: `notification-${id}`, lotEndTime, at: '2026-11-22T17:30:00.100Z' };
+    const recordDispatched = {
+      type: 'RecordDispatched' as const,
+      ...base,
+      messageId: `notification-${id}`,
+      lotEndTime,
+      at: '2026-11-22T17:30:00.100Z',
+    };
     const recordSkipped = { type: 'RecordSkipped' as const, ...base, reason: 'no-phone' as const, at: '2026-11-22T17:30:00.100Z' };
 
-    it('records the sending of an active reminder, with its member, lot and channel, among the member\'s others', () => {
-      spec(memberNotificationsDecider).given([subscribedTo(idOf(1)), subscribed, subscribedTo(idOf(2), 45)]).when(recordDispatched).then([sent]);
+    it("records the sending of an active reminder, with its member, lot and channel, among the member's others", () => {
+      spec(memberNotificationsDecider)
+        .given([subscribedTo(idOf(1)), subscribed, subscribedTo(idOf(2), 45)])
+        .when(recordDispatched)
+        .then([sent]);
     });
 
     it('records nothing when it was sent already, removed, or never subscribed: a reminder sends once', () => {
       spec(memberNotificationsDecider).given([subscribed, sent]).when(recordDispatched).thenNothingHappened();
       spec(memberNotificationsDecider).given([subscribed, unsubscribed]).when(recordDispatched).thenNothingHappened();
-      spec(memberNotificationsDecider).given([subscribedTo(idOf(1))]).when(recordDispatched).thenNothingHappened();
+      spec(memberNotificationsDecider)
+        .given([subscribedTo(idOf(1))])
+        .when(recordDispatched)
+        .thenNothingHappened();
     });
 
     it('records a skipped reminder once, and nothing after it was sent', () => {
       spec(memberNotificationsDecider)
         .given([subscribed])
         .when(recordSkipped)
-        .then([{ type: 'NotificationSkipped', data: { ...base, memberId: 1, lotId: 412, channel: 'email', reason: 'no-phone', at: recordSkipped.at } }]);
+        .then([
+          {
+            type: 'NotificationSkipped',
+            data: { ...base, memberId: 1, lotId: 412, channel: 'email', reason: 'no-phone', at: recordSkipped.at },
+          },
+        ]);
       spec(memberNotificationsDecider).given([subscribed, sent]).when(recordSkipped).thenNothingHappened();
     });
   });
@@ -211,7 +297,13 @@ describe("notifications decider (a member's stream)", () => {
 
 describe('notifications decider (an older per-subscription stream, notification-{tenant}-{subscriptionId})', () => {
   const unsubscribe = { type: 'Unsubscribe' as const, ...base, memberId: 1, at };
-  const recordDispatched = { type: 'RecordDispatched' as const, ...base, messageId: `notification-${id}`, lotEndTime, at: '2026-11-22T17:30:00.100Z' };
+  const recordDispatched = {
+    type: 'RecordDispatched' as const,
+    ...base,
+    messageId: `notification-${id}`,
+    lotEndTime,
+    at: '2026-11-22T17:30:00.100Z',
+  };
   const recordSkipped = { type: 'RecordSkipped' as const, ...base, reason: 'lot-ended' as const, at: '2026-11-22T17:30:00.100Z' };
 
   it("removes the member's own reminder, sent or not; removing it again is 404", () => {
@@ -221,13 +313,19 @@ describe('notifications decider (an older per-subscription stream, notification-
   });
 
   it("answers another member's reminder, and a stream that holds none, as one that does not exist", () => {
-    spec(legacySubscriptionDecider).given([subscribed]).when({ ...unsubscribe, memberId: 2 }).thenThrows(NotFoundError);
+    spec(legacySubscriptionDecider)
+      .given([subscribed])
+      .when({ ...unsubscribe, memberId: 2 })
+      .thenThrows(NotFoundError);
     spec(legacySubscriptionDecider).given([]).when(unsubscribe).thenThrows(NotFoundError);
   });
 
   it('records its sending or skipping once, and nothing after it was sent, skipped or removed', () => {
     spec(legacySubscriptionDecider).given([subscribed]).when(recordDispatched).then([sent]);
-    spec(legacySubscriptionDecider).given([subscribed]).when(recordSkipped).then([skippedOf(id)]);
+    spec(legacySubscriptionDecider)
+      .given([subscribed])
+      .when(recordSkipped)
+      .then([skippedOf(id)]);
     for (const after of [sent, skippedOf(id), unsubscribed]) {
       spec(legacySubscriptionDecider).given([subscribed, after]).when(recordDispatched).thenNothingHappened();
       spec(legacySubscriptionDecider).given([subscribed, after]).when(recordSkipped).thenNothingHappened();

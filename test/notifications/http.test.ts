@@ -23,9 +23,24 @@ const texts = (title: string) => ({
 
 function lotRecord(tenant: string, lotId: number, endTime: string, title = `Clock ${lotId}`): IntakeRecord {
   return {
-    kind: 'lot', tenant, lotId, auctionId: 1, lotNumber: lotId - 5000, categoryId: null, texts: texts(title), attributes: [], images: [],
-    hotLot: false, vatFree: false, currency: tenant === 'demo2' ? 'SEK' : 'EUR', startingPrice: 1000, estimateLow: null, estimateHigh: null,
-    endTime, combiId: null, ownerId: null,
+    kind: 'lot',
+    tenant,
+    lotId,
+    auctionId: 1,
+    lotNumber: lotId - 5000,
+    categoryId: null,
+    texts: texts(title),
+    attributes: [],
+    images: [],
+    hotLot: false,
+    vatFree: false,
+    currency: tenant === 'demo2' ? 'SEK' : 'EUR',
+    startingPrice: 1000,
+    estimateLow: null,
+    estimateHigh: null,
+    endTime,
+    combiId: null,
+    ownerId: null,
   };
 }
 
@@ -35,7 +50,8 @@ describe('lot-end reminders (operations 52, 53)', function () {
   let member1: string;
   let member2: string;
   const head = () => server.runtime.services.log.headPosition();
-  const since = (position: number): Promise<RecordedEvent[]> => server.runtime.services.log.readAll({ fromPosition: position, maxCount: 1000 });
+  const since = (position: number): Promise<RecordedEvent[]> =>
+    server.runtime.services.log.readAll({ fromPosition: position, maxCount: 1000 });
   const outbox = () => readOutbox(path.join(server.dataDir, 'outbox'));
   const messagesOf = async (id: string) => (await outbox()).filter((m) => m.Id === `notification-${id}`);
   const importLot = async (tenant: string, lotId: number, endTime: string, title?: string) => {
@@ -72,8 +88,18 @@ describe('lot-end reminders (operations 52, 53)', function () {
     server = await startTestServer();
     const log = server.runtime.services.log;
     const member = (memberId: number, language: string, phone: string, tenant = 'demo'): IntakeRecord => ({
-      kind: 'member', tenant, memberId, email: `member${memberId}@example.com`, passwordHash: 'scrypt$disabled', firstName: 'M', lastName: String(memberId),
-      language, phone, signedUpAt: new Date().toISOString(), confirmed: true, roles: ['bidder'],
+      kind: 'member',
+      tenant,
+      memberId,
+      email: `member${memberId}@example.com`,
+      passwordHash: 'scrypt$disabled',
+      firstName: 'M',
+      lastName: String(memberId),
+      language,
+      phone,
+      signedUpAt: new Date().toISOString(),
+      confirmed: true,
+      roles: ['bidder'],
     });
     await importRecord(log, member(2, 'sv', ''));
     await importRecord(log, member(3, 'de', '+4915112345678'));
@@ -97,7 +123,15 @@ describe('lot-end reminders (operations 52, 53)', function () {
       expect(events.map((e) => e.type)).to.deep.equal(['NotificationSubscribed']);
       // On the member's stream, where the limit of pending reminders is decided.
       expect(events[0].streamId).to.equal('notifications-demo-1');
-      expect(events[0].data).to.include({ tenant: 'demo', subscriptionId: response.body.Id, memberId: 1, lotId: 5100, minutesBefore: 30, channel: 'email', clientEndTime: '2030-01-01T00:00:00Z' });
+      expect(events[0].data).to.include({
+        tenant: 'demo',
+        subscriptionId: response.body.Id,
+        memberId: 1,
+        lotId: 5100,
+        minutesBefore: 30,
+        channel: 'email',
+        clientEndTime: '2030-01-01T00:00:00Z',
+      });
     });
 
     it("ignores MemberId in the body: the subscription is the token's member's", async () => {
@@ -147,10 +181,20 @@ describe('lot-end reminders (operations 52, 53)', function () {
       ];
       for (const [body, field] of cases) {
         const problem = expectProblem(await subscribe(body), 400);
-        expect(problem.errors.map((e: { field: string }) => e.field), JSON.stringify(body)).to.include(field);
+        expect(
+          problem.errors.map((e: { field: string }) => e.field),
+          JSON.stringify(body),
+        ).to.include(field);
       }
       expectProblem(await server.request('POST', '/v1/me/notifications', { token: member1 }), 400);
-      expectProblem(await server.request('POST', '/v1/me/notifications', { token: member1, rawBody: '[]', headers: { 'Content-Type': 'application/json' } }), 400);
+      expectProblem(
+        await server.request('POST', '/v1/me/notifications', {
+          token: member1,
+          rawBody: '[]',
+          headers: { 'Content-Type': 'application/json' },
+        }),
+        400,
+      );
       expect(await head()).to.equal(before);
     });
 
@@ -162,7 +206,7 @@ describe('lot-end reminders (operations 52, 53)', function () {
       expect((await subscribe({ GeneralId: 5100, SendTime: 30, Type: 1 }, member2)).status).to.equal(200);
     });
 
-    it("answers 404 for an unknown lot and for a lot of another house only, and appends nothing", async () => {
+    it('answers 404 for an unknown lot and for a lot of another house only, and appends nothing', async () => {
       const before = await head();
       expectProblem(await subscribe({ GeneralId: 999_999, SendTime: 30, Type: 1 }), 404);
       // Lot 5100 exists in demo only.
@@ -181,11 +225,16 @@ describe('lot-end reminders (operations 52, 53)', function () {
     });
 
     it('answers 401 to an anonymous token, an application token and no token, and appends nothing', async () => {
-      const application = await server.request('POST', '/v1/tokens', { body: { ClientId: server.credentials.clientId, ClientSecret: server.credentials.clientSecret } });
+      const application = await server.request('POST', '/v1/tokens', {
+        body: { ClientId: server.credentials.clientId, ClientSecret: server.credentials.clientSecret },
+      });
       const id = await subscribed({ GeneralId: 5100, SendTime: 120, Type: 1 });
       const before = await head();
       for (const token of [await server.anonymousToken('demo'), application.body.Token, null]) {
-        expectProblem(await server.request('POST', '/v1/me/notifications', { token, body: { GeneralId: 5100, SendTime: 30, Type: 1 } }), 401);
+        expectProblem(
+          await server.request('POST', '/v1/me/notifications', { token, body: { GeneralId: 5100, SendTime: 30, Type: 1 } }),
+          401,
+        );
         expectProblem(await server.request('DELETE', `/v1/me/notifications/${id}`, { token }), 401);
       }
       expect(await head()).to.equal(before);
@@ -193,7 +242,7 @@ describe('lot-end reminders (operations 52, 53)', function () {
   });
 
   describe('DELETE /v1/me/notifications/{id}', () => {
-    it('removes the caller\'s reminder: 200 {Id} and one NotificationUnsubscribed; removing it again is 404', async () => {
+    it("removes the caller's reminder: 200 {Id} and one NotificationUnsubscribed; removing it again is 404", async () => {
       const id = await subscribed({ GeneralId: 5100, SendTime: 15, Type: 1 });
       const before = await head();
       const response = await unsubscribe(id);
@@ -218,7 +267,8 @@ describe('lot-end reminders (operations 52, 53)', function () {
     });
 
     it('answers 400 for an id that is not a uuid', async () => {
-      for (const id of ['abc', '123', '00000000-0000-4000-8000-0000000000001', '00000000000040008000000000000000']) expectProblem(await unsubscribe(id), 400);
+      for (const id of ['abc', '123', '00000000-0000-4000-8000-0000000000001', '00000000000040008000000000000000'])
+        expectProblem(await unsubscribe(id), 400);
     });
   });
 
@@ -273,18 +323,27 @@ describe('lot-end reminders (operations 52, 53)', function () {
       await server.runtime.services.projector.catchUp();
     });
 
-    it('is sent once, by e-mail, at the lot\'s end time minus SendTime and not before, naming the lot\'s number and title', async () => {
+    it("is sent once, by e-mail, at the lot's end time minus SendTime and not before, naming the lot's number and title", async () => {
       const sent = await message(ids.onTime);
       expect(Date.parse(sent.CreatedAt)).to.be.at.least(at.onTime - TOLERANCE_MS);
       expect(sent).to.include({ Channel: 'mail', Tenant: 'demo', To: 'bidder@example.com' });
       expect(sent.Subject).to.include('Lot 1').and.include('Brass ship clock');
-      expect(sent.Body).to.include('Lot 1: Brass ship clock').and.include(iso(at.onTime).slice(0, 16).replace('T', ' ')).and.include('Demo Auctions');
+      expect(sent.Body)
+        .to.include('Lot 1: Brass ship clock')
+        .and.include(iso(at.onTime).slice(0, 16).replace('T', ' '))
+        .and.include('Demo Auctions');
       expect(sent.Body).to.not.include('2031');
       await settle();
       expect(await messagesOf(ids.onTime)).to.have.length(1);
       expect(await eventsOf(ids.onTime)).to.deep.equal(['NotificationSubscribed', 'NotificationDispatched']);
       const [recorded] = (await server.events()).filter((e) => e.type === 'NotificationDispatched' && e.data.subscriptionId === ids.onTime);
-      expect(recorded.data).to.include({ memberId: 1, lotId: 5001, channel: 'email', messageId: `notification-${ids.onTime}`, lotEndTime: iso(at.onTime) });
+      expect(recorded.data).to.include({
+        memberId: 1,
+        lotId: 5001,
+        channel: 'email',
+        messageId: `notification-${ids.onTime}`,
+        lotEndTime: iso(at.onTime),
+      });
     });
 
     it("names the lot's title in the member's language", async () => {
@@ -294,7 +353,7 @@ describe('lot-end reminders (operations 52, 53)', function () {
       expect(sent.Body).to.include('Föremål 1: Brass ship clock (sv)');
     });
 
-    it('is sent at once, by SMS to the member\'s phone, when the moment has passed and the lot is open', async () => {
+    it("is sent at once, by SMS to the member's phone, when the moment has passed and the lot is open", async () => {
       const sent = await message(ids.atOnce, 5000);
       expect(sent).to.include({ Channel: 'sms', To: '+46700000001', Subject: null });
       expect(sent.Body).to.include('Lot 2').and.include('Clock 5002');
@@ -311,14 +370,18 @@ describe('lot-end reminders (operations 52, 53)', function () {
 
     it('moves with an earlier end time', async () => {
       const sent = await message(ids.earlier);
-      expect(Date.parse(sent.CreatedAt)).to.be.at.least(at.earlier - TOLERANCE_MS).and.below(at.earlier + 15_000);
+      expect(Date.parse(sent.CreatedAt))
+        .to.be.at.least(at.earlier - TOLERANCE_MS)
+        .and.below(at.earlier + 15_000);
       await settle();
       expect(await messagesOf(ids.earlier)).to.have.length(1);
     });
 
     it('moves with an early close to SendTime minutes before the closing time', async () => {
       const sent = await message(ids.closing);
-      expect(Date.parse(sent.CreatedAt)).to.be.at.least(at.closing - TOLERANCE_MS).and.below(at.closing + 15_000);
+      expect(Date.parse(sent.CreatedAt))
+        .to.be.at.least(at.closing - TOLERANCE_MS)
+        .and.below(at.closing + 15_000);
       expect(sent.Subject).to.include('10 minutes');
     });
 
@@ -356,7 +419,12 @@ describe('lot-end reminders (operations 52, 53)', function () {
       const services = server.runtime.services;
       const run = reminderJobProcessor(services);
       // Jobs name the member of a subscription on the member's stream; one without (as queued before) finds it too.
-      const job = (id: string, n: number) => ({ id: `test-${id}-${n}`, name: 'notification-reminder', data: { tenant: 'demo', subscriptionId: id, ...(n % 2 ? { memberId: 1 } : {}) }, attemptsMade: n });
+      const job = (id: string, n: number) => ({
+        id: `test-${id}-${n}`,
+        name: 'notification-reminder',
+        data: { tenant: 'demo', subscriptionId: id, ...(n % 2 ? { memberId: 1 } : {}) },
+        attemptsMade: n,
+      });
       // A new reminder that is due at once, run by several jobs at the same time as the reactor's own.
       const id = await subscribed({ GeneralId: 5002, SendTime: 150, Type: 1 });
       await Promise.all([run(job(id, 1)), run(job(id, 2)), run(job(id, 3))]);

@@ -28,15 +28,40 @@ describe("lot-end reminders on the member's stream, and those made before it", f
 
   const importLot = async (lotId: number, endTime: string) => {
     await importRecord(server.runtime.services.log, {
-      kind: 'lot', tenant: 'demo', lotId, auctionId: 1, lotNumber: lotId - 6000, categoryId: null,
-      texts: { en: { title: `Reminder lot ${lotId}`, description: 'A test lot.' } }, attributes: [], images: [], hotLot: false, vatFree: false,
-      currency: 'EUR', startingPrice: 1000, estimateLow: null, estimateHigh: null, endTime, combiId: null, ownerId: null,
+      kind: 'lot',
+      tenant: 'demo',
+      lotId,
+      auctionId: 1,
+      lotNumber: lotId - 6000,
+      categoryId: null,
+      texts: { en: { title: `Reminder lot ${lotId}`, description: 'A test lot.' } },
+      attributes: [],
+      images: [],
+      hotLot: false,
+      vatFree: false,
+      currency: 'EUR',
+      startingPrice: 1000,
+      estimateLow: null,
+      estimateHigh: null,
+      endTime,
+      combiId: null,
+      ownerId: null,
     } satisfies IntakeRecord);
   };
   const importMember = (memberId: number) =>
     importRecord(server.runtime.services.log, {
-      kind: 'member', tenant: 'demo', memberId, email: `reminders${memberId}@example.com`, passwordHash: 'scrypt$disabled', firstName: 'R', lastName: String(memberId),
-      language: 'en', phone: '', signedUpAt: new Date().toISOString(), confirmed: true, roles: ['bidder'],
+      kind: 'member',
+      tenant: 'demo',
+      memberId,
+      email: `reminders${memberId}@example.com`,
+      passwordHash: 'scrypt$disabled',
+      firstName: 'R',
+      lastName: String(memberId),
+      language: 'en',
+      phone: '',
+      signedUpAt: new Date().toISOString(),
+      confirmed: true,
+      roles: ['bidder'],
     } satisfies IntakeRecord);
   /** Every other request to the second process. */
   const post = (n: number, token: string, body: unknown): Promise<TestResponse> =>
@@ -50,9 +75,21 @@ describe("lot-end reminders on the member's stream, and those made before it", f
     const subscriptionId = randomUUID();
     const event = notificationsEvents.toNew({
       type: 'NotificationSubscribed',
-      data: { tenant: 'demo', subscriptionId, memberId, lotId, minutesBefore, channel: 'email', lotEndTime, clientEndTime: null, at: iso(Date.now()) },
+      data: {
+        tenant: 'demo',
+        subscriptionId,
+        memberId,
+        lotId,
+        minutesBefore,
+        channel: 'email',
+        lotEndTime,
+        clientEndTime: null,
+        at: iso(Date.now()),
+      },
     });
-    await server.runtime.services.log.appendToStream(legacyNotificationStreamId('demo', subscriptionId), [event], { expectedRevision: 'no_stream' });
+    await server.runtime.services.log.appendToStream(legacyNotificationStreamId('demo', subscriptionId), [event], {
+      expectedRevision: 'no_stream',
+    });
     return subscriptionId;
   };
   const pendingInReadModel = (memberId: number) =>
@@ -80,8 +117,18 @@ describe("lot-end reminders on the member's stream, and those made before it", f
     await Promise.all(
       Array.from({ length: 985 }, (_, i) =>
         streams.run(stream, memberNotificationsDecider, {
-          type: 'Subscribe', tenant: 'demo', subscriptionId: randomUUID(), memberId, lotId: 6100, minutesBefore: i, channel: 'email',
-          clientEndTime: null, lot: { endTime: farEnd }, hasPhone: false, legacyPending: 0, at: iso(Date.now()),
+          type: 'Subscribe',
+          tenant: 'demo',
+          subscriptionId: randomUUID(),
+          memberId,
+          lotId: 6100,
+          minutesBefore: i,
+          channel: 'email',
+          clientEndTime: null,
+          lot: { endTime: farEnd },
+          hasPhone: false,
+          legacyPending: 0,
+          at: iso(Date.now()),
         }),
       ),
     );
@@ -91,7 +138,9 @@ describe("lot-end reminders on the member's stream, and those made before it", f
     expect(await pendingInReadModel(memberId)).to.equal(995);
 
     const token = server.issueMemberToken('demo', memberId);
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, n) => post(n, token, { GeneralId: 6100, SendTime: 2000 + n, Type: 1 })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, n) => post(n, token, { GeneralId: 6100, SendTime: 2000 + n, Type: 1 })),
+    );
     const ok = answers.filter((a) => a.status === 200);
     expect(ok, answers.map((a) => a.status).join(' ')).to.have.length(5);
     for (const refused of answers.filter((a) => a.status !== 200)) expect(expectProblem(refused, 409).detail).to.match(/at most 1000/);
@@ -109,7 +158,9 @@ describe("lot-end reminders on the member's stream, and those made before it", f
       [`notification-demo-${legacy[0]}`, 'NotificationSubscribed'],
       [`notification-demo-${legacy[0]}`, 'NotificationUnsubscribed'],
     ]);
-    const again = await Promise.all([3000, 3001, 3002].map((sendTime, n) => post(n, token, { GeneralId: 6100, SendTime: sendTime, Type: 1 })));
+    const again = await Promise.all(
+      [3000, 3001, 3002].map((sendTime, n) => post(n, token, { GeneralId: 6100, SendTime: sendTime, Type: 1 })),
+    );
     expect(again.map((a) => a.status).sort()).to.deep.equal([200, 409, 409]);
     await settle();
     expect(await pendingInReadModel(memberId)).to.equal(MAX_ACTIVE_SUBSCRIPTIONS);
@@ -139,7 +190,8 @@ describe("lot-end reminders on the member's stream, and those made before it", f
   });
 
   describe('a log holding subscriptions made before the member stream, on streams of their own', () => {
-    const messagesOf = async (id: string) => (await readOutbox(path.join(server.dataDir, 'outbox'))).filter((m) => m.Id === `notification-${id}`);
+    const messagesOf = async (id: string) =>
+      (await readOutbox(path.join(server.dataDir, 'outbox'))).filter((m) => m.Id === `notification-${id}`);
     const ids: Record<string, string> = {};
 
     before(async () => {
@@ -153,14 +205,22 @@ describe("lot-end reminders on the member's stream, and those made before it", f
       ids.closed = await legacySubscription(24, 6102, 30, iso(t0 + 3600_000));
       ids.pending = await legacySubscription(24, 6100, 60);
       // A reminder job as queued before the member stream: it names the tenant and the subscription only.
-      await server.runtime.services.jobs.add(SEND_REMINDER, { tenant: 'demo', subscriptionId: ids.due }, reminderJob(`notification-${ids.due}-at-queued-before`));
+      await server.runtime.services.jobs.add(
+        SEND_REMINDER,
+        { tenant: 'demo', subscriptionId: ids.due },
+        reminderJob(`notification-${ids.due}-at-queued-before`),
+      );
       await settle();
     });
 
     it('sends a due reminder once, recording NotificationDispatched on its own stream, however many jobs run', async () => {
       expect(await messagesOf(ids.due)).to.have.length(1);
       expect((await messagesOf(ids.due))[0]).to.include({ Channel: 'mail', Tenant: 'demo', To: 'reminders24@example.com' });
-      await server.runtime.services.jobs.add(SEND_REMINDER, { tenant: 'demo', subscriptionId: ids.due }, reminderJob(`notification-${ids.due}-at-queued-again`));
+      await server.runtime.services.jobs.add(
+        SEND_REMINDER,
+        { tenant: 'demo', subscriptionId: ids.due },
+        reminderJob(`notification-${ids.due}-at-queued-again`),
+      );
       await settle();
       expect(await messagesOf(ids.due)).to.have.length(1);
       expect(await eventsOf(ids.due)).to.deep.equal([
@@ -178,14 +238,21 @@ describe("lot-end reminders on the member's stream, and those made before it", f
     });
 
     it("removes a pending one on its own stream for its member only (another member's: 404), once (then 404), and never sends it", async () => {
-      expectProblem(await api.request('DELETE', `/v1/me/notifications/${ids.pending}`, { token: server.issueMemberToken('demo', 23) }), 404);
+      expectProblem(
+        await api.request('DELETE', `/v1/me/notifications/${ids.pending}`, { token: server.issueMemberToken('demo', 23) }),
+        404,
+      );
       const token = server.issueMemberToken('demo', 24);
       const response = await api.request('DELETE', `/v1/me/notifications/${ids.pending}`, { token });
       expect(response.status, response.text).to.equal(200);
       expect(response.body).to.deep.equal({ Id: ids.pending });
       expectProblem(await server.request('DELETE', `/v1/me/notifications/${ids.pending}`, { token }), 404);
       expect(await notificationSubscriptions(server.runtime.services.documents.forTenant('demo')).findById(ids.pending)).to.equal(null);
-      await server.runtime.services.jobs.add(SEND_REMINDER, { tenant: 'demo', subscriptionId: ids.pending }, reminderJob(`notification-${ids.pending}-at-queued-before`));
+      await server.runtime.services.jobs.add(
+        SEND_REMINDER,
+        { tenant: 'demo', subscriptionId: ids.pending },
+        reminderJob(`notification-${ids.pending}-at-queued-before`),
+      );
       await settle();
       expect(await messagesOf(ids.pending)).to.deep.equal([]);
       expect(await eventsOf(ids.pending)).to.deep.equal([

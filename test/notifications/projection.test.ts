@@ -31,7 +31,15 @@ const recorded = (type: string, data: Record<string, unknown>, streamId = `notif
 });
 const subscribed = () =>
   recorded('NotificationSubscribed', {
-    tenant: 'demo', subscriptionId: id, memberId: 1, lotId: 412, minutesBefore: 30, channel: 'email', lotEndTime: '2026-11-22T18:00:00.000Z', clientEndTime: null, at,
+    tenant: 'demo',
+    subscriptionId: id,
+    memberId: 1,
+    lotId: 412,
+    minutesBefore: 30,
+    channel: 'email',
+    lotEndTime: '2026-11-22T18:00:00.000Z',
+    clientEndTime: null,
+    at,
   });
 const lotCatalogued = () => recorded('LotCatalogued', { tenant: 'demo', lotId: 412, endTime: '2026-11-22T19:00:00.000Z' }, 'lot-demo-412');
 
@@ -53,9 +61,15 @@ describe('notifications projection and reminder reactor', () => {
       uow.current = event;
       await notificationsProjection.apply(event, uow);
     }
-    await store.live().commit(uow.ops(), { projection: notificationsProjection.name, expected, position: events[events.length - 1].position });
+    await store
+      .live()
+      .commit(uow.ops(), { projection: notificationsProjection.name, expected, position: events[events.length - 1].position });
   };
-  const docs = () => store.forTenant('demo').collection(NOTIFICATION_SUBSCRIPTIONS).find({}, { sort: [['_id', 1]] });
+  const docs = () =>
+    store
+      .forTenant('demo')
+      .collection(NOTIFICATION_SUBSCRIPTIONS)
+      .find({}, { sort: [['_id', 1]] });
 
   beforeEach(async () => {
     position = 0;
@@ -70,7 +84,16 @@ describe('notifications projection and reminder reactor', () => {
     const events = [
       subscribed(),
       lotCatalogued(),
-      recorded('NotificationDispatched', { tenant: 'demo', subscriptionId: id, memberId: 1, lotId: 412, channel: 'email', messageId: `notification-${id}`, lotEndTime: '2026-11-22T19:00:00.000Z', at }),
+      recorded('NotificationDispatched', {
+        tenant: 'demo',
+        subscriptionId: id,
+        memberId: 1,
+        lotId: 412,
+        channel: 'email',
+        messageId: `notification-${id}`,
+        lotEndTime: '2026-11-22T19:00:00.000Z',
+        at,
+      }),
     ];
     await apply(events, 0);
     const once = await docs();
@@ -86,7 +109,11 @@ describe('notifications projection and reminder reactor', () => {
     const reactor = notificationRemindersReactor({ jobs, documents: store });
     await reactor.react(subscribed());
     expect(added).to.deep.equal([
-      { name: 'notification-reminder', data: { tenant: 'demo', subscriptionId: id }, options: { jobId: `notification-${id}-subscribed`, attempts: 8, backoffMs: 2000 } },
+      {
+        name: 'notification-reminder',
+        data: { tenant: 'demo', subscriptionId: id },
+        options: { jobId: `notification-${id}-subscribed`, attempts: 8, backoffMs: 2000 },
+      },
     ]);
   });
 
@@ -101,7 +128,9 @@ describe('notifications projection and reminder reactor', () => {
     // The projection catches up: the subscription appended before the change is found.
     await apply([subscription, change], 0);
     await reacting;
-    expect(added.map((a) => [a.data, a.options.jobId])).to.deep.equal([[{ tenant: 'demo', subscriptionId: id }, `notification-${id}-p${change.position}`]]);
+    expect(added.map((a) => [a.data, a.options.jobId])).to.deep.equal([
+      [{ tenant: 'demo', subscriptionId: id }, `notification-${id}-p${change.position}`],
+    ]);
     expect((await notificationSubscriptions(store.forTenant('demo')).find({ LotId: 412 })).map((s) => s.Id)).to.deep.equal([id]);
     // Other tenants' subscriptions of a lot of the same id are not concerned.
     const elsewhere = recorded('LotClosed', { tenant: 'demo2', lotId: 412, closedAt: at }, 'lot-demo2-412');
@@ -116,13 +145,31 @@ describe('notifications projection, given events', () => {
   const B = '0b6c3f7a-2d4e-4f1a-8b9c-5e6d7f8a9b0c';
   const time = (minute: number) => `2026-11-22T12:${String(minute).padStart(2, '0')}:00.000Z`;
   const of = (subscriptionId: string, lotId: number, tenant = 'demo') => ({ tenant, subscriptionId, memberId: 1, lotId });
-  const subscribedTo = (subscriptionId: string, lotId: number, channel: 'email' | 'sms' = 'email', tenant = 'demo'): NotificationsEvent => ({
+  const subscribedTo = (
+    subscriptionId: string,
+    lotId: number,
+    channel: 'email' | 'sms' = 'email',
+    tenant = 'demo',
+  ): NotificationsEvent => ({
     type: 'NotificationSubscribed',
-    data: { ...of(subscriptionId, lotId, tenant), minutesBefore: 30, channel, lotEndTime: '2026-11-30T18:00:00.000Z', clientEndTime: null, at: time(0) },
+    data: {
+      ...of(subscriptionId, lotId, tenant),
+      minutesBefore: 30,
+      channel,
+      lotEndTime: '2026-11-30T18:00:00.000Z',
+      clientEndTime: null,
+      at: time(0),
+    },
   });
   const dispatched = (subscriptionId: string, lotId: number, minute: number): NotificationsEvent => ({
     type: 'NotificationDispatched',
-    data: { ...of(subscriptionId, lotId), channel: 'email', messageId: `notification-${subscriptionId}`, lotEndTime: '2026-11-30T18:00:00.000Z', at: time(minute) },
+    data: {
+      ...of(subscriptionId, lotId),
+      channel: 'email',
+      messageId: `notification-${subscriptionId}`,
+      lotEndTime: '2026-11-30T18:00:00.000Z',
+      at: time(minute),
+    },
   });
   const skipped = (subscriptionId: string, lotId: number, minute: number): NotificationsEvent => ({
     type: 'NotificationSkipped',
@@ -133,8 +180,18 @@ describe('notifications projection, given events', () => {
     data: { ...of(subscriptionId, lotId, tenant), at: time(minute) },
   });
   const subscription = (id: string, lotId: number, fields: Record<string, unknown> = {}) => ({
-    _id: id, Id: id, MemberId: 1, LotId: lotId, SendTime: 30, Channel: 'email', Status: 'active', SubscribedAt: time(0), DoneAt: null, SkipReason: null,
-    OnMemberStream: true, ...fields,
+    _id: id,
+    Id: id,
+    MemberId: 1,
+    LotId: lotId,
+    SendTime: 30,
+    Channel: 'email',
+    Status: 'active',
+    SubscribedAt: time(0),
+    DoneAt: null,
+    SkipReason: null,
+    OnMemberStream: true,
+    ...fields,
   });
   /** A subscription made before the member's stream, on a stream of its own, has no OnMemberStream. */
   const ownStream = ({ OnMemberStream: _, ...doc }: ReturnType<typeof subscription>) => doc;

@@ -17,7 +17,15 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function start(dataDir: string, port: number) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'app/main.ts'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', DEMO_API_KEY: API_KEY, DEMO_MEMBER_PASSWORD: PASSWORD },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      DEMO_API_KEY: API_KEY,
+      DEMO_MEMBER_PASSWORD: PASSWORD,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -81,9 +89,24 @@ describe('a lot-end reminder across a restart of the service', function () {
     const fireAt = Date.now() + 20_000;
     const log = new SqliteEventLog(path.join(dataDir, 'events.sqlite'));
     await importRecord(log, {
-      kind: 'lot', tenant: 'demo', lotId: 9001, auctionId: 1, lotNumber: 901, categoryId: null,
-      texts: { en: { title: 'Restart clock', description: 'A lot for the restart spec.' } }, attributes: [], images: [], hotLot: false, vatFree: false,
-      currency: 'EUR', startingPrice: 1000, estimateLow: null, estimateHigh: null, endTime: new Date(fireAt + 5 * 60_000).toISOString(), combiId: null, ownerId: null,
+      kind: 'lot',
+      tenant: 'demo',
+      lotId: 9001,
+      auctionId: 1,
+      lotNumber: 901,
+      categoryId: null,
+      texts: { en: { title: 'Restart clock', description: 'A lot for the restart spec.' } },
+      attributes: [],
+      images: [],
+      hotLot: false,
+      vatFree: false,
+      currency: 'EUR',
+      startingPrice: 1000,
+      estimateLow: null,
+      estimateHigh: null,
+      endTime: new Date(fireAt + 5 * 60_000).toISOString(),
+      combiId: null,
+      ownerId: null,
     });
     await log.close();
     const deadline = Date.now() + 10_000;
@@ -121,7 +144,8 @@ describe('a lot-end reminder across a restart of the service', function () {
     expect(await outbox()).to.have.length(1);
     await stop(third);
     const events = new SqliteEventLog(path.join(dataDir, 'events.sqlite'));
-    const memberId = (await events.readAll({ fromPosition: 0, maxCount: 1_000_000 })).find((e) => e.data.subscriptionId === id)!.data.memberId;
+    const memberId = (await events.readAll({ fromPosition: 0, maxCount: 1_000_000 })).find((e) => e.data.subscriptionId === id)!.data
+      .memberId;
     const stream = (await events.readStream(`notifications-demo-${memberId}`)).filter((e) => e.data.subscriptionId === id);
     await events.close();
     expect(stream.map((e) => e.type)).to.deep.equal(['NotificationSubscribed', 'NotificationDispatched']);

@@ -16,9 +16,11 @@ describe('phone verification (operations 40 and 41)', () => {
   let nextMember = 300;
   let clockOffsetMs = 0;
   const head = () => server.runtime.services.log.headPosition();
-  const since = (position: number): Promise<RecordedEvent[]> => server.runtime.services.log.readAll({ fromPosition: position, maxCount: 10_000 });
+  const since = (position: number): Promise<RecordedEvent[]> =>
+    server.runtime.services.log.readAll({ fromPosition: position, maxCount: 10_000 });
   const requestCode = (token?: string) => server.request('POST', '/v1/me/phone-verification', { token });
-  const confirm = (token: string | undefined, body: unknown) => server.request('POST', '/v1/me/phone-verification/confirmation', { token, body });
+  const confirm = (token: string | undefined, body: unknown) =>
+    server.request('POST', '/v1/me/phone-verification/confirmation', { token, body });
   const me = async (token: string) => (await server.request('GET', '/v1/me', { token })).body;
   /** Moves the service's clock forward. */
   const advance = (ms: number) => {
@@ -29,8 +31,18 @@ describe('phone verification (operations 40 and 41)', () => {
   async function newMember(tenant = 'demo', phone = '+31612345678') {
     const memberId = ++nextMember;
     await importRecord(server.runtime.services.log, {
-      kind: 'member', tenant, memberId, email: `phone${memberId}@example.com`, passwordHash: 'scrypt$disabled', firstName: 'Piet',
-      lastName: `Phone${memberId}`, language: 'en', phone, signedUpAt: new Date().toISOString(), confirmed: true, roles: ['bidder'],
+      kind: 'member',
+      tenant,
+      memberId,
+      email: `phone${memberId}@example.com`,
+      passwordHash: 'scrypt$disabled',
+      firstName: 'Piet',
+      lastName: `Phone${memberId}`,
+      language: 'en',
+      phone,
+      signedUpAt: new Date().toISOString(),
+      confirmed: true,
+      roles: ['bidder'],
     });
     await server.runtime.services.projector.catchUp();
     return { memberId, token: server.issueMemberToken(tenant, memberId) };
@@ -78,7 +90,9 @@ describe('phone verification (operations 40 and 41)', () => {
     expect(events[0].streamId).to.equal(`phone-demo-${memberId}`);
     expect(events[0].data).to.include({ tenant: 'demo', memberId, phone: '+31612345678', expiresAt: response.body.ExpiresAt });
 
-    const [text] = await texts('+31612345678').then((all) => all.filter((m) => m.Id === `phone-code-demo-${(events[0].data as any).codeId}`));
+    const [text] = await texts('+31612345678').then((all) =>
+      all.filter((m) => m.Id === `phone-code-demo-${(events[0].data as any).codeId}`),
+    );
     expect(text).to.include({ Channel: 'sms', Tenant: 'demo', To: '+31612345678' });
     const code = /\b(\d{6})\b/.exec(text.Body)![1];
     expect(text.Body).to.match(/10 minutes/);
@@ -245,9 +259,20 @@ describe('phone verification (operations 40 and 41)', () => {
     const { token } = await newMember();
     await codeFor(token, '+31612345678');
     const before = await head();
-    for (const body of [{}, { Code: '12345' }, { Code: '1234567' }, { Code: 'abcdef' }, { Code: 123456 }, { Code: null }, { Code: ' 123456' }]) {
+    for (const body of [
+      {},
+      { Code: '12345' },
+      { Code: '1234567' },
+      { Code: 'abcdef' },
+      { Code: 123456 },
+      { Code: null },
+      { Code: ' 123456' },
+    ]) {
       const problem = expectProblem(await confirm(token, body), 400);
-      expect(problem.errors.map((e: { field: string }) => e.field), JSON.stringify(body)).to.include('body.Code');
+      expect(
+        problem.errors.map((e: { field: string }) => e.field),
+        JSON.stringify(body),
+      ).to.include('body.Code');
     }
     expectProblem(await server.request('POST', '/v1/me/phone-verification/confirmation', { token }), 400);
     expect(await head()).to.equal(before);

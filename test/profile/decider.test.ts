@@ -31,7 +31,12 @@ const requested = (checkId: string, vatNumber: string, companyName: string | nul
   type: 'MemberVatCheckRequested',
   data: { ...base, checkId, vatNumber, companyName },
 });
-const result = (vatNumber: string, valid: boolean, country: string | null): VatCheckResult => ({ vatNumber, valid, country, source: 'format' });
+const result = (vatNumber: string, valid: boolean, country: string | null): VatCheckResult => ({
+  vatNumber,
+  valid,
+  country,
+  source: 'format',
+});
 const record = (checkId: string, r: VatCheckResult, homeCountry: string | null = 'NL') =>
   ({ type: 'RecordVatCheck', ...base, checkId, result: r, homeCountry }) as const;
 const replace = (p: ProfileFields, checkId = CHECK_1) => ({ type: 'ReplaceProfile', ...base, profile: p, checkId }) as const;
@@ -39,7 +44,10 @@ const replace = (p: ProfileFields, checkId = CHECK_1) => ({ type: 'ReplaceProfil
 describe('profile decider', () => {
   describe('ReplaceProfile', () => {
     it('stores the first replacement, with no VAT check when no VAT number is given', () => {
-      spec(profileDecider).given([]).when(replace(profile())).then([replaced(profile())]);
+      spec(profileDecider)
+        .given([])
+        .when(replace(profile()))
+        .then([replaced(profile())]);
     });
 
     it('appends nothing when the replacement equals the stored profile (extraData compared by its entries)', () => {
@@ -93,7 +101,16 @@ describe('profile decider', () => {
         .then([
           {
             type: 'MemberVatNumberChecked',
-            data: { ...base, checkId: CHECK_1, vatNumber: DE, valid: true, country: 'DE', source: 'format', homeCountry: 'NL', vatFree: true },
+            data: {
+              ...base,
+              checkId: CHECK_1,
+              vatNumber: DE,
+              valid: true,
+              country: 'DE',
+              source: 'format',
+              homeCountry: 'NL',
+              vatFree: true,
+            },
           },
         ]);
     });
@@ -106,7 +123,16 @@ describe('profile decider', () => {
         .then([
           {
             type: 'MemberVatNumberChecked',
-            data: { ...base, checkId: CHECK_1, vatNumber: NL, valid: true, country: 'NL', source: 'format', homeCountry: 'NL', vatFree: false },
+            data: {
+              ...base,
+              checkId: CHECK_1,
+              vatNumber: NL,
+              valid: true,
+              country: 'NL',
+              source: 'format',
+              homeCountry: 'NL',
+              vatFree: false,
+            },
           },
         ]);
     });
@@ -118,7 +144,16 @@ describe('profile decider', () => {
         .then([
           {
             type: 'MemberVatNumberChecked',
-            data: { ...base, checkId: CHECK_1, vatNumber: DE, valid: false, country: 'DE', source: 'format', homeCountry: 'NL', vatFree: false },
+            data: {
+              ...base,
+              checkId: CHECK_1,
+              vatNumber: DE,
+              valid: false,
+              country: 'DE',
+              source: 'format',
+              homeCountry: 'NL',
+              vatFree: false,
+            },
           },
         ]);
     });
@@ -128,7 +163,19 @@ describe('profile decider', () => {
         .given([
           replaced(p),
           requested(CHECK_1, DE),
-          { type: 'MemberVatNumberChecked', data: { ...base, checkId: CHECK_1, vatNumber: DE, valid: true, country: 'DE', source: 'format', homeCountry: 'NL', vatFree: true } },
+          {
+            type: 'MemberVatNumberChecked',
+            data: {
+              ...base,
+              checkId: CHECK_1,
+              vatNumber: DE,
+              valid: true,
+              country: 'DE',
+              source: 'format',
+              homeCountry: 'NL',
+              vatFree: true,
+            },
+          },
         ])
         .when(record(CHECK_1, result(DE, true, 'DE')))
         .thenNothingHappened();
@@ -158,12 +205,15 @@ describe('profile decider', () => {
     });
 
     it('appends nothing for a check that was never requested', () => {
-      spec(profileDecider).given([replaced(p)]).when(record(CHECK_2, result(DE, true, 'DE'))).thenNothingHappened();
+      spec(profileDecider)
+        .given([replaced(p)])
+        .when(record(CHECK_2, result(DE, true, 'DE')))
+        .thenNothingHappened();
     });
   });
 
   describe('the VAT decision', () => {
-    it('is VAT-free only for a valid number of an EU country other than the house\'s own', () => {
+    it("is VAT-free only for a valid number of an EU country other than the house's own", () => {
       expect(isVatFree({ valid: true, country: 'DE' }, 'NL')).to.equal(true);
       expect(isVatFree({ valid: true, country: 'SE' }, 'NL')).to.equal(true);
       expect(isVatFree({ valid: true, country: 'SE' }, 'SE')).to.equal(false);
@@ -171,7 +221,8 @@ describe('profile decider', () => {
       expect(isVatFree({ valid: true, country: 'GR' }, 'NL')).to.equal(true);
       expect(isVatFree({ valid: false, country: 'DE' }, 'NL')).to.equal(false);
       // Not in the EU: Switzerland, the United Kingdom, Norway; and an unknown country.
-      for (const country of ['CH', 'GB', 'NO', 'XI', null]) expect(isVatFree({ valid: true, country }, 'NL'), String(country)).to.equal(false);
+      for (const country of ['CH', 'GB', 'NO', 'XI', null])
+        expect(isVatFree({ valid: true, country }, 'NL'), String(country)).to.equal(false);
       // A house with no country configured charges VAT to everyone.
       expect(isVatFree({ valid: true, country: 'DE' }, null)).to.equal(false);
     });
@@ -202,12 +253,18 @@ describe('phone verification decider', () => {
   const issue = (codeId: string, when = at) => ({ type: 'IssueCode', tenant: 'demo', memberId: 1, codeId, phone, at: when }) as const;
 
   it('issues a code valid for 10 minutes', () => {
-    spec(phoneVerificationDecider).given([]).when(issue(CODE_A)).then([issued(CODE_A)]);
+    spec(phoneVerificationDecider)
+      .given([])
+      .when(issue(CODE_A))
+      .then([issued(CODE_A)]);
   });
 
   it('issues at most 3 codes an hour, then refuses with the seconds until the oldest leaves the hour', () => {
     const given = [issued(CODE_A, minutes(0)), issued(CODE_B, minutes(10)), issued(CODE_A, minutes(20))];
-    spec(phoneVerificationDecider).given(given).when(issue(CODE_B, minutes(30))).thenThrows(TooManyRequestsError);
+    spec(phoneVerificationDecider)
+      .given(given)
+      .when(issue(CODE_B, minutes(30)))
+      .thenThrows(TooManyRequestsError);
     const state = given.reduce(phoneVerificationDecider.evolve, phoneVerificationDecider.initialState());
     let refused: unknown = null;
     try {
@@ -217,15 +274,24 @@ describe('phone verification decider', () => {
     }
     expect(refused).to.be.instanceOf(TooManyRequestsError);
     expect((refused as TooManyRequestsError).extra.retryAfterSeconds).to.equal(30 * 60);
-    spec(phoneVerificationDecider).given(given).when(issue(CODE_B, minutes(60))).then([issued(CODE_B, minutes(60))]);
+    spec(phoneVerificationDecider)
+      .given(given)
+      .when(issue(CODE_B, minutes(60)))
+      .then([issued(CODE_B, minutes(60))]);
   });
 
   it('verifies the phone with the right code', () => {
-    spec(phoneVerificationDecider).given([issued(CODE_A)]).when(confirm('123456', minutes(9))).then([verified(CODE_A, minutes(9))]);
+    spec(phoneVerificationDecider)
+      .given([issued(CODE_A)])
+      .when(confirm('123456', minutes(9)))
+      .then([verified(CODE_A, minutes(9))]);
   });
 
   it('counts a wrong code, and refuses any code once 5 wrong ones voided it', () => {
-    spec(phoneVerificationDecider).given([issued(CODE_A)]).when(confirm('000000')).then([rejected(CODE_A, 1)]);
+    spec(phoneVerificationDecider)
+      .given([issued(CODE_A)])
+      .when(confirm('000000'))
+      .then([rejected(CODE_A, 1)]);
     spec(phoneVerificationDecider)
       .given([issued(CODE_A), rejected(CODE_A, 1), rejected(CODE_A, 2), rejected(CODE_A, 3)])
       .when(confirm('000000'))
@@ -241,26 +307,53 @@ describe('phone verification decider', () => {
   });
 
   it('refuses an expired code, a used code, and a code when none was issued', () => {
-    spec(phoneVerificationDecider).given([issued(CODE_A)]).when(confirm('123456', minutes(10))).thenThrows(ValidationError);
-    spec(phoneVerificationDecider).given([issued(CODE_A), verified(CODE_A)]).when(confirm('123456')).thenThrows(ValidationError);
+    spec(phoneVerificationDecider)
+      .given([issued(CODE_A)])
+      .when(confirm('123456', minutes(10)))
+      .thenThrows(ValidationError);
+    spec(phoneVerificationDecider)
+      .given([issued(CODE_A), verified(CODE_A)])
+      .when(confirm('123456'))
+      .thenThrows(ValidationError);
     spec(phoneVerificationDecider).given([]).when(confirm('123456')).thenThrows(ValidationError);
   });
 
   it('refuses a code sent to a phone the profile no longer has, without counting it', () => {
-    spec(phoneVerificationDecider).given([issued(CODE_A)]).when(confirm('123456', at, '+31687654321')).thenThrows(ValidationError, /another phone/);
-    spec(phoneVerificationDecider).given([issued(CODE_A)]).when(confirm('123456', at, null)).thenThrows(ValidationError);
+    spec(phoneVerificationDecider)
+      .given([issued(CODE_A)])
+      .when(confirm('123456', at, '+31687654321'))
+      .thenThrows(ValidationError, /another phone/);
+    spec(phoneVerificationDecider)
+      .given([issued(CODE_A)])
+      .when(confirm('123456', at, null))
+      .thenThrows(ValidationError);
   });
 
   it('accepts only the latest code: a new code replaces the previous one, with a fresh count', () => {
     const given = [issued(CODE_A), rejected(CODE_A, 4), issued(CODE_B, minutes(1))];
-    spec(phoneVerificationDecider).given(given).when(confirm('000000', minutes(2))).then([rejected(CODE_B, 1, minutes(2))]);
-    spec(phoneVerificationDecider).given(given).when(confirm('123456', minutes(2))).then([verified(CODE_B, minutes(2))]);
+    spec(phoneVerificationDecider)
+      .given(given)
+      .when(confirm('000000', minutes(2)))
+      .then([rejected(CODE_B, 1, minutes(2))]);
+    spec(phoneVerificationDecider)
+      .given(given)
+      .when(confirm('123456', minutes(2)))
+      .then([verified(CODE_B, minutes(2))]);
   });
 
   it('imports a verified phone once', () => {
     const command = { type: 'ImportVerifiedPhone', tenant: 'demo', memberId: 1, phone, at } as const;
-    spec(phoneVerificationDecider).given([]).when(command).then([verified(null)]);
-    spec(phoneVerificationDecider).given([verified(null)]).when(command).thenNothingHappened();
-    spec(phoneVerificationDecider).given([verified(null)]).when({ ...command, phone: '+31687654321' }).then([verified(null, at, '+31687654321')]);
+    spec(phoneVerificationDecider)
+      .given([])
+      .when(command)
+      .then([verified(null)]);
+    spec(phoneVerificationDecider)
+      .given([verified(null)])
+      .when(command)
+      .thenNothingHappened();
+    spec(phoneVerificationDecider)
+      .given([verified(null)])
+      .when({ ...command, phone: '+31687654321' })
+      .then([verified(null, at, '+31687654321')]);
   });
 });

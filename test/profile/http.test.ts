@@ -8,13 +8,65 @@ import { expectProblem, startTestServer, TEST_PASSWORD, type TestServer } from '
 
 /** Every MemberDto property the seed lists, except those that must never leave the service. */
 const MEMBER_DTO_FIELDS = [
-  'Email', 'Language', 'FirstName', 'LastName', 'Title', 'Gender', 'CompanyName', 'CompanyId', 'CompanyRegistrationCity', 'VATNumber',
-  'Address', 'HouseNumber', 'AddressSecond', 'ZipCode', 'City', 'Country', 'Fax', 'Phone', 'Phone2', 'LoginProvider', 'ProviderKey',
-  'MailingLists', 'FoundByOther', 'IdentificationType', 'IdentificationValue', 'PaymentOptionValue', 'PaymentExtraData', 'Website',
-  'DeliveryName', 'DeliveryAddress', 'DeliveryHouseNumber', 'DeliveryAddressSecond', 'DeliveryZipCode', 'DeliveryCity', 'DeliveryCountry',
-  'DeliveryPhone', 'FullName', 'FullNameWithId', 'Timezone', 'ApplicationName', 'UID', 'ApplicationId', 'Id', 'FoundBy',
-  'RegistrationType', 'PaymentOptionId', 'DateRegistered', 'DateOfBirth', 'Created', 'IsConsigner', 'HasBidderRole', 'Validated',
-  'IsCompany', 'ExternalLogin', 'VatFree', 'IsPep', 'SmsVerificationCompleted', 'Roles', 'ExtraData',
+  'Email',
+  'Language',
+  'FirstName',
+  'LastName',
+  'Title',
+  'Gender',
+  'CompanyName',
+  'CompanyId',
+  'CompanyRegistrationCity',
+  'VATNumber',
+  'Address',
+  'HouseNumber',
+  'AddressSecond',
+  'ZipCode',
+  'City',
+  'Country',
+  'Fax',
+  'Phone',
+  'Phone2',
+  'LoginProvider',
+  'ProviderKey',
+  'MailingLists',
+  'FoundByOther',
+  'IdentificationType',
+  'IdentificationValue',
+  'PaymentOptionValue',
+  'PaymentExtraData',
+  'Website',
+  'DeliveryName',
+  'DeliveryAddress',
+  'DeliveryHouseNumber',
+  'DeliveryAddressSecond',
+  'DeliveryZipCode',
+  'DeliveryCity',
+  'DeliveryCountry',
+  'DeliveryPhone',
+  'FullName',
+  'FullNameWithId',
+  'Timezone',
+  'ApplicationName',
+  'UID',
+  'ApplicationId',
+  'Id',
+  'FoundBy',
+  'RegistrationType',
+  'PaymentOptionId',
+  'DateRegistered',
+  'DateOfBirth',
+  'Created',
+  'IsConsigner',
+  'HasBidderRole',
+  'Validated',
+  'IsCompany',
+  'ExternalLogin',
+  'VatFree',
+  'IsPep',
+  'SmsVerificationCompleted',
+  'Roles',
+  'ExtraData',
 ];
 
 describe('GET /v1/me (operation 42)', () => {
@@ -29,8 +81,18 @@ describe('GET /v1/me (operation 42)', () => {
     const log = server.runtime.services.log;
     const member = (tenant: string, memberId: number, email: string, firstName: string) =>
       importRecord(log, {
-        kind: 'member', tenant, memberId, email, passwordHash: 'scrypt$disabled', firstName, lastName: 'Member', language: 'en',
-        phone: '', signedUpAt: new Date().toISOString(), confirmed: true, roles: ['bidder'],
+        kind: 'member',
+        tenant,
+        memberId,
+        email,
+        passwordHash: 'scrypt$disabled',
+        firstName,
+        lastName: 'Member',
+        language: 'en',
+        phone: '',
+        signedUpAt: new Date().toISOString(),
+        confirmed: true,
+        roles: ['bidder'],
       });
     await member('demo2', 2, 'other@example.com', 'Other');
     await member('demo', 3, 'leaving@example.com', 'Leaving');
@@ -46,8 +108,17 @@ describe('GET /v1/me (operation 42)', () => {
     expect(response.headers.get('cache-control')).to.equal('no-store');
     const dto = response.body;
     expect(dto).to.include({
-      Id: 1, Email: 'bidder@example.com', FirstName: 'Demo', LastName: 'Bidder', Language: 'en', Phone: '+46700000001',
-      FullName: 'Demo Bidder', FullNameWithId: 'Demo Bidder (1)', Validated: true, HasBidderRole: true, IsConsigner: true,
+      Id: 1,
+      Email: 'bidder@example.com',
+      FirstName: 'Demo',
+      LastName: 'Bidder',
+      Language: 'en',
+      Phone: '+46700000001',
+      FullName: 'Demo Bidder',
+      FullNameWithId: 'Demo Bidder (1)',
+      Validated: true,
+      HasBidderRole: true,
+      IsConsigner: true,
     });
     expect(dto.Roles).to.have.members(['bidder', 'consigner']);
     expect(dto.UID).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
@@ -65,7 +136,14 @@ describe('GET /v1/me (operation 42)', () => {
     expect(response.text).to.not.include(stored!.PasswordHash.split('$').pop()!);
     expect(response.text).to.not.include(TEST_PASSWORD);
     expect(response.text).to.not.match(/password|hash|scrypt|ValidationKey|reset/i);
-    expect(response.body).to.not.have.any.keys('Password', 'PasswordHash', 'ValidationKey', 'ResetKey', 'PasswordResetKey', 'SecurityStamp');
+    expect(response.body).to.not.have.any.keys(
+      'Password',
+      'PasswordHash',
+      'ValidationKey',
+      'ResetKey',
+      'PasswordResetKey',
+      'SecurityStamp',
+    );
   });
 
   it('answers 401 to an anonymous token, an application token, no token and a bad token', async () => {

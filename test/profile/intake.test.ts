@@ -11,7 +11,10 @@ describe('profile intake (profile, phoneVerified)', function () {
   let server: TestServer;
   const head = () => server.runtime.services.log.headPosition();
   const lines = async (records: unknown[]) => {
-    const report = await importLines(server.runtime.services.log, records.map((r) => JSON.stringify(r)));
+    const report = await importLines(
+      server.runtime.services.log,
+      records.map((r) => JSON.stringify(r)),
+    );
     await server.runtime.services.projector.catchUp();
     await server.runtime.services.jobs.whenIdle(30_000);
     await server.runtime.services.projector.catchUp();
@@ -23,17 +26,40 @@ describe('profile intake (profile, phoneVerified)', function () {
     server = await startTestServer();
     for (const memberId of [20, 21])
       await importRecord(server.runtime.services.log, {
-        kind: 'member', tenant: 'demo', memberId, email: `profile${memberId}@example.com`, passwordHash: 'scrypt$disabled', firstName: 'I',
-        lastName: 'Member', language: 'en', phone: '', signedUpAt: new Date().toISOString(), confirmed: true, roles: ['bidder'],
+        kind: 'member',
+        tenant: 'demo',
+        memberId,
+        email: `profile${memberId}@example.com`,
+        passwordHash: 'scrypt$disabled',
+        firstName: 'I',
+        lastName: 'Member',
+        language: 'en',
+        phone: '',
+        signedUpAt: new Date().toISOString(),
+        confirmed: true,
+        roles: ['bidder'],
       });
     await server.runtime.services.projector.catchUp();
   });
   after(async () => server?.close());
 
   const record = {
-    kind: 'profile', tenant: 'demo', memberId: 20, language: 'de', firstName: ' Karl ', lastName: 'Schmidt', companyName: 'Schmidt GmbH',
-    vatNumber: 'DE 136 695 976', address: 'Hauptstraße', houseNumber: '1', zipCode: '10115', city: 'Berlin', country: 'de',
-    phone: '030 1234567', isCompany: true, extraData: { source: 'legacy' },
+    kind: 'profile',
+    tenant: 'demo',
+    memberId: 20,
+    language: 'de',
+    firstName: ' Karl ',
+    lastName: 'Schmidt',
+    companyName: 'Schmidt GmbH',
+    vatNumber: 'DE 136 695 976',
+    address: 'Hauptstraße',
+    houseNumber: '1',
+    zipCode: '10115',
+    city: 'Berlin',
+    country: 'de',
+    phone: '030 1234567',
+    isCompany: true,
+    extraData: { source: 'legacy' },
   };
 
   it('replaces the profile (phones read in its country, the VAT number normalised and checked) and appends nothing when imported again', async () => {
@@ -41,8 +67,18 @@ describe('profile intake (profile, phoneVerified)', function () {
     expect(report.errors).to.deep.equal([]);
     const dto = await me(20);
     expect(dto).to.include({
-      Language: 'de', FirstName: 'Karl', LastName: 'Schmidt', CompanyName: 'Schmidt GmbH', VATNumber: 'DE136695976', City: 'Berlin', Country: 'DE',
-      Phone: '+49301234567', IsCompany: true, Title: null, VatFree: true, SmsVerificationCompleted: false,
+      Language: 'de',
+      FirstName: 'Karl',
+      LastName: 'Schmidt',
+      CompanyName: 'Schmidt GmbH',
+      VATNumber: 'DE136695976',
+      City: 'Berlin',
+      Country: 'DE',
+      Phone: '+49301234567',
+      IsCompany: true,
+      Title: null,
+      VatFree: true,
+      SmsVerificationCompleted: false,
     });
     expect(dto.ExtraData).to.deep.equal({ source: 'legacy' });
 
@@ -52,7 +88,7 @@ describe('profile intake (profile, phoneVerified)', function () {
     expect(await head()).to.equal(before);
   });
 
-  it('imports a verified phone, which counts while it is the profile\'s phone, once', async () => {
+  it("imports a verified phone, which counts while it is the profile's phone, once", async () => {
     const report = await lines([{ kind: 'phoneVerified', tenant: 'demo', memberId: 20, phone: '+49 30 1234567' }]);
     expect(report.errors).to.deep.equal([]);
     expect((await me(20)).SmsVerificationCompleted).to.equal(true);

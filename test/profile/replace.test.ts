@@ -18,25 +18,89 @@ const INVALID = 'NL123456789B01';
 
 /** Every writable MemberDto field, filled in. */
 const fullProfile = () => ({
-  Language: 'sv', FirstName: 'Anna', LastName: 'Berg', Title: 'Dr', Gender: 'female', CompanyName: 'Berg Antik', CompanyId: '556677-8899',
-  CompanyRegistrationCity: 'Stockholm', VATNumber: null, Address: 'Storgatan', HouseNumber: '12 B', AddressSecond: 'c/o Lind', ZipCode: '114 51',
-  City: 'Stockholm', Country: 'se', Fax: '+46 8 123 456 78', Phone: '+46 70 123 45 67', Phone2: '+31 20 123 4567', MailingLists: 'newsletter,auctions',
-  FoundByOther: 'a friend', IdentificationType: 'passport', IdentificationValue: 'X1234567', PaymentOptionValue: 'invoice', PaymentExtraData: 'net 30',
-  Website: 'https://berg-antik.example.com', DeliveryName: 'Berg Antik Lager', DeliveryAddress: 'Hamngatan', DeliveryHouseNumber: '3',
-  DeliveryAddressSecond: 'Port 2', DeliveryZipCode: '111 47', DeliveryCity: 'Stockholm', DeliveryCountry: 'SE', DeliveryPhone: '+46 8 987 654 32',
-  Timezone: 'Europe/Stockholm', FoundBy: 3, RegistrationType: 1, PaymentOptionId: 2, DateOfBirth: '1980-05-17', IsCompany: true,
+  Language: 'sv',
+  FirstName: 'Anna',
+  LastName: 'Berg',
+  Title: 'Dr',
+  Gender: 'female',
+  CompanyName: 'Berg Antik',
+  CompanyId: '556677-8899',
+  CompanyRegistrationCity: 'Stockholm',
+  VATNumber: null,
+  Address: 'Storgatan',
+  HouseNumber: '12 B',
+  AddressSecond: 'c/o Lind',
+  ZipCode: '114 51',
+  City: 'Stockholm',
+  Country: 'se',
+  Fax: '+46 8 123 456 78',
+  Phone: '+46 70 123 45 67',
+  Phone2: '+31 20 123 4567',
+  MailingLists: 'newsletter,auctions',
+  FoundByOther: 'a friend',
+  IdentificationType: 'passport',
+  IdentificationValue: 'X1234567',
+  PaymentOptionValue: 'invoice',
+  PaymentExtraData: 'net 30',
+  Website: 'https://berg-antik.example.com',
+  DeliveryName: 'Berg Antik Lager',
+  DeliveryAddress: 'Hamngatan',
+  DeliveryHouseNumber: '3',
+  DeliveryAddressSecond: 'Port 2',
+  DeliveryZipCode: '111 47',
+  DeliveryCity: 'Stockholm',
+  DeliveryCountry: 'SE',
+  DeliveryPhone: '+46 8 987 654 32',
+  Timezone: 'Europe/Stockholm',
+  FoundBy: 3,
+  RegistrationType: 1,
+  PaymentOptionId: 2,
+  DateOfBirth: '1980-05-17',
+  IsCompany: true,
   ExtraData: { newsletterFormat: 'html', lotsPerPage: 50, vip: true, referrer: null },
 });
 
 /** What the full profile is stored as. */
 const fullStored = {
-  Language: 'sv', FirstName: 'Anna', LastName: 'Berg', Title: 'Dr', Gender: 'female', CompanyName: 'Berg Antik', CompanyId: '556677-8899',
-  CompanyRegistrationCity: 'Stockholm', VATNumber: null, Address: 'Storgatan', HouseNumber: '12 B', AddressSecond: 'c/o Lind', ZipCode: '114 51',
-  City: 'Stockholm', Country: 'SE', Fax: '+46812345678', Phone: '+46701234567', Phone2: '+31201234567', MailingLists: 'newsletter,auctions',
-  FoundByOther: 'a friend', IdentificationType: 'passport', IdentificationValue: 'X1234567', PaymentOptionValue: 'invoice', PaymentExtraData: 'net 30',
-  Website: 'https://berg-antik.example.com', DeliveryName: 'Berg Antik Lager', DeliveryAddress: 'Hamngatan', DeliveryHouseNumber: '3',
-  DeliveryAddressSecond: 'Port 2', DeliveryZipCode: '111 47', DeliveryCity: 'Stockholm', DeliveryCountry: 'SE', DeliveryPhone: '+46898765432',
-  Timezone: 'Europe/Stockholm', FoundBy: 3, RegistrationType: 1, PaymentOptionId: 2, DateOfBirth: '1980-05-17', IsCompany: true,
+  Language: 'sv',
+  FirstName: 'Anna',
+  LastName: 'Berg',
+  Title: 'Dr',
+  Gender: 'female',
+  CompanyName: 'Berg Antik',
+  CompanyId: '556677-8899',
+  CompanyRegistrationCity: 'Stockholm',
+  VATNumber: null,
+  Address: 'Storgatan',
+  HouseNumber: '12 B',
+  AddressSecond: 'c/o Lind',
+  ZipCode: '114 51',
+  City: 'Stockholm',
+  Country: 'SE',
+  Fax: '+46812345678',
+  Phone: '+46701234567',
+  Phone2: '+31201234567',
+  MailingLists: 'newsletter,auctions',
+  FoundByOther: 'a friend',
+  IdentificationType: 'passport',
+  IdentificationValue: 'X1234567',
+  PaymentOptionValue: 'invoice',
+  PaymentExtraData: 'net 30',
+  Website: 'https://berg-antik.example.com',
+  DeliveryName: 'Berg Antik Lager',
+  DeliveryAddress: 'Hamngatan',
+  DeliveryHouseNumber: '3',
+  DeliveryAddressSecond: 'Port 2',
+  DeliveryZipCode: '111 47',
+  DeliveryCity: 'Stockholm',
+  DeliveryCountry: 'SE',
+  DeliveryPhone: '+46898765432',
+  Timezone: 'Europe/Stockholm',
+  FoundBy: 3,
+  RegistrationType: 1,
+  PaymentOptionId: 2,
+  DateOfBirth: '1980-05-17',
+  IsCompany: true,
   ExtraData: { newsletterFormat: 'html', lotsPerPage: 50, vip: true, referrer: null },
 };
 const WRITABLE = Object.keys(fullStored);
@@ -45,7 +109,8 @@ describe('PUT /v1/me (operation 43) and the VAT check', () => {
   let server: TestServer;
   let nextMember = 100;
   const head = () => server.runtime.services.log.headPosition();
-  const since = (position: number): Promise<RecordedEvent[]> => server.runtime.services.log.readAll({ fromPosition: position, maxCount: 10_000 });
+  const since = (position: number): Promise<RecordedEvent[]> =>
+    server.runtime.services.log.readAll({ fromPosition: position, maxCount: 10_000 });
   const put = (token: string | undefined, body: unknown) => server.request('PUT', '/v1/me', { token, body });
   const get = (token: string) => server.request('GET', '/v1/me', { token });
 
@@ -53,8 +118,18 @@ describe('PUT /v1/me (operation 43) and the VAT check', () => {
   async function newMember(tenant = 'demo', phone = '') {
     const memberId = ++nextMember;
     await importRecord(server.runtime.services.log, {
-      kind: 'member', tenant, memberId, email: `member${memberId}@example.com`, passwordHash: 'scrypt$disabled', firstName: 'Eva',
-      lastName: `Member${memberId}`, language: 'en', phone, signedUpAt: new Date().toISOString(), confirmed: true, roles: ['bidder'],
+      kind: 'member',
+      tenant,
+      memberId,
+      email: `member${memberId}@example.com`,
+      passwordHash: 'scrypt$disabled',
+      firstName: 'Eva',
+      lastName: `Member${memberId}`,
+      language: 'en',
+      phone,
+      signedUpAt: new Date().toISOString(),
+      confirmed: true,
+      roles: ['bidder'],
     });
     await server.runtime.services.projector.catchUp();
     return { memberId, token: server.issueMemberToken(tenant, memberId) };
@@ -67,7 +142,8 @@ describe('PUT /v1/me (operation 43) and the VAT check', () => {
       const response = await get(token);
       expect(response.status, response.text).to.equal(200);
       if (ok(response.body)) return response.body;
-      if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}; last: VatFree=${response.body.VatFree} VATNumber=${response.body.VATNumber}`);
+      if (Date.now() > deadline)
+        throw new Error(`not within ${timeoutMs} ms: ${what}; last: VatFree=${response.body.VatFree} VATNumber=${response.body.VATNumber}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -102,7 +178,12 @@ describe('PUT /v1/me (operation 43) and the VAT check', () => {
       expect(response.status, response.text).to.equal(200);
       expect(response.headers.get('cache-control')).to.equal('no-store');
       for (const field of WRITABLE) expect(response.body[field], field).to.deep.equal(fullStored[field as keyof typeof fullStored]);
-      expect(response.body).to.include({ Id: memberId, Email: `member${memberId}@example.com`, FullName: 'Anna Berg', FullNameWithId: `Anna Berg (${memberId})` });
+      expect(response.body).to.include({
+        Id: memberId,
+        Email: `member${memberId}@example.com`,
+        FullName: 'Anna Berg',
+        FullNameWithId: `Anna Berg (${memberId})`,
+      });
 
       const read = await get(token);
       expect(read.body).to.deep.equal(response.body);
@@ -111,7 +192,12 @@ describe('PUT /v1/me (operation 43) and the VAT check', () => {
       expect(events.map((e) => e.type)).to.deep.equal(['MemberProfileReplaced']);
       expect(events[0].streamId).to.equal(`profile-demo-${memberId}`);
       expect(events[0].data).to.deep.include({ tenant: 'demo', memberId });
-      expect((events[0].data as any).profile).to.include({ phone: '+46701234567', country: 'SE', companyName: 'Berg Antik', vatNumber: null });
+      expect((events[0].data as any).profile).to.include({
+        phone: '+46701234567',
+        country: 'SE',
+        companyName: 'Berg Antik',
+        vatNumber: null,
+      });
     });
 
     it('is a replacement, not a merge: a writable field left out is stored empty (the language: the house default)', async () => {
@@ -128,31 +214,90 @@ describe('PUT /v1/me (operation 43) and the VAT check', () => {
 
     it('stores null, an empty text and a blank text alike: empty', async () => {
       const { token } = await newMember();
-      const response = await put(token, { FirstName: '  Anna  ', LastName: '', Title: '   ', City: null, Phone: '', Country: '', VATNumber: ' ', Website: '' });
+      const response = await put(token, {
+        FirstName: '  Anna  ',
+        LastName: '',
+        Title: '   ',
+        City: null,
+        Phone: '',
+        Country: '',
+        VATNumber: ' ',
+        Website: '',
+      });
       expect(response.status, response.text).to.equal(200);
-      expect(response.body).to.include({ FirstName: 'Anna', LastName: null, Title: null, City: null, Phone: null, Country: null, VATNumber: null, Website: null });
+      expect(response.body).to.include({
+        FirstName: 'Anna',
+        LastName: null,
+        Title: null,
+        City: null,
+        Phone: null,
+        Country: null,
+        VATNumber: null,
+        Website: null,
+      });
     });
 
     it('never takes server-owned fields from the body, nor empties them; unknown fields are ignored', async () => {
       const { memberId, token } = await newMember();
       const before = (await get(token)).body;
       const response = await put(token, {
-        FirstName: 'Eva', LastName: before.LastName,
-        Id: 99999, UID: '00000000-0000-4000-8000-000000000000', Email: 'someone.else@example.com', Roles: ['consigner'], Validated: false,
-        HasBidderRole: false, IsConsigner: true, VatFree: true, IsPep: true, SmsVerificationCompleted: true, DateRegistered: '2000-01-01T00:00:00.000Z',
-        Created: '2000-01-01T00:00:00.000Z', ExternalLogin: true, LoginProvider: 'google', ProviderKey: 'abc', ApplicationId: 'x', ApplicationName: 'y',
-        FullName: 'Mallory', FullNameWithId: 'Mallory (1)', ValidationKey: 'key', IpAddress: '203.0.113.1',
-        Password: 'hunter2hunter2', SomethingElse: { nested: true },
+        FirstName: 'Eva',
+        LastName: before.LastName,
+        Id: 99999,
+        UID: '00000000-0000-4000-8000-000000000000',
+        Email: 'someone.else@example.com',
+        Roles: ['consigner'],
+        Validated: false,
+        HasBidderRole: false,
+        IsConsigner: true,
+        VatFree: true,
+        IsPep: true,
+        SmsVerificationCompleted: true,
+        DateRegistered: '2000-01-01T00:00:00.000Z',
+        Created: '2000-01-01T00:00:00.000Z',
+        ExternalLogin: true,
+        LoginProvider: 'google',
+        ProviderKey: 'abc',
+        ApplicationId: 'x',
+        ApplicationName: 'y',
+        FullName: 'Mallory',
+        FullNameWithId: 'Mallory (1)',
+        ValidationKey: 'key',
+        IpAddress: '203.0.113.1',
+        Password: 'hunter2hunter2',
+        SomethingElse: { nested: true },
       });
       expect(response.status, response.text).to.equal(200);
-      for (const field of ['Id', 'UID', 'Email', 'Roles', 'Validated', 'HasBidderRole', 'IsConsigner', 'VatFree', 'IsPep', 'SmsVerificationCompleted', 'DateRegistered', 'Created', 'ExternalLogin', 'LoginProvider', 'ProviderKey', 'ApplicationId', 'ApplicationName', 'FullName', 'FullNameWithId'])
+      for (const field of [
+        'Id',
+        'UID',
+        'Email',
+        'Roles',
+        'Validated',
+        'HasBidderRole',
+        'IsConsigner',
+        'VatFree',
+        'IsPep',
+        'SmsVerificationCompleted',
+        'DateRegistered',
+        'Created',
+        'ExternalLogin',
+        'LoginProvider',
+        'ProviderKey',
+        'ApplicationId',
+        'ApplicationName',
+        'FullName',
+        'FullNameWithId',
+      ])
         expect(response.body[field], field).to.deep.equal(before[field]);
       expect(response.body).to.not.have.any.keys('ValidationKey', 'IpAddress', 'Password', 'SomethingElse');
       expect(response.body.Id).to.equal(memberId);
-      expect(JSON.stringify((await server.events()).filter((e) => e.streamId === `profile-demo-${memberId}`))).to.not.match(/Mallory|hunter2|someone\.else|203\.0\.113/);
+      expect(JSON.stringify((await server.events()).filter((e) => e.streamId === `profile-demo-${memberId}`))).to.not.match(
+        /Mallory|hunter2|someone\.else|203\.0\.113/,
+      );
     });
 
-    it("appends nothing when the profile is sent back as GET answered it", async () => {
+    it('appends nothing when the profile is sent back as GET answered it', async () => {
       const { token } = await newMember();
       const first = await put(token, { ...fullProfile(), Language: 'en', Country: 'NL', Phone: '020 123 4567' });
       expect(first.status, first.text).to.equal(200);
@@ -166,7 +311,12 @@ describe('PUT /v1/me (operation 43) and the VAT check', () => {
     it("stores phone numbers in E.164, reading a national number as one of the house's country (demo NL, demo2 SE)", async () => {
       const nl = await newMember('demo');
       const se = await newMember('demo2');
-      const inNl = await put(nl.token, { Phone: '06 12345678', Phone2: '+46 70-123 45 67', Fax: '(020) 123 4567', DeliveryPhone: '0031 6 87654321' });
+      const inNl = await put(nl.token, {
+        Phone: '06 12345678',
+        Phone2: '+46 70-123 45 67',
+        Fax: '(020) 123 4567',
+        DeliveryPhone: '0031 6 87654321',
+      });
       expect(inNl.status, inNl.text).to.equal(200);
       expect(inNl.body).to.include({ Phone: '+31612345678', Phone2: '+46701234567', Fax: '+31201234567', DeliveryPhone: '+31687654321' });
       const inSe = await put(se.token, { Phone: '070-123 45 67', Phone2: '+31 6 12345678' });
@@ -219,7 +369,10 @@ describe('PUT /v1/me (operation 43) and the VAT check', () => {
       ];
       for (const [body, field] of cases) {
         const problem = expectProblem(await put(token, body), 400);
-        expect(problem.errors.map((e: { field: string }) => e.field), JSON.stringify(body).slice(0, 100)).to.include(field);
+        expect(
+          problem.errors.map((e: { field: string }) => e.field),
+          JSON.stringify(body).slice(0, 100),
+        ).to.include(field);
       }
       // Several bad fields: each is named (the phones and the language, which depend on the house, once the others are right).
       const several = expectProblem(await put(token, { Country: 'XX', FirstName: 'x'.repeat(201), FoundBy: -1 }), 400);
@@ -259,15 +412,40 @@ describe('PUT /v1/me (operation 43) and the VAT check', () => {
   describe('GET /v1/me shows the profile', () => {
     it("shows the demo member's demo profile: an address, a verified phone (in demo), an unverified one (in demo2), not VAT-free", async () => {
       const demo = (await get(server.issueMemberToken('demo', 1))).body;
-      expect(demo).to.include({ Address: 'Keizersgracht', HouseNumber: '123', ZipCode: '1015 CJ', City: 'Amsterdam', Country: 'NL', Phone: '+46700000001', SmsVerificationCompleted: true, VatFree: false });
+      expect(demo).to.include({
+        Address: 'Keizersgracht',
+        HouseNumber: '123',
+        ZipCode: '1015 CJ',
+        City: 'Amsterdam',
+        Country: 'NL',
+        Phone: '+46700000001',
+        SmsVerificationCompleted: true,
+        VatFree: false,
+      });
       const demo2 = (await get(server.issueMemberToken('demo2', 1))).body;
-      expect(demo2).to.include({ City: 'Stockholm', Country: 'SE', Phone: '+46700000001', SmsVerificationCompleted: false, VatFree: false });
+      expect(demo2).to.include({
+        City: 'Stockholm',
+        Country: 'SE',
+        Phone: '+46700000001',
+        SmsVerificationCompleted: false,
+        VatFree: false,
+      });
     });
 
     it('shows an imported member (no profile events) with the name, language and phone of the sign-up', async () => {
       const { memberId, token } = await newMember('demo', '+31 6 12345678');
       const dto = (await get(token)).body;
-      expect(dto).to.include({ Id: memberId, FirstName: 'Eva', LastName: `Member${memberId}`, Language: 'en', Phone: '+31612345678', VatFree: false, SmsVerificationCompleted: false, Address: null, IsCompany: false });
+      expect(dto).to.include({
+        Id: memberId,
+        FirstName: 'Eva',
+        LastName: `Member${memberId}`,
+        Language: 'en',
+        Phone: '+31612345678',
+        VatFree: false,
+        SmsVerificationCompleted: false,
+        Address: null,
+        IsCompany: false,
+      });
       expect(dto.ExtraData).to.deep.equal({});
     });
   });
@@ -289,7 +467,15 @@ describe('PUT /v1/me (operation 43) and the VAT check', () => {
       expect(events.map((e) => e.type)).to.deep.equal(['MemberProfileReplaced', 'MemberVatCheckRequested', 'MemberVatNumberChecked']);
       expect(events[1].data).to.include({ vatNumber: DE, companyName: 'Berg GmbH' });
       expect(checks).to.have.length(1);
-      expect(checks[0]).to.include({ checkId: (events[1].data as any).checkId, vatNumber: DE, valid: true, country: 'DE', source: 'format', homeCountry: 'NL', vatFree: true });
+      expect(checks[0]).to.include({
+        checkId: (events[1].data as any).checkId,
+        vatNumber: DE,
+        valid: true,
+        country: 'DE',
+        source: 'format',
+        homeCountry: 'NL',
+        vatFree: true,
+      });
       expect(dto.VatFree).to.equal(true);
     });
 
@@ -405,7 +591,11 @@ describe('PUT /v1/me (operation 43) and the VAT check', () => {
         services.vat = new ViesChecker({ url: vies.url, timeoutMs: 1000 });
         expect((await vatDecided(token, memberId, DE)).checks[0]).to.include({ source: 'vies', vatFree: true });
 
-        vies.behave((_r, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ actionSucceed: false, errorWrappers: [{ error: 'MS_UNAVAILABLE' }] })));
+        vies.behave((_r, res) =>
+          res
+            .writeHead(200, { 'Content-Type': 'application/json' })
+            .end(JSON.stringify({ actionSucceed: false, errorWrappers: [{ error: 'MS_UNAVAILABLE' }] })),
+        );
         const before = await head();
         const seen = vies.requests.length;
         expect((await put(token, { CompanyName: 'Berg & Söhne GmbH', VATNumber: DE })).status).to.equal(200);

@@ -32,7 +32,10 @@ async function snapshot(store: DocumentStore, projection: DocumentProjection) {
   const result: Record<string, unknown[]> = {};
   for (const collection of projection.collections)
     for (const tenant of TENANTS)
-      result[`${collection.name}/${tenant}`] = await store.forTenant(tenant).collection(collection.name).find({}, { sort: [['_id', 1]] });
+      result[`${collection.name}/${tenant}`] = await store
+        .forTenant(tenant)
+        .collection(collection.name)
+        .find({}, { sort: [['_id', 1]] });
   return result;
 }
 
@@ -57,64 +60,196 @@ describe('projections', () => {
     this.timeout(60_000);
     log = new SqliteEventLog(path.join(dir, 'events.sqlite'));
     const now = new Date('2026-11-22T12:00:00.000Z');
-    const records = [...demoRecords(credentials, now), ...(await demoDocumentRecords(DEMO_AUCTIONS, DEMO_CONDITION_REPORT_LOTS)), ...demoAccountRecords(now)];
-    const report = await importLines(log, records.map((r) => JSON.stringify(r)), undefined, { files: new FolderFileStore(path.join(dir, 'files')) });
+    const records = [
+      ...demoRecords(credentials, now),
+      ...(await demoDocumentRecords(DEMO_AUCTIONS, DEMO_CONDITION_REPORT_LOTS)),
+      ...demoAccountRecords(now),
+    ];
+    const report = await importLines(
+      log,
+      records.map((r) => JSON.stringify(r)),
+      undefined,
+      { files: new FolderFileStore(path.join(dir, 'files')) },
+    );
     expect(report.errors).to.deep.equal([]);
     // A few member-side events, so every projection has something to do.
     await log.appendToStream('watchlist-demo-1', [
-      { type: 'LotWatched', version: 1, data: { tenant: 'demo', memberId: 1, lotId: 5, watchType: 'watch', at: '2026-11-22T12:00:00.000Z' }, metadata: { tenant: 'demo' } },
-      { type: 'LotWatched', version: 1, data: { tenant: 'demo', memberId: 1, lotId: 6, watchType: 'watch', at: '2026-11-22T12:01:00.000Z' }, metadata: { tenant: 'demo' } },
-      { type: 'WatchTypeChanged', version: 1, data: { tenant: 'demo', memberId: 1, lotId: 5, watchType: 'favourite', at: '2026-11-22T12:02:00.000Z' }, metadata: { tenant: 'demo' } },
-      { type: 'LotUnwatched', version: 1, data: { tenant: 'demo', memberId: 1, lotId: 6, at: '2026-11-22T12:03:00.000Z' }, metadata: { tenant: 'demo' } },
+      {
+        type: 'LotWatched',
+        version: 1,
+        data: { tenant: 'demo', memberId: 1, lotId: 5, watchType: 'watch', at: '2026-11-22T12:00:00.000Z' },
+        metadata: { tenant: 'demo' },
+      },
+      {
+        type: 'LotWatched',
+        version: 1,
+        data: { tenant: 'demo', memberId: 1, lotId: 6, watchType: 'watch', at: '2026-11-22T12:01:00.000Z' },
+        metadata: { tenant: 'demo' },
+      },
+      {
+        type: 'WatchTypeChanged',
+        version: 1,
+        data: { tenant: 'demo', memberId: 1, lotId: 5, watchType: 'favourite', at: '2026-11-22T12:02:00.000Z' },
+        metadata: { tenant: 'demo' },
+      },
+      {
+        type: 'LotUnwatched',
+        version: 1,
+        data: { tenant: 'demo', memberId: 1, lotId: 6, at: '2026-11-22T12:03:00.000Z' },
+        metadata: { tenant: 'demo' },
+      },
     ]);
     await log.appendToStream('terms-demo-1', [
-      { type: 'AuctionTermsAccepted', version: 1, data: { tenant: 'demo', memberId: 1, auctionId: 2, at: '2026-11-22T12:00:00.000Z' }, metadata: { tenant: 'demo' } },
+      {
+        type: 'AuctionTermsAccepted',
+        version: 1,
+        data: { tenant: 'demo', memberId: 1, auctionId: 2, at: '2026-11-22T12:00:00.000Z' },
+        metadata: { tenant: 'demo' },
+      },
     ]);
     await log.appendToStream('lot-demo-10', [
-      { type: 'LotClosed', version: 1, data: { tenant: 'demo', lotId: 10, closedAt: '2026-11-22T12:00:00.000Z' }, metadata: { tenant: 'demo' } },
+      {
+        type: 'LotClosed',
+        version: 1,
+        data: { tenant: 'demo', lotId: 10, closedAt: '2026-11-22T12:00:00.000Z' },
+        metadata: { tenant: 'demo' },
+      },
     ]);
     await log.appendToStream('auctiondocument-demo-2', [
-      { type: 'AuctionDocumentRemoved', version: 1, data: { tenant: 'demo', documentId: 2, auctionId: 1, at: '2026-11-22T12:00:00.000Z' }, metadata: { tenant: 'demo' } },
+      {
+        type: 'AuctionDocumentRemoved',
+        version: 1,
+        data: { tenant: 'demo', documentId: 2, auctionId: 1, at: '2026-11-22T12:00:00.000Z' },
+        metadata: { tenant: 'demo' },
+      },
     ]);
     const uploaded = (documentId: string, documentType: string, at: string) => ({
-      type: 'IdentityDocumentUploaded', version: 1, metadata: { tenant: 'demo' },
-      data: { tenant: 'demo', memberId: 1, documentId, documentType, fileName: `${documentType}.pdf`, contentType: 'application/pdf', size: 2048, sha256: 'ab'.repeat(32), at },
+      type: 'IdentityDocumentUploaded',
+      version: 1,
+      metadata: { tenant: 'demo' },
+      data: {
+        tenant: 'demo',
+        memberId: 1,
+        documentId,
+        documentType,
+        fileName: `${documentType}.pdf`,
+        contentType: 'application/pdf',
+        size: 2048,
+        sha256: 'ab'.repeat(32),
+        at,
+      },
     });
     await log.appendToStream('identitydocuments-demo-1', [
       uploaded('7c9e6679-7425-40de-944b-e07fc1f90ae7', 'passport', '2026-11-22T12:00:00.000Z'),
       uploaded('9b2f4c1e-8d3a-4e6b-9a7f-2c3d4e5f6a7b', 'proof-of-address', '2026-11-22T12:01:00.000Z'),
-      { type: 'IdentityDocumentReviewed', version: 1, data: { tenant: 'demo', memberId: 1, documentId: '7c9e6679-7425-40de-944b-e07fc1f90ae7', status: 'approved', at: '2026-11-22T12:02:00.000Z' }, metadata: { tenant: 'demo' } },
-      { type: 'IdentityDocumentRemoved', version: 1, data: { tenant: 'demo', memberId: 1, documentId: '9b2f4c1e-8d3a-4e6b-9a7f-2c3d4e5f6a7b', at: '2026-11-22T12:03:00.000Z' }, metadata: { tenant: 'demo' } },
+      {
+        type: 'IdentityDocumentReviewed',
+        version: 1,
+        data: {
+          tenant: 'demo',
+          memberId: 1,
+          documentId: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+          status: 'approved',
+          at: '2026-11-22T12:02:00.000Z',
+        },
+        metadata: { tenant: 'demo' },
+      },
+      {
+        type: 'IdentityDocumentRemoved',
+        version: 1,
+        data: { tenant: 'demo', memberId: 1, documentId: '9b2f4c1e-8d3a-4e6b-9a7f-2c3d4e5f6a7b', at: '2026-11-22T12:03:00.000Z' },
+        metadata: { tenant: 'demo' },
+      },
     ]);
     await log.appendToStream('invoices-demo', [
       {
-        type: 'CostInvoiceRaised', version: 1, metadata: { tenant: 'demo' },
+        type: 'CostInvoiceRaised',
+        version: 1,
+        metadata: { tenant: 'demo' },
         data: {
-          tenant: 'demo', invoiceId: 3, number: 3, memberId: 1, auctionId: 1, issuedAt: '2026-11-22T12:00:00.000Z', dueAt: '2026-12-06T12:00:00.000Z',
-          currency: 'EUR', lines: [{ description: 'Printed catalogue', amount: 1500, vatRate: 21, vatAmount: 315 }], costType: 'printed-catalogue', vatFree: false,
+          tenant: 'demo',
+          invoiceId: 3,
+          number: 3,
+          memberId: 1,
+          auctionId: 1,
+          issuedAt: '2026-11-22T12:00:00.000Z',
+          dueAt: '2026-12-06T12:00:00.000Z',
+          currency: 'EUR',
+          lines: [{ description: 'Printed catalogue', amount: 1500, vatRate: 21, vatAmount: 315 }],
+          costType: 'printed-catalogue',
+          vatFree: false,
         },
       },
       {
-        type: 'InvoiceShippingSelected', version: 1, metadata: { tenant: 'demo' },
-        data: { tenant: 'demo', invoiceId: 3, memberId: 1, method: 'post', name: 'Demo Bidder', address: 'Keizersgracht 1', zipCode: '1015 CJ', city: 'Amsterdam', country: 'NL', at: '2026-11-22T12:05:00.000Z' },
+        type: 'InvoiceShippingSelected',
+        version: 1,
+        metadata: { tenant: 'demo' },
+        data: {
+          tenant: 'demo',
+          invoiceId: 3,
+          memberId: 1,
+          method: 'post',
+          name: 'Demo Bidder',
+          address: 'Keizersgracht 1',
+          zipCode: '1015 CJ',
+          city: 'Amsterdam',
+          country: 'NL',
+          at: '2026-11-22T12:05:00.000Z',
+        },
       },
     ]);
     const reminder = '7d9f1c2e-4b3a-4e5f-9a8b-0c1d2e3f4a5b';
     const unsubscribed = '0b6c3f7a-2d4e-4f1a-8b9c-5e6d7f8a9b0c';
     const subscribed = (subscriptionId: string, lotId: number) => ({
-      type: 'NotificationSubscribed', version: 1, metadata: { tenant: 'demo' },
-      data: { tenant: 'demo', subscriptionId, memberId: 1, lotId, minutesBefore: 30, channel: 'email', lotEndTime: '2026-11-30T12:00:00.000Z', clientEndTime: null, at: '2026-11-22T12:00:00.000Z' },
+      type: 'NotificationSubscribed',
+      version: 1,
+      metadata: { tenant: 'demo' },
+      data: {
+        tenant: 'demo',
+        subscriptionId,
+        memberId: 1,
+        lotId,
+        minutesBefore: 30,
+        channel: 'email',
+        lotEndTime: '2026-11-30T12:00:00.000Z',
+        clientEndTime: null,
+        at: '2026-11-22T12:00:00.000Z',
+      },
     });
     await log.appendToStream(`notification-demo-${reminder}`, [
       subscribed(reminder, 5),
-      { type: 'NotificationDispatched', version: 1, metadata: { tenant: 'demo' }, data: { tenant: 'demo', subscriptionId: reminder, memberId: 1, lotId: 5, channel: 'email', messageId: `notification-${reminder}`, lotEndTime: '2026-11-30T12:00:00.000Z', at: '2026-11-30T11:30:00.000Z' } },
+      {
+        type: 'NotificationDispatched',
+        version: 1,
+        metadata: { tenant: 'demo' },
+        data: {
+          tenant: 'demo',
+          subscriptionId: reminder,
+          memberId: 1,
+          lotId: 5,
+          channel: 'email',
+          messageId: `notification-${reminder}`,
+          lotEndTime: '2026-11-30T12:00:00.000Z',
+          at: '2026-11-30T11:30:00.000Z',
+        },
+      },
     ]);
     await log.appendToStream(`notification-demo-${unsubscribed}`, [
       subscribed(unsubscribed, 6),
-      { type: 'NotificationUnsubscribed', version: 1, metadata: { tenant: 'demo' }, data: { tenant: 'demo', subscriptionId: unsubscribed, memberId: 1, lotId: 6, at: '2026-11-22T12:05:00.000Z' } },
+      {
+        type: 'NotificationUnsubscribed',
+        version: 1,
+        metadata: { tenant: 'demo' },
+        data: { tenant: 'demo', subscriptionId: unsubscribed, memberId: 1, lotId: 6, at: '2026-11-22T12:05:00.000Z' },
+      },
     ]);
     await log.appendToStream('member-demo2-1', [
-      { type: 'MemberRemoved', version: 1, data: { tenant: 'demo2', memberId: 1, at: '2026-11-22T12:00:00.000Z' }, metadata: { tenant: 'demo2' } },
+      {
+        type: 'MemberRemoved',
+        version: 1,
+        data: { tenant: 'demo2', memberId: 1, at: '2026-11-22T12:00:00.000Z' },
+        metadata: { tenant: 'demo2' },
+      },
     ]);
     events = await log.readAll({ fromPosition: 0, maxCount: 1_000_000 });
   });
@@ -142,7 +277,14 @@ describe('projections', () => {
     const index = await MiniSearchIndex.open({ dir: null, flushIntervalMs: 0, partitions: LOT_SEARCH_PARTITION });
     await index.ensureCollection(projection.collection);
     const search = () =>
-      index.search('lots', 'demo', { q: 'chair', queryBy: ['Title', 'Description'], filter: { Language: 'en' }, facetBy: ['CategoryId'], page: 1, perPage: 50 });
+      index.search('lots', 'demo', {
+        q: 'chair',
+        queryBy: ['Title', 'Description'],
+        filter: { Language: 'en' },
+        facetBy: ['CategoryId'],
+        page: 1,
+        perPage: 50,
+      });
     const run = async () => {
       const batch = new SearchBatch();
       for (const e of events.filter((e) => projection.handles.includes(e.type))) projection.apply(e, batch);
@@ -174,7 +316,7 @@ describe('projections', () => {
     expect((await demo.collection('auctions').findById('1'))?.LotCount).to.equal(400);
     const categories = await demo.collection('categories').find({});
     expect(categories.reduce((sum, c) => sum + (c.LotCount as number), 0)).to.equal(1220);
-    expect((await demo.collection('auctions').findById('2'))).to.include({ IsLive: true });
+    expect(await demo.collection('auctions').findById('2')).to.include({ IsLive: true });
     await store.close();
   });
 
@@ -196,16 +338,23 @@ describe('projections', () => {
   for (const projection of projections) {
     it(`${projection.name}: a rebuild from position 0 ends with the documents of the live run, also holding only a few documents at a time`, async function () {
       this.timeout(60_000);
-      for (const [held, batch] of [[1_000_000, 5000], [3, 7]]) {
+      for (const [held, batch] of [
+        [1_000_000, 5000],
+        [3, 7],
+      ]) {
         const store = new SqliteDocumentStore(path.join(dir, `rebuild-${projection.name}-${held}.sqlite`));
         const index = await MiniSearchIndex.open({ dir: null, flushIntervalMs: 0, partitions: LOT_SEARCH_PARTITION });
         for (const c of projection.collections) await store.ensureCollection(c);
         const position = await applyAll(store, projection, events, 0);
         const live = await snapshot(store, projection);
-        const runtime = new ProjectorRuntime({ log, documents: store, search: index, logger: createLogger({ level: 'silent' }) }, [projection], {
-          rebuildDocuments: held,
-          rebuildBatch: batch,
-        });
+        const runtime = new ProjectorRuntime(
+          { log, documents: store, search: index, logger: createLogger({ level: 'silent' }) },
+          [projection],
+          {
+            rebuildDocuments: held,
+            rebuildBatch: batch,
+          },
+        );
         const result = await runtime.rebuild(projection.name);
         expect(result.position).to.equal(position);
         expect(await snapshot(store, projection)).to.deep.equal(live);

@@ -33,31 +33,52 @@ describe('registration decider', () => {
 
   describe('given no registration, when the bidder asks (operation 31)', () => {
     it('then a confirmed member of an automatically approved auction is approved at once', () => {
-      spec(registrationDecider).given([]).when(request()).then([requested('approved')]);
+      spec(registrationDecider)
+        .given([])
+        .when(request())
+        .then([requested('approved')]);
     });
 
     it('then a request for an auction the house approves by hand is pending', () => {
-      spec(registrationDecider).given([]).when(request({ approval: 'manual' })).then([requested('pending')]);
+      spec(registrationDecider)
+        .given([])
+        .when(request({ approval: 'manual' }))
+        .then([requested('pending')]);
     });
 
     it('then a member who has not confirmed their email is pending, even for an automatic auction', () => {
-      spec(registrationDecider).given([]).when(request({ memberConfirmed: false })).then([requested('pending')]);
+      spec(registrationDecider)
+        .given([])
+        .when(request({ memberConfirmed: false }))
+        .then([requested('pending')]);
     });
 
     it('then a closed auction is refused with a conflict', () => {
-      spec(registrationDecider).given([]).when(request({ auctionClosed: true })).thenThrows(ConflictError, /closed/);
+      spec(registrationDecider)
+        .given([])
+        .when(request({ auctionClosed: true }))
+        .thenThrows(ConflictError, /closed/);
     });
 
     it('then an auction requiring terms the member has not accepted is forbidden', () => {
-      spec(registrationDecider).given([]).when(request({ termsRequired: true, termsAccepted: false })).thenThrows(ForbiddenError, /terms/);
+      spec(registrationDecider)
+        .given([])
+        .when(request({ termsRequired: true, termsAccepted: false }))
+        .thenThrows(ForbiddenError, /terms/);
     });
 
     it('then an auction requiring terms the member accepted is approved', () => {
-      spec(registrationDecider).given([]).when(request({ termsRequired: true, termsAccepted: true })).then([requested('approved')]);
+      spec(registrationDecider)
+        .given([])
+        .when(request({ termsRequired: true, termsAccepted: true }))
+        .then([requested('approved')]);
     });
 
     it('then the closed auction is named before the missing terms', () => {
-      spec(registrationDecider).given([]).when(request({ auctionClosed: true, termsRequired: true })).thenThrows(ConflictError);
+      spec(registrationDecider)
+        .given([])
+        .when(request({ auctionClosed: true, termsRequired: true }))
+        .thenThrows(ConflictError);
     });
   });
 
@@ -74,27 +95,48 @@ describe('registration decider', () => {
     }
 
     it('then nothing is appended even though the auction has closed or its terms are not accepted (the retry answers the status)', () => {
-      spec(registrationDecider).given([requested('pending')]).when(request({ auctionClosed: true, termsRequired: true })).thenNothingHappened();
+      spec(registrationDecider)
+        .given([requested('pending')])
+        .when(request({ auctionClosed: true, termsRequired: true }))
+        .thenNothingHappened();
     });
   });
 
   describe("when the house decides (intake 'registrationDecision')", () => {
     it('then a pending registration is approved', () => {
-      spec(registrationDecider).given([requested('pending')]).when(decide('approved')).then([approved]);
+      spec(registrationDecider)
+        .given([requested('pending')])
+        .when(decide('approved'))
+        .then([approved]);
     });
 
     it('then a pending registration is rejected', () => {
-      spec(registrationDecider).given([requested('pending')]).when(decide('rejected')).then([rejected]);
+      spec(registrationDecider)
+        .given([requested('pending')])
+        .when(decide('rejected'))
+        .then([rejected]);
     });
 
     it('then an approval can be withdrawn, and a rejection reversed', () => {
-      spec(registrationDecider).given([requested('approved')]).when(decide('rejected')).then([rejected]);
-      spec(registrationDecider).given([requested('pending'), rejected]).when(decide('approved')).then([approved]);
+      spec(registrationDecider)
+        .given([requested('approved')])
+        .when(decide('rejected'))
+        .then([rejected]);
+      spec(registrationDecider)
+        .given([requested('pending'), rejected])
+        .when(decide('approved'))
+        .then([approved]);
     });
 
     it('then a decision equal to the current status appends nothing', () => {
-      spec(registrationDecider).given([requested('approved')]).when(decide('approved')).thenNothingHappened();
-      spec(registrationDecider).given([requested('pending'), rejected]).when(decide('rejected')).thenNothingHappened();
+      spec(registrationDecider)
+        .given([requested('approved')])
+        .when(decide('approved'))
+        .thenNothingHappened();
+      spec(registrationDecider)
+        .given([requested('pending'), rejected])
+        .when(decide('rejected'))
+        .thenNothingHappened();
     });
 
     it('then a decision for a registration never requested is recorded (the house registers the member directly)', () => {
@@ -112,14 +154,26 @@ describe('registration decider', () => {
     });
 
     it('then an existing registration is left as it is', () => {
-      spec(registrationDecider).given([approved]).when({ type: 'RecordRegistrationRequest', ...base, at }).thenNothingHappened();
-      spec(registrationDecider).given([requested('pending')]).when({ type: 'RecordRegistrationRequest', ...base, at }).thenNothingHappened();
+      spec(registrationDecider)
+        .given([approved])
+        .when({ type: 'RecordRegistrationRequest', ...base, at })
+        .thenNothingHappened();
+      spec(registrationDecider)
+        .given([requested('pending')])
+        .when({ type: 'RecordRegistrationRequest', ...base, at })
+        .thenNothingHappened();
     });
   });
 });
 
 describe('lot registration reason (operation 33)', () => {
-  const open: LotRegistrationFacts = { lotClosed: false, auctionOpen: true, termsRequired: false, termsAccepted: false, registration: 'approved' };
+  const open: LotRegistrationFacts = {
+    lotClosed: false,
+    auctionOpen: true,
+    termsRequired: false,
+    termsAccepted: false,
+    registration: 'approved',
+  };
 
   it('may bid on an open lot of an open auction with an approved registration', () => {
     expect(lotRegistrationReason(open)).to.equal(null);
@@ -136,11 +190,19 @@ describe('lot registration reason (operation 33)', () => {
   });
 
   it('checks in order: lot closed, auction not open, terms, then the registration', () => {
-    const worst: LotRegistrationFacts = { lotClosed: true, auctionOpen: false, termsRequired: true, termsAccepted: false, registration: 'none' };
+    const worst: LotRegistrationFacts = {
+      lotClosed: true,
+      auctionOpen: false,
+      termsRequired: true,
+      termsAccepted: false,
+      registration: 'none',
+    };
     expect(lotRegistrationReason(worst)).to.equal('lot-closed');
     expect(lotRegistrationReason({ ...worst, lotClosed: false })).to.equal('auction-not-open');
     expect(lotRegistrationReason({ ...worst, lotClosed: false, auctionOpen: true })).to.equal('terms-not-accepted');
     expect(lotRegistrationReason({ ...worst, lotClosed: false, auctionOpen: true, termsAccepted: true })).to.equal('not-registered');
-    expect(lotRegistrationReason({ ...worst, lotClosed: false, auctionOpen: true, registration: 'rejected' })).to.equal('terms-not-accepted');
+    expect(lotRegistrationReason({ ...worst, lotClosed: false, auctionOpen: true, registration: 'rejected' })).to.equal(
+      'terms-not-accepted',
+    );
   });
 });

@@ -13,11 +13,14 @@ import { expectProblem, startTestServer, type TestServer } from '../support/serv
 describe('auction and lot registration (operations 31–33)', () => {
   let server: TestServer;
   const head = () => server.runtime.services.log.headPosition();
-  const since = (position: number): Promise<RecordedEvent[]> => server.runtime.services.log.readAll({ fromPosition: position, maxCount: 1000 });
+  const since = (position: number): Promise<RecordedEvent[]> =>
+    server.runtime.services.log.readAll({ fromPosition: position, maxCount: 1000 });
   const token = (memberId: number, tenant = 'demo') => server.issueMemberToken(tenant, memberId);
 
-  const post = (auctionId: number | string, t: string | undefined) => server.request('POST', `/v1/me/registrations/${auctionId}`, { token: t });
-  const get = (auctionId: number | string, t: string | undefined) => server.request('GET', `/v1/me/registrations/${auctionId}`, { token: t });
+  const post = (auctionId: number | string, t: string | undefined) =>
+    server.request('POST', `/v1/me/registrations/${auctionId}`, { token: t });
+  const get = (auctionId: number | string, t: string | undefined) =>
+    server.request('GET', `/v1/me/registrations/${auctionId}`, { token: t });
   const lot = (lotId: number | string, t: string | undefined) => server.request('GET', `/v1/me/lots/${lotId}/registration`, { token: t });
 
   const status = async (auctionId: number, t: string) => {
@@ -46,8 +49,18 @@ describe('auction and lot registration (operations 31–33)', () => {
 
   const member = (memberId: number, confirmed: boolean) =>
     importRecord(server.runtime.services.log, {
-      kind: 'member', tenant: 'demo', memberId, email: `member${memberId}@example.com`, passwordHash: 'scrypt$disabled', firstName: 'M',
-      lastName: String(memberId), language: 'en', phone: '', signedUpAt: new Date().toISOString(), confirmed, roles: ['bidder'],
+      kind: 'member',
+      tenant: 'demo',
+      memberId,
+      email: `member${memberId}@example.com`,
+      passwordHash: 'scrypt$disabled',
+      firstName: 'M',
+      lastName: String(memberId),
+      language: 'en',
+      phone: '',
+      signedUpAt: new Date().toISOString(),
+      confirmed,
+      roles: ['bidder'],
     });
 
   before(async () => {
@@ -151,7 +164,7 @@ describe('auction and lot registration (operations 31–33)', () => {
       expect(await head()).to.equal(before);
     });
 
-    it("answers 404 for an auction id that exists only in another tenant, and appends nothing", async () => {
+    it('answers 404 for an auction id that exists only in another tenant, and appends nothing', async () => {
       // Auction 3 is demo's; demo2 has auction 1 only.
       expect((await server.request('GET', '/v1/auctions/3', { token: await server.anonymousToken('demo') })).status).to.equal(200);
       expectProblem(await server.request('GET', '/v1/auctions/3', { token: await server.anonymousToken('demo2') }), 404);
@@ -180,7 +193,10 @@ describe('auction and lot registration (operations 31–33)', () => {
       const before = await head();
       for (const id of ['abc', '0', '-1', '1.5', '2147483648', '99999999999', '1e3', '%20']) {
         const problem = expectProblem(await post(id, token(2)), 400);
-        expect(problem.errors.map((e: { field: string }) => e.field), id).to.include('path.auctionId');
+        expect(
+          problem.errors.map((e: { field: string }) => e.field),
+          id,
+        ).to.include('path.auctionId');
       }
       expect(await head()).to.equal(before);
     });
@@ -244,8 +260,23 @@ describe('auction and lot registration (operations 31–33)', () => {
 
     it('refuses a record with a bad status, id or time, and appends nothing', async () => {
       const before = await head();
-      const good = { kind: 'registrationDecision', tenant: 'demo', memberId: 7, auctionId: 1, status: 'approved', at: new Date().toISOString() };
-      for (const bad of [{ status: 'pending' }, { status: 'none' }, { memberId: 0 }, { auctionId: -1 }, { at: 'yesterday' }, { tenant: 'Demo!' }, { at: undefined }])
+      const good = {
+        kind: 'registrationDecision',
+        tenant: 'demo',
+        memberId: 7,
+        auctionId: 1,
+        status: 'approved',
+        at: new Date().toISOString(),
+      };
+      for (const bad of [
+        { status: 'pending' },
+        { status: 'none' },
+        { memberId: 0 },
+        { auctionId: -1 },
+        { at: 'yesterday' },
+        { tenant: 'Demo!' },
+        { at: undefined },
+      ])
         await importAnyRecord(server.runtime.services.log, { ...good, ...bad }).then(
           () => expect.fail(`accepted ${JSON.stringify(bad)}`),
           (error: Error) => expect(error.name).to.equal('ZodError'),
@@ -288,12 +319,28 @@ describe('auction and lot registration (operations 31–33)', () => {
 
     it('auction-not-open for a lot still open in an auction that has closed', async () => {
       await intake({
-        kind: 'lot', tenant: 'demo', lotId: 9401, auctionId: 4, lotNumber: 9401, categoryId: null,
-        texts: { en: { title: 'Late lot', description: 'Still open.' } }, attributes: [], images: [], hotLot: false, vatFree: false,
-        currency: 'EUR', startingPrice: 1000, estimateLow: 2000, estimateHigh: 4000, endTime: new Date(Date.now() + 86400_000).toISOString(),
-        combiId: null, ownerId: null,
+        kind: 'lot',
+        tenant: 'demo',
+        lotId: 9401,
+        auctionId: 4,
+        lotNumber: 9401,
+        categoryId: null,
+        texts: { en: { title: 'Late lot', description: 'Still open.' } },
+        attributes: [],
+        images: [],
+        hotLot: false,
+        vatFree: false,
+        currency: 'EUR',
+        startingPrice: 1000,
+        estimateLow: 2000,
+        estimateHigh: 4000,
+        endTime: new Date(Date.now() + 86400_000).toISOString(),
+        combiId: null,
+        ownerId: null,
       });
-      expect((await server.request('GET', '/v1/auctions/4', { token: await server.anonymousToken('demo') })).body.Status).to.equal('closed');
+      expect((await server.request('GET', '/v1/auctions/4', { token: await server.anonymousToken('demo') })).body.Status).to.equal(
+        'closed',
+      );
       await decision(2, 4, 'approved');
       expect(await mayBid(9401, token(2))).to.equal('auction-not-open');
     });
@@ -334,7 +381,10 @@ describe('auction and lot registration (operations 31–33)', () => {
     it('answers 400 for a lot id that is not a positive int32', async () => {
       for (const id of ['abc', '0', '-1', '1.5', '2147483648']) {
         const problem = expectProblem(await lot(id, token(2)), 400);
-        expect(problem.errors.map((e: { field: string }) => e.field), id).to.include('path.lotId');
+        expect(
+          problem.errors.map((e: { field: string }) => e.field),
+          id,
+        ).to.include('path.lotId');
       }
     });
   });

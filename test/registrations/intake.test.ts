@@ -27,7 +27,10 @@ describe('registration intake (npm run import)', function () {
     return response.body.Status as string;
   };
   const lines = async (records: unknown[]) => {
-    const report = await importLines(server.runtime.services.log, records.map((r) => (typeof r === 'string' ? r : JSON.stringify(r))));
+    const report = await importLines(
+      server.runtime.services.log,
+      records.map((r) => (typeof r === 'string' ? r : JSON.stringify(r))),
+    );
     await server.runtime.services.projector.catchUp();
     return report;
   };
@@ -36,8 +39,18 @@ describe('registration intake (npm run import)', function () {
     server = await startTestServer({ dataDir });
     for (const memberId of [10, 11])
       await importRecord(server.runtime.services.log, {
-        kind: 'member', tenant: 'demo', memberId, email: `intake${memberId}@example.com`, passwordHash: 'scrypt$disabled', firstName: 'I',
-        lastName: String(memberId), language: 'en', phone: '', signedUpAt: at(), confirmed: true, roles: ['bidder'],
+        kind: 'member',
+        tenant: 'demo',
+        memberId,
+        email: `intake${memberId}@example.com`,
+        passwordHash: 'scrypt$disabled',
+        firstName: 'I',
+        lastName: String(memberId),
+        language: 'en',
+        phone: '',
+        signedUpAt: at(),
+        confirmed: true,
+        roles: ['bidder'],
       });
     await server.runtime.services.projector.catchUp();
   });
@@ -54,7 +67,10 @@ describe('registration intake (npm run import)', function () {
     ];
     fs.writeFileSync(file, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
     const run = () => {
-      const result = spawnSync(process.execPath, ['--import', 'tsx', 'app/cli/import.ts', file], { env: { ...process.env, DATA_DIR: dataDir }, encoding: 'utf8' });
+      const result = spawnSync(process.execPath, ['--import', 'tsx', 'app/cli/import.ts', file], {
+        env: { ...process.env, DATA_DIR: dataDir },
+        encoding: 'utf8',
+      });
       expect(result.stdout, result.stderr).to.not.equal('');
       return { status: result.status, report: JSON.parse(result.stdout) };
     };
@@ -98,9 +114,13 @@ describe('registration intake (npm run import)', function () {
   });
 
   it('takes the latest decision: rejected, then approved again', async () => {
-    expect((await lines([{ kind: 'registrationDecision', tenant: 'demo', memberId: 11, auctionId: 1, status: 'rejected', at: at(1) }])).appended).to.equal(1);
+    expect(
+      (await lines([{ kind: 'registrationDecision', tenant: 'demo', memberId: 11, auctionId: 1, status: 'rejected', at: at(1) }])).appended,
+    ).to.equal(1);
     expect(await status(11, 1)).to.equal('rejected');
-    expect((await lines([{ kind: 'registrationDecision', tenant: 'demo', memberId: 11, auctionId: 1, status: 'approved', at: at() }])).appended).to.equal(1);
+    expect(
+      (await lines([{ kind: 'registrationDecision', tenant: 'demo', memberId: 11, auctionId: 1, status: 'approved', at: at() }])).appended,
+    ).to.equal(1);
     expect(await status(11, 1)).to.equal('approved');
   });
 

@@ -17,20 +17,24 @@ describe('docker-compose.yml', function () {
     expect(result.status, result.stderr).to.equal(0);
   });
 
-  (hasCompose ? it : it.skip)('runs the roles api, projector and worker from one build, on every production engine, with health checks', () => {
-    const result = spawnSync('docker-compose', ['config'], { encoding: 'utf8' });
-    expect(result.status, result.stderr).to.equal(0);
-    const config = result.stdout;
-    for (const role of ['api', 'projector', 'worker']) expect(config).to.match(new RegExp(`ROLE: ${role}`));
-    for (const variable of ['EVENTSTOREDB_URL', 'MONGODB_URL', 'TYPESENSE_URL', 'TYPESENSE_API_KEY', 'REDIS_URL']) expect(config).to.contain(variable);
-    for (const service of ['eventstoredb', 'mongodb', 'typesense', 'redis', 'api', 'projector', 'worker']) {
-      const block = config.split(/\n  (?=\S)/).find((b) => b.startsWith(`${service}:`));
-      expect(block, service).to.be.a('string');
-      expect(block, `${service} has a health check`).to.contain('healthcheck:');
-    }
-    expect(config).to.contain('--appendonly');
-    expect(config).to.contain('--replSet');
-  });
+  (hasCompose ? it : it.skip)(
+    'runs the roles api, projector and worker from one build, on every production engine, with health checks',
+    () => {
+      const result = spawnSync('docker-compose', ['config'], { encoding: 'utf8' });
+      expect(result.status, result.stderr).to.equal(0);
+      const config = result.stdout;
+      for (const role of ['api', 'projector', 'worker']) expect(config).to.match(new RegExp(`ROLE: ${role}`));
+      for (const variable of ['EVENTSTOREDB_URL', 'MONGODB_URL', 'TYPESENSE_URL', 'TYPESENSE_API_KEY', 'REDIS_URL'])
+        expect(config).to.contain(variable);
+      for (const service of ['eventstoredb', 'mongodb', 'typesense', 'redis', 'api', 'projector', 'worker']) {
+        const block = config.split(/\n {2}(?=\S)/).find((b) => b.startsWith(`${service}:`));
+        expect(block, service).to.be.a('string');
+        expect(block, `${service} has a health check`).to.contain('healthcheck:');
+      }
+      expect(config).to.contain('--appendonly');
+      expect(config).to.contain('--replSet');
+    },
+  );
 
   it('builds every role from the one Dockerfile, which installs with npm ci and starts app/main.ts', () => {
     const dockerfile = fs.readFileSync('Dockerfile', 'utf8');

@@ -48,7 +48,10 @@ describe('rebuild while the service runs', function () {
       if (Date.now() - started > 1000) slow.push(lot);
       const list = await server.request('GET', '/v1/me/watchlist?PageSize=100', { token });
       expect(list.status, list.text).to.equal(200);
-      expect(list.body.Items.map((i: { Id: number }) => i.Id), `lot ${lot} right after its PUT`).to.include(lot);
+      expect(
+        list.body.Items.map((i: { Id: number }) => i.Id),
+        `lot ${lot} right after its PUT`,
+      ).to.include(lot);
       if (lot > 290) break;
     }
     const result = await running;

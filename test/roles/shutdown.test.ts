@@ -10,7 +10,17 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { call, demoMemberToken, exitWithin, freePort, ready, SERVICE_API_KEY, sleep, startService, type ServiceProcess } from '../support/service-process.ts';
+import {
+  call,
+  demoMemberToken,
+  exitWithin,
+  freePort,
+  ready,
+  SERVICE_API_KEY,
+  sleep,
+  startService,
+  type ServiceProcess,
+} from '../support/service-process.ts';
 
 const GRACE_MS = 3000;
 
@@ -67,7 +77,10 @@ async function blackHole(): Promise<{ url: string; requests: () => number; close
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}/check-vat-number`, requests: () => requests, close: () => {
+  return {
+    url: `http://127.0.0.1:${port}/check-vat-number`,
+    requests: () => requests,
+    close: () => {
       server.closeAllConnections();
       server.close();
     },
@@ -210,7 +223,10 @@ describe('the log on standard output never holds the exit', function () {
   this.timeout(30_000);
 
   const logWriter = (env: Record<string, string>) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/log-writer.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/log-writer.ts'], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     return { child, exited };
   };
@@ -236,7 +252,10 @@ describe('the log on standard output never holds the exit', function () {
     child.stdout!.on('data', (chunk) => (text += chunk));
     expect(await exited).to.equal(0);
     await sleep(50);
-    const lines = text.trim().split('\n').map((line) => JSON.parse(line));
+    const lines = text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines).to.have.length(5001);
     expect(lines.at(-1).msg).to.equal('the last line');
   });

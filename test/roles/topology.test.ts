@@ -12,7 +12,16 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { readOutbox } from '../../src/adapters/embedded/file-outbox.ts';
-import { call, exitWithin, freePort, ready, SERVICE_PASSWORD, sleep, startService, type ServiceProcess } from '../support/service-process.ts';
+import {
+  call,
+  exitWithin,
+  freePort,
+  ready,
+  SERVICE_PASSWORD,
+  sleep,
+  startService,
+  type ServiceProcess,
+} from '../support/service-process.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379/0';
 
@@ -98,7 +107,9 @@ describe('roles: two api, one projector and one worker on one DATA_DIR with Redi
     const statuses: number[] = [];
     for (let i = 0; i < 8; i++) {
       const proc = i % 2 === 0 ? api1 : api2;
-      statuses.push((await call(proc.base, 'POST', '/v1/sessions', anonymous, { Email: 'bidder@example.com', Password: `wrong-${i}` })).status);
+      statuses.push(
+        (await call(proc.base, 'POST', '/v1/sessions', anonymous, { Email: 'bidder@example.com', Password: `wrong-${i}` })).status,
+      );
     }
     expect(statuses.filter((s) => s === 401)).to.have.length(5);
     expect(statuses.slice(5)).to.deep.equal([429, 429, 429]);
@@ -106,7 +117,12 @@ describe('roles: two api, one projector and one worker on one DATA_DIR with Redi
 
   it('delivers a contact message once, through the worker', async () => {
     const subject = `Topology ${randomUUID()}`;
-    const sent = await call(api2.base, 'POST', '/v1/contact', anonymous, { Name: 'Ada', Email: 'ada@example.org', Subject: subject, Message: 'Hello from one api.' });
+    const sent = await call(api2.base, 'POST', '/v1/contact', anonymous, {
+      Name: 'Ada',
+      Email: 'ada@example.org',
+      Subject: subject,
+      Message: 'Hello from one api.',
+    });
     expect(sent.status, sent.text).to.be.oneOf([200, 202]);
     const mine = async () => (await readOutbox(path.join(dataDir, 'outbox'))).filter((m) => JSON.stringify(m).includes(subject));
     const deadline = Date.now() + 15_000;
@@ -129,7 +145,10 @@ describe('roles: two api, one projector and one worker on one DATA_DIR with Redi
     await projector.exited;
     const statuses = await writes;
     // Every command was stored; those made while no projector ran answered after their bounded wait.
-    expect(statuses.every((s) => s === 200), String(statuses)).to.equal(true);
+    expect(
+      statuses.every((s) => s === 200),
+      String(statuses),
+    ).to.equal(true);
     projector = await start('projector');
     await ready(projector);
     await ready(api1);

@@ -21,8 +21,18 @@ describe('POST /v1/sessions (operation 37)', () => {
     // It gets member 1's password hash (so its password is TEST_PASSWORD too) to spare a slow scrypt hash.
     const bidder = await memberAccounts(server.runtime.services.documents.forTenant('demo2')).findById('1');
     await importRecord(server.runtime.services.log, {
-      kind: 'member', tenant: 'demo2', memberId: 2, email: 'other@example.com', passwordHash: bidder!.PasswordHash,
-      firstName: 'O', lastName: 'T', language: 'en', phone: '', signedUpAt: new Date().toISOString(), confirmed: true, roles: ['bidder'],
+      kind: 'member',
+      tenant: 'demo2',
+      memberId: 2,
+      email: 'other@example.com',
+      passwordHash: bidder!.PasswordHash,
+      firstName: 'O',
+      lastName: 'T',
+      language: 'en',
+      phone: '',
+      signedUpAt: new Date().toISOString(),
+      confirmed: true,
+      roles: ['bidder'],
     });
     await server.runtime.services.projector.catchUp();
   });
@@ -74,11 +84,18 @@ describe('POST /v1/sessions (operation 37)', () => {
     ];
     for (const [body, fields] of cases) {
       const problem = expectProblem(await signIn('demo', body), 400);
-      expect(problem.errors.map((e: { field: string }) => e.field), JSON.stringify(body)).to.have.members(fields);
+      expect(
+        problem.errors.map((e: { field: string }) => e.field),
+        JSON.stringify(body),
+      ).to.have.members(fields);
     }
     expectProblem(await server.request('POST', '/v1/sessions', { token: await server.anonymousToken('demo') }), 400);
     expectProblem(
-      await server.request('POST', '/v1/sessions', { token: await server.anonymousToken('demo'), rawBody: '{"Email":', headers: { 'Content-Type': 'application/json' } }),
+      await server.request('POST', '/v1/sessions', {
+        token: await server.anonymousToken('demo'),
+        rawBody: '{"Email":',
+        headers: { 'Content-Type': 'application/json' },
+      }),
       400,
     );
     expect(await head()).to.equal(before);

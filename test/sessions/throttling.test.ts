@@ -53,7 +53,8 @@ describe('sign-in throttling (operation 37)', () => {
       expect(flood.filter((r) => r.status === 'fulfilled')).to.have.length(5);
       let reserved = 5;
       for (let address = 1; reserved < SIGN_IN_LIMITS.perAccount.limit; address++)
-        for (let i = 0; i < 5 && reserved < SIGN_IN_LIMITS.perAccount.limit; i++, reserved++) await reserveSignIn(limiter, attempt(`10.0.1.${address}`));
+        for (let i = 0; i < 5 && reserved < SIGN_IN_LIMITS.perAccount.limit; i++, reserved++)
+          await reserveSignIn(limiter, attempt(`10.0.1.${address}`));
       const error = await refused(reserveSignIn(limiter, attempt('10.0.9.9')));
       expect(error).to.be.instanceOf(TooManyRequestsError);
       expect(error!.extra.retryAfterSeconds).to.be.within(1, 3600);
@@ -82,7 +83,10 @@ describe('sign-in throttling (operation 37)', () => {
       const before = await server.runtime.services.log.headPosition();
       const responses = await Promise.all(Array.from({ length: 60 }, (_, i) => signIn(`wrong password ${i}`, '203.0.113.7')));
       const statuses = responses.map((r) => r.status);
-      expect(statuses.filter((s) => s === 401), statuses.join(' ')).to.have.length(SIGN_IN_LIMITS.perAccountAndAddress.limit);
+      expect(
+        statuses.filter((s) => s === 401),
+        statuses.join(' '),
+      ).to.have.length(SIGN_IN_LIMITS.perAccountAndAddress.limit);
       expect(statuses.filter((s) => s === 429)).to.have.length(60 - SIGN_IN_LIMITS.perAccountAndAddress.limit);
       for (const response of responses.filter((r) => r.status === 429)) {
         expectProblem(response, 429);

@@ -152,11 +152,7 @@ export class FakeEsdbClient implements EsdbClient {
    * or null when it is no retry. The server compares the ids with the events after the expected revision;
    * for ANY and STREAM_EXISTS it looks the first id up in the stream.
    */
-  private retryOf(
-    stream: StoredRecord[],
-    expected: AppendExpectedRevision,
-    events: JSONEventData[],
-  ): bigint | 'corrupted' | null {
+  private retryOf(stream: StoredRecord[], expected: AppendExpectedRevision, events: JSONEventData[]): bigint | 'corrupted' | null {
     if (events.length === 0) return null;
     let start: number;
     if (expected === ANY || expected === STREAM_EXISTS) {

@@ -24,14 +24,17 @@ export interface TestServer {
   memberToken(tenant?: string): Promise<string>;
   /**
    * A member token issued by the service's own token service, without a sign-in (scrypt is slow; sign-in
-   * itself is specified in sessions.test.ts).
+   * itself is specified in test/sessions/http.test.ts).
    */
   issueMemberToken(tenant: string, memberId: number): string;
   /**
    * A GET with node:http, which leaves the answer as sent: fetch decompresses bodies and adds
    * `Cache-Control: no-cache` to conditional requests. `token: null` sends none; `apiKey: null` no Api-Key.
    */
-  rawGet(path: string, options?: { token?: string | null; apiKey?: string | null; headers?: Record<string, string>; agent?: http.Agent }): Promise<RawResponse>;
+  rawGet(
+    path: string,
+    options?: { token?: string | null; apiKey?: string | null; headers?: Record<string, string>; agent?: http.Agent },
+  ): Promise<RawResponse>;
   /** Every event of the log (for "then it appended ..." assertions). */
   events(): Promise<Array<{ type: string; data: Record<string, unknown>; streamId: string }>>;
   close(): Promise<void>;
@@ -188,7 +191,8 @@ export function expectProblem(response: TestResponse, status: number) {
   const type = response.headers.get('content-type') ?? '';
   if (!type.startsWith('application/problem+json')) throw new Error(`expected problem+json, got ${type}`);
   const body = response.body;
-  for (const field of ['type', 'title', 'status', 'detail']) if (!(field in body)) throw new Error(`problem without ${field}: ${response.text}`);
+  for (const field of ['type', 'title', 'status', 'detail'])
+    if (!(field in body)) throw new Error(`problem without ${field}: ${response.text}`);
   if (body.status !== status) throw new Error(`problem status ${body.status} != ${status}`);
   if (/\bat\s+\S+\s+\(|node_modules|\.ts:\d+/.test(response.text)) throw new Error(`problem leaks internals: ${response.text}`);
   return body;

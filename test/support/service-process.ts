@@ -66,7 +66,9 @@ export function startService(options: ServiceOptions): ServiceProcess {
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   return { role, port: options.port, base: `http://127.0.0.1:${options.port}`, child, output: () => output, exited };
 }
 
@@ -112,7 +114,10 @@ export async function call(base: string, method: string, url: string, token: str
 export async function demoMemberToken(base: string, tenant = 'demo'): Promise<string> {
   const anonymous = await call(base, 'POST', '/v1/tokens/anonymous', null, { clientId: tenant });
   if (anonymous.status !== 200) throw new Error(`anonymous token: ${anonymous.status} ${anonymous.text}`);
-  const session = await call(base, 'POST', '/v1/sessions', anonymous.body.Token, { Email: 'bidder@example.com', Password: SERVICE_PASSWORD });
+  const session = await call(base, 'POST', '/v1/sessions', anonymous.body.Token, {
+    Email: 'bidder@example.com',
+    Password: SERVICE_PASSWORD,
+  });
   if (session.status !== 200) throw new Error(`sign-in: ${session.status} ${session.text}`);
   return session.body.Token;
 }

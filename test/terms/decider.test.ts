@@ -5,7 +5,7 @@ import { spec } from '../support/decider.ts';
 const at = '2026-11-22T10:00:00.000Z';
 
 describe('terms decider', () => {
-  it('records the acceptance of an auction\'s terms', () => {
+  it("records the acceptance of an auction's terms", () => {
     spec(termsDecider)
       .given([])
       .when({ tenant: 'demo', memberId: 1, auctionId: 2, at })
@@ -19,7 +19,7 @@ describe('terms decider', () => {
       .thenNothingHappened();
   });
 
-  it('records another auction\'s terms separately', () => {
+  it("records another auction's terms separately", () => {
     spec(termsDecider)
       .given([{ type: 'AuctionTermsAccepted', data: { tenant: 'demo', memberId: 1, auctionId: 2, at } }])
       .when({ tenant: 'demo', memberId: 1, auctionId: 5, at })
@@ -41,10 +41,16 @@ describe('contact decider', () => {
   };
 
   it('submits a message once', () => {
-    spec(contactDecider).given([]).when(message).then([{ type: 'ContactMessageSubmitted', data: message }]);
+    spec(contactDecider)
+      .given([])
+      .when(message)
+      .then([{ type: 'ContactMessageSubmitted', data: message }]);
   });
 
   it('appends nothing when the same message id was already submitted', () => {
-    spec(contactDecider).given([{ type: 'ContactMessageSubmitted', data: message }]).when(message).thenNothingHappened();
+    spec(contactDecider)
+      .given([{ type: 'ContactMessageSubmitted', data: message }])
+      .when(message)
+      .thenNothingHappened();
   });
 });

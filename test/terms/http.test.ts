@@ -10,7 +10,8 @@ describe('POST /v1/auctions/{id}/terms-acceptance (operation 11)', () => {
   let server: TestServer;
   let token: string;
   const head = () => server.runtime.services.log.headPosition();
-  const since = (position: number): Promise<RecordedEvent[]> => server.runtime.services.log.readAll({ fromPosition: position, maxCount: 1000 });
+  const since = (position: number): Promise<RecordedEvent[]> =>
+    server.runtime.services.log.readAll({ fromPosition: position, maxCount: 1000 });
   const accept = (auctionId: number | string, t: string | null = token) =>
     server.request('POST', `/v1/auctions/${auctionId}/terms-acceptance`, { token: t });
 
@@ -22,7 +23,7 @@ describe('POST /v1/auctions/{id}/terms-acceptance (operation 11)', () => {
   });
   after(async () => server?.close());
 
-  it('answers 200 and appends one AuctionTermsAccepted of the token\'s member', async () => {
+  it("answers 200 and appends one AuctionTermsAccepted of the token's member", async () => {
     const before = await head();
     const response = await accept(2);
     expect(response.status, response.text).to.equal(200);
@@ -59,7 +60,7 @@ describe('POST /v1/auctions/{id}/terms-acceptance (operation 11)', () => {
     expect(await head()).to.equal(before);
   });
 
-  it("answers 404 for an auction of another tenant only (demo2 has auction 1 only), and appends nothing", async () => {
+  it('answers 404 for an auction of another tenant only (demo2 has auction 1 only), and appends nothing', async () => {
     const before = await head();
     expectProblem(await accept(2, memberToken('demo2', 1)), 404);
     expect(await head()).to.equal(before);
@@ -86,8 +87,18 @@ describe('POST /v1/auctions/{id}/terms-acceptance (operation 11)', () => {
   it('answers 401 to the member token of a member who was removed, and appends nothing', async () => {
     const log = server.runtime.services.log;
     await importRecord(log, {
-      kind: 'member', tenant: 'demo', memberId: 2, email: 'leaving@example.com', passwordHash: 'scrypt$disabled', firstName: 'L',
-      lastName: 'M', language: 'en', phone: '', signedUpAt: new Date().toISOString(), confirmed: true, roles: ['bidder'],
+      kind: 'member',
+      tenant: 'demo',
+      memberId: 2,
+      email: 'leaving@example.com',
+      passwordHash: 'scrypt$disabled',
+      firstName: 'L',
+      lastName: 'M',
+      language: 'en',
+      phone: '',
+      signedUpAt: new Date().toISOString(),
+      confirmed: true,
+      roles: ['bidder'],
     });
     await server.runtime.services.projector.catchUp();
     const leaving = memberToken('demo', 2);

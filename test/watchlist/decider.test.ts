@@ -51,7 +51,10 @@ describe('watchlist decider', () => {
       .given([watched(5)])
       .when({ type: 'UnwatchLot', ...base, lotId: 5 })
       .then([{ type: 'LotUnwatched', data: { ...base, lotId: 5 } }]);
-    spec(watchlistDecider).given([watched(5)]).when({ type: 'UnwatchLot', ...base, lotId: 6 }).thenNothingHappened();
+    spec(watchlistDecider)
+      .given([watched(5)])
+      .when({ type: 'UnwatchLot', ...base, lotId: 6 })
+      .thenNothingHappened();
   });
 
   it('refuses a new lot once the watchlist is full', () => {

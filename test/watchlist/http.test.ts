@@ -10,7 +10,8 @@ describe('the watchlist (operations 24–26)', () => {
   let server: TestServer;
   let token: string;
   const head = () => server.runtime.services.log.headPosition();
-  const since = (position: number): Promise<RecordedEvent[]> => server.runtime.services.log.readAll({ fromPosition: position, maxCount: 1000 });
+  const since = (position: number): Promise<RecordedEvent[]> =>
+    server.runtime.services.log.readAll({ fromPosition: position, maxCount: 1000 });
 
   const memberToken = (tenant: string, memberId: number) => server.issueMemberToken(tenant, memberId);
 
@@ -27,8 +28,18 @@ describe('the watchlist (operations 24–26)', () => {
     server = await startTestServer();
     token = await server.memberToken('demo');
     await importRecord(server.runtime.services.log, {
-      kind: 'member', tenant: 'demo', memberId: 2, email: 'other@example.com', passwordHash: 'scrypt$disabled', firstName: 'O',
-      lastName: 'T', language: 'en', phone: '', signedUpAt: new Date().toISOString(), confirmed: true, roles: ['bidder'],
+      kind: 'member',
+      tenant: 'demo',
+      memberId: 2,
+      email: 'other@example.com',
+      passwordHash: 'scrypt$disabled',
+      firstName: 'O',
+      lastName: 'T',
+      language: 'en',
+      phone: '',
+      signedUpAt: new Date().toISOString(),
+      confirmed: true,
+      roles: ['bidder'],
     });
     await server.runtime.services.projector.catchUp();
   });
@@ -66,7 +77,10 @@ describe('the watchlist (operations 24–26)', () => {
     });
 
     it('watches with the other watch types', async () => {
-      for (const [lotId, type] of [[12, 'favourite'], [13, 'reminder']] as const) {
+      for (const [lotId, type] of [
+        [12, 'favourite'],
+        [13, 'reminder'],
+      ] as const) {
         const before = await head();
         const response = await put(lotId, { Type: type });
         expect(response.status, response.text).to.equal(200);
@@ -84,7 +98,10 @@ describe('the watchlist (operations 24–26)', () => {
       const before = await head();
       for (const Type of ['bogus', 'WATCH', '', 3, null]) {
         const problem = expectProblem(await put(14, { Type }), 400);
-        expect(problem.errors.map((e: { field: string }) => e.field), JSON.stringify(Type)).to.include('body.Type');
+        expect(
+          problem.errors.map((e: { field: string }) => e.field),
+          JSON.stringify(Type),
+        ).to.include('body.Type');
       }
       expect(await head()).to.equal(before);
       expect((await watched()).has(14)).to.equal(false);
@@ -141,7 +158,7 @@ describe('the watchlist (operations 24–26)', () => {
       expect(await head()).to.equal(before);
     });
 
-    it("answers 404 for a lot id that exists only in another tenant, and appends nothing", async () => {
+    it('answers 404 for a lot id that exists only in another tenant, and appends nothing', async () => {
       // demo2 has lots 1..60; lot 100 is a lot of demo only.
       const before = await head();
       const demo2 = memberToken('demo2', 1);
@@ -159,7 +176,11 @@ describe('the watchlist (operations 24–26)', () => {
     it('answers 415 for a body that is not JSON, and appends nothing', async () => {
       const before = await head();
       for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
-        const response = await server.request('PUT', '/v1/me/watchlist/20', { token, rawBody: 'Type=watch', headers: { 'Content-Type': contentType } });
+        const response = await server.request('PUT', '/v1/me/watchlist/20', {
+          token,
+          rawBody: 'Type=watch',
+          headers: { 'Content-Type': contentType },
+        });
         expectProblem(response, 415);
       }
       expect(await head()).to.equal(before);
@@ -168,14 +189,21 @@ describe('the watchlist (operations 24–26)', () => {
     it('answers 413 for a body over 64 kB, and appends nothing', async () => {
       const before = await head();
       const rawBody = JSON.stringify({ Type: 'watch', Padding: 'x'.repeat(70 * 1024) });
-      expectProblem(await server.request('PUT', '/v1/me/watchlist/20', { token, rawBody, headers: { 'Content-Type': 'application/json' } }), 413);
+      expectProblem(
+        await server.request('PUT', '/v1/me/watchlist/20', { token, rawBody, headers: { 'Content-Type': 'application/json' } }),
+        413,
+      );
       expect(await head()).to.equal(before);
     });
 
     it('answers 400 for invalid JSON, a JSON array and JSON null, and appends nothing', async () => {
       const before = await head();
       for (const rawBody of ['{"Type":', '{Type: "watch"}', '[]', 'null', '"watch"']) {
-        const response = await server.request('PUT', '/v1/me/watchlist/20', { token, rawBody, headers: { 'Content-Type': 'application/json' } });
+        const response = await server.request('PUT', '/v1/me/watchlist/20', {
+          token,
+          rawBody,
+          headers: { 'Content-Type': 'application/json' },
+        });
         expectProblem(response, 400);
       }
       expect(await head()).to.equal(before);
@@ -196,7 +224,8 @@ describe('the watchlist (operations 24–26)', () => {
     });
 
     it('answers 400 for an unknown type, and for a page or pageSize out of range', async () => {
-      for (const query of ['?type=bogus', '?page=0', '?page=abc', '?pageSize=0', '?pageSize=101', '?page=1&page=2']) expectProblem(await list(query), 400);
+      for (const query of ['?type=bogus', '?page=0', '?page=abc', '?pageSize=0', '?pageSize=101', '?page=1&page=2'])
+        expectProblem(await list(query), 400);
     });
 
     it('answers the paging envelope', async () => {

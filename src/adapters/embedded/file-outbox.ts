@@ -109,9 +109,7 @@ export async function readOutbox(dir: string): Promise<OutboxFile[]> {
       .filter((name) => FILE_NAME.test(name))
       .map(async (name) => JSON.parse(await fs.readFile(path.join(dir, name), 'utf8')) as OutboxFile),
   );
-  return messages.sort((a, b) =>
-    a.CreatedAt < b.CreatedAt ? -1 : a.CreatedAt > b.CreatedAt ? 1 : a.Id < b.Id ? -1 : a.Id > b.Id ? 1 : 0,
-  );
+  return messages.sort((a, b) => (a.CreatedAt < b.CreatedAt ? -1 : a.CreatedAt > b.CreatedAt ? 1 : a.Id < b.Id ? -1 : a.Id > b.Id ? 1 : 0));
 }
 
 function validate(message: OutgoingMessage): void {

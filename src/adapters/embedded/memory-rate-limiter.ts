@@ -56,13 +56,18 @@ export class MemoryRateLimiter implements RateLimiter {
 
     let window = this.windows.get(key);
     if (!window || window.resetAt <= now) {
-      if (window) this.windows.delete(key); // re-inserted below: the map stays ordered by window start
+      if (window)
+        this.windows.delete(key); // re-inserted below: the map stays ordered by window start
       else if (this.windows.size >= this.maxKeys) this.makeRoom(now);
       window = { count: 0, resetAt: now + windowMs };
       this.windows.set(key, window);
     }
     window.count += 1;
-    return { allowed: window.count <= limit, count: window.count, retryAfterSeconds: rateLimitRules.retryAfterSeconds(window.resetAt - now) };
+    return {
+      allowed: window.count <= limit,
+      count: window.count,
+      retryAfterSeconds: rateLimitRules.retryAfterSeconds(window.resetAt - now),
+    };
   }
 
   async peek(key: string, limit: number): Promise<RateDecision> {
@@ -70,7 +75,11 @@ export class MemoryRateLimiter implements RateLimiter {
     const now = this.now();
     const window = this.windows.get(key);
     if (!window || window.resetAt <= now) return { allowed: limit > 0, count: 0, retryAfterSeconds: 0 };
-    return { allowed: window.count < limit, count: window.count, retryAfterSeconds: rateLimitRules.retryAfterSeconds(window.resetAt - now) };
+    return {
+      allowed: window.count < limit,
+      count: window.count,
+      retryAfterSeconds: rateLimitRules.retryAfterSeconds(window.resetAt - now),
+    };
   }
 
   async reset(key: string): Promise<void> {
@@ -99,5 +108,3 @@ export class MemoryRateLimiter implements RateLimiter {
     }
   }
 }
-
-

@@ -15,7 +15,14 @@ import type {
 } from '../../ports/read-models.ts';
 import { CheckpointConflictError } from '../../ports/read-models.ts';
 import { fieldSegments, filterParts, isOperatorCondition, operatorEntries } from '../../read-models/filter.ts';
-import { runSwapSync, startRebuild, type RebuildCopy, type RebuildEngine, type SwapReply, type SwapStep } from '../../read-models/rebuild.ts';
+import {
+  runSwapSync,
+  startRebuild,
+  type RebuildCopy,
+  type RebuildEngine,
+  type SwapReply,
+  type SwapStep,
+} from '../../read-models/rebuild.ts';
 
 /**
  * The embedded read-model store: SQLite with one table per collection, documents kept as JSONB, and the
@@ -32,7 +39,9 @@ import { runSwapSync, startRebuild, type RebuildCopy, type RebuildEngine, type S
 
 function fieldExpr(field: string): string {
   if (field === '_id') return 'id';
-  return `json_extract(doc, '$.${fieldSegments(field).map((s) => `"${s}"`).join('.')}')`;
+  return `json_extract(doc, '$.${fieldSegments(field)
+    .map((s) => `"${s}"`)
+    .join('.')}')`;
 }
 
 function bindable(value: Scalar): string | number | null {
@@ -52,11 +61,17 @@ function conditionSql(field: string, condition: FieldCondition, params: Array<st
     switch (op) {
       case '$eq':
         if (value === null) parts.push(`${expr} IS NULL`);
-        else parts.push(`${expr} = ?`), params.push(bindable(value));
+        else {
+          parts.push(`${expr} = ?`);
+          params.push(bindable(value));
+        }
         break;
       case '$ne':
         if (value === null) parts.push(`${expr} IS NOT NULL`);
-        else parts.push(`(${expr} IS NULL OR ${expr} <> ?)`), params.push(bindable(value));
+        else {
+          parts.push(`(${expr} IS NULL OR ${expr} <> ?)`);
+          params.push(bindable(value));
+        }
         break;
       case '$gt':
       case '$gte':
@@ -215,25 +230,25 @@ export class SqliteDocumentStore implements DocumentStore {
   private createIndexes(physical: string, spec: CollectionSpec) {
     (spec.indexes ?? []).forEach((index, i) => {
       const columns = ['tenant', ...index.fields.map(fieldExpr)].join(', ');
-      this.db.exec(
-        `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${physical}_ix${i} ON ${physical} (${columns})`,
-      );
+      this.db.exec(`CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${physical}_ix${i} ON ${physical} (${columns})`);
     });
   }
 
   async ensureCollection(spec: CollectionSpec): Promise<void> {
     if (!/^[a-z][a-z0-9_]*$/.test(spec.name)) throw new Error(`invalid collection name ${spec.name}`);
-    this.db.transaction(() => {
-      const existing = this.db.prepare('SELECT * FROM rm_aliases WHERE name = ?').get(spec.name) as AliasRow | undefined;
-      const physical = existing?.physical ?? `rm_${spec.name}_g1`;
-      this.createPhysical(physical, spec);
-      this.db
-        .prepare(
-          `INSERT INTO rm_aliases (name, physical, generation, spec) VALUES (?, ?, 1, ?)
+    this.db
+      .transaction(() => {
+        const existing = this.db.prepare('SELECT * FROM rm_aliases WHERE name = ?').get(spec.name) as AliasRow | undefined;
+        const physical = existing?.physical ?? `rm_${spec.name}_g1`;
+        this.createPhysical(physical, spec);
+        this.db
+          .prepare(
+            `INSERT INTO rm_aliases (name, physical, generation, spec) VALUES (?, ?, 1, ?)
            ON CONFLICT (name) DO UPDATE SET spec = excluded.spec`,
-        )
-        .run(spec.name, physical, JSON.stringify(spec));
-    }).immediate();
+          )
+          .run(spec.name, physical, JSON.stringify(spec));
+      })
+      .immediate();
     this.loadAliases();
   }
 
@@ -250,7 +265,10 @@ export class SqliteDocumentStore implements DocumentStore {
     return {
       findById: async (id) =>
         this.withAliases(() =>
-          parse(this.prepare(`SELECT json(doc) AS doc FROM ${this.physical(name)} WHERE tenant = ? AND id = ?`).get(tenant, id) as { doc: string } | undefined),
+          parse(
+            this.prepare(`SELECT json(doc) AS doc FROM ${this.physical(name)} WHERE tenant = ? AND id = ?`).get(tenant, id) as
+              { doc: string } | undefined,
+          ),
         ),
       findOne: async (filter) =>
         this.withAliases(() => {
@@ -277,13 +295,15 @@ export class SqliteDocumentStore implements DocumentStore {
           // only those documents. Turning every matching document into JSON text just to sort and drop it
           // is what made a page of a 2,000-lot auction cost milliseconds.
           params.push(options.limit ?? -1, options.skip ?? 0);
-          const rowids = (this.prepare(`SELECT rowid AS r FROM ${table} WHERE ${condition}${order} LIMIT ? OFFSET ?`).all(...params) as Array<{ r: number }>).map(
-            (row) => row.r,
-          );
+          const rowids = (
+            this.prepare(`SELECT rowid AS r FROM ${table} WHERE ${condition}${order} LIMIT ? OFFSET ?`).all(...params) as Array<{
+              r: number;
+            }>
+          ).map((row) => row.r);
           if (rowids.length === 0) return [];
-          const rows = this.prepare(`SELECT rowid AS r, json(doc) AS doc FROM ${table} WHERE rowid IN (SELECT value FROM json_each(?))`).all(
-            JSON.stringify(rowids),
-          ) as Array<{ r: number; doc: string }>;
+          const rows = this.prepare(
+            `SELECT rowid AS r, json(doc) AS doc FROM ${table} WHERE rowid IN (SELECT value FROM json_each(?))`,
+          ).all(JSON.stringify(rowids)) as Array<{ r: number; doc: string }>;
           const byRowid = new Map(rows.map((row) => [row.r, row.doc]));
           return rowids.flatMap((r) => {
             const doc = byRowid.get(r);
@@ -311,23 +331,27 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   private target(resolve: (name: string) => string, checkpointName: (p: string) => string): WriteTarget {
-    const commitTransaction = this.db.transaction((ops: WriteOp[], checkpoint: { projection: string; expected: number; position: number }) => {
-      // Inside the write lock: a swap committed by another process just before is seen here.
-      this.refreshAliases();
-      const name = checkpointName(checkpoint.projection);
-      const current = this.checkpointOf(name);
-      if (current !== checkpoint.expected) throw new CheckpointConflictError(checkpoint.projection, checkpoint.expected, current);
-      this.applyOps(ops, resolve);
-      if (ops.length) this.writtenSinceOptimize = true;
-      this.writeCheckpoint(name, checkpoint.position);
-    });
+    const commitTransaction = this.db.transaction(
+      (ops: WriteOp[], checkpoint: { projection: string; expected: number; position: number }) => {
+        // Inside the write lock: a swap committed by another process just before is seen here.
+        this.refreshAliases();
+        const name = checkpointName(checkpoint.projection);
+        const current = this.checkpointOf(name);
+        if (current !== checkpoint.expected) throw new CheckpointConflictError(checkpoint.projection, checkpoint.expected, current);
+        this.applyOps(ops, resolve);
+        if (ops.length) this.writtenSinceOptimize = true;
+        this.writeCheckpoint(name, checkpoint.position);
+      },
+    );
     return {
       // A projector's read within its batch needs no check of the aliases (a header read per document): the
       // batch's commit checks them inside its write lock, and a swap made meanwhile moved the checkpoint, so
       // the commit fails (CheckpointConflictError) and the batch is read again from the new copy.
       get: async (collection, tenant, id) => {
         const row = this.withKnownAliases(
-          () => this.prepare(`SELECT json(doc) AS doc FROM ${resolve(collection)} WHERE tenant = ? AND id = ?`).get(tenant, id) as { doc: string } | undefined,
+          () =>
+            this.prepare(`SELECT json(doc) AS doc FROM ${resolve(collection)} WHERE tenant = ? AND id = ?`).get(tenant, id) as
+              { doc: string } | undefined,
         );
         return row ? (JSON.parse(row.doc) as Doc) : null;
       },
@@ -350,7 +374,9 @@ export class SqliteDocumentStore implements DocumentStore {
     let writes = this.writeStatements.get(table);
     if (!writes) {
       writes = {
-        put: this.db.prepare(`INSERT INTO ${table} (tenant, id, doc) VALUES (?, ?, jsonb(?)) ON CONFLICT (tenant, id) DO UPDATE SET doc = excluded.doc`),
+        put: this.db.prepare(
+          `INSERT INTO ${table} (tenant, id, doc) VALUES (?, ?, jsonb(?)) ON CONFLICT (tenant, id) DO UPDATE SET doc = excluded.doc`,
+        ),
         delete: this.db.prepare(`DELETE FROM ${table} WHERE tenant = ? AND id = ?`),
       };
       this.writeStatements.set(table, writes);
@@ -418,7 +444,10 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   private checkpointOf(projection: string): number {
-    return (this.prepare('SELECT position FROM rm_checkpoints WHERE projection = ?').get(projection) as { position: number } | undefined)?.position ?? 0;
+    return (
+      (this.prepare('SELECT position FROM rm_checkpoints WHERE projection = ?').get(projection) as { position: number } | undefined)
+        ?.position ?? 0
+    );
   }
 
   private deleteCheckpoint(projection: string): void {

@@ -26,7 +26,16 @@ interface Row {
 }
 
 /** A row of `events` as an array, in the column order the raw statements select. */
-type RawRow = [position: number, streamId: string, revision: number, type: string, version: number, data: string, metadata: string, created: string];
+type RawRow = [
+  position: number,
+  streamId: string,
+  revision: number,
+  type: string,
+  version: number,
+  data: string,
+  metadata: string,
+  created: string,
+];
 
 function fromRaw(row: RawRow): RecordedEvent {
   return {
@@ -127,9 +136,7 @@ export class SqliteEventLog implements EventLog {
       insert: this.db.prepare(
         'INSERT INTO events (stream_id, revision, type, version, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
-      readStream: this.db.prepare<[string, number], Row>(
-        'SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision',
-      ),
+      readStream: this.db.prepare<[string, number], Row>('SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision'),
       readAll: this.db.prepare<[number, number], Row>('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
       // Rows as arrays (a rebuild reads every event of its types: no object per row before the event's own).
       readTypes: this.db
@@ -187,7 +194,16 @@ export class SqliteEventLog implements EventLog {
       const info = this.statements.insert.run(streamId, revision, event.type, event.version, data, metadata, created);
       position = Number(info.lastInsertRowid);
       // A copy of what was stored (not the caller's objects), as a reader of the file would get it.
-      recorded.push({ type: event.type, version: event.version, data: JSON.parse(data), metadata: JSON.parse(metadata), streamId, revision, position, created });
+      recorded.push({
+        type: event.type,
+        version: event.version,
+        data: JSON.parse(data),
+        metadata: JSON.parse(metadata),
+        streamId,
+        revision,
+        position,
+        created,
+      });
     }
     if (events.length === 0) position = this.statements.head.get()?.p ?? 0;
     return { result: { nextExpectedRevision: revision, position }, recorded };
@@ -236,7 +252,9 @@ export class SqliteEventLog implements EventLog {
       if (outcome instanceof Error) {
         // Two writers raced past the check (another process): the unique (stream, revision) key decides.
         append.reject(
-          /UNIQUE constraint failed/.test(outcome.message) ? new WrongExpectedVersionError(append.streamId, append.expected, 'no_stream') : outcome,
+          /UNIQUE constraint failed/.test(outcome.message)
+            ? new WrongExpectedVersionError(append.streamId, append.expected, 'no_stream')
+            : outcome,
         );
         return;
       }

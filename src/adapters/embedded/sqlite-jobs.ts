@@ -18,7 +18,14 @@
  */
 import type Database from 'better-sqlite3';
 import type { ClosedQueue, Job, JobOptions, JobProcessor, JobQueue, JobQueueLogger, JobState } from '../../ports/jobs.ts';
-import { JOB_DEFAULTS, jobErrorMessage as errorMessage, jobSettings, positiveInt, retryDelayMs, silentJobLogger } from '../../ports/jobs.ts';
+import {
+  JOB_DEFAULTS,
+  jobErrorMessage as errorMessage,
+  jobSettings,
+  positiveInt,
+  retryDelayMs,
+  silentJobLogger,
+} from '../../ports/jobs.ts';
 
 export interface SqliteJobQueueOptions {
   db: Database.Database;
@@ -117,15 +124,9 @@ export class SqliteJobQueue implements JobQueue {
       `SELECT COUNT(*) AS n FROM jobs
        WHERE (state IN ('waiting', 'active') OR (state = 'delayed' AND run_at <= ?)) AND name IN (SELECT value FROM json_each(?))`,
     );
-    this.completeStmt = this.db.prepare(
-      `UPDATE jobs SET state = 'completed', finished_at = ?, last_error = NULL WHERE id = ?`,
-    );
-    this.retryStmt = this.db.prepare(
-      `UPDATE jobs SET state = 'delayed', run_at = ?, last_error = ? WHERE id = ?`,
-    );
-    this.failStmt = this.db.prepare(
-      `UPDATE jobs SET state = 'failed', last_error = ?, finished_at = ? WHERE id = ?`,
-    );
+    this.completeStmt = this.db.prepare(`UPDATE jobs SET state = 'completed', finished_at = ?, last_error = NULL WHERE id = ?`);
+    this.retryStmt = this.db.prepare(`UPDATE jobs SET state = 'delayed', run_at = ?, last_error = ? WHERE id = ?`);
+    this.failStmt = this.db.prepare(`UPDATE jobs SET state = 'failed', last_error = ?, finished_at = ? WHERE id = ?`);
   }
 
   async add(name: string, data: unknown, options: JobOptions): Promise<{ id: string; added: boolean }> {

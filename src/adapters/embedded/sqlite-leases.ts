@@ -31,7 +31,9 @@ export class SqliteLeases implements LeaseStore {
           if (!free) return { acquired: false, heldBy: current };
         }
         this.db
-          .prepare('INSERT INTO leases (name, holder, expires) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires = excluded.expires')
+          .prepare(
+            'INSERT INTO leases (name, holder, expires) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires = excluded.expires',
+          )
           .run(name, JSON.stringify(holder), Date.now() + ttlMs);
         return { acquired: true };
       })

@@ -105,16 +105,10 @@ export class SqliteRateLimiter implements RateLimiter {
     );
     this.peekStmt = this.db.prepare(`SELECT count, reset_at FROM rate_limits WHERE key = ?`);
     this.resetStmt = this.db.prepare(`DELETE FROM rate_limits WHERE key = ?`);
-    this.releaseStmt = this.db.prepare(
-      `UPDATE rate_limits SET count = count - 1 WHERE key = ? AND count > 0 AND reset_at > ?`,
-    );
-    this.sweepStmt = this.db.prepare(
-      `DELETE FROM rate_limits WHERE key IN (SELECT key FROM rate_limits WHERE reset_at <= ? LIMIT ?)`,
-    );
+    this.releaseStmt = this.db.prepare(`UPDATE rate_limits SET count = count - 1 WHERE key = ? AND count > 0 AND reset_at > ?`);
+    this.sweepStmt = this.db.prepare(`DELETE FROM rate_limits WHERE key IN (SELECT key FROM rate_limits WHERE reset_at <= ? LIMIT ?)`);
     this.sizeStmt = this.db.prepare(`SELECT COUNT(*) AS n FROM rate_limits`);
-    this.evictStmt = this.db.prepare(
-      `DELETE FROM rate_limits WHERE key IN (SELECT key FROM rate_limits ORDER BY reset_at LIMIT ?)`,
-    );
+    this.evictStmt = this.db.prepare(`DELETE FROM rate_limits WHERE key IN (SELECT key FROM rate_limits ORDER BY reset_at LIMIT ?)`);
 
     const hit = this.db.transaction((key: string, windowMs: number): WindowRow => {
       const now = this.now();
@@ -134,7 +128,11 @@ export class SqliteRateLimiter implements RateLimiter {
     rateLimitRules.checkLimit(limit, 'SqliteRateLimiter');
     if (!Number.isFinite(windowMs) || windowMs <= 0) throw new RangeError('SqliteRateLimiter: windowMs must be > 0');
     const row = this.hitTx(key, Math.ceil(windowMs));
-    return { allowed: row.count <= limit, count: row.count, retryAfterSeconds: rateLimitRules.retryAfterSeconds(row.reset_at - this.now()) };
+    return {
+      allowed: row.count <= limit,
+      count: row.count,
+      retryAfterSeconds: rateLimitRules.retryAfterSeconds(row.reset_at - this.now()),
+    };
   }
 
   async peek(key: string, limit: number): Promise<RateDecision> {
@@ -173,5 +171,3 @@ export class SqliteRateLimiter implements RateLimiter {
     if (excess > 0) this.evictStmt.run(excess);
   }
 }
-
-

@@ -43,16 +43,7 @@ export { ANY, BACKWARDS, END, FORWARDS, NO_STREAM, START, STREAM_EXISTS, exclude
 export { WrongExpectedVersionError as EsdbWrongExpectedVersionError };
 /** Raised while iterating `readStream` of a stream that does not exist. */
 export { StreamNotFoundError as EsdbStreamNotFoundError };
-export type {
-  AllStreamResolvedEvent,
-  AppendExpectedRevision,
-  AppendResult,
-  Filter,
-  JSONEventData,
-  Position,
-  ReadPosition,
-  ResolvedEvent,
-};
+export type { AllStreamResolvedEvent, AppendExpectedRevision, AppendResult, Filter, JSONEventData, Position, ReadPosition, ResolvedEvent };
 
 /** A subscription to $all as the client hands it out: a readable stream of events with back-pressure. */
 export interface EsdbSubscription extends AsyncIterable<AllStreamResolvedEvent> {

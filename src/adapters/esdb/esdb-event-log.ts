@@ -80,11 +80,7 @@ export class EsdbEventLog implements EventLog {
     return log;
   }
 
-  async appendToStream(
-    streamId: string,
-    events: NewEvent[],
-    options: { expectedRevision?: ExpectedRevision } = {},
-  ): Promise<AppendResult> {
+  async appendToStream(streamId: string, events: NewEvent[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
     this.assertOpen();
     const expected = options.expectedRevision ?? 'any';
     if (events.length === 0) return this.appendNothing(streamId, expected);
@@ -140,10 +136,7 @@ export class EsdbEventLog implements EventLog {
     return this.readStreamRaw(streamId, { fromRevision: BigInt(from), direction: FORWARDS });
   }
 
-  private async readStreamRaw(
-    streamId: string,
-    options: Parameters<EsdbClient['readStream']>[1],
-  ): Promise<RecordedEvent[]> {
+  private async readStreamRaw(streamId: string, options: Parameters<EsdbClient['readStream']>[1]): Promise<RecordedEvent[]> {
     const events: RecordedEvent[] = [];
     try {
       for await (const resolved of this.client.readStream(streamId, options)) events.push(toRecorded(resolved));
@@ -207,10 +200,7 @@ export class EsdbEventLog implements EventLog {
     const subscription = new PulledSubscription(
       (fromPosition, highWaterMark) =>
         // Positions given to a subscription are exclusive: delivery starts after the event at fromPosition.
-        this.client.subscribeToAll(
-          { fromPosition: toReadPosition(fromPosition), filter: excludeSystemEvents() },
-          { highWaterMark },
-        ),
+        this.client.subscribeToAll({ fromPosition: toReadPosition(fromPosition), filter: excludeSystemEvents() }, { highWaterMark }),
       (resolved) => (isSystemEvent(resolved) ? null : toRecorded(resolved)),
       options.fromPosition,
       options.batchSize ?? 1000,

@@ -27,9 +27,7 @@ type NumberKind = 'position' | 'revision';
 /** A bigint from the client as the port's number; beyond 2^53 - 1 it would silently lose precision, so it throws. */
 export function toSafeNumber(value: bigint, kind: NumberKind): number {
   if (value < 0n || value > BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw new RangeError(
-      `EventStoreDB ${kind} ${value} is outside 0..Number.MAX_SAFE_INTEGER: the event log port carries it as a number`,
-    );
+    throw new RangeError(`EventStoreDB ${kind} ${value} is outside 0..Number.MAX_SAFE_INTEGER: the event log port carries it as a number`);
   }
   return Number(value);
 }
@@ -107,13 +105,13 @@ export function toRecorded(resolved: ResolvedEvent): RecordedEvent {
   const event = resolved.event;
   if (!event) throw new Error('EventStoreDB returned a link without its event (links are not resolved by this log)');
   if (!event.isJson || !isPlainObject(event.data)) {
-    throw new Error(
-      `event ${event.id} (${event.type}) in ${event.streamId} is not a JSON object; this log holds JSON events only`,
-    );
+    throw new Error(`event ${event.id} (${event.type}) in ${event.streamId} is not a JSON object; this log holds JSON events only`);
   }
-  const { [SCHEMA_VERSION]: version, [ESDB_CORRELATION]: _correlation, ...metadata } = isPlainObject(event.metadata)
-    ? event.metadata
-    : ({} as Record<string, unknown>);
+  const {
+    [SCHEMA_VERSION]: version,
+    [ESDB_CORRELATION]: _correlation,
+    ...metadata
+  } = isPlainObject(event.metadata) ? event.metadata : ({} as Record<string, unknown>);
   const commit = event.position?.commit ?? resolved.commitPosition;
   // A server before 22.6 sends no position on stream reads (the client then reads the default, 0):
   // no event of this log ever sits at 0, where the transaction log starts with its own records.

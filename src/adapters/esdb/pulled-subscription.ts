@@ -6,8 +6,7 @@ const NOTHING_BUFFERED = Symbol('nothing buffered');
 const DONE: IteratorResult<RecordedEvent[]> = { value: undefined, done: true };
 
 /** Resolves after the current turn of the event loop: whatever the client has already buffered arrives first. */
-const afterThisTurn = () =>
-  new Promise<typeof NOTHING_BUFFERED>((resolve) => setImmediate(() => resolve(NOTHING_BUFFERED)));
+const afterThisTurn = () => new Promise<typeof NOTHING_BUFFERED>((resolve) => setImmediate(() => resolve(NOTHING_BUFFERED)));
 
 type Next = IteratorResult<AllStreamResolvedEvent>;
 

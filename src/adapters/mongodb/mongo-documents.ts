@@ -169,7 +169,10 @@ export class MongoDocumentStore implements DocumentStore {
   private async createIndexes(physical: string, spec: CollectionSpec): Promise<void> {
     const collection = this.physicalCollection(physical);
     // A tenant's whole collection, in id order: serves filters without a declared index, counts and `_id` sorts.
-    await collection.createIndex([['_t', 1], ['_id', 1]]);
+    await collection.createIndex([
+      ['_t', 1],
+      ['_id', 1],
+    ]);
     for (const index of spec.indexes ?? []) await collection.createIndex(indexKeys(index), { unique: index.unique ?? false });
   }
 
@@ -225,7 +228,9 @@ export class MongoDocumentStore implements DocumentStore {
       find: async (filter: Filter, options: FindOptions = {}) => {
         // MongoDB reads limit 0 as "no limit"; the port means an empty page.
         if (options.limit === 0) return [];
-        const stored = await (await physical())
+        const stored = await (
+          await physical()
+        )
           .find(toMongoQuery(tenant, filter), { sort: toMongoSort(options.sort), skip: options.skip, limit: options.limit })
           .toArray();
         return stored.map((doc) => fromStored<T>(doc));

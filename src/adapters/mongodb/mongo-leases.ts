@@ -26,7 +26,8 @@ export class MongoLeases implements LeaseStore {
 
   async acquire(name: string, holder: LeaseHolder, ttlMs: number): Promise<{ acquired: true } | { acquired: false; heldBy: LeaseHolder }> {
     const current = await this.leases.findOne({ _id: name });
-    const free = !current || current.expires.getTime() <= Date.now() || current.holder.id === holder.id || holderIsGone(current.holder, holder);
+    const free =
+      !current || current.expires.getTime() <= Date.now() || current.holder.id === holder.id || holderIsGone(current.holder, holder);
     if (!free) return { acquired: false, heldBy: current.holder };
     try {
       // Replaces exactly the document read above (or inserts when there was none): a concurrent taker

@@ -181,14 +181,26 @@ export class BullMqJobQueue implements JobQueue {
     if (graceMs !== undefined) {
       // No new job, then the running ones get the grace period; a forced close leaves the rest locked until
       // their lock expires, when BullMQ's stalled-job check hands them to a worker again.
-      await settleAll(workers.map((worker) => worker.pause(true)), this.logger, 'pausing a worker');
+      await settleAll(
+        workers.map((worker) => worker.pause(true)),
+        this.logger,
+        'pausing a worker',
+      );
       const deadline = Date.now() + graceMs;
       while (this.active.size > 0 && Date.now() < deadline) await sleep(Math.min(20, deadline - Date.now()));
       abandoned = [...this.active];
     }
     // Workers first: Worker.close() waits for the jobs they are running, unless forced.
-    await settleAll(workers.map((worker) => worker.close(abandoned.length > 0)), this.logger, 'closing a worker');
-    await settleAll([...this.queues.values()].map((queue) => queue.close()), this.logger, 'closing a queue');
+    await settleAll(
+      workers.map((worker) => worker.close(abandoned.length > 0)),
+      this.logger,
+      'closing a worker',
+    );
+    await settleAll(
+      [...this.queues.values()].map((queue) => queue.close()),
+      this.logger,
+      'closing a queue',
+    );
     // The queues and workers were given these connections, so they leave them to us.
     const connections = [this.producer, this.workerConnection].map((redis) => (redis ? quit(redis) : undefined));
     await settleAll(connections, this.logger, 'closing a connection');
@@ -334,11 +346,7 @@ async function quit(redis: Redis): Promise<void> {
   }
 }
 
-async function settleAll(
-  work: Array<Promise<unknown> | undefined>,
-  logger: JobQueueLogger,
-  what: string,
-): Promise<void> {
+async function settleAll(work: Array<Promise<unknown> | undefined>, logger: JobQueueLogger, what: string): Promise<void> {
   for (const result of await Promise.allSettled(work)) {
     if (result.status === 'rejected') {
       logger.error({ err: errorMessage(result.reason) }, `job queue: error while ${what}`);

@@ -21,7 +21,10 @@ return 1`;
 export class RedisLeases implements LeaseStore {
   private readonly redis: Redis;
 
-  constructor(url: string, private readonly prefix = 'bidder:lease:') {
+  constructor(
+    url: string,
+    private readonly prefix = 'bidder:lease:',
+  ) {
     this.redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 3 });
   }
 

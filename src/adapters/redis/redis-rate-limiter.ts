@@ -17,8 +17,7 @@ import { Redis } from 'ioredis';
 import { rateLimitRules, type RateDecision, type RateLimiter } from '../../ports/rate-limit.ts';
 
 export type RedisRateLimiterOptions =
-  | { url: string; redis?: undefined; prefix?: string }
-  | { redis: Redis; url?: undefined; prefix?: string };
+  { url: string; redis?: undefined; prefix?: string } | { redis: Redis; url?: undefined; prefix?: string };
 
 // KEYS[1] the counter, ARGV[1] the window in ms. Answers { count, ms left in the window }.
 const HIT_SCRIPT = `
@@ -113,5 +112,3 @@ export class RedisRateLimiter implements RateLimiter {
     return `${this.prefix}:${key}`;
   }
 }
-
-

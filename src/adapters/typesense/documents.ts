@@ -99,18 +99,11 @@ export function updatePatch(tsId: string, patch: SearchDocument, layout: Collect
 }
 
 /** Throws when an import failed for some document (404 of an update excepted), naming the first three. */
-export function checkImport(
-  results: ImportItemResult[],
-  docs: TypesenseDocument[],
-  action: 'upsert' | 'update',
-  collection: string,
-): void {
+export function checkImport(results: ImportItemResult[], docs: TypesenseDocument[], action: 'upsert' | 'update', collection: string): void {
   if (results.length !== docs.length) {
     throw new Error(`typesense ${action} into ${collection}: ${results.length} results for ${docs.length} documents`);
   }
-  const failed = results
-    .map((r, i) => ({ r, id: docs[i].id }))
-    .filter(({ r }) => !r.success && !(action === 'update' && r.code === 404));
+  const failed = results.map((r, i) => ({ r, id: docs[i].id })).filter(({ r }) => !r.success && !(action === 'update' && r.code === 404));
   if (failed.length === 0) return;
   const first = failed
     .slice(0, 3)

@@ -57,7 +57,7 @@ export interface TypesenseSearchParams {
 }
 
 // Inside a character class only these need a backslash (and others may not have one under the u flag).
-const escapeClass = (chars: readonly string[]) => chars.map((c) => (/[\\\]\[^-]/.test(c) ? `\\${c}` : c)).join('');
+const escapeClass = (chars: readonly string[]) => chars.map((c) => (/[\\\][^-]/.test(c) ? `\\${c}` : c)).join('');
 const WORD_SPLIT = new RegExp(`[\\s${escapeClass(TOKEN_SEPARATORS)}]+`, 'u');
 const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 
@@ -86,11 +86,7 @@ export interface SearchParamsOptions {
  * The parameters of one search, or null when the request matches nothing without asking the server (a
  * query with no words, or an empty `in` list). Invalid requests throw before anything is sent.
  */
-export function searchParams(
-  tenant: string,
-  request: SearchRequest,
-  options: SearchParamsOptions = {},
-): TypesenseSearchParams | null {
+export function searchParams(tenant: string, request: SearchRequest, options: SearchParamsOptions = {}): TypesenseSearchParams | null {
   const { page, perPage, queryBy } = request;
   if (!Number.isInteger(page) || page < 1) throw new Error('typesense search: page must be an integer >= 1');
   if (!Number.isInteger(perPage) || perPage < 0 || perPage > MAX_PER_PAGE) {

@@ -37,14 +37,7 @@
  * Collections of rebuilds that crashed before finish or abort stay behind (named `<alias>_<epoch ms>`,
  * no alias pointing at them) and can be dropped by hand.
  */
-import type {
-  SearchCollectionSpec,
-  SearchDocument,
-  SearchIndex,
-  SearchRebuild,
-  SearchRequest,
-  SearchResult,
-} from '../../ports/search.ts';
+import type { SearchCollectionSpec, SearchDocument, SearchIndex, SearchRebuild, SearchRequest, SearchResult } from '../../ports/search.ts';
 import { clientApi, statusOf, typesenseClient, type TypesenseApi, type TypesenseClientOptions } from './client.ts';
 import {
   checkImport,

@@ -7,8 +7,34 @@ export const VIES_DEFAULT_TIMEOUT_MS = 10_000;
 
 /** VAT prefixes VIES checks: the 27 member states (Greece as `EL`) and Northern Ireland (`XI`). */
 const VIES_PREFIXES = new Set([
-  'AT', 'BE', 'BG', 'CY', 'CZ', 'DE', 'DK', 'EE', 'EL', 'ES', 'FI', 'FR', 'HR', 'HU', 'IE', 'IT', 'LT', 'LU', 'LV', 'MT', 'NL', 'PL',
-  'PT', 'RO', 'SE', 'SI', 'SK', 'XI',
+  'AT',
+  'BE',
+  'BG',
+  'CY',
+  'CZ',
+  'DE',
+  'DK',
+  'EE',
+  'EL',
+  'ES',
+  'FI',
+  'FR',
+  'HR',
+  'HU',
+  'IE',
+  'IT',
+  'LT',
+  'LU',
+  'LV',
+  'MT',
+  'NL',
+  'PL',
+  'PT',
+  'RO',
+  'SE',
+  'SI',
+  'SK',
+  'XI',
 ]);
 /** VIES's answer to a number it cannot check because it is malformed: a definite "not valid". */
 const INVALID_INPUT = 'INVALID_INPUT';
@@ -77,7 +103,8 @@ export class ViesChecker implements VatChecker {
     } catch (error) {
       if (error instanceof VatCheckUnavailableError) throw error;
       const name = (error as Error)?.name;
-      if (name === 'TimeoutError' || name === 'AbortError') throw new VatCheckUnavailableError(`VIES did not answer within ${this.timeoutMs} ms`);
+      if (name === 'TimeoutError' || name === 'AbortError')
+        throw new VatCheckUnavailableError(`VIES did not answer within ${this.timeoutMs} ms`);
       throw new VatCheckUnavailableError(`VIES could not be reached: ${(error as Error)?.message ?? String(error)}`);
     }
     let body: Record<string, unknown>;

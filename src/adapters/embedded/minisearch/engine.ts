@@ -219,12 +219,7 @@ export class Engine extends MiniSearch<SearchDocument> {
   }
 
   /** Restores MiniSearch's counters from a snapshot; then restoreDocument and restoreTerm fill it in. */
-  restoreLayout(layout: {
-    documentCount: number;
-    nextId: number;
-    fieldIds: Record<string, number>;
-    avgFieldLength: number[];
-  }): void {
+  restoreLayout(layout: { documentCount: number; nextId: number; fieldIds: Record<string, number>; avgFieldLength: number[] }): void {
     this._documentCount = layout.documentCount;
     this._nextId = layout.nextId;
     this._fieldIds = layout.fieldIds;
@@ -251,7 +246,14 @@ export class Engine extends MiniSearch<SearchDocument> {
 const stringifyField = (value: unknown) => (Array.isArray(value) ? value.join(' ') : String(value));
 
 /** MiniSearch's addFieldLength: the field's length, and its running average over the documents so far. */
-function addFieldLength(fieldLength: Map<number, number[]>, avg: number[], s: number, fieldId: number, count: number, length: number): void {
+function addFieldLength(
+  fieldLength: Map<number, number[]>,
+  avg: number[],
+  s: number,
+  fieldId: number,
+  count: number,
+  length: number,
+): void {
   let lengths = fieldLength.get(s);
   if (lengths == null) fieldLength.set(s, (lengths = []));
   lengths[fieldId] = length;

@@ -23,7 +23,10 @@ export interface QueryTerm {
 
 /** The folded words of a query, in order; empty for a blank or punctuation-only query. */
 export function tokenizeQuery(q: string): string[] {
-  return q.split(TOKEN_SPLIT).map(foldText).filter((t) => t.length > 0);
+  return q
+    .split(TOKEN_SPLIT)
+    .map(foldText)
+    .filter((t) => t.length > 0);
 }
 
 /** Dedupes query words; the last word is also a prefix; words of >= 4 characters tolerate typos. */
@@ -31,8 +34,7 @@ export function queryTerms(terms: string[]): QueryTerm[] {
   const out = new Map<string, QueryTerm>();
   terms.forEach((term, i) => {
     const prefix = i === terms.length - 1 && term.length >= MIN_PREFIX_LENGTH;
-    const fuzzy =
-      term.length >= MIN_FUZZY_LENGTH ? Math.min(MAX_FUZZY, Math.max(1, Math.round(term.length * FUZZY_RATIO))) : 0;
+    const fuzzy = term.length >= MIN_FUZZY_LENGTH ? Math.min(MAX_FUZZY, Math.max(1, Math.round(term.length * FUZZY_RATIO))) : 0;
     const seen = out.get(term);
     if (seen) seen.prefix ||= prefix;
     else out.set(term, { term, prefix, fuzzy });
