@@ -11,7 +11,7 @@
  *   lean (default)  headers made once (Content-Type, Content-Encoding, Content-Length), res.writeHead + res.end,
  *                   Express's ETag and X-Powered-By off: the fastest way we found. The bench's ceiling.
  *   send            res.type('application/json').send(bytes) with Express's defaults: a weak ETag hashed from
- *                   the bytes on every request, X-Powered-By. The ceiling of the bench before issue 8.
+ *                   the bytes on every request, X-Powered-By.
  *   send-noetag     the same res.send with Express's ETag and X-Powered-By off.
  *   json            res.json(the parsed answer): serialised on every request, as a handler without a cache.
  */

@@ -12,9 +12,9 @@ const p = 1;
 const KEY_LENGTH = 32;
 
 /**
- * scrypt runs on libuv's thread pool, but it is CPU- and memory-bound (128 MiB, ~0.3 s each): four at once on
- * two cores starve the event loop's own core. At most one less than the cores run at once (at least one);
- * the others wait their turn, so a burst of sign-ins slows sign-ins, not the catalogue.
+ * scrypt runs on libuv's thread pool, but it is CPU- and memory-bound (128 MiB each, slow by design): four at
+ * once on two cores starve the event loop's own core. At most one less than the cores run at once (at least
+ * one); the others wait their turn, so a burst of sign-ins slows sign-ins, not the catalogue.
  */
 const SCRYPT_CONCURRENCY = Math.max(1, os.availableParallelism() - 1);
 let scryptRunning = 0;

@@ -292,8 +292,7 @@ export class SqliteDocumentStore implements DocumentStore {
             return (this.prepare(sql).all(...params) as Array<{ doc: string }>).map((row) => JSON.parse(row.doc) as T);
           }
           // A page: first the page's rowids (from the index alone where it covers filter and order), then
-          // only those documents. Turning every matching document into JSON text just to sort and drop it
-          // is what made a page of a 2,000-lot auction cost milliseconds.
+          // only those documents, so no document outside the page is turned into JSON text to be dropped.
           params.push(options.limit ?? -1, options.skip ?? 0);
           const rowids = (
             this.prepare(`SELECT rowid AS r FROM ${table} WHERE ${condition}${order} LIMIT ? OFFSET ?`).all(...params) as Array<{

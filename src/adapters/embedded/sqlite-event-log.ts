@@ -214,7 +214,7 @@ export class SqliteEventLog implements EventLog {
    * requests) is written in one IMMEDIATE transaction at the end of that turn, each checked against its own
    * expected revision in a savepoint of its own, so a stale revision fails only its own append. Each append
    * answers once the group is committed, exactly as durable as an append of its own (synchronous = NORMAL
-   * in WAL mode, as before); appends to the same stream in one group see each other, in the order asked.
+   * in WAL mode); appends to the same stream in one group see each other, in the order asked.
    */
   appendToStream(streamId: string, events: NewEvent[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
     this.assertOpen();

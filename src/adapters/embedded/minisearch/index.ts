@@ -12,23 +12,6 @@
  * directory.ts (the folder and its manifest). This file keeps collections, checkpoints and durability;
  * rebuilds follow src/read-models/search-rebuild.ts.
  *
- * Measured with `npx tsx --expose-gc bench/search-load.ts` (100,000 lots x 3 languages = 300,000 documents,
- * three partitions of 100k; title 5 words, description 25 words, Zipf-distributed over 4,000 words per
- * language; queries of 1-2 words, 20 % with a typo, 20 % ending in a prefix; Node 20, 2 vCPU, quiet machine):
- *   build (upsert in batches of 1,000)   16 s (18,500 docs/s)
- *   memory after build                   heapUsed 551 MB, rss 763 MB
- *   flush (3 partitions, 182 MB)         1.4 s, longest event-loop block 220-290 ms
- *   reopen in a fresh process            1.65 s (heapUsed 507 MB, rss 666 MB)        target <= 5 s
- *   search, 2,000 queries, perPage 20,   p50 0.6 ms, p90 3.3 ms, p99 6.6 ms, max 10 ms  target p99 <= 10 ms
- *     filter Language + EndTime range,   (mean found 7,429; 321 queries found > 10,000, up to 98,788)
- *     facets CategoryId + AuctionId
- * With other processes busy on the same 2 vCPUs the same run gave reopen 2-5.7 s and p99 7-14 ms;
- * `--repeat 5` (fastest of 5 runs per query) filters that noise out: p99 5.6 ms. Measured on this
- * benchmark, MiniSearch's own search() + filter callback gave p99 260-300 ms (see match.ts for why).
- * Splitting the former single file into these parts changed no result (2,300 queries over the bench's
- * snapshot answer byte for byte the same) and no speed (both versions in one process, query by query
- * alternately: totals within 2 % either way, the sign following which was loaded first).
- *
  * Matching rules: terms are folded by src/text/fold.ts ("Café" = "cafe", "Größe" = "grosse"); all terms
  * must match (AND); the last term also matches as a prefix (when >= 2 characters); terms of >= 4
  * characters match with typos: edit distance round(0.2 x length) capped to 1..2, plus one transposition
@@ -37,10 +20,10 @@
  * Durability: the index is in memory; `flush()` writes each dirty partition (snapshot.ts) and then the
  * manifest listing them with the checkpoints (directory.ts). Flushes run every flushIntervalMs when there
  * are changes, after a finished rebuild, and on close(); `flush()` stays public for tools and tests. The
- * index part of a partition is copied synchronously (100-300 ms for 100k documents), the documents are
- * serialised in slices with the event loop free in between. A snapshot that cannot be read is reported to
- * onError and the index starts empty with every checkpoint at 0, so the projectors replay it. One writing
- * process per directory (there is no lock file); other processes may open it `readOnly`.
+ * index part of a partition is copied synchronously, the documents are serialised in slices with the event
+ * loop free in between. A snapshot that cannot be read is reported to onError and the index starts empty
+ * with every checkpoint at 0, so the projectors replay it. One writing process per directory (there is no
+ * lock file); other processes may open it `readOnly`.
  */
 import { mkdirSync } from 'node:fs';
 import type {
@@ -103,8 +86,8 @@ export class MiniSearchIndex implements SearchIndex {
   readonly loadStats = { partitions: 0, documents: 0, rebuiltFromDocuments: 0, ms: 0 };
 
   /**
-   * Opens the index. With a `dir`, the snapshot found there is loaded synchronously (CPU-bound either way;
-   * ~2 s for 300k documents) and, unless read-only, leftovers of an interrupted flush are removed.
+   * Opens the index. With a `dir`, the snapshot found there is loaded synchronously (CPU-bound either way)
+   * and, unless read-only, leftovers of an interrupted flush are removed.
    */
   constructor(options: MiniSearchIndexOptions) {
     this.partitions = { ...options.partitions };

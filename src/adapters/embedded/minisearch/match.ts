@@ -2,7 +2,7 @@
  * The query runner: which documents of a partition match every query term, and their scores.
  *
  * MiniSearch's own `search()` builds an object per matching document, calls the `filter` callback on each
- * and sorts them all: a query for a common word (90k matches) took 300-500 ms. This runner reads
+ * and sorts them all: far too slow for a common word that most documents contain. This runner reads
  * MiniSearch's index itself, with MiniSearch's BM25 formula and term weights and AND semantics: scores
  * accumulate in typed arrays shared by all partitions (a search runs synchronously, start to end), the
  * rarest term goes first, and later terms look candidates up when that is cheaper than scanning their

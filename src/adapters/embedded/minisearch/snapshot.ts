@@ -1,13 +1,12 @@
 /**
  * The file format of one partition: a compact binary dump of its MiniSearch index next to its documents.
  *
- * Why not MiniSearch's own JSON: on one 100k partition, `JSON.stringify(ms)` + `loadJSON` loads in ~1.6 s
- * (0.74 s JSON.parse + 0.89 s loadJS) plus 0.17 s for the documents, and re-adding the documents takes ~4 s;
- * three partitions would miss "reopen <= 5 s". This format (terms as JSON, shortIds, field lengths and
- * posting lists as 32-bit integers) loads straight into the engine in ~0.5 s per 100k partition. It depends
- * on MiniSearch's internal layout, so the header records the layout, the MiniSearch version, the byte order
- * and the spec hash; when any differs, the engine is rebuilt from the stored documents with `add`, which is
- * always correct, only slower (the next flush rewrites the file).
+ * Why not MiniSearch's own JSON: parsing it and rebuilding the index from it (or re-adding the documents) is
+ * too slow for the index's reopen target (docs/performance.md). This format (terms as JSON, shortIds, field
+ * lengths and posting lists as 32-bit integers) loads straight into the engine. It depends on MiniSearch's
+ * internal layout, so the header records the layout, the MiniSearch version, the byte order and the spec
+ * hash; when any differs, the engine is rebuilt from the stored documents with `add`, which is always
+ * correct, only slower (the next flush rewrites the file).
  *
  * Layout: "MSIDXv01", header length (u32 LE), header JSON, then five sections each padded to 4 bytes:
  * documents (JSON array), terms (JSON array), shortIds (i32), field lengths (u32, document-major), postings
@@ -47,9 +46,9 @@ function yieldToLoop(): Promise<void> {
 }
 
 /**
- * Writes a snapshot in two steps: the index part is copied synchronously (a consistent view, 100-300 ms
- * for 100k documents), then the documents - immutable objects, captured by reference in the same step -
- * are serialised in slices with the event loop free in between.
+ * Writes a snapshot in two steps: the index part is copied synchronously (a consistent view), then the
+ * documents - immutable objects, captured by reference in the same step - are serialised in slices with
+ * the event loop free in between.
  */
 export async function exportSnapshot(engine: Engine): Promise<Buffer[]> {
   const shortIds: number[] = [];
