@@ -1,3 +1,5 @@
+// The contact form's operation (54, POST /v1/contact): a visitor's message to the auction house, rate-limited
+// per address; declared once (defineOperation), so its route, validation and OpenAPI entry agree.
 import { randomUUID } from 'node:crypto';
 import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
@@ -10,36 +12,37 @@ import { contactStreamId } from './events.ts';
 export const CONTACT_LIMIT = { count: 10, windowMs: 60 * 60_000 };
 
 export const sendContactMessage = defineOperation({
-  number: 54,
-  operationId: 'sendContactMessage',
-  group: 'Contact',
-  method: 'post',
-  path: '/v1/contact',
-  auth: 'anon',
-  summary: "Send a contact-form message to the auction house's contact address",
-  description:
-    'Delivered in the background (on the embedded default: a file in the outbox). LotId, when given, must be a lot of the tenant (404 otherwise). ' +
-    'At most 10 messages an hour from one address (429).',
-  body: z
-    .object({
-      Name: z.string().trim().min(1).max(200),
-      Email: z.email().max(320),
-      Subject: z.string().trim().min(1).max(200),
-      Message: z.string().trim().min(1).max(5000),
-      LotId: z.number().int().min(1).max(2147483647).nullable().optional(),
-    })
-    .openapi('ContactRequest'),
-  errors: [404, 429],
-  response: z.object({ Id: z.string().max(36).openapi({ format: 'uuid', description: "The message's id." }) }).openapi('ContactReceipt'),
-  examples: {
-    body: {
-      Name: 'Anna Berg',
-      Email: 'anna.berg@example.com',
-      Subject: 'Condition of lot 12',
-      Message: 'Is there any damage to the back of the mirror frame?',
-      LotId: 412,
+  route: { number: 54, operationId: 'sendContactMessage', group: 'Contact', method: 'post', path: '/v1/contact', auth: 'anon' },
+  docs: {
+    summary: "Send a contact-form message to the auction house's contact address",
+    description:
+      'Delivered in the background (on the embedded default: a file in the outbox). LotId, when given, must be a lot of the tenant (404 otherwise). ' +
+      'At most 10 messages an hour from one address (429).',
+    errors: [404, 429],
+    examples: {
+      body: {
+        Name: 'Anna Berg',
+        Email: 'anna.berg@example.com',
+        Subject: 'Condition of lot 12',
+        Message: 'Is there any damage to the back of the mirror frame?',
+        LotId: 412,
+      },
+      response: { Id: '3f2b8c1e-9d4a-4b6e-8a7f-1c2d3e4f5a6b' },
     },
-    response: { Id: '3f2b8c1e-9d4a-4b6e-8a7f-1c2d3e4f5a6b' },
+  },
+  input: {
+    body: z
+      .object({
+        Name: z.string().trim().min(1).max(200),
+        Email: z.email().max(320),
+        Subject: z.string().trim().min(1).max(200),
+        Message: z.string().trim().min(1).max(5000),
+        LotId: z.number().int().min(1).max(2147483647).nullable().optional(),
+      })
+      .openapi('ContactRequest'),
+  },
+  output: {
+    response: z.object({ Id: z.string().max(36).openapi({ format: 'uuid', description: "The message's id." }) }).openapi('ContactReceipt'),
   },
   async handler({ body }, ctx) {
     const decision = await ctx.limiter.hit(`contact:${ctx.tenant.Tenant}@${ctx.ip}`, CONTACT_LIMIT.count, CONTACT_LIMIT.windowMs);

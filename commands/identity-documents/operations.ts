@@ -1,3 +1,5 @@
+// Identity-document uploads and removals (44, 46): the member's files for the house to check, decided on the
+// member's document stream; declared once (defineOperation) for routing, validation and the OpenAPI document.
 import { createHash, randomUUID, type Hash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { fileTypeFromBuffer } from 'file-type';
@@ -50,28 +52,34 @@ const uploadFields = z.object({
 });
 
 export const uploadIdentityDocument = defineOperation({
-  number: 44,
-  operationId: 'uploadIdentityDocument',
-  group: 'Identity documents',
-  method: 'post',
-  path: '/v1/me/identity-documents',
-  auth: 'member',
-  summary: 'Upload an identity document for the auction house to check',
-  description:
-    'A `multipart/form-data` body with one file part `file` and the field `DocumentType`. The file must be a PDF, JPEG or PNG, ' +
-    'which is decided from its bytes (its name and declared type do not count): anything else is `415`. At most 10 MiB (`413`). ' +
-    'A missing or second file, or a missing or unknown `DocumentType`, is `400`. A member holds at most 10 documents (`409`; remove one first). ' +
-    'The document starts `pending` until the house decides. Its file is kept private: it is listed to its owner only and never served back. ' +
-    'Nothing is kept of a refused upload.',
-  upload: {
-    file: 'file',
-    fields: uploadFields,
-    maxBytes: MAX_IDENTITY_DOCUMENT_BYTES,
-    description: 'The document (`file`: a PDF, JPEG or PNG of at most 10 MiB, with its file name) and its `DocumentType`.',
+  route: {
+    number: 44,
+    operationId: 'uploadIdentityDocument',
+    group: 'Identity documents',
+    method: 'post',
+    path: '/v1/me/identity-documents',
+    auth: 'member',
   },
-  errors: [409],
-  response: z.object({ Id: identityDocumentIdSchema }).openapi('IdentityDocumentReceipt'),
-  examples: { response: { Id: '7c9e6679-7425-40de-944b-e07fc1f90ae7' } },
+  docs: {
+    summary: 'Upload an identity document for the auction house to check',
+    description:
+      'A `multipart/form-data` body with one file part `file` and the field `DocumentType`. The file must be a PDF, JPEG or PNG, ' +
+      'which is decided from its bytes (its name and declared type do not count): anything else is `415`. At most 10 MiB (`413`). ' +
+      'A missing or second file, or a missing or unknown `DocumentType`, is `400`. A member holds at most 10 documents (`409`; remove one first). ' +
+      'The document starts `pending` until the house decides. Its file is kept private: it is listed to its owner only and never served back. ' +
+      'Nothing is kept of a refused upload.',
+    errors: [409],
+    examples: { response: { Id: '7c9e6679-7425-40de-944b-e07fc1f90ae7' } },
+  },
+  input: {
+    upload: {
+      file: 'file',
+      fields: uploadFields,
+      maxBytes: MAX_IDENTITY_DOCUMENT_BYTES,
+      description: 'The document (`file`: a PDF, JPEG or PNG of at most 10 MiB, with its file name) and its `DocumentType`.',
+    },
+  },
+  output: { response: z.object({ Id: identityDocumentIdSchema }).openapi('IdentityDocumentReceipt') },
   async handler(_input, ctx) {
     const tenant = ctx.tenant.Tenant;
     const memberId = ctx.member.Id;
@@ -131,20 +139,24 @@ export const uploadIdentityDocument = defineOperation({
 });
 
 export const removeIdentityDocument = defineOperation({
-  number: 46,
-  operationId: 'removeIdentityDocument',
-  group: 'Identity documents',
-  method: 'delete',
-  path: '/v1/me/identity-documents/{id}',
-  auth: 'member',
-  summary: "Remove one of the caller's identity documents",
-  description:
-    "Removes the document from the caller's list at once; its file is deleted from storage shortly after. " +
-    "An id that is not a uuid is `400`; a document that does not exist, is another member's, or was already removed is `404`.",
-  params: z.object({ id: z.uuid().max(36).openapi({ description: "The document's id, as upload answered it." }) }),
-  errors: [404],
-  response: z.object({ Id: identityDocumentIdSchema, Removed: z.literal(true) }).openapi('IdentityDocumentRemoval'),
-  examples: { response: { Id: '7c9e6679-7425-40de-944b-e07fc1f90ae7', Removed: true } },
+  route: {
+    number: 46,
+    operationId: 'removeIdentityDocument',
+    group: 'Identity documents',
+    method: 'delete',
+    path: '/v1/me/identity-documents/{id}',
+    auth: 'member',
+  },
+  docs: {
+    summary: "Remove one of the caller's identity documents",
+    description:
+      "Removes the document from the caller's list at once; its file is deleted from storage shortly after. " +
+      "An id that is not a uuid is `400`; a document that does not exist, is another member's, or was already removed is `404`.",
+    errors: [404],
+    examples: { response: { Id: '7c9e6679-7425-40de-944b-e07fc1f90ae7', Removed: true } },
+  },
+  input: { params: z.object({ id: z.uuid().max(36).openapi({ description: "The document's id, as upload answered it." }) }) },
+  output: { response: z.object({ Id: identityDocumentIdSchema, Removed: z.literal(true) }).openapi('IdentityDocumentRemoval') },
   async handler({ params }, ctx) {
     const documentId = params.id.toLowerCase();
     await ctx.commands.run(

@@ -1,3 +1,5 @@
+// Raising an invoice and choosing its shipping (50, 51), decided on the tenant's invoice register; declared once
+// (defineOperation) for routing, validation and the OpenAPI document.
 import { defineOperation, type MemberContext } from '../../src/http/operation.ts';
 import { idText, INT32_MAX, z } from '../../src/http/schemas.ts';
 import { NotFoundError, ServiceUnavailableError } from '../../src/errors.ts';
@@ -37,34 +39,33 @@ async function readInvoice(ctx: MemberContext, filter: Filter): Promise<InvoiceD
 }
 
 export const raiseInvoice = defineOperation({
-  number: 50,
-  operationId: 'raiseInvoice',
-  group: 'Invoices',
-  method: 'post',
-  path: '/v1/me/invoices',
-  auth: 'member',
-  summary: "Raise an invoice for a cost of the house's price list",
-  description:
-    "Invoices the caller for a cost of the auction house's price list (e.g. `printed-catalogue`, `condition-report`) for an auction of the house, " +
-    "open or closed. The amount is the price list's, never the body's (an `Amount` or any other field in the body is ignored), plus VAT at the " +
-    "house's rate, rounded half up; a member whose profile says `VatFree` is charged no VAT. The description is in the negotiated language. " +
-    "Payment is due after the price list's payment term (14 days unless the house says otherwise). Raising the same cost for the same auction again " +
-    'while that invoice is unpaid answers that invoice instead of a second one. A cost type the price list does not have is 400; an unknown auction 404. ' +
-    'The answer is the invoice, as `GET /v1/me/invoices/{id}` shows it from then on.',
-  body: z
-    .object({
-      CostType: z
-        .string()
-        .min(1)
-        .max(64)
-        .regex(/^[a-z0-9][a-z0-9-]*$/, 'a cost type of the price list, such as printed-catalogue')
-        .openapi({ description: "A cost type of the house's price list.", examples: ['printed-catalogue', 'condition-report'] }),
-      AuctionId: z.number().int().min(1).max(INT32_MAX).openapi({ description: 'The auction the cost is for.' }),
-    })
-    .openapi('RaiseInvoiceRequest'),
-  errors: [404],
-  response: invoiceSchema,
-  examples: { body: { CostType: 'printed-catalogue', AuctionId: 1 }, response: invoiceExample },
+  route: { number: 50, operationId: 'raiseInvoice', group: 'Invoices', method: 'post', path: '/v1/me/invoices', auth: 'member' },
+  docs: {
+    summary: "Raise an invoice for a cost of the house's price list",
+    description:
+      "Invoices the caller for a cost of the auction house's price list (e.g. `printed-catalogue`, `condition-report`) for an auction of the house, " +
+      "open or closed. The amount is the price list's, never the body's (an `Amount` or any other field in the body is ignored), plus VAT at the " +
+      "house's rate, rounded half up; a member whose profile says `VatFree` is charged no VAT. The description is in the negotiated language. " +
+      "Payment is due after the price list's payment term (14 days unless the house says otherwise). Raising the same cost for the same auction again " +
+      'while that invoice is unpaid answers that invoice instead of a second one. A cost type the price list does not have is 400; an unknown auction 404. ' +
+      'The answer is the invoice, as `GET /v1/me/invoices/{id}` shows it from then on.',
+    errors: [404],
+    examples: { body: { CostType: 'printed-catalogue', AuctionId: 1 }, response: invoiceExample },
+  },
+  input: {
+    body: z
+      .object({
+        CostType: z
+          .string()
+          .min(1)
+          .max(64)
+          .regex(/^[a-z0-9][a-z0-9-]*$/, 'a cost type of the price list, such as printed-catalogue')
+          .openapi({ description: "A cost type of the house's price list.", examples: ['printed-catalogue', 'condition-report'] }),
+        AuctionId: z.number().int().min(1).max(INT32_MAX).openapi({ description: 'The auction the cost is for.' }),
+      })
+      .openapi('RaiseInvoiceRequest'),
+  },
+  output: { response: invoiceSchema },
   async handler({ body }, ctx) {
     const { tenant, member } = ctx;
     const [auction, priceList, profile] = await Promise.all([
@@ -107,56 +108,62 @@ const blank = (value: string | null | undefined) => value === undefined || value
 const ADDRESS_FIELDS = ['Name', 'Address', 'ZipCode', 'City', 'Country'] as const;
 
 export const chooseInvoiceShipping = defineOperation({
-  number: 51,
-  operationId: 'chooseInvoiceShipping',
-  group: 'Invoices',
-  method: 'put',
-  path: '/v1/me/invoices/{id}/shipping',
-  auth: 'member',
-  summary: 'Choose how the goods of an unpaid invoice reach you',
-  description:
-    '`Method` is `pickup` (collected at the auction house), `post` or `courier`. `Name`, `Address`, `ZipCode`, `City` and `Country` (ISO 3166-1 alpha-2) ' +
-    'are required unless `pickup`, where they are optional. A replacement: the preference is stored as sent, and sending the same again changes nothing. ' +
-    "A paid invoice's shipping can no longer change (409). Another member's invoice, or an unknown id, is 404. The answer is the invoice.",
-  params: z.object({ id: idText('The invoice id.') }),
-  body: z
-    .object({
-      Method: z.enum(shippingMethods).openapi({ description: '`pickup`, `post` or `courier`.' }),
-      Name: optionalText(200, 'Who receives the goods.'),
-      Address: optionalText(300, 'Street and house number.'),
-      ZipCode: optionalText(20, 'Postal code.'),
-      City: optionalText(100, 'City.'),
-      Country: z
-        .string()
-        .regex(/^([A-Z]{2})?$/, 'an ISO 3166-1 alpha-2 code in capitals, such as NL')
-        .max(2)
-        .nullable()
-        .optional()
-        .openapi({ description: 'ISO 3166-1 alpha-2 country code (`NL`, `SE`).' }),
-    })
-    .superRefine((b, ctx) => {
-      if (b.Method === 'pickup') return;
-      for (const field of ADDRESS_FIELDS)
-        if (blank(b[field])) ctx.addIssue({ code: 'custom', path: [field], message: `required when Method is ${b.Method}` });
-    })
-    .openapi('ShippingPreference'),
-  errors: [404, 409],
-  response: invoiceSchema,
-  examples: {
-    body: { Method: 'post', Name: 'Demo Bidder', Address: 'Keizersgracht 1', ZipCode: '1015 CJ', City: 'Amsterdam', Country: 'NL' },
-    response: {
-      ...invoiceExample,
-      Shipping: {
-        Method: 'post',
-        Name: 'Demo Bidder',
-        Address: 'Keizersgracht 1',
-        ZipCode: '1015 CJ',
-        City: 'Amsterdam',
-        Country: 'NL',
-        ChosenAt: '2026-11-22T10:05:00.000Z',
+  route: {
+    number: 51,
+    operationId: 'chooseInvoiceShipping',
+    group: 'Invoices',
+    method: 'put',
+    path: '/v1/me/invoices/{id}/shipping',
+    auth: 'member',
+  },
+  docs: {
+    summary: 'Choose how the goods of an unpaid invoice reach you',
+    description:
+      '`Method` is `pickup` (collected at the auction house), `post` or `courier`. `Name`, `Address`, `ZipCode`, `City` and `Country` (ISO 3166-1 alpha-2) ' +
+      'are required unless `pickup`, where they are optional. A replacement: the preference is stored as sent, and sending the same again changes nothing. ' +
+      "A paid invoice's shipping can no longer change (409). Another member's invoice, or an unknown id, is 404. The answer is the invoice.",
+    errors: [404, 409],
+    examples: {
+      body: { Method: 'post', Name: 'Demo Bidder', Address: 'Keizersgracht 1', ZipCode: '1015 CJ', City: 'Amsterdam', Country: 'NL' },
+      response: {
+        ...invoiceExample,
+        Shipping: {
+          Method: 'post',
+          Name: 'Demo Bidder',
+          Address: 'Keizersgracht 1',
+          ZipCode: '1015 CJ',
+          City: 'Amsterdam',
+          Country: 'NL',
+          ChosenAt: '2026-11-22T10:05:00.000Z',
+        },
       },
     },
   },
+  input: {
+    params: z.object({ id: idText('The invoice id.') }),
+    body: z
+      .object({
+        Method: z.enum(shippingMethods).openapi({ description: '`pickup`, `post` or `courier`.' }),
+        Name: optionalText(200, 'Who receives the goods.'),
+        Address: optionalText(300, 'Street and house number.'),
+        ZipCode: optionalText(20, 'Postal code.'),
+        City: optionalText(100, 'City.'),
+        Country: z
+          .string()
+          .regex(/^([A-Z]{2})?$/, 'an ISO 3166-1 alpha-2 code in capitals, such as NL')
+          .max(2)
+          .nullable()
+          .optional()
+          .openapi({ description: 'ISO 3166-1 alpha-2 country code (`NL`, `SE`).' }),
+      })
+      .superRefine((b, ctx) => {
+        if (b.Method === 'pickup') return;
+        for (const field of ADDRESS_FIELDS)
+          if (blank(b[field])) ctx.addIssue({ code: 'custom', path: [field], message: `required when Method is ${b.Method}` });
+      })
+      .openapi('ShippingPreference'),
+  },
+  output: { response: invoiceSchema },
   async handler({ params, body }, ctx) {
     const value = (v: string | null | undefined) => (blank(v) ? null : v!.trim());
     // Checked against the register (the decider): unknown or another member's invoice 404, a paid one 409.

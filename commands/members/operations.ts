@@ -1,3 +1,5 @@
+// Sign-up, email confirmation and password resets (34, 35, 38, 39), decided on the member streams and
+// rate-limited; declared once (defineOperation) for routing, validation and the OpenAPI document.
 import { randomUUID } from 'node:crypto';
 import { defineOperation, type TenantContext } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
@@ -21,51 +23,52 @@ const optionalText = (max: number, description: string) => z.string().trim().max
 const findByEmail = (ctx: TenantContext, address: string) => memberByEmail(ctx.db, address);
 
 export const signUp = defineOperation({
-  number: 34,
-  operationId: 'signUp',
-  group: GROUP,
-  method: 'post',
-  path: '/v1/members',
-  auth: 'anon',
-  summary: 'Sign up: create a bidder account and mail its confirmation key',
-  description:
-    '`Email` must be a valid address not yet registered with the auction house (409 otherwise); `Password` 10 to 128 characters, not the email address. ' +
-    "`FirstName`, `LastName` (200 characters each), `Language` (one of the house's languages; the negotiated language when left out) and `Phone` " +
-    "(stored in E.164; a number without a country code is read as one of the house's country) are optional. Other MemberDto fields are ignored: " +
-    'the rest of the profile is set with PUT /v1/me, and server-owned fields are never taken from a body. ' +
-    'A confirmation key is mailed to the address, valid 24 hours and once (POST /v1/members/confirmation); the account cannot sign in until it is confirmed. ' +
-    'At most 10 sign-ups an hour from one client address (429 with Retry-After).',
-  body: z
-    .object({
-      Email: email(),
-      Password: newPassword('10 to 128 characters, not the email address.'),
-      FirstName: optionalText(200, 'First name.'),
-      LastName: optionalText(200, 'Last name.'),
-      Language: z
-        .string()
-        .max(5)
-        .regex(/^[a-z]{2}(-[A-Z]{2})?$/)
-        .nullable()
-        .optional()
-        .openapi({ description: "The member's language: one of the house's languages; the negotiated language when left out." }),
-      Phone: optionalText(50, "A phone number, international (`+46 70 123 45 67`) or as dialled in the house's country."),
-    })
-    .superRefine(passwordIsNotEmail)
-    .openapi('SignUpRequest'),
-  errors: [409, 429],
-  response: z
-    .object({ Id: z.number().int().min(1).max(2147483647).openapi({ description: 'The new member id.' }) })
-    .openapi('SignUpResult'),
-  examples: {
-    body: {
-      Email: 'anna.berg@example.com',
-      Password: 'correct horse battery staple',
-      FirstName: 'Anna',
-      LastName: 'Berg',
-      Language: 'sv',
-      Phone: '+46 70 123 45 67',
+  route: { number: 34, operationId: 'signUp', group: GROUP, method: 'post', path: '/v1/members', auth: 'anon' },
+  docs: {
+    summary: 'Sign up: create a bidder account and mail its confirmation key',
+    description:
+      '`Email` must be a valid address not yet registered with the auction house (409 otherwise); `Password` 10 to 128 characters, not the email address. ' +
+      "`FirstName`, `LastName` (200 characters each), `Language` (one of the house's languages; the negotiated language when left out) and `Phone` " +
+      "(stored in E.164; a number without a country code is read as one of the house's country) are optional. Other MemberDto fields are ignored: " +
+      'the rest of the profile is set with PUT /v1/me, and server-owned fields are never taken from a body. ' +
+      'A confirmation key is mailed to the address, valid 24 hours and once (POST /v1/members/confirmation); the account cannot sign in until it is confirmed. ' +
+      'At most 10 sign-ups an hour from one client address (429 with Retry-After).',
+    errors: [409, 429],
+    examples: {
+      body: {
+        Email: 'anna.berg@example.com',
+        Password: 'correct horse battery staple',
+        FirstName: 'Anna',
+        LastName: 'Berg',
+        Language: 'sv',
+        Phone: '+46 70 123 45 67',
+      },
+      response: { Id: 1843920471 },
     },
-    response: { Id: 1843920471 },
+  },
+  input: {
+    body: z
+      .object({
+        Email: email(),
+        Password: newPassword('10 to 128 characters, not the email address.'),
+        FirstName: optionalText(200, 'First name.'),
+        LastName: optionalText(200, 'Last name.'),
+        Language: z
+          .string()
+          .max(5)
+          .regex(/^[a-z]{2}(-[A-Z]{2})?$/)
+          .nullable()
+          .optional()
+          .openapi({ description: "The member's language: one of the house's languages; the negotiated language when left out." }),
+        Phone: optionalText(50, "A phone number, international (`+46 70 123 45 67`) or as dialled in the house's country."),
+      })
+      .superRefine(passwordIsNotEmail)
+      .openapi('SignUpRequest'),
+  },
+  output: {
+    response: z
+      .object({ Id: z.number().int().min(1).max(2147483647).openapi({ description: 'The new member id.' }) })
+      .openapi('SignUpResult'),
   },
   async handler({ body }, ctx) {
     const { tenant } = ctx;
@@ -108,22 +111,21 @@ export const signUp = defineOperation({
 });
 
 export const confirmEmail = defineOperation({
-  number: 35,
-  operationId: 'confirmEmail',
-  group: GROUP,
-  method: 'post',
-  path: '/v1/members/confirmation',
-  auth: 'anon',
-  summary: 'Confirm the email address with the key of the confirmation mail',
-  description:
-    'Sets `Validated`, after which the account can sign in. A wrong, used or expired key is 400, and so is an address that has no account (the same answer). ' +
-    'At most 30 attempts an hour from one client address (429 with Retry-After).',
-  body: z.object({ Email: email(), Key: oneTimeKey('The key of the confirmation mail.') }).openapi('EmailConfirmationRequest'),
-  errors: [429],
-  response: z
-    .object({ Validated: z.boolean().openapi({ description: 'Always true: the address is confirmed.' }) })
-    .openapi('EmailConfirmationResult'),
-  examples: { body: { Email: 'anna.berg@example.com', Key: 'q3Xv0mRk9LJ2cT5yWb8nHs1ZpD4fGe7A' }, response: { Validated: true } },
+  route: { number: 35, operationId: 'confirmEmail', group: GROUP, method: 'post', path: '/v1/members/confirmation', auth: 'anon' },
+  docs: {
+    summary: 'Confirm the email address with the key of the confirmation mail',
+    description:
+      'Sets `Validated`, after which the account can sign in. A wrong, used or expired key is 400, and so is an address that has no account (the same answer). ' +
+      'At most 30 attempts an hour from one client address (429 with Retry-After).',
+    errors: [429],
+    examples: { body: { Email: 'anna.berg@example.com', Key: 'q3Xv0mRk9LJ2cT5yWb8nHs1ZpD4fGe7A' }, response: { Validated: true } },
+  },
+  input: { body: z.object({ Email: email(), Key: oneTimeKey('The key of the confirmation mail.') }).openapi('EmailConfirmationRequest') },
+  output: {
+    response: z
+      .object({ Validated: z.boolean().openapi({ description: 'Always true: the address is confirmed.' }) })
+      .openapi('EmailConfirmationResult'),
+  },
   async handler({ body }, ctx) {
     const { tenant } = ctx;
     await enforceLimit(
@@ -145,23 +147,22 @@ export const confirmEmail = defineOperation({
 });
 
 export const requestPasswordReset = defineOperation({
-  number: 38,
-  operationId: 'requestPasswordReset',
-  group: GROUP,
-  method: 'post',
-  path: '/v1/password-resets',
-  auth: 'anon',
-  summary: 'Ask for a password-reset key by mail',
-  description:
-    'Always 200 with the same answer, whether or not the address has an account: the account is looked up in the background, and when it exists a reset key ' +
-    'is mailed to it, valid 1 hour and once; asking again voids the earlier keys. At most 3 reset mails an hour go to one account (further requests are ' +
-    'answered alike and send nothing), and at most 10 requests an hour are taken from one client address (429 with Retry-After).',
-  body: z.object({ Email: email() }).openapi('PasswordResetRequest'),
-  errors: [429],
-  response: z
-    .object({ Accepted: z.boolean().openapi({ description: 'Always true: a key is mailed if the address has an account.' }) })
-    .openapi('PasswordResetAccepted'),
-  examples: { body: { Email: 'anna.berg@example.com' }, response: { Accepted: true } },
+  route: { number: 38, operationId: 'requestPasswordReset', group: GROUP, method: 'post', path: '/v1/password-resets', auth: 'anon' },
+  docs: {
+    summary: 'Ask for a password-reset key by mail',
+    description:
+      'Always 200 with the same answer, whether or not the address has an account: the account is looked up in the background, and when it exists a reset key ' +
+      'is mailed to it, valid 1 hour and once; asking again voids the earlier keys. At most 3 reset mails an hour go to one account (further requests are ' +
+      'answered alike and send nothing), and at most 10 requests an hour are taken from one client address (429 with Retry-After).',
+    errors: [429],
+    examples: { body: { Email: 'anna.berg@example.com' }, response: { Accepted: true } },
+  },
+  input: { body: z.object({ Email: email() }).openapi('PasswordResetRequest') },
+  output: {
+    response: z
+      .object({ Accepted: z.boolean().openapi({ description: 'Always true: a key is mailed if the address has an account.' }) })
+      .openapi('PasswordResetAccepted'),
+  },
   async handler({ body }, ctx) {
     const { tenant } = ctx;
     await enforceLimit(
@@ -187,32 +188,40 @@ export const requestPasswordReset = defineOperation({
 });
 
 export const confirmPasswordReset = defineOperation({
-  number: 39,
-  operationId: 'confirmPasswordReset',
-  group: GROUP,
-  method: 'post',
-  path: '/v1/password-resets/confirmation',
-  auth: 'anon',
-  summary: 'Set a new password with the key of the reset mail',
-  description:
-    '`Password` follows the sign-up rules (10 to 128 characters, not the email address). A wrong, used, voided (a newer request was made) or expired key is 400, ' +
-    'and so is an address that has no account (the same answer). The reset ends every session of the member: member tokens issued before it are 401. ' +
-    'It also confirms the email address, if it was not confirmed yet. At most 20 attempts an hour from one client address (429 with Retry-After).',
-  body: z
-    .object({
-      Email: email(),
-      Key: oneTimeKey('The key of the reset mail.'),
-      Password: newPassword('The new password: 10 to 128 characters, not the email address.'),
-    })
-    .superRefine(passwordIsNotEmail)
-    .openapi('PasswordResetConfirmation'),
-  errors: [429],
-  response: z
-    .object({ PasswordChanged: z.boolean().openapi({ description: 'Always true: the new password is set.' }) })
-    .openapi('PasswordResetResult'),
-  examples: {
-    body: { Email: 'anna.berg@example.com', Key: 'q3Xv0mRk9LJ2cT5yWb8nHs1ZpD4fGe7A', Password: 'a new and better passphrase' },
-    response: { PasswordChanged: true },
+  route: {
+    number: 39,
+    operationId: 'confirmPasswordReset',
+    group: GROUP,
+    method: 'post',
+    path: '/v1/password-resets/confirmation',
+    auth: 'anon',
+  },
+  docs: {
+    summary: 'Set a new password with the key of the reset mail',
+    description:
+      '`Password` follows the sign-up rules (10 to 128 characters, not the email address). A wrong, used, voided (a newer request was made) or expired key is 400, ' +
+      'and so is an address that has no account (the same answer). The reset ends every session of the member: member tokens issued before it are 401. ' +
+      'It also confirms the email address, if it was not confirmed yet. At most 20 attempts an hour from one client address (429 with Retry-After).',
+    errors: [429],
+    examples: {
+      body: { Email: 'anna.berg@example.com', Key: 'q3Xv0mRk9LJ2cT5yWb8nHs1ZpD4fGe7A', Password: 'a new and better passphrase' },
+      response: { PasswordChanged: true },
+    },
+  },
+  input: {
+    body: z
+      .object({
+        Email: email(),
+        Key: oneTimeKey('The key of the reset mail.'),
+        Password: newPassword('The new password: 10 to 128 characters, not the email address.'),
+      })
+      .superRefine(passwordIsNotEmail)
+      .openapi('PasswordResetConfirmation'),
+  },
+  output: {
+    response: z
+      .object({ PasswordChanged: z.boolean().openapi({ description: 'Always true: the new password is set.' }) })
+      .openapi('PasswordResetResult'),
   },
   async handler({ body }, ctx) {
     const { tenant } = ctx;

@@ -1,3 +1,5 @@
+// Lot-end reminders, asked for and removed (52, 53), decided on the member's reminder stream; declared once
+// (defineOperation) for routing, validation and the OpenAPI document.
 import { randomUUID } from 'node:crypto';
 import { defineOperation } from '../../src/http/operation.ts';
 import { INT32_MAX, z } from '../../src/http/schemas.ts';
@@ -24,56 +26,62 @@ const subscriptionId = z
 const receipt = z.object({ Id: subscriptionId }).openapi('NotificationSubscription');
 
 export const subscribeNotification = defineOperation({
-  number: 52,
-  operationId: 'subscribeNotification',
-  group: 'Notifications',
-  method: 'post',
-  path: '/v1/me/notifications',
-  auth: 'member',
-  summary: 'Be reminded before a lot ends, by e-mail or SMS',
-  description:
-    "Sends one reminder naming the lot's number and title `SendTime` minutes before the lot's actual end time: when the house moves the end time, " +
-    'or closes the lot early, the reminder moves with it; when that moment has already passed and the lot is still open, it is sent at once. ' +
-    "`GeneralId` is the lot (unknown, or another house's: 404; closed: 409). `Type` 1 is e-mail to the account's address, 2 is SMS to the profile's phone " +
-    "(400 when the profile has none). `MemberId` is ignored (the member is the token's) and `EndDateTime` is informational. " +
-    'Asking again for the same lot, `SendTime` and `Type` while that reminder is pending answers the same `Id`. At most 1,000 pending reminders per member (409).',
-  body: z
-    .object({
-      MemberId: z
-        .number()
-        .int()
-        .min(-Number.MAX_SAFE_INTEGER)
-        .max(Number.MAX_SAFE_INTEGER)
-        .nullable()
-        .optional()
-        .openapi({ description: "Ignored: the member is always the token's." }),
-      GeneralId: z.number().int().min(1).max(INT32_MAX).openapi({ description: 'The lot to be reminded of.' }),
-      EndDateTime: z.iso
-        .datetime({ offset: true, local: true, error: 'must be an RFC 3339 date-time' })
-        .max(40)
-        .nullable()
-        .optional()
-        .openapi({ description: "Informational: the lot's end time as the client knows it. The lot's actual end time counts." }),
-      SendTime: z
-        .number()
-        .int()
-        .min(0, 'must be 0 to 10080 minutes')
-        .max(MAX_MINUTES_BEFORE, 'must be 0 to 10080 minutes')
-        .openapi({ description: "Minutes before the lot's end to send the reminder: 0 (at the end) to 10,080 (a week)." }),
-      Type: z
-        .number()
-        .int()
-        .min(1, 'must be 1 (e-mail) or 2 (SMS)')
-        .max(2, 'must be 1 (e-mail) or 2 (SMS)')
-        .openapi({ description: 'The channel: 1 = e-mail, 2 = SMS.' }),
-    })
-    .openapi('AddPushNotificationRequest'),
-  errors: [404, 409],
-  response: receipt,
-  examples: {
-    body: { GeneralId: 412, EndDateTime: '2026-11-29T18:00:00Z', SendTime: 30, Type: 1 },
-    response: { Id: '7d9f1c2e-4b3a-4e5f-9a8b-0c1d2e3f4a5b' },
+  route: {
+    number: 52,
+    operationId: 'subscribeNotification',
+    group: 'Notifications',
+    method: 'post',
+    path: '/v1/me/notifications',
+    auth: 'member',
   },
+  docs: {
+    summary: 'Be reminded before a lot ends, by e-mail or SMS',
+    description:
+      "Sends one reminder naming the lot's number and title `SendTime` minutes before the lot's actual end time: when the house moves the end time, " +
+      'or closes the lot early, the reminder moves with it; when that moment has already passed and the lot is still open, it is sent at once. ' +
+      "`GeneralId` is the lot (unknown, or another house's: 404; closed: 409). `Type` 1 is e-mail to the account's address, 2 is SMS to the profile's phone " +
+      "(400 when the profile has none). `MemberId` is ignored (the member is the token's) and `EndDateTime` is informational. " +
+      'Asking again for the same lot, `SendTime` and `Type` while that reminder is pending answers the same `Id`. At most 1,000 pending reminders per member (409).',
+    errors: [404, 409],
+    examples: {
+      body: { GeneralId: 412, EndDateTime: '2026-11-29T18:00:00Z', SendTime: 30, Type: 1 },
+      response: { Id: '7d9f1c2e-4b3a-4e5f-9a8b-0c1d2e3f4a5b' },
+    },
+  },
+  input: {
+    body: z
+      .object({
+        MemberId: z
+          .number()
+          .int()
+          .min(-Number.MAX_SAFE_INTEGER)
+          .max(Number.MAX_SAFE_INTEGER)
+          .nullable()
+          .optional()
+          .openapi({ description: "Ignored: the member is always the token's." }),
+        GeneralId: z.number().int().min(1).max(INT32_MAX).openapi({ description: 'The lot to be reminded of.' }),
+        EndDateTime: z.iso
+          .datetime({ offset: true, local: true, error: 'must be an RFC 3339 date-time' })
+          .max(40)
+          .nullable()
+          .optional()
+          .openapi({ description: "Informational: the lot's end time as the client knows it. The lot's actual end time counts." }),
+        SendTime: z
+          .number()
+          .int()
+          .min(0, 'must be 0 to 10080 minutes')
+          .max(MAX_MINUTES_BEFORE, 'must be 0 to 10080 minutes')
+          .openapi({ description: "Minutes before the lot's end to send the reminder: 0 (at the end) to 10,080 (a week)." }),
+        Type: z
+          .number()
+          .int()
+          .min(1, 'must be 1 (e-mail) or 2 (SMS)')
+          .max(2, 'must be 1 (e-mail) or 2 (SMS)')
+          .openapi({ description: 'The channel: 1 = e-mail, 2 = SMS.' }),
+      })
+      .openapi('AddPushNotificationRequest'),
+  },
+  output: { response: receipt },
   async handler({ body }, ctx) {
     const tenant = ctx.tenant.Tenant;
     const memberId = ctx.member.Id;
@@ -122,20 +130,24 @@ export const subscribeNotification = defineOperation({
 });
 
 export const unsubscribeNotification = defineOperation({
-  number: 53,
-  operationId: 'unsubscribeNotification',
-  group: 'Notifications',
-  method: 'delete',
-  path: '/v1/me/notifications/{id}',
-  auth: 'member',
-  summary: 'Remove a lot-end reminder',
-  description:
-    "Removes one of the caller's reminders; a reminder removed before its time is never sent. Unknown, already removed, or another member's: 404. " +
-    'An id that is not a uuid: 400.',
-  params: z.object({ id: subscriptionId }),
-  errors: [404],
-  response: receipt,
-  examples: { response: { Id: '7d9f1c2e-4b3a-4e5f-9a8b-0c1d2e3f4a5b' } },
+  route: {
+    number: 53,
+    operationId: 'unsubscribeNotification',
+    group: 'Notifications',
+    method: 'delete',
+    path: '/v1/me/notifications/{id}',
+    auth: 'member',
+  },
+  docs: {
+    summary: 'Remove a lot-end reminder',
+    description:
+      "Removes one of the caller's reminders; a reminder removed before its time is never sent. Unknown, already removed, or another member's: 404. " +
+      'An id that is not a uuid: 400.',
+    errors: [404],
+    examples: { response: { Id: '7d9f1c2e-4b3a-4e5f-9a8b-0c1d2e3f4a5b' } },
+  },
+  input: { params: z.object({ id: subscriptionId }) },
+  output: { response: receipt },
   async handler({ params }, ctx) {
     const id = params.id.toLowerCase();
     const tenant = ctx.tenant.Tenant;

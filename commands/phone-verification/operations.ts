@@ -1,3 +1,5 @@
+// Verifying the profile's phone with a texted code (40, 41), decided on the member's phone stream; declared once
+// (defineOperation) for routing, validation and the OpenAPI document.
 import { parsePhoneNumberFromString, isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
 import { defineOperation, type MemberContext } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
@@ -32,25 +34,31 @@ const phoneField = z
   .openapi({ description: 'E.164.' });
 
 export const requestPhoneVerification = defineOperation({
-  number: 40,
-  operationId: 'requestPhoneVerification',
-  group: 'Sign-up and sign-in',
-  method: 'post',
-  path: '/v1/me/phone-verification',
-  auth: 'member',
-  summary: "Text a verification code to the profile's phone",
-  description:
-    "No body. Sends a 6-digit code by SMS to the profile's `Phone` (set it with `PUT /v1/me`); confirm it with `POST /v1/me/phone-verification/confirmation`. " +
-    'The code is valid for 10 minutes and once; asking again sends a new code and voids the previous one. At most 3 codes per member an hour (429 with Retry-After). ' +
-    'No phone in the profile, or one that is not a phone number: 400.',
-  errors: [429],
-  response: z
-    .object({
-      Phone: phoneField,
-      ExpiresAt: z.string().max(30).openapi({ format: 'date-time', description: 'Until when the code is valid.' }),
-    })
-    .openapi('PhoneVerificationSent'),
-  examples: { response: { Phone: '+46701234567', ExpiresAt: '2026-11-21T12:10:00.000Z' } },
+  route: {
+    number: 40,
+    operationId: 'requestPhoneVerification',
+    group: 'Sign-up and sign-in',
+    method: 'post',
+    path: '/v1/me/phone-verification',
+    auth: 'member',
+  },
+  docs: {
+    summary: "Text a verification code to the profile's phone",
+    description:
+      "No body. Sends a 6-digit code by SMS to the profile's `Phone` (set it with `PUT /v1/me`); confirm it with `POST /v1/me/phone-verification/confirmation`. " +
+      'The code is valid for 10 minutes and once; asking again sends a new code and voids the previous one. At most 3 codes per member an hour (429 with Retry-After). ' +
+      'No phone in the profile, or one that is not a phone number: 400.',
+    errors: [429],
+    examples: { response: { Phone: '+46701234567', ExpiresAt: '2026-11-21T12:10:00.000Z' } },
+  },
+  output: {
+    response: z
+      .object({
+        Phone: phoneField,
+        ExpiresAt: z.string().max(30).openapi({ format: 'date-time', description: 'Until when the code is valid.' }),
+      })
+      .openapi('PhoneVerificationSent'),
+  },
   async handler(_input, ctx) {
     const phone = await profilePhone(ctx);
     if (phone === null)
@@ -72,27 +80,33 @@ export const requestPhoneVerification = defineOperation({
 });
 
 export const confirmPhoneVerification = defineOperation({
-  number: 41,
-  operationId: 'confirmPhoneVerification',
-  group: 'Sign-up and sign-in',
-  method: 'post',
-  path: '/v1/me/phone-verification/confirmation',
-  auth: 'member',
-  summary: 'Confirm the phone with the code texted to it',
-  description:
-    'The code of the latest text (`POST /v1/me/phone-verification`). The right code sets `SmsVerificationCompleted` for the phone it was sent to, ' +
-    "while that is still the profile's phone. A wrong, expired or used code is a 400; wrong codes are counted, and the 5th voids the code (request a new one).",
-  body: z
-    .object({
-      Code: z
-        .string()
-        .regex(/^\d{6}$/, 'the 6 digits of the text')
-        .max(6)
-        .openapi({ description: 'The 6 digits of the text.' }),
-    })
-    .openapi('PhoneVerificationConfirmation'),
-  response: z.object({ Phone: phoneField, SmsVerificationCompleted: z.boolean() }).openapi('PhoneVerificationResult'),
-  examples: { body: { Code: '042917' }, response: { Phone: '+46701234567', SmsVerificationCompleted: true } },
+  route: {
+    number: 41,
+    operationId: 'confirmPhoneVerification',
+    group: 'Sign-up and sign-in',
+    method: 'post',
+    path: '/v1/me/phone-verification/confirmation',
+    auth: 'member',
+  },
+  docs: {
+    summary: 'Confirm the phone with the code texted to it',
+    description:
+      'The code of the latest text (`POST /v1/me/phone-verification`). The right code sets `SmsVerificationCompleted` for the phone it was sent to, ' +
+      "while that is still the profile's phone. A wrong, expired or used code is a 400; wrong codes are counted, and the 5th voids the code (request a new one).",
+    examples: { body: { Code: '042917' }, response: { Phone: '+46701234567', SmsVerificationCompleted: true } },
+  },
+  input: {
+    body: z
+      .object({
+        Code: z
+          .string()
+          .regex(/^\d{6}$/, 'the 6 digits of the text')
+          .max(6)
+          .openapi({ description: 'The 6 digits of the text.' }),
+      })
+      .openapi('PhoneVerificationConfirmation'),
+  },
+  output: { response: z.object({ Phone: phoneField, SmsVerificationCompleted: z.boolean() }).openapi('PhoneVerificationResult') },
   async handler({ body }, ctx) {
     const currentPhone = await profilePhone(ctx);
     const keys = ctx.keys;

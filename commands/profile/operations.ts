@@ -1,3 +1,5 @@
+// Replacing the signed-in member's profile (43), decided on the member's profile stream; declared once
+// (defineOperation) for routing, validation and the OpenAPI document.
 import { parsePhoneNumberFromString, isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
 import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
@@ -167,44 +169,41 @@ export function normaliseProfile(body: Body, tenant: Pick<TenantDoc, 'Country' |
 }
 
 export const replaceProfile = defineOperation({
-  number: 43,
-  operationId: 'replaceProfile',
-  group: 'Bidder profile',
-  method: 'put',
-  path: '/v1/me',
-  auth: 'member',
-  summary: "Replace the signed-in member's profile",
-  description:
-    'A replacement, not a merge: every writable field of the body is stored, and a writable field left out (or null, or empty) is stored empty. ' +
-    'Server-owned fields (`Id`, `UID`, `Email`, `Roles`, `Validated`, `VatFree`, `SmsVerificationCompleted`, `FullName`, ...) and unknown fields are ignored: ' +
-    'send back what `GET /v1/me` answered, changed where needed. Answers the stored profile. ' +
-    "Phone numbers are stored in E.164 (a number without a country code is read as one of the house's country); one that is not a phone number is a 400. " +
-    'A changed `Phone` is no longer verified (`SmsVerificationCompleted` false until a new code confirms it). ' +
-    'A changed `CompanyName` or `VATNumber` starts a VAT check in the background: `VatFree` becomes true only for a valid VAT number of an EU country ' +
-    "other than the house's own (reverse charge), and is false while a new number is being checked; re-read the profile (`GET /v1/me`) for the result.",
-  body: profileReplacementSchema,
-  response: memberDtoSchema,
-  examples: {
-    body: {
-      Language: 'sv',
-      FirstName: 'Anna',
-      LastName: 'Berg',
-      CompanyName: 'Berg Antik AB',
-      CompanyId: '556677-8899',
-      CompanyRegistrationCity: 'Stockholm',
-      VATNumber: 'SE556677889901',
-      Address: 'Storgatan',
-      HouseNumber: '12',
-      ZipCode: '114 51',
-      City: 'Stockholm',
-      Country: 'SE',
-      Phone: '+46 70 123 45 67',
-      Timezone: 'Europe/Stockholm',
-      IsCompany: true,
-      ExtraData: {},
+  route: { number: 43, operationId: 'replaceProfile', group: 'Bidder profile', method: 'put', path: '/v1/me', auth: 'member' },
+  docs: {
+    summary: "Replace the signed-in member's profile",
+    description:
+      'A replacement, not a merge: every writable field of the body is stored, and a writable field left out (or null, or empty) is stored empty. ' +
+      'Server-owned fields (`Id`, `UID`, `Email`, `Roles`, `Validated`, `VatFree`, `SmsVerificationCompleted`, `FullName`, ...) and unknown fields are ignored: ' +
+      'send back what `GET /v1/me` answered, changed where needed. Answers the stored profile. ' +
+      "Phone numbers are stored in E.164 (a number without a country code is read as one of the house's country); one that is not a phone number is a 400. " +
+      'A changed `Phone` is no longer verified (`SmsVerificationCompleted` false until a new code confirms it). ' +
+      'A changed `CompanyName` or `VATNumber` starts a VAT check in the background: `VatFree` becomes true only for a valid VAT number of an EU country ' +
+      "other than the house's own (reverse charge), and is false while a new number is being checked; re-read the profile (`GET /v1/me`) for the result.",
+    examples: {
+      body: {
+        Language: 'sv',
+        FirstName: 'Anna',
+        LastName: 'Berg',
+        CompanyName: 'Berg Antik AB',
+        CompanyId: '556677-8899',
+        CompanyRegistrationCity: 'Stockholm',
+        VATNumber: 'SE556677889901',
+        Address: 'Storgatan',
+        HouseNumber: '12',
+        ZipCode: '114 51',
+        City: 'Stockholm',
+        Country: 'SE',
+        Phone: '+46 70 123 45 67',
+        Timezone: 'Europe/Stockholm',
+        IsCompany: true,
+        ExtraData: {},
+      },
+      response: { ...memberDtoExample, VatFree: false, SmsVerificationCompleted: false },
     },
-    response: { ...memberDtoExample, VatFree: false, SmsVerificationCompleted: false },
   },
+  input: { body: profileReplacementSchema },
+  output: { response: memberDtoSchema },
   async handler({ body }, ctx) {
     const profile = normaliseProfile(body, ctx.tenant);
     await ctx.commands.run(

@@ -1,3 +1,5 @@
+// Asking to be registered to bid in an auction (31), decided on the registration stream; declared once
+// (defineOperation) for routing, validation and the OpenAPI document.
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
 import { auctionStatus, findAuction } from '../../projections/catalogue/index.ts';
@@ -7,22 +9,26 @@ import { registrationDecider } from './decide.ts';
 import { registrationsStreamId } from './events.ts';
 
 export const requestRegistration = defineOperation({
-  number: 31,
-  operationId: 'requestAuctionRegistration',
-  group: 'Auction registration',
-  method: 'post',
-  path: '/v1/me/registrations/{auctionId}',
-  auth: 'member',
-  summary: 'Ask to be registered to bid in an auction',
-  description:
-    'No body. Registering is possible while the auction is upcoming or current. A confirmed member is approved at once, unless the house approves this ' +
-    "auction's registrations by hand: then the answer is `pending` until the house decides. Asking again changes nothing and answers the current status " +
-    '(also once the auction has closed). Closed auction: 409. The auction requires its terms and the caller has not accepted them ' +
-    "(`POST /v1/auctions/{id}/terms-acceptance`): 403. Unknown auction, or another auction house's: 404.",
-  params: z.object({ auctionId: idText('The auction to register for.') }),
-  errors: [403, 404, 409],
-  response: registrationSchema,
-  examples: { response: { AuctionId: 3, Status: 'pending' } },
+  route: {
+    number: 31,
+    operationId: 'requestAuctionRegistration',
+    group: 'Auction registration',
+    method: 'post',
+    path: '/v1/me/registrations/{auctionId}',
+    auth: 'member',
+  },
+  docs: {
+    summary: 'Ask to be registered to bid in an auction',
+    description:
+      'No body. Registering is possible while the auction is upcoming or current. A confirmed member is approved at once, unless the house approves this ' +
+      "auction's registrations by hand: then the answer is `pending` until the house decides. Asking again changes nothing and answers the current status " +
+      '(also once the auction has closed). Closed auction: 409. The auction requires its terms and the caller has not accepted them ' +
+      "(`POST /v1/auctions/{id}/terms-acceptance`): 403. Unknown auction, or another auction house's: 404.",
+    errors: [403, 404, 409],
+    examples: { response: { AuctionId: 3, Status: 'pending' } },
+  },
+  input: { params: z.object({ auctionId: idText('The auction to register for.') }) },
+  output: { response: registrationSchema },
   async handler({ params }, ctx) {
     const tenant = ctx.tenant.Tenant;
     const memberId = ctx.member.Id;

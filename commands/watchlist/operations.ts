@@ -1,3 +1,5 @@
+// Watching and unwatching a lot (25, 26), decided on the member's watchlist stream; declared once
+// (defineOperation) for routing, validation and the OpenAPI document.
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
 import { ValidationError } from '../../src/errors.ts';
@@ -15,41 +17,40 @@ const watchResult = z
   .openapi('WatchResult');
 
 export const watchLot = defineOperation({
-  number: 25,
-  operationId: 'watchLot',
-  group: 'Lots',
-  method: 'put',
-  path: '/v1/me/watchlist/{lotId}',
-  auth: 'member',
-  summary: 'Watch a lot (idempotent)',
-  description:
-    'The body is optional. `Type` is the watch type (`watch` by default); watching again with the same type changes nothing, with another type changes the type. ' +
-    "`MemberId` is ignored (the member is the token's); `Id`, when given, must equal the path's lot id. Unknown lot, or another tenant's: 404. A watchlist holds at most 5,000 lots (409).",
-  params: lotParam,
-  body: z
-    .object({
-      // zod's int() takes safe integers only: these bounds are the ones it enforces.
-      Id: z
-        .number()
-        .int()
-        .min(-Number.MAX_SAFE_INTEGER)
-        .max(Number.MAX_SAFE_INTEGER)
-        .optional()
-        .openapi({ description: 'The lot id; must equal the path when given.' }),
-      MemberId: z
-        .number()
-        .int()
-        .min(-Number.MAX_SAFE_INTEGER)
-        .max(Number.MAX_SAFE_INTEGER)
-        .optional()
-        .openapi({ description: "Ignored: the member is always the token's." }),
-      Type: z.enum(watchTypes).optional().openapi({ description: 'Watch type; `watch` when omitted.' }),
-    })
-    .openapi('AddTrackerRequest'),
-  bodyOptional: true,
-  errors: [404, 409],
-  response: watchResult,
-  examples: { body: { Type: 'favourite' }, response: { LotId: 412, Watched: true, Type: 'favourite' } },
+  route: { number: 25, operationId: 'watchLot', group: 'Lots', method: 'put', path: '/v1/me/watchlist/{lotId}', auth: 'member' },
+  docs: {
+    summary: 'Watch a lot (idempotent)',
+    description:
+      'The body is optional. `Type` is the watch type (`watch` by default); watching again with the same type changes nothing, with another type changes the type. ' +
+      "`MemberId` is ignored (the member is the token's); `Id`, when given, must equal the path's lot id. Unknown lot, or another tenant's: 404. A watchlist holds at most 5,000 lots (409).",
+    errors: [404, 409],
+    examples: { body: { Type: 'favourite' }, response: { LotId: 412, Watched: true, Type: 'favourite' } },
+  },
+  input: {
+    params: lotParam,
+    body: z
+      .object({
+        // zod's int() takes safe integers only: these bounds are the ones it enforces.
+        Id: z
+          .number()
+          .int()
+          .min(-Number.MAX_SAFE_INTEGER)
+          .max(Number.MAX_SAFE_INTEGER)
+          .optional()
+          .openapi({ description: 'The lot id; must equal the path when given.' }),
+        MemberId: z
+          .number()
+          .int()
+          .min(-Number.MAX_SAFE_INTEGER)
+          .max(Number.MAX_SAFE_INTEGER)
+          .optional()
+          .openapi({ description: "Ignored: the member is always the token's." }),
+        Type: z.enum(watchTypes).optional().openapi({ description: 'Watch type; `watch` when omitted.' }),
+      })
+      .openapi('AddTrackerRequest'),
+    bodyOptional: true,
+  },
+  output: { response: watchResult },
   async handler({ params, body }, ctx) {
     if (body?.Id !== undefined && body.Id !== params.lotId)
       throw new ValidationError('Id in the body must equal the lot id of the path.', [
@@ -76,17 +77,14 @@ export const watchLot = defineOperation({
 });
 
 export const unwatchLot = defineOperation({
-  number: 26,
-  operationId: 'unwatchLot',
-  group: 'Lots',
-  method: 'delete',
-  path: '/v1/me/watchlist/{lotId}',
-  auth: 'member',
-  summary: 'Stop watching a lot (idempotent)',
-  description: '200 whether or not the lot was watched.',
-  params: lotParam,
-  response: watchResult,
-  examples: { response: { LotId: 412, Watched: false, Type: null } },
+  route: { number: 26, operationId: 'unwatchLot', group: 'Lots', method: 'delete', path: '/v1/me/watchlist/{lotId}', auth: 'member' },
+  docs: {
+    summary: 'Stop watching a lot (idempotent)',
+    description: '200 whether or not the lot was watched.',
+    examples: { response: { LotId: 412, Watched: false, Type: null } },
+  },
+  input: { params: lotParam },
+  output: { response: watchResult },
   async handler({ params }, ctx) {
     await ctx.commands.run(
       watchlistStreamId(ctx.tenant.Tenant, ctx.member.Id),

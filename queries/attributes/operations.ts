@@ -1,3 +1,5 @@
+// A lot's attributes and the distinct attribute values with lot counts (21, 22), read from the read models;
+// declared once (defineOperation) for routing, validation, caching and the OpenAPI document.
 import { defineOperation } from '../../src/http/operation.ts';
 import { boolText, idText, int32Text, z } from '../../src/http/schemas.ts';
 import { pick } from '../../src/http/language.ts';
@@ -19,23 +21,27 @@ const attribute = z.object({
 });
 
 export const getLotAttributes = defineOperation({
-  number: 21,
-  operationId: 'getLotAttributes',
-  group: 'Lot attributes',
-  method: 'get',
-  path: '/v1/lots/{id}/attributes',
-  auth: 'anon',
-  catalogue: true,
-  summary: "A lot's descriptive attributes in the negotiated language",
-  params: z.object({ id: idText('The lot id.') }),
-  errors: [404],
-  response: z.array(attribute).max(100).openapi('LotAttributes'),
-  examples: {
-    response: [
-      { Name: 'Material', Label: 'Material', Value: 'ek' },
-      { Name: 'Period', Label: 'Period', Value: '1700-tal' },
-    ],
+  route: {
+    number: 21,
+    operationId: 'getLotAttributes',
+    group: 'Lot attributes',
+    method: 'get',
+    path: '/v1/lots/{id}/attributes',
+    auth: 'anon',
   },
+  docs: {
+    summary: "A lot's descriptive attributes in the negotiated language",
+    errors: [404],
+    examples: {
+      response: [
+        { Name: 'Material', Label: 'Material', Value: 'ek' },
+        { Name: 'Period', Label: 'Period', Value: '1700-tal' },
+      ],
+    },
+  },
+  input: { params: z.object({ id: idText('The lot id.') }) },
+  output: { response: z.array(attribute).max(100).openapi('LotAttributes') },
+  cache: { catalogue: true },
   async handler({ params }, ctx) {
     const lot = await findLot(ctx.db, params.id);
     const fallback = ctx.tenant.DefaultLanguage;
@@ -48,42 +54,50 @@ export const getLotAttributes = defineOperation({
 });
 
 export const listAttributeValues = defineOperation({
-  number: 22,
-  operationId: 'listAttributeValues',
-  group: 'Lot attributes',
-  method: 'get',
-  path: '/v1/attribute-values',
-  auth: 'anon',
-  catalogue: true,
-  languageParam: 'language',
-  summary: 'Distinct attribute values with lot counts, for building search filters',
-  description:
-    '`Count` is the number of lots (open and closed) that `GET /v1/lots?ShowClosedLots=true&MetaDataProperties[Name]=Value` selects with the same filters. ' +
-    'Values are matched as the lot filters match them (case- and accent-insensitive), in the language of `language` (else the negotiated one). ' +
-    'Ordered by attribute name, then by count, most lots first.',
-  query: z.object({
-    auctionId: idText('Only lots of this auction.').optional(),
-    categoryId: idText('Only lots of this category or of a category below it.').optional(),
-    name: z
-      .string()
-      .regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'an attribute name is letters, digits and _')
-      .optional()
-      .openapi({ description: 'Only this attribute (case-insensitive).', maxLength: 64 }),
-    type: int32Text({ min: 0, description: 'Only lots of auctions of this type (the `AuctionTypeId` of auctions and lots).' }).optional(),
-    language: z.string().max(20).optional().openapi({ description: 'Language of values and labels; overrides Accept-Language.' }),
-    vatFree: boolText('Only lots sold without VAT (true) or with VAT (false).').optional(),
-  }),
-  // Every distinct value in one answer: the service sets no smaller limit.
-  response: z
-    .array(attribute.extend({ Count: z.number().int().min(1).max(2147483647) }))
-    .max(2147483647)
-    .openapi('AttributeValues'),
-  examples: {
-    response: [
-      { Name: 'Material', Label: 'Material', Value: 'oak', Count: 31 },
-      { Name: 'Material', Label: 'Material', Value: 'walnut', Count: 27 },
-    ],
+  route: {
+    number: 22,
+    operationId: 'listAttributeValues',
+    group: 'Lot attributes',
+    method: 'get',
+    path: '/v1/attribute-values',
+    auth: 'anon',
   },
+  docs: {
+    summary: 'Distinct attribute values with lot counts, for building search filters',
+    description:
+      '`Count` is the number of lots (open and closed) that `GET /v1/lots?ShowClosedLots=true&MetaDataProperties[Name]=Value` selects with the same filters. ' +
+      'Values are matched as the lot filters match them (case- and accent-insensitive), in the language of `language` (else the negotiated one). ' +
+      'Ordered by attribute name, then by count, most lots first.',
+    examples: {
+      response: [
+        { Name: 'Material', Label: 'Material', Value: 'oak', Count: 31 },
+        { Name: 'Material', Label: 'Material', Value: 'walnut', Count: 27 },
+      ],
+    },
+  },
+  input: {
+    query: z.object({
+      auctionId: idText('Only lots of this auction.').optional(),
+      categoryId: idText('Only lots of this category or of a category below it.').optional(),
+      name: z
+        .string()
+        .regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'an attribute name is letters, digits and _')
+        .optional()
+        .openapi({ description: 'Only this attribute (case-insensitive).', maxLength: 64 }),
+      type: int32Text({ min: 0, description: 'Only lots of auctions of this type (the `AuctionTypeId` of auctions and lots).' }).optional(),
+      language: z.string().max(20).optional().openapi({ description: 'Language of values and labels; overrides Accept-Language.' }),
+      vatFree: boolText('Only lots sold without VAT (true) or with VAT (false).').optional(),
+    }),
+    languageParam: 'language',
+  },
+  output: {
+    // Every distinct value in one answer: the service sets no smaller limit.
+    response: z
+      .array(attribute.extend({ Count: z.number().int().min(1).max(2147483647) }))
+      .max(2147483647)
+      .openapi('AttributeValues'),
+  },
+  cache: { catalogue: true },
   async handler({ query }, ctx) {
     const language = ctx.language;
     const filter: Filter = {};

@@ -1,3 +1,5 @@
+// An auction's printed catalogue (PDF) and its lots as a spreadsheet (6, 7), made from the read models;
+// declared once (defineOperation) for routing, validation, caching and the OpenAPI document.
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
 import { FileAnswer } from '../../src/http/file-answer.ts';
@@ -26,22 +28,24 @@ const lang = z.string().max(20).optional().openapi({
 });
 
 export const getAuctionCatalogue = defineOperation({
-  number: 6,
-  operationId: 'getAuctionCataloguePdf',
-  group: 'Auctions',
-  method: 'get',
-  path: '/v1/auctions/{id}/catalogue',
-  auth: 'anon',
-  catalogue: true,
-  summary: 'The printed catalogue of an auction, as a PDF',
-  description:
-    "Every lot of the auction, open or closed, in lot-number order, with its number, title, estimate and a short description; the auction's title and dates on the first page. " +
-    "Made once per auction, language and catalogue version, and kept: a change to the auction's lots makes a new one.",
-  params: auctionParams,
-  query: z.object({ lang }),
-  errors: [404],
-  produces: ['application/pdf'],
-  response: z.string().openapi({ format: 'binary' }),
+  route: {
+    number: 6,
+    operationId: 'getAuctionCataloguePdf',
+    group: 'Auctions',
+    method: 'get',
+    path: '/v1/auctions/{id}/catalogue',
+    auth: 'anon',
+  },
+  docs: {
+    summary: 'The printed catalogue of an auction, as a PDF',
+    description:
+      "Every lot of the auction, open or closed, in lot-number order, with its number, title, estimate and a short description; the auction's title and dates on the first page. " +
+      "Made once per auction, language and catalogue version, and kept: a change to the auction's lots makes a new one.",
+    errors: [404],
+  },
+  input: { params: auctionParams, query: z.object({ lang }) },
+  output: { response: z.string().openapi({ format: 'binary' }), produces: ['application/pdf'] },
+  cache: { catalogue: true },
   async handler({ params }, ctx) {
     const auction = await findAuction(ctx.db, params.id);
     const { language } = ctx;
@@ -63,21 +67,17 @@ export const getAuctionCatalogue = defineOperation({
 });
 
 export const exportAuctionLots = defineOperation({
-  number: 7,
-  operationId: 'exportAuctionLots',
-  group: 'Auctions',
-  method: 'get',
-  path: '/v1/auctions/{id}/export',
-  auth: 'anon',
-  catalogue: true,
-  summary: "The auction's lots as a spreadsheet (.xlsx)",
-  description:
-    'One row per lot in lot-number order under a header row: lot number, title, description, category, estimate low and high, starting price, current bid, currency and end time (UTC). ' +
-    "Texts in the negotiated language; amounts as numbers in the currency's major unit.",
-  params: auctionParams,
-  errors: [404],
-  produces: [XLSX],
-  response: z.string().openapi({ format: 'binary' }),
+  route: { number: 7, operationId: 'exportAuctionLots', group: 'Auctions', method: 'get', path: '/v1/auctions/{id}/export', auth: 'anon' },
+  docs: {
+    summary: "The auction's lots as a spreadsheet (.xlsx)",
+    description:
+      'One row per lot in lot-number order under a header row: lot number, title, description, category, estimate low and high, starting price, current bid, currency and end time (UTC). ' +
+      "Texts in the negotiated language; amounts as numbers in the currency's major unit.",
+    errors: [404],
+  },
+  input: { params: auctionParams },
+  output: { response: z.string().openapi({ format: 'binary' }), produces: [XLSX] },
+  cache: { catalogue: true },
   async handler({ params }, ctx) {
     const auction = await findAuction(ctx.db, params.id);
     const { language } = ctx;

@@ -1,3 +1,5 @@
+// Auctions: the list, one auction, its texts, lot numbers and categories (4, 5, 8, 9, 10), read from the read
+// models; declared once (defineOperation) for routing, validation, caching and the OpenAPI document.
 import type { Filter } from '../../src/ports/read-models.ts';
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
@@ -73,29 +75,28 @@ export function toAuctionDto(doc: AuctionDoc, language: string, fallback: string
 }
 
 export const listAuctions = defineOperation({
-  number: 4,
-  operationId: 'listAuctions',
-  group: 'Auctions',
-  method: 'get',
-  path: '/v1/auctions',
-  auth: 'anon',
-  catalogue: true,
-  summary: 'Auctions, by status, paged',
-  description: 'Ordered by StartTime (closed auctions: newest first).',
-  query: z.object({
-    status: z
-      .string()
-      .transform((v, ctx) => {
-        const found = STATUSES.find((s) => s === v.toLowerCase());
-        if (!found) ctx.addIssue({ code: 'custom', message: `must be one of ${STATUSES.join(', ')}` });
-        return found ?? 'current';
-      })
-      .optional()
-      .openapi({ type: 'string', enum: [...STATUSES], description: 'Omitted: all auctions.' }),
-    ...pageQuery,
-  }),
-  response: pagedEnvelope(auctionSchema, 'AuctionPage'),
-  examples: { response: { Items: [auctionExample], TotalCount: 1, Page: 1, PageSize: 20, TotalPages: 1 } },
+  route: { number: 4, operationId: 'listAuctions', group: 'Auctions', method: 'get', path: '/v1/auctions', auth: 'anon' },
+  docs: {
+    summary: 'Auctions, by status, paged',
+    description: 'Ordered by StartTime (closed auctions: newest first).',
+    examples: { response: { Items: [auctionExample], TotalCount: 1, Page: 1, PageSize: 20, TotalPages: 1 } },
+  },
+  input: {
+    query: z.object({
+      status: z
+        .string()
+        .transform((v, ctx) => {
+          const found = STATUSES.find((s) => s === v.toLowerCase());
+          if (!found) ctx.addIssue({ code: 'custom', message: `must be one of ${STATUSES.join(', ')}` });
+          return found ?? 'current';
+        })
+        .optional()
+        .openapi({ type: 'string', enum: [...STATUSES], description: 'Omitted: all auctions.' }),
+      ...pageQuery,
+    }),
+  },
+  output: { response: pagedEnvelope(auctionSchema, 'AuctionPage') },
+  cache: { catalogue: true },
   async handler({ query }, ctx) {
     const now = ctx.now.toISOString();
     const filter: Filter = { Catalogued: true };
@@ -118,18 +119,15 @@ export const listAuctions = defineOperation({
 });
 
 export const getAuction = defineOperation({
-  number: 5,
-  operationId: 'getAuction',
-  group: 'Auctions',
-  method: 'get',
-  path: '/v1/auctions/{id}',
-  auth: 'anon',
-  catalogue: true,
-  summary: 'One auction',
-  params: z.object({ id: idText('The auction id.') }),
-  errors: [404],
-  response: auctionSchema,
-  examples: { response: auctionExample },
+  route: { number: 5, operationId: 'getAuction', group: 'Auctions', method: 'get', path: '/v1/auctions/{id}', auth: 'anon' },
+  docs: {
+    summary: 'One auction',
+    errors: [404],
+    examples: { response: auctionExample },
+  },
+  input: { params: z.object({ id: idText('The auction id.') }) },
+  output: { response: auctionSchema },
+  cache: { catalogue: true },
   async handler({ params }, ctx) {
     const doc = await findAuction(ctx.db, params.id);
     return toAuctionDto(doc, ctx.language, ctx.tenant.DefaultLanguage, ctx.now.toISOString());
@@ -139,45 +137,51 @@ export const getAuction = defineOperation({
 const auctionParams = z.object({ id: idText('The auction id.') });
 
 export const getAuctionTranslations = defineOperation({
-  number: 8,
-  operationId: 'getAuctionTranslations',
-  group: 'Auctions',
-  method: 'get',
-  path: '/v1/auctions/{id}/translations',
-  auth: 'anon',
-  catalogue: true,
-  summary: "The auction's title and description in every published language",
-  description:
-    'One entry per language the house publishes in, the default language first; a text not translated yet comes in the default language.',
-  params: auctionParams,
-  errors: [404],
-  response: z
-    .object({
-      AuctionId: z.number().int().min(1).max(2147483647),
-      Translations: z
-        .array(
-          z.object({
-            Language: z
-              .string()
-              .max(5)
-              .regex(/^[a-z]{2}(-[A-Z]{2})?$/),
-            Title: z.string().max(500),
-            Description: z.string().max(20000),
-          }),
-        )
-        // One per published language; the service sets no smaller limit.
-        .max(2147483647),
-    })
-    .openapi('AuctionTranslations'),
-  examples: {
-    response: {
-      AuctionId: 1,
-      Translations: [
-        { Language: 'en', Title: 'Spring Design Sale', Description: 'Spring Design Sale — 400 lots.' },
-        { Language: 'sv', Title: 'Vårens designauktion', Description: 'Vårens designauktion — 400 föremål.' },
-      ],
+  route: {
+    number: 8,
+    operationId: 'getAuctionTranslations',
+    group: 'Auctions',
+    method: 'get',
+    path: '/v1/auctions/{id}/translations',
+    auth: 'anon',
+  },
+  docs: {
+    summary: "The auction's title and description in every published language",
+    description:
+      'One entry per language the house publishes in, the default language first; a text not translated yet comes in the default language.',
+    errors: [404],
+    examples: {
+      response: {
+        AuctionId: 1,
+        Translations: [
+          { Language: 'en', Title: 'Spring Design Sale', Description: 'Spring Design Sale — 400 lots.' },
+          { Language: 'sv', Title: 'Vårens designauktion', Description: 'Vårens designauktion — 400 föremål.' },
+        ],
+      },
     },
   },
+  input: { params: auctionParams },
+  output: {
+    response: z
+      .object({
+        AuctionId: z.number().int().min(1).max(2147483647),
+        Translations: z
+          .array(
+            z.object({
+              Language: z
+                .string()
+                .max(5)
+                .regex(/^[a-z]{2}(-[A-Z]{2})?$/),
+              Title: z.string().max(500),
+              Description: z.string().max(20000),
+            }),
+          )
+          // One per published language; the service sets no smaller limit.
+          .max(2147483647),
+      })
+      .openapi('AuctionTranslations'),
+  },
+  cache: { catalogue: true },
   async handler({ params }, ctx) {
     const doc = await findAuction(ctx.db, params.id);
     const { Languages: languages, DefaultLanguage: fallback } = ctx.tenant;
@@ -193,20 +197,26 @@ export const getAuctionTranslations = defineOperation({
 });
 
 export const getAuctionLotNumbers = defineOperation({
-  number: 9,
-  operationId: 'getAuctionLotNumbers',
-  group: 'Auctions',
-  method: 'get',
-  path: '/v1/auctions/{id}/lot-numbers',
-  auth: 'anon',
-  catalogue: true,
-  summary: 'Every lot number of the auction, ascending',
-  description: 'Open and closed lots alike: a JSON array of integers.',
-  params: auctionParams,
-  errors: [404],
-  // Every lot number of the auction in one answer: the service sets no smaller limit than the int32 range.
-  response: z.array(z.number().int().min(0).max(2147483647)).max(2147483647).openapi('LotNumbers'),
-  examples: { response: [1, 2, 3, 4, 5] },
+  route: {
+    number: 9,
+    operationId: 'getAuctionLotNumbers',
+    group: 'Auctions',
+    method: 'get',
+    path: '/v1/auctions/{id}/lot-numbers',
+    auth: 'anon',
+  },
+  docs: {
+    summary: 'Every lot number of the auction, ascending',
+    description: 'Open and closed lots alike: a JSON array of integers.',
+    errors: [404],
+    examples: { response: [1, 2, 3, 4, 5] },
+  },
+  input: { params: auctionParams },
+  output: {
+    // Every lot number of the auction in one answer: the service sets no smaller limit than the int32 range.
+    response: z.array(z.number().int().min(0).max(2147483647)).max(2147483647).openapi('LotNumbers'),
+  },
+  cache: { catalogue: true },
   async handler({ params }, ctx) {
     await findAuction(ctx.db, params.id);
     // Distinct lot numbers straight from the (AuctionId, LotNumber) index, without reading the lots.
@@ -216,32 +226,36 @@ export const getAuctionLotNumbers = defineOperation({
 });
 
 export const getAuctionCategories = defineOperation({
-  number: 10,
-  operationId: 'getAuctionCategories',
-  group: 'Auctions',
-  method: 'get',
-  path: '/v1/auctions/{id}/categories',
-  auth: 'anon',
-  catalogue: true,
-  summary: 'The categories present in the auction, with its lot counts',
-  description:
-    "The category tree in the negotiated language, cut to the categories that hold lots of this auction. `LotCount` counts the auction's lots (open or closed) in the category and the categories below it, " +
-    'as `GET /v1/lots?AuctionId={id}&CategoryId=...&ShowClosedLots=true` does.',
-  params: auctionParams,
-  errors: [404],
-  response: z.array(categoryNode).max(2147483647).openapi('AuctionCategories'),
-  examples: {
-    response: [
-      {
-        Id: 3,
-        ParentId: null,
-        Name: 'Furniture',
-        SortOrder: 1,
-        LotCount: 120,
-        Children: [{ Id: 12, ParentId: 3, Name: 'Chairs', SortOrder: 1, LotCount: 45, Children: [] }],
-      },
-    ],
+  route: {
+    number: 10,
+    operationId: 'getAuctionCategories',
+    group: 'Auctions',
+    method: 'get',
+    path: '/v1/auctions/{id}/categories',
+    auth: 'anon',
   },
+  docs: {
+    summary: 'The categories present in the auction, with its lot counts',
+    description:
+      "The category tree in the negotiated language, cut to the categories that hold lots of this auction. `LotCount` counts the auction's lots (open or closed) in the category and the categories below it, " +
+      'as `GET /v1/lots?AuctionId={id}&CategoryId=...&ShowClosedLots=true` does.',
+    errors: [404],
+    examples: {
+      response: [
+        {
+          Id: 3,
+          ParentId: null,
+          Name: 'Furniture',
+          SortOrder: 1,
+          LotCount: 120,
+          Children: [{ Id: 12, ParentId: 3, Name: 'Chairs', SortOrder: 1, LotCount: 45, Children: [] }],
+        },
+      ],
+    },
+  },
+  input: { params: auctionParams },
+  output: { response: z.array(categoryNode).max(2147483647).openapi('AuctionCategories') },
+  cache: { catalogue: true },
   async handler({ params }, ctx) {
     await findAuction(ctx.db, params.id);
     const counts = await catalogueLots(ctx.db).countBy({ AuctionId: params.id, CategoryId: { $exists: true } }, 'CategoryId');

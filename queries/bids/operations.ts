@@ -1,3 +1,5 @@
+// The latest bids and a lot's bid history (20, 57), read from the read models; declared once
+// (defineOperation) for routing, validation, caching and the OpenAPI document.
 import { defineOperation } from '../../src/http/operation.ts';
 import { boolText, idText, int32Text, z } from '../../src/http/schemas.ts';
 import { pick } from '../../src/http/language.ts';
@@ -18,56 +20,57 @@ const currency = z
   .openapi({ description: 'ISO 4217.' });
 
 export const latestBids = defineOperation({
-  number: 20,
-  operationId: 'listLatestBids',
-  group: 'Lots',
-  method: 'get',
-  path: '/v1/bids/latest',
-  auth: 'anon',
-  catalogue: true,
-  languageParam: 'LanguageCode',
-  summary: 'The latest bids across the auction house, newest first',
-  description: 'Amounts and times with their lot; never who bid. `Skip` and `Take` page through them.',
-  query: z.object({
-    OnlyOpenLots: boolText('Only bids on lots still open for bidding.').optional(),
-    BidType: z.enum(BID_TYPES).optional().openapi({ description: 'Only bids of this kind.' }),
-    Skip: int32Text({ min: 0, description: 'Bids to leave out first (default 0).' }).optional(),
-    Take: int32Text({ min: 1, max: 100, description: 'Bids to answer, 1 to 100 (default 20).' }).optional(),
-    LanguageCode: z.string().max(20).optional().openapi({ description: 'Language of the lot titles; overrides Accept-Language.' }),
-    AuctionType: int32Text({
-      min: 0,
-      description: 'Only bids on lots of auctions of this type (the `AuctionTypeId` of auctions and lots).',
-    }).optional(),
-  }),
-  response: z
-    .array(
-      z.object({
-        LotId: z.number().int().min(1).max(2147483647),
-        AuctionId: z.number().int().min(1).max(2147483647),
-        LotNumber: z.number().int().min(0).max(2147483647),
-        LotTitle: z.string().max(500),
-        Amount: amount,
-        Currency: currency,
-        PlacedAt: placedAt,
-        BidType: z.enum(BID_TYPES),
-      }),
-    )
-    .max(100)
-    .openapi('LatestBids'),
-  examples: {
-    response: [
-      {
-        LotId: 412,
-        AuctionId: 2,
-        LotNumber: 12,
-        LotTitle: 'Gilded mirror, brass',
-        Amount: 125000,
-        Currency: 'EUR',
-        PlacedAt: '2026-11-22T17:59:12.000Z',
-        BidType: 'online',
-      },
-    ],
+  route: { number: 20, operationId: 'listLatestBids', group: 'Lots', method: 'get', path: '/v1/bids/latest', auth: 'anon' },
+  docs: {
+    summary: 'The latest bids across the auction house, newest first',
+    description: 'Amounts and times with their lot; never who bid. `Skip` and `Take` page through them.',
+    examples: {
+      response: [
+        {
+          LotId: 412,
+          AuctionId: 2,
+          LotNumber: 12,
+          LotTitle: 'Gilded mirror, brass',
+          Amount: 125000,
+          Currency: 'EUR',
+          PlacedAt: '2026-11-22T17:59:12.000Z',
+          BidType: 'online',
+        },
+      ],
+    },
   },
+  input: {
+    query: z.object({
+      OnlyOpenLots: boolText('Only bids on lots still open for bidding.').optional(),
+      BidType: z.enum(BID_TYPES).optional().openapi({ description: 'Only bids of this kind.' }),
+      Skip: int32Text({ min: 0, description: 'Bids to leave out first (default 0).' }).optional(),
+      Take: int32Text({ min: 1, max: 100, description: 'Bids to answer, 1 to 100 (default 20).' }).optional(),
+      LanguageCode: z.string().max(20).optional().openapi({ description: 'Language of the lot titles; overrides Accept-Language.' }),
+      AuctionType: int32Text({
+        min: 0,
+        description: 'Only bids on lots of auctions of this type (the `AuctionTypeId` of auctions and lots).',
+      }).optional(),
+    }),
+    languageParam: 'LanguageCode',
+  },
+  output: {
+    response: z
+      .array(
+        z.object({
+          LotId: z.number().int().min(1).max(2147483647),
+          AuctionId: z.number().int().min(1).max(2147483647),
+          LotNumber: z.number().int().min(0).max(2147483647),
+          LotTitle: z.string().max(500),
+          Amount: amount,
+          Currency: currency,
+          PlacedAt: placedAt,
+          BidType: z.enum(BID_TYPES),
+        }),
+      )
+      .max(100)
+      .openapi('LatestBids'),
+  },
+  cache: { catalogue: true },
   async handler({ query }, ctx) {
     const filter: Filter = {};
     if (query.OnlyOpenLots) filter.LotEndTime = { $gt: ctx.now.toISOString() };
@@ -94,33 +97,32 @@ export const latestBids = defineOperation({
 });
 
 export const lotBidHistory = defineOperation({
-  number: 57,
-  operationId: 'getLotBidHistory',
-  group: 'Lots',
-  method: 'get',
-  path: '/v1/lots/{id}/bids',
-  auth: 'anon',
-  catalogue: true,
-  summary: "A lot's bid history, newest first",
-  description: 'Every bid the lot received (as many as its `BidCount`): amount, time and kind; never who bid.',
-  params: z.object({ id: idText('The lot id.') }),
-  errors: [404],
-  response: z
-    .object({
-      LotId: z.number().int().min(1).max(2147483647),
-      // Every bid of the lot in one answer (not paged): the service sets no smaller limit.
-      Items: z.array(z.object({ Amount: amount, Currency: currency, PlacedAt: placedAt, BidType: z.enum(BID_TYPES) })).max(2147483647),
-    })
-    .openapi('BidHistory'),
-  examples: {
-    response: {
-      LotId: 412,
-      Items: [
-        { Amount: 125000, Currency: 'EUR', PlacedAt: '2026-11-22T17:59:12.000Z', BidType: 'online' },
-        { Amount: 110000, Currency: 'EUR', PlacedAt: '2026-11-22T17:40:03.000Z', BidType: 'absentee' },
-      ],
+  route: { number: 57, operationId: 'getLotBidHistory', group: 'Lots', method: 'get', path: '/v1/lots/{id}/bids', auth: 'anon' },
+  docs: {
+    summary: "A lot's bid history, newest first",
+    description: 'Every bid the lot received (as many as its `BidCount`): amount, time and kind; never who bid.',
+    errors: [404],
+    examples: {
+      response: {
+        LotId: 412,
+        Items: [
+          { Amount: 125000, Currency: 'EUR', PlacedAt: '2026-11-22T17:59:12.000Z', BidType: 'online' },
+          { Amount: 110000, Currency: 'EUR', PlacedAt: '2026-11-22T17:40:03.000Z', BidType: 'absentee' },
+        ],
+      },
     },
   },
+  input: { params: z.object({ id: idText('The lot id.') }) },
+  output: {
+    response: z
+      .object({
+        LotId: z.number().int().min(1).max(2147483647),
+        // Every bid of the lot in one answer (not paged): the service sets no smaller limit.
+        Items: z.array(z.object({ Amount: amount, Currency: currency, PlacedAt: placedAt, BidType: z.enum(BID_TYPES) })).max(2147483647),
+      })
+      .openapi('BidHistory'),
+  },
+  cache: { catalogue: true },
   async handler({ params }, ctx) {
     await findLot(ctx.db, params.id);
     const history = await bids(ctx.db).find(

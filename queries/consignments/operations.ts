@@ -1,3 +1,5 @@
+// The signed-in member's consigned lots and their auctions (27, 28), read from the read models; declared
+// once (defineOperation) for routing, validation and the OpenAPI document.
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
 import type { Filter } from '../../src/ports/read-models.ts';
@@ -7,18 +9,15 @@ import { lotExample, lotMapper, lotSchema } from '../lots/dto.ts';
 import { auctionExample, auctionSchema, toAuctionDto } from '../auctions/operations.ts';
 
 export const listConsignedLots = defineOperation({
-  number: 27,
-  operationId: 'listConsignedLots',
-  group: 'Lots',
-  method: 'get',
-  path: '/v1/me/consignments',
-  auth: 'member',
-  summary: 'The lots the signed-in member consigned',
-  description:
-    "Open and closed lots, in the catalogue's lot shape, by auction and lot number. Only the caller's own: the member comes from the token.",
-  query: z.object({ auctionId: idText('Only lots of this auction.').optional(), ...pageQuery }),
-  response: pagedEnvelope(lotSchema, 'ConsignedLotPage'),
-  examples: { response: { Items: [lotExample], TotalCount: 1, Page: 1, PageSize: 20, TotalPages: 1 } },
+  route: { number: 27, operationId: 'listConsignedLots', group: 'Lots', method: 'get', path: '/v1/me/consignments', auth: 'member' },
+  docs: {
+    summary: 'The lots the signed-in member consigned',
+    description:
+      "Open and closed lots, in the catalogue's lot shape, by auction and lot number. Only the caller's own: the member comes from the token.",
+    examples: { response: { Items: [lotExample], TotalCount: 1, Page: 1, PageSize: 20, TotalPages: 1 } },
+  },
+  input: { query: z.object({ auctionId: idText('Only lots of this auction.').optional(), ...pageQuery }) },
+  output: { response: pagedEnvelope(lotSchema, 'ConsignedLotPage') },
   async handler({ query }, ctx) {
     const filter: Filter = { OwnerId: ctx.member.Id };
     if (query.auctionId !== undefined) filter.AuctionId = query.auctionId;
@@ -38,17 +37,21 @@ const consignedAuction = auctionSchema
   .openapi('ConsignedAuction');
 
 export const listConsignedAuctions = defineOperation({
-  number: 28,
-  operationId: 'listConsignedAuctions',
-  group: 'Lots',
-  method: 'get',
-  path: '/v1/me/consignments/auctions',
-  auth: 'member',
-  summary: 'The auctions the signed-in member consigned lots to',
-  description: 'Each in the auction shape plus `ConsignedLotCount`, newest start first.',
-  query: z.object(pageQuery),
-  response: pagedEnvelope(consignedAuction, 'ConsignedAuctionPage'),
-  examples: { response: { Items: [{ ...auctionExample, ConsignedLotCount: 2 }], TotalCount: 1, Page: 1, PageSize: 20, TotalPages: 1 } },
+  route: {
+    number: 28,
+    operationId: 'listConsignedAuctions',
+    group: 'Lots',
+    method: 'get',
+    path: '/v1/me/consignments/auctions',
+    auth: 'member',
+  },
+  docs: {
+    summary: 'The auctions the signed-in member consigned lots to',
+    description: 'Each in the auction shape plus `ConsignedLotCount`, newest start first.',
+    examples: { response: { Items: [{ ...auctionExample, ConsignedLotCount: 2 }], TotalCount: 1, Page: 1, PageSize: 20, TotalPages: 1 } },
+  },
+  input: { query: z.object(pageQuery) },
+  output: { response: pagedEnvelope(consignedAuction, 'ConsignedAuctionPage') },
   async handler({ query }, ctx) {
     const counts = await catalogueLots(ctx.db).countBy({ OwnerId: ctx.member.Id }, 'AuctionId');
     const countOf = new Map(counts.map((c) => [Number(c.value), c.count]));

@@ -1,3 +1,5 @@
+// Tokens: an application's, an anonymous one and the check of the current one (1, 2, 3); declared once
+// (defineOperation) for routing, validation and the OpenAPI document.
 import { timingSafeEqual } from 'node:crypto';
 import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
@@ -24,20 +26,19 @@ const FAILED_CLIENT_LIMIT = 10;
 const FAILED_CLIENT_WINDOW_MS = 60_000;
 
 export const issueApplicationToken = defineOperation({
-  number: 1,
-  operationId: 'issueApplicationToken',
-  group: 'Credentials',
-  method: 'post',
-  path: '/v1/tokens',
-  auth: 'open',
-  summary: 'Application token for a registered application (ClientId + ClientSecret)',
-  description:
-    'For a server-side application registered with an auction house: the token reaches what an anonymous token reaches, for that house. ' +
-    'An unknown ClientId, a wrong ClientSecret, or an application of a house this Api-Key may not act for is 401. After 10 failures from one address within a minute, 429 with Retry-After.',
-  body: z.object({ ClientId: z.string().min(1).max(200), ClientSecret: z.string().min(1).max(200) }).openapi('AccessTokenRequest'),
-  errors: [429],
-  response: tokenSchema,
-  examples: { body: { ClientId: 'demo-web', ClientSecret: 'kX9v2QmT7pLr4sWz8yBn' }, response: tokenExample },
+  route: { number: 1, operationId: 'issueApplicationToken', group: 'Credentials', method: 'post', path: '/v1/tokens', auth: 'open' },
+  docs: {
+    summary: 'Application token for a registered application (ClientId + ClientSecret)',
+    description:
+      'For a server-side application registered with an auction house: the token reaches what an anonymous token reaches, for that house. ' +
+      'An unknown ClientId, a wrong ClientSecret, or an application of a house this Api-Key may not act for is 401. After 10 failures from one address within a minute, 429 with Retry-After.',
+    errors: [429],
+    examples: { body: { ClientId: 'demo-web', ClientSecret: 'kX9v2QmT7pLr4sWz8yBn' }, response: tokenExample },
+  },
+  input: {
+    body: z.object({ ClientId: z.string().min(1).max(200), ClientSecret: z.string().min(1).max(200) }).openapi('AccessTokenRequest'),
+  },
+  output: { response: tokenSchema },
   async handler({ body }, ctx) {
     const { limiter, tokens } = ctx;
     // A failure is reserved before the secret is checked (an atomic hit), so parallel requests never check more
@@ -67,25 +68,31 @@ export const issueApplicationToken = defineOperation({
 });
 
 export const issueAnonymousToken = defineOperation({
-  number: 2,
-  operationId: 'issueAnonymousToken',
-  group: 'Credentials',
-  method: 'post',
-  path: '/v1/tokens/anonymous',
-  auth: 'open',
-  summary: 'Short-lived anonymous token for a tenant (no secret)',
-  description:
-    'The body names the tenant in `clientId` (`ClientId` is accepted too). Unknown tenant, one this Api-Key may not act for, or public access off: 404.',
-  body: z
-    .object({
-      clientId: z.string().max(100).optional().openapi({ description: 'The tenant identifier (not a secret).' }),
-      ClientId: z.string().max(100).optional(),
-    })
-    .openapi('PublicTokenRequest'),
-  bodyOptional: true,
-  errors: [404],
-  response: tokenSchema,
-  examples: { body: { clientId: 'demo' }, response: tokenExample },
+  route: {
+    number: 2,
+    operationId: 'issueAnonymousToken',
+    group: 'Credentials',
+    method: 'post',
+    path: '/v1/tokens/anonymous',
+    auth: 'open',
+  },
+  docs: {
+    summary: 'Short-lived anonymous token for a tenant (no secret)',
+    description:
+      'The body names the tenant in `clientId` (`ClientId` is accepted too). Unknown tenant, one this Api-Key may not act for, or public access off: 404.',
+    errors: [404],
+    examples: { body: { clientId: 'demo' }, response: tokenExample },
+  },
+  input: {
+    body: z
+      .object({
+        clientId: z.string().max(100).optional().openapi({ description: 'The tenant identifier (not a secret).' }),
+        ClientId: z.string().max(100).optional(),
+      })
+      .openapi('PublicTokenRequest'),
+    bodyOptional: true,
+  },
+  output: { response: tokenSchema },
   async handler({ body }, ctx) {
     const clientId = body?.clientId ?? body?.ClientId;
     if (!clientId) throw new ValidationError('clientId is required.', [{ field: 'body.clientId', message: 'is required' }]);
@@ -96,22 +103,21 @@ export const issueAnonymousToken = defineOperation({
 });
 
 export const currentToken = defineOperation({
-  number: 3,
-  operationId: 'currentToken',
-  group: 'Credentials',
-  method: 'get',
-  path: '/v1/tokens/current',
-  auth: 'open',
-  summary: 'Whether the presented token is still valid',
-  description: 'Always 200: `Valid: false` when no token, or a bad, expired or foreign one, is presented.',
-  response: z
-    .object({
-      Valid: z.boolean(),
-      Kind: z.enum(['anonymous', 'application', 'member']).nullable().openapi({ description: 'The kind of token; null when not valid.' }),
-      ExpiresAt: z.string().max(30).openapi({ format: 'date-time' }).nullable(),
-    })
-    .openapi('TokenStatus'),
-  examples: { response: { Valid: true, Kind: 'member', ExpiresAt: '2026-11-23T02:00:00.000Z' } },
+  route: { number: 3, operationId: 'currentToken', group: 'Credentials', method: 'get', path: '/v1/tokens/current', auth: 'open' },
+  docs: {
+    summary: 'Whether the presented token is still valid',
+    description: 'Always 200: `Valid: false` when no token, or a bad, expired or foreign one, is presented.',
+    examples: { response: { Valid: true, Kind: 'member', ExpiresAt: '2026-11-23T02:00:00.000Z' } },
+  },
+  output: {
+    response: z
+      .object({
+        Valid: z.boolean(),
+        Kind: z.enum(['anonymous', 'application', 'member']).nullable().openapi({ description: 'The kind of token; null when not valid.' }),
+        ExpiresAt: z.string().max(30).openapi({ format: 'date-time' }).nullable(),
+      })
+      .openapi('TokenStatus'),
+  },
   async handler(_input, ctx) {
     const found = await ctx.auth.token(ctx.req, ctx.apiKey);
     const invalid = { Valid: false, Kind: null, ExpiresAt: null };

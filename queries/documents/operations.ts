@@ -1,3 +1,5 @@
+// An auction's documents and a lot's documents, listed and downloaded (12, 13, 19), from the read models and
+// the stored files; declared once (defineOperation) for routing, validation, caching and the OpenAPI document.
 import { defineOperation, type TenantContext } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
 import { FileAnswer } from '../../src/http/file-answer.ts';
@@ -20,46 +22,54 @@ async function openStored(ctx: TenantContext, sha256: string) {
 }
 
 export const listAuctionDocuments = defineOperation({
-  number: 12,
-  operationId: 'listAuctionDocuments',
-  group: 'Auction documents',
-  method: 'get',
-  path: '/v1/auctions/{id}/documents',
-  auth: 'anon',
-  catalogue: true,
-  summary: "An auction's documents: its terms, conditions and catalogue supplements",
-  description:
-    'Every document in every language; `Language` says which. The terms of sale are the ones with `Kind: "terms"`. `Size` is in bytes.',
-  params: z.object({ id: idText('The auction id.') }),
-  errors: [404],
-  response: z
-    .array(
-      z.object({
-        Id: z.number().int().min(1).max(2147483647),
-        Name: z.string().max(200).openapi({ description: 'The file name.' }),
-        Kind: z.enum(documentKinds),
-        Language: z
-          .string()
-          .max(5)
-          .regex(/^[a-z]{2}(-[A-Z]{2})?$/),
-        // RFC 6838: a type and a subtype of at most 127 characters each.
-        ContentType: z
-          .string()
-          .max(255)
-          .regex(/^[a-z]+\/[a-z0-9.+-]+$/)
-          .openapi({ description: 'The media type the download answers with.' }),
-        Size: z
-          .number()
-          .int()
-          .min(0)
-          .max(100 * 1024 * 1024)
-          .openapi({ description: 'Bytes (at most 100 MiB).' }),
-      }),
-    )
-    // Every document of the auction in one answer: the service sets no smaller limit.
-    .max(2147483647)
-    .openapi('AuctionDocuments'),
-  examples: { response: [{ Id: 1, Name: 'Terms of sale.pdf', Kind: 'terms', Language: 'en', ContentType: 'application/pdf', Size: 2143 }] },
+  route: {
+    number: 12,
+    operationId: 'listAuctionDocuments',
+    group: 'Auction documents',
+    method: 'get',
+    path: '/v1/auctions/{id}/documents',
+    auth: 'anon',
+  },
+  docs: {
+    summary: "An auction's documents: its terms, conditions and catalogue supplements",
+    description:
+      'Every document in every language; `Language` says which. The terms of sale are the ones with `Kind: "terms"`. `Size` is in bytes.',
+    errors: [404],
+    examples: {
+      response: [{ Id: 1, Name: 'Terms of sale.pdf', Kind: 'terms', Language: 'en', ContentType: 'application/pdf', Size: 2143 }],
+    },
+  },
+  input: { params: z.object({ id: idText('The auction id.') }) },
+  output: {
+    response: z
+      .array(
+        z.object({
+          Id: z.number().int().min(1).max(2147483647),
+          Name: z.string().max(200).openapi({ description: 'The file name.' }),
+          Kind: z.enum(documentKinds),
+          Language: z
+            .string()
+            .max(5)
+            .regex(/^[a-z]{2}(-[A-Z]{2})?$/),
+          // RFC 6838: a type and a subtype of at most 127 characters each.
+          ContentType: z
+            .string()
+            .max(255)
+            .regex(/^[a-z]+\/[a-z0-9.+-]+$/)
+            .openapi({ description: 'The media type the download answers with.' }),
+          Size: z
+            .number()
+            .int()
+            .min(0)
+            .max(100 * 1024 * 1024)
+            .openapi({ description: 'Bytes (at most 100 MiB).' }),
+        }),
+      )
+      // Every document of the auction in one answer: the service sets no smaller limit.
+      .max(2147483647)
+      .openapi('AuctionDocuments'),
+  },
+  cache: { catalogue: true },
   async handler({ params }, ctx) {
     await findAuction(ctx.db, params.id);
     const docs = await auctionDocuments(ctx.db).find({ AuctionId: params.id }, { sort: [['Id', 1]] });
@@ -68,20 +78,23 @@ export const listAuctionDocuments = defineOperation({
 });
 
 export const downloadAuctionDocument = defineOperation({
-  number: 13,
-  operationId: 'downloadAuctionDocument',
-  group: 'Auction documents',
-  method: 'get',
-  path: '/v1/auctions/{id}/documents/{documentId}',
-  auth: 'anon',
-  catalogue: true,
-  summary: 'Download one document of an auction',
-  description:
-    "The document's bytes with its content type, a `Content-Length` equal to its listed `Size`, and its name in `Content-Disposition`.",
-  params: z.object({ id: idText('The auction id.'), documentId: idText('The document id, as the list gives it.') }),
-  errors: [404],
-  produces: ['application/pdf', 'application/octet-stream'],
-  response: z.string().openapi({ format: 'binary' }),
+  route: {
+    number: 13,
+    operationId: 'downloadAuctionDocument',
+    group: 'Auction documents',
+    method: 'get',
+    path: '/v1/auctions/{id}/documents/{documentId}',
+    auth: 'anon',
+  },
+  docs: {
+    summary: 'Download one document of an auction',
+    description:
+      "The document's bytes with its content type, a `Content-Length` equal to its listed `Size`, and its name in `Content-Disposition`.",
+    errors: [404],
+  },
+  input: { params: z.object({ id: idText('The auction id.'), documentId: idText('The document id, as the list gives it.') }) },
+  output: { response: z.string().openapi({ format: 'binary' }), produces: ['application/pdf', 'application/octet-stream'] },
+  cache: { catalogue: true },
   async handler({ params }, ctx) {
     await findAuction(ctx.db, params.id);
     const doc = await auctionDocuments(ctx.db).findById(String(params.documentId));
@@ -100,28 +113,33 @@ export const downloadAuctionDocument = defineOperation({
 const FIELDNAMES = ['factsheet', 'condition-report'] as const;
 
 export const getLotDocument = defineOperation({
-  number: 19,
-  operationId: 'getLotDocument',
-  group: 'Lots',
-  method: 'get',
-  path: '/v1/lots/{id}/documents/{fieldname}',
-  auth: 'anon',
-  catalogue: true,
-  summary: 'A document of a lot: its factsheet, or its condition report',
-  description:
-    '`factsheet`: a PDF of the lot (title, description, attributes, estimate, links to its images) in the negotiated language, made on first request and kept until the lot changes. ' +
-    '`condition-report`: where the house published one. Any other fieldname, or one the lot does not have, is 404.',
-  params: z.object({
-    id: idText('The lot id.'),
-    // Any fieldname the URL can carry: one the lot does not have is 404, however long.
-    fieldname: z
-      .string()
-      .max(16384)
-      .openapi({ description: 'Which document: `factsheet` or `condition-report`.', examples: [...FIELDNAMES] }),
-  }),
-  errors: [404],
-  produces: ['application/pdf', 'application/octet-stream'],
-  response: z.string().openapi({ format: 'binary' }),
+  route: {
+    number: 19,
+    operationId: 'getLotDocument',
+    group: 'Lots',
+    method: 'get',
+    path: '/v1/lots/{id}/documents/{fieldname}',
+    auth: 'anon',
+  },
+  docs: {
+    summary: 'A document of a lot: its factsheet, or its condition report',
+    description:
+      '`factsheet`: a PDF of the lot (title, description, attributes, estimate, links to its images) in the negotiated language, made on first request and kept until the lot changes. ' +
+      '`condition-report`: where the house published one. Any other fieldname, or one the lot does not have, is 404.',
+    errors: [404],
+  },
+  input: {
+    params: z.object({
+      id: idText('The lot id.'),
+      // Any fieldname the URL can carry: one the lot does not have is 404, however long.
+      fieldname: z
+        .string()
+        .max(16384)
+        .openapi({ description: 'Which document: `factsheet` or `condition-report`.', examples: [...FIELDNAMES] }),
+    }),
+  },
+  output: { response: z.string().openapi({ format: 'binary' }), produces: ['application/pdf', 'application/octet-stream'] },
+  cache: { catalogue: true },
   async handler({ params }, ctx) {
     const lot = await findLot(ctx.db, params.id);
     if (params.fieldname === 'factsheet') {

@@ -1,3 +1,5 @@
+// The caller's identity documents and the house's decisions on them (45), read from the read models;
+// declared once (defineOperation) for routing, validation and the OpenAPI document.
 import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
 import { identityDocuments } from '../../projections/identity-documents/index.ts';
@@ -27,28 +29,32 @@ const identityDocument = z
   .openapi('IdentityDocument');
 
 export const listIdentityDocuments = defineOperation({
-  number: 45,
-  operationId: 'listIdentityDocuments',
-  group: 'Identity documents',
-  method: 'get',
-  path: '/v1/me/identity-documents',
-  auth: 'member',
-  summary: "The caller's identity documents and what the auction house decided about each",
-  description: 'Oldest upload first; at most 10. The files themselves are never served back.',
-  response: z.array(identityDocument).max(MAX_IDENTITY_DOCUMENTS).openapi('IdentityDocumentList'),
-  examples: {
-    response: [
-      {
-        Id: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
-        DocumentType: 'passport',
-        FileName: 'passport.pdf',
-        ContentType: 'application/pdf',
-        Size: 245_120,
-        UploadedAt: '2026-11-21T12:00:00.000Z',
-        Status: 'pending',
-      },
-    ],
+  route: {
+    number: 45,
+    operationId: 'listIdentityDocuments',
+    group: 'Identity documents',
+    method: 'get',
+    path: '/v1/me/identity-documents',
+    auth: 'member',
   },
+  docs: {
+    summary: "The caller's identity documents and what the auction house decided about each",
+    description: 'Oldest upload first; at most 10. The files themselves are never served back.',
+    examples: {
+      response: [
+        {
+          Id: '7c9e6679-7425-40de-944b-e07fc1f90ae7',
+          DocumentType: 'passport',
+          FileName: 'passport.pdf',
+          ContentType: 'application/pdf',
+          Size: 245_120,
+          UploadedAt: '2026-11-21T12:00:00.000Z',
+          Status: 'pending',
+        },
+      ],
+    },
+  },
+  output: { response: z.array(identityDocument).max(MAX_IDENTITY_DOCUMENTS).openapi('IdentityDocumentList') },
   async handler(_input, ctx) {
     const docs = await identityDocuments(ctx.db).find(
       { MemberId: ctx.member.Id },

@@ -1,3 +1,5 @@
+// The caller's invoices: the list, one invoice and its PDF (47, 48, 49), read from the read models;
+// declared once (defineOperation) for routing, validation and the OpenAPI document.
 import { defineOperation, type MemberContext } from '../../src/http/operation.ts';
 import { idText, pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
 import { FileAnswer } from '../../src/http/file-answer.ts';
@@ -19,19 +21,16 @@ export async function findOwnInvoice(ctx: MemberContext, id: number): Promise<In
 const invoiceParams = z.object({ id: idText('The invoice id.') });
 
 export const listInvoices = defineOperation({
-  number: 47,
-  operationId: 'listInvoices',
-  group: 'Invoices',
-  method: 'get',
-  path: '/v1/me/invoices',
-  auth: 'member',
-  summary: "The caller's invoices, newest first",
-  description:
-    'Every invoice of the signed-in member, paid and unpaid, newest `IssuedAt` first, with its lines, VAT and totals in minor units of its `Currency` ' +
-    '(`Total = Subtotal + VatTotal`).',
-  query: z.object({ ...pageQuery }),
-  response: pagedEnvelope(invoiceSchema, 'InvoicePage'),
-  examples: { response: { Items: [invoiceExample], TotalCount: 1, Page: 1, PageSize: 20, TotalPages: 1 } },
+  route: { number: 47, operationId: 'listInvoices', group: 'Invoices', method: 'get', path: '/v1/me/invoices', auth: 'member' },
+  docs: {
+    summary: "The caller's invoices, newest first",
+    description:
+      'Every invoice of the signed-in member, paid and unpaid, newest `IssuedAt` first, with its lines, VAT and totals in minor units of its `Currency` ' +
+      '(`Total = Subtotal + VatTotal`).',
+    examples: { response: { Items: [invoiceExample], TotalCount: 1, Page: 1, PageSize: 20, TotalPages: 1 } },
+  },
+  input: { query: z.object({ ...pageQuery }) },
+  output: { response: pagedEnvelope(invoiceSchema, 'InvoicePage') },
   async handler({ query }, ctx) {
     const p = paging(query, ctx.tenant);
     const filter = { MemberId: ctx.member.Id };
@@ -52,41 +51,34 @@ export const listInvoices = defineOperation({
 });
 
 export const getInvoice = defineOperation({
-  number: 48,
-  operationId: 'getInvoice',
-  group: 'Invoices',
-  method: 'get',
-  path: '/v1/me/invoices/{id}',
-  auth: 'member',
-  summary: "One of the caller's invoices, with its lines, VAT and totals",
-  description:
-    "Amounts are in minor units of `Currency`; `VatRate` is in percent and each line's `VatAmount` is `Amount × VatRate / 100` rounded half up, " +
-    "`VatTotal` their sum and `Total = Subtotal + VatTotal`. Another member's invoice, or an unknown id, is 404.",
-  params: invoiceParams,
-  errors: [404],
-  response: invoiceSchema,
-  examples: { response: invoiceExample },
+  route: { number: 48, operationId: 'getInvoice', group: 'Invoices', method: 'get', path: '/v1/me/invoices/{id}', auth: 'member' },
+  docs: {
+    summary: "One of the caller's invoices, with its lines, VAT and totals",
+    description:
+      "Amounts are in minor units of `Currency`; `VatRate` is in percent and each line's `VatAmount` is `Amount × VatRate / 100` rounded half up, " +
+      "`VatTotal` their sum and `Total = Subtotal + VatTotal`. Another member's invoice, or an unknown id, is 404.",
+    errors: [404],
+    examples: { response: invoiceExample },
+  },
+  input: { params: invoiceParams },
+  output: { response: invoiceSchema },
   async handler({ params }, ctx) {
     return toInvoiceDto(await findOwnInvoice(ctx, params.id));
   },
 });
 
 export const getInvoicePdf = defineOperation({
-  number: 49,
-  operationId: 'getInvoicePdf',
-  group: 'Invoices',
-  method: 'get',
-  path: '/v1/me/invoices/{id}/pdf',
-  auth: 'member',
-  summary: "One of the caller's invoices as a PDF",
-  description:
-    "The printed invoice in the negotiated language: the auction house, the invoice number, its dates and status, the member's name and address, " +
-    'the lines with their VAT, the totals and the shipping preference. Made on first request and kept until the invoice (payment, shipping) or the ' +
-    "member's name or address changes. Another member's invoice, or an unknown id, is 404.",
-  params: invoiceParams,
-  errors: [404],
-  produces: ['application/pdf'],
-  response: z.string().openapi({ format: 'binary' }),
+  route: { number: 49, operationId: 'getInvoicePdf', group: 'Invoices', method: 'get', path: '/v1/me/invoices/{id}/pdf', auth: 'member' },
+  docs: {
+    summary: "One of the caller's invoices as a PDF",
+    description:
+      "The printed invoice in the negotiated language: the auction house, the invoice number, its dates and status, the member's name and address, " +
+      'the lines with their VAT, the totals and the shipping preference. Made on first request and kept until the invoice (payment, shipping) or the ' +
+      "member's name or address changes. Another member's invoice, or an unknown id, is 404.",
+    errors: [404],
+  },
+  input: { params: invoiceParams },
+  output: { response: z.string().openapi({ format: 'binary' }), produces: ['application/pdf'] },
   async handler({ params }, ctx) {
     const invoice = await findOwnInvoice(ctx, params.id);
     const { language, tenant, member } = ctx;

@@ -1,3 +1,5 @@
+// Everything a lot page links to (23), read from the read models; declared once (defineOperation) for
+// routing, validation, caching and the OpenAPI document.
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
 import { pick } from '../../src/http/language.ts';
@@ -9,40 +11,39 @@ import { readDictionary } from '../translations/dictionary.ts';
 const RELS = ['auction', 'combination', 'document', 'image'] as const;
 
 export const getLotLinks = defineOperation({
-  number: 23,
-  operationId: 'getLotLinks',
-  group: 'Lot links',
-  method: 'get',
-  path: '/v1/lots/{id}/links',
-  auth: 'anon',
-  catalogue: true,
-  summary: "A lot's links: its auction, the other lots of its combination, its documents and images",
-  description:
-    "`auction`: the lot's auction. `combination`: every other lot with the same `CombiId`, in lot-number order. " +
-    "`document`: the lot's documents (`factsheet` always, `condition-report` where the house published one). `image`: the lot's images. " +
-    'Titles are in the negotiated language.',
-  params: z.object({ id: idText('The lot id.') }),
-  errors: [404],
-  response: z
-    .array(
-      z.object({
-        Rel: z.enum(RELS),
-        Href: z.string().max(2000).openapi({ description: 'A path of this API (`/v1/...`), or the address of an image.' }),
-        // A title (500), or a text of the house's dictionary (2,000) with an image's number.
-        Title: z.string().max(2004).openapi({ description: 'In the negotiated language (`Content-Language`).' }),
-      }),
-    )
-    // The auction, the documents, up to 100 images, and every other lot of the combination: no smaller limit.
-    .max(2147483647)
-    .openapi('LotLinks'),
-  examples: {
-    response: [
-      { Rel: 'auction', Href: '/v1/auctions/1', Title: 'Spring Design Sale' },
-      { Rel: 'combination', Href: '/v1/lots/202', Title: 'Carved chair, oak' },
-      { Rel: 'document', Href: '/v1/lots/201/documents/factsheet', Title: 'Factsheet' },
-      { Rel: 'image', Href: 'https://images.example.com/demo/lots/201-1.jpg', Title: 'Image 1' },
-    ],
+  route: { number: 23, operationId: 'getLotLinks', group: 'Lot links', method: 'get', path: '/v1/lots/{id}/links', auth: 'anon' },
+  docs: {
+    summary: "A lot's links: its auction, the other lots of its combination, its documents and images",
+    description:
+      "`auction`: the lot's auction. `combination`: every other lot with the same `CombiId`, in lot-number order. " +
+      "`document`: the lot's documents (`factsheet` always, `condition-report` where the house published one). `image`: the lot's images. " +
+      'Titles are in the negotiated language.',
+    errors: [404],
+    examples: {
+      response: [
+        { Rel: 'auction', Href: '/v1/auctions/1', Title: 'Spring Design Sale' },
+        { Rel: 'combination', Href: '/v1/lots/202', Title: 'Carved chair, oak' },
+        { Rel: 'document', Href: '/v1/lots/201/documents/factsheet', Title: 'Factsheet' },
+        { Rel: 'image', Href: 'https://images.example.com/demo/lots/201-1.jpg', Title: 'Image 1' },
+      ],
+    },
   },
+  input: { params: z.object({ id: idText('The lot id.') }) },
+  output: {
+    response: z
+      .array(
+        z.object({
+          Rel: z.enum(RELS),
+          Href: z.string().max(2000).openapi({ description: 'A path of this API (`/v1/...`), or the address of an image.' }),
+          // A title (500), or a text of the house's dictionary (2,000) with an image's number.
+          Title: z.string().max(2004).openapi({ description: 'In the negotiated language (`Content-Language`).' }),
+        }),
+      )
+      // The auction, the documents, up to 100 images, and every other lot of the combination: no smaller limit.
+      .max(2147483647)
+      .openapi('LotLinks'),
+  },
+  cache: { catalogue: true },
   async handler({ params }, ctx) {
     const lot = await findLot(ctx.db, params.id);
     const fallback = ctx.tenant.DefaultLanguage;

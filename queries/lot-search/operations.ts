@@ -1,3 +1,5 @@
+// Free-text lot search ranked by relevance (17), read from the search index; declared once
+// (defineOperation) for routing, validation, caching and the OpenAPI document.
 import { defineOperation } from '../../src/http/operation.ts';
 import { boolText, idText, pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
 import type { SearchFilter } from '../../src/ports/search.ts';
@@ -20,39 +22,40 @@ const facetSchema = z
   .max(2147483647);
 
 export const searchLots = defineOperation({
-  number: 17,
-  operationId: 'searchLots',
-  group: 'Lots',
-  method: 'get',
-  path: '/v1/lots/search',
-  auth: 'anon',
-  catalogue: true,
-  languageParam: 'LanguageCode',
-  summary: 'Free-text lot search, ranked by relevance',
-  description:
-    'Searches titles, descriptions and attribute values in the negotiated language, typo-tolerant and by prefix; every word must match. ' +
-    'Facets count the matching lots (all pages) per category and auction.',
-  query: z.object({
-    q: z.string().trim().min(1, 'is required').max(200).openapi({ description: 'The words to search for.' }),
-    AuctionId: idText().optional(),
-    CategoryId: idText('Lots of this category or of any category below it.').optional(),
-    ShowClosedLots: boolText('Include lots whose bidding has ended.').optional(),
-    ...pageQuery,
-    LanguageCode: z.string().max(20).optional().openapi({ description: 'Overrides Accept-Language.' }),
-  }),
-  response: pagedEnvelope(lotSchema, 'LotSearchPage').extend({
-    Facets: z.object({ CategoryId: facetSchema, AuctionId: facetSchema }),
-  }),
-  examples: {
-    response: {
-      Items: [lotExample],
-      TotalCount: 1,
-      Page: 1,
-      PageSize: 20,
-      TotalPages: 1,
-      Facets: { CategoryId: [{ Value: 12, Count: 1 }], AuctionId: [{ Value: 1, Count: 1 }] },
+  route: { number: 17, operationId: 'searchLots', group: 'Lots', method: 'get', path: '/v1/lots/search', auth: 'anon' },
+  docs: {
+    summary: 'Free-text lot search, ranked by relevance',
+    description:
+      'Searches titles, descriptions and attribute values in the negotiated language, typo-tolerant and by prefix; every word must match. ' +
+      'Facets count the matching lots (all pages) per category and auction.',
+    examples: {
+      response: {
+        Items: [lotExample],
+        TotalCount: 1,
+        Page: 1,
+        PageSize: 20,
+        TotalPages: 1,
+        Facets: { CategoryId: [{ Value: 12, Count: 1 }], AuctionId: [{ Value: 1, Count: 1 }] },
+      },
     },
   },
+  input: {
+    query: z.object({
+      q: z.string().trim().min(1, 'is required').max(200).openapi({ description: 'The words to search for.' }),
+      AuctionId: idText().optional(),
+      CategoryId: idText('Lots of this category or of any category below it.').optional(),
+      ShowClosedLots: boolText('Include lots whose bidding has ended.').optional(),
+      ...pageQuery,
+      LanguageCode: z.string().max(20).optional().openapi({ description: 'Overrides Accept-Language.' }),
+    }),
+    languageParam: 'LanguageCode',
+  },
+  output: {
+    response: pagedEnvelope(lotSchema, 'LotSearchPage').extend({
+      Facets: z.object({ CategoryId: facetSchema, AuctionId: facetSchema }),
+    }),
+  },
+  cache: { catalogue: true },
   async handler({ query }, ctx) {
     const p = paging(query, ctx.tenant);
     const filter: SearchFilter = { Language: ctx.language };

@@ -1,3 +1,5 @@
+// Lots: the filtered, sorted, paged list and one lot (16, 18), read from the read models; declared once
+// (defineOperation) for routing, validation, caching and the OpenAPI document.
 import { defineOperation } from '../../src/http/operation.ts';
 import { boolText, idText, int32Text, pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
 import { ForbiddenError, ValidationError, type FieldError } from '../../src/errors.ts';
@@ -93,24 +95,22 @@ function metaFilters(raw: Record<string, unknown>, language: string): { filter: 
 }
 
 export const listLots = defineOperation({
-  number: 16,
-  operationId: 'listLots',
-  group: 'Lots',
-  method: 'get',
-  path: '/v1/lots',
-  auth: 'anon',
-  catalogue: true,
-  languageParam: 'LanguageCode',
-  summary: 'Lots, filtered, sorted and paged',
-  description:
-    'Closed lots are left out unless ShowClosedLots=true. StartLotNumber and EndLotNumber bound the lot number, both inclusive. ' +
-    "Consigners are private: `OwnerId` is accepted only with a member token and the caller's own member id (any other use is 403); no lot says who consigned it.",
-  query: lotsQuery,
-  errors: [403],
-  // With OwnerId the answer is the caller's own: never shared through the response cache.
-  personal: (query) => Object.keys(query).some((k) => k.toLowerCase() === 'ownerid'),
-  response: pagedEnvelope(lotSchema, 'LotPage'),
-  examples: { response: { Items: [lotExample], TotalCount: 1, Page: 1, PageSize: 20, TotalPages: 1 } },
+  route: { number: 16, operationId: 'listLots', group: 'Lots', method: 'get', path: '/v1/lots', auth: 'anon' },
+  docs: {
+    summary: 'Lots, filtered, sorted and paged',
+    description:
+      'Closed lots are left out unless ShowClosedLots=true. StartLotNumber and EndLotNumber bound the lot number, both inclusive. ' +
+      "Consigners are private: `OwnerId` is accepted only with a member token and the caller's own member id (any other use is 403); no lot says who consigned it.",
+    errors: [403],
+    examples: { response: { Items: [lotExample], TotalCount: 1, Page: 1, PageSize: 20, TotalPages: 1 } },
+  },
+  input: { query: lotsQuery, languageParam: 'LanguageCode' },
+  output: { response: pagedEnvelope(lotSchema, 'LotPage') },
+  cache: {
+    catalogue: true,
+    // With OwnerId the answer is the caller's own: never shared through the response cache.
+    personal: (query) => Object.keys(query).some((k) => k.toLowerCase() === 'ownerid'),
+  },
   async handler({ query }, ctx) {
     const nowIso = ctx.now.toISOString();
     const lang = ctx.language;
@@ -165,18 +165,15 @@ export const listLots = defineOperation({
 });
 
 export const getLot = defineOperation({
-  number: 18,
-  operationId: 'getLot',
-  group: 'Lots',
-  method: 'get',
-  path: '/v1/lots/{id}',
-  auth: 'anon',
-  catalogue: true,
-  summary: 'One lot with its attributes',
-  params: z.object({ id: idText('The lot id.') }),
-  errors: [404],
-  response: lotSchema,
-  examples: { response: lotExample },
+  route: { number: 18, operationId: 'getLot', group: 'Lots', method: 'get', path: '/v1/lots/{id}', auth: 'anon' },
+  docs: {
+    summary: 'One lot with its attributes',
+    errors: [404],
+    examples: { response: lotExample },
+  },
+  input: { params: z.object({ id: idText('The lot id.') }) },
+  output: { response: lotSchema },
+  cache: { catalogue: true },
   async handler({ params }, ctx) {
     const [lot, toDto] = await Promise.all([findLot(ctx.db, params.id), lotMapper(ctx)]);
     const endTime = Date.parse(lot.EndTime);

@@ -1,25 +1,33 @@
+// Whether an email address can still sign up (36), read from the read models; declared once
+// (defineOperation) for routing, validation and the OpenAPI document.
 import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
 import { memberByEmail } from '../../projections/members/index.ts';
 import { enforceLimit, MEMBER_LIMITS } from '../../commands/members/shared.ts';
 
 export const memberAvailability = defineOperation({
-  number: 36,
-  operationId: 'getEmailAvailability',
-  group: 'Sign-up and sign-in',
-  method: 'get',
-  path: '/v1/members/availability',
-  auth: 'anon',
-  summary: 'Whether an email address can still sign up',
-  description:
-    '`Available` is false when the address (compared without regard to case) belongs to an account of the auction house. A value that is not an email address is 400. ' +
-    'At most 60 look-ups an hour from one client address (429 with Retry-After).',
-  query: z.object({ email: z.email().max(320).openapi({ description: 'The email address to look up.' }) }),
-  errors: [429],
-  response: z
-    .object({ Available: z.boolean().openapi({ description: 'True when no account of the house has this address.' }) })
-    .openapi('EmailAvailability'),
-  examples: { response: { Available: true } },
+  route: {
+    number: 36,
+    operationId: 'getEmailAvailability',
+    group: 'Sign-up and sign-in',
+    method: 'get',
+    path: '/v1/members/availability',
+    auth: 'anon',
+  },
+  docs: {
+    summary: 'Whether an email address can still sign up',
+    description:
+      '`Available` is false when the address (compared without regard to case) belongs to an account of the auction house. A value that is not an email address is 400. ' +
+      'At most 60 look-ups an hour from one client address (429 with Retry-After).',
+    errors: [429],
+    examples: { response: { Available: true } },
+  },
+  input: { query: z.object({ email: z.email().max(320).openapi({ description: 'The email address to look up.' }) }) },
+  output: {
+    response: z
+      .object({ Available: z.boolean().openapi({ description: 'True when no account of the house has this address.' }) })
+      .openapi('EmailAvailability'),
+  },
   async handler({ query }, ctx) {
     await enforceLimit(
       ctx.limiter,

@@ -1,20 +1,19 @@
+// The signed-in member's profile (42), from the member the token names; declared once (defineOperation) for
+// routing, validation and the OpenAPI document.
 import { defineOperation } from '../../src/http/operation.ts';
 import { memberDtoExample, memberDtoOf, memberDtoSchema } from '../../commands/profile/dto.ts';
 
 export const getProfile = defineOperation({
-  number: 42,
-  operationId: 'getProfile',
-  group: 'Bidder profile',
-  method: 'get',
-  path: '/v1/me',
-  auth: 'member',
-  summary: "The signed-in member's profile",
-  description:
-    'Every field of the member profile, as last stored (`PUT /v1/me`); fields the member has not filled in, and those the service does not hold, are null. ' +
-    '`VatFree` is the result of the background VAT check of `VATNumber` (false until a check of the current number says otherwise); ' +
-    '`SmsVerificationCompleted` says whether the current `Phone` was verified by SMS. Never carries password material or confirmation keys.',
-  response: memberDtoSchema,
-  examples: { response: memberDtoExample },
+  route: { number: 42, operationId: 'getProfile', group: 'Bidder profile', method: 'get', path: '/v1/me', auth: 'member' },
+  docs: {
+    summary: "The signed-in member's profile",
+    description:
+      'Every field of the member profile, as last stored (`PUT /v1/me`); fields the member has not filled in, and those the service does not hold, are null. ' +
+      '`VatFree` is the result of the background VAT check of `VATNumber` (false until a check of the current number says otherwise); ' +
+      '`SmsVerificationCompleted` says whether the current `Phone` was verified by SMS. Never carries password material or confirmation keys.',
+    examples: { response: memberDtoExample },
+  },
+  output: { response: memberDtoSchema },
   async handler(_input, ctx) {
     return memberDtoOf(ctx);
   },

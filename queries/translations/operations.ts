@@ -1,3 +1,5 @@
+// The published languages and a front end's interface texts (55, 56), read from the read models; declared
+// once (defineOperation) for routing, validation, caching and the OpenAPI document.
 import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
 import { readDictionary } from './dictionary.ts';
@@ -15,37 +17,37 @@ export function endonym(code: string): string {
 }
 
 export const listLanguages = defineOperation({
-  number: 55,
-  operationId: 'listLanguages',
-  group: 'Languages',
-  method: 'get',
-  path: '/v1/languages',
-  auth: 'anon',
-  catalogue: true,
-  summary: 'The languages the auction house publishes in',
-  description: "For a language menu: each language named in itself (`Svenska`), the house's default language first and marked `IsDefault`.",
-  response: z
-    .array(
-      z.object({
-        Code: z
-          .string()
-          .max(5)
-          .regex(/^[a-z]{2}(-[A-Z]{2})?$/)
-          .openapi({ description: 'BCP 47 language code, as Accept-Language and `lang` take it.', example: 'sv' }),
-        // A name from the runtime's language names (CLDR), or the code itself.
-        Name: z.string().max(100).openapi({ description: "The language's name in that language.", example: 'Svenska' }),
-        IsDefault: z.boolean(),
-      }),
-    )
-    // One per published language: the service sets no smaller limit.
-    .max(2147483647)
-    .openapi('LanguageList'),
-  examples: {
-    response: [
-      { Code: 'en', Name: 'English', IsDefault: true },
-      { Code: 'sv', Name: 'Svenska', IsDefault: false },
-    ],
+  route: { number: 55, operationId: 'listLanguages', group: 'Languages', method: 'get', path: '/v1/languages', auth: 'anon' },
+  docs: {
+    summary: 'The languages the auction house publishes in',
+    description:
+      "For a language menu: each language named in itself (`Svenska`), the house's default language first and marked `IsDefault`.",
+    examples: {
+      response: [
+        { Code: 'en', Name: 'English', IsDefault: true },
+        { Code: 'sv', Name: 'Svenska', IsDefault: false },
+      ],
+    },
   },
+  output: {
+    response: z
+      .array(
+        z.object({
+          Code: z
+            .string()
+            .max(5)
+            .regex(/^[a-z]{2}(-[A-Z]{2})?$/)
+            .openapi({ description: 'BCP 47 language code, as Accept-Language and `lang` take it.', example: 'sv' }),
+          // A name from the runtime's language names (CLDR), or the code itself.
+          Name: z.string().max(100).openapi({ description: "The language's name in that language.", example: 'Svenska' }),
+          IsDefault: z.boolean(),
+        }),
+      )
+      // One per published language: the service sets no smaller limit.
+      .max(2147483647)
+      .openapi('LanguageList'),
+  },
+  cache: { catalogue: true },
   async handler(_input, ctx) {
     const { Languages: languages, DefaultLanguage: defaultLanguage } = ctx.tenant;
     const ordered = [defaultLanguage, ...languages.filter((l) => l !== defaultLanguage)];
@@ -54,27 +56,33 @@ export const listLanguages = defineOperation({
 });
 
 export const getInterfaceTranslations = defineOperation({
-  number: 56,
-  operationId: 'getInterfaceTranslations',
-  group: 'Translations',
-  method: 'get',
-  path: '/v1/translations',
-  auth: 'anon',
-  catalogue: true,
-  summary: 'Every interface string of a bidder front end, in the negotiated language',
-  description:
-    "The auction house's dictionary of buttons, labels and messages. Every published language answers the same keys: a text the house has not translated yet comes in its default language.",
-  response: z
-    .object({
-      Language: z
-        .string()
-        .max(5)
-        .regex(/^[a-z]{2}(-[A-Z]{2})?$/)
-        .openapi({ example: 'sv' }),
-      Entries: z.record(z.string().max(100), z.string().max(2000)).openapi({ description: 'Text by key (`button.placeBid`).' }),
-    })
-    .openapi('InterfaceTranslations'),
-  examples: { response: { Language: 'sv', Entries: { 'button.placeBid': 'Lägg bud', 'nav.watchlist': 'Bevakningar' } } },
+  route: {
+    number: 56,
+    operationId: 'getInterfaceTranslations',
+    group: 'Translations',
+    method: 'get',
+    path: '/v1/translations',
+    auth: 'anon',
+  },
+  docs: {
+    summary: 'Every interface string of a bidder front end, in the negotiated language',
+    description:
+      "The auction house's dictionary of buttons, labels and messages. Every published language answers the same keys: a text the house has not translated yet comes in its default language.",
+    examples: { response: { Language: 'sv', Entries: { 'button.placeBid': 'Lägg bud', 'nav.watchlist': 'Bevakningar' } } },
+  },
+  output: {
+    response: z
+      .object({
+        Language: z
+          .string()
+          .max(5)
+          .regex(/^[a-z]{2}(-[A-Z]{2})?$/)
+          .openapi({ example: 'sv' }),
+        Entries: z.record(z.string().max(100), z.string().max(2000)).openapi({ description: 'Text by key (`button.placeBid`).' }),
+      })
+      .openapi('InterfaceTranslations'),
+  },
+  cache: { catalogue: true },
   async handler(_input, ctx) {
     const dictionary = await readDictionary(ctx.db, ctx.language, ctx.tenant.DefaultLanguage, ctx.tenant.Languages);
     return { Language: ctx.language, Entries: dictionary.entries };

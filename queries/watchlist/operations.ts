@@ -1,3 +1,5 @@
+// The lots the caller watches (24), read from the read models; declared once (defineOperation) for
+// routing, validation and the OpenAPI document.
 import { defineOperation } from '../../src/http/operation.ts';
 import { pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
 import type { Filter } from '../../src/ports/read-models.ts';
@@ -15,27 +17,26 @@ const watchedLot = lotSchema
   .openapi('WatchedLot');
 
 export const listWatchlist = defineOperation({
-  number: 24,
-  operationId: 'listWatchlist',
-  group: 'Lots',
-  method: 'get',
-  path: '/v1/me/watchlist',
-  auth: 'member',
-  summary: 'Lots the caller watches, newest first, with their watch type',
-  query: z.object({
-    ...pageQuery,
-    type: z.enum(watchTypes).optional().openapi({ description: 'Only this watch type; all when omitted.' }),
-  }),
-  response: pagedEnvelope(watchedLot, 'WatchlistPage'),
-  examples: {
-    response: {
-      Items: [{ ...lotExample, WatchType: 'watch', WatchedAt: '2026-11-21T12:00:00.000Z' }],
-      TotalCount: 1,
-      Page: 1,
-      PageSize: 20,
-      TotalPages: 1,
+  route: { number: 24, operationId: 'listWatchlist', group: 'Lots', method: 'get', path: '/v1/me/watchlist', auth: 'member' },
+  docs: {
+    summary: 'Lots the caller watches, newest first, with their watch type',
+    examples: {
+      response: {
+        Items: [{ ...lotExample, WatchType: 'watch', WatchedAt: '2026-11-21T12:00:00.000Z' }],
+        TotalCount: 1,
+        Page: 1,
+        PageSize: 20,
+        TotalPages: 1,
+      },
     },
   },
+  input: {
+    query: z.object({
+      ...pageQuery,
+      type: z.enum(watchTypes).optional().openapi({ description: 'Only this watch type; all when omitted.' }),
+    }),
+  },
+  output: { response: pagedEnvelope(watchedLot, 'WatchlistPage') },
   async handler({ query }, ctx) {
     const p = paging(query, ctx.tenant);
     const filter: Filter = { MemberId: ctx.member.Id };

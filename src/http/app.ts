@@ -1,3 +1,5 @@
+// The HTTP shell: CORS, request ids and logs, body checks, the docs, and every declared operation routed
+// through the same steps (credentials, validation, caching, answer), so each one is served alike.
 import express, { type NextFunction, type Request, type Response } from 'express';
 import compression from 'compression';
 import { createRequire } from 'node:module';
@@ -8,29 +10,19 @@ import { requestLogger } from '../logger.ts';
 import type { HttpConfig } from '../config.ts';
 import { Authenticator } from './auth.ts';
 import type { AccessDirectory } from './directory.ts';
-import { requestCommands } from '../commands.ts';
-import { tenantFiles, tenantGeneratedFiles, tenantSearch } from './tenant-engines.ts';
-import { hasBody, parseInput, rawQueryValue } from './input.ts';
+import { hasBody, parseInput } from './input.ts';
 import { JSON_BODY_LIMIT, jsonBody, refuseBody } from './request-body.ts';
 import type { Metrics } from './metrics.ts';
 import { mountOps } from './ops.ts';
-import { negotiatedLanguage } from './language.ts';
-import { catalogueFastPath, CATALOGUE_VARY, requestIdOf, SHARED_CACHE_CONTROL } from './catalogue-fast-path.ts';
+import { catalogueFastPath, requestIdOf } from './catalogue-fast-path.ts';
 import { DerivedValues } from './derived-values.ts';
-import type { BaseContext, MemberContext, Operation, TenantContext } from './operation.ts';
+import type { Operation, TenantContext } from './operation.ts';
 import { problemMiddleware, sendProblem } from './problem.ts';
 import { buildOpenApiDocument, docsPage } from './openapi.ts';
-import { ResponseCache, weakEtag, type CachedResponse } from './response-cache.ts';
+import { ResponseCache, weakEtag } from './response-cache.ts';
 import { FileAnswer } from './file-answer.ts';
-import { addVary, sendFile, sendBody, type EncodedCopies } from './send.ts';
-
-/** How long a catalogue answer is reused when its handler does not say when it changes by itself. */
-const RESPONSE_CACHE_TTL_MS = 1000;
-/**
- * The longest a catalogue answer is reused when its handler says when it changes (changesAt): every read
- * model it depends on, the tenant's settings included, is in its version; this bounds what none covers.
- */
-const RESPONSE_CACHE_MAX_TTL_MS = 60_000;
+import { sendFile, sendBody, type EncodedCopies } from './send.ts';
+import { expiresAt, isShared, jsonEntry, representationHeaders, RequestSteps, responseCacheKey, sendJson } from './request-steps.ts';
 
 const toExpressPath = (p: string) => p.replace(/\{(\w+)\}/g, ':$1');
 
@@ -86,7 +78,7 @@ export function buildApp(
   if (responseCache) {
     app.use(
       catalogueFastPath({
-        operations: operations.filter((op) => op.catalogue === true),
+        operations: operations.filter((op) => op.cache?.catalogue === true),
         cache: responseCache,
         auth,
         version: catalogueVersion,
@@ -127,7 +119,9 @@ export function buildApp(
 
   // Bodies: JSON only, size-limited, except multipart uploads to the operations that take one (their
   // handlers read and limit them). A body of another type is a 415 before anything else reads it.
-  const uploads = operations.filter((op) => op.upload).map((op) => ({ method: op.method.toUpperCase(), path: toExpressPath(op.path) }));
+  const uploads = operations
+    .filter((op) => op.input?.upload)
+    .map((op) => ({ method: op.route.method.toUpperCase(), path: toExpressPath(op.route.path) }));
   const isUpload = (req: Request) =>
     req.is('multipart/form-data') && uploads.some((u) => u.method === req.method && matchPath(u.path, req.path));
   app.use((req: Request, res: Response, next: NextFunction) => {
@@ -155,88 +149,37 @@ export function buildApp(
     sendBody(req, res, docsAnswer.body, docsAnswer.etag, { entry: docsAnswer }, 'text/html; charset=utf-8');
   });
 
+  const steps = new RequestSteps({ services, auth, derivedValues, responseCache, catalogueVersion });
   const methodsByPath = new Map<string, Set<string>>();
   for (const operation of operations) {
-    const expressPath = toExpressPath(operation.path);
+    const { operationId, method } = operation.route;
+    const token = operation.route.auth !== 'open';
+    const expressPath = toExpressPath(operation.route.path);
     const methods = methodsByPath.get(expressPath) ?? new Set();
-    methods.add(operation.method.toUpperCase());
+    methods.add(method.toUpperCase());
     methodsByPath.set(expressPath, methods);
 
-    app[operation.method](expressPath, async (req: Request, res: Response) => {
-      res.locals.operationId = operation.operationId;
-      const requestId = String(res.locals.requestId);
-      const base: BaseContext = {
-        requestId,
-        ip: req.ip ?? 'unknown',
-        apiKey: await auth.apiKey(req),
-        auth,
-        req,
-        res,
-        now: services.now(),
-        limiter: services.limiter,
-        tokens: services.tokens,
-        logger,
-      };
-      let ctx: BaseContext | TenantContext | MemberContext = base;
+    // Every request to the operation, as a sequence of steps (src/http/request-steps.ts).
+    app[method](expressPath, async (req: Request, res: Response) => {
+      res.locals.operationId = operationId;
+      const base = await steps.baseContext(req, res);
       // When the answer changes by itself (a lot closing), as the handler tells it (ctx.changesAt); null: not told.
       let changesAt: number | null = null;
-      if (operation.auth !== 'open') {
-        const { claims, tenant } = await auth.requireToken(req, base.apiKey);
-        const override = (operation.languageParam && rawQueryValue(req, operation.languageParam)) || rawQueryValue(req, 'lang');
-        const id = tenant.Tenant;
-        const tenantCtx: TenantContext = {
-          ...base,
-          claims,
-          tenant,
-          language: negotiatedLanguage(tenant, req.headers['accept-language'], override),
-          db: services.documents.forTenant(id),
-          search: tenantSearch(services.search, id),
-          files: tenantFiles(services.files, id),
-          generatedFiles: tenantGeneratedFiles(services.generatedFiles, id),
-          commands: requestCommands(services, requestId),
-          keys: services.keys,
-          jobs: services.jobs,
-          changesAt: (time) => {
+      const ctx = token
+        ? await steps.tenantContext(operation, base, (time) => {
             changesAt = Math.min(changesAt ?? Number.POSITIVE_INFINITY, time);
-          },
-          derived: (key, compute, stillTrue) => derivedValues.get(id, key, compute, stillTrue),
-        };
-        ctx = operation.auth === 'member' ? { ...tenantCtx, member: await auth.requireMember(claims) } : tenantCtx;
-        res.setHeader('Content-Language', tenantCtx.language);
-      }
-      if (operation.auth !== 'open') addVary(res, CATALOGUE_VARY);
-      // Catalogue reads carry no member data: the same URL in the same tenant and language is one answer,
-      // unless this request makes it the caller's own (`personal`).
-      const shared = operation.catalogue === true && !operation.personal?.(req.query as Record<string, unknown>);
-      res.setHeader('Cache-Control', shared ? SHARED_CACHE_CONTROL : 'no-store');
-      const version = shared && responseCache ? catalogueVersion() : null;
-      const cacheKey =
-        version !== null ? `${(ctx as TenantContext).tenant.Tenant}\n${(ctx as TenantContext).language}\n${req.originalUrl}` : '';
+          })
+        : base;
+      const shared = isShared(operation, req);
+      representationHeaders(res, token ? (ctx as TenantContext).language : null, shared);
+      const version = shared ? steps.cacheVersion() : null;
+      const cacheKey = version !== null ? responseCacheKey(ctx as TenantContext, req) : '';
       const nowMs = base.now.getTime();
-      const cached = version !== null ? responseCache!.get(cacheKey, version, nowMs) : null;
-      if (cached) {
-        sendBody(req, res, cached.body, cached.etag, { entry: cached, cache: responseCache! });
-        return;
-      }
-      const input = parseInput(operation, req);
-      const result = await operation.handler(input as never, ctx as never);
-      if (result instanceof FileAnswer) {
-        await sendFile(req, res, result);
-        return;
-      }
-      const body = Buffer.from(JSON.stringify(result), 'utf8');
-      const etag = weakEtag(body);
-      if (version !== null) {
-        // Kept until the handler's own horizon (changesAt) within MAX_TTL, or for DEFAULT_TTL when it names
-        // none. The lifetime is spread (0.5 to 1 of it) so entries filled together do not all expire, and get
-        // recomputed, in the same instant.
-        const spread = 0.5 + Math.random() / 2;
-        const expires =
-          changesAt !== null ? Math.min(changesAt, nowMs + RESPONSE_CACHE_MAX_TTL_MS * spread) : nowMs + RESPONSE_CACHE_TTL_MS * spread;
-        const entry: CachedResponse = { body, etag, version, expires, operationId: operation.operationId };
-        responseCache!.set(cacheKey, entry);
-        sendBody(req, res, body, etag, { entry, cache: responseCache! });
-      } else sendBody(req, res, body, etag);
+      if (version !== null && steps.sendCached(req, res, cacheKey, version, nowMs)) return;
+      const result = await operation.handler(parseInput(operation, req) as never, ctx as never);
+      if (result instanceof FileAnswer) await sendFile(req, res, result);
+      else if (version === null) sendJson(req, res, result);
+      else steps.sendAndKeep(req, res, cacheKey, jsonEntry(result, operationId, version, expiresAt(nowMs, changesAt)));
     });
   }
 

@@ -1,3 +1,5 @@
+// Catalogue answers already in the response cache, sent before the router to callers already checked: the
+// hottest pages skip routing, context building and validation, with the same headers and bytes as the route.
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Authenticator } from './auth.ts';
@@ -49,18 +51,18 @@ export function catalogueFastPath(deps: FastPathDeps) {
     if (!operation) return next();
     // Credentials are checked against the real clock (as Authenticator does), answers against the service's.
     const caller = deps.auth.knownCaller(req.headers['api-key'], req.headers.authorization);
-    // (An answer the caller makes their own, Operation.personal, is never kept: no entry is found for its URL.)
+    // (An answer the caller makes their own, CachePolicy.personal, is never kept: no entry is found for its URL.)
     if (!caller) return next();
     // The override the route reads: its own language parameter, else `lang` (both names contain "lang").
     const override =
       q >= 0 && LANG.test(url)
-        ? (operation.languageParam && rawQueryValue(req, operation.languageParam)) || rawQueryValue(req, 'lang')
+        ? (operation.input?.languageParam && rawQueryValue(req, operation.input.languageParam)) || rawQueryValue(req, 'lang')
         : undefined;
     const language = negotiatedLanguage(caller.tenant, req.headers['accept-language'], override);
     const version = deps.version();
     if (version === null) return next();
     const entry = deps.cache.get(`${caller.tenant.Tenant}\n${language}\n${url}`, version, deps.now());
-    if (!entry || entry.operationId !== operation.operationId) return next();
+    if (!entry || entry.operationId !== operation.route.operationId) return next();
 
     const requestId = requestIdOf(req);
     const origin = req.headers.origin;
@@ -71,7 +73,7 @@ export function catalogueFastPath(deps: FastPathDeps) {
     if (notModified(req, entry.etag)) {
       res.writeHead(304, wire(entry, 'notModified', language).concat('Vary', vary, 'X-Request-Id', requestId, cors));
       res.end();
-      deps.answered(requestId, operation.operationId, method, path, 304, started);
+      deps.answered(requestId, operation.route.operationId, method, path, 304, started);
       return;
     }
     const encoding: Encoding = large ? chooseEncoding(req.headers['accept-encoding']) : 'identity';
@@ -83,7 +85,7 @@ export function catalogueFastPath(deps: FastPathDeps) {
     }
     res.writeHead(200, wire(entry, encoding, language, bytes.length).concat('Vary', vary, 'X-Request-Id', requestId, cors));
     res.end(method === 'HEAD' ? undefined : bytes);
-    deps.answered(requestId, operation.operationId, method, path, 200, started);
+    deps.answered(requestId, operation.route.operationId, method, path, 200, started);
   };
 }
 
@@ -128,11 +130,12 @@ export function routeTable(operations: Operation[]): (path: string) => Operation
   const exact = new Map<string, Operation>();
   const templates: Array<{ pattern: RegExp; operation: Operation }> = [];
   for (const operation of operations) {
-    if (!operation.path.includes('{')) {
-      if (!exact.has(operation.path)) exact.set(operation.path, operation);
+    const path = operation.route.path;
+    if (!path.includes('{')) {
+      if (!exact.has(path)) exact.set(path, operation);
       continue;
     }
-    const source = operation.path
+    const source = path
       .split(/(\{\w+\})/)
       .map((part) => (/^\{\w+\}$/.test(part) ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
       .join('');

@@ -1,3 +1,5 @@
+// An operation's request input (path, query, JSON body) checked against its declared schemas, with every bad value
+// named in one 400, so a handler only ever sees valid, typed input.
 import type { Request } from 'express';
 import type { z } from 'zod';
 import { ValidationError, type FieldError } from '../errors.ts';
@@ -62,28 +64,30 @@ function hasBody(req: Request): boolean {
   return Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
 }
 
+/** The request's params, query and body as the operation's `input` declares them; a 400 naming every bad value. */
 export function parseInput(operation: Operation, req: Request): { params: unknown; query: unknown; body: unknown } {
+  const spec = operation.input;
   const errors: FieldError[] = [];
   let params: unknown = {};
-  if (operation.params) {
-    const result = operation.params.safeParse(req.params);
+  if (spec?.params) {
+    const result = spec.params.safeParse(req.params);
     if (result.success) params = result.data;
     else errors.push(...issues('path', result.error));
   }
   let query: unknown = {};
-  const { values, errors: queryErrors } = canonicalQuery(req, operation.query?.shape ?? {});
+  const { values, errors: queryErrors } = canonicalQuery(req, spec?.query?.shape ?? {});
   errors.push(...queryErrors);
-  if (operation.query) {
-    const result = operation.query.safeParse(values);
+  if (spec?.query) {
+    const result = spec.query.safeParse(values);
     if (result.success) query = result.data;
     else errors.push(...issues('query', result.error));
   }
   let body: unknown = undefined;
-  if (operation.body) {
+  if (spec?.body) {
     const present = hasBody(req) && req.body !== undefined;
-    if (!present && operation.bodyOptional) body = undefined;
+    if (!present && spec.bodyOptional) body = undefined;
     else {
-      const result = operation.body.safeParse(present ? req.body : undefined);
+      const result = spec.body.safeParse(present ? req.body : undefined);
       if (result.success) body = result.data;
       else errors.push(...issues('body', result.error));
     }

@@ -1,63 +1,10 @@
+// The OpenAPI 3.1 document (GET /openapi.json) and the Swagger UI page, made from the operations' own declarations
+// (routes, zod schemas, docs), so the reference cannot drift from what the service validates and answers.
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { INT32_MAX, INT32_MIN, problemSchema, z } from './schemas.ts';
 import type { Auth, Operation } from './operation.ts';
+import { GROUPS } from './groups.ts';
 import { WRITE_CONTENTION_DETAIL } from '../errors.ts';
-
-/** The operation groups, in the order a reader meets them, each with what a client developer finds there. */
-export const TAGS: Array<{ name: string; description: string }> = [
-  {
-    name: 'Credentials',
-    description:
-      'Obtaining and checking bearer tokens. Every call sends the `Api-Key` header of the calling application; most also send ' +
-      "`Authorization: Bearer <token>`. An anonymous token (no secret, from the auction house's identifier) or an application " +
-      "token (ClientId and ClientSecret) opens the catalogue; a member token (from sign-in) opens the member's own data as well.",
-  },
-  {
-    name: 'Auctions',
-    description:
-      "The auction house's auctions: listing by status, one auction, its printed catalogue (PDF) and spreadsheet export, its texts in every language, its lot numbers and categories, and accepting its terms.",
-  },
-  {
-    name: 'Lots',
-    description:
-      "Lots: filtered and sorted listings, free-text search, one lot, its documents and bid history, the latest bids, and the signed-in member's watchlist and consigned lots.",
-  },
-  {
-    name: 'Lot attributes',
-    description:
-      'The descriptive attributes of lots (material, period, maker...) and the distinct values with lot counts, for building search filters.',
-  },
-  {
-    name: 'Lot links',
-    description: 'Everything a lot page links to: its auction, the other lots of its combination, its documents and its images.',
-  },
-  { name: 'Categories', description: "The auction house's category tree in the negotiated language, with lot counts." },
-  { name: 'Live auctions', description: 'Whether a live sale is running now, which lot is up, and when a live sale starts.' },
-  {
-    name: 'Auction registration',
-    description: 'Registering the signed-in member to bid in an auction, and the state of that registration.',
-  },
-  { name: 'Lot registration', description: 'Whether the signed-in member may bid on a lot, and why not.' },
-  {
-    name: 'Auction documents',
-    description: "An auction's documents (terms of sale, conditions, catalogue supplements): the list and each file.",
-  },
-  {
-    name: 'Sign-up and sign-in',
-    description:
-      'Creating a member account, confirming it, signing in for a member token, resetting a password and verifying a phone number.',
-  },
-  { name: 'Bidder profile', description: "The signed-in member's profile: reading it and replacing it." },
-  { name: 'Identity documents', description: 'Identity documents the signed-in member uploads for verification.' },
-  {
-    name: 'Invoices',
-    description: "The signed-in member's invoices: listing, one invoice with its lines, its PDF, raising one and choosing its shipping.",
-  },
-  { name: 'Notifications', description: 'Reminders the signed-in member asks for before a lot ends.' },
-  { name: 'Contact', description: 'Writing to the auction house through its contact form.' },
-  { name: 'Languages', description: 'The languages the auction house publishes in, for a language menu.' },
-  { name: 'Translations', description: 'The texts of a bidder front end (buttons, labels, messages) in the negotiated language.' },
-];
 
 const CREDENTIALS: Record<Auth, string> = {
   open: 'Credentials: the `Api-Key` header only (no token needed).',
@@ -113,18 +60,19 @@ const DETAILS: Record<number, string> = {
 /** An example problem of a status, as the service words it for this operation. */
 function problemExample(status: number, op: Operation) {
   const firstKey = (schema: { shape?: object } | undefined) => Object.keys(schema?.shape ?? {})[0];
-  const badValue = op.params
-    ? { field: `path.${firstKey(op.params)}`, message: 'must be an int32' }
-    : op.body && firstKey(op.body as { shape?: object })
-      ? { field: `body.${firstKey(op.body as { shape?: object })}`, message: 'Invalid input: expected string, received number' }
-      : op.query
-        ? { field: `query.${firstKey(op.query)}`, message: 'must be given once' }
+  const { params, query, body } = op.input ?? {};
+  const badValue = params
+    ? { field: `path.${firstKey(params)}`, message: 'must be an int32' }
+    : body && firstKey(body as { shape?: object })
+      ? { field: `body.${firstKey(body as { shape?: object })}`, message: 'Invalid input: expected string, received number' }
+      : query
+        ? { field: `query.${firstKey(query)}`, message: 'must be given once' }
         : { field: 'query.x[]', message: 'bracket form is not accepted: give the parameter once, as name=value' };
   return {
     type: `urn:bidder-api:problem:${TITLES[status].toLowerCase().replace(/[^a-z0-9]+/g, '-')}`,
     title: TITLES[status],
     status,
-    detail: status === 401 && op.auth === 'open' ? 'The Api-Key header is missing or unknown.' : DETAILS[status],
+    detail: status === 401 && op.route.auth === 'open' ? 'The Api-Key header is missing or unknown.' : DETAILS[status],
     instance: 'urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60',
     ...(status === 400 ? { errors: [badValue] } : {}),
   };
@@ -255,20 +203,37 @@ function registerShared(registry: OpenAPIRegistry) {
   });
 }
 
+/**
+ * Refuses an operation whose group is not a declared one (groups.ts): the type of `group` already says so, but an
+ * operation can reach the document through a cast (a feature's operation list is typed loosely), and the document
+ * would then tag it with an undescribed group that its tag list leaves out.
+ */
+export function checkGroups(operations: readonly Operation[]): void {
+  const declared = new Set<string>(GROUPS.map((group) => group.name));
+  const unknown = operations.filter((op) => !declared.has(op.route.group));
+  if (unknown.length > 0)
+    throw new Error(
+      `operations in undeclared groups: ${unknown.map((op) => `${op.route.operationId} ("${op.route.group}")`).join(', ')}; ` +
+        `the groups are ${[...declared].map((name) => `"${name}"`).join(', ')} (src/http/groups.ts)`,
+    );
+}
+
 /** The OpenAPI 3.1 document, generated from the same zod schemas that validate the requests. */
 export function buildOpenApiDocument(operations: Operation[]) {
+  checkGroups(operations);
   const registry = new OpenAPIRegistry();
   registerShared(registry);
   registry.register('Problem', problemSchema);
 
-  for (const op of [...operations].sort((a, b) => a.number - b.number)) {
-    const token = op.auth !== 'open';
-    const binary = (op.produces?.length ?? 0) > 0;
+  for (const op of [...operations].sort((a, b) => a.route.number - b.route.number)) {
+    const { route, docs, input = {}, output } = op;
+    const token = route.auth !== 'open';
+    const binary = (output.produces?.length ?? 0) > 0;
     // Every operation reads its query (a repeated or bracketed parameter is 400, whatever the operation).
-    const statuses = new Set<number>([400, 401, 500, ...(op.errors ?? [])]);
-    if (op.body || op.upload) statuses.add(413).add(415);
+    const statuses = new Set<number>([400, 401, 500, ...(docs.errors ?? [])]);
+    if (input.body || input.upload) statuses.add(413).add(415);
     // A change may lose the race for its stream for longer than its budget (src/command-runner.ts).
-    if (op.method !== 'get') statuses.add(503);
+    if (route.method !== 'get') statuses.add(503);
 
     const common = {
       'X-Request-Id': ref('headers', 'X-Request-Id'),
@@ -290,20 +255,20 @@ export function buildOpenApiDocument(operations: Operation[]) {
               'Content-Disposition': ref('headers', 'Content-Disposition'),
               'X-Content-Type-Options': ref('headers', 'X-Content-Type-Options'),
             },
-            content: Object.fromEntries(op.produces!.map((type) => [type, { schema: ref('schemas', 'BinaryFile') }])),
+            content: Object.fromEntries(output.produces!.map((type) => [type, { schema: ref('schemas', 'BinaryFile') }])),
           }
         : {
             description: 'Success.',
             headers: { ...representation, 'Content-Encoding': ref('headers', 'Content-Encoding') },
             content: {
               'application/json': {
-                schema: op.response,
-                ...(op.examples?.response !== undefined ? { example: op.examples.response } : {}),
+                schema: output.response,
+                ...(docs.examples?.response !== undefined ? { example: docs.examples.response } : {}),
               },
             },
           },
     };
-    if (op.method === 'get')
+    if (route.method === 'get')
       responses[304] = {
         description: 'Not modified: the `If-None-Match` of the request names the current `ETag`. No body; reuse the copy held.',
         headers: representation,
@@ -317,58 +282,58 @@ export function buildOpenApiDocument(operations: Operation[]) {
       if (status === 401) headers['WWW-Authenticate'] = ref('headers', 'WWW-Authenticate');
       if (status === 429 || status === 503) headers['Retry-After'] = ref('headers', 'Retry-After');
       responses[status] = {
-        description: status === 401 ? UNAUTHORIZED[op.auth] : (STATUS_TEXT[status] ?? 'Error.'),
+        description: status === 401 ? UNAUTHORIZED[route.auth] : (STATUS_TEXT[status] ?? 'Error.'),
         headers,
         content: { 'application/problem+json': { schema: problemSchema, example: problemExample(status, op) } },
       };
     }
 
     const parameters = [
-      ...(op.method === 'get' ? [ref('parameters', 'If-None-Match')] : []),
+      ...(route.method === 'get' ? [ref('parameters', 'If-None-Match')] : []),
       ...(token ? [ref('parameters', 'Accept-Language')] : []),
       ref('parameters', 'X-Request-Id'),
     ];
     registry.registerPath({
-      method: op.method,
-      path: op.path,
-      operationId: op.operationId,
-      tags: [op.group],
-      summary: op.summary,
-      description: [op.description, `${CREDENTIALS[op.auth]}${op.query ? ' Query parameter names are case-insensitive.' : ''}`]
+      method: route.method,
+      path: route.path,
+      operationId: route.operationId,
+      tags: [route.group],
+      summary: docs.summary,
+      description: [docs.description, `${CREDENTIALS[route.auth]}${input.query ? ' Query parameter names are case-insensitive.' : ''}`]
         .filter(Boolean)
         .join('\n\n'),
       security: token ? [{ ApiKey: [], Bearer: [] }] : [{ ApiKey: [] }],
       parameters: parameters as never,
       request: {
-        ...(op.params ? { params: op.params } : {}),
-        ...(op.query ? { query: op.query } : {}),
-        ...(op.body
+        ...(input.params ? { params: input.params } : {}),
+        ...(input.query ? { query: input.query } : {}),
+        ...(input.body
           ? {
               body: {
-                required: !op.bodyOptional,
+                required: !input.bodyOptional,
                 content: {
                   'application/json': {
-                    schema: op.body,
-                    ...(op.examples?.body !== undefined ? { example: op.examples.body } : {}),
+                    schema: input.body,
+                    ...(docs.examples?.body !== undefined ? { example: docs.examples.body } : {}),
                   },
                 },
               },
             }
           : {}),
-        ...(op.upload
+        ...(input.upload
           ? {
               body: {
                 required: true,
-                description: op.upload.description,
+                description: input.upload.description,
                 content: {
                   'multipart/form-data': {
-                    schema: op.upload.fields.extend({
+                    schema: input.upload.fields.extend({
                       // For a binary part, maxLength bounds its octets: the upload's byte limit, enforced while it is read.
-                      [op.upload.file]: z.string().openapi({
+                      [input.upload.file]: z.string().openapi({
                         type: 'string',
                         format: 'binary',
-                        maxLength: op.upload.maxBytes,
-                        description: `The file, at most ${op.upload.maxBytes} bytes.`,
+                        maxLength: input.upload.maxBytes,
+                        description: `The file, at most ${input.upload.maxBytes} bytes.`,
                       }),
                     }),
                   },
@@ -380,7 +345,7 @@ export function buildOpenApiDocument(operations: Operation[]) {
       responses,
     });
   }
-  const groups = new Set(operations.map((op) => op.group));
+  const groups = new Set(operations.map((op) => op.route.group));
   const generator = new OpenApiGeneratorV31(registry.definitions);
   const document = generator.generateDocument({
     openapi: '3.1.0',
@@ -407,7 +372,7 @@ export function buildOpenApiDocument(operations: Operation[]) {
         'x-internal': false,
       } as never,
     ],
-    tags: TAGS.filter((tag) => groups.has(tag.name)),
+    tags: GROUPS.filter((group) => groups.has(group.name)),
   });
   integerFormats(document);
   return document;

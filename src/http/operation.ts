@@ -1,3 +1,5 @@
+// How an HTTP operation is declared (defineOperation) and what its handler is given: one declaration per
+// operation, read by the router, the validation, the response cache and the OpenAPI document.
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import type { TenantScope } from '../ports/read-models.ts';
@@ -10,6 +12,7 @@ import type { TokenClaims, TokenService } from '../security/tokens.ts';
 import type { Authenticator } from './auth.ts';
 import type { ApiKeyInfo, Member, Tenant } from './directory.ts';
 import type { FileAnswer } from './file-answer.ts';
+import type { Group } from './groups.ts';
 import type { TenantFiles, TenantGeneratedFiles, TenantSearch } from './tenant-engines.ts';
 
 export type { ApiKeyInfo } from './directory.ts';
@@ -86,6 +89,71 @@ export interface Input<P, Q, B> {
   body: B;
 }
 
+/** Where an operation is served and who may call it. */
+export interface Route<A extends Auth = Auth> {
+  /** Number in API.md's table of 57 operations. */
+  number: number;
+  operationId: string;
+  /** The group it is listed under in the OpenAPI document (its tag): one of the declared groups (groups.ts). */
+  group: Group;
+  method: 'get' | 'post' | 'put' | 'delete';
+  /** OpenAPI-style path: /v1/lots/{id}. */
+  path: string;
+  auth: A;
+}
+
+/** What the OpenAPI document says of an operation beyond its schemas. */
+export interface Docs {
+  summary: string;
+  description?: string;
+  /** Extra status codes the operation answers (401 and 400 are added by auth/input; 413, 415 and 503 by its kind). */
+  errors?: number[];
+  /** Examples for the OpenAPI document (checked against the schemas by a test). */
+  examples?: { body?: unknown; response?: unknown };
+}
+
+/** What a request carries: each part given is validated before the handler runs and documented. */
+export interface InputSpec<P extends z.ZodObject = z.ZodObject, Q extends z.ZodObject = z.ZodObject, B extends z.ZodType = z.ZodType> {
+  params?: P;
+  /** Query parameters; names are matched case-insensitively. */
+  query?: Q;
+  /** A JSON body; `bodyOptional` lets it be left out entirely. */
+  body?: B;
+  bodyOptional?: boolean;
+  /**
+   * A `multipart/form-data` body (a file upload) instead of JSON: the shell lets it through unread, and the
+   * handler reads it from `ctx.req` (src/http/multipart.ts). `fields` and `file` describe it for the OpenAPI
+   * document.
+   */
+  upload?: { file: string; fields: z.ZodObject; maxBytes: number; description: string };
+  /** The query parameter that overrides Accept-Language (`LanguageCode`); `lang` is accepted everywhere. */
+  languageParam?: string;
+}
+
+/** What an operation answers. */
+export interface OutputSpec<R extends z.ZodType = z.ZodType> {
+  /** The JSON answer's schema. */
+  response: R;
+  /**
+   * A binary answer (a PDF, a spreadsheet, a stored document): the handler returns a FileAnswer and the
+   * 200 of the OpenAPI document describes these media types instead of `response`.
+   */
+  produces?: string[];
+}
+
+/** How an answer may be reused; an operation without it answers `no-store`. */
+export interface CachePolicy {
+  /** Catalogue read: its answer is shared (Cache-Control, the response cache and its fast path), Vary on the credentials and language. */
+  catalogue: true;
+  /**
+   * Whether, for this request, the answer depends on the caller (e.g. `OwnerId` on /v1/lots): it is then
+   * neither taken from nor put into the shared response cache. It looks at the query alone, so an answer kept
+   * for a URL was found shared for every request to that URL (the cache's fast path relies on it).
+   */
+  personal?: (query: Record<string, unknown>) => boolean;
+}
+
+/** An HTTP operation, declared once: it drives routing, validation, caching, the OpenAPI document and examples. */
 export interface Operation<
   A extends Auth = Auth,
   P extends z.ZodObject = z.ZodObject,
@@ -93,48 +161,12 @@ export interface Operation<
   B extends z.ZodType = z.ZodType,
   R extends z.ZodType = z.ZodType,
 > {
-  /** Number in API.md's table of 57 operations. */
-  number: number;
-  operationId: string;
-  group: string;
-  method: 'get' | 'post' | 'put' | 'delete';
-  /** OpenAPI-style path: /v1/lots/{id}. */
-  path: string;
-  auth: A;
-  summary: string;
-  description?: string;
-  params?: P;
-  /** Query parameters; names are matched case-insensitively. */
-  query?: Q;
-  /** A JSON body; `bodyOptional` lets it be left out entirely. */
-  body?: B;
-  bodyOptional?: boolean;
-  response: R;
-  /** Catalogue read: ETag / If-None-Match and Vary on the credentials and language. */
-  catalogue?: boolean;
-  /** Extra status codes the operation answers, for the OpenAPI document (401 and 400 are added by auth/input). */
-  errors?: number[];
-  /**
-   * A binary answer (a PDF, a spreadsheet, a stored document): the handler returns a FileAnswer and the
-   * 200 of the OpenAPI document describes these media types instead of `response`.
-   */
-  produces?: string[];
-  /**
-   * A catalogue read whose answer, for this request, depends on the caller (e.g. `OwnerId` on /v1/lots): it
-   * is then neither taken from nor put into the shared response cache. It looks at the query alone, so an
-   * answer kept for a URL was found shared for every request to that URL (the cache's fast path relies on it).
-   */
-  personal?: (query: Record<string, unknown>) => boolean;
-  /**
-   * A `multipart/form-data` body (a file upload) instead of JSON: the shell lets it through unread, and the
-   * handler reads it from `ctx.req` (src/http/multipart.ts). `fields` and `file` describe it for the OpenAPI
-   * document.
-   */
-  upload?: { file: string; fields: z.ZodObject; maxBytes: number; description: string };
-  /** Examples for the OpenAPI document (checked against the schemas by a test). */
-  examples?: { body?: unknown; response?: unknown };
-  /** The query parameter that overrides Accept-Language (`LanguageCode`); `lang` is accepted everywhere. */
-  languageParam?: string;
+  route: Route<A>;
+  docs: Docs;
+  /** Left out: the operation takes no parameters and no body. */
+  input?: InputSpec<P, Q, B>;
+  output: OutputSpec<R>;
+  cache?: CachePolicy;
   handler: (input: Input<z.output<P>, z.output<Q>, z.output<B>>, ctx: ContextOf<A>) => Promise<z.input<R> | FileAnswer>;
 }
 

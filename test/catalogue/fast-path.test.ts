@@ -69,18 +69,11 @@ describe('catalogue answers sent from the response cache before the router', () 
   };
 
   const probe = defineOperation({
-    number: 1,
-    operationId: 'probeCatalogue',
-    group: 'Test',
-    method: 'get',
-    path: '/v1/things/{id}',
-    auth: 'anon',
-    catalogue: true,
-    languageParam: 'LanguageCode',
-    summary: 'A catalogue read with a large answer',
-    params: z.object({ id: z.string() }),
-    response: z.object({ id: z.string(), tenant: z.string(), language: z.string(), run: z.number(), text: z.string() }),
-    personal: (query) => 'mine' in query,
+    route: { number: 1, operationId: 'probeCatalogue', group: 'Lots', method: 'get', path: '/v1/things/{id}', auth: 'anon' },
+    docs: { summary: 'A catalogue read with a large answer' },
+    input: { params: z.object({ id: z.string() }), languageParam: 'LanguageCode' },
+    output: { response: z.object({ id: z.string(), tenant: z.string(), language: z.string(), run: z.number(), text: z.string() }) },
+    cache: { catalogue: true, personal: (query) => 'mine' in query },
     async handler({ params }, ctx) {
       runs += 1;
       if (changesAt !== undefined) ctx.changesAt(changesAt);

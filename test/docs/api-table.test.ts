@@ -1,3 +1,4 @@
+// The served operations match API.md's table of 57 (number, method, path, credentials), which clients follow.
 import fs from 'node:fs';
 import { expect } from 'chai';
 import { operations } from '../../app/features/operations.ts';
@@ -18,7 +19,7 @@ describe("API.md's table of operations", () => {
       auth: r[4],
     }));
     expect(rows).to.have.length(57);
-    const served = operations.map((o) => ({ number: o.number, method: o.method, path: o.path, auth: o.auth }));
+    const served = operations.map(({ route }) => ({ number: route.number, method: route.method, path: route.path, auth: route.auth }));
     expect(served.sort((a, b) => a.number - b.number)).to.deep.equal(rows.sort((a, b) => a.number - b.number));
   });
 });

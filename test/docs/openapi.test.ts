@@ -9,8 +9,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { buildOpenApiDocument } from '../../src/http/openapi.ts';
-import { problemSchema } from '../../src/http/schemas.ts';
-import type { Operation } from '../../src/http/operation.ts';
+import { problemSchema, z } from '../../src/http/schemas.ts';
+import { defineOperation, type Operation } from '../../src/http/operation.ts';
 import { operations } from '../../app/features/operations.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -49,8 +49,8 @@ function spectral(file: string): Promise<SpectralResult[]> {
 type Doc = ReturnType<typeof buildOpenApiDocument> & Record<string, any>;
 
 const doc = buildOpenApiDocument(operations) as Doc;
-const entryOf = (op: Operation) => (doc.paths as Record<string, Record<string, any>>)[op.path][op.method];
-const binary = (op: Operation) => (op.produces?.length ?? 0) > 0;
+const entryOf = (op: Operation) => (doc.paths as Record<string, Record<string, any>>)[op.route.path][op.route.method];
+const binary = (op: Operation) => (op.output.produces?.length ?? 0) > 0;
 
 /** A component by its $ref, or the object itself. */
 function deref(value: any): any {
@@ -86,26 +86,42 @@ describe('the OpenAPI document', () => {
     const tags = new Map((doc.tags ?? []).map((t: { name: string; description?: string }) => [t.name, t.description]));
     for (const op of operations) {
       const entry = entryOf(op);
-      const label = `${op.method} ${op.path}`;
-      expect(entry.tags, label).to.deep.equal([op.group]);
-      expect(tags.get(op.group), `tag ${op.group} is declared with a description`).to.be.a('string').and.not.equal('');
+      const label = `${op.route.method} ${op.route.path}`;
+      expect(entry.tags, label).to.deep.equal([op.route.group]);
+      expect(tags.get(op.route.group), `tag ${op.route.group} is declared with a description`).to.be.a('string').and.not.equal('');
       expect(entry.summary, label).to.be.a('string').and.not.equal('');
       expect(entry.description, label).to.be.a('string').and.match(/Credentials:/);
       expect(entry.description, label).to.not.match(/API\.md|Operation \d+/);
     }
   });
 
+  it('refuses an operation whose group is not a declared tag: in its type, and when the document is built', () => {
+    const declared = defineOperation({
+      route: { number: 99, operationId: 'probeGroup', group: 'Lots', method: 'get', path: '/v1/probe', auth: 'open' },
+      docs: { summary: 'A probe' },
+      output: { response: z.object({}) },
+      handler: async () => ({}),
+    });
+    // The type of `group` is the union of the declared groups' names: an unknown one does not compile.
+    // @ts-expect-error -- 'Lot' is not a declared group ('Lots' is)
+    const typo: Operation['route'] = { ...declared.route, group: 'Lot' };
+    // One that gets past the type (a cast, as a feature's operation list is typed loosely) stops the document.
+    const stray = { ...declared, route: typo } as unknown as Operation;
+    expect(() => buildOpenApiDocument([...operations, stray])).to.throw(/undeclared groups: probeGroup \("Lot"\).*"Lots"/);
+    expect(() => buildOpenApiDocument([declared as unknown as Operation])).to.not.throw();
+  });
+
   it('shows an example of every JSON answer and of every request body', () => {
     for (const op of operations) {
       const entry = entryOf(op);
-      const label = `${op.method} ${op.path}`;
+      const label = `${op.route.method} ${op.route.path}`;
       if (!binary(op)) {
-        expect(op.examples?.response, `${label}: examples.response`).to.not.equal(undefined);
-        expect(entry.responses[200].content['application/json'].example, label).to.deep.equal(op.examples!.response);
+        expect(op.docs.examples?.response, `${label}: examples.response`).to.not.equal(undefined);
+        expect(entry.responses[200].content['application/json'].example, label).to.deep.equal(op.docs.examples!.response);
       }
-      if (op.body) {
-        expect(op.examples?.body, `${label}: examples.body`).to.not.equal(undefined);
-        expect(entry.requestBody.content['application/json'].example, label).to.deep.equal(op.examples!.body);
+      if (op.input?.body) {
+        expect(op.docs.examples?.body, `${label}: examples.body`).to.not.equal(undefined);
+        expect(entry.requestBody.content['application/json'].example, label).to.deep.equal(op.docs.examples!.body);
       }
     }
   });
@@ -113,15 +129,16 @@ describe('the OpenAPI document', () => {
   it('keeps every example true to the schemas that validate and describe the operation', () => {
     const failures: string[] = [];
     for (const op of operations) {
-      const label = `${op.method} ${op.path}`;
-      if (op.examples?.response !== undefined) {
-        const result = op.response.safeParse(op.examples.response);
+      const label = `${op.route.method} ${op.route.path}`;
+      const { examples } = op.docs;
+      if (examples?.response !== undefined) {
+        const result = op.output.response.safeParse(examples.response);
         if (!result.success) failures.push(`${label} response: ${JSON.stringify(result.error.issues).slice(0, 400)}`);
       }
-      if (op.examples?.body !== undefined) {
-        if (!op.body) failures.push(`${label}: a body example without a body`);
+      if (examples?.body !== undefined) {
+        if (!op.input?.body) failures.push(`${label}: a body example without a body`);
         else {
-          const result = op.body.safeParse(op.examples.body);
+          const result = op.input.body.safeParse(examples.body);
           if (!result.success) failures.push(`${label} body: ${JSON.stringify(result.error.issues).slice(0, 400)}`);
         }
       }
@@ -138,37 +155,38 @@ describe('the OpenAPI document', () => {
 
   it('describes binary answers by their media types, with Content-Disposition', () => {
     const binaries = operations.filter(binary);
-    expect(binaries.map((op) => op.operationId)).to.include.members(['getAuctionCataloguePdf', 'exportAuctionLots']);
+    expect(binaries.map((op) => op.route.operationId)).to.include.members(['getAuctionCataloguePdf', 'exportAuctionLots']);
     for (const op of binaries) {
       const ok = entryOf(op).responses[200];
-      const label = `${op.method} ${op.path}`;
-      expect(Object.keys(ok.content), label).to.have.members(op.produces!);
-      for (const type of op.produces!) expect(deref(ok.content[type].schema), `${label} ${type}`).to.include({ type: 'string', format: 'binary' });
+      const label = `${op.route.method} ${op.route.path}`;
+      expect(Object.keys(ok.content), label).to.have.members(op.output.produces!);
+      for (const type of op.output.produces!) expect(deref(ok.content[type].schema), `${label} ${type}`).to.include({ type: 'string', format: 'binary' });
       expect(ok.content, label).to.not.have.property('application/json');
       expect(ok.headers, label).to.include.keys('Content-Disposition', 'ETag', 'X-Request-Id');
     }
-    expect(Object.keys(entryOf(operations.find((op) => op.operationId === 'exportAuctionLots')!).responses[200].content)).to.deep.equal([
+    expect(Object.keys(entryOf(operations.find((op) => op.route.operationId === 'exportAuctionLots')!).responses[200].content)).to.deep.equal([
       'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
     ]);
   });
 
   it('documents 304 and If-None-Match on catalogue reads (and every GET, which all answer 304 to a matching ETag)', () => {
-    const catalogue = operations.filter((op) => op.catalogue);
+    const catalogue = operations.filter((op) => op.cache?.catalogue);
     expect(catalogue).to.not.have.length(0);
-    for (const op of operations.filter((o) => o.method === 'get')) {
-      const label = `${op.method} ${op.path}`;
+    for (const op of operations.filter((o) => o.route.method === 'get')) {
+      const label = `${op.route.method} ${op.route.path}`;
       const notModified = entryOf(op).responses[304];
       expect(notModified, label).to.not.equal(undefined);
       expect(notModified.content, label).to.equal(undefined);
       expect(notModified.headers, label).to.include.keys('ETag', 'X-Request-Id');
       expect(parameterNames(op), label).to.include('header:If-None-Match');
     }
-    for (const op of operations.filter((o) => o.method !== 'get')) expect(entryOf(op).responses, `${op.method} ${op.path}`).to.not.have.property('304');
+    for (const op of operations.filter((o) => o.route.method !== 'get'))
+      expect(entryOf(op).responses, `${op.route.method} ${op.route.path}`).to.not.have.property('304');
   });
 
   it('documents the headers the service sends: X-Request-Id, ETag, Content-Language, WWW-Authenticate, Retry-After', () => {
     for (const op of operations) {
-      const label = `${op.method} ${op.path}`;
+      const label = `${op.route.method} ${op.route.path}`;
       const responses = entryOf(op).responses as Record<string, any>;
       expect(responses, label).to.include.keys('200', '400', '401', '500');
       for (const [status, response] of Object.entries(responses)) {
@@ -178,7 +196,7 @@ describe('the OpenAPI document', () => {
       expect(responses[200].headers, label).to.have.property('ETag');
       expect(responses[401].headers, label).to.have.property('WWW-Authenticate');
       if (responses[429]) expect(responses[429].headers, label).to.have.property('Retry-After');
-      if (op.auth !== 'open') {
+      if (op.route.auth !== 'open') {
         expect(responses[200].headers, label).to.have.property('Content-Language');
         expect(parameterNames(op), label).to.include('header:Accept-Language');
         expect(entryOf(op).security, label).to.deep.equal([{ ApiKey: [], Bearer: [] }]);

@@ -156,10 +156,10 @@ describe('errors, X-Request-Id and the API documents', () => {
 
       const missing = REQUIRED.filter(([method, p]) => !doc.paths?.[p]?.[method]).map(([m, p]) => `${m} ${p}`);
       expect(missing, 'required operations missing from the document').to.deep.equal([]);
-      for (const op of operations) {
-        const entry = doc.paths?.[op.path]?.[op.method];
-        expect(entry, `${op.method} ${op.path}`).to.not.equal(undefined);
-        expect(entry.operationId).to.equal(op.operationId);
+      for (const { route } of operations) {
+        const entry = doc.paths?.[route.path]?.[route.method];
+        expect(entry, `${route.method} ${route.path}`).to.not.equal(undefined);
+        expect(entry.operationId).to.equal(route.operationId);
         expect(entry.responses).to.have.property('200');
       }
       const listed = Object.entries(doc.paths as Record<string, object>).flatMap(([p, item]) =>

@@ -81,14 +81,9 @@ describe('handler contexts: what a handler is given', () => {
   };
 
   const probe = defineOperation({
-    number: 1,
-    operationId: 'probe',
-    group: 'Test',
-    method: 'get',
-    path: '/v1/probe',
-    auth: 'anon',
-    summary: 'Uses every tenant-bound engine',
-    response: z.object({ keys: z.array(z.string()), db: z.string() }),
+    route: { number: 1, operationId: 'probe', group: 'Lots', method: 'get', path: '/v1/probe', auth: 'anon' },
+    docs: { summary: 'Uses every tenant-bound engine' },
+    output: { response: z.object({ keys: z.array(z.string()), db: z.string() }) },
     async handler(_input, ctx) {
       await ctx.search.search('lots', { q: 'x', queryBy: ['Title'], page: 1, perPage: 1 });
       await ctx.files.open('some/key');
@@ -99,14 +94,9 @@ describe('handler contexts: what a handler is given', () => {
   });
 
   const note = defineOperation({
-    number: 2,
-    operationId: 'note',
-    group: 'Test',
-    method: 'post',
-    path: '/v1/probe/notes',
-    auth: 'member',
-    summary: 'Runs a command and reads its stream back',
-    response: z.object({ position: z.number(), count: z.number() }),
+    route: { number: 2, operationId: 'note', group: 'Lots', method: 'post', path: '/v1/probe/notes', auth: 'member' },
+    docs: { summary: 'Runs a command and reads its stream back' },
+    output: { response: z.object({ position: z.number(), count: z.number() }) },
     async handler(_input, ctx) {
       const streamId = probeStream(ctx.tenant.Tenant, ctx.member.Id);
       const command = { tenant: ctx.tenant.Tenant, memberId: ctx.member.Id };

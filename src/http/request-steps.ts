@@ -1,0 +1,154 @@
+// The steps of answering an operation's request, each with one job, that the route in src/http/app.ts runs in
+// order; they allocate nothing beyond the contexts and the answer (catalogue pages are answered at high rates).
+import type { Request, Response } from 'express';
+import { requestCommands } from '../commands.ts';
+import type { Services } from '../services.ts';
+import type { Authenticator } from './auth.ts';
+import { CATALOGUE_VARY, SHARED_CACHE_CONTROL } from './catalogue-fast-path.ts';
+import type { DerivedValues } from './derived-values.ts';
+import { rawQueryValue } from './input.ts';
+import { negotiatedLanguage } from './language.ts';
+import type { BaseContext, MemberContext, Operation, TenantContext } from './operation.ts';
+import { weakEtag, type CachedResponse, type ResponseCache } from './response-cache.ts';
+import { addVary, sendBody } from './send.ts';
+import { tenantFiles, tenantGeneratedFiles, tenantSearch } from './tenant-engines.ts';
+
+/** How long a catalogue answer is reused when its handler does not say when it changes by itself. */
+const RESPONSE_CACHE_TTL_MS = 1000;
+/**
+ * The longest a catalogue answer is reused when its handler says when it changes (changesAt): every read
+ * model it depends on, the tenant's settings included, is in its version; this bounds what none covers.
+ */
+const RESPONSE_CACHE_MAX_TTL_MS = 60_000;
+
+/** What the steps that need more than the request work with (made once per app). */
+export interface StepDeps {
+  services: Services;
+  auth: Authenticator;
+  derivedValues: DerivedValues;
+  /** Null: answers are not cached. */
+  responseCache: ResponseCache | null;
+  /** The version of the projections catalogue reads come from (null: nothing is cached). */
+  catalogueVersion: () => string | null;
+}
+
+/** The steps that need the app's services, caches and authenticator. */
+export class RequestSteps {
+  constructor(private readonly deps: StepDeps) {}
+
+  /** What every handler is given: the request, its Api-Key (checked: 401 when missing or unknown), the clock's instant. */
+  async baseContext(req: Request, res: Response): Promise<BaseContext> {
+    const { services, auth } = this.deps;
+    return {
+      requestId: String(res.locals.requestId),
+      ip: req.ip ?? 'unknown',
+      apiKey: await auth.apiKey(req),
+      auth,
+      req,
+      res,
+      now: services.now(),
+      limiter: services.limiter,
+      tokens: services.tokens,
+      logger: services.logger,
+    };
+  }
+
+  /**
+   * The context of an operation that takes a token (checked: 401): the token's tenant, the negotiated language
+   * and the engines bound to the tenant; with the member for a member operation. `changesAt` receives what the
+   * handler tells of when its answer changes by itself.
+   */
+  async tenantContext(operation: Operation, base: BaseContext, changesAt: (time: number) => void): Promise<TenantContext | MemberContext> {
+    const { services, auth, derivedValues } = this.deps;
+    const req = base.req;
+    const { claims, tenant } = await auth.requireToken(req, base.apiKey);
+    const languageParam = operation.input?.languageParam;
+    const override = (languageParam && rawQueryValue(req, languageParam)) || rawQueryValue(req, 'lang');
+    const id = tenant.Tenant;
+    const tenantCtx: TenantContext = {
+      ...base,
+      claims,
+      tenant,
+      language: negotiatedLanguage(tenant, req.headers['accept-language'], override),
+      db: services.documents.forTenant(id),
+      search: tenantSearch(services.search, id),
+      files: tenantFiles(services.files, id),
+      generatedFiles: tenantGeneratedFiles(services.generatedFiles, id),
+      commands: requestCommands(services, base.requestId),
+      keys: services.keys,
+      jobs: services.jobs,
+      changesAt,
+      derived: (key, compute, stillTrue) => derivedValues.get(id, key, compute, stillTrue),
+    };
+    return operation.route.auth === 'member' ? { ...tenantCtx, member: await auth.requireMember(claims) } : tenantCtx;
+  }
+
+  /** The version a shared answer is kept and found under; null when answers are not cached. */
+  cacheVersion(): string | null {
+    return this.deps.responseCache ? this.deps.catalogueVersion() : null;
+  }
+
+  /** Sends the answer the response cache holds for the key at this version and instant; false when it holds none. */
+  sendCached(req: Request, res: Response, key: string, version: string, nowMs: number): boolean {
+    const cache = this.deps.responseCache!;
+    const cached = cache.get(key, version, nowMs);
+    if (!cached) return false;
+    sendBody(req, res, cached.body, cached.etag, { entry: cached, cache });
+    return true;
+  }
+
+  /** Keeps a shared JSON answer in the response cache under its key, and sends it. */
+  sendAndKeep(req: Request, res: Response, key: string, entry: CachedResponse): void {
+    const cache = this.deps.responseCache!;
+    cache.set(key, entry);
+    sendBody(req, res, entry.body, entry.etag, { entry, cache });
+  }
+}
+
+/**
+ * Whether the answer is shared: catalogue reads carry no member data, so the same URL in the same tenant and
+ * language is one answer, unless this request makes it the caller's own (`personal`).
+ */
+export function isShared(operation: Operation, req: Request): boolean {
+  const cache = operation.cache;
+  return cache?.catalogue === true && !cache.personal?.(req.query as Record<string, unknown>);
+}
+
+/**
+ * The headers that say what the answer depends on and how it may be kept: with a token, its language and the
+ * credentials and language it varies on; Cache-Control (revalidated when shared, else `no-store`).
+ */
+export function representationHeaders(res: Response, language: string | null, shared: boolean): void {
+  if (language !== null) {
+    res.setHeader('Content-Language', language);
+    addVary(res, CATALOGUE_VARY);
+  }
+  res.setHeader('Cache-Control', shared ? SHARED_CACHE_CONTROL : 'no-store');
+}
+
+/** The response cache key of a shared answer: its tenant, language and URL (as the fast path looks it up). */
+export function responseCacheKey(ctx: TenantContext, req: Request): string {
+  return `${ctx.tenant.Tenant}\n${ctx.language}\n${req.originalUrl}`;
+}
+
+/**
+ * Until when a shared answer is kept: the handler's own horizon (changesAt, null when it told none) within
+ * MAX_TTL, else DEFAULT_TTL. The lifetime is spread (0.5 to 1 of it) so entries filled together do not all
+ * expire, and get recomputed, in the same instant.
+ */
+export function expiresAt(nowMs: number, changesAt: number | null): number {
+  const spread = 0.5 + Math.random() / 2;
+  return changesAt !== null ? Math.min(changesAt, nowMs + RESPONSE_CACHE_MAX_TTL_MS * spread) : nowMs + RESPONSE_CACHE_TTL_MS * spread;
+}
+
+/** A handler's result as a response cache entry: its JSON bytes, once, with their ETag. */
+export function jsonEntry(result: unknown, operationId: string, version: string, expires: number): CachedResponse {
+  const body = Buffer.from(JSON.stringify(result), 'utf8');
+  return { body, etag: weakEtag(body), version, expires, operationId };
+}
+
+/** Sends a handler's result as JSON (an answer not kept: its ETag made from its bytes). */
+export function sendJson(req: Request, res: Response, result: unknown): void {
+  const body = Buffer.from(JSON.stringify(result), 'utf8');
+  sendBody(req, res, body, weakEtag(body));
+}
