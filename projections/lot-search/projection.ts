@@ -1,7 +1,42 @@
 import { defineSearchProjection } from '../../src/projector/projection.ts';
-import { catalogueEvents } from '../../commands/catalogue/events.ts';
+import { catalogueEvents, type CatalogueEvent } from '../../commands/catalogue/events.ts';
 import { LOT_SEARCH } from './collections.ts';
 
+/** What the index holds of a lot, as its stream has it so far: its end time in ms, whether it closed early, its languages. */
+interface IndexedLot {
+  endTime: number;
+  closed: boolean;
+  languages: string[];
+}
+
+type LotEvent = Extract<CatalogueEvent, { type: 'LotCatalogued' | 'LotClosed' }>;
+
+/**
+ * The lot after one more event of its stream, as the catalogue projection keeps it: a lot closed early
+ * keeps its closing time when its catalogue record comes again (unless the record ends it earlier still),
+ * and a close before any record changes nothing.
+ */
+function evolve(lot: IndexedLot | null, event: LotEvent): IndexedLot | null {
+  switch (event.type) {
+    case 'LotCatalogued': {
+      const endTime = Date.parse(event.data.endTime);
+      return {
+        endTime: lot?.closed ? Math.min(lot.endTime, endTime) : endTime,
+        closed: lot?.closed ?? false,
+        languages: Object.keys(event.data.texts),
+      };
+    }
+    case 'LotClosed':
+      return lot && { ...lot, closed: true, endTime: Math.min(lot.endTime, Date.parse(event.data.closedAt)) };
+  }
+}
+
+/**
+ * The lot search index: one document per lot and language (collections.ts). The projection reads nothing
+ * back from the index: a catalogue record that comes again (one that is not its stream's first event) reads
+ * the lot's earlier events from its stream, to keep the closing time of a lot closed early and to drop the
+ * documents of languages the record no longer has.
+ */
 export const lotSearchProjection = defineSearchProjection({
   name: 'lot-search',
   events: [catalogueEvents],
@@ -19,10 +54,14 @@ export const lotSearchProjection = defineSearchProjection({
       { name: 'EndTime', type: 'int64' },
     ],
   },
-  apply(event, batch) {
+  async apply(event, batch, earlier) {
     switch (event.type) {
       case 'LotCatalogued': {
         const d = event.data;
+        const before = (await earlier()).reduce(evolve, null);
+        const lot = evolve(before, event)!;
+        // A delete reaches every language of the id: the languages kept are written again after it.
+        if (before?.languages.some((language) => !lot.languages.includes(language))) batch.delete(d.tenant, String(d.lotId));
         for (const [language, text] of Object.entries(d.texts)) {
           batch.upsert(d.tenant, {
             id: String(d.lotId),
@@ -33,7 +72,7 @@ export const lotSearchProjection = defineSearchProjection({
             AuctionId: d.auctionId,
             CategoryId: d.categoryId ?? 0,
             LotNumber: d.lotNumber,
-            EndTime: Date.parse(d.endTime),
+            EndTime: lot.endTime,
           });
         }
         return;

@@ -17,23 +17,29 @@ export interface ProjectorDeps {
 /** Events read at once by catch-up and rebuilds. */
 export const PAGE_SIZE = 5000;
 
-/** Where a search projection writes: the live index (its checkpoint kept there) or a rebuild's fresh copy. */
+/**
+ * Where a search projection writes: the live index (its checkpoint kept there) or a rebuild's fresh copy;
+ * and the log it reads its events' streams from (SearchBatch.earlier), never the index.
+ */
 export interface SearchWriter {
   upsert: SearchIndex['upsert'];
   update: SearchIndex['update'];
   delete: SearchIndex['delete'];
   getCheckpoint?(): Promise<number>;
   setCheckpoint(position: number): Promise<void>;
+  readStream(streamId: string): Promise<RecordedEvent[]>;
 }
 
 /** Writes of a search projection to the live index, with its checkpoint kept there. */
-export function liveSearchWriter(search: SearchIndex, projection: Projection): SearchWriter {
+export function liveSearchWriter(deps: Pick<ProjectorDeps, 'search' | 'log'>, projection: Projection): SearchWriter {
+  const { search, log } = deps;
   return {
     upsert: search.upsert.bind(search),
     update: search.update.bind(search),
     delete: search.delete.bind(search),
     getCheckpoint: () => search.getCheckpoint(projection.name),
     setCheckpoint: (position: number) => search.setCheckpoint(projection.name, position),
+    readStream: (streamId: string) => log.readStream(streamId),
   };
 }
 
@@ -68,9 +74,9 @@ export async function applyBatch(
       return stored(position);
     }
     case 'search': {
-      const batch = new SearchBatch();
-      for (const event of handled) projection.apply(event, batch);
       const writer = searchWriter!;
+      const batch = new SearchBatch((streamId) => writer.readStream(streamId));
+      for (const event of handled) await projection.apply(event, batch);
       const collection = projection.collection.name;
       // The index has no transaction: a checkpoint moved by someone else (a rebuild's alias swap) is noticed
       // before writing, and the loop resumes from it. (On Typesense a swap in the instant between this check

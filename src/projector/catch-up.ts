@@ -25,7 +25,7 @@ export class CatchUp {
     if (!this.deps.log.readTypes || projections.length < 2) return;
     const types = [...new Set(projections.flatMap((p) => p.handles))];
     const at = new Map(projections.map((p) => [p, this.progress.positions.get(p.name) ?? 0]));
-    const writers = new Map(projections.map((p) => [p, liveSearchWriter(this.deps.search, p)]));
+    const writers = new Map(projections.map((p) => [p, liveSearchWriter(this.deps, p)]));
     while (!this.stopping()) {
       const from = Math.min(...at.values());
       const { events, end } = await readPage(this.deps.log, types, from, PAGE_SIZE);

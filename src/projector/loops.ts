@@ -46,7 +46,7 @@ export class Loops {
   }
 
   private async loop(projection: Projection): Promise<void> {
-    const searchWriter = liveSearchWriter(this.deps.search, projection);
+    const searchWriter = liveSearchWriter(this.deps, projection);
     let backoff = 100;
     while (!this.stopping()) {
       let stored = await storedCheckpoint(this.deps, projection);

@@ -109,6 +109,21 @@ export type SearchOp =
 export class SearchBatch {
   readonly ops: SearchOp[] = [];
 
+  /** `readStream`: the log's (EventLog.readStream), for earlier(); a batch without it reads nothing. */
+  constructor(private readonly readStream?: (streamId: string) => Promise<RecordedEvent[]>) {}
+
+  /**
+   * The events of the event's stream before it, in revision order, as the log holds them. A search
+   * projection reads nothing back from its index: what an event needs of its aggregate's past (a lot closed
+   * early, the languages it was indexed in) it folds from these. Fixed by the event's revision, so a
+   * replay or a rebuild reads the same; a stream's first event has none (and reads nothing).
+   */
+  async earlier(event: RecordedEvent): Promise<RecordedEvent[]> {
+    if (event.revision === 0) return [];
+    if (!this.readStream) throw new Error(`this search batch reads no log: the stream ${event.streamId} cannot be read`);
+    return (await this.readStream(event.streamId)).filter((e) => e.revision < event.revision);
+  }
+
   private last(op: SearchOp['op'], tenant: string) {
     const last = this.ops[this.ops.length - 1];
     return last && last.op === op && last.tenant === tenant ? last : null;
@@ -135,7 +150,7 @@ export interface SearchProjection {
   name: string;
   collection: SearchCollectionSpec;
   handles: readonly string[];
-  apply(event: RecordedEvent, batch: SearchBatch): void;
+  apply(event: RecordedEvent, batch: SearchBatch): Promise<void>;
 }
 
 /** Reacts to events with background jobs (keyed, so a replay adds nothing twice); keeps a checkpoint. */
@@ -204,14 +219,17 @@ export function defineDocumentProjection<
   };
 }
 
-/** A search projection typed over the event sets it reads. */
+/**
+ * A search projection typed over the event sets it reads. `earlier()` gives the events it handles of the
+ * event's stream before it (SearchBatch.earlier), typed: its only reading, done when an event needs it.
+ */
 export function defineSearchProjection<
   const Sets extends readonly EventSet<any>[],
   const Handled extends EventsOf<Sets[number]>['type'] = EventsOf<Sets[number]>['type'],
 >(
   projection: Reading<Sets, Handled> & {
     collection: SearchCollectionSpec;
-    apply(event: Read<Sets, Handled>, batch: SearchBatch): void;
+    apply(event: Read<Sets, Handled>, batch: SearchBatch, earlier: () => Promise<Array<Read<Sets, Handled>>>): void | Promise<void>;
   },
 ): SearchProjection {
   const { handles, read } = reading(projection);
@@ -220,9 +238,10 @@ export function defineSearchProjection<
     name: projection.name,
     collection: projection.collection,
     handles,
-    apply(recorded, batch) {
+    async apply(recorded, batch) {
       const event = read(recorded);
-      if (event) projection.apply(event, batch);
+      const earlier = async () => (await batch.earlier(recorded)).map(read).filter((e): e is Read<Sets, Handled> => e !== null);
+      if (event) await projection.apply(event, batch, earlier);
     },
   };
 }

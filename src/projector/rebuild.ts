@@ -42,6 +42,7 @@ export class Rebuilds {
         setCheckpoint: async (position: number) => {
           last = position;
         },
+        readStream: (streamId: string) => this.deps.log.readStream(streamId),
       };
       try {
         let position = 0;

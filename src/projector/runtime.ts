@@ -117,7 +117,7 @@ export class ProjectorRuntime {
         await this.checkpoint(projection),
         head,
         this.deps.documents.live(),
-        liveSearchWriter(this.deps.search, projection),
+        liveSearchWriter(this.deps, projection),
       );
     }
   }

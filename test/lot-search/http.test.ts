@@ -106,6 +106,23 @@ describe('GET /v1/lots/search', () => {
       lotId: 9003,
       closedAt: new Date(Date.now() - 60_000).toISOString(),
     });
+    // And a fourth, closed early, whose catalogue record then came again (changed, without its Swedish text).
+    const okapi = {
+      en: { title: 'Okapi print', description: 'Engraving, London.' },
+      sv: { title: 'Okapi grafiskt blad', description: 'Gravyr, London.' },
+      de: { title: 'Okapi Druckgrafik', description: 'Kupferstich, London.' },
+    };
+    await importRecord(server.runtime.services.log, lot(9004, 904, okapi));
+    await importRecord(server.runtime.services.log, {
+      kind: 'lotClosed',
+      tenant: 'demo',
+      lotId: 9004,
+      closedAt: new Date(Date.now() - 60_000).toISOString(),
+    });
+    await importRecord(
+      server.runtime.services.log,
+      lot(9004, 904, { en: { ...okapi.en, description: 'Engraving, Paris.' }, de: okapi.de }),
+    );
     await server.runtime.services.projector.catchUp();
   });
   after(async () => server?.close());
@@ -121,6 +138,18 @@ describe('GET /v1/lots/search', () => {
         code,
       ).to.deep.equal([[9003, true]]);
     }
+  });
+
+  it('still leaves out a lot closed early whose catalogue record came again, and finds it only in the languages of that record', async () => {
+    for (const code of ['en', 'de']) {
+      expect((await search(`q=okapi&LanguageCode=${code}`)).body.TotalCount, code).to.equal(0);
+      const withClosed = await search(`q=okapi&LanguageCode=${code}&ShowClosedLots=true`);
+      expect(
+        withClosed.body.Items.map((l: any) => [l.Id, l.IsClosed]),
+        code,
+      ).to.deep.equal([[9004, true]]);
+    }
+    expect((await search('q=okapi&LanguageCode=sv&ShowClosedLots=true')).body.TotalCount).to.equal(0);
   });
 
   describe('input', () => {

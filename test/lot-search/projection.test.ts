@@ -1,6 +1,6 @@
 import { lotSearchReadModels } from '../../projections/lot-search/index.ts';
 import { givenEvents } from '../support/projection-spec.ts';
-import { lotCatalogued, lotClosed } from '../support/catalogue-events.ts';
+import { bidPlaced, lotCatalogued, lotClosed } from '../support/catalogue-events.ts';
 
 /** The embedded index keeps the lot search documents one per lot and language (LOT_SEARCH_PARTITION). */
 const BY_LANGUAGE = { partitionField: 'Language' };
@@ -82,21 +82,68 @@ describe('lot search projection', () => {
       .thenSearchFinds('demo2', searching('chair', 'en'), []);
   });
 
-  // Pending: what the projection does not do yet. It keeps no state, so (1) a catalogue record that comes again
-  // (a nightly intake sends every lot) puts back the lot's original end time, and a lot closed early is found again
-  // among the open lots (ShowClosedLots=false filters on EndTime), while the catalogue and bids projections keep the
-  // closing time; (2) a language the record no longer has keeps its old document, found in that language's searches.
-  it.skip('keeps the closing time of a lot closed early when its catalogue record comes again, as the catalogue does', async () => {
+  // The projection reads nothing back from its index: a catalogue record that comes again (a nightly intake sends
+  // every changed lot) reads the lot's earlier events from its stream (SearchBatch.earlier), so that a lot closed early
+  // keeps its closing time (ShowClosedLots=false filters on EndTime) as the catalogue and bids projections keep it, and
+  // a language the record no longer has loses its document.
+  it('keeps the closing time of a lot closed early when its catalogue record comes again, as the catalogue does', async () => {
     await givenEvents(lotCatalogued(10), lotClosed(10, '2026-11-22T12:05:00Z'), lotCatalogued(10))
       .whenIndexed(lotSearchReadModels, BY_LANGUAGE)
       .thenSearchDocuments('demo', [doc(10, 'en', { EndTime: CLOSED })])
       .thenSearchFinds('demo', searching('chair', 'en', { EndTime: { gt: CLOSED } }), []);
   });
 
-  it.skip('drops the document of a language the catalogue record of the lot no longer has', async () => {
+  it('keeps the closing time through bids and later records of the lot, in every language, and an earlier end time of a record after it', async () => {
+    const EARLIER = Date.parse('2026-11-22T09:00:00Z');
+    await givenEvents(
+      lotCatalogued(10),
+      bidPlaced(10, 1500, '2026-11-22T11:00:00Z'),
+      lotClosed(10, '2026-11-22T12:05:00Z'),
+      lotCatalogued(10, { texts, endTime: '2026-12-07T18:00:00Z' }),
+      lotCatalogued(10, { texts, auctionId: 2 }),
+      lotCatalogued(11),
+      lotCatalogued(11, { auctionId: 2, endTime: '2026-12-07T18:00:00Z' }),
+      lotCatalogued(12),
+      lotClosed(12, '2026-11-22T12:05:00Z'),
+      lotCatalogued(12, { endTime: '2026-11-22T09:00:00Z' }),
+      lotCatalogued(12),
+    )
+      .whenIndexed(lotSearchReadModels, BY_LANGUAGE)
+      .thenSearchDocuments('demo', [
+        doc(10, 'en', { EndTime: CLOSED, AuctionId: 2 }),
+        doc(10, 'nl', { EndTime: CLOSED, AuctionId: 2 }),
+        // A lot never closed takes the end time of its latest record.
+        doc(11, 'en', { AuctionId: 2, EndTime: Date.parse('2026-12-07T18:00:00Z') }),
+        // A record ending a closed lot before its closing time moves it earlier; it never moves later again.
+        doc(12, 'en', { EndTime: EARLIER }),
+      ])
+      .thenSearchFinds('demo', searching('stoel', 'nl', { EndTime: { gt: CLOSED } }), [])
+      .thenSearchFinds('demo', searching('chair', 'en', { EndTime: { gt: CLOSED } }), ['11']);
+  });
+
+  it('drops the document of a language the catalogue record of the lot no longer has', async () => {
     await givenEvents(lotCatalogued(10, { texts }), lotCatalogued(10))
       .whenIndexed(lotSearchReadModels, BY_LANGUAGE)
       .thenSearchDocuments('demo', [doc(10, 'en')])
       .thenSearchFinds('demo', searching('stoel', 'nl'), []);
+  });
+
+  it('moves a lot to the languages of its latest record, keeping its closing time, and leaves other lots and tenants alone', async () => {
+    const nl = { nl: texts.nl };
+    await givenEvents(
+      lotCatalogued(10, { texts }),
+      lotCatalogued(11, { texts }),
+      lotCatalogued(10, { texts, tenant: 'demo2' }),
+      lotClosed(10, '2026-11-22T12:05:00Z'),
+      lotCatalogued(10, { texts: nl }),
+      lotCatalogued(10, { texts: { en: texts.en } }),
+      lotCatalogued(10, { texts: nl }),
+    )
+      .whenIndexed(lotSearchReadModels, BY_LANGUAGE)
+      .thenSearchDocuments('demo', [doc(10, 'nl', { EndTime: CLOSED }), doc(11, 'en'), doc(11, 'nl')])
+      .thenSearchDocuments('demo2', [doc(10, 'en'), doc(10, 'nl')])
+      .thenSearchFinds('demo', searching('chair', 'en'), ['11'])
+      .thenSearchFinds('demo', searching('stoel', 'nl'), ['10', '11'])
+      .thenSearchFinds('demo2', searching('chair', 'en'), ['10']);
   });
 });

@@ -286,8 +286,8 @@ describe('projections', () => {
         perPage: 50,
       });
     const run = async () => {
-      const batch = new SearchBatch();
-      for (const e of events.filter((e) => projection.handles.includes(e.type))) projection.apply(e, batch);
+      const batch = new SearchBatch(async (streamId) => events.filter((e) => e.streamId === streamId));
+      for (const e of events.filter((e) => projection.handles.includes(e.type))) await projection.apply(e, batch);
       for (const op of batch.ops) {
         if (op.op === 'upsert') await index.upsert('lots', op.tenant, op.docs);
         else if (op.op === 'update') await index.update('lots', op.tenant, op.docs);

@@ -340,28 +340,32 @@ export class RecordingSearchIndex {
   }
 }
 
-/** One run of a search projection: its writes go to the recording fake and to the embedded index. */
+/**
+ * One run of a search projection: its writes go to the recording fake and to the embedded index; the
+ * streams it reads (SearchBatch.earlier) are those of the given events, as the log holds them.
+ */
 class SearchRun {
   private constructor(
     private readonly projection: SearchProjection,
     readonly recording: RecordingSearchIndex,
     readonly index: MiniSearchIndex,
+    private readonly log: readonly RecordedEvent[],
   ) {}
 
-  static async open(projection: SearchProjection, partitionField: string | null) {
+  static async open(projection: SearchProjection, partitionField: string | null, log: readonly RecordedEvent[]) {
     const index = await MiniSearchIndex.open({
       dir: null,
       flushIntervalMs: 0,
       partitions: partitionField === null ? {} : { [projection.collection.name]: partitionField },
     });
     await index.ensureCollection(projection.collection);
-    return new SearchRun(projection, new RecordingSearchIndex(partitionField), index);
+    return new SearchRun(projection, new RecordingSearchIndex(partitionField), index, log);
   }
 
   /** Handles one batch of events and writes it, op by op in order, as the runtime does. */
   async batch(events: readonly RecordedEvent[]) {
-    const batch = new SearchBatch();
-    for (const event of events) if (this.projection.handles.includes(event.type)) this.projection.apply(event, batch);
+    const batch = new SearchBatch(async (streamId) => this.log.filter((e) => e.streamId === streamId));
+    for (const event of events) if (this.projection.handles.includes(event.type)) await this.projection.apply(event, batch);
     const collection = this.projection.collection.name;
     for (const op of batch.ops)
       for (const target of [this.recording, this.index]) {
@@ -423,7 +427,7 @@ export class SearchSpec implements PromiseLike<void> {
     const partitionField = this.options.partitionField ?? null;
     const runs: SearchRun[] = [];
     const open = async () => {
-      const run = await SearchRun.open(this.projection, partitionField);
+      const run = await SearchRun.open(this.projection, partitionField, events);
       runs.push(run);
       return run;
     };
