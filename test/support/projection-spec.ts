@@ -89,6 +89,28 @@ if (typeof afterEach === 'function')
     throw new Error(`a projection spec was never awaited, so it checked nothing: ${left.join('; ')}`);
   });
 
+/** A spec run when awaited (once), and registered until then so that one never awaited fails its test. */
+abstract class AwaitedSpec implements PromiseLike<void> {
+  private run: Promise<void> | null = null;
+  private readonly guard: { description: string };
+
+  constructor(name: string, given: readonly GivenEvent[]) {
+    this.guard = { description: `${name} given ${given.map((e) => e.type).join(', ') || 'no events'}` };
+    unawaited.add(this.guard);
+  }
+
+  protected abstract verify(): Promise<void>;
+
+  then<R1 = void, R2 = never>(
+    onfulfilled?: ((value: void) => R1 | PromiseLike<R1>) | null,
+    onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
+  ) {
+    unawaited.delete(this.guard);
+    this.run ??= this.verify();
+    return this.run.then(onfulfilled, onrejected);
+  }
+}
+
 interface Expectation {
   key: string;
   label: string;
@@ -188,18 +210,14 @@ export interface ProjectionOptions {
   tenantScoped?: boolean;
 }
 
-export class DocumentsSpec implements PromiseLike<void> {
+export class DocumentsSpec extends AwaitedSpec {
   private readonly expectations: Expectation[] = [];
-  private run: Promise<void> | null = null;
-  private readonly guard: { description: string };
-
   constructor(
     private readonly given: readonly GivenEvent[],
     private readonly projection: DocumentProjection,
     private readonly options: ProjectionOptions,
   ) {
-    this.guard = { description: `${projection.name} given ${given.map((e) => e.type).join(', ') || 'no events'}` };
-    unawaited.add(this.guard);
+    super(projection.name, given);
   }
 
   /** The documents of the collection and tenant, exactly (without `_pos`), in `_id` order. */
@@ -219,16 +237,7 @@ export class DocumentsSpec implements PromiseLike<void> {
     return this;
   }
 
-  then<R1 = void, R2 = never>(
-    onfulfilled?: ((value: void) => R1 | PromiseLike<R1>) | null,
-    onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
-  ) {
-    unawaited.delete(this.guard);
-    this.run ??= this.verify();
-    return this.run.then(onfulfilled, onrejected);
-  }
-
-  private async verify() {
+  protected async verify() {
     const events = record(this.given);
     const tenants = tenantsOf(events);
     const runs: DocumentRun[] = [];
@@ -385,19 +394,15 @@ export interface SearchOptions {
   partitionField?: string;
 }
 
-export class SearchSpec implements PromiseLike<void> {
+export class SearchSpec extends AwaitedSpec {
   private readonly expectations: Expectation[] = [];
   private readonly searches: Array<{ tenant: string; request: SearchRequest; ids: string[] }> = [];
-  private run: Promise<void> | null = null;
-  private readonly guard: { description: string };
-
   constructor(
     private readonly given: readonly GivenEvent[],
     private readonly projection: SearchProjection,
     private readonly options: SearchOptions,
   ) {
-    this.guard = { description: `${projection.name} given ${given.map((e) => e.type).join(', ') || 'no events'}` };
-    unawaited.add(this.guard);
+    super(projection.name, given);
   }
 
   /** The search documents of the tenant, exactly, in id (then partition value) order. */
@@ -412,16 +417,7 @@ export class SearchSpec implements PromiseLike<void> {
     return this;
   }
 
-  then<R1 = void, R2 = never>(
-    onfulfilled?: ((value: void) => R1 | PromiseLike<R1>) | null,
-    onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
-  ) {
-    unawaited.delete(this.guard);
-    this.run ??= this.verify();
-    return this.run.then(onfulfilled, onrejected);
-  }
-
-  private async verify() {
+  protected async verify() {
     const events = record(this.given);
     const tenants = tenantsOf(events);
     const partitionField = this.options.partitionField ?? null;
