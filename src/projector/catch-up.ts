@@ -101,4 +101,29 @@ export class CatchUp {
     }
     return position;
   }
+
+  /**
+   * Runs a projection from `from` up to `to` exactly (events past `to` are left for the next run: the read
+   * model as it was at `to`) into the live store, page by page, each page with its checkpoint like a live
+   * batch; ends after the page in flight once `stop()` says so. Returns where it stands. Tools that run one
+   * projection on their own (`npm run project`).
+   */
+  async upTo(
+    projection: Projection,
+    from: number,
+    to: number,
+    options: { stop?: () => boolean; onProgress?: (position: number) => void } = {},
+  ): Promise<number> {
+    let position = from;
+    const searchWriter = projection.kind === 'search' ? liveSearchWriter(this.deps, projection) : undefined;
+    while (position < to && !options.stop?.()) {
+      const page = await readPage(this.deps.log, projection.handles, position, this.pageSize);
+      const events = page.events.filter((e) => e.position <= to);
+      const end = Math.min(page.end, to);
+      if (end <= position) break;
+      position = await applyBatch(projection, events, position, this.deps.documents.live(), searchWriter, undefined, end);
+      options.onProgress?.(position);
+    }
+    return position;
+  }
 }

@@ -122,6 +122,19 @@ export class ProjectorRuntime {
     }
   }
 
+  /**
+   * Runs one projection (run by no loop) from its stored checkpoint up to `to` exactly, page by page with its
+   * checkpoint; `stop()` ends it at a page boundary. Returns where it stands (`npm run project`).
+   */
+  async catchUpTo(
+    name: string,
+    to: number,
+    options: { stop?: () => boolean; onProgress?: (position: number) => void } = {},
+  ): Promise<number> {
+    const projection = this.get(name);
+    return this.catchUps.upTo(projection, await this.checkpoint(projection), to, options);
+  }
+
   /** Rebuilds one projection into a fresh copy and swaps it in (see rebuild.ts). */
   async rebuild(name: string, onProgress?: (position: number, head: number) => void): Promise<{ events: number; position: number }> {
     return this.rebuilds.rebuild(this.get(name), onProgress);

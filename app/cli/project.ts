@@ -1,0 +1,267 @@
+import path from 'node:path';
+import fs from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import cliProgress from 'cli-progress';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { openEngines, type Engines } from '../engines.ts';
+import { ProjectorRuntime } from '../../src/projector/runtime.ts';
+import type { DocumentProjection, Projection, ReactorDeps } from '../../src/projector/projection.ts';
+import type { RecordedEvent } from '../../src/ports/event-log.ts';
+import { service } from '../features/index.ts';
+
+/**
+ * `npm run project -- FILE [--from POSITION] [--to POSITION] [--follow]`: replays the log into an analyst's
+ * projection (one module exporting one `defineDocumentProjection`, docs/analysts.md) on the engines the
+ * environment names, from its own checkpoint (or `--from` on a fresh one), up to `--to` or the log's head, and
+ * with `--follow` on live until Ctrl-C. The replay is the projector's (ProjectorRuntime.catchUpTo), page by
+ * page with the checkpoint. Exit codes: 0 done (or stopped by Ctrl-C at a page boundary), 1 the projection
+ * threw (its checkpoint stays before the event), 2 bad input (nothing written).
+ */
+
+const USAGE = 'usage: npm run project -- FILE [--from POSITION] [--to POSITION] [--follow]';
+
+class BadInput extends Error {}
+
+/** An event the analyst's projection threw on. */
+class ProjectionFailed extends Error {
+  constructor(
+    readonly event: RecordedEvent,
+    readonly cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
+}
+
+interface Args {
+  file: string;
+  from?: number;
+  to?: number;
+  follow: boolean;
+}
+
+function position(flag: string, value: string | undefined): number {
+  if (value === undefined || !/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)))
+    throw new BadInput(
+      `${flag} takes a position of the log (a whole number of 0 or more), not ${value === undefined ? 'nothing' : `"${value}"`}`,
+    );
+  return Number(value);
+}
+
+function parseArgs(argv: string[]): Args {
+  let file: string | undefined;
+  let from: number | undefined;
+  let to: number | undefined;
+  let follow = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--from') from = position('--from', argv[++i]);
+    else if (arg === '--to') to = position('--to', argv[++i]);
+    else if (arg === '--follow') follow = true;
+    else if (arg.startsWith('--')) throw new BadInput(`unknown option ${arg}; ${USAGE}`);
+    else if (file === undefined) file = arg;
+    else throw new BadInput(`one projection module at a time (got ${file} and ${arg}); ${USAGE}`);
+  }
+  if (file === undefined) throw new BadInput(USAGE);
+  if (from !== undefined && to !== undefined && to < from) throw new BadInput(`--to ${to} is before --from ${from}`);
+  return { file, from, to, follow };
+}
+
+const isProjection = (value: unknown): value is Projection =>
+  typeof value === 'object' && value !== null && 'kind' in value && 'handles' in value && 'name' in value;
+
+/** The one document projection the module exports, checked against the service's events and read models. */
+async function loadProjection(file: string): Promise<DocumentProjection> {
+  const resolved = path.resolve(file);
+  if (!fs.existsSync(resolved)) throw new BadInput(`${file}: no such file`);
+  let exported: Record<string, unknown>;
+  try {
+    exported = await import(pathToFileURL(resolved).href);
+  } catch (error) {
+    throw new BadInput(
+      `${file} does not load: ${(error instanceof Error ? error.message : String(error)).replace(/\s*\n\s*/g, ' ').slice(0, 500)}`,
+    );
+  }
+  const found = [...new Set(Object.values(exported).filter(isProjection))];
+  if (found.length === 0) throw new BadInput(`${file} exports no projection (export one made with defineDocumentProjection)`);
+  if (found.length > 1)
+    throw new BadInput(`${file} exports ${found.length} projections (${found.map((p) => p.name).join(', ')}): one a module`);
+  const projection = found[0];
+  if (projection.kind !== 'documents')
+    throw new BadInput(
+      `${file}: ${projection.name} is a ${projection.kind} projection; only document projections (defineDocumentProjection) run here`,
+    );
+  const known = new Set(service.events.map((e) => e.type));
+  const unknown = projection.handles.filter((type) => !known.has(type));
+  if (unknown.length > 0)
+    throw new BadInput(`${file}: ${projection.name} handles ${unknown.join(', ')}, not an event type of the log (docs/events.md)`);
+  // The service's own projections (their reactors' dependencies are never called here).
+  const own = service.projections({} as ReactorDeps);
+  if (own.some((p) => p.name === projection.name))
+    throw new BadInput(`${file}: the name ${projection.name} is one of the service's projections; choose another`);
+  const taken = new Set(
+    own.flatMap((p) => (p.kind === 'documents' ? p.collections.map((c) => c.name) : p.kind === 'search' ? [p.collection.name] : [])),
+  );
+  const clash = projection.collections.map((c) => c.name).filter((name) => taken.has(name));
+  if (clash.length > 0) throw new BadInput(`${file}: the collection ${clash.join(', ')} is the service's own; choose another name`);
+  if (projection.collections.length === 0) throw new BadInput(`${file}: ${projection.name} declares no collection`);
+  return {
+    ...projection,
+    async apply(event, uow) {
+      try {
+        await projection.apply(event, uow);
+      } catch (error) {
+        throw new ProjectionFailed(event, error);
+      }
+    },
+  };
+}
+
+/** A bar on a terminal (position, events/s, time left); a plain line every two seconds otherwise. */
+function progress(name: string, start: number, initialHead: number) {
+  const started = Date.now();
+  let head = initialHead;
+  let at = start;
+  if (process.stderr.isTTY) {
+    const bar = new cliProgress.SingleBar(
+      {
+        format: `${name} [{bar}] {percentage}% | position {value}/{total} | {rate} events/s | ETA {eta_formatted}`,
+        stream: process.stderr,
+        hideCursor: true,
+        etaBuffer: 50,
+      },
+      cliProgress.Presets.shades_classic,
+    );
+    bar.start(head, start, { rate: 0 });
+    return {
+      head(position: number) {
+        head = position;
+        bar.setTotal(position);
+      },
+      update(position: number) {
+        at = position;
+        bar.update(position, { rate: Math.round((position - start) / Math.max(0.001, (Date.now() - started) / 1000)) });
+      },
+      stop: () => bar.stop(),
+    };
+  }
+  let printed = 0;
+  const line = (force: boolean) => {
+    const now = Date.now();
+    if (!force && now - printed < 2000) return;
+    printed = now;
+    const seconds = Math.max(0.001, (now - started) / 1000);
+    const rate = (at - start) / seconds;
+    const left = rate > 0 && head > at ? `${Math.ceil((head - at) / rate)}s` : at >= head ? '0s' : 'unknown';
+    process.stderr.write(`${name}: position ${at} of ${head}, ${Math.round(rate)} events/s, ${left} left\n`);
+  };
+  return {
+    head(position: number) {
+      head = position;
+    },
+    update(position: number) {
+      at = position;
+      line(position >= head);
+    },
+    stop: () => undefined,
+  };
+}
+
+async function run(args: Args): Promise<number> {
+  const projection = await loadProjection(args.file);
+  const config = loadConfig();
+  const logger = createLogger({ level: 'warn' });
+  let engines: Engines | null = null;
+  let stopping = false;
+  let wake: (() => void) | null = null;
+  const onSignal = () => {
+    stopping = true;
+    wake?.();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    engines = await openEngines(config, logger, 'api', { withoutLotIndex: true });
+    const runtime = new ProjectorRuntime({ log: engines.log, documents: engines.documents, search: engines.search, logger }, [projection]);
+    const checkpoint = await runtime.checkpoint(projection);
+    if (args.from !== undefined && checkpoint !== 0 && checkpoint !== args.from)
+      throw new BadInput(
+        `${projection.name} has gone on to position ${checkpoint}: --from starts a fresh projection only (drop its collections and checkpoint first)`,
+      );
+    if (args.to !== undefined && checkpoint > args.to)
+      throw new BadInput(`${projection.name} is already at position ${checkpoint}, past --to ${args.to}`);
+    await runtime.setup();
+    if (args.from !== undefined && checkpoint === 0 && args.from > 0)
+      await engines.documents.live().commit([], { projection: projection.name, expected: 0, position: args.from });
+    const start = await runtime.checkpoint(projection);
+    const headAtStart = await engines.log.headPosition();
+    const bar = progress(projection.name, start, args.to === undefined ? headAtStart : Math.min(args.to, headAtStart));
+    const started = Date.now();
+    let position = start;
+    try {
+      for (;;) {
+        const head = await engines.log.headPosition();
+        const target = args.to === undefined ? head : Math.min(args.to, head);
+        bar.head(args.to === undefined ? head : Math.min(args.to, Math.max(head, position)));
+        if (target > position)
+          position = await runtime.catchUpTo(projection.name, target, { stop: () => stopping, onProgress: (p) => bar.update(p) });
+        bar.update(position);
+        if (stopping || !args.follow || (args.to !== undefined && position >= args.to)) break;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          setTimeout(resolve, 250);
+        });
+        wake = null;
+      }
+    } finally {
+      bar.stop();
+    }
+    const seconds = (Date.now() - started) / 1000;
+    process.stdout.write(
+      JSON.stringify({
+        projection: projection.name,
+        position,
+        collections: projection.collections.map((c) => c.name),
+        stopped: stopping,
+        seconds,
+      }) + '\n',
+    );
+    return 0;
+  } catch (error) {
+    if (error instanceof ProjectionFailed) {
+      const at = engines ? await engines.documents.getCheckpoint(projection.name).catch(() => undefined) : undefined;
+      process.stderr.write(
+        `\n${projection.name} failed at position ${error.event.position} on ${error.event.type}: ${error.message} (its checkpoint stays at ${at})\n`,
+      );
+      return 1;
+    }
+    throw error;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await engines?.close();
+  }
+}
+
+async function main() {
+  let args: Args;
+  try {
+    args = parseArgs(process.argv.slice(2));
+    process.exitCode = await run(args);
+  } catch (error) {
+    if (error instanceof BadInput) {
+      process.stderr.write(`project: ${error.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    throw error;
+  }
+}
+
+main().then(
+  () => process.exit(process.exitCode ?? 0),
+  (error) => {
+    process.stderr.write(`project failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  },
+);
