@@ -36,6 +36,7 @@ async function main() {
     logger,
     timeoutMs: config.shutdownTimeoutMs,
     background: (graceMs) => services.jobs.close(graceMs),
+    stopping: runtime.stopWaiting,
     close,
     drainLogs,
   });
@@ -79,8 +80,10 @@ async function main() {
       `  Demo Api-Key:          ${credentials.apiKey}`,
       `  Demo member:           ${credentials.memberEmail} / ${credentials.memberPassword}`,
       `  Demo application:      ClientId ${credentials.clientId} / ClientSecret ${credentials.clientSecret}`,
+      `  Demo back-office keys: demo ${credentials.backOfficeKeys.demo} / demo2 ${credentials.backOfficeKeys.demo2}`,
       `  Tenants: demo (en, sv, de; EUR), demo2 (en; SEK), demo-closed (public access off)`,
       `  Try: curl -s -X POST ${base}/v1/tokens/anonymous -H 'Api-Key: ${credentials.apiKey}' -H 'Content-Type: application/json' -d '{"clientId":"demo"}'`,
+      `  Back office: curl -s '${base}/backoffice/v1/events?limit=5' -H 'Authorization: Bearer ${credentials.backOfficeKeys.demo}'`,
     );
   }
   // The banner goes to stdout for the person who started the service; it is not a log record.

@@ -16,7 +16,9 @@ import { buildApp } from '../src/http/app.ts';
 import { accessDirectory } from '../projections/access/index.ts';
 import { membersProjection } from '../projections/members/projection.ts';
 import { accessProjection } from '../projections/access/projection.ts';
-import { operations } from './features/operations.ts';
+import { backOfficeOperations, operations } from './features/operations.ts';
+import { eventCatalog } from './features/events.ts';
+import { EventFeed } from '../src/events/feed.ts';
 import { Metrics } from '../src/http/metrics.ts';
 import { opsApp } from '../src/http/ops.ts';
 import { holdLease, leaseHolder, type HeldLease } from '../src/roles/singleton.ts';
@@ -53,6 +55,8 @@ export interface Runtime {
   /** The HTTP answers of this process: the whole API (`all`, `api`), or health, readiness and metrics only. */
   app: ReturnType<typeof buildApp>;
   metrics: Metrics | null;
+  /** The process is stopping: requests waiting for events (the back office's feed, `wait`) answer at once. */
+  stopWaiting(): void;
   close(): Promise<void>;
 }
 
@@ -145,21 +149,27 @@ export async function createRuntime(
   const inlineMetrics = config.metrics === 'on' ? metrics : null;
   const memberProjections = [membersProjection.name];
   const accessProjections = [accessProjection.name];
+  const stopping = new AbortController();
   const app =
     role === 'all' || role === 'api' || !background
       ? buildApp(
           services,
-          operations,
+          [...operations, ...backOfficeOperations],
           config.http,
           versions.of(CATALOGUE_PROJECTIONS),
-          accessDirectory(documents, {
-            access: versions.of(accessProjections),
-            members: versions.of(memberProjections),
-          }),
+          accessDirectory(
+            documents,
+            {
+              access: versions.of(accessProjections),
+              members: versions.of(memberProjections),
+            },
+            log,
+          ),
           {
             role,
             metrics: inlineMetrics,
           },
+          new EventFeed(log, eventCatalog, stopping.signal),
         )
       : (opsApp({
           role,
@@ -173,9 +183,11 @@ export async function createRuntime(
     engines,
     app,
     metrics,
+    stopWaiting: () => stopping.abort(),
     async close() {
       if (closed) return;
       closed = true;
+      stopping.abort();
       await projector.stop();
       await jobs.close();
       for (const lease of leases) await lease.release();

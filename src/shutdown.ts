@@ -13,6 +13,8 @@ export interface ShutdownPlan {
   timeoutMs: number;
   /** Runs beside the HTTP drain with the grace period (the job worker); answers what it abandoned. */
   background(graceMs: number): Promise<{ abandoned: string[] }>;
+  /** Called as the first signal comes, before requests are waited for: long waits (the feed's `wait`) end now. */
+  stopping?(): void;
   /** Closes the rest once requests and background work are done (projections, leases, engines). */
   close(): Promise<void>;
   /** Lets the last log lines out, bounded (src/logger.ts drainLogs). */
@@ -80,6 +82,7 @@ export class GracefulShutdown {
     }
     this.signalled = true;
     logger.info({ signal, timeoutMs }, 'shutting down');
+    this.plan.stopping?.();
     // At the end of the grace period requests still in flight are cut off; closing the engines then gets a
     // little longer, and after that the process exits whatever still runs.
     const cutOff = setTimeout(() => this.abandonRequests(), timeoutMs);

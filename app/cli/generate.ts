@@ -165,6 +165,10 @@ async function main() {
     memberPassword: process.env.DEMO_MEMBER_PASSWORD || DEFAULTS.memberPassword,
     clientId: 'demo-web',
     clientSecret: process.env.DEMO_CLIENT_SECRET || DEFAULTS.clientSecret,
+    backOfficeKeys: {
+      demo: process.env.DEMO_BACKOFFICE_KEY || 'bench-backoffice-key-demo-0123456789',
+      demo2: process.env.DEMO2_BACKOFFICE_KEY || 'bench-backoffice-key-demo2-0123456789',
+    },
   };
   if (opts.out !== '-') fs.mkdirSync(path.dirname(path.resolve(opts.out)), { recursive: true });
   const out = opts.out === '-' ? process.stdout : fs.createWriteStream(opts.out, { encoding: 'utf8' });

@@ -48,6 +48,7 @@ import { registrationsQueries } from '../../queries/registrations/index.ts';
 import { identityDocumentsQueries } from '../../queries/identity-documents/index.ts';
 import { invoicesQueries } from '../../queries/invoices/index.ts';
 import { watchlistQueries } from '../../queries/watchlist/index.ts';
+import { backofficeFeedQueries } from '../../queries/backoffice-feed/index.ts';
 
 /**
  * Every feature of the service, each put together from what its folders export (`commands/<f>/index.ts`:
@@ -87,6 +88,7 @@ export const features: Feature[] = [
   defineFeature('watchlist', watchlistQueries, watchlistCommands, watchlistReadModels),
   defineFeature('terms', termsCommands, termsReadModels),
   defineFeature('contact', contactCommands),
+  defineFeature('backoffice-feed', backofficeFeedQueries),
 ];
 
 /** What the features register, checked once (no event type, projection, job or intake kind twice). */

@@ -20,13 +20,16 @@ export interface DemoCredentials {
   memberPassword: string;
   clientId: string;
   clientSecret: string;
+  /** The back-office key of each public demo tenant (`Authorization: Bearer <key>` on /backoffice/v1). */
+  backOfficeKeys: { demo: string; demo2: string };
 }
 
 export const DEMO_TENANTS = ['demo', 'demo2', 'demo-closed'] as const;
 export const DEMO_MEMBER_EMAIL = 'bidder@example.com';
 
 /**
- * The demo credentials: from DEMO_API_KEY / DEMO_MEMBER_PASSWORD / DEMO_CLIENT_SECRET when set, else random
+ * The demo credentials: from DEMO_API_KEY / DEMO_MEMBER_PASSWORD / DEMO_CLIENT_SECRET / DEMO_BACKOFFICE_KEY (tenant
+ * demo) / DEMO2_BACKOFFICE_KEY (tenant demo2) when set, else random
  * ones made at the first start and kept (mode 600) in DATA_DIR/secrets/, so later starts can print them.
  */
 export function demoCredentials(file: string, env: NodeJS.ProcessEnv = process.env): DemoCredentials {
@@ -37,6 +40,10 @@ export function demoCredentials(file: string, env: NodeJS.ProcessEnv = process.e
     memberPassword: stored.memberPassword || env.DEMO_MEMBER_PASSWORD || randomSecret(12),
     clientId: 'demo-web',
     clientSecret: env.DEMO_CLIENT_SECRET || stored.clientSecret || randomSecret(24),
+    backOfficeKeys: {
+      demo: env.DEMO_BACKOFFICE_KEY || stored.backOfficeKeys?.demo || `bo-${randomSecret(24)}`,
+      demo2: env.DEMO2_BACKOFFICE_KEY || stored.backOfficeKeys?.demo2 || `bo-${randomSecret(24)}`,
+    },
   };
   if (JSON.stringify(stored) !== JSON.stringify(credentials)) fs.writeFileSync(file, JSON.stringify(credentials, null, 2), { mode: 0o600 });
   return credentials;
@@ -135,6 +142,7 @@ export function* demoRecords(credentials: DemoCredentials, now: Date): Generator
     contactEmail: 'contact@closed.example.com',
   };
   yield { kind: 'apiKey', key: credentials.apiKey, name: 'demo', tenants: [...DEMO_TENANTS] };
+  yield* backOfficeKeyRecords(credentials);
   yield {
     kind: 'application',
     tenant: 'demo',
@@ -199,11 +207,23 @@ export function* demoAccountRecords(now: Date): Generator<{ kind: string } & Rec
   yield* demoNotificationsRecords(now);
 }
 
-/** Seeds an empty log; on a non-empty one only makes sure the current demo Api-Key is issued. */
+/** The demo back-office keys' records: one key (`demo`) for each public demo tenant. */
+function backOfficeKeyRecords(credentials: DemoCredentials) {
+  return (['demo', 'demo2'] as const).map((tenant) => ({
+    kind: 'backOfficeKey' as const,
+    tenant,
+    keyId: 'demo',
+    name: 'demo back office',
+    key: credentials.backOfficeKeys[tenant],
+  }));
+}
+
+/** Seeds an empty log; on a non-empty one only makes sure the current demo Api-Key and back-office keys are issued. */
 export async function seedDemo({ log, files }: { log: EventLog; files: FileStore }, credentials: DemoCredentials, now = new Date()) {
   if ((await log.headPosition()) > 0) {
-    const result = await importRecord(log, { kind: 'apiKey', key: credentials.apiKey, name: 'demo', tenants: [...DEMO_TENANTS] });
-    return { seeded: false, position: result.position };
+    let { position } = await importRecord(log, { kind: 'apiKey', key: credentials.apiKey, name: 'demo', tenants: [...DEMO_TENANTS] });
+    for (const record of backOfficeKeyRecords(credentials)) position = Math.max(position, (await importRecord(log, record)).position);
+    return { seeded: false, position };
   }
   const documents = await demoDocumentRecords(DEMO_AUCTIONS, DEMO_CONDITION_REPORT_LOTS);
   const lines = (function* () {

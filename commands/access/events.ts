@@ -10,6 +10,7 @@ export const TenantConfigured = defineEvent({
   type: 'TenantConfigured',
   version: 1,
   stream: 'tenant-{tenant}',
+  operator: true,
   description:
     'Catalogue intake: an auction house (tenant) was configured: its languages, currency, page size, public access and contact address; `country` (ISO 3166-1 alpha-2) and `vatRate` (percent) were added compatibly for VAT decisions and invoices.',
   schema: z.object({
@@ -33,6 +34,8 @@ export const ApplicationRegistered = defineEvent({
   type: 'ApplicationRegistered',
   version: 1,
   stream: 'application-{clientId}',
+  private: ['secretHash'],
+  operator: true,
   description:
     'Catalogue intake: an application of a tenant may obtain application tokens with its ClientId and secret (only a SHA-256 of the high-entropy secret is kept).',
   schema: z.object({
@@ -47,6 +50,8 @@ export const ApiKeyIssued = defineEvent({
   type: 'ApiKeyIssued',
   version: 1,
   stream: 'apikey-{keyId}',
+  private: ['keyId', 'keyHash'],
+  operator: true,
   description:
     'Catalogue intake (operator): an Api-Key was issued to a consumer, for the listed tenants. Only its SHA-256 is kept. Tenant is `_system`.',
   schema: z.object({
@@ -58,11 +63,52 @@ export const ApiKeyIssued = defineEvent({
   }),
 });
 
-export const accessEvents = defineEvents([TenantConfigured, ApplicationRegistered, ApiKeyIssued]);
+/** A back-office key's id, as the operator names it within the tenant. */
+export const backOfficeKeyId = z.string().regex(/^[A-Za-z0-9._-]{1,100}$/);
+
+export const BackOfficeKeyIssued = defineEvent({
+  type: 'BackOfficeKeyIssued',
+  version: 1,
+  stream: 'backofficekey-{tenant}-{keyId}',
+  private: ['keyHash'],
+  operator: true,
+  description:
+    'Catalogue intake (operator): a back-office key of the tenant (`Authorization: Bearer <key>` on `/backoffice/v1`) was issued, or its value replaced. Only its SHA-256 is kept.',
+  schema: z.object({
+    tenant: tenantId,
+    keyId: backOfficeKeyId,
+    keyHash: z.string().regex(/^[a-f0-9]{64}$/),
+    name: z.string().min(1).max(200),
+  }),
+});
+
+export const BackOfficeKeyRevoked = defineEvent({
+  type: 'BackOfficeKeyRevoked',
+  version: 1,
+  stream: 'backofficekey-{tenant}-{keyId}',
+  private: ['keyHash'],
+  operator: true,
+  description: 'Catalogue intake (operator): a back-office key was revoked; it is refused (401) from then on.',
+  schema: z.object({
+    tenant: tenantId,
+    keyId: backOfficeKeyId,
+    /** The SHA-256 of the value revoked (what the key's read model is found by). */
+    keyHash: z.string().regex(/^[a-f0-9]{64}$/),
+  }),
+});
+
+export const accessEvents = defineEvents([
+  TenantConfigured,
+  ApplicationRegistered,
+  ApiKeyIssued,
+  BackOfficeKeyIssued,
+  BackOfficeKeyRevoked,
+]);
 
 /** The streams of access records: one per tenant, application and Api-Key. */
 export const tenantStreamId = (tenant: string) => `tenant-${tenant}`;
 export const applicationStreamId = (clientId: string) => `application-${clientId}`;
 export const apiKeyStreamId = (keyId: string) => `apikey-${keyId}`;
+export const backOfficeKeyStreamId = (tenant: string, keyId: string) => `backofficekey-${tenant}-${keyId}`;
 
 export type AccessEvent = EventsOf<typeof accessEvents>;

@@ -3,8 +3,16 @@ import { runCommand } from '../../src/command-runner.ts';
 import { tenantId } from '../../src/events/define.ts';
 import { defineIntakeKind, type IntakeKind } from '../../src/intake-kind.ts';
 import { sha256 } from '../../src/security/passwords.ts';
-import { accessRecordDecider, type ApiKeyData, type ApplicationData, type TenantData } from './decide.ts';
-import { ApplicationRegistered, TenantConfigured, apiKeyStreamId, applicationStreamId, tenantStreamId } from './events.ts';
+import { accessRecordDecider, backOfficeKeyDecider, type ApiKeyData, type ApplicationData, type TenantData } from './decide.ts';
+import {
+  ApplicationRegistered,
+  TenantConfigured,
+  apiKeyStreamId,
+  applicationStreamId,
+  backOfficeKeyId,
+  backOfficeKeyStreamId,
+  tenantStreamId,
+} from './events.ts';
 
 /** Catalogue intake records of access (docs/intake.md): tenants, applications (with their secret) and Api-Keys. */
 export const tenantRecord = z.object({ kind: z.literal('tenant') }).extend(TenantConfigured.schema.shape);
@@ -17,7 +25,22 @@ export const apiKeyRecord = z.object({
   name: z.string().min(1).max(200),
   tenants: z.array(tenantId).min(1),
 });
-export type AccessRecord = z.infer<typeof tenantRecord> | z.infer<typeof applicationRecord> | z.infer<typeof apiKeyRecord>;
+/** A back-office key's value: sent as `Authorization: Bearer <key>`, so of the characters a bearer credential may hold. */
+export const backOfficeKeyValue = z.string().regex(/^[A-Za-z0-9._~+/=-]{24,200}$/, 'a key is 24 to 200 letters, digits or ._~+/=-');
+export const backOfficeKeyRecord = z.object({
+  kind: z.literal('backOfficeKey'),
+  tenant: tenantId,
+  keyId: backOfficeKeyId,
+  name: z.string().min(1).max(200),
+  key: backOfficeKeyValue,
+});
+export const backOfficeKeyRevokedRecord = z.object({ kind: z.literal('backOfficeKeyRevoked'), tenant: tenantId, keyId: backOfficeKeyId });
+export type AccessRecord =
+  | z.infer<typeof tenantRecord>
+  | z.infer<typeof applicationRecord>
+  | z.infer<typeof apiKeyRecord>
+  | z.infer<typeof backOfficeKeyRecord>
+  | z.infer<typeof backOfficeKeyRevokedRecord>;
 
 export const accessIntake: IntakeKind[] = [
   defineIntakeKind('tenant', tenantRecord, (deps, { kind: _k, ...data }) =>
@@ -38,4 +61,24 @@ export const accessIntake: IntakeKind[] = [
       correlationId: deps.correlationId,
     });
   }),
+  defineIntakeKind('backOfficeKey', backOfficeKeyRecord, (deps, { tenant, keyId, name, key }) =>
+    runCommand(
+      deps.log,
+      backOfficeKeyStreamId(tenant, keyId),
+      backOfficeKeyDecider,
+      { type: 'issue', tenant, keyId, keyHash: sha256(key), name },
+      { correlationId: deps.correlationId },
+    ),
+  ),
+  defineIntakeKind('backOfficeKeyRevoked', backOfficeKeyRevokedRecord, (deps, { tenant, keyId }) =>
+    runCommand(
+      deps.log,
+      backOfficeKeyStreamId(tenant, keyId),
+      backOfficeKeyDecider,
+      { type: 'revoke', tenant, keyId },
+      {
+        correlationId: deps.correlationId,
+      },
+    ),
+  ),
 ];

@@ -30,6 +30,7 @@ export const IdentityDocumentUploaded = defineEvent({
   type: 'IdentityDocumentUploaded',
   version: 1,
   stream: 'identitydocuments-{tenant}-{memberId}',
+  private: ['sha256'],
   description:
     'A member uploaded an identity document for the house to check (status pending). The bytes are in the file store under ' +
     '`identity-documents/{memberId}/{documentId}` of the tenant; `contentType` is decided from the bytes; `fileName` is the sanitised name the member gave.',

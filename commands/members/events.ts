@@ -23,6 +23,7 @@ export const MemberSignedUp = defineEvent({
   type: 'MemberSignedUp',
   version: 1,
   stream: 'member-{tenant}-{memberId}',
+  private: ['passwordHash'],
   description:
     'A bidder account was created (sign-up, or an import of existing accounts). Holds a scrypt hash of the password, never the password.',
   schema: z.object({
@@ -88,6 +89,7 @@ export const MemberConfirmationKeyIssued = defineEvent({
   type: 'MemberConfirmationKeyIssued',
   version: 1,
   stream: 'member-{tenant}-{memberId}',
+  private: ['keyId', 'keyHash'],
   description:
     'A key to confirm the email address was made at sign-up and mailed to the member; valid until `expiresAt` (24 hours), once. ' +
     "Holds the random `keyId` the key is derived from with a server secret, and the key's SHA-256: never the key.",
@@ -98,6 +100,7 @@ export const PasswordResetKeyIssued = defineEvent({
   type: 'PasswordResetKeyIssued',
   version: 1,
   stream: 'member-{tenant}-{memberId}',
+  private: ['keyId', 'keyHash'],
   description:
     'The member asked for a password reset (`requestedAt`) and a reset key was mailed; valid until `expiresAt` (1 hour), once. It voids every earlier reset key. ' +
     "Holds the random `keyId` the key is derived from with a server secret, and the key's SHA-256: never the key.",
@@ -116,6 +119,7 @@ export const MemberPasswordChanged = defineEvent({
   type: 'MemberPasswordChanged',
   version: 1,
   stream: 'member-{tenant}-{memberId}',
+  private: ['keyId', 'passwordHash'],
   description:
     'The member set a new password with the password-reset key `keyId` (used up by it). Holds a scrypt hash of the new password, never the password. ' +
     "Ends the member's sessions: member tokens issued before `at` stop working (401).",

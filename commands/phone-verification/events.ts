@@ -9,6 +9,7 @@ export const PhoneVerificationCodeIssued = defineEvent({
   type: 'PhoneVerificationCodeIssued',
   version: 1,
   stream: STREAM,
+  private: ['codeId'],
   description:
     'The bidder asked for a code to verify their phone (POST /v1/me/phone-verification): a 6-digit code is texted to `phone` by a background ' +
     'job, valid until `expiresAt` (10 minutes), single use; it replaces any earlier code. The code is derived from `codeId` with a server ' +
@@ -20,6 +21,7 @@ export const PhoneVerificationCodeRejected = defineEvent({
   type: 'PhoneVerificationCodeRejected',
   version: 1,
   stream: STREAM,
+  private: ['codeId'],
   description:
     'A wrong code was presented for the current code (`failedAttempts` counts them); the 5th wrong code voids it, and a new one must be requested.',
   schema: z.object({
@@ -35,6 +37,7 @@ export const MemberPhoneVerified = defineEvent({
   type: 'MemberPhoneVerified',
   version: 1,
   stream: STREAM,
+  private: ['codeId'],
   description:
     'The bidder proved they receive texts at `phone` (the right code, `codeId`; or the back office imported a verified number, `codeId` null). ' +
     "SmsVerificationCompleted holds while the profile's phone is this number.",

@@ -31,7 +31,15 @@ export interface ApplicationDoc extends Doc {
   SecretHash: string;
 }
 
+/** A back-office key of a tenant, by the SHA-256 (hex) of its value (a revoked one is deleted). */
+export interface BackOfficeKeyDoc extends Doc {
+  Tenant: string;
+  KeyId: string;
+  Name: string;
+}
+
 export const TENANTS = 'tenants';
+export const BACKOFFICE_KEYS = 'backoffice_keys';
 export const API_KEYS = 'api_keys';
 export const APPLICATIONS = 'applications';
 /** A tenant's settings (its languages, contact address, country...), as jobs and the credential checks read them. */
@@ -44,5 +52,7 @@ export const operatorScope = (documents: { forTenant(tenant: string): TenantScop
 export const tenantsCollection = (system: TenantScope) => system.collection<TenantDoc>(TENANTS);
 /** Api-Keys by the SHA-256 (hex) of their value. */
 export const apiKeys = (system: TenantScope) => system.collection<ApiKeyDoc>(API_KEYS);
+/** Back-office keys by the SHA-256 (hex) of their value. */
+export const backOfficeKeys = (system: TenantScope) => system.collection<BackOfficeKeyDoc>(BACKOFFICE_KEYS);
 /** Registered applications by ClientId. */
 export const applications = (system: TenantScope) => system.collection<ApplicationDoc>(APPLICATIONS);

@@ -1,7 +1,9 @@
 import type { DocumentStore } from '../../src/ports/read-models.ts';
+import type { EventLog } from '../../src/ports/event-log.ts';
+import { backOfficeKeyStreamId } from '../../commands/access/events.ts';
 import type { AccessDirectory } from '../../src/http/directory.ts';
 import type { TenantDoc } from './collections.ts';
-import { apiKeys, applications, operatorScope, tenantsCollection } from './collections.ts';
+import { apiKeys, applications, backOfficeKeys, operatorScope, tenantsCollection } from './collections.ts';
 import { memberAccounts, type MemberDoc } from '../members/index.ts';
 
 /**
@@ -13,6 +15,11 @@ export function accessDirectory(
   documents: DocumentStore,
   /** Where the access and members projections stand (cache versions), when the composition root can tell. */
   versions: { access?: () => string | null; members?: () => string | null } = {},
+  /**
+   * The log, for the direct check of a back-office key: its stream's last event must still issue this value, so
+   * that a key revoked (or replaced) is refused as soon as its intake record returns, before the projection.
+   */
+  log?: Pick<EventLog, 'readStream'>,
 ): AccessDirectory {
   const system = operatorScope(documents);
   return {
@@ -21,6 +28,16 @@ export function accessDirectory(
     async apiKey(hash) {
       const doc = await apiKeys(system).findById(hash);
       return doc ? { keyId: doc.KeyId, tenants: doc.Tenants } : null;
+    },
+    async backOfficeKey(hash) {
+      const doc = await backOfficeKeys(system).findById(hash);
+      if (!doc) return null;
+      if (log) {
+        const stream = await log.readStream(backOfficeKeyStreamId(doc.Tenant, doc.KeyId));
+        const last = stream.at(-1);
+        if (!last || last.type !== 'BackOfficeKeyIssued' || last.data.keyHash !== hash) return null;
+      }
+      return { tenant: doc.Tenant, keyId: doc.KeyId };
     },
     tenant: (id) => tenantsCollection(system).findById(id),
     member: (tenant, memberId) => memberAccounts(documents.forTenant(tenant)).findById(memberId),

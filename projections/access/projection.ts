@@ -1,13 +1,23 @@
 import { defineDocumentProjection } from '../../src/projector/projection.ts';
 import { accessEvents } from '../../commands/access/events.ts';
-import { API_KEYS, APPLICATIONS, SYSTEM, TENANTS, type ApiKeyDoc, type ApplicationDoc, type TenantDoc } from './collections.ts';
+import {
+  API_KEYS,
+  APPLICATIONS,
+  BACKOFFICE_KEYS,
+  SYSTEM,
+  TENANTS,
+  type ApiKeyDoc,
+  type ApplicationDoc,
+  type BackOfficeKeyDoc,
+  type TenantDoc,
+} from './collections.ts';
 
 /** Tenants, Api-Keys (by SHA-256) and applications: what credentials are checked against. */
 export const accessProjection = defineDocumentProjection({
   name: 'access',
   events: [accessEvents],
-  handles: ['TenantConfigured', 'ApiKeyIssued', 'ApplicationRegistered'],
-  collections: [{ name: TENANTS }, { name: API_KEYS }, { name: APPLICATIONS }],
+  handles: ['TenantConfigured', 'ApiKeyIssued', 'ApplicationRegistered', 'BackOfficeKeyIssued', 'BackOfficeKeyRevoked'],
+  collections: [{ name: TENANTS }, { name: API_KEYS }, { name: APPLICATIONS }, { name: BACKOFFICE_KEYS }],
   async apply(event, uow) {
     switch (event.type) {
       case 'TenantConfigured': {
@@ -39,6 +49,15 @@ export const accessProjection = defineDocumentProjection({
           Name: d.name,
           SecretHash: d.secretHash,
         }));
+        return;
+      }
+      case 'BackOfficeKeyIssued': {
+        const d = event.data;
+        await uow.update<BackOfficeKeyDoc>(BACKOFFICE_KEYS, SYSTEM, d.keyHash, () => ({ Tenant: d.tenant, KeyId: d.keyId, Name: d.name }));
+        return;
+      }
+      case 'BackOfficeKeyRevoked': {
+        await uow.update<BackOfficeKeyDoc>(BACKOFFICE_KEYS, SYSTEM, event.data.keyHash, () => null);
         return;
       }
     }

@@ -12,13 +12,31 @@ export interface EventDefinition<Type extends string = string, Data extends z.Zo
   /** Which feature appends it, and what it means (for docs/events.md). */
   description: string;
   stream: string;
+  /**
+   * Its private fields (password hashes, hashes and ids of one-time keys and codes, stored-file keys of identity
+   * documents, client addresses): never given outside the service (the back office's feed leaves them out);
+   * docs/events.md marks them.
+   */
+  private?: readonly string[];
+  /** An operator's record (Api-Keys, back-office keys, tenants' settings, applications): in no tenant's feed. */
+  operator?: boolean;
 }
 
 export function defineEvent<Type extends string, Data extends z.ZodObject>(
-  definition: EventDefinition<Type, Data>,
+  definition: EventDefinition<Type, Data> & { private?: readonly (keyof Data['shape'] & string)[] },
 ): EventDefinition<Type, Data> {
   if (!/^[A-Z][A-Za-z]+$/.test(definition.type)) throw new Error(`event type must be PascalCase: ${definition.type}`);
+  for (const field of definition.private ?? [])
+    if (!(field in definition.schema.shape)) throw new Error(`${definition.type}: private field ${field} is not in its schema`);
   return definition;
+}
+
+/** An event's data as it may leave the service: without its definition's private fields. */
+export function publicData(definition: EventDefinition, data: Record<string, unknown>): Record<string, unknown> {
+  if (!definition.private?.length) return data;
+  const copy = { ...data };
+  for (const field of definition.private) delete copy[field];
+  return copy;
 }
 
 /** The plain shape of an event of a definition, as deciders and projections see it. */

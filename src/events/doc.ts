@@ -17,6 +17,11 @@ export function renderEventsDoc(eventCatalog: readonly EventDefinition[]): strin
     'stream), `position` (global, increasing) and `created` (RFC 3339, UTC). Money is in minor units. A change that',
     'is not backwards compatible gets a new version; readers upcast older versions (all types are at version 1).',
     '',
+    'A field marked **private** (password hashes, hashes and ids of one-time keys and codes, stored-file keys of',
+    "identity documents, client addresses) never leaves the service: the back office's event feed",
+    "(`GET /backoffice/v1/events`) gives each event's data without them. An **operator** event (Api-Keys, back-office",
+    "keys, tenants' settings, applications) is the operator's own record and is in no tenant's feed.",
+    '',
     '| Type | Version | Stream | Meaning |',
     '|---|---|---|---|',
     ...eventCatalog.map((e) => `| [${e.type}](#${e.type.toLowerCase()}) | ${e.version} | \`${e.stream}\` | ${e.description} |`),
@@ -30,13 +35,14 @@ export function renderEventsDoc(eventCatalog: readonly EventDefinition[]): strin
     lines.push(
       `## ${event.type}`,
       '',
-      `Version ${event.version}. Stream \`${event.stream}\`. ${event.description}`,
+      `Version ${event.version}. Stream \`${event.stream}\`. ${event.operator ? "**Operator** event: in no tenant's feed. " : ''}${event.description}`,
       '',
-      '| Field | Type | Required |',
-      '|---|---|---|',
+      '| Field | Type | Required | Private |',
+      '|---|---|---|---|',
     );
     for (const [name, property] of Object.entries(schema.properties)) {
-      lines.push(`| \`${name}\` | ${describe(property)} | ${schema.required?.includes(name) ? 'yes' : 'no'} |`);
+      const isPrivate = event.private?.includes(name) ? '**private**' : '';
+      lines.push(`| \`${name}\` | ${describe(property)} | ${schema.required?.includes(name) ? 'yes' : 'no'} | ${isPrivate} |`);
     }
     lines.push('');
   }

@@ -16,7 +16,8 @@ import type { Metrics } from './metrics.ts';
 import { mountOps } from './ops.ts';
 import { catalogueFastPath, requestIdOf } from './catalogue-fast-path.ts';
 import { DerivedValues } from './derived-values.ts';
-import type { Operation, TenantContext } from './operation.ts';
+import type { BaseContext, Operation, TenantContext } from './operation.ts';
+import type { EventFeed } from '../events/feed.ts';
 import { problemMiddleware, sendProblem } from './problem.ts';
 import { buildOpenApiDocument, docsPage } from './openapi.ts';
 import { ResponseCache, weakEtag } from './response-cache.ts';
@@ -40,6 +41,8 @@ export function buildApp(
   directory: AccessDirectory,
   /** The process's role (for /healthz, /readyz) and its metrics (null: off, or served on a port of their own). */
   ops: { role: string; metrics: Metrics | null } = { role: 'all', metrics: null },
+  /** The event feed the back office's operations read (null: /backoffice/v1 has no feed to give). */
+  feed: EventFeed | null = null,
 ) {
   const app = express();
   const auth = new Authenticator(directory, services.tokens);
@@ -136,7 +139,8 @@ export function buildApp(
 
   mountOps(app, { role: ops.role, metrics: ops.metrics, projections: () => services.projector.status() });
 
-  const openapi = Buffer.from(JSON.stringify(buildOpenApiDocument(operations)), 'utf8');
+  // The bidder API's document: the back office's operations are not in it.
+  const openapi = Buffer.from(JSON.stringify(buildOpenApiDocument(operations.filter((op) => op.route.auth !== 'backoffice'))), 'utf8');
   const openapiAnswer: EncodedCopies & { body: Buffer; etag: string } = { body: openapi, etag: weakEtag(openapi) };
   app.get('/openapi.json', (req, res) => {
     sendBody(req, res, openapiAnswer.body, openapiAnswer.etag, { entry: openapiAnswer });
@@ -149,11 +153,12 @@ export function buildApp(
     sendBody(req, res, docsAnswer.body, docsAnswer.etag, { entry: docsAnswer }, 'text/html; charset=utf-8');
   });
 
-  const steps = new RequestSteps({ services, auth, derivedValues, responseCache, catalogueVersion });
+  const steps = new RequestSteps({ services, auth, derivedValues, responseCache, catalogueVersion, feed });
   const methodsByPath = new Map<string, Set<string>>();
   for (const operation of operations) {
     const { operationId, method } = operation.route;
-    const token = operation.route.auth !== 'open';
+    const backOffice = operation.route.auth === 'backoffice';
+    const token = operation.route.auth !== 'open' && !backOffice;
     const expressPath = toExpressPath(operation.route.path);
     const methods = methodsByPath.get(expressPath) ?? new Set();
     methods.add(method.toUpperCase());
@@ -162,7 +167,14 @@ export function buildApp(
     // Every request to the operation, as a sequence of steps (src/http/request-steps.ts).
     app[method](expressPath, async (req: Request, res: Response) => {
       res.locals.operationId = operationId;
-      const base = await steps.baseContext(req, res);
+      if (backOffice) {
+        // A back-office key, never an Api-Key or a bidder token; answers are the caller's own (no-store).
+        const ctx = await steps.backOfficeContext(req, res);
+        representationHeaders(res, null, false);
+        sendJson(req, res, await operation.handler(parseInput(operation, req) as never, ctx as never));
+        return;
+      }
+      const base: BaseContext = await steps.baseContext(req, res);
       // When the answer changes by itself (a lot closing), as the handler tells it (ctx.changesAt); null: not told.
       let changesAt: number | null = null;
       const ctx = token

@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import { UnauthorizedError } from '../errors.ts';
 import { sha256 } from '../security/passwords.ts';
 import type { TokenClaims, TokenService } from '../security/tokens.ts';
-import type { AccessDirectory, ApiKeyInfo, Application, Member, Tenant } from './directory.ts';
+import type { AccessDirectory, ApiKeyInfo, Application, BackOfficeKeyInfo, Member, Tenant } from './directory.ts';
 import { TtlCache } from './ttl-cache.ts';
 
 /** Who calls: the Api-Key, the token's claims and its tenant, all checked. */
@@ -43,6 +43,18 @@ export class Authenticator {
     const info = await this.keys.get(hash, () => this.directory.apiKey(hash), this.accessVersion());
     if (!info) throw new UnauthorizedError('The Api-Key header is missing or unknown.');
     return info;
+  }
+
+  /**
+   * The back-office key of `Authorization: Bearer <key>` (BACKOFFICE.md "Credential"), checked at every request;
+   * 401 when missing, unknown, revoked or replaced. An Api-Key header is not looked at, and a bidder token or
+   * Api-Key sent as the bearer is unknown here.
+   */
+  async backOfficeKey(req: Request): Promise<BackOfficeKeyInfo> {
+    const raw = this.bearer(req);
+    const found = raw && this.directory.backOfficeKey ? await this.directory.backOfficeKey(sha256(raw)) : null;
+    if (!found) throw new UnauthorizedError('A valid back-office key is required (Authorization: Bearer <key>).');
+    return found;
   }
 
   tenant(id: string): Promise<Tenant | null> {

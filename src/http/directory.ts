@@ -38,6 +38,12 @@ export interface Application {
   SecretHash: string;
 }
 
+/** A back-office key as the shell checks it: the one tenant it reaches. */
+export interface BackOfficeKeyInfo {
+  tenant: string;
+  keyId: string;
+}
+
 export interface AccessDirectory {
   /** The Api-Key whose value has this SHA-256 (hex), or null. */
   apiKey(hash: string): Promise<ApiKeyInfo | null>;
@@ -50,6 +56,11 @@ export interface AccessDirectory {
    */
   membersVersion?(): string | null;
   application(clientId: string): Promise<Application | null>;
+  /**
+   * The back-office key whose value has this SHA-256 (hex), or null when unknown, revoked or replaced; checked
+   * at every request (never cached): a revocation holds at once. Without it, /backoffice/v1 refuses every key.
+   */
+  backOfficeKey?(hash: string): Promise<BackOfficeKeyInfo | null>;
   /**
    * A version of what `apiKey` and `tenant` answer from, or null when unknown: a record read at one version
    * is still current while the version has not moved (a revoked key or a changed tenant is then seen at once).

@@ -55,6 +55,10 @@ export const GROUPS = [
   { name: 'Contact', description: 'Writing to the auction house through its contact form.' },
   { name: 'Languages', description: 'The languages the auction house publishes in, for a language menu.' },
   { name: 'Translations', description: 'The texts of a bidder front end (buttons, labels, messages) in the negotiated language.' },
+  {
+    name: 'Back office',
+    description: "The auction house's own systems (`/backoffice/v1`, a back-office key as the bearer): the event feed of the house.",
+  },
 ] as const satisfies ReadonlyArray<{ name: string; description: string }>;
 
 /** The name of a declared group: the only values an operation's `group` takes. */

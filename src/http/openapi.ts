@@ -10,6 +10,7 @@ const CREDENTIALS: Record<Auth, string> = {
   open: 'Credentials: the `Api-Key` header only (no token needed).',
   anon: 'Credentials: the `Api-Key` header and a bearer token of the auction house (anonymous, application or member).',
   member: 'Credentials: the `Api-Key` header and a member token (from `POST /v1/sessions`).',
+  backoffice: 'Credentials: a back-office key as the bearer token (`Authorization: Bearer <key>`), no `Api-Key`.',
 };
 
 const UNAUTHORIZED: Record<Auth, string> = {
@@ -17,6 +18,7 @@ const UNAUTHORIZED: Record<Auth, string> = {
   anon: 'The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).',
   member:
     'The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists.',
+  backoffice: 'The back-office key is missing, unknown or revoked.',
 };
 
 const STATUS_TEXT: Record<number, string> = {

@@ -10,6 +10,7 @@ import type { Logger } from '../logger.ts';
 import type { OneTimeKeys } from '../security/keys.ts';
 import type { TokenClaims, TokenService } from '../security/tokens.ts';
 import type { Authenticator } from './auth.ts';
+import type { TenantFeed } from '../events/feed.ts';
 import type { ApiKeyInfo, Member, Tenant } from './directory.ts';
 import type { FileAnswer } from './file-answer.ts';
 import type { Group } from './groups.ts';
@@ -19,9 +20,10 @@ export type { ApiKeyInfo } from './directory.ts';
 
 /**
  * Who may call an operation (API.md "Credentials and who may call what"):
- * open = Api-Key only; anon = Api-Key and any token of the tenant; member = Api-Key and a member token.
+ * open = Api-Key only; anon = Api-Key and any token of the tenant; member = Api-Key and a member token;
+ * backoffice = a back-office key (`Authorization: Bearer <key>`, no Api-Key: BACKOFFICE.md), under /backoffice/v1.
  */
-export type Auth = 'open' | 'anon' | 'member';
+export type Auth = 'open' | 'anon' | 'member' | 'backoffice';
 
 /**
  * What a handler works with: the request, the caller, and the few engines it may use, never the whole set of
@@ -77,11 +79,37 @@ export interface TenantContext extends BaseContext {
   derived<T>(key: string, compute: () => Promise<T>, stillTrue?: (value: T) => boolean): Promise<T>;
 }
 
+/**
+ * What a back-office operation works with: the request and the key's one tenant, with that tenant's part of
+ * the event feed; no Api-Key, no token, no store it could point at another tenant.
+ */
+export interface BackOfficeContext {
+  requestId: string;
+  ip: string;
+  req: Request;
+  res: Response;
+  now: Date;
+  logger: Logger;
+  /** The tenant of the back-office key. */
+  tenant: string;
+  keyId: string;
+  /** The tenant's events (never an operator's record; data without private fields). */
+  feed: TenantFeed;
+  /** The event types a tenant's feed carries. */
+  feedTypes: readonly string[];
+}
+
 export interface MemberContext extends TenantContext {
   member: Member;
 }
 
-type ContextOf<A extends Auth> = A extends 'member' ? MemberContext : A extends 'anon' ? TenantContext : BaseContext;
+type ContextOf<A extends Auth> = A extends 'member'
+  ? MemberContext
+  : A extends 'anon'
+    ? TenantContext
+    : A extends 'backoffice'
+      ? BackOfficeContext
+      : BaseContext;
 
 export interface Input<P, Q, B> {
   params: P;
@@ -91,7 +119,7 @@ export interface Input<P, Q, B> {
 
 /** Where an operation is served and who may call it. */
 export interface Route<A extends Auth = Auth> {
-  /** Number in API.md's table of 57 operations. */
+  /** Number in API.md's table of 57 operations (a back-office operation: its row in BACKOFFICE.md's tables). */
   number: number;
   operationId: string;
   /** The group it is listed under in the OpenAPI document (its tag): one of the declared groups (groups.ts). */

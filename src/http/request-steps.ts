@@ -8,7 +8,8 @@ import { CATALOGUE_VARY, SHARED_CACHE_CONTROL } from './catalogue-fast-path.ts';
 import type { DerivedValues } from './derived-values.ts';
 import { rawQueryValue } from './input.ts';
 import { negotiatedLanguage } from './language.ts';
-import type { BaseContext, MemberContext, Operation, TenantContext } from './operation.ts';
+import type { BackOfficeContext, BaseContext, MemberContext, Operation, TenantContext } from './operation.ts';
+import type { EventFeed } from '../events/feed.ts';
 import { weakEtag, type CachedResponse, type ResponseCache } from './response-cache.ts';
 import { addVary, sendBody } from './send.ts';
 import { tenantFiles, tenantGeneratedFiles, tenantSearch } from './tenant-engines.ts';
@@ -30,6 +31,8 @@ export interface StepDeps {
   responseCache: ResponseCache | null;
   /** The version of the projections catalogue reads come from (null: nothing is cached). */
   catalogueVersion: () => string | null;
+  /** The event feed of the back office's operations (null: none). */
+  feed: EventFeed | null;
 }
 
 /** The steps that need the app's services, caches and authenticator. */
@@ -50,6 +53,25 @@ export class RequestSteps {
       limiter: services.limiter,
       tokens: services.tokens,
       logger: services.logger,
+    };
+  }
+
+  /** The context of a back-office operation: its key checked (401 when missing, unknown or revoked), its tenant's feed. */
+  async backOfficeContext(req: Request, res: Response): Promise<BackOfficeContext> {
+    const { services, auth, feed } = this.deps;
+    const key = await auth.backOfficeKey(req);
+    if (!feed) throw new Error('the back office has no event feed in this process');
+    return {
+      requestId: String(res.locals.requestId),
+      ip: req.ip ?? 'unknown',
+      req,
+      res,
+      now: services.now(),
+      logger: services.logger,
+      tenant: key.tenant,
+      keyId: key.keyId,
+      feed: feed.forTenant(key.tenant),
+      feedTypes: feed.types,
     };
   }
 

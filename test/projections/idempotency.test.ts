@@ -25,6 +25,7 @@ const credentials: DemoCredentials = {
   memberPassword: 'projection-password',
   clientId: 'demo-web',
   clientSecret: 'projection-client-secret-0123',
+  backOfficeKeys: { demo: 'projection-backoffice-key-demo-0123', demo2: 'projection-backoffice-key-demo2-0123' },
 };
 const TENANTS = ['_system', 'demo', 'demo2', 'demo-closed'];
 

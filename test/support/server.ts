@@ -80,6 +80,8 @@ export async function startTestServer(
     DEMO_API_KEY: 'test-api-key-0123456789',
     DEMO_MEMBER_PASSWORD: TEST_PASSWORD,
     DEMO_CLIENT_SECRET: 'test-client-secret-0123456789',
+    DEMO_BACKOFFICE_KEY: 'test-backoffice-key-demo-0123456789',
+    DEMO2_BACKOFFICE_KEY: 'test-backoffice-key-demo2-0123456789',
   });
   const seededAt = new Date();
   if (options.seed !== false) {

@@ -1,0 +1,159 @@
+import { createHash } from 'node:crypto';
+import type { EventLog, RecordedEvent } from '../ports/event-log.ts';
+import { publicData, type EventDefinition } from './define.ts';
+
+/** How many events one read of the log brings while a page is gathered. */
+const SCAN_BATCH = 1000;
+/** The namespace of the feed's event ids (UUIDv5 of a stream and revision). */
+const ID_NAMESPACE = Buffer.from('5f0b1c9e7a3d4e1fa2b6c8d0e4f61a2b', 'hex');
+
+/** An event as a tenant's feed gives it: with its id, and its data without private fields. */
+export interface FeedEvent {
+  /** A UUID derived from the stream and revision: the same on every read, on every log engine. */
+  id: string;
+  type: string;
+  version: number;
+  streamId: string;
+  revision: number;
+  position: number;
+  created: string;
+  data: Record<string, unknown>;
+}
+
+export interface FeedPage {
+  events: FeedEvent[];
+  /** More events of the tenant (of the types asked) follow the last one given. */
+  hasMore: boolean;
+}
+
+export interface FeedRequest {
+  /** Exclusive: events after this log position (0: from the start). */
+  after: number;
+  /** Only these types (null: every type of the feed). */
+  types: ReadonlySet<string> | null;
+  limit: number;
+  /** When nothing newer exists, wait this long for an event (0: answer at once). */
+  waitMs: number;
+  /** Ends the wait early (the client went away). */
+  signal?: AbortSignal;
+}
+
+/** One tenant's part of the log, as the back office reads it (BACKOFFICE.md "The event feed"). */
+export interface TenantFeed {
+  page(request: FeedRequest): Promise<FeedPage>;
+}
+
+/**
+ * The event feed over the log: a tenant's events in log order, never an operator's record (events defined
+ * `operator: true`), data without the definitions' private fields. Pages are read from the log itself (no read
+ * model), so a page is complete: an event is either before its `Next` or after it.
+ */
+export class EventFeed {
+  private readonly byType = new Map<string, EventDefinition>();
+  /** The types a tenant's feed carries. */
+  readonly types: readonly string[];
+
+  constructor(
+    private readonly log: EventLog,
+    definitions: readonly EventDefinition[],
+    /** Aborted when the process stops: waiting requests answer at once (with what they have: nothing). */
+    private readonly stopping?: AbortSignal,
+  ) {
+    for (const definition of definitions) if (!definition.operator) this.byType.set(definition.type, definition);
+    this.types = [...this.byType.keys()];
+  }
+
+  forTenant(tenant: string): TenantFeed {
+    return { page: (request) => this.page(tenant, request) };
+  }
+
+  private async page(tenant: string, request: FeedRequest): Promise<FeedPage> {
+    const types = request.types ? [...request.types].filter((t) => this.byType.has(t)) : this.types;
+    let scan = await this.scan(tenant, types, request.after, request.limit);
+    if (scan.found.length === 0 && request.waitMs > 0 && !this.stopping?.aborted) {
+      if (await this.waitFor(tenant, new Set(types), scan.scannedTo, request.waitMs, request.signal))
+        scan = await this.scan(tenant, types, scan.scannedTo, request.limit);
+    }
+    return { events: scan.found.slice(0, request.limit).map((e) => this.toFeedEvent(e)), hasMore: scan.found.length > request.limit };
+  }
+
+  /** Up to limit + 1 events of the tenant of these types after `after`, and how far the log was read. */
+  private async scan(tenant: string, types: readonly string[], after: number, limit: number) {
+    const wanted = new Set(types);
+    const found: RecordedEvent[] = [];
+    let from = after;
+    for (;;) {
+      let batch: RecordedEvent[];
+      let covered: number;
+      if (this.log.readTypes) {
+        const read = await this.log.readTypes({ fromPosition: from, maxCount: SCAN_BATCH, types });
+        batch = read.events;
+        covered = read.position;
+      } else {
+        batch = await this.log.readAll({ fromPosition: from, maxCount: SCAN_BATCH });
+        covered = batch.at(-1)?.position ?? from;
+      }
+      for (const event of batch) {
+        if (event.metadata.tenant !== tenant || !wanted.has(event.type)) continue;
+        found.push(event);
+        if (found.length > limit) return { found, scannedTo: event.position };
+      }
+      if (covered <= from) return { found, scannedTo: from };
+      from = covered;
+    }
+  }
+
+  /**
+   * Waits until an event of the tenant of these types comes after `from`: true; false after `ms`, at a stop of
+   * the process or when the request's signal aborts.
+   */
+  private async waitFor(tenant: string, types: ReadonlySet<string>, from: number, ms: number, signal?: AbortSignal): Promise<boolean> {
+    if (signal?.aborted) return false;
+    const subscription = this.log.subscribeToAll({ fromPosition: from, batchSize: SCAN_BATCH });
+    let timer: NodeJS.Timeout | undefined;
+    let onStop: (() => void) | undefined;
+    const ended = new Promise<'ended'>((resolve) => {
+      timer = setTimeout(() => resolve('ended'), ms);
+      onStop = () => resolve('ended');
+      this.stopping?.addEventListener('abort', onStop, { once: true });
+      signal?.addEventListener('abort', onStop, { once: true });
+    });
+    const iterator = subscription[Symbol.asyncIterator]();
+    try {
+      for (;;) {
+        const next = await Promise.race([iterator.next(), ended]);
+        if (next === 'ended' || next.done) return false;
+        if (next.value.some((e) => e.metadata.tenant === tenant && types.has(e.type))) return true;
+      }
+    } finally {
+      clearTimeout(timer);
+      if (onStop) {
+        this.stopping?.removeEventListener('abort', onStop);
+        signal?.removeEventListener('abort', onStop);
+      }
+      await subscription.unsubscribe();
+    }
+  }
+
+  private toFeedEvent(event: RecordedEvent): FeedEvent {
+    return {
+      id: feedEventId(event.streamId, event.revision),
+      type: event.type,
+      version: event.version,
+      streamId: event.streamId,
+      revision: event.revision,
+      position: event.position,
+      created: event.created,
+      data: publicData(this.byType.get(event.type)!, event.data),
+    };
+  }
+}
+
+/** UUIDv5 (RFC 9562) of the stream and revision: an event's id in the feed, the same forever. */
+export function feedEventId(streamId: string, revision: number): string {
+  const hash = createHash('sha1').update(ID_NAMESPACE).update(`${streamId}\n${revision}`).digest();
+  hash[6] = (hash[6] & 0x0f) | 0x50;
+  hash[8] = (hash[8] & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

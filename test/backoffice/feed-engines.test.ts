@@ -1,0 +1,144 @@
+// The event feed over each log engine (BACKOFFICE.md: "Works on every engine"): the embedded SQLite log and the
+// EventStoreDB adapter (over the in-memory client that behaves as the documented one).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { z } from 'zod';
+import { defineEvent, toNewEvent } from '../../src/events/define.ts';
+import { EventFeed, feedEventId } from '../../src/events/feed.ts';
+import type { EventLog } from '../../src/ports/event-log.ts';
+import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts';
+import { EsdbEventLog } from '../../src/adapters/esdb/esdb-event-log.ts';
+import { FakeEsdbClient } from '../support/fake-esdb-client.ts';
+import { decodePosition, encodePosition } from '../../queries/backoffice-feed/position.ts';
+
+const ThingHappened = defineEvent({
+  type: 'ThingHappened',
+  version: 1,
+  stream: 'thing-{tenant}-{id}',
+  private: ['secret'],
+  description: 'spec',
+  schema: z.object({ tenant: z.string(), id: z.number(), secret: z.string() }),
+});
+const OtherHappened = defineEvent({
+  type: 'OtherHappened',
+  version: 1,
+  stream: 'other-{tenant}',
+  description: 'spec',
+  schema: z.object({ tenant: z.string(), n: z.number() }),
+});
+const KeyIssued = defineEvent({
+  type: 'KeyIssued',
+  version: 1,
+  stream: 'key-{tenant}',
+  operator: true,
+  description: 'spec',
+  schema: z.object({ tenant: z.string() }),
+});
+
+describe('defineEvent private fields', () => {
+  it('must be fields of the schema', () => {
+    expect(() =>
+      defineEvent({
+        type: 'BadDefined',
+        version: 1,
+        stream: 's',
+        description: 'd',
+        private: ['nope' as never],
+        schema: z.object({ tenant: z.string() }),
+      }),
+    ).to.throw(/private field nope is not in its schema/);
+  });
+});
+
+describe('feed positions', () => {
+  it('are opaque strings that come back as the log position, small or large', () => {
+    for (const position of [0, 1, 123_456, 2 ** 40 + 17, Number.MAX_SAFE_INTEGER]) {
+      const text = encodePosition(position);
+      expect(text).to.match(/^[A-Za-z0-9_-]+$/);
+      expect(decodePosition(text)).to.equal(position);
+    }
+    expect(decodePosition('')).to.equal(null);
+    expect(decodePosition(Buffer.from('p:99999999999999999').toString('base64url'))).to.equal(null);
+  });
+});
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'feed-engines-'));
+after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+for (const [name, open] of [
+  ['embedded SQLite', () => new SqliteEventLog(path.join(dir, `log-${Math.random()}.sqlite`), { pollMs: 20 })],
+  ['EventStoreDB adapter', () => new EsdbEventLog(new FakeEsdbClient())],
+] as Array<[string, () => EventLog]>) {
+  describe(`the event feed over the ${name} log`, () => {
+    let log: EventLog;
+    let stopping: AbortController;
+    let feed: EventFeed;
+    const append = async (tenant: string, id: number) => {
+      await log.appendToStream(`thing-${tenant}-${id}`, [toNewEvent(ThingHappened, { tenant, id, secret: `s-${id}` })]);
+      await log.appendToStream(`key-${tenant}`, [toNewEvent(KeyIssued, { tenant })]);
+    };
+    beforeEach(async () => {
+      log = open();
+      stopping = new AbortController();
+      feed = new EventFeed(log, [ThingHappened, OtherHappened, KeyIssued], stopping.signal);
+      for (let i = 1; i <= 10; i++) {
+        await append('a', i);
+        await append('b', i);
+      }
+    });
+    afterEach(async () => log.close());
+
+    it("gives the tenant's events page by page, each once and in order, without private fields or operator records", async () => {
+      const ids: number[] = [];
+      let after = 0;
+      let pages = 0;
+      for (;;) {
+        const page = await feed.forTenant('a').page({ after, types: null, limit: 3, waitMs: 0 });
+        pages += 1;
+        for (const event of page.events) {
+          expect(event.type).to.equal('ThingHappened');
+          expect(event.data).to.deep.equal({ tenant: 'a', id: event.data.id });
+          expect(event.id).to.equal(feedEventId(event.streamId, event.revision));
+          ids.push(event.data.id as number);
+        }
+        after = page.events.at(-1)?.position ?? after;
+        if (!page.hasMore) break;
+      }
+      expect(ids).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      expect(pages).to.equal(4);
+      expect((await feed.forTenant('a').page({ after: 0, types: new Set(['OtherHappened']), limit: 3, waitMs: 0 })).events).to.deep.equal(
+        [],
+      );
+    });
+
+    it("waits for the tenant's next event, ignores others', and ends the wait when the client leaves or the process stops", async () => {
+      const head = await log.headPosition();
+      const tenantA = feed.forTenant('a');
+      let started = Date.now();
+      const waiting = tenantA.page({ after: head, types: null, limit: 10, waitMs: 5000 });
+      setTimeout(() => void append('b', 11).then(() => append('a', 11)), 100);
+      const page = await waiting;
+      expect(page.events.map((e) => e.data.id)).to.deep.equal([11]);
+      expect(Date.now() - started).to.be.below(2000);
+
+      started = Date.now();
+      expect((await tenantA.page({ after: page.events[0].position, types: null, limit: 10, waitMs: 300 })).events).to.deep.equal([]);
+      expect(Date.now() - started).to.be.within(250, 2000);
+
+      started = Date.now();
+      const gone = new AbortController();
+      const left = tenantA.page({ after: page.events[0].position, types: null, limit: 10, waitMs: 10_000, signal: gone.signal });
+      setTimeout(() => gone.abort(), 100);
+      expect((await left).events).to.deep.equal([]);
+      expect(Date.now() - started).to.be.below(2000);
+
+      started = Date.now();
+      const stopped = tenantA.page({ after: page.events[0].position, types: null, limit: 10, waitMs: 10_000 });
+      setTimeout(() => stopping.abort(), 100);
+      expect((await stopped).events).to.deep.equal([]);
+      expect(Date.now() - started).to.be.below(2000);
+    });
+  });
+}
