@@ -55,6 +55,8 @@ export interface Runtime {
   /** The HTTP answers of this process: the whole API (`all`, `api`), or health, readiness and metrics only. */
   app: ReturnType<typeof buildApp>;
   metrics: Metrics | null;
+  /** The back office's event feed this process serves (null: a role without HTTP operations). */
+  feed: EventFeed | null;
   /** The process is stopping: requests waiting for events (the back office's feed, `wait`) answer at once. */
   stopWaiting(): void;
   close(): Promise<void>;
@@ -150,6 +152,7 @@ export async function createRuntime(
   const memberProjections = [membersProjection.name];
   const accessProjections = [accessProjection.name];
   const stopping = new AbortController();
+  const feed = role === 'all' || role === 'api' || !background ? new EventFeed(log, eventCatalog, stopping.signal) : null;
   const app =
     role === 'all' || role === 'api' || !background
       ? buildApp(
@@ -169,7 +172,7 @@ export async function createRuntime(
             role,
             metrics: inlineMetrics,
           },
-          new EventFeed(log, eventCatalog, stopping.signal),
+          feed,
         )
       : (opsApp({
           role,
@@ -183,6 +186,7 @@ export async function createRuntime(
     engines,
     app,
     metrics,
+    feed,
     stopWaiting: () => stopping.abort(),
     async close() {
       if (closed) return;

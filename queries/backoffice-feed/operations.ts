@@ -3,8 +3,56 @@ import { defineOperation } from '../../src/http/operation.ts';
 import { int32Text, z } from '../../src/http/schemas.ts';
 import { ValidationError } from '../../src/errors.ts';
 import { decodePosition, encodePosition } from './position.ts';
+import type { FeedEvent } from '../../src/events/feed.ts';
+import { openEventStream, StreamedAnswer } from '../../src/http/event-stream.ts';
 
 const MAX_TYPES_TEXT = 10_000;
+/** Events a stream reads at a time, and the longest it stays silent (a comment line then: BACKOFFICE.md says 15 s). */
+const STREAM_PAGE = 500;
+const HEARTBEAT_MS = 14_000;
+
+const positionParam = z
+  .string()
+  .max(100)
+  .optional()
+  .openapi({ description: 'A `Position` (or `Next`) the feed gave; omitted: from the beginning.' });
+const typesParam = z.string().max(MAX_TYPES_TEXT).optional().openapi({ description: 'Comma-separated event types; omitted: every type.' });
+
+/** The log position of an `after` (or `Last-Event-ID`) the feed gave: 400 otherwise. */
+function afterOf(text: string | undefined, field: string): number {
+  if (text === undefined || text === '') return 0;
+  const decoded = decodePosition(text);
+  if (decoded === null)
+    throw new ValidationError(`${field.split('.')[1]} is not a position this feed gave.`, [{ field, message: 'is not a known position' }]);
+  return decoded;
+}
+
+/** The types asked for (null: all); an unknown one is a 400 naming it. */
+function typesOf(text: string | undefined, known: readonly string[]): Set<string> | null {
+  if (text === undefined || text.trim() === '') return null;
+  const knownTypes = new Set(known);
+  const types = new Set(text.split(',').map((t) => t.trim()));
+  const unknown = [...types].filter((t) => !knownTypes.has(t));
+  if (unknown.length > 0)
+    throw new ValidationError(`Unknown event types: ${unknown.slice(0, 10).join(', ')}.`, [
+      { field: 'query.types', message: `unknown types: ${unknown.slice(0, 10).join(', ')}` },
+    ]);
+  return types;
+}
+
+/** An event as the feed's item (the paged answer's `Items`, the stream's `data:`, a webhook's body). */
+export function feedItem(e: FeedEvent) {
+  return {
+    Id: e.id,
+    Type: e.type,
+    Version: e.version,
+    Stream: e.streamId,
+    Revision: e.revision,
+    Position: encodePosition(e.position),
+    Time: e.created,
+    Data: e.data,
+  };
+}
 
 const feedItemSchema = z
   .object({
@@ -37,12 +85,8 @@ export const listEvents = defineOperation({
   },
   input: {
     query: z.object({
-      after: z
-        .string()
-        .max(100)
-        .optional()
-        .openapi({ description: 'A `Position` (or `Next`) the feed gave; omitted: from the beginning.' }),
-      types: z.string().max(MAX_TYPES_TEXT).optional().openapi({ description: 'Comma-separated event types; omitted: every type.' }),
+      after: positionParam,
+      types: typesParam,
       limit: int32Text({ min: 1, max: 1000, description: 'Items per page, 1 to 1,000 (default 100).' }).optional(),
       wait: int32Text({ min: 0, max: 60, description: 'Seconds to wait when nothing newer exists, 0 to 60 (default 0).' }).optional(),
     }),
@@ -59,48 +103,77 @@ export const listEvents = defineOperation({
       .openapi('FeedPage'),
   },
   async handler({ query }, ctx) {
-    let after = 0;
-    if (query.after !== undefined && query.after !== '') {
-      const decoded = decodePosition(query.after);
-      if (decoded === null)
-        throw new ValidationError('after is not a position this feed gave.', [
-          { field: 'query.after', message: 'is not a known position' },
-        ]);
-      after = decoded;
-    }
-    let types: Set<string> | null = null;
-    if (query.types !== undefined && query.types.trim() !== '') {
-      const known = new Set(ctx.feedTypes);
-      types = new Set(query.types.split(',').map((t) => t.trim()));
-      const unknown = [...types].filter((t) => !known.has(t));
-      if (unknown.length > 0)
-        throw new ValidationError(`Unknown event types: ${unknown.slice(0, 10).join(', ')}.`, [
-          { field: 'query.types', message: `unknown types: ${unknown.slice(0, 10).join(', ')}` },
-        ]);
-    }
-    // A client that goes away while waiting ends its wait (and the log subscription it holds).
+    const after = afterOf(query.after, 'query.after');
+    const types = typesOf(query.types, ctx.feedTypes);
+    const wait = query.wait ?? 0;
+    // A client that goes away while waiting ends its wait.
     const gone = new AbortController();
     const onClose = () => gone.abort();
     ctx.res.once('close', onClose);
-    const page = await ctx.feed
-      .page({ after, types, limit: query.limit ?? 100, waitMs: (query.wait ?? 0) * 1000, signal: gone.signal })
-      .finally(() => ctx.res.off('close', onClose));
+    const done = wait > 0 ? ctx.feed.reading() : () => undefined;
+    const page = await ctx.feed.page({ after, types, limit: query.limit ?? 100, waitMs: wait * 1000, signal: gone.signal }).finally(() => {
+      done();
+      ctx.res.off('close', onClose);
+    });
     const last = page.events.at(-1);
     return {
-      Items: page.events.map((e) => ({
-        Id: e.id,
-        Type: e.type,
-        Version: e.version,
-        Stream: e.streamId,
-        Revision: e.revision,
-        Position: encodePosition(e.position),
-        Time: e.created,
-        Data: e.data,
-      })),
+      Items: page.events.map(feedItem),
       Next: last ? encodePosition(last.position) : encodePosition(after),
       HasMore: page.hasMore,
     };
   },
 });
 
-export const backofficeFeedOperations = [listEvents];
+export const streamEvents = defineOperation({
+  route: {
+    number: 2,
+    operationId: 'streamBackOfficeEvents',
+    group: 'Back office',
+    method: 'get',
+    path: '/backoffice/v1/events/stream',
+    auth: 'backoffice',
+  },
+  docs: {
+    summary: "The house's events as they happen (Server-Sent Events)",
+    description:
+      "A `text/event-stream` of the key's tenant's events in log order: each event's `id:` is the item's `Position`, `event:` its `Type`, `data:` the item as JSON (as in the paged feed). " +
+      'A comment line comes at least every 15 seconds. A client that reconnects with `Last-Event-ID` (which EventSource sends by itself) misses nothing and gets nothing twice; ' +
+      '`Last-Event-ID` wins over `after`.',
+    errors: [400],
+  },
+  input: {
+    query: z.object({
+      after: positionParam,
+      types: typesParam,
+    }),
+  },
+  output: { response: z.string().openapi({ description: 'A text/event-stream.' }), produces: ['text/event-stream'] },
+  async handler({ query }, ctx) {
+    const lastEventId = ctx.req.headers['last-event-id'];
+    const resumeFrom = typeof lastEventId === 'string' && lastEventId.trim() !== '' ? lastEventId.trim() : undefined;
+    let after = resumeFrom !== undefined ? afterOf(resumeFrom, 'header.Last-Event-ID') : afterOf(query.after, 'query.after');
+    const types = typesOf(query.types, ctx.feedTypes);
+    const stream = openEventStream(ctx.res);
+    const done = ctx.feed.reading();
+    try {
+      await stream.comment('stream open');
+      while (!stream.gone.aborted && !ctx.stopping.aborted) {
+        const page = await ctx.feed.page({ after, types, limit: STREAM_PAGE, waitMs: HEARTBEAT_MS, signal: stream.gone });
+        if (page.events.length === 0) {
+          if (ctx.stopping.aborted || !(await stream.comment('heartbeat'))) break;
+          continue;
+        }
+        for (const event of page.events) {
+          if (!(await stream.event(encodePosition(event.position), event.type, feedItem(event)))) break;
+          after = event.position;
+        }
+      }
+    } finally {
+      done();
+      stream.end();
+    }
+    return StreamedAnswer.done;
+  },
+});
+
+export const backofficeFeedOperations = [listEvents, streamEvents];

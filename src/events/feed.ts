@@ -38,9 +38,18 @@ export interface FeedRequest {
   signal?: AbortSignal;
 }
 
+interface Waiter {
+  tenant: string;
+  types: ReadonlySet<string>;
+  from: number;
+  wake(found: boolean): void;
+}
+
 /** One tenant's part of the log, as the back office reads it (BACKOFFICE.md "The event feed"). */
 export interface TenantFeed {
   page(request: FeedRequest): Promise<FeedPage>;
+  /** Counts a waiting request or an open stream among the feed's readers until the returned function is called. */
+  reading(): () => void;
 }
 
 /**
@@ -52,25 +61,39 @@ export class EventFeed {
   private readonly byType = new Map<string, EventDefinition>();
   /** The types a tenant's feed carries. */
   readonly types: readonly string[];
+  private readonly waiters = new Set<Waiter>();
+  private watching: Promise<void> | null = null;
+  /** Long-polls waiting and streams open now (the feed-readers gauge). */
+  readers = 0;
 
   constructor(
     private readonly log: EventLog,
     definitions: readonly EventDefinition[],
-    /** Aborted when the process stops: waiting requests answer at once (with what they have: nothing). */
-    private readonly stopping?: AbortSignal,
+    /** Aborted when the process stops: waiting requests answer at once (with what they have: nothing), streams end. */
+    readonly stopping: AbortSignal = new AbortController().signal,
   ) {
     for (const definition of definitions) if (!definition.operator) this.byType.set(definition.type, definition);
     this.types = [...this.byType.keys()];
   }
 
   forTenant(tenant: string): TenantFeed {
-    return { page: (request) => this.page(tenant, request) };
+    return {
+      page: (request) => this.page(tenant, request),
+      reading: () => {
+        this.readers += 1;
+        let done = false;
+        return () => {
+          if (!done) this.readers -= 1;
+          done = true;
+        };
+      },
+    };
   }
 
   private async page(tenant: string, request: FeedRequest): Promise<FeedPage> {
     const types = request.types ? [...request.types].filter((t) => this.byType.has(t)) : this.types;
     let scan = await this.scan(tenant, types, request.after, request.limit);
-    if (scan.found.length === 0 && request.waitMs > 0 && !this.stopping?.aborted) {
+    if (scan.found.length === 0 && request.waitMs > 0 && !this.stopping.aborted) {
       if (await this.waitFor(tenant, new Set(types), scan.scannedTo, request.waitMs, request.signal))
         scan = await this.scan(tenant, types, scan.scannedTo, request.limit);
     }
@@ -105,34 +128,51 @@ export class EventFeed {
 
   /**
    * Waits until an event of the tenant of these types comes after `from`: true; false after `ms`, at a stop of
-   * the process or when the request's signal aborts.
+   * the process or when the request's signal aborts. Every waiter of the process shares one log subscription.
    */
   private async waitFor(tenant: string, types: ReadonlySet<string>, from: number, ms: number, signal?: AbortSignal): Promise<boolean> {
-    if (signal?.aborted) return false;
-    const subscription = this.log.subscribeToAll({ fromPosition: from, batchSize: SCAN_BATCH });
-    let timer: NodeJS.Timeout | undefined;
-    let onStop: (() => void) | undefined;
-    const ended = new Promise<'ended'>((resolve) => {
-      timer = setTimeout(() => resolve('ended'), ms);
-      onStop = () => resolve('ended');
-      this.stopping?.addEventListener('abort', onStop, { once: true });
-      signal?.addEventListener('abort', onStop, { once: true });
-    });
-    const iterator = subscription[Symbol.asyncIterator]();
+    if (signal?.aborted || this.stopping.aborted) return false;
+    await this.watch();
+    let wake!: (found: boolean) => void;
+    const woken = new Promise<boolean>((resolve) => (wake = resolve));
+    const waiter: Waiter = { tenant, types, from, wake };
+    this.waiters.add(waiter);
+    const timer = setTimeout(() => wake(false), ms);
+    const onStop = () => wake(false);
+    this.stopping.addEventListener('abort', onStop, { once: true });
+    signal?.addEventListener('abort', onStop, { once: true });
     try {
-      for (;;) {
-        const next = await Promise.race([iterator.next(), ended]);
-        if (next === 'ended' || next.done) return false;
-        if (next.value.some((e) => e.metadata.tenant === tenant && types.has(e.type))) return true;
-      }
+      // Events appended between the caller's scan and the watch's start are looked for once, here.
+      const missed = await this.scan(tenant, [...types], from, 0);
+      if (missed.found.length > 0) return true;
+      return await woken;
     } finally {
+      this.waiters.delete(waiter);
       clearTimeout(timer);
-      if (onStop) {
-        this.stopping?.removeEventListener('abort', onStop);
-        signal?.removeEventListener('abort', onStop);
-      }
-      await subscription.unsubscribe();
+      this.stopping.removeEventListener('abort', onStop);
+      signal?.removeEventListener('abort', onStop);
     }
+  }
+
+  /** Starts the one subscription that wakes waiters (from the log's head), once per process. */
+  private watch(): Promise<void> {
+    this.watching ??= (async () => {
+      const head = await this.log.headPosition();
+      const subscription = this.log.subscribeToAll({ fromPosition: head, batchSize: SCAN_BATCH });
+      this.stopping.addEventListener('abort', () => void subscription.unsubscribe(), { once: true });
+      void (async () => {
+        try {
+          for await (const batch of subscription) {
+            for (const waiter of this.waiters)
+              if (batch.some((e) => e.position > waiter.from && e.metadata.tenant === waiter.tenant && waiter.types.has(e.type)))
+                waiter.wake(true);
+          }
+        } catch {
+          // The log closed under it (shutdown); waiters end by their own timers.
+        }
+      })();
+    })();
+    return this.watching;
   }
 
   private toFeedEvent(event: RecordedEvent): FeedEvent {

@@ -22,6 +22,7 @@ import { problemMiddleware, sendProblem } from './problem.ts';
 import { buildOpenApiDocument, docsPage } from './openapi.ts';
 import { ResponseCache, weakEtag } from './response-cache.ts';
 import { FileAnswer } from './file-answer.ts';
+import { StreamedAnswer } from './event-stream.ts';
 import { sendFile, sendBody, type EncodedCopies } from './send.ts';
 import { expiresAt, isShared, jsonEntry, representationHeaders, RequestSteps, responseCacheKey, sendJson } from './request-steps.ts';
 
@@ -171,7 +172,8 @@ export function buildApp(
         // A back-office key, never an Api-Key or a bidder token; answers are the caller's own (no-store).
         const ctx = await steps.backOfficeContext(req, res);
         representationHeaders(res, null, false);
-        sendJson(req, res, await operation.handler(parseInput(operation, req) as never, ctx as never));
+        const result = await operation.handler(parseInput(operation, req) as never, ctx as never);
+        if (!(result instanceof StreamedAnswer)) sendJson(req, res, result);
         return;
       }
       const base: BaseContext = await steps.baseContext(req, res);

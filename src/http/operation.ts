@@ -13,6 +13,7 @@ import type { Authenticator } from './auth.ts';
 import type { TenantFeed } from '../events/feed.ts';
 import type { ApiKeyInfo, Member, Tenant } from './directory.ts';
 import type { FileAnswer } from './file-answer.ts';
+import type { StreamedAnswer } from './event-stream.ts';
 import type { Group } from './groups.ts';
 import type { TenantFiles, TenantGeneratedFiles, TenantSearch } from './tenant-engines.ts';
 
@@ -97,6 +98,8 @@ export interface BackOfficeContext {
   feed: TenantFeed;
   /** The event types a tenant's feed carries. */
   feedTypes: readonly string[];
+  /** Aborted when the process stops: a stream ends. */
+  stopping: AbortSignal;
 }
 
 export interface MemberContext extends TenantContext {
@@ -195,7 +198,7 @@ export interface Operation<
   input?: InputSpec<P, Q, B>;
   output: OutputSpec<R>;
   cache?: CachePolicy;
-  handler: (input: Input<z.output<P>, z.output<Q>, z.output<B>>, ctx: ContextOf<A>) => Promise<z.input<R> | FileAnswer>;
+  handler: (input: Input<z.output<P>, z.output<Q>, z.output<B>>, ctx: ContextOf<A>) => Promise<z.input<R> | FileAnswer | StreamedAnswer>;
 }
 
 export function defineOperation<

@@ -72,6 +72,7 @@ export class RequestSteps {
       keyId: key.keyId,
       feed: feed.forTenant(key.tenant),
       feedTypes: feed.types,
+      stopping: feed.stopping,
     };
   }
 

@@ -1,5 +1,5 @@
-// A feed request waiting for events (`wait`) does not hold a graceful stop: SIGTERM answers it at once with
-// `Items: []`, and the service exits 0 well within its grace period.
+// A feed request waiting for events (`wait`) and an open stream do not hold a graceful stop: SIGTERM answers
+// the first at once with `Items: []` and ends the second, and the service exits 0 well within its grace period.
 import { expect } from 'chai';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -36,11 +36,18 @@ describe('the back office feed at a graceful stop', function () {
         if (!page.body.HasMore) break;
       }
       const waiting = get(`?after=${next}&wait=60`);
+      // And an open stream, which ends (its body completes) at the stop.
+      const stream = await fetch(`${service.base}/backoffice/v1/events/stream?after=${next}`, {
+        headers: { Authorization: `Bearer ${KEY}` },
+      });
+      expect(stream.status).to.equal(200);
+      const streamEnded = stream.text();
       await sleep(300);
       const signalled = Date.now();
       service.child.kill('SIGTERM');
       const answer = await waiting;
       expect(answer).to.deep.equal({ status: 200, body: { Items: [], Next: next, HasMore: false } });
+      expect(await streamEnded).to.match(/^: stream open\n\n$/);
       const exit = await exitWithin(service, 5000);
       expect(exit, service.output()).to.deep.equal({ code: 0, signal: null });
       expect(Date.now() - signalled).to.be.below(5000);

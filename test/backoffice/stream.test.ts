@@ -1,0 +1,195 @@
+// BACKOFFICE.md "The event feed", the stream: GET /backoffice/v1/events/stream (Server-Sent Events).
+import http from 'node:http';
+import { expect } from 'chai';
+import { importRecord } from '../../app/features/intake.ts';
+import { expectProblem, startTestServer, type TestServer } from '../support/server.ts';
+
+interface SseMessage {
+  id?: string;
+  event?: string;
+  data?: string;
+  comment?: string;
+}
+
+/** An open stream: its status, headers and the messages parsed so far (events and comments). */
+interface OpenStream {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  messages: SseMessage[];
+  /** Resolves when `count` events (not comments) have come, or rejects after `ms`. */
+  events(count: number, ms?: number): Promise<SseMessage[]>;
+  close(): void;
+}
+
+function openStream(base: string, path: string, headers: Record<string, string>): Promise<OpenStream> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(`${base}${path}`, { headers }, (res) => {
+      const messages: SseMessage[] = [];
+      let buffer = '';
+      const listeners = new Set<() => void>();
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        buffer += chunk;
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const message: SseMessage = {};
+          for (const line of block.split('\n')) {
+            if (line.startsWith(':')) message.comment = line.slice(1).trim();
+            else {
+              const at = line.indexOf(':');
+              const field = line.slice(0, at) as 'id' | 'event' | 'data';
+              message[field] = line.slice(at + 1).replace(/^ /, '');
+            }
+          }
+          messages.push(message);
+        }
+        for (const listener of listeners) listener();
+      });
+      const eventsOf = () => messages.filter((m) => m.event !== undefined);
+      resolve({
+        status: res.statusCode!,
+        headers: res.headers,
+        messages,
+        events: (count, ms = 5000) =>
+          new Promise((done, fail) => {
+            const check = () => {
+              if (eventsOf().length < count) return;
+              listeners.delete(check);
+              clearTimeout(timer);
+              done(eventsOf().slice(0, count));
+            };
+            const timer = setTimeout(() => {
+              listeners.delete(check);
+              fail(new Error(`${eventsOf().length} of ${count} events within ${ms} ms`));
+            }, ms);
+            listeners.add(check);
+            check();
+          }),
+        close: () => req.destroy(),
+      });
+    });
+    req.on('error', reject);
+  });
+}
+
+describe('the back office event stream', () => {
+  let server: TestServer;
+  let counter = 0;
+  const auth = (tenant: 'demo' | 'demo2' = 'demo') => ({ Authorization: `Bearer ${server.credentials.backOfficeKeys[tenant]}` });
+  const appendFor = (tenant: string) =>
+    importRecord(server.runtime.services.log, {
+      kind: 'translations',
+      tenant,
+      language: 'en',
+      entries: { 'spec.stream': String(++counter) },
+    });
+  const headPosition = async () => {
+    const page = await server.request('GET', '/backoffice/v1/events?limit=1000', { apiKey: null, headers: auth() });
+    let next = page.body.Next as string;
+    for (let more = page.body.HasMore; more;) {
+      const again = await server.request('GET', `/backoffice/v1/events?limit=1000&after=${next}`, { apiKey: null, headers: auth() });
+      next = again.body.Next;
+      more = again.body.HasMore;
+    }
+    return next;
+  };
+
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(async () => server?.close());
+
+  it("sends the events that come, in order, as id: Position, event: Type and data: the feed item, only of the key's tenant", async () => {
+    const after = await headPosition();
+    const stream = await openStream(server.base, `/backoffice/v1/events/stream?after=${after}`, auth());
+    try {
+      expect(stream.status).to.equal(200);
+      expect(stream.headers['content-type']).to.match(/^text\/event-stream/);
+      expect(stream.headers['cache-control']).to.equal('no-store');
+      for (let i = 0; i < 3; i++) {
+        await appendFor('demo2');
+        await appendFor('demo');
+      }
+      const events = await stream.events(3);
+      const items = events.map((e) => JSON.parse(e.data!));
+      expect(events.map((e) => e.event)).to.deep.equal([
+        'InterfaceTranslationsPublished',
+        'InterfaceTranslationsPublished',
+        'InterfaceTranslationsPublished',
+      ]);
+      expect(events.map((e) => e.id)).to.deep.equal(items.map((i) => i.Position));
+      expect(items.map((i) => i.Stream)).to.deep.equal(items.map(() => 'translations-demo-en'));
+      expect(items.map((i) => i.Revision)).to.deep.equal([...items.map((i) => i.Revision)].sort((a, b) => a - b));
+      // The same items as the paged feed gives.
+      const page = await server.request('GET', `/backoffice/v1/events?after=${after}`, { apiKey: null, headers: auth() });
+      expect(page.body.Items).to.deep.equal(items);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(stream.messages.filter((m) => m.event).length).to.equal(3);
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('resumes after Last-Event-ID: nothing missed, nothing twice (the header wins over after)', async () => {
+    const start = await headPosition();
+    const first = await openStream(server.base, `/backoffice/v1/events/stream?after=${start}`, auth());
+    await appendFor('demo');
+    await appendFor('demo');
+    const seen = await first.events(2);
+    first.close();
+    // Appended while the client is away.
+    await appendFor('demo');
+    await appendFor('demo');
+    const second = await openStream(server.base, `/backoffice/v1/events/stream?after=${start}`, {
+      ...auth(),
+      'Last-Event-ID': seen[1].id!,
+    });
+    try {
+      const resumed = await second.events(2);
+      const all = [...seen, ...resumed].map((m) => JSON.parse(m.data!).Revision as number);
+      expect(all).to.deep.equal([all[0], all[0] + 1, all[0] + 2, all[0] + 3]);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(second.messages.filter((m) => m.event).length).to.equal(2);
+    } finally {
+      second.close();
+    }
+  });
+
+  it('filters by types and opens with a comment line', async () => {
+    const after = await headPosition();
+    const stream = await openStream(server.base, `/backoffice/v1/events/stream?after=${after}&types=MemberSignedUp`, auth());
+    try {
+      await appendFor('demo');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(stream.messages.filter((m) => m.event)).to.have.length(0);
+      expect(stream.messages[0].comment).to.be.a('string');
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('refuses a bad Last-Event-ID, a bad after, an unknown type and a bidder credential, as problem+json', async () => {
+    const headers = auth();
+    expectProblem(
+      await server.request('GET', '/backoffice/v1/events/stream', { apiKey: null, headers: { ...headers, 'Last-Event-ID': 'nope' } }),
+      400,
+    );
+    expectProblem(await server.request('GET', '/backoffice/v1/events/stream?after=zzz', { apiKey: null, headers }), 400);
+    expectProblem(await server.request('GET', '/backoffice/v1/events/stream?types=NoSuchEvent', { apiKey: null, headers }), 400);
+    expectProblem(await server.request('GET', '/backoffice/v1/events/stream', { token: await server.anonymousToken() }), 401);
+  });
+
+  it('counts open streams among the feed readers and lets go of them when the client leaves', async () => {
+    const feed = server.runtime.feed!;
+    const before = feed.readers;
+    const stream = await openStream(server.base, '/backoffice/v1/events/stream?types=MemberSignedUp', auth());
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(feed.readers).to.equal(before + 1);
+    stream.close();
+    const deadline = Date.now() + 2000;
+    while (feed.readers !== before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(feed.readers).to.equal(before);
+  });
+});
