@@ -19,6 +19,10 @@ import { accessProjection } from '../projections/access/projection.ts';
 import { backOfficeOperations, operations } from './features/operations.ts';
 import { eventCatalog } from './features/events.ts';
 import { EventFeed } from '../src/events/feed.ts';
+import { PublicUrlGuard } from '../src/security/public-url.ts';
+import { WebhookDispatcher } from '../commands/webhooks/index.ts';
+import { dispatcherCollections } from '../projections/webhooks/index.ts';
+import { importLines } from './features/intake.ts';
 import { Metrics } from '../src/http/metrics.ts';
 import { opsApp } from '../src/http/ops.ts';
 import { holdLease, leaseHolder, type HeldLease } from '../src/roles/singleton.ts';
@@ -152,33 +156,48 @@ export async function createRuntime(
   const memberProjections = [membersProjection.name];
   const accessProjections = [accessProjection.name];
   const stopping = new AbortController();
-  const feed = role === 'all' || role === 'api' || !background ? new EventFeed(log, eventCatalog, stopping.signal) : null;
-  const app =
-    role === 'all' || role === 'api' || !background
-      ? buildApp(
-          services,
-          [...operations, ...backOfficeOperations],
-          config.http,
-          versions.of(CATALOGUE_PROJECTIONS),
-          accessDirectory(
-            documents,
-            {
-              access: versions.of(accessProjections),
-              members: versions.of(memberProjections),
-            },
-            log,
-          ),
+  const servesHttp = role === 'all' || role === 'api' || !background;
+  const feed = servesHttp || runsJobs ? new EventFeed(log, eventCatalog, stopping.signal) : null;
+  if (feed) metrics?.feedReaders(() => feed.readers);
+  const urls = new PublicUrlGuard(config.webhookAllowPrivate);
+  // The dispatcher's own collections (not a projection's): every role reads them, the worker writes them.
+  for (const spec of dispatcherCollections) await documents.ensureCollection(spec);
+  const dispatcher = runsJobs
+    ? new WebhookDispatcher({ log, documents, feed: feed!, guard: urls, now: services.now, logger, metrics: metrics?.webhooks })
+    : null;
+  await dispatcher?.start();
+  const app = servesHttp
+    ? buildApp(
+        services,
+        [...operations, ...backOfficeOperations],
+        config.http,
+        versions.of(CATALOGUE_PROJECTIONS),
+        accessDirectory(
+          documents,
           {
-            role,
-            metrics: inlineMetrics,
+            access: versions.of(accessProjections),
+            members: versions.of(memberProjections),
           },
-          feed,
-        )
-      : (opsApp({
+          log,
+        ),
+        {
           role,
           metrics: inlineMetrics,
-          projections: role === 'projector' ? () => projector.status() : undefined,
-        }) as unknown as ReturnType<typeof buildApp>);
+        },
+        {
+          feed: feed!,
+          urls,
+          intake:
+            (tenant) =>
+            (lines, { correlationId }) =>
+              importLines(log, lines, undefined, { files, tenant, correlationId }),
+        },
+      )
+    : (opsApp({
+        role,
+        metrics: inlineMetrics,
+        projections: role === 'projector' ? () => projector.status() : undefined,
+      }) as unknown as ReturnType<typeof buildApp>);
   let closed = false;
   return {
     role,
@@ -192,6 +211,7 @@ export async function createRuntime(
       if (closed) return;
       closed = true;
       stopping.abort();
+      await dispatcher?.stop();
       await projector.stop();
       await jobs.close();
       for (const lease of leases) await lease.release();

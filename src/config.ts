@@ -37,6 +37,8 @@ export interface Config {
   viesTimeoutMs: number;
   /** After SIGTERM or SIGINT: how long requests in flight and running jobs may take before they are abandoned. */
   shutdownTimeoutMs: number;
+  /** WEBHOOK_ALLOW_PRIVATE=true: webhooks may use plain http and any address (development and tests only). */
+  webhookAllowPrivate: boolean;
   http: HttpConfig;
 }
 
@@ -94,6 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     viesUrl: env.VIES_URL || null,
     viesTimeoutMs: int(env.VIES_TIMEOUT_MS, 10000, 'VIES_TIMEOUT_MS'),
     shutdownTimeoutMs: int(env.SHUTDOWN_TIMEOUT_MS, 10000, 'SHUTDOWN_TIMEOUT_MS'),
+    webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE === 'true',
     http: {
       corsOrigins: (env.CORS_ORIGINS ?? '*')
         .split(',')

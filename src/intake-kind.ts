@@ -21,6 +21,13 @@ export interface IntakeKind<R extends { kind: string } = { kind: string }> {
   kind: R['kind'];
   schema: z.ZodType<R>;
   import(deps: IntakeDeps, record: R): Promise<CommandResult>;
+  /** The operator's kind (tenants, keys, applications): never taken from a house's back office. */
+  operator?: boolean;
+}
+
+/** Marks kinds as the operator's. */
+export function operatorKinds(kinds: IntakeKind[]): IntakeKind[] {
+  return kinds.map((kind) => ({ ...kind, operator: true }));
 }
 
 /** Declares an intake kind with its record type inferred from the schema. */
@@ -31,3 +38,16 @@ export function defineIntakeKind<S extends z.ZodType<{ kind: string }>>(
 ): IntakeKind {
   return { kind, schema, import: run } as unknown as IntakeKind;
 }
+
+/** What an intake run reports: records read, events appended, records that changed nothing, and the lines refused. */
+export interface IntakeReport {
+  records: number;
+  appended: number;
+  unchanged: number;
+  /** Last global position appended (for read-your-writes waits). */
+  position: number;
+  errors: Array<{ line: number; message: string }>;
+}
+
+/** Intake for one tenant's back office (over HTTP): its own records only, no operator kinds, bytes inline. */
+export type TenantIntake = (lines: AsyncIterable<string>, options: { correlationId: string }) => Promise<IntakeReport>;

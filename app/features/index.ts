@@ -49,6 +49,9 @@ import { identityDocumentsQueries } from '../../queries/identity-documents/index
 import { invoicesQueries } from '../../queries/invoices/index.ts';
 import { watchlistQueries } from '../../queries/watchlist/index.ts';
 import { backofficeFeedQueries } from '../../queries/backoffice-feed/index.ts';
+import { webhooksCommands } from '../../commands/webhooks/index.ts';
+import { webhooksReadModels } from '../../projections/webhooks/index.ts';
+import { webhooksQueries } from '../../queries/webhooks/index.ts';
 
 /**
  * Every feature of the service, each put together from what its folders export (`commands/<f>/index.ts`:
@@ -89,6 +92,8 @@ export const features: Feature[] = [
   defineFeature('terms', termsCommands, termsReadModels),
   defineFeature('contact', contactCommands),
   defineFeature('backoffice-feed', backofficeFeedQueries),
+  // Routed in this order: /webhooks before /webhooks/{id}, GET /webhooks/{id} beside DELETE.
+  defineFeature('webhooks', webhooksQueries, webhooksCommands, webhooksReadModels),
 ];
 
 /** What the features register, checked once (no event type, projection, job or intake kind twice). */

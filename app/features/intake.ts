@@ -4,7 +4,7 @@ import type { EventLog } from '../../src/ports/event-log.ts';
 import type { FileStore } from '../../src/ports/files.ts';
 import type { CommandResult } from '../../src/command-runner.ts';
 import { AppError } from '../../src/errors.ts';
-import type { IntakeKind } from '../../src/intake-kind.ts';
+import type { IntakeKind, IntakeReport } from '../../src/intake-kind.ts';
 import type { AccessRecord } from '../../commands/access/intake.ts';
 import type { CatalogueRecord } from '../../commands/catalogue/intake.ts';
 import type { DocumentRecord } from '../../commands/documents/intake.ts';
@@ -33,13 +33,17 @@ export interface ImportOptions {
   baseDir?: string;
 }
 
-export interface ImportReport {
-  records: number;
-  appended: number;
-  unchanged: number;
-  /** Last global position appended (for read-your-writes waits). */
-  position: number;
-  errors: Array<{ line: number; message: string }>;
+export type ImportReport = IntakeReport;
+
+/** Why a record may not come from one tenant's back office (null: it may): another tenant, an operator's kind, a file path. */
+function backOfficeRefusal(raw: unknown, tenant: string): string | null {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
+  const record = raw as { kind?: unknown; tenant?: unknown; file?: unknown };
+  const kind = kinds.get(record.kind as string);
+  if (kind?.operator) return `kind: ${String(record.kind)} is the operator's; a back office cannot send it`;
+  if (kind && record.tenant !== tenant) return `tenant: must be the key's own tenant (${tenant})`;
+  if (record.file !== undefined) return 'file: paths are not taken over HTTP; send the bytes as base64';
+  return null;
 }
 
 /** Applies one record, already of its kind's type, as its command; returns the events it appended and the position. */
@@ -62,17 +66,24 @@ export async function importLines(
   log: EventLog,
   lines: AsyncIterable<string> | Iterable<string>,
   onProgress?: (report: ImportReport) => void,
-  options: Omit<ImportOptions, 'correlationId'> = {},
+  options: ImportOptions & {
+    /** Records from this tenant's back office only (over HTTP): others are line errors. */
+    tenant?: string;
+  } = {},
 ): Promise<ImportReport> {
   const report: ImportReport = { records: 0, appended: 0, unchanged: 0, position: 0, errors: [] };
-  const correlationId = `import-${randomUUID()}`;
+  const { tenant, ...importOptions } = options;
+  const correlationId = options.correlationId ?? `import-${randomUUID()}`;
   let lineNumber = 0;
   for await (const line of lines) {
     lineNumber += 1;
     if (!line.trim()) continue;
     report.records += 1;
     try {
-      const result = await importAnyRecord(log, JSON.parse(line), { ...options, correlationId });
+      const raw: unknown = JSON.parse(line);
+      const refusal = tenant === undefined ? null : backOfficeRefusal(raw, tenant);
+      if (refusal) throw new Error(refusal);
+      const result = await importAnyRecord(log, raw, { ...importOptions, correlationId });
       if (result.events.length) {
         report.appended += result.events.length;
         report.position = result.position;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { runCommand } from '../../src/command-runner.ts';
 import { tenantId } from '../../src/events/define.ts';
-import { defineIntakeKind, type IntakeKind } from '../../src/intake-kind.ts';
+import { defineIntakeKind, operatorKinds, type IntakeKind } from '../../src/intake-kind.ts';
 import { sha256 } from '../../src/security/passwords.ts';
 import { accessRecordDecider, backOfficeKeyDecider, type ApiKeyData, type ApplicationData, type TenantData } from './decide.ts';
 import {
@@ -42,7 +42,8 @@ export type AccessRecord =
   | z.infer<typeof backOfficeKeyRecord>
   | z.infer<typeof backOfficeKeyRevokedRecord>;
 
-export const accessIntake: IntakeKind[] = [
+/** Every access kind is the operator's: a house's back office cannot send them (BACKOFFICE.md "Intake over HTTP"). */
+export const accessIntake: IntakeKind[] = operatorKinds([
   defineIntakeKind('tenant', tenantRecord, (deps, { kind: _k, ...data }) =>
     runCommand(deps.log, tenantStreamId(data.tenant), accessRecordDecider<TenantData>('TenantConfigured'), data, {
       correlationId: deps.correlationId,
@@ -81,4 +82,4 @@ export const accessIntake: IntakeKind[] = [
       },
     ),
   ),
-];
+]);

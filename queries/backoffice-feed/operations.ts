@@ -2,8 +2,8 @@
 import { defineOperation } from '../../src/http/operation.ts';
 import { int32Text, z } from '../../src/http/schemas.ts';
 import { ValidationError } from '../../src/errors.ts';
-import { decodePosition, encodePosition } from './position.ts';
-import type { FeedEvent } from '../../src/events/feed.ts';
+import { decodePosition, encodePosition } from '../../src/events/position.ts';
+import { feedItem } from '../../src/events/feed.ts';
 import { openEventStream, StreamedAnswer } from '../../src/http/event-stream.ts';
 
 const MAX_TYPES_TEXT = 10_000;
@@ -38,20 +38,6 @@ function typesOf(text: string | undefined, known: readonly string[]): Set<string
       { field: 'query.types', message: `unknown types: ${unknown.slice(0, 10).join(', ')}` },
     ]);
   return types;
-}
-
-/** An event as the feed's item (the paged answer's `Items`, the stream's `data:`, a webhook's body). */
-export function feedItem(e: FeedEvent) {
-  return {
-    Id: e.id,
-    Type: e.type,
-    Version: e.version,
-    Stream: e.streamId,
-    Revision: e.revision,
-    Position: encodePosition(e.position),
-    Time: e.created,
-    Data: e.data,
-  };
 }
 
 const feedItemSchema = z
@@ -161,6 +147,8 @@ export const streamEvents = defineOperation({
         const page = await ctx.feed.page({ after, types, limit: STREAM_PAGE, waitMs: HEARTBEAT_MS, signal: stream.gone });
         if (page.events.length === 0) {
           if (ctx.stopping.aborted || !(await stream.comment('heartbeat'))) break;
+          // Nothing of this tenant and these types up to there: the next wait starts from it.
+          after = page.through;
           continue;
         }
         for (const event of page.events) {

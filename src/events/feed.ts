@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EventLog, RecordedEvent } from '../ports/event-log.ts';
 import { publicData, type EventDefinition } from './define.ts';
+import { encodePosition } from './position.ts';
 
 /** How many events one read of the log brings while a page is gathered. */
 const SCAN_BATCH = 1000;
@@ -22,6 +23,11 @@ export interface FeedEvent {
 
 export interface FeedPage {
   events: FeedEvent[];
+  /**
+   * How far the log was looked at for this page: the last event's position when more follow, else the position
+   * the scan reached (events of other tenants or types up to it need not be read again).
+   */
+  through: number;
   /** More events of the tenant (of the types asked) follow the last one given. */
   hasMore: boolean;
 }
@@ -97,7 +103,13 @@ export class EventFeed {
       if (await this.waitFor(tenant, new Set(types), scan.scannedTo, request.waitMs, request.signal))
         scan = await this.scan(tenant, types, scan.scannedTo, request.limit);
     }
-    return { events: scan.found.slice(0, request.limit).map((e) => this.toFeedEvent(e)), hasMore: scan.found.length > request.limit };
+    const events = scan.found.slice(0, request.limit);
+    const hasMore = scan.found.length > request.limit;
+    return {
+      events: events.map((e) => this.toFeedEvent(e)),
+      hasMore,
+      through: hasMore ? events.at(-1)!.position : Math.max(scan.scannedTo, events.at(-1)?.position ?? 0),
+    };
   }
 
   /** Up to limit + 1 events of the tenant of these types after `after`, and how far the log was read. */
@@ -196,4 +208,18 @@ export function feedEventId(streamId: string, revision: number): string {
   hash[8] = (hash[8] & 0x3f) | 0x80;
   const hex = hash.subarray(0, 16).toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** An event as the feed's item: the paged answer's `Items`, the stream's `data:`, a webhook delivery's body. */
+export function feedItem(e: FeedEvent) {
+  return {
+    Id: e.id,
+    Type: e.type,
+    Version: e.version,
+    Stream: e.streamId,
+    Revision: e.revision,
+    Position: encodePosition(e.position),
+    Time: e.created,
+    Data: e.data,
+  };
 }

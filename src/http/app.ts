@@ -16,8 +16,7 @@ import type { Metrics } from './metrics.ts';
 import { mountOps } from './ops.ts';
 import { catalogueFastPath, requestIdOf } from './catalogue-fast-path.ts';
 import { DerivedValues } from './derived-values.ts';
-import type { BaseContext, Operation, TenantContext } from './operation.ts';
-import type { EventFeed } from '../events/feed.ts';
+import type { BackOfficeDoor, BaseContext, Operation, TenantContext } from './operation.ts';
 import { problemMiddleware, sendProblem } from './problem.ts';
 import { buildOpenApiDocument, docsPage } from './openapi.ts';
 import { ResponseCache, weakEtag } from './response-cache.ts';
@@ -42,8 +41,8 @@ export function buildApp(
   directory: AccessDirectory,
   /** The process's role (for /healthz, /readyz) and its metrics (null: off, or served on a port of their own). */
   ops: { role: string; metrics: Metrics | null } = { role: 'all', metrics: null },
-  /** The event feed the back office's operations read (null: /backoffice/v1 has no feed to give). */
-  feed: EventFeed | null = null,
+  /** What the back office's operations are served with (null: /backoffice/v1 is not served here). */
+  backOffice: BackOfficeDoor | null = null,
 ) {
   const app = express();
   const auth = new Authenticator(directory, services.tokens);
@@ -154,7 +153,7 @@ export function buildApp(
     sendBody(req, res, docsAnswer.body, docsAnswer.etag, { entry: docsAnswer }, 'text/html; charset=utf-8');
   });
 
-  const steps = new RequestSteps({ services, auth, derivedValues, responseCache, catalogueVersion, feed });
+  const steps = new RequestSteps({ services, auth, derivedValues, responseCache, catalogueVersion, backOffice });
   const methodsByPath = new Map<string, Set<string>>();
   for (const operation of operations) {
     const { operationId, method } = operation.route;

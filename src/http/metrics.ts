@@ -19,6 +19,22 @@ export class Metrics {
   private readonly duration: Histogram<'operation' | 'method'>;
   private readonly jobs: Counter<'job' | 'outcome'>;
   private readonly jobDuration: Histogram<'job'>;
+  private readonly deliveries: Counter<'outcome'>;
+  private readonly deliveryLag: Gauge<'webhook'>;
+  private feedReadersOf: () => number = () => 0;
+  /** What the webhook dispatcher reports (its deliveries by outcome, and the lag of each webhook as `tenant/id`). */
+  readonly webhooks = {
+    delivery: (outcome: 'delivered' | 'failed') => this.deliveries.inc({ outcome }),
+    lag: (webhook: string, seconds: number | null) => {
+      if (seconds === null) this.deliveryLag.remove({ webhook });
+      else this.deliveryLag.set({ webhook }, seconds);
+    },
+  };
+
+  /** Where the feed-readers gauge reads from (the process's event feed). */
+  feedReaders(count: () => number): void {
+    this.feedReadersOf = count;
+  }
 
   constructor(sources: MetricSources) {
     this.registry.setDefaultLabels({ role: sources.role });
@@ -48,6 +64,27 @@ export class Metrics {
       labelNames: ['job'],
       buckets: [0.005, 0.025, 0.1, 0.5, 2.5, 10, 60],
       registers: [this.registry],
+    });
+    this.deliveries = new Counter({
+      name: 'bidder_webhook_deliveries_total',
+      help: 'Webhook delivery tries, by outcome (delivered: a 2xx within 10 s; failed: anything else).',
+      labelNames: ['outcome'],
+      registers: [this.registry],
+    });
+    this.deliveryLag = new Gauge({
+      name: 'bidder_webhook_delivery_lag_seconds',
+      help: 'Age of the event a webhook got last or waits to get (absent when it is caught up), by webhook (tenant/id).',
+      labelNames: ['webhook'],
+      registers: [this.registry],
+    });
+    const readers = () => this.feedReadersOf();
+    new Gauge({
+      name: 'bidder_feed_readers',
+      help: 'Back-office event streams open and long-polls waiting in this process.',
+      registers: [this.registry],
+      collect() {
+        this.set(readers());
+      },
     });
     const projections = sources.projections;
     if (projections) {

@@ -10,7 +10,9 @@ import type { Logger } from '../logger.ts';
 import type { OneTimeKeys } from '../security/keys.ts';
 import type { TokenClaims, TokenService } from '../security/tokens.ts';
 import type { Authenticator } from './auth.ts';
-import type { TenantFeed } from '../events/feed.ts';
+import type { EventFeed, TenantFeed } from '../events/feed.ts';
+import type { PublicUrlGuard } from '../security/public-url.ts';
+import type { TenantIntake } from '../intake-kind.ts';
 import type { ApiKeyInfo, Member, Tenant } from './directory.ts';
 import type { FileAnswer } from './file-answer.ts';
 import type { StreamedAnswer } from './event-stream.ts';
@@ -100,6 +102,21 @@ export interface BackOfficeContext {
   feedTypes: readonly string[];
   /** Aborted when the process stops: a stream ends. */
   stopping: AbortSignal;
+  /** The tenant's read models. */
+  db: TenantScope;
+  /** Commands on streams (appends carry the request id), with read your writes. */
+  commands: Commands;
+  /** The rules of URLs the service will call (webhooks). */
+  urls: PublicUrlGuard;
+  /** The tenant's intake (records of other tenants and the operator's kinds are line errors). */
+  intake: TenantIntake;
+}
+
+/** What the back office's operations are served with (buildApp). */
+export interface BackOfficeDoor {
+  feed: EventFeed;
+  urls: PublicUrlGuard;
+  intake: (tenant: string) => TenantIntake;
 }
 
 export interface MemberContext extends TenantContext {

@@ -8,8 +8,7 @@ import { CATALOGUE_VARY, SHARED_CACHE_CONTROL } from './catalogue-fast-path.ts';
 import type { DerivedValues } from './derived-values.ts';
 import { rawQueryValue } from './input.ts';
 import { negotiatedLanguage } from './language.ts';
-import type { BackOfficeContext, BaseContext, MemberContext, Operation, TenantContext } from './operation.ts';
-import type { EventFeed } from '../events/feed.ts';
+import type { BackOfficeContext, BackOfficeDoor, BaseContext, MemberContext, Operation, TenantContext } from './operation.ts';
 import { weakEtag, type CachedResponse, type ResponseCache } from './response-cache.ts';
 import { addVary, sendBody } from './send.ts';
 import { tenantFiles, tenantGeneratedFiles, tenantSearch } from './tenant-engines.ts';
@@ -31,8 +30,8 @@ export interface StepDeps {
   responseCache: ResponseCache | null;
   /** The version of the projections catalogue reads come from (null: nothing is cached). */
   catalogueVersion: () => string | null;
-  /** The event feed of the back office's operations (null: none). */
-  feed: EventFeed | null;
+  /** What the back office's operations are served with (null: none in this process). */
+  backOffice: BackOfficeDoor | null;
 }
 
 /** The steps that need the app's services, caches and authenticator. */
@@ -58,11 +57,13 @@ export class RequestSteps {
 
   /** The context of a back-office operation: its key checked (401 when missing, unknown or revoked), its tenant's feed. */
   async backOfficeContext(req: Request, res: Response): Promise<BackOfficeContext> {
-    const { services, auth, feed } = this.deps;
+    const { services, auth, backOffice } = this.deps;
     const key = await auth.backOfficeKey(req);
-    if (!feed) throw new Error('the back office has no event feed in this process');
+    if (!backOffice) throw new Error('the back office is not served in this process');
+    const { feed } = backOffice;
+    const requestId = String(res.locals.requestId);
     return {
-      requestId: String(res.locals.requestId),
+      requestId,
       ip: req.ip ?? 'unknown',
       req,
       res,
@@ -73,6 +74,10 @@ export class RequestSteps {
       feed: feed.forTenant(key.tenant),
       feedTypes: feed.types,
       stopping: feed.stopping,
+      db: services.documents.forTenant(key.tenant),
+      commands: requestCommands(services, requestId),
+      urls: backOffice.urls,
+      intake: backOffice.intake(key.tenant),
     };
   }
 

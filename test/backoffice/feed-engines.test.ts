@@ -11,7 +11,7 @@ import type { EventLog } from '../../src/ports/event-log.ts';
 import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts';
 import { EsdbEventLog } from '../../src/adapters/esdb/esdb-event-log.ts';
 import { FakeEsdbClient } from '../support/fake-esdb-client.ts';
-import { decodePosition, encodePosition } from '../../queries/backoffice-feed/position.ts';
+import { decodePosition, encodePosition } from '../../src/events/position.ts';
 
 const ThingHappened = defineEvent({
   type: 'ThingHappened',

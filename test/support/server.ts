@@ -68,14 +68,14 @@ export interface TestResponse {
  * builds it. Tests talk to it over HTTP.
  */
 export async function startTestServer(
-  options: { seed?: boolean; dataDir?: string; env?: Record<string, string>; logLines?: string[] } = {},
+  options: { seed?: boolean; dataDir?: string; env?: Record<string, string>; logLines?: string[]; now?: () => Date } = {},
 ): Promise<TestServer> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'bidder-api-test-'));
   const config = { ...loadConfig({ ...options.env, DATA_DIR: dataDir }), searchFlushIntervalMs: 0 };
   const logger = options.logLines
     ? createLogger({ level: 'debug', destination: { write: (line: string) => void options.logLines!.push(line) } })
     : createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const runtime = await createRuntime(config, logger);
+  const runtime = await createRuntime(config, logger, { now: options.now });
   const credentials = demoCredentials(path.join(dataDir, 'secrets', 'demo-credentials.json'), {
     DEMO_API_KEY: 'test-api-key-0123456789',
     DEMO_MEMBER_PASSWORD: TEST_PASSWORD,
