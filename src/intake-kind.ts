@@ -50,4 +50,4 @@ export interface IntakeReport {
 }
 
 /** Intake for one tenant's back office (over HTTP): its own records only, no operator kinds, bytes inline. */
-export type TenantIntake = (lines: AsyncIterable<string>, options: { correlationId: string }) => Promise<IntakeReport>;
+export type TenantIntake = (lines: AsyncIterable<string> | Iterable<string>, options: { correlationId: string }) => Promise<IntakeReport>;

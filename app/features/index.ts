@@ -50,6 +50,7 @@ import { invoicesQueries } from '../../queries/invoices/index.ts';
 import { watchlistQueries } from '../../queries/watchlist/index.ts';
 import { backofficeFeedQueries } from '../../queries/backoffice-feed/index.ts';
 import { webhooksCommands } from '../../commands/webhooks/index.ts';
+import { backofficeIntakeCommands } from '../../commands/backoffice-intake/index.ts';
 import { webhooksReadModels } from '../../projections/webhooks/index.ts';
 import { webhooksQueries } from '../../queries/webhooks/index.ts';
 
@@ -94,6 +95,7 @@ export const features: Feature[] = [
   defineFeature('backoffice-feed', backofficeFeedQueries),
   // Routed in this order: /webhooks before /webhooks/{id}, GET /webhooks/{id} beside DELETE.
   defineFeature('webhooks', webhooksQueries, webhooksCommands, webhooksReadModels),
+  defineFeature('backoffice-intake', backofficeIntakeCommands),
 ];
 
 /** What the features register, checked once (no event type, projection, job or intake kind twice). */

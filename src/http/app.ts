@@ -122,11 +122,12 @@ export function buildApp(
 
   // Bodies: JSON only, size-limited, except multipart uploads to the operations that take one (their
   // handlers read and limit them). A body of another type is a 415 before anything else reads it.
-  const uploads = operations
-    .filter((op) => op.input?.upload)
-    .map((op) => ({ method: op.route.method.toUpperCase(), path: toExpressPath(op.route.path) }));
+  const routesOf = (ops: Operation[]) => ops.map((op) => ({ method: op.route.method.toUpperCase(), path: toExpressPath(op.route.path) }));
+  const uploads = routesOf(operations.filter((op) => op.input?.upload));
+  const ndjsonBodies = routesOf(operations.filter((op) => op.input?.ndjson));
   const isUpload = (req: Request) =>
-    req.is('multipart/form-data') && uploads.some((u) => u.method === req.method && matchPath(u.path, req.path));
+    (req.is('multipart/form-data') && uploads.some((u) => u.method === req.method && matchPath(u.path, req.path))) ||
+    (req.is('application/x-ndjson') && ndjsonBodies.some((u) => u.method === req.method && matchPath(u.path, req.path)));
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (hasBody(req) && !req.is('application/json') && !req.is('application/*+json') && !isUpload(req)) {
       refuseBody(req, res, JSON_BODY_LIMIT);

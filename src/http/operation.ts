@@ -174,6 +174,11 @@ export interface InputSpec<P extends z.ZodObject = z.ZodObject, Q extends z.ZodO
    * document.
    */
   upload?: { file: string; fields: z.ZodObject; maxBytes: number; description: string };
+  /**
+   * An `application/x-ndjson` body (intake over HTTP) instead of JSON: the shell lets it through unread and the
+   * handler reads it from `ctx.req` (src/http/ndjson-body.ts), at most `maxBytes`.
+   */
+  ndjson?: { maxBytes: number; description: string; example: string };
   /** The query parameter that overrides Accept-Language (`LanguageCode`); `lang` is accepted everywhere. */
   languageParam?: string;
 }

@@ -1,0 +1,113 @@
+// Intake over HTTP (BACKOFFICE.md "Intake over HTTP"): the NDJSON records of docs/intake.md for the key's own
+// tenant, through the same intake as `npm run import` (app/features/intake.ts); Idempotency-Key decided on a
+// stream per key.
+import { createHash } from 'node:crypto';
+import { defineOperation } from '../../src/http/operation.ts';
+import { z } from '../../src/http/schemas.ts';
+import { TooManyRequestsError, ValidationError } from '../../src/errors.ts';
+import { readNdjsonBody } from '../../src/http/ndjson-body.ts';
+import { intakeRequestStreamId, type IntakeAnswer } from './events.ts';
+import { intakeRequestDecider, RepeatedRequest } from './decide.ts';
+
+/** The largest intake body (BACKOFFICE.md). */
+export const INTAKE_BODY_LIMIT = 64 * 1024 * 1024;
+/** Line errors an answer lists (the first ones); the counts cover every line. */
+export const ERRORS_LISTED = 1000;
+/** Intake bodies read at once by one process (each up to 64 MiB in memory): more wait their turn as a 429. */
+const AT_ONCE = 2;
+let running = 0;
+
+export const postIntake = defineOperation({
+  route: { number: 10, operationId: 'postIntake', group: 'Back office', method: 'post', path: '/backoffice/v1/intake', auth: 'backoffice' },
+  docs: {
+    summary: "Send catalogue and member records (NDJSON) for the key's house",
+    description:
+      "One record of docs/intake.md a line, for the key's own house: a record of another house, the operator's kinds (`tenant`, `apiKey`, `application`, `backOfficeKey`, `backOfficeKeyRevoked`) " +
+      'and `file` paths (send `base64`) are line errors. Good lines are taken even when others fail; a record equal to what is stored appends nothing. ' +
+      `At most 64 MiB (413); the first ${ERRORS_LISTED} line errors are listed. With \`Idempotency-Key\`: the same key and body within 24 hours answers the first answer again and appends nothing; ` +
+      'the same key with another body is `422`; while the first request with a key runs, another is `409`.',
+    errors: [409, 413, 415, 422, 429],
+  },
+  input: {
+    ndjson: {
+      maxBytes: INTAKE_BODY_LIMIT,
+      description: 'Records of docs/intake.md, one JSON object a line (UTF-8).',
+      example:
+        '{"kind":"category","tenant":"demo","categoryId":900,"parentId":null,"names":{"en":"Clocks"},"sortOrder":9}\n' +
+        '{"kind":"translations","tenant":"demo","language":"en","entries":{"button.placeBid":"Place bid"}}\n',
+    },
+  },
+  output: {
+    response: z
+      .object({
+        Records: z.number().int().min(0).openapi({ description: 'Records read (non-empty lines).' }),
+        Appended: z.number().int().min(0).openapi({ description: 'Events appended.' }),
+        Errors: z
+          .array(z.object({ Line: z.number().int().min(1), Detail: z.string() }))
+          .max(ERRORS_LISTED)
+          .openapi({ description: 'The refused lines, by line number (1-based), in order.' }),
+      })
+      .openapi('IntakeAnswer'),
+  },
+  async handler(_input, ctx) {
+    const keyHeader = ctx.req.headers['idempotency-key'];
+    const key = typeof keyHeader === 'string' ? keyHeader.trim() : undefined;
+    if (key !== undefined && !/^[\x21-\x7e]{1,200}$/.test(key))
+      throw new ValidationError('Idempotency-Key must be 1 to 200 visible ASCII characters.', [
+        { field: 'header.Idempotency-Key', message: 'must be 1 to 200 visible ASCII characters' },
+      ]);
+    if (running >= AT_ONCE) throw new TooManyRequestsError('Other intake requests are being read; send again in a second.', 1);
+    running += 1;
+    try {
+      const body = await readNdjsonBody(ctx.req, ctx.res, INTAKE_BODY_LIMIT);
+      const bodyHash = createHash('sha256').update(body).digest('hex');
+      const keyHash = key === undefined ? null : createHash('sha256').update(key).digest('hex').slice(0, 32);
+      const stream = keyHash ? intakeRequestStreamId(ctx.tenant, keyHash) : null;
+      if (stream && keyHash) {
+        try {
+          await ctx.commands.run(stream, intakeRequestDecider, {
+            type: 'Claim',
+            tenant: ctx.tenant,
+            keyHash,
+            bodyHash,
+            at: ctx.now.toISOString(),
+          });
+        } catch (error) {
+          if (error instanceof RepeatedRequest) return error.answer;
+          throw error;
+        }
+      }
+      const report = await ctx.intake(lines(body), { correlationId: ctx.requestId });
+      const answer: IntakeAnswer = {
+        Records: report.records,
+        Appended: report.appended,
+        Errors: report.errors.slice(0, ERRORS_LISTED).map((e) => ({ Line: e.line, Detail: e.message })),
+      };
+      if (stream && keyHash)
+        await ctx.commands.run(stream, intakeRequestDecider, {
+          type: 'Answer',
+          tenant: ctx.tenant,
+          keyHash,
+          bodyHash,
+          answer,
+          at: new Date().toISOString(),
+        });
+      return answer;
+    } finally {
+      running -= 1;
+    }
+  },
+});
+
+/** The body's lines (a final line without a newline included; CRLF taken as LF). */
+function* lines(body: Buffer): Generator<string> {
+  let start = 0;
+  while (start < body.length) {
+    let end = body.indexOf(10, start);
+    if (end < 0) end = body.length;
+    yield body.toString('utf8', start, end > start && body[end - 1] === 13 ? end - 1 : end);
+    start = end + 1;
+  }
+}
+
+export const backofficeIntakeOperations = [postIntake];

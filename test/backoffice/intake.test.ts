@@ -1,0 +1,119 @@
+// BACKOFFICE.md "Intake over HTTP": POST /backoffice/v1/intake, NDJSON records of the key's own tenant, through
+// the same intake as `npm run import`; Idempotency-Key; size limits; line errors.
+import { expect } from 'chai';
+import { expectProblem, startTestServer, type TestResponse, type TestServer } from '../support/server.ts';
+import { INTAKE_BODY_LIMIT } from '../../commands/backoffice-intake/operations.ts';
+
+describe('intake over HTTP', () => {
+  let server: TestServer;
+  let counter = 0;
+  const post = (body: string | Buffer, headers: Record<string, string> = {}, tenant: 'demo' | 'demo2' = 'demo'): Promise<TestResponse> =>
+    server.request('POST', '/backoffice/v1/intake', {
+      apiKey: null,
+      rawBody: body,
+      headers: { Authorization: `Bearer ${server.credentials.backOfficeKeys[tenant]}`, 'Content-Type': 'application/x-ndjson', ...headers },
+    });
+  const category = (id: number, name: string, tenant = 'demo') =>
+    JSON.stringify({ kind: 'category', tenant, categoryId: id, parentId: null, names: { en: name, sv: name, de: name }, sortOrder: 1 });
+  const translations = (tenant = 'demo') =>
+    JSON.stringify({ kind: 'translations', tenant, language: 'en', entries: { 'spec.intake': String(++counter) } });
+  const eventCount = async () => (await server.events()).length;
+
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(async () => server?.close());
+
+  it('takes the good lines, reports the bad ones by line number, and the records reach the bidder API', async () => {
+    const body = [
+      category(9001, 'Clocks'),
+      '',
+      '{not json',
+      category(9002, 'Barometers', 'demo2'),
+      JSON.stringify({ kind: 'tenant', tenant: 'demo', name: 'x' }),
+      JSON.stringify({ kind: 'backOfficeKey', tenant: 'demo', keyId: 'k2', name: 'mine', key: 'a-long-enough-key-0123456789' }),
+      JSON.stringify({
+        kind: 'conditionReport',
+        tenant: 'demo',
+        lotId: 1,
+        language: 'en',
+        contentType: 'application/pdf',
+        file: '../etc/passwd',
+      }),
+      JSON.stringify({ kind: 'nope', tenant: 'demo' }),
+      translations(),
+    ].join('\r\n');
+    const answer = await post(body);
+    expect(answer.status, answer.text).to.equal(200);
+    expect(answer.body.Records).to.equal(8);
+    expect(answer.body.Appended).to.equal(2);
+    expect(answer.body.Errors.map((e: { Line: number }) => e.Line)).to.deep.equal([3, 4, 5, 6, 7, 8]);
+    const detail = (line: number) => answer.body.Errors.find((e: { Line: number }) => e.Line === line).Detail as string;
+    expect(detail(4)).to.match(/own tenant \(demo\)/);
+    expect(detail(5)).to.match(/operator/);
+    expect(detail(6)).to.match(/operator/);
+    expect(detail(7)).to.match(/base64/);
+    const catalogued = (await server.events()).filter(
+      (e) => e.type === 'CategoryCatalogued' && [9001, 9002].includes(e.data.categoryId as number),
+    );
+    expect(catalogued.map((e) => [e.data.tenant, e.data.categoryId])).to.deep.equal([['demo', 9001]]);
+    // Through the same intake as the CLI: the correlation id of its events is the request's id.
+    expect((catalogued[0] as unknown as { metadata: { correlationId?: string } }).metadata.correlationId).to.equal(
+      answer.headers.get('x-request-id'),
+    );
+    // Sent again, equal records append nothing.
+    const again = await post(body);
+    expect(again.body).to.include({ Records: 8, Appended: 0 });
+  });
+
+  it('answers the first answer again for the same Idempotency-Key and body, 422 for another body, appending nothing', async () => {
+    const body = `${translations()}\n${category(9003, 'Music boxes')}\n`;
+    const first = await post(body, { 'Idempotency-Key': 'batch-2026-11-26-a' });
+    expect(first.status).to.equal(200);
+    expect(first.body.Appended).to.equal(2);
+    const before = await eventCount();
+    const second = await post(body, { 'Idempotency-Key': 'batch-2026-11-26-a' });
+    expect(second.status).to.equal(200);
+    expect(second.body).to.deep.equal(first.body);
+    expectProblem(await post(`${translations()}\n`, { 'Idempotency-Key': 'batch-2026-11-26-a' }), 422);
+    expect(await eventCount()).to.equal(before);
+    // Keys are per tenant: demo2 may use the same one.
+    expect((await post(`${translations('demo2')}\n`, { 'Idempotency-Key': 'batch-2026-11-26-a' }, 'demo2')).status).to.equal(200);
+  });
+
+  it('lets one of parallel requests with the same key run; the others get its answer or a 409, never a second run', async () => {
+    const body = `${translations()}\n`;
+    const answers = await Promise.all(Array.from({ length: 4 }, () => post(body, { 'Idempotency-Key': 'parallel-key' })));
+    const ok = answers.filter((a) => a.status === 200);
+    for (const other of answers.filter((a) => a.status !== 200)) expectProblem(other, 409);
+    expect(ok.length).to.be.at.least(1);
+    for (const a of ok) expect(a.body).to.deep.equal({ Records: 1, Appended: 1, Errors: [] });
+    const published = (await server.events()).filter(
+      (e) => e.type === 'InterfaceTranslationsPublished' && e.data.entries && JSON.stringify(e.data.entries).includes(`"${counter}"`),
+    );
+    expect(published).to.have.length(1);
+  });
+
+  it('refuses a body over 64 MiB (413, readable by fetch), another media type (415), a bad key (400) and bidder credentials (401), appending nothing', async () => {
+    const before = await eventCount();
+    const big = Buffer.alloc(INTAKE_BODY_LIMIT + 1, 0x20);
+    const tooLarge = await fetch(`${server.base}/backoffice/v1/intake`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${server.credentials.backOfficeKeys.demo}`, 'Content-Type': 'application/x-ndjson' },
+      body: big,
+    });
+    expect(tooLarge.status).to.equal(413);
+    expect(tooLarge.headers.get('content-type')).to.match(/application\/problem\+json/);
+    expectProblem(await post(translations(), { 'Content-Type': 'text/plain' }), 415);
+    expectProblem(await post(translations(), { 'Idempotency-Key': 'x'.repeat(201) }), 400);
+    expectProblem(
+      await server.request('POST', '/backoffice/v1/intake', {
+        token: await server.anonymousToken(),
+        rawBody: translations(),
+        headers: { 'Content-Type': 'application/x-ndjson' },
+      }),
+      401,
+    );
+    expect(await eventCount()).to.equal(before);
+  });
+});
