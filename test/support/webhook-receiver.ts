@@ -19,6 +19,8 @@ export interface Receiver {
   secret: string | null;
   /** The status answered to the next deliveries (200 by default). */
   status: number;
+  /** Milliseconds taken before answering (a slow receiver). */
+  delayMs: number;
   waitFor(count: number, ms?: number): Promise<ReceivedDelivery[]>;
   close(): Promise<void>;
 }
@@ -29,6 +31,7 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
     received: [],
     secret: null,
     status: 200,
+    delayMs: 0,
     async waitFor(count, ms = 8000) {
       const deadline = Date.now() + ms;
       while (receiver.received.length < count) {
@@ -53,10 +56,14 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
       } catch {
         verified = false;
       }
-      const status = receiver.status;
-      if (status >= 200 && status < 300)
-        receiver.received.push({ id: String(req.headers['webhook-id']), body: JSON.parse(text), headers: req.headers, verified });
-      res.writeHead(status, { 'Content-Type': 'text/plain' }).end('ok');
+      const answer = () => {
+        const status = receiver.status;
+        if (status >= 200 && status < 300)
+          receiver.received.push({ id: String(req.headers['webhook-id']), body: JSON.parse(text), headers: req.headers, verified });
+        res.writeHead(status, { 'Content-Type': 'text/plain' }).end('ok');
+      };
+      if (receiver.delayMs > 0) setTimeout(answer, receiver.delayMs);
+      else answer();
     });
   });
   server.keepAliveTimeout = 60_000;
