@@ -13,7 +13,8 @@
  *       search           GET /v1/lots/search, the 54 queries of every run (mostly cached answers)
  *       distinct search  GET /v1/lots/search, every query one never asked before (bench/distinct-queries.ts)
  *       watchlist        PUT /v1/me/watchlist/{lotId} by one member, every request appending an event (read your writes)
- *     then the service's peak memory, the prints (bench/prints.ts) and the sign-up flows (bench/accounts.ts).
+ *     then the back office (bench/backoffice.ts: feed pages, 500 streams, 10 webhooks, the watchlist PUT with streams
+ *     and webhooks attached), the service's peak memory, the prints (bench/prints.ts) and the sign-up flows (bench/accounts.ts).
  *  3. With the service stopped: the index alone (bench/index-alone.ts on the service's snapshot, distinct
  *     queries), the rebuilds of `catalogue` and `lot-search` from position 0, and restarts (spawn to /readyz 200).
  *  4. --million: the same catalogue with about 1M events (13 bids a lot of a started auction) in
@@ -21,7 +22,7 @@
  *
  * Options: --fresh  --lots 100000  --rounds 3  --connections 50  --warmup 2  --duration 10  --log-level info
  *          --port 3100  --ceiling-port 3101  --million
- *          --only lots,gzip,search,distinct,watch,index,prints,accounts,rebuild,restart (default; --million adds million)
+ *          --only lots,gzip,search,distinct,watch,backoffice,index,prints,accounts,rebuild,restart (default; --million adds million)
  *          --profile (node --cpu-prof on the loaded service; the top self-time functions per load)
  */
 import fs from 'node:fs';
@@ -53,6 +54,7 @@ import {
   type LoadResult,
 } from './loads.ts';
 import { prints, type PrintsResult } from './prints.ts';
+import { backOfficeBench, importBackOfficeKey, type BackOfficeResult } from './backoffice.ts';
 import {
   BENCH_DIR,
   elapsedSeconds,
@@ -100,7 +102,7 @@ const opts = {
   port: intOption('port', 3100),
   ceilingPort: intOption('ceiling-port', 3101),
   only: new Set(
-    option('only', `lots,gzip,search,distinct,watch,index,prints,accounts,rebuild,restart${million ? ',million' : ''}`)
+    option('only', `lots,gzip,search,distinct,watch,backoffice,index,prints,accounts,rebuild,restart${million ? ',million' : ''}`)
       .split(',')
       .map((s) => s.trim()),
   ),
@@ -121,6 +123,10 @@ const TARGETS = {
   restartSeconds: 10,
   peakRssBytes: 1.5 * 1024 ** 3,
   cataloguePdfFirstSeconds: 10,
+  feedEventsPerSecond: 100_000,
+  streamP99: 250,
+  webhookDeliveriesPerSecond: 500,
+  attachedRatio: 0.9,
 };
 
 /** Distinct queries for the uncached search load (more than rounds × seconds × any rate it reaches). */
@@ -138,6 +144,8 @@ function serviceEnv(dataset: Dataset): NodeJS.ProcessEnv {
     SEED_DEMO: 'false',
     LOG_LEVEL: opts.logLevel,
     TRUST_PROXY: 'true',
+    // The back-office step's webhooks go to a receiver on 127.0.0.1.
+    WEBHOOK_ALLOW_PRIVATE: 'true',
   });
 }
 
@@ -202,6 +210,7 @@ async function main() {
   const { info, created } = await ensureDataset(dataset, opts.fresh);
   const member = await importBenchMember(dataset);
   say(`bench member ${member.email} (id ${member.memberId}) imported`);
+  if (has('backoffice')) await importBackOfficeKey(dataset);
   // Generated files (catalogue PDFs, factsheets) of earlier runs go, so the prints step measures first requests.
   fs.rmSync(path.join(dataset.dataDir, 'files'), { recursive: true, force: true });
 
@@ -322,6 +331,13 @@ async function main() {
   if (has('watch')) {
     const w = await client.call('GET', '/v1/me/watchlist?pageSize=1', { Authorization: `Bearer ${memberTok}` });
     watchlistSize = w.status === 200 ? (w.body?.TotalCount ?? null) : null;
+  }
+
+  // ---- the back office's feed, stream and webhooks (BACKOFFICE.md), on the loaded service
+  let backOffice: BackOfficeResult | null = null;
+  if (has('backoffice')) {
+    say('back office: feed pages, 500 streams, 10 webhooks, and the watchlist PUT with streams and webhooks attached');
+    backOffice = await backOfficeBench(client, memberHeaders, loadOptions, opts.rounds, svcTarget);
   }
 
   // ---- memory, prints, accounts, then stop
@@ -491,8 +507,32 @@ async function main() {
     add(`watchlist PUT ≥ ${fmt(TARGETS.watchRps)} req/s`, showSpread(rps('watch')), rps('watch').median >= TARGETS.watchRps);
     add(`watchlist PUT p99 ≤ ${TARGETS.watchP99} ms`, showSpread(p99('watch'), 0, ' ms'), p99('watch').median <= TARGETS.watchP99);
   }
+  if (backOffice) {
+    const feedRate = spread(backOffice.feed.map((f) => f.eventsPerSecond));
+    add(
+      `feed pages of 1,000 ≥ ${fmt(TARGETS.feedEventsPerSecond)} events/s`,
+      `${showSpread(feedRate)} events/s`,
+      feedRate.median >= TARGETS.feedEventsPerSecond,
+    );
+    const st = backOffice.stream;
+    add(
+      `${st.subscribers} streams: an event within p99 ${TARGETS.streamP99} ms of its 200`,
+      `p50 ${st.p50.toFixed(0)} ms, p99 ${st.p99.toFixed(0)} ms, max ${st.max.toFixed(0)} ms; ${st.missing} missing of ${st.subscribers * st.events}`,
+      st.p99 <= TARGETS.streamP99 && st.missing === 0,
+    );
+    const wh = backOffice.webhooks;
+    add(
+      `webhooks: ≥ ${TARGETS.webhookDeliveriesPerSecond} deliveries/s across ${wh.webhooks}, in order`,
+      `${fmt(wh.perSecond)}/s (${wh.deliveries} of ${wh.webhooks * wh.events} in ${wh.seconds.toFixed(1)} s), in order: ${wh.inOrder}, again: ${wh.duplicates}`,
+      wh.perSecond >= TARGETS.webhookDeliveriesPerSecond && wh.inOrder && wh.deliveries === wh.webhooks * wh.events,
+    );
+    const ratios = backOffice.attached.attached.map((r, i) => r.rps / backOffice!.attached.alone[i].rps);
+    const r = spread(ratios);
+    add(`watchlist PUT with 100 streams and 5 webhooks ≥ ${TARGETS.attachedRatio}× alone`, ratioText(r), r.median >= TARGETS.attachedRatio);
+  }
   const allLoads = [
     ...Object.values(loads).flat(),
+    ...(backOffice ? [...backOffice.attached.alone, ...backOffice.attached.attached] : []),
     ...(millionResult?.lots ? [millionResult.lots] : []),
     ...(millionResult?.search ? [millionResult.search] : []),
   ];
@@ -732,6 +772,7 @@ async function main() {
     restarts,
     memory,
     million: millionResult,
+    backOffice,
     prints: printed,
     accounts: accountFlows,
     watchlist: { member: member.email, watchlistSize },

@@ -36,7 +36,7 @@ const PAGE = 100;
 
 export interface DispatcherMetrics {
   delivery(outcome: 'delivered' | 'failed'): void;
-  /** Seconds between the event's time and its delivery (or now, while it waits for a retry); null: caught up. */
+  /** Seconds between the event's time and its last try (0: caught up; null: the webhook is gone). */
   lag(webhook: string, seconds: number | null): void;
 }
 
@@ -174,7 +174,6 @@ class Runner {
         await this.dispatcher.write(this.tenant, cursor, []);
       }
       if (hook.Status !== 'active') {
-        this.deps.metrics?.lag(this.key, null);
         await sleep(WAIT_MS, this.stopping);
         continue;
       }
@@ -193,7 +192,7 @@ class Runner {
       if (page.events.length === 0) {
         // Nothing for this webhook up to there: kept in memory (written with the next delivery).
         this.cursor = { ...cursor, After: Math.max(cursor.After, page.through) };
-        this.deps.metrics?.lag(this.key, null);
+        this.deps.metrics?.lag(this.key, 0);
         continue;
       }
       for (const event of page.events) {

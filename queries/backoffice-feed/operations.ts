@@ -67,7 +67,7 @@ export const listEvents = defineOperation({
     description:
       "Every event of the key's tenant (never an operator's record), in the order of the log, `limit` at a time after `after`. " +
       'With `wait`, a request that finds nothing newer waits up to that many seconds for an event and answers as soon as one comes.',
-    errors: [400],
+    errors: [400, 503],
   },
   input: {
     query: z.object({
@@ -125,7 +125,7 @@ export const streamEvents = defineOperation({
       "A `text/event-stream` of the key's tenant's events in log order: each event's `id:` is the item's `Position`, `event:` its `Type`, `data:` the item as JSON (as in the paged feed). " +
       'A comment line comes at least every 15 seconds. A client that reconnects with `Last-Event-ID` (which EventSource sends by itself) misses nothing and gets nothing twice; ' +
       '`Last-Event-ID` wins over `after`.',
-    errors: [400],
+    errors: [400, 503],
   },
   input: {
     query: z.object({
@@ -139,8 +139,8 @@ export const streamEvents = defineOperation({
     const resumeFrom = typeof lastEventId === 'string' && lastEventId.trim() !== '' ? lastEventId.trim() : undefined;
     let after = resumeFrom !== undefined ? afterOf(resumeFrom, 'header.Last-Event-ID') : afterOf(query.after, 'query.after');
     const types = typesOf(query.types, ctx.feedTypes);
-    const stream = openEventStream(ctx.res);
     const done = ctx.feed.reading();
+    const stream = openEventStream(ctx.res);
     try {
       await stream.comment('stream open');
       while (!stream.gone.aborted && !ctx.stopping.aborted) {

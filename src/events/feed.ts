@@ -2,6 +2,10 @@ import { createHash } from 'node:crypto';
 import type { EventLog, RecordedEvent } from '../ports/event-log.ts';
 import { publicData, type EventDefinition } from './define.ts';
 import { encodePosition } from './position.ts';
+import { ServiceUnavailableError } from '../errors.ts';
+
+/** Streams open and long-polls waiting at once in one process (each holds a socket); one more is a 503. */
+export const MAX_FEED_READERS = 2000;
 
 /** How many events one read of the log brings while a page is gathered. */
 const SCAN_BATCH = 1000;
@@ -54,7 +58,7 @@ interface Waiter {
 /** One tenant's part of the log, as the back office reads it (BACKOFFICE.md "The event feed"). */
 export interface TenantFeed {
   page(request: FeedRequest): Promise<FeedPage>;
-  /** Counts a waiting request or an open stream among the feed's readers until the returned function is called. */
+  /** Counts a waiting request or an open stream among the feed's readers until the returned function is called (503 when full). */
   reading(): () => void;
 }
 
@@ -86,6 +90,10 @@ export class EventFeed {
     return {
       page: (request) => this.page(tenant, request),
       reading: () => {
+        if (this.readers >= MAX_FEED_READERS)
+          throw new ServiceUnavailableError(
+            `This process serves ${MAX_FEED_READERS} streams and waiting requests already; try again later.`,
+          );
         this.readers += 1;
         let done = false;
         return () => {

@@ -73,7 +73,7 @@ export class Metrics {
     });
     this.deliveryLag = new Gauge({
       name: 'bidder_webhook_delivery_lag_seconds',
-      help: 'Age of the event a webhook got last or waits to get (absent when it is caught up), by webhook (tenant/id).',
+      help: 'Age of the event a webhook was last tried with, at that try (0 once caught up; kept while disabled), by webhook (tenant/id).',
       labelNames: ['webhook'],
       registers: [this.registry],
     });

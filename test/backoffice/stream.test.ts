@@ -2,6 +2,7 @@
 import http from 'node:http';
 import { expect } from 'chai';
 import { importRecord } from '../../app/features/intake.ts';
+import { MAX_FEED_READERS } from '../../src/events/feed.ts';
 import { expectProblem, startTestServer, type TestServer } from '../support/server.ts';
 
 interface SseMessage {
@@ -179,6 +180,21 @@ describe('the back office event stream', () => {
     expectProblem(await server.request('GET', '/backoffice/v1/events/stream?after=zzz', { apiKey: null, headers }), 400);
     expectProblem(await server.request('GET', '/backoffice/v1/events/stream?types=NoSuchEvent', { apiKey: null, headers }), 400);
     expectProblem(await server.request('GET', '/backoffice/v1/events/stream', { token: await server.anonymousToken() }), 401);
+  });
+
+  it('answers 503 problem+json when the process serves its most streams and waits already, and takes streams again after', async () => {
+    const feed = server.runtime.feed!;
+    const held: Array<() => void> = [];
+    while (feed.readers < MAX_FEED_READERS) held.push(feed.forTenant('demo').reading());
+    try {
+      expectProblem(await server.request('GET', '/backoffice/v1/events/stream', { apiKey: null, headers: auth() }), 503);
+      expectProblem(await server.request('GET', '/backoffice/v1/events?wait=5', { apiKey: null, headers: auth() }), 503);
+    } finally {
+      for (const release of held) release();
+    }
+    const stream = await openStream(server.base, '/backoffice/v1/events/stream?types=MemberSignedUp', auth());
+    expect(stream.status).to.equal(200);
+    stream.close();
   });
 
   it('counts open streams among the feed readers and lets go of them when the client leaves', async () => {
