@@ -73,7 +73,13 @@ async function main() {
       ? `Bidder API (ROLE=${role}) listening on ${base} (data in ${config.dataDir})`
       : `Bidder ${role} running; /healthz, /readyz and /metrics on ${base}`,
     ...Object.entries(runtime.engines.describe).map(([port, engine]) => `  ${port.padEnd(14)} ${engine}`),
-    ...(serves ? [`  API reference: ${base}/docs`, `  OpenAPI:       ${base}/openapi.json`] : []),
+    ...(serves
+      ? [
+          `  API reference: ${base}/docs`,
+          `  OpenAPI:       ${base}/openapi.json`,
+          `  Back office:   ${base}/docs/backoffice (${base}/backoffice/openapi.json)`,
+        ]
+      : []),
   ];
   if (credentials) {
     lines.push(

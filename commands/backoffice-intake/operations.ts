@@ -3,7 +3,7 @@
 // stream per key.
 import { createHash } from 'node:crypto';
 import { defineOperation } from '../../src/http/operation.ts';
-import { z } from '../../src/http/schemas.ts';
+import { INT32_MAX, z } from '../../src/http/schemas.ts';
 import { TooManyRequestsError, ValidationError } from '../../src/errors.ts';
 import { readNdjsonBody } from '../../src/http/ndjson-body.ts';
 import { intakeRequestStreamId, type IntakeAnswer } from './events.ts';
@@ -27,6 +27,7 @@ export const postIntake = defineOperation({
       `At most 64 MiB (413); the first ${ERRORS_LISTED} line errors are listed. With \`Idempotency-Key\`: the same key and body within 24 hours answers the first answer again and appends nothing; ` +
       'the same key with another body is `422`; while the first request with a key runs, another is `409`.',
     errors: [409, 413, 415, 422, 429],
+    examples: { response: { Records: 3, Appended: 2, Errors: [{ Line: 2, Detail: "tenant: must be the key's own tenant (demo)" }] } },
   },
   input: {
     ndjson: {
@@ -40,10 +41,10 @@ export const postIntake = defineOperation({
   output: {
     response: z
       .object({
-        Records: z.number().int().min(0).openapi({ description: 'Records read (non-empty lines).' }),
-        Appended: z.number().int().min(0).openapi({ description: 'Events appended.' }),
+        Records: z.number().int().min(0).max(INT32_MAX).openapi({ description: 'Records read (non-empty lines).' }),
+        Appended: z.number().int().min(0).max(INT32_MAX).openapi({ description: 'Events appended.' }),
         Errors: z
-          .array(z.object({ Line: z.number().int().min(1), Detail: z.string() }))
+          .array(z.object({ Line: z.number().int().min(1).max(INT32_MAX), Detail: z.string().max(2000) }))
           .max(ERRORS_LISTED)
           .openapi({ description: 'The refused lines, by line number (1-based), in order.' }),
       })

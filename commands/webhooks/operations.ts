@@ -48,7 +48,10 @@ export const registerWebhook = defineOperation({
     response: webhookSchema
       .omit({ LastDeliveredPosition: true })
       .extend({
-        Secret: z.string().openapi({ description: '`whsec_` and the base64 of 32 random bytes: the signing key, shown only once.' }),
+        Secret: z
+          .string()
+          .max(100)
+          .openapi({ description: '`whsec_` and the base64 of 32 random bytes: the signing key, shown only once.' }),
       })
       .openapi('WebhookCreated'),
   },
@@ -86,7 +89,9 @@ export const registerWebhook = defineOperation({
   },
 });
 
-const done = z.object({ Id: z.number().int().min(1).max(2147483647), Status: z.string() }).openapi('WebhookChanged');
+const done = z
+  .object({ Id: z.number().int().min(1).max(2147483647), Status: z.enum(['active', 'deleted', 'replaying']) })
+  .openapi('WebhookChanged');
 
 export const deleteWebhook = defineOperation({
   route: {
@@ -101,6 +106,7 @@ export const deleteWebhook = defineOperation({
     summary: 'Delete a webhook',
     description: "Nothing more is delivered to it. Unknown (or another house's): `404`.",
     errors: [404],
+    examples: { response: { Id: 3, Status: 'deleted' } },
   },
   input: { params: idParam },
   output: { response: done },
@@ -124,6 +130,7 @@ export const enableWebhook = defineOperation({
     description:
       'It goes on from the event where it stopped (that event is tried again first). Enabling an active webhook changes nothing.',
     errors: [404],
+    examples: { response: { Id: 3, Status: 'active' } },
   },
   input: { params: idParam },
   output: { response: done },
@@ -148,7 +155,7 @@ export const replayWebhook = defineOperation({
       '`After`: a `Position` the feed or a delivery gave (an empty text: from the beginning). The webhook gets every event of its types after it again, in order, then goes on as before; ' +
       'receivers deduplicate by `webhook-id`.',
     errors: [404],
-    examples: { body: { After: 'cDoxMjM0NQ' } },
+    examples: { body: { After: 'cDoxMjM0NQ' }, response: { Id: 3, Status: 'replaying' } },
   },
   input: { params: idParam, body: z.object({ After: z.string().max(100) }).openapi('WebhookReplayRequest') },
   output: { response: done },

@@ -7,12 +7,16 @@ export const webhookStatus = z.enum(['active', 'disabled']);
 export const webhookSchema = z
   .object({
     Id: z.number().int().min(1).max(2147483647),
-    Url: z.string(),
-    Types: z.array(z.string()).nullable().openapi({ description: 'The event types it gets; null: all.' }),
-    Description: z.string(),
+    Url: z.string().max(2000),
+    Types: z.array(z.string().max(100)).max(200).nullable().openapi({ description: 'The event types it gets; null: all.' }),
+    Description: z.string().max(500),
     Status: webhookStatus.openapi({ description: '`disabled` after the last retry of an event failed, until it is enabled.' }),
-    CreatedAt: z.string().openapi({ format: 'date-time' }),
-    LastDeliveredPosition: z.string().nullable().openapi({ description: 'The `Position` of the last event it got (null: none yet).' }),
+    CreatedAt: z.string().max(30).openapi({ format: 'date-time' }),
+    LastDeliveredPosition: z
+      .string()
+      .max(100)
+      .nullable()
+      .openapi({ description: 'The `Position` of the last event it got (null: none yet).' }),
   })
   .openapi('Webhook');
 

@@ -1,6 +1,6 @@
 // The back office's event feed, paged (BACKOFFICE.md "The event feed"): GET /backoffice/v1/events.
 import { defineOperation } from '../../src/http/operation.ts';
-import { int32Text, z } from '../../src/http/schemas.ts';
+import { INT32_MAX, int32Text, z } from '../../src/http/schemas.ts';
 import { ValidationError } from '../../src/errors.ts';
 import { decodePosition, encodePosition } from '../../src/events/position.ts';
 import { feedItem } from '../../src/events/feed.ts';
@@ -42,13 +42,13 @@ function typesOf(text: string | undefined, known: readonly string[]): Set<string
 
 const feedItemSchema = z
   .object({
-    Id: z.string().uuid().openapi({ description: "The event's id, the same forever: receivers deduplicate by it." }),
-    Type: z.string(),
-    Version: z.number().int(),
-    Stream: z.string(),
-    Revision: z.number().int().min(0),
-    Position: z.string().openapi({ description: 'Opaque: give it back as `after`; compare only for equality.' }),
-    Time: z.string().openapi({ format: 'date-time' }),
+    Id: z.string().uuid().max(36).openapi({ description: "The event's id, the same forever: receivers deduplicate by it." }),
+    Type: z.string().max(100),
+    Version: z.number().int().min(1).max(INT32_MAX),
+    Stream: z.string().max(500),
+    Revision: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+    Position: z.string().max(100).openapi({ description: 'Opaque: give it back as `after`; compare only for equality.' }),
+    Time: z.string().max(30).openapi({ format: 'date-time' }),
     Data: z.record(z.string(), z.unknown()).openapi({ description: "The event's data (docs/events.md), less its private fields." }),
   })
   .openapi('FeedItem');
@@ -68,6 +68,24 @@ export const listEvents = defineOperation({
       "Every event of the key's tenant (never an operator's record), in the order of the log, `limit` at a time after `after`. " +
       'With `wait`, a request that finds nothing newer waits up to that many seconds for an event and answers as soon as one comes.',
     errors: [400, 503],
+    examples: {
+      response: {
+        Items: [
+          {
+            Id: '0c2f6f7e-8b1a-5c3d-9e4f-a1b2c3d4e5f6',
+            Type: 'InterfaceTranslationsPublished',
+            Version: 1,
+            Stream: 'translations-demo-en',
+            Revision: 3,
+            Position: 'cDoxMjM0NQ',
+            Time: '2026-11-20T09:30:00.000Z',
+            Data: { tenant: 'demo', language: 'en', entries: { 'button.placeBid': 'Place bid' } },
+          },
+        ],
+        Next: 'cDoxMjM0NQ',
+        HasMore: false,
+      },
+    },
   },
   input: {
     query: z.object({
@@ -83,6 +101,7 @@ export const listEvents = defineOperation({
         Items: z.array(feedItemSchema).max(1000),
         Next: z
           .string()
+          .max(100)
           .openapi({ description: "Give it as `after` for the next page: the last item's position, or `after` when there are none." }),
         HasMore: z.boolean().openapi({ description: 'More events follow (ask again at once).' }),
       })

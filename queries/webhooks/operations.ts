@@ -70,13 +70,19 @@ export const getWebhook = defineOperation({
 
 const deliverySchema = z
   .object({
-    EventId: z.string().openapi({ description: "The event's `Id` (the delivery's `webhook-id` header)." }),
-    Type: z.string(),
-    Position: z.string(),
-    Attempt: z.number().int().min(1).openapi({ description: 'The try: 1 the first, 2 to 8 the retries.' }),
+    EventId: z.string().max(36).openapi({ description: "The event's `Id` (the delivery's `webhook-id` header)." }),
+    Type: z.string().max(100),
+    Position: z.string().max(100),
+    Attempt: z.number().int().min(1).max(8).openapi({ description: 'The try: 1 the first, 2 to 8 the retries.' }),
     Outcome: z.enum(['delivered', 'failed', 'pending']).openapi({ description: '`pending`: a retry waits (its `At` is when it is due).' }),
-    ResponseStatus: z.number().int().nullable().openapi({ description: "The receiver's status code (null: no answer, or not tried yet)." }),
-    At: z.string().openapi({ format: 'date-time' }),
+    ResponseStatus: z
+      .number()
+      .int()
+      .min(100)
+      .max(599)
+      .nullable()
+      .openapi({ description: "The receiver's status code (null: no answer, or not tried yet)." }),
+    At: z.string().max(30).openapi({ format: 'date-time' }),
   })
   .openapi('WebhookDelivery');
 
@@ -97,6 +103,25 @@ export const listDeliveries = defineOperation({
     description:
       'One line per try (the last 1,000 tries are kept), and first a `pending` line while a retry waits. Unknown webhook: `404`.',
     errors: [404],
+    examples: {
+      response: {
+        Items: [
+          {
+            EventId: '0c2f6f7e-8b1a-5c3d-9e4f-a1b2c3d4e5f6',
+            Type: 'MemberSignedUp',
+            Position: 'cDoxMjM0NQ',
+            Attempt: 1,
+            Outcome: 'delivered',
+            ResponseStatus: 204,
+            At: '2026-11-20T09:30:01.000Z',
+          },
+        ],
+        TotalCount: 1,
+        Page: 1,
+        PageSize: 20,
+        TotalPages: 1,
+      },
+    },
   },
   input: {
     params: idParam,

@@ -18,7 +18,7 @@ import { catalogueFastPath, requestIdOf } from './catalogue-fast-path.ts';
 import { DerivedValues } from './derived-values.ts';
 import type { BackOfficeDoor, BaseContext, Operation, TenantContext } from './operation.ts';
 import { problemMiddleware, sendProblem } from './problem.ts';
-import { buildOpenApiDocument, docsPage } from './openapi.ts';
+import { BACK_OFFICE_DOCS, buildBackOfficeOpenApiDocument, buildOpenApiDocument, docsPage } from './openapi.ts';
 import { ResponseCache, weakEtag } from './response-cache.ts';
 import { FileAnswer } from './file-answer.ts';
 import { StreamedAnswer } from './event-stream.ts';
@@ -140,19 +140,22 @@ export function buildApp(
 
   mountOps(app, { role: ops.role, metrics: ops.metrics, projections: () => services.projector.status() });
 
-  // The bidder API's document: the back office's operations are not in it.
-  const openapi = Buffer.from(JSON.stringify(buildOpenApiDocument(operations.filter((op) => op.route.auth !== 'backoffice'))), 'utf8');
-  const openapiAnswer: EncodedCopies & { body: Buffer; etag: string } = { body: openapi, etag: weakEtag(openapi) };
-  app.get('/openapi.json', (req, res) => {
-    sendBody(req, res, openapiAnswer.body, openapiAnswer.etag, { entry: openapiAnswer });
-  });
+  /** A fixed answer (a document, a page): its ETag and compressed copies made once. */
+  const serveFixed = (route: string, text: string, contentType?: string) => {
+    const body = Buffer.from(text, 'utf8');
+    const answer: EncodedCopies & { body: Buffer; etag: string } = { body, etag: weakEtag(body) };
+    app.get(route, (req, res) => {
+      sendBody(req, res, answer.body, answer.etag, { entry: answer }, contentType);
+    });
+  };
+  // The bidder API's document, and the back office's: each has only its own operations.
+  const isBackOffice = (op: Operation) => op.route.auth === 'backoffice';
+  serveFixed('/openapi.json', JSON.stringify(buildOpenApiDocument(operations.filter((op) => !isBackOffice(op)))));
+  serveFixed('/backoffice/openapi.json', JSON.stringify(buildBackOfficeOpenApiDocument(operations.filter(isBackOffice))));
   const swaggerDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   app.use('/docs/assets', compression({ threshold: 1024 }), express.static(swaggerDir, { index: false, maxAge: '1h' }));
-  const docsHtml = Buffer.from(docsPage(), 'utf8');
-  const docsAnswer: EncodedCopies & { body: Buffer; etag: string } = { body: docsHtml, etag: weakEtag(docsHtml) };
-  app.get('/docs', (req, res) => {
-    sendBody(req, res, docsAnswer.body, docsAnswer.etag, { entry: docsAnswer }, 'text/html; charset=utf-8');
-  });
+  serveFixed('/docs', docsPage(), 'text/html; charset=utf-8');
+  serveFixed('/docs/backoffice', docsPage(BACK_OFFICE_DOCS), 'text/html; charset=utf-8');
 
   const steps = new RequestSteps({ services, auth, derivedValues, responseCache, catalogueVersion, backOffice });
   const methodsByPath = new Map<string, Set<string>>();

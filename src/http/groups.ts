@@ -57,7 +57,8 @@ export const GROUPS = [
   { name: 'Translations', description: 'The texts of a bidder front end (buttons, labels, messages) in the negotiated language.' },
   {
     name: 'Back office',
-    description: "The auction house's own systems (`/backoffice/v1`, a back-office key as the bearer): the event feed of the house.",
+    description:
+      "The auction house's own systems (`/backoffice/v1`, a back-office key as the bearer): the house's event feed (pages, long-poll, Server-Sent Events), its webhooks and their deliveries, and intake over HTTP.",
   },
 ] as const satisfies ReadonlyArray<{ name: string; description: string }>;
 

@@ -2,49 +2,12 @@
  * The OpenAPI document (GET /openapi.json) describes what the service really does, and passes Spectral's
  * `spectral:oas` and OWASP rulesets (.spectral.yaml) with no error.
  */
-import { execFile } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { buildOpenApiDocument } from '../../src/http/openapi.ts';
 import { problemSchema, z } from '../../src/http/schemas.ts';
 import { defineOperation, type Operation } from '../../src/http/operation.ts';
 import { operations } from '../../app/features/operations.ts';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-interface SpectralResult {
-  code: string;
-  message: string;
-  path: string[];
-  severity: number;
-}
-
-/** Runs the installed Spectral CLI on a file; its exit status is non-zero when it finds errors, so only the JSON counts. */
-function spectral(file: string): Promise<SpectralResult[]> {
-  const bin = path.join(ROOT, 'node_modules', '.bin', process.platform === 'win32' ? 'spectral.cmd' : 'spectral');
-  return new Promise((resolve, reject) => {
-    execFile(
-      bin,
-      ['lint', file, '--ruleset', path.join(ROOT, '.spectral.yaml'), '--format', 'json'],
-      { cwd: ROOT, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        const start = stdout.indexOf('[');
-        if (start === -1) {
-          reject(new Error(`spectral gave no JSON (${error?.message ?? 'no error'}):\n${stderr}\n${stdout}`));
-          return;
-        }
-        try {
-          resolve(JSON.parse(stdout.slice(start)) as SpectralResult[]);
-        } catch (parseError) {
-          reject(new Error(`spectral's output is not JSON (${String(parseError)}):\n${stderr}\n${stdout.slice(0, 2000)}`));
-        }
-      },
-    );
-  });
-}
+import { spectralErrors } from '../support/spectral.ts';
 
 type Doc = ReturnType<typeof buildOpenApiDocument> & Record<string, any>;
 
@@ -66,20 +29,8 @@ const parameterNames = (op: Operation) => (entryOf(op).parameters ?? []).map((p:
 describe('the OpenAPI document', () => {
   it('passes Spectral (spectral:oas and the OWASP ruleset of .spectral.yaml) with no error', async function () {
     this.timeout(180_000);
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bidder-api-openapi-'));
-    try {
-      const file = path.join(dir, 'openapi.json');
-      fs.writeFileSync(file, JSON.stringify(doc, null, 2));
-      const results = await spectral(file);
-      const errors = results.filter((r) => r.severity === 0);
-      const shown = errors
-        .slice(0, 15)
-        .map((r) => `${r.code} at ${r.path.join('.')}: ${r.message}`)
-        .join('\n');
-      expect(errors, `${errors.length} Spectral errors, the first ones:\n${shown}`).to.have.length(0);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    const { errors, shown } = await spectralErrors(doc, 'openapi.json');
+    expect(errors, `${errors.length} Spectral errors, the first ones:\n${shown}`).to.have.length(0);
   });
 
   it('gives every operation a declared tag, a summary and a description written for its users', () => {
