@@ -13,7 +13,13 @@ export class AppError extends Error {
     readonly status: number,
     readonly title: string,
     detail: string,
-    readonly extra: { errors?: FieldError[]; retryAfterSeconds?: number; type?: string } = {},
+    readonly extra: {
+      errors?: FieldError[];
+      retryAfterSeconds?: number;
+      type?: string;
+      /** Problem extension members (RFC 9457 §3.2), e.g. `reason`, `minimumNextBid`; never the standard ones. */
+      extensions?: Record<string, string | number | boolean | null>;
+    } = {},
   ) {
     super(detail);
     this.name = new.target.name;
@@ -25,8 +31,8 @@ export class AppError extends Error {
 }
 
 export class ValidationError extends AppError {
-  constructor(detail: string, errors: FieldError[] = []) {
-    super(400, 'Bad Request', detail, { errors });
+  constructor(detail: string, errors: FieldError[] = [], extensions?: Record<string, string | number | boolean | null>) {
+    super(400, 'Bad Request', detail, { errors, extensions });
   }
 }
 export class UnauthorizedError extends AppError {
@@ -35,8 +41,8 @@ export class UnauthorizedError extends AppError {
   }
 }
 export class ForbiddenError extends AppError {
-  constructor(detail: string) {
-    super(403, 'Forbidden', detail);
+  constructor(detail: string, extensions?: Record<string, string | number | boolean | null>) {
+    super(403, 'Forbidden', detail, { extensions });
   }
 }
 export class NotFoundError extends AppError {

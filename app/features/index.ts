@@ -51,6 +51,11 @@ import { watchlistQueries } from '../../queries/watchlist/index.ts';
 import { backofficeFeedQueries } from '../../queries/backoffice-feed/index.ts';
 import { webhooksCommands } from '../../commands/webhooks/index.ts';
 import { backofficeIntakeCommands } from '../../commands/backoffice-intake/index.ts';
+import { idempotencyCommands } from '../../commands/idempotency/index.ts';
+import { biddingCommands } from '../../commands/bidding/index.ts';
+import { biddingReadModels } from '../../projections/bidding/index.ts';
+import { biddingQueries } from '../../queries/bidding/index.ts';
+import { auctionStreamQueries } from '../../queries/auction-stream/index.ts';
 import { webhooksReadModels } from '../../projections/webhooks/index.ts';
 import { webhooksQueries } from '../../queries/webhooks/index.ts';
 
@@ -80,6 +85,7 @@ export const features: Feature[] = [
     consignmentsQueries,
     liveQueries,
   ),
+  defineFeature('bidding', biddingCommands, biddingReadModels, biddingQueries, auctionStreamQueries),
   defineFeature('documents', documentsCommands, documentsReadModels, documentsQueries),
   defineFeature('translations', translationsCommands, translationsReadModels, translationsQueries),
   defineFeature('members', membersCommands, membersReadModels, membersQueries, sessionsQueries),
@@ -96,6 +102,7 @@ export const features: Feature[] = [
   // Routed in this order: /webhooks before /webhooks/{id}, GET /webhooks/{id} beside DELETE.
   defineFeature('webhooks', webhooksQueries, webhooksCommands, webhooksReadModels),
   defineFeature('backoffice-intake', backofficeIntakeCommands),
+  defineFeature('idempotency', idempotencyCommands),
 ];
 
 /** What the features register, checked once (no event type, projection, job or intake kind twice). */

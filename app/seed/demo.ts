@@ -1,3 +1,4 @@
+import { DEFAULT_INCREMENTS } from '../../commands/bidding/shared.ts';
 import fs from 'node:fs';
 import type { EventLog } from '../../src/ports/event-log.ts';
 import { type IntakeRecord, importLines, importRecord } from '../features/intake.ts';
@@ -51,7 +52,7 @@ export function demoCredentials(file: string, env: NodeJS.ProcessEnv = process.e
 
 /**
  * The demo tenant's auctions: current (one live), upcoming and closed; two require accepted terms; the house
- * approves registrations for auction 3 by hand.
+ * approves registrations for auction 3 by hand. The timed auction is apart (DEMO_TIMED_AUCTION).
  */
 export const DEMO_AUCTIONS: AuctionPlan[] = [
   {
@@ -98,6 +99,21 @@ export const DEMO_AUCTIONS: AuctionPlan[] = [
   },
 ];
 
+/**
+ * The demo tenant's auction in `timed` mode (API.md "Demo data"): current, no terms, registrations approved at
+ * once, lots open for days, a reserve on every third lot; its lots are numbered from DEMO_TIMED_FIRST_LOT.
+ */
+export const DEMO_TIMED_AUCTION: AuctionPlan = {
+  id: 10,
+  title: { en: 'Timed Online Sale', sv: 'Nätauktion med sluttid', de: 'Online-Auktion mit Endzeit' },
+  startsIn: -24,
+  endsIn: 24 * 5,
+  lots: 60,
+  requiresTerms: false,
+  timed: true,
+};
+export const DEMO_TIMED_FIRST_LOT = 2001;
+
 /** Lots of the demo tenant with a condition report. */
 export const DEMO_CONDITION_REPORT_LOTS = [1, 2, 3, 12, 401, 402, 851];
 
@@ -116,6 +132,8 @@ export function* demoRecords(credentials: DemoCredentials, now: Date): Generator
     contactEmail: 'contact@demo.example.com',
     country: 'NL',
     vatRate: 21,
+    increments: [...DEFAULT_INCREMENTS],
+    extensionWindowSeconds: 120,
   };
   yield {
     kind: 'tenant',
@@ -161,6 +179,16 @@ export function* demoRecords(credentials: DemoCredentials, now: Date): Generator
     consignedEvery: 40,
     combination: { combiId: 1, lotIds: [201, 202, 203] },
     auctions: DEMO_AUCTIONS,
+  });
+  // The same categories again (their records are equal: nothing is appended), then the timed auction's lots.
+  yield* generateCatalogue({
+    tenant: 'demo',
+    languages: ['en', 'sv', 'de'],
+    currency: 'EUR',
+    now,
+    seed: 43,
+    firstLotId: DEMO_TIMED_FIRST_LOT,
+    auctions: [DEMO_TIMED_AUCTION],
   });
   yield* generateCatalogue({
     tenant: 'demo2',

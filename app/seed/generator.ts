@@ -36,6 +36,8 @@ export interface AuctionPlan {
   live?: boolean;
   /** The house approves registrations by hand. */
   manualApproval?: boolean;
+  /** Bids are placed through this service (API.md "Timed bidding"): no bids from intake; a reserve on every third lot. */
+  timed?: boolean;
 }
 
 export interface CatalogueOptions {
@@ -92,6 +94,7 @@ export function* generateCatalogue(o: CatalogueOptions): Generator<IntakeRecord>
       currency: o.currency,
       requiresTermsAcceptance: auction.requiresTerms,
       ...(auction.manualApproval ? { registrationApproval: 'manual' as const } : {}),
+      ...(auction.timed ? { bidding: 'timed' as const } : {}),
     };
     const ended = auction.endsIn <= 0;
     const started = auction.startsIn <= 0;
@@ -139,8 +142,9 @@ export function* generateCatalogue(o: CatalogueOptions): Generator<IntakeRecord>
         endTime: lotEnd,
         combiId: combi.has(lotId) ? o.combination!.combiId : null,
         ownerId: o.consignerId && lotId % (o.consignedEvery ?? 50) === 0 ? o.consignerId : null,
+        ...(auction.timed && n % 3 === 0 ? { reservePrice: estimateLow } : {}),
       };
-      if (started) {
+      if (started && !auction.timed) {
         const bids = rnd.int(0, Math.round((o.bidsPerLot ?? 2) * 2));
         let amount = startingPrice;
         const placedFrom = Date.parse(startTime);

@@ -12,7 +12,7 @@ export const TenantConfigured = defineEvent({
   stream: 'tenant-{tenant}',
   operator: true,
   description:
-    'Catalogue intake: an auction house (tenant) was configured: its languages, currency, page size, public access and contact address; `country` (ISO 3166-1 alpha-2) and `vatRate` (percent) were added compatibly for VAT decisions and invoices.',
+    'Catalogue intake: an auction house (tenant) was configured: its languages, currency, page size, public access and contact address; `country` (ISO 3166-1 alpha-2) and `vatRate` (percent) were added compatibly for VAT decisions and invoices; `increments` (`[{from, increment}]`, ascending from 0, minor units) and `extensionWindowSeconds` for timed bidding.',
   schema: z.object({
     tenant: tenantId,
     name: z.string().min(1).max(200),
@@ -27,6 +27,15 @@ export const TenantConfigured = defineEvent({
       .regex(/^[A-Z]{2}$/)
       .optional(),
     vatRate: z.number().min(0).max(100).optional(),
+    increments: z
+      .array(z.object({ from: z.number().int().min(0).max(1_000_000_000), increment: z.number().int().min(1).max(1_000_000_000) }))
+      .min(1)
+      .max(100)
+      .refine((rows) => rows[0].from === 0 && rows.every((row, i) => i === 0 || row.from > rows[i - 1].from), {
+        message: 'increments start from 0 and ascend',
+      })
+      .optional(),
+    extensionWindowSeconds: z.number().int().min(0).max(3600).optional(),
   }),
 });
 

@@ -1,13 +1,11 @@
 // Intake over HTTP (BACKOFFICE.md "Intake over HTTP"): the NDJSON records of docs/intake.md for the key's own
 // tenant, through the same intake as `npm run import` (app/features/intake.ts); Idempotency-Key decided on a
 // stream per key.
-import { createHash } from 'node:crypto';
 import { defineOperation } from '../../src/http/operation.ts';
 import { INT32_MAX, z } from '../../src/http/schemas.ts';
-import { TooManyRequestsError, ValidationError } from '../../src/errors.ts';
+import { TooManyRequestsError } from '../../src/errors.ts';
 import { readNdjsonBody } from '../../src/http/ndjson-body.ts';
-import { intakeRequestStreamId, type IntakeAnswer } from './events.ts';
-import { intakeRequestDecider, RepeatedRequest } from './decide.ts';
+import { idempotencyKeyOf, onceForKey } from '../idempotency/shared.ts';
 
 /** The largest intake body (BACKOFFICE.md). */
 export const INTAKE_BODY_LIMIT = 64 * 1024 * 1024;
@@ -51,49 +49,20 @@ export const postIntake = defineOperation({
       .openapi('IntakeAnswer'),
   },
   async handler(_input, ctx) {
-    const keyHeader = ctx.req.headers['idempotency-key'];
-    const key = typeof keyHeader === 'string' ? keyHeader.trim() : undefined;
-    if (key !== undefined && !/^[\x21-\x7e]{1,200}$/.test(key))
-      throw new ValidationError('Idempotency-Key must be 1 to 200 visible ASCII characters.', [
-        { field: 'header.Idempotency-Key', message: 'must be 1 to 200 visible ASCII characters' },
-      ]);
+    const key = idempotencyKeyOf(ctx.req.headers['idempotency-key']);
     if (running >= AT_ONCE) throw new TooManyRequestsError('Other intake requests are being read; send again in a second.', 1);
     running += 1;
     try {
       const body = await readNdjsonBody(ctx.req, ctx.res, INTAKE_BODY_LIMIT);
-      const bodyHash = createHash('sha256').update(body).digest('hex');
-      const keyHash = key === undefined ? null : createHash('sha256').update(key).digest('hex').slice(0, 32);
-      const stream = keyHash ? intakeRequestStreamId(ctx.tenant, keyHash) : null;
-      if (stream && keyHash) {
-        try {
-          await ctx.commands.run(stream, intakeRequestDecider, {
-            type: 'Claim',
-            tenant: ctx.tenant,
-            keyHash,
-            bodyHash,
-            at: ctx.now.toISOString(),
-          });
-        } catch (error) {
-          if (error instanceof RepeatedRequest) return error.answer;
-          throw error;
-        }
-      }
-      const report = await ctx.intake(lines(body), { correlationId: ctx.requestId });
-      const answer: IntakeAnswer = {
-        Records: report.records,
-        Appended: report.appended,
-        Errors: report.errors.slice(0, ERRORS_LISTED).map((e) => ({ Line: e.line, Detail: e.message })),
-      };
-      if (stream && keyHash)
-        await ctx.commands.run(stream, intakeRequestDecider, {
-          type: 'Answer',
-          tenant: ctx.tenant,
-          keyHash,
-          bodyHash,
-          answer,
-          at: new Date().toISOString(),
-        });
-      return answer;
+      const request = { tenant: ctx.tenant, scope: 'intake', key, body, at: () => new Date().toISOString() };
+      return await onceForKey(ctx.commands, request, async () => {
+        const report = await ctx.intake(lines(body), { correlationId: ctx.requestId });
+        return {
+          Records: report.records,
+          Appended: report.appended,
+          Errors: report.errors.slice(0, ERRORS_LISTED).map((e) => ({ Line: e.line, Detail: e.message })),
+        };
+      });
     } finally {
       running -= 1;
     }

@@ -3,6 +3,7 @@ import { NotFoundError } from '../../src/errors.ts';
 import type { EventOf } from '../../src/events/define.ts';
 import { assertNever } from '../../src/assert-never.ts';
 import { catalogueEvents, type AuctionCatalogued, type CatalogueEvent, type CategoryCatalogued, type LotCatalogued } from './events.ts';
+import { lotStreamEvents, type LotStreamEvent } from '../bidding/events.ts';
 
 /**
  * Catalogue intake deciders. Intake is a full-record "upsert": a record equal to what the stream already
@@ -106,8 +107,9 @@ interface LotState {
   closedAt: string | null;
 }
 
-export const lotDecider: Decider<LotState, LotCommand, CatalogueEvent> = {
-  events: catalogueEvents,
+/** Intake's decider of a lot's stream, which it reads whole: timed bidding's events are on it too (and ignored here). */
+export const lotDecider: Decider<LotState, LotCommand, LotStreamEvent> = {
+  events: lotStreamEvents,
   initialState: () => ({ catalogued: null, bidIds: new Set(), closedAt: null }),
   evolve: (state, event) => {
     switch (event.type) {

@@ -18,7 +18,7 @@ export const AuctionCatalogued = defineEvent({
   version: 1,
   stream: 'auction-{tenant}-{auctionId}',
   description:
-    'Catalogue intake: an auction was published or its catalogue data changed (the whole record, every language). `registrationApproval` (added compatibly): `manual` when the house approves registrations by hand, else they are approved at once.',
+    'Catalogue intake: an auction was published or its catalogue data changed (the whole record, every language). `registrationApproval` (added compatibly): `manual` when the house approves registrations by hand, else they are approved at once. `bidding` (added compatibly): `timed` when this service takes the bids, else `external` (bids come through intake).',
   schema: z.object({
     tenant: tenantId,
     auctionId: positiveId,
@@ -29,6 +29,7 @@ export const AuctionCatalogued = defineEvent({
     currency: z.string().regex(/^[A-Z]{3}$/),
     requiresTermsAcceptance: z.boolean(),
     registrationApproval: z.enum(['automatic', 'manual']).optional(),
+    bidding: z.enum(['external', 'timed']).optional(),
   }),
 });
 
@@ -67,7 +68,7 @@ export const LotCatalogued = defineEvent({
   version: 1,
   stream: 'lot-{tenant}-{lotId}',
   description:
-    'Catalogue intake: a lot was published or its catalogue data changed (the whole record, every language). Money in minor units.',
+    'Catalogue intake: a lot was published or its catalogue data changed (the whole record, every language). Money in minor units. `reservePrice` (added compatibly, private): the lowest hammer price of a timed lot, never shown.',
   schema: z.object({
     tenant: tenantId,
     lotId: positiveId,
@@ -94,7 +95,9 @@ export const LotCatalogued = defineEvent({
     endTime: isoDateTime,
     combiId: positiveId.nullable(),
     ownerId: positiveId.nullable(),
+    reservePrice: money.nullable().optional(),
   }),
+  private: ['reservePrice'],
 });
 
 export const LotClosed = defineEvent({

@@ -8,7 +8,8 @@ import { foldStream, runCommand } from '../../src/command-runner.ts';
 import { tenantSettings } from '../../projections/access/index.ts';
 import { memberAccounts } from '../../projections/members/index.ts';
 import { notificationSubscriptions } from '../../projections/notifications/index.ts';
-import { catalogueEvents, lotStreamId, type CatalogueEvent, type LotCatalogued } from '../catalogue/events.ts';
+import { lotStreamId, type LotCatalogued } from '../catalogue/events.ts';
+import { lotStreamEvents, type LotStreamEvent } from '../bidding/events.ts';
 import {
   legacySubscriptionDecider,
   memberNotificationsDecider,
@@ -22,17 +23,19 @@ import { reminderJob, SEND_REMINDER, type ReminderJobData } from './shared.ts';
 import { reminderMessage } from './message.ts';
 import { currentPhone } from './recipient.ts';
 
-/** What a reminder needs of its lot's stream (the catalogue's events): the lot as last catalogued, and its early close. */
+/** What a reminder needs of its lot's stream: the lot as last catalogued, its end time moved by bids (soft close), and its early close. */
 interface LotEnd {
   catalogued: EventOf<typeof LotCatalogued>['data'] | null;
+  extendedTo: string | null;
   closedAt: string | null;
 }
 
 const lotEnd = {
-  events: catalogueEvents,
-  initialState: (): LotEnd => ({ catalogued: null, closedAt: null }),
-  evolve: (state: LotEnd, event: CatalogueEvent): LotEnd => {
+  events: lotStreamEvents,
+  initialState: (): LotEnd => ({ catalogued: null, extendedTo: null, closedAt: null }),
+  evolve: (state: LotEnd, event: LotStreamEvent): LotEnd => {
     if (event.type === 'LotCatalogued') return { ...state, catalogued: event.data };
+    if (event.type === 'LotEndTimeExtended') return { ...state, extendedTo: event.data.endTime };
     if (event.type === 'LotClosed') return { ...state, closedAt: event.data.closedAt };
     return state;
   },
@@ -148,7 +151,7 @@ export function reminderJobProcessor(deps: ReminderDeps): JobProcessor {
       deps.logger.warn({ tenant, subscriptionId, lotId: subscription.lotId }, 'reminder not planned: the lot is not catalogued');
       return;
     }
-    const catalogued = Date.parse(lot.catalogued.endTime);
+    const catalogued = Math.max(Date.parse(lot.catalogued.endTime), lot.extendedTo === null ? 0 : Date.parse(lot.extendedTo));
     const endTime = lot.closedAt === null ? catalogued : Math.min(catalogued, Date.parse(lot.closedAt));
     const now = deps.now().getTime();
     const plan = planReminder(subscription, endTime, now);

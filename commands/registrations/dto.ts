@@ -1,5 +1,9 @@
 import { z } from '../../src/http/schemas.ts';
-import { registrationStatuses } from './events.ts';
+import { registrationStatuses, type RegistrationStatus } from './events.ts';
+import type { TenantScope } from '../../src/ports/read-models.ts';
+import { auctionStatus, catalogueAuctions, type LotDoc } from '../../projections/catalogue/index.ts';
+import { termsAcceptances, termsId } from '../../projections/terms/index.ts';
+import { findRegistration } from '../../projections/registrations/index.ts';
 
 /** `{AuctionId, Status}` of operations 31 and 32. */
 export const registrationSchema = z
@@ -43,3 +47,51 @@ export const lotRegistrationSchema = z
       }),
   })
   .openapi('LotRegistration');
+
+/** What decides whether a member may bid on a lot. */
+export interface LotRegistrationFacts {
+  lotClosed: boolean;
+  /** The lot's auction is current by the clock, or live. */
+  auctionOpen: boolean;
+  termsRequired: boolean;
+  termsAccepted: boolean;
+  registration: RegistrationStatus | 'none';
+}
+
+/**
+ * Pure: the first reason that applies, in the order a bidder meets them — what nobody can change (the lot
+ * closed, the auction not open), then the bidder's next step (accept the terms, then register), then the
+ * house's decision. Null when the member may bid.
+ */
+export function lotRegistrationReason(f: LotRegistrationFacts): LotRegistrationReason | null {
+  if (f.lotClosed) return 'lot-closed';
+  if (!f.auctionOpen) return 'auction-not-open';
+  if (f.termsRequired && !f.termsAccepted) return 'terms-not-accepted';
+  switch (f.registration) {
+    case 'none':
+      return 'not-registered';
+    case 'pending':
+      return 'registration-pending';
+    case 'rejected':
+      return 'registration-rejected';
+    case 'approved':
+      return null;
+  }
+}
+
+/** Why the member may not bid on the lot now (operation 33's `Reason`), or null when they may: read from the read models. */
+export async function mayBidReason(db: TenantScope, memberId: number, lot: LotDoc, nowIso: string): Promise<LotRegistrationReason | null> {
+  const [auction, terms, registration] = await Promise.all([
+    catalogueAuctions(db).findById(String(lot.AuctionId)),
+    termsAcceptances(db).findById(termsId(memberId, lot.AuctionId)),
+    findRegistration(db, memberId, lot.AuctionId),
+  ]);
+  const catalogued = auction !== null && auction.Catalogued;
+  return lotRegistrationReason({
+    lotClosed: lot.EndTime <= nowIso,
+    auctionOpen: catalogued && (auction.IsLive || auctionStatus(auction, nowIso) === 'current'),
+    termsRequired: catalogued && auction.RequiresTermsAcceptance,
+    termsAccepted: terms !== null,
+    registration: registration?.Status ?? 'none',
+  });
+}

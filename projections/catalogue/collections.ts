@@ -20,6 +20,8 @@ export interface AuctionDoc extends Doc {
   CurrentLotId: number | null;
   /** When the live sale is scheduled to start (LiveStatusChanged.startsAt), if the house said so. */
   LiveStartsAt: string | null;
+  /** `timed`: this service takes the bids (API.md "Timed bidding"); `external`: they come through intake. */
+  BiddingMode?: 'external' | 'timed';
   LotCount: number;
   /**
    * Position of the last change to what the printed catalogue shows: the auction's record or one of its
@@ -34,7 +36,16 @@ export interface AuctionDoc extends Doc {
 /** One document per tenant (`_id` = AUCTION_TYPES_ID): every auction's type, read in one lookup. */
 export interface AuctionTypesDoc extends Doc {
   Types: Record<string, number>;
+  /** The auctions in `timed` mode (the others are `external`). */
+  Timed?: Record<string, true>;
 }
+
+/** The tenant's bidding settings (one document, `_id` = BIDDING_SETTINGS_ID, in AUCTION_TYPES): from its TenantConfigured. */
+export interface BiddingSettingsDoc extends Doc {
+  Increments: Array<{ from: number; increment: number }> | null;
+  ExtensionWindowSeconds: number | null;
+}
+export const BIDDING_SETTINGS_ID = 'bidding-settings';
 export const AUCTION_TYPES = 'auction_types';
 export const AUCTION_TYPES_ID = 'all';
 
@@ -73,6 +84,10 @@ export interface LotDoc extends Doc {
   Closed: boolean;
   CurrentBid: number | null;
   BidCount: number;
+  /** Its end time was moved by a bid (soft close): a catalogue record again does not move it back. */
+  Extended?: boolean;
+  /** The reserve price of a timed lot: read-side only, never answered (ReserveMet is). */
+  Reserve?: number | null;
   CombiId: number | null;
   OwnerId: number | null;
   /** Position of the lot's last catalogue record (LotCatalogued): generated lot documents are kept per version. */
@@ -106,3 +121,6 @@ export function auctionStatus(doc: AuctionDoc, nowIso: string): (typeof AUCTION_
 export const lotExists = async (db: TenantScope, lotId: number) => (await catalogueLots(db).countDocuments({ _id: String(lotId) })) > 0;
 
 export const isoMs = (time: string) => new Date(time).toISOString();
+
+/** The tenant's increment table and extension window, as configured (null: the defaults). */
+export const biddingSettings = (db: TenantScope) => db.collection<BiddingSettingsDoc>(AUCTION_TYPES).findById(BIDDING_SETTINGS_ID);

@@ -1,9 +1,13 @@
 import { defineDocumentProjection, type UnitOfWork } from '../../src/projector/projection.ts';
 import { catalogueEvents } from '../../commands/catalogue/events.ts';
+import { biddingEvents } from '../../commands/bidding/events.ts';
+import { accessEvents } from '../../commands/access/events.ts';
 import {
   AUCTION_TYPES,
   AUCTION_TYPES_ID,
+  BIDDING_SETTINGS_ID,
   isoMs,
+  type BiddingSettingsDoc,
   type AuctionDoc,
   type AuctionTypesDoc,
   type CategoryDoc,
@@ -68,8 +72,17 @@ async function lotsChanged(uow: UnitOfWork, tenant: string, lotId: number, posit
 /** Auctions, categories and lots, with lot counts kept per auction and category. */
 export const catalogueProjection = defineDocumentProjection({
   name: 'catalogue',
-  events: [catalogueEvents],
-  handles: ['AuctionCatalogued', 'LiveStatusChanged', 'CategoryCatalogued', 'LotCatalogued', 'LotClosed', 'BidPlaced'],
+  events: [catalogueEvents, biddingEvents, accessEvents],
+  handles: [
+    'AuctionCatalogued',
+    'LiveStatusChanged',
+    'CategoryCatalogued',
+    'LotCatalogued',
+    'LotClosed',
+    'BidPlaced',
+    'LotEndTimeExtended',
+    'TenantConfigured',
+  ],
   collections: [
     { name: 'auctions', indexes: [{ fields: ['StartTime'] }, { fields: ['EndTime'] }] },
     { name: AUCTION_TYPES },
@@ -101,13 +114,18 @@ export const catalogueProjection = defineDocumentProjection({
           Currency: d.currency,
           RequiresTermsAcceptance: d.requiresTermsAcceptance,
           RegistrationApproval: d.registrationApproval ?? 'automatic',
+          BiddingMode: d.bidding ?? 'external',
           CatalogueVersion: event.position,
           LotsVersion: event.position,
           Created: doc?.Created || event.created,
         }));
-        await uow.update<AuctionTypesDoc>(AUCTION_TYPES, d.tenant, AUCTION_TYPES_ID, (doc) => ({
-          Types: { ...(doc?.Types ?? {}), [String(d.auctionId)]: d.auctionType },
-        }));
+        await uow.update<AuctionTypesDoc>(AUCTION_TYPES, d.tenant, AUCTION_TYPES_ID, (doc) => {
+          const timed = { ...(doc?.Timed ?? {}) };
+          if (d.bidding === 'timed') timed[String(d.auctionId)] = true;
+          else delete timed[String(d.auctionId)];
+          const types = { ...(doc?.Types ?? {}), [String(d.auctionId)]: d.auctionType };
+          return Object.keys(timed).length > 0 ? { Types: types, Timed: timed } : { Types: types };
+        });
         return;
       }
       case 'LiveStatusChanged': {
@@ -174,11 +192,19 @@ export const catalogueProjection = defineDocumentProjection({
           StartingPrice: d.startingPrice,
           EstimateLow: d.estimateLow,
           EstimateHigh: d.estimateHigh,
-          // A lot closed early keeps its closing time when the catalogue record comes again.
-          EndTime: old?.Closed && old.EndTime < isoMs(d.endTime) ? old.EndTime : isoMs(d.endTime),
+          // A lot closed early keeps its closing time when the catalogue record comes again; one extended by
+          // bids (soft close) keeps its later end time.
+          EndTime:
+            old?.Closed && old.EndTime < isoMs(d.endTime)
+              ? old.EndTime
+              : old?.Extended && old.EndTime > isoMs(d.endTime)
+                ? old.EndTime
+                : isoMs(d.endTime),
+          Extended: old?.Extended ?? false,
           Closed: old?.Closed ?? false,
           CurrentBid: old?.CurrentBid ?? null,
           BidCount: old?.BidCount ?? 0,
+          Reserve: d.reservePrice ?? null,
           CombiId: d.combiId,
           OwnerId: d.ownerId,
           Version: event.position,
@@ -195,6 +221,25 @@ export const catalogueProjection = defineDocumentProjection({
           return doc;
         });
         await lotsChanged(uow, d.tenant, d.lotId, event.position);
+        return;
+      }
+      case 'LotEndTimeExtended': {
+        const d = event.data;
+        await uow.update<LotDoc>('lots', d.tenant, String(d.lotId), (doc) => {
+          if (!doc) return null;
+          doc.EndTime = isoMs(d.endTime);
+          doc.Extended = true;
+          return doc;
+        });
+        await lotsChanged(uow, d.tenant, d.lotId, event.position);
+        return;
+      }
+      case 'TenantConfigured': {
+        const d = event.data;
+        await uow.update<BiddingSettingsDoc>(AUCTION_TYPES, d.tenant, BIDDING_SETTINGS_ID, () => ({
+          Increments: d.increments ?? null,
+          ExtensionWindowSeconds: d.extensionWindowSeconds ?? null,
+        }));
         return;
       }
       case 'BidPlaced': {

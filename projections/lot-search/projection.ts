@@ -1,31 +1,36 @@
 import { defineSearchProjection } from '../../src/projector/projection.ts';
 import { catalogueEvents, type CatalogueEvent } from '../../commands/catalogue/events.ts';
+import { biddingEvents, type BiddingEvent } from '../../commands/bidding/events.ts';
 import { LOT_SEARCH } from './collections.ts';
 
-/** What the index holds of a lot, as its stream has it so far: its end time in ms, whether it closed early, its languages. */
+/** What the index holds of a lot, as its stream has it so far: its end time in ms, whether it closed early or was extended, its languages. */
 interface IndexedLot {
   endTime: number;
   closed: boolean;
+  extended?: boolean;
   languages: string[];
 }
 
-type LotEvent = Extract<CatalogueEvent, { type: 'LotCatalogued' | 'LotClosed' }>;
+type LotEvent = Extract<CatalogueEvent, { type: 'LotCatalogued' | 'LotClosed' }> | Extract<BiddingEvent, { type: 'LotEndTimeExtended' }>;
 
 /**
  * The lot after one more event of its stream, as the catalogue projection keeps it: a lot closed early
- * keeps its closing time when its catalogue record comes again (unless the record ends it earlier still),
- * and a close before any record changes nothing.
+ * keeps its closing time when its catalogue record comes again (unless the record ends it earlier still), one
+ * extended by bids (soft close) keeps its later end time, and a close before any record changes nothing.
  */
 function evolve(lot: IndexedLot | null, event: LotEvent): IndexedLot | null {
   switch (event.type) {
     case 'LotCatalogued': {
       const endTime = Date.parse(event.data.endTime);
       return {
-        endTime: lot?.closed ? Math.min(lot.endTime, endTime) : endTime,
+        endTime: lot?.closed ? Math.min(lot.endTime, endTime) : lot?.extended ? Math.max(lot.endTime, endTime) : endTime,
         closed: lot?.closed ?? false,
+        extended: lot?.extended ?? false,
         languages: Object.keys(event.data.texts),
       };
     }
+    case 'LotEndTimeExtended':
+      return lot && { ...lot, extended: true, endTime: Date.parse(event.data.endTime) };
     case 'LotClosed':
       return lot && { ...lot, closed: true, endTime: Math.min(lot.endTime, Date.parse(event.data.closedAt)) };
   }
@@ -39,8 +44,8 @@ function evolve(lot: IndexedLot | null, event: LotEvent): IndexedLot | null {
  */
 export const lotSearchProjection = defineSearchProjection({
   name: 'lot-search',
-  events: [catalogueEvents],
-  handles: ['LotCatalogued', 'LotClosed'],
+  events: [catalogueEvents, biddingEvents],
+  handles: ['LotCatalogued', 'LotClosed', 'LotEndTimeExtended'],
   collection: {
     name: LOT_SEARCH,
     fields: [
@@ -79,6 +84,9 @@ export const lotSearchProjection = defineSearchProjection({
       }
       case 'LotClosed':
         batch.update(event.data.tenant, { id: String(event.data.lotId), EndTime: Date.parse(event.data.closedAt) });
+        return;
+      case 'LotEndTimeExtended':
+        batch.update(event.data.tenant, { id: String(event.data.lotId), EndTime: Date.parse(event.data.endTime) });
         return;
     }
   },

@@ -2,6 +2,7 @@ import { defineDocumentProjection, defineReactor, type Reactor, type ReactorDeps
 import type { DocumentStore } from '../../src/ports/read-models.ts';
 import { memberNotificationsStreamId, notificationsEvents } from '../../commands/notifications/events.ts';
 import { catalogueEvents } from '../../commands/catalogue/events.ts';
+import { biddingEvents } from '../../commands/bidding/events.ts';
 import { reminderJob, SEND_REMINDER, type ReminderJobData } from '../../commands/notifications/shared.ts';
 import { NOTIFICATION_SUBSCRIPTIONS, type NotificationSubscriptionDoc, notificationSubscriptions } from './collections.ts';
 
@@ -13,8 +14,8 @@ export const reminderJobData = (
 
 export const notificationsProjection = defineDocumentProjection({
   name: 'notifications',
-  events: [notificationsEvents, catalogueEvents],
-  // LotCatalogued and LotClosed change nothing here; they are handled so that this projection stores its
+  events: [notificationsEvents, catalogueEvents, biddingEvents],
+  // LotCatalogued, LotEndTimeExtended and LotClosed change nothing here; they are handled so that this projection stores its
   // checkpoint with every batch that may move a lot's end time: the reminder reactor waits for that checkpoint
   // before it looks up a lot's subscriptions (see notificationRemindersReactor).
   handles: [
@@ -23,6 +24,7 @@ export const notificationsProjection = defineDocumentProjection({
     'NotificationDispatched',
     'NotificationSkipped',
     'LotCatalogued',
+    'LotEndTimeExtended',
     'LotClosed',
   ],
   collections: [
@@ -98,8 +100,8 @@ export function notificationRemindersReactor(deps: ReactorDeps): Reactor {
   let reached = 0;
   return defineReactor({
     name: 'notification-reminders',
-    events: [notificationsEvents, catalogueEvents],
-    handles: ['NotificationSubscribed', 'LotCatalogued', 'LotClosed'],
+    events: [notificationsEvents, catalogueEvents, biddingEvents],
+    handles: ['NotificationSubscribed', 'LotCatalogued', 'LotEndTimeExtended', 'LotClosed'],
     async react(event) {
       switch (event.type) {
         case 'NotificationSubscribed': {
@@ -112,6 +114,7 @@ export function notificationRemindersReactor(deps: ReactorDeps): Reactor {
           return;
         }
         case 'LotCatalogued':
+        case 'LotEndTimeExtended':
         case 'LotClosed': {
           const { tenant, lotId } = event.data;
           if (reached < event.position) reached = await readModelReached(deps.documents, event.position);

@@ -39,6 +39,9 @@ export const auctionSchema = z
       .openapi({ description: "A bidder must accept the auction's terms (`POST /v1/auctions/{id}/terms-acceptance`) before bidding." }),
     IsLive: z.boolean(),
     LotCount: z.number().int().min(0).max(2147483647).openapi({ description: 'Its lots, open and closed.' }),
+    BiddingMode: z
+      .enum(['external', 'timed'])
+      .openapi({ description: '`timed`: bids are placed here (`POST /v1/me/bids`); `external`: the house takes them elsewhere.' }),
   })
   .openapi('Auction');
 
@@ -55,6 +58,7 @@ export const auctionExample = {
   RequiresTermsAcceptance: false,
   IsLive: false,
   LotCount: 400,
+  BiddingMode: 'external' as const,
 };
 
 export function toAuctionDto(doc: AuctionDoc, language: string, fallback: string, nowIso: string): z.infer<typeof auctionSchema> {
@@ -71,6 +75,7 @@ export function toAuctionDto(doc: AuctionDoc, language: string, fallback: string
     RequiresTermsAcceptance: doc.RequiresTermsAcceptance,
     IsLive: doc.IsLive,
     LotCount: doc.LotCount,
+    BiddingMode: doc.BiddingMode ?? 'external',
   };
 }
 

@@ -6,6 +6,8 @@ export interface AuctionTypes {
   typeOf(auctionId: number): number;
   /** The auctions of a type: what an `AuctionTypeId` filter of lots or bids selects. */
   idsOfType(type: number): number[];
+  /** How the auction's bids are taken (API.md "Timed bidding"). */
+  biddingModeOf(auctionId: number): 'external' | 'timed';
 }
 
 /**
@@ -18,7 +20,9 @@ export async function readAuctionTypes(db: TenantScope): Promise<AuctionTypes> {
   const types = index
     ? new Map(Object.entries(index.Types).map(([id, type]) => [Number(id), type]))
     : new Map((await catalogueAuctions(db).find({ Catalogued: true })).map((a) => [a.Id, a.AuctionType]));
+  const timed = index?.Timed ?? {};
   return {
+    biddingModeOf: (auctionId) => (timed[String(auctionId)] ? 'timed' : 'external'),
     typeOf: (auctionId) => types.get(auctionId) ?? 0,
     idsOfType: (type) => [...types].filter(([, t]) => t === type).map(([id]) => id),
   };

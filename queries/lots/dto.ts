@@ -1,6 +1,8 @@
 import { z } from '../../src/http/schemas.ts';
 import { pick } from '../../src/http/language.ts';
-import type { LotDoc } from '../../projections/catalogue/index.ts';
+import { biddingSettings, type LotDoc } from '../../projections/catalogue/index.ts';
+import type { TenantScope } from '../../src/ports/read-models.ts';
+import { DEFAULT_INCREMENTS, minimumNextBid, reserveMet, type IncrementRow } from '../../commands/bidding/shared.ts';
 import type { TenantContext } from '../../src/http/operation.ts';
 import { readAuctionTypes } from '../auctions/types.ts';
 
@@ -36,6 +38,17 @@ export const lotSchema = z
       .nullable()
       .openapi({ description: 'The highest bid so far; null before the first bid.' }),
     BidCount: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+    BiddingMode: z
+      .enum(['external', 'timed'])
+      .openapi({ description: '`timed`: bids are placed here (`POST /v1/me/bids`); `external`: the house takes them elsewhere.' }),
+    MinimumNextBid: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).openapi({
+      description:
+        "The least bid accepted next: the starting price before the first bid, then the current bid plus the house's increment at it.",
+    }),
+    ReserveMet: z
+      .boolean()
+      .nullable()
+      .openapi({ description: 'Whether the current bid reaches the reserve price (never shown); null when the lot has no reserve.' }),
     Images: z.array(z.string().max(2000).openapi({ description: 'The address of an image.' })).max(100),
     Attributes: z
       .array(
@@ -79,6 +92,9 @@ export const lotExample = {
   EstimateHigh: 80000,
   CurrentBid: 52000,
   BidCount: 3,
+  BiddingMode: 'external' as const,
+  MinimumNextBid: 53000,
+  ReserveMet: null,
   Images: ['https://images.example.com/demo/lots/201-1.jpg'],
   Attributes: [{ Name: 'Material', Label: 'Material', Value: 'Oak' }],
   CombiId: null,
@@ -87,8 +103,21 @@ export const lotExample = {
 
 export type LotDto = z.infer<typeof lotSchema>;
 
-/** A lot in one language; catalogue data only (the consigner is never shown). `auctionType` is its auction's type. */
-export function toLotDto(doc: LotDoc, language: string, fallback: string, nowIso: string, auctionType: number): LotDto {
+/** How a lot's auction takes bids, and the tenant's increment table (MinimumNextBid). */
+export interface LotBidding {
+  mode: 'external' | 'timed';
+  increments: readonly IncrementRow[];
+}
+
+/** A lot in one language; catalogue data only (the consigner and the reserve are never shown). `auctionType` is its auction's type. */
+export function toLotDto(
+  doc: LotDoc,
+  language: string,
+  fallback: string,
+  nowIso: string,
+  auctionType: number,
+  bidding: LotBidding,
+): LotDto {
   const text = pick(doc.Texts, language, fallback);
   return {
     Id: doc.Id,
@@ -108,6 +137,9 @@ export function toLotDto(doc: LotDoc, language: string, fallback: string, nowIso
     EstimateHigh: doc.EstimateHigh,
     CurrentBid: doc.CurrentBid,
     BidCount: doc.BidCount,
+    BiddingMode: bidding.mode,
+    MinimumNextBid: minimumNextBid(bidding.increments, doc.StartingPrice, doc.CurrentBid),
+    ReserveMet: reserveMet(doc.Reserve, doc.CurrentBid),
     Images: doc.Images,
     Attributes: doc.Attributes.map((a) => ({
       Name: a.Name,
@@ -121,7 +153,19 @@ export function toLotDto(doc: LotDoc, language: string, fallback: string, nowIso
 
 /** Maps lots to DTOs for one request: its language and clock, and the auction types read once. */
 export async function lotMapper(ctx: TenantContext): Promise<(doc: LotDoc) => LotDto> {
-  const types = await ctx.derived('auction-types', () => readAuctionTypes(ctx.db));
+  const [types, increments] = await Promise.all([
+    ctx.derived('auction-types', () => readAuctionTypes(ctx.db)),
+    ctx.derived('increments', () => incrementsOf(ctx.db)),
+  ]);
   const nowIso = ctx.now.toISOString();
-  return (doc) => toLotDto(doc, ctx.language, ctx.tenant.DefaultLanguage, nowIso, types.typeOf(doc.AuctionId));
+  return (doc) =>
+    toLotDto(doc, ctx.language, ctx.tenant.DefaultLanguage, nowIso, types.typeOf(doc.AuctionId), {
+      mode: types.biddingModeOf(doc.AuctionId),
+      increments,
+    });
+}
+
+/** The tenant's increment table (the default one when it configured none). */
+export async function incrementsOf(db: TenantScope): Promise<readonly IncrementRow[]> {
+  return (await biddingSettings(db))?.Increments ?? DEFAULT_INCREMENTS;
 }

@@ -2,17 +2,11 @@
 // models; declared once (defineOperation) for routing, validation and the OpenAPI document.
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
-import { auctionStatus, catalogueAuctions, findAuction } from '../../projections/catalogue/index.ts';
-import { termsId, termsAcceptances } from '../../projections/terms/index.ts';
+import { findAuction } from '../../projections/catalogue/index.ts';
 import { findRegistration } from '../../projections/registrations/index.ts';
 import type { RegistrationStatus } from '../../commands/registrations/events.ts';
 import { findLot } from '../lots/find.ts';
-import {
-  lotRegistrationSchema,
-  registrationExample,
-  registrationSchema,
-  type LotRegistrationReason,
-} from '../../commands/registrations/dto.ts';
+import { lotRegistrationSchema, mayBidReason, registrationExample, registrationSchema } from '../../commands/registrations/dto.ts';
 
 export const getRegistration = defineOperation({
   route: {
@@ -41,37 +35,6 @@ export const getRegistration = defineOperation({
   },
 });
 
-/** What decides whether a member may bid on a lot. */
-export interface LotRegistrationFacts {
-  lotClosed: boolean;
-  /** The lot's auction is current by the clock, or live. */
-  auctionOpen: boolean;
-  termsRequired: boolean;
-  termsAccepted: boolean;
-  registration: RegistrationStatus | 'none';
-}
-
-/**
- * Pure: the first reason that applies, in the order a bidder meets them — what nobody can change (the lot
- * closed, the auction not open), then the bidder's next step (accept the terms, then register), then the
- * house's decision. Null when the member may bid.
- */
-export function lotRegistrationReason(f: LotRegistrationFacts): LotRegistrationReason | null {
-  if (f.lotClosed) return 'lot-closed';
-  if (!f.auctionOpen) return 'auction-not-open';
-  if (f.termsRequired && !f.termsAccepted) return 'terms-not-accepted';
-  switch (f.registration) {
-    case 'none':
-      return 'not-registered';
-    case 'pending':
-      return 'registration-pending';
-    case 'rejected':
-      return 'registration-rejected';
-    case 'approved':
-      return null;
-  }
-}
-
 export const getLotRegistration = defineOperation({
   route: {
     number: 33,
@@ -93,21 +56,8 @@ export const getLotRegistration = defineOperation({
   input: { params: z.object({ lotId: idText('The lot id.') }) },
   output: { response: lotRegistrationSchema },
   async handler({ params }, ctx) {
-    const now = ctx.now.toISOString();
     const lot = await findLot(ctx.db, params.lotId);
-    const [auction, terms, registration] = await Promise.all([
-      catalogueAuctions(ctx.db).findById(String(lot.AuctionId)),
-      termsAcceptances(ctx.db).findById(termsId(ctx.member.Id, lot.AuctionId)),
-      findRegistration(ctx.db, ctx.member.Id, lot.AuctionId),
-    ]);
-    const catalogued = auction !== null && auction.Catalogued;
-    const reason = lotRegistrationReason({
-      lotClosed: lot.EndTime <= now,
-      auctionOpen: catalogued && (auction.IsLive || auctionStatus(auction, now) === 'current'),
-      termsRequired: catalogued && auction.RequiresTermsAcceptance,
-      termsAccepted: terms !== null,
-      registration: registration?.Status ?? 'none',
-    });
+    const reason = await mayBidReason(ctx.db, ctx.member.Id, lot, ctx.now.toISOString());
     return { LotId: params.lotId, MayBid: reason === null, Reason: reason };
   },
 });

@@ -58,6 +58,10 @@ interface Waiter {
 /** One tenant's part of the log, as the back office reads it (BACKOFFICE.md "The event feed"). */
 export interface TenantFeed {
   page(request: FeedRequest): Promise<FeedPage>;
+  /** The log's last position now. */
+  head(): Promise<number>;
+  /** Aborted when the process stops. */
+  readonly stopping: AbortSignal;
   /** Counts a waiting request or an open stream among the feed's readers until the returned function is called (503 when full). */
   reading(): () => void;
 }
@@ -86,9 +90,16 @@ export class EventFeed {
     this.types = [...this.byType.keys()];
   }
 
+  private readonly tenants = new Map<string, TenantFeed>();
+
+  /** The tenant's part of the feed (one object per tenant, so that what a process keeps per tenant can key on it). */
   forTenant(tenant: string): TenantFeed {
-    return {
+    const known = this.tenants.get(tenant);
+    if (known) return known;
+    const feed: TenantFeed = {
       page: (request) => this.page(tenant, request),
+      head: () => this.log.headPosition(),
+      stopping: this.stopping,
       reading: () => {
         if (this.readers >= MAX_FEED_READERS)
           throw new ServiceUnavailableError(
@@ -102,6 +113,8 @@ export class EventFeed {
         };
       },
     };
+    this.tenants.set(tenant, feed);
+    return feed;
   }
 
   private async page(tenant: string, request: FeedRequest): Promise<FeedPage> {

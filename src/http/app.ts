@@ -111,7 +111,10 @@ export function buildApp(
       if (!anyOrigin) res.append('Vary', 'Origin');
       if (req.method === 'OPTIONS' && req.headers['access-control-request-method']) {
         res.setHeader('Access-Control-Allow-Methods', 'GET, POST, PUT, DELETE');
-        res.setHeader('Access-Control-Allow-Headers', 'Api-Key, Authorization, Content-Type, Accept-Language, If-None-Match, X-Request-Id');
+        res.setHeader(
+          'Access-Control-Allow-Headers',
+          'Api-Key, Authorization, Content-Type, Accept-Language, If-None-Match, X-Request-Id, Idempotency-Key, Last-Event-ID',
+        );
         res.setHeader('Access-Control-Max-Age', '600');
         res.status(204).end();
         return;
@@ -194,6 +197,7 @@ export function buildApp(
       const nowMs = base.now.getTime();
       if (version !== null && steps.sendCached(req, res, cacheKey, version, nowMs)) return;
       const result = await operation.handler(parseInput(operation, req) as never, ctx as never);
+      if (result instanceof StreamedAnswer) return;
       if (result instanceof FileAnswer) await sendFile(req, res, result);
       else if (version === null) sendJson(req, res, result);
       else steps.sendAndKeep(req, res, cacheKey, jsonEntry(result, operationId, version, expiresAt(nowMs, changesAt)));

@@ -56,6 +56,11 @@ export const GROUPS = [
   { name: 'Languages', description: 'The languages the auction house publishes in, for a language menu.' },
   { name: 'Translations', description: 'The texts of a bidder front end (buttons, labels, messages) in the negotiated language.' },
   {
+    name: 'Timed bidding',
+    description:
+      "Bidding in the auctions this service runs (`BiddingMode: timed`, beyond the seed): placing and raising maximum bids, the signed-in member's bids, the house's increment table, and an auction's live stream of bids, extensions and closes.",
+  },
+  {
     name: 'Back office',
     description:
       "The auction house's own systems (`/backoffice/v1`, a back-office key as the bearer): the house's event feed (pages, long-poll, Server-Sent Events), its webhooks and their deliveries, and intake over HTTP.",

@@ -64,6 +64,8 @@ export interface TenantContext extends BaseContext {
   generatedFiles: TenantGeneratedFiles;
   /** Commands on streams (appends carry the request id), with read your writes. */
   commands: Commands;
+  /** The tenant's public events in log order (the event feed; null where this process serves none). */
+  events: TenantFeed | null;
   /** One-time keys and codes (confirmation, password reset, phone verification). */
   keys: OneTimeKeys;
   /** Background jobs, to add (workers run them). */

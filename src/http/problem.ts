@@ -16,6 +16,7 @@ export function sendProblem(res: Response, error: AppError, requestId: string) {
   if (error.status === 401) res.setHeader('WWW-Authenticate', 'Bearer');
   const body = Buffer.from(
     JSON.stringify({
+      ...error.extra.extensions,
       type: error.type,
       title: error.title,
       status: error.status,

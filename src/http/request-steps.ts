@@ -103,6 +103,7 @@ export class RequestSteps {
       files: tenantFiles(services.files, id),
       generatedFiles: tenantGeneratedFiles(services.generatedFiles, id),
       commands: requestCommands(services, base.requestId),
+      events: this.deps.backOffice?.feed.forTenant(id) ?? null,
       keys: services.keys,
       jobs: services.jobs,
       changesAt,

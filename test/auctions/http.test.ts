@@ -51,11 +51,11 @@ describe('GET /v1/auctions and GET /v1/auctions/{id}', () => {
       const r = await get('/v1/auctions');
       expect(r.status).to.equal(200);
       expect(r.body).to.have.all.keys('Items', 'TotalCount', 'Page', 'PageSize', 'TotalPages');
-      expect(r.body.TotalCount).to.equal(5);
+      expect(r.body.TotalCount).to.equal(6);
       expect(r.body.Page).to.equal(1);
       expect(r.body.PageSize).to.equal(20);
       expect(r.body.TotalPages).to.equal(1);
-      expect(r.body.Items.map((a: any) => a.Id).sort()).to.deep.equal([1, 2, 3, 4, 5]);
+      expect(r.body.Items.map((a: any) => a.Id).sort()).to.deep.equal([1, 10, 2, 3, 4, 5]);
       r.body.Items.forEach(expectAuction);
     });
 
@@ -74,13 +74,21 @@ describe('GET /v1/auctions and GET /v1/auctions/{id}', () => {
       expect(byId.get(3)).to.include({ Status: 'upcoming', RequiresTermsAcceptance: false, IsLive: false, LotCount: 250 });
       expect(byId.get(4)).to.include({ Status: 'closed', RequiresTermsAcceptance: false, IsLive: false, LotCount: 250 });
       expect(byId.get(5)).to.include({ Status: 'upcoming', RequiresTermsAcceptance: true, IsLive: false, LotCount: 120 });
+      expect(byId.get(10)).to.include({
+        Status: 'current',
+        RequiresTermsAcceptance: false,
+        IsLive: false,
+        LotCount: 60,
+        BiddingMode: 'timed',
+      });
+      for (const id of [1, 2, 3, 4, 5]) expect(byId.get(id).BiddingMode).to.equal('external');
     });
 
-    it('status=current answers the auctions running now (1 and 2)', async () => {
+    it('status=current answers the auctions running now (1, 2 and the timed 10)', async () => {
       const r = await get('/v1/auctions?status=current');
       expect(r.status).to.equal(200);
-      expect(r.body.Items.map((a: any) => a.Id).sort()).to.deep.equal([1, 2]);
-      expect(r.body.TotalCount).to.equal(2);
+      expect(r.body.Items.map((a: any) => a.Id).sort()).to.deep.equal([1, 10, 2]);
+      expect(r.body.TotalCount).to.equal(3);
       const now = new Date().toISOString();
       for (const a of r.body.Items) {
         expect(a.Status).to.equal('current');
@@ -131,15 +139,15 @@ describe('GET /v1/auctions and GET /v1/auctions/{id}', () => {
       for (const page of [1, 2, 3]) {
         const r = await get(`/v1/auctions?page=${page}&pageSize=2`);
         expect(r.status).to.equal(200);
-        expect(r.body).to.include({ Page: page, PageSize: 2, TotalCount: 5, TotalPages: 3 });
+        expect(r.body).to.include({ Page: page, PageSize: 2, TotalCount: 6, TotalPages: 3 });
         pages.push(...r.body.Items.map((a: any) => a.Id));
       }
-      expect(pages).to.have.length(5);
-      expect(new Set(pages).size).to.equal(5);
+      expect(pages).to.have.length(6);
+      expect(new Set(pages).size).to.equal(6);
       const past = await get('/v1/auctions?page=4&pageSize=2');
       expect(past.status).to.equal(200);
       expect(past.body.Items).to.deep.equal([]);
-      expect(past.body.TotalCount).to.equal(5);
+      expect(past.body.TotalCount).to.equal(6);
     });
 
     it('a bad page or pageSize is a 400, never a 500', async () => {

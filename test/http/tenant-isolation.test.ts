@@ -9,7 +9,7 @@ import { importRecord } from '../../app/features/intake.ts';
  * The tenant comes from the token: a `demo2` token never sees `demo` data, even where the numeric ids are the
  * same (both tenants have lot ids 1..60, auction 1 and categories 1..14). API.md: "A resource of another
  * tenant is answered exactly as a resource that does not exist: 404."
- * demo: 5 auctions, 1220 lots (EUR, en/sv/de). demo2: auction 1, 60 lots (SEK, en). demo-closed: public access off.
+ * demo: 6 auctions, 1280 lots (EUR, en/sv/de; the timed auction's 2001..2060). demo2: auction 1, 60 lots (SEK, en). demo-closed: public access off.
  */
 
 describe('tenant isolation of the catalogue', () => {
@@ -148,7 +148,7 @@ describe('tenant isolation of the catalogue', () => {
       const theirs = await as(demo, '/v1/categories');
       const total = (nodes: any[]) => nodes.reduce((s, n) => s + n.LotCount, 0);
       expect(total(mine.body)).to.equal(60);
-      expect(total(theirs.body)).to.equal(1220);
+      expect(total(theirs.body)).to.equal(1280);
       const one = await as(demo2, '/v1/categories/1');
       expect(one.body.LotCount).to.equal(mine.body.find((n: any) => n.Id === 1).LotCount);
       expect(one.body.LotCount).to.not.equal(theirs.body.find((n: any) => n.Id === 1).LotCount);

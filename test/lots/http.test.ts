@@ -5,7 +5,8 @@ import { materials } from '../../app/seed/vocabulary.ts';
 /**
  * Operations 16 (GET /v1/lots) and 18 (GET /v1/lots/{id}), API.md "Lots" and seed §4.4.
  * Demo tenant `demo`: lot ids 1..1220 in auction order; auction 1 lots 1..400, 2: 401..600, 3: 601..850,
- * 4 (closed): 851..1100, 5: 1101..1220. Combination CombiId 1 = lots 201..203. Open lots: 970.
+ * 4 (closed): 851..1100, 5: 1101..1220; the timed auction 6: 2001..2060. Combination CombiId 1 = lots
+ * 201..203. Open lots: 1030.
  */
 
 const LOT_FIELDS = [
@@ -30,8 +31,10 @@ const LOT_FIELDS = [
   'CombiId',
 ];
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-const OPEN_LOTS = 970;
-const ALL_LOTS = 1220;
+const OPEN_LOTS = 1030;
+const ALL_LOTS = 1280;
+/** The last lot the demo catalogue imports (the timed auction's last). */
+const LAST_LOT = 2060;
 
 const fold = (s: string) => s.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
 const isIntOrNull = (v: unknown) => v === null || Number.isInteger(v);
@@ -310,7 +313,7 @@ describe('GET /v1/lots and GET /v1/lots/{id}', () => {
           'Created descending',
         );
         // The demo catalogue is imported in lot id order.
-        expect(down.items[0].Id).to.equal(ALL_LOTS);
+        expect(down.items[0].Id).to.equal(LAST_LOT);
       });
 
       it('Sort=Title sorts by the title in the negotiated language', async () => {

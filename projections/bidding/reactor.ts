@@ -1,0 +1,33 @@
+import { defineReactor, type Reactor, type ReactorDeps } from '../../src/projector/projection.ts';
+import { biddingEvents } from '../../commands/bidding/events.ts';
+import { CLOSE_LOT, closeLotJob, OUTBID_MAIL, outbidMailJob } from '../../commands/bidding/shared.ts';
+
+/**
+ * Turns timed bids into jobs, keyed so that a replayed event adds nothing: a lot's first maximum bid plans its
+ * close (the job finds the end time on the lot's stream), an extension adds a close at the new end time, and a
+ * bidder who lost the lead gets an "outbid" mail (one per lot and member in ten minutes). Lots nobody bid on
+ * need no close: with no bidder, nothing is decided at their end.
+ */
+export function biddingReactor(deps: ReactorDeps): Reactor {
+  return defineReactor({
+    name: 'bidding-jobs',
+    events: [biddingEvents],
+    handles: ['MaxBidPlaced', 'LotEndTimeExtended'],
+    async react(event) {
+      const { tenant, lotId } = event.data;
+      if (event.type === 'LotEndTimeExtended') {
+        const delayMs = Math.max(0, Date.parse(event.data.endTime) - Date.now());
+        await deps.jobs.add(CLOSE_LOT, { tenant, lotId }, closeLotJob(tenant, lotId, event.data.endTime, delayMs));
+        return;
+      }
+      await deps.jobs.add(
+        CLOSE_LOT,
+        { tenant, lotId },
+        { ...closeLotJob(tenant, lotId, new Date(0).toISOString()), jobId: `close-lot-${tenant}-${lotId}-plan` },
+      );
+      const outbid = event.data.outbidMemberId;
+      if (outbid !== null)
+        await deps.jobs.add(OUTBID_MAIL, { tenant, lotId, memberId: outbid }, outbidMailJob(tenant, lotId, outbid, event.data.at));
+    },
+  });
+}

@@ -1,0 +1,194 @@
+// The auction streams of one tenant in one process (API.md operation 60): one reader follows the tenant's public
+// events, turns each into the stream's message once, keeps the last day of them for clients that reconnect, and
+// hands them to every open stream of that auction.
+import type { FeedEvent, TenantFeed } from '../../src/events/feed.ts';
+import { encodePosition } from '../../src/events/position.ts';
+import type { TenantScope } from '../../src/ports/read-models.ts';
+import { catalogueLots, type LotDoc } from '../../projections/catalogue/index.ts';
+import { minimumNextBid, reserveMet, type IncrementRow } from '../../commands/bidding/shared.ts';
+import { readAuctionTypes, type AuctionTypes } from '../auctions/types.ts';
+
+/** The events an auction stream tells of. */
+export const STREAM_TYPES = ['BidPlaced', 'LotEndTimeExtended', 'LotSettled', 'LotClosed', 'LiveStatusChanged'] as const;
+/** How far back a reconnecting client is served (at least the last 24 hours, API.md), and at most this many messages. */
+const KEPT_MS = 24 * 3600_000;
+const KEPT_MESSAGES = 50_000;
+/** Events read back from the log when the hub starts, to serve clients that reconnect after a restart. */
+const PREFILL_EVENTS = 100_000;
+
+export interface StreamMessage {
+  /** The log position (its `id:` is the opaque form). */
+  position: number;
+  auctionId: number;
+  event: 'bid' | 'extended' | 'closed' | 'live';
+  data: Record<string, unknown>;
+  at: number;
+}
+
+export interface HubDeps {
+  feed: TenantFeed;
+  db: TenantScope;
+  /** Waits until the catalogue read model has these events (bounded). */
+  caughtUp(position: number, types: readonly string[]): Promise<void>;
+  increments(): Promise<readonly IncrementRow[]>;
+  stopping: AbortSignal;
+  now: () => number;
+  /** Events read back from the log when the hub starts (default PREFILL_EVENTS). */
+  prefillEvents?: number;
+}
+
+type Listener = (message: StreamMessage) => void;
+
+export class AuctionStreamHub {
+  private readonly kept: StreamMessage[] = [];
+  /** Messages after this position are all in `kept` (a client whose position is older gets a reset). */
+  private coveredFrom = 0;
+  /** The last position read. */
+  private position = 0;
+  private readonly listeners = new Map<number, Set<Listener>>();
+  private readonly lotAuction = new Map<number, number>();
+  private started: Promise<void> | null = null;
+
+  constructor(private readonly deps: HubDeps) {}
+
+  /** Reads back recent history once, then follows the log until the process stops. */
+  start(head: () => Promise<number>): Promise<void> {
+    this.started ??= (async () => {
+      const end = await head();
+      this.coveredFrom = Math.max(0, end - (this.deps.prefillEvents ?? PREFILL_EVENTS));
+      this.position = this.coveredFrom;
+      await this.readUpTo(end);
+      void this.follow();
+    })();
+    return this.started;
+  }
+
+  /** Where a stream starts: the kept messages of its auction after `after`, or a reset when `after` is too old. */
+  replay(auctionId: number, after: number | null): { reset: boolean; messages: StreamMessage[]; position: number } {
+    if (after === null) return { reset: false, messages: [], position: this.position };
+    if (after < this.coveredFrom) return { reset: true, messages: [], position: this.position };
+    return { reset: false, messages: this.kept.filter((m) => m.auctionId === auctionId && m.position > after), position: this.position };
+  }
+
+  listen(auctionId: number, listener: Listener): () => void {
+    const set = this.listeners.get(auctionId) ?? new Set();
+    set.add(listener);
+    this.listeners.set(auctionId, set);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0) this.listeners.delete(auctionId);
+    };
+  }
+
+  private async readUpTo(end: number): Promise<void> {
+    while (this.position < end) {
+      const page = await this.deps.feed.page({ after: this.position, types: new Set(STREAM_TYPES), limit: 1000, waitMs: 0 });
+      await this.take(page.events);
+      this.position = Math.max(this.position, page.through);
+      if (!page.hasMore) break;
+    }
+  }
+
+  private async follow(): Promise<void> {
+    while (!this.deps.stopping.aborted) {
+      try {
+        const page = await this.deps.feed.page({
+          after: this.position,
+          types: new Set(STREAM_TYPES),
+          limit: 1000,
+          waitMs: 15_000,
+          signal: this.deps.stopping,
+        });
+        if (page.events.length > 0) {
+          const last = page.events.at(-1)!;
+          await this.deps.caughtUp(last.position, STREAM_TYPES);
+          const messages = await this.take(page.events);
+          this.position = Math.max(this.position, page.through);
+          for (const message of messages) for (const listener of this.listeners.get(message.auctionId) ?? []) listener(message);
+        } else this.position = Math.max(this.position, page.through);
+      } catch {
+        // A read that failed (the log or read model briefly unavailable): tried again shortly.
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  }
+
+  /** The messages of these events (kept for replays), each built once. */
+  private async take(events: FeedEvent[]): Promise<StreamMessage[]> {
+    if (events.length === 0) return [];
+    const lotIds = [...new Set(events.map((e) => e.data.lotId).filter((id): id is number => typeof id === 'number'))];
+    const lots = new Map((await catalogueLots(this.deps.db).find({ _id: { $in: lotIds.map(String) } })).map((l) => [l.Id, l]));
+    for (const lot of lots.values()) this.lotAuction.set(lot.Id, lot.AuctionId);
+    const [increments, types] = await Promise.all([this.deps.increments(), readAuctionTypes(this.deps.db)]);
+    const messages: StreamMessage[] = [];
+    for (const event of events) {
+      const message = this.messageOf(event, lots, increments, types);
+      if (message) messages.push(message);
+    }
+    this.kept.push(...messages);
+    const oldest = this.deps.now() - KEPT_MS;
+    let drop = 0;
+    while (drop < this.kept.length && (this.kept.length - drop > KEPT_MESSAGES || this.kept[drop].at < oldest)) drop++;
+    if (drop > 0) {
+      this.coveredFrom = this.kept[drop - 1].position;
+      this.kept.splice(0, drop);
+    }
+    return messages;
+  }
+
+  private messageOf(
+    event: FeedEvent,
+    lots: Map<number, LotDoc>,
+    increments: readonly IncrementRow[],
+    types: AuctionTypes,
+  ): StreamMessage | null {
+    const d = event.data as Record<string, unknown>;
+    const at = Date.parse(event.created);
+    if (event.type === 'LiveStatusChanged')
+      return {
+        position: event.position,
+        auctionId: d.auctionId as number,
+        event: 'live',
+        data: { IsLive: d.isLive, CurrentLotId: d.currentLotId },
+        at,
+      };
+    const lotId = d.lotId as number;
+    const lot = lots.get(lotId);
+    const auctionId = lot?.AuctionId ?? this.lotAuction.get(lotId);
+    if (auctionId === undefined) return null;
+    const base = { position: event.position, auctionId, at };
+    switch (event.type) {
+      case 'BidPlaced':
+        return {
+          ...base,
+          event: 'bid',
+          data: {
+            LotId: lotId,
+            CurrentBid: d.amount,
+            Currency: lot?.Currency ?? null,
+            BidCount: lot?.BidCount ?? null,
+            MinimumNextBid: lot ? minimumNextBid(increments, lot.StartingPrice, d.amount as number) : null,
+            ReserveMet: lot ? reserveMet(lot.Reserve, d.amount as number) : null,
+            EndTime: lot?.EndTime ?? null,
+            PlacedAt: d.placedAt,
+          },
+        };
+      case 'LotEndTimeExtended':
+        return { ...base, event: 'extended', data: { LotId: lotId, EndTime: new Date(d.endTime as string).toISOString() } };
+      case 'LotSettled':
+        return { ...base, event: 'closed', data: { LotId: lotId, Sold: d.sold, HammerPrice: d.hammerPrice } };
+      case 'LotClosed':
+        // A timed lot's close is told by its LotSettled (which follows); an external lot's here.
+        if (types.biddingModeOf(auctionId) === 'timed') return null;
+        return {
+          ...base,
+          event: 'closed',
+          data: { LotId: lotId, Sold: (lot?.CurrentBid ?? null) !== null, HammerPrice: lot?.CurrentBid ?? null },
+        };
+      default:
+        return null;
+    }
+  }
+}
+
+export const streamId = (message: StreamMessage) => encodePosition(message.position);

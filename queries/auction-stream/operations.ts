@@ -1,0 +1,136 @@
+// An auction's live stream (60): bids, extensions, closes and live status as Server-Sent Events, resumable.
+import { defineOperation, type TenantContext } from '../../src/http/operation.ts';
+import { idText, z } from '../../src/http/schemas.ts';
+import { ServiceUnavailableError, ValidationError } from '../../src/errors.ts';
+import { decodePosition, encodePosition } from '../../src/events/position.ts';
+import type { TenantFeed } from '../../src/events/feed.ts';
+import { openEventStream, StreamedAnswer } from '../../src/http/event-stream.ts';
+import { findAuction } from '../../projections/catalogue/index.ts';
+import { incrementsOf } from '../lots/dto.ts';
+import { AuctionStreamHub, STREAM_TYPES, type StreamMessage } from './hub.ts';
+
+/** Auction streams one process serves at once; one more is a 503. */
+export const MAX_AUCTION_STREAMS = 2000;
+/** The longest a stream stays silent (a comment line then; API.md: at least every 15 seconds). */
+const HEARTBEAT_MS = 14_000;
+/** Messages waiting for a slow client; past this its stream ends (it reconnects with Last-Event-ID). */
+const QUEUE_LIMIT = 10_000;
+
+let open = 0;
+/** Open auction streams in this process (the gauge of /metrics). */
+export const openAuctionStreams = () => open;
+
+const hubs = new WeakMap<TenantFeed, AuctionStreamHub>();
+function hubOf(ctx: TenantContext, feed: TenantFeed): AuctionStreamHub {
+  let hub = hubs.get(feed);
+  if (!hub) {
+    const { db, commands } = ctx;
+    hub = new AuctionStreamHub({
+      feed,
+      db,
+      caughtUp: (position, types) => commands.waitFor({ position, events: types.map((type) => ({ type })) }),
+      increments: () => incrementsOf(db),
+      stopping: feed.stopping,
+      now: () => Date.now(),
+    });
+    hubs.set(feed, hub);
+  }
+  return hub;
+}
+
+export const streamAuction = defineOperation({
+  route: {
+    number: 60,
+    operationId: 'streamAuction',
+    group: 'Timed bidding',
+    method: 'get',
+    path: '/v1/auctions/{id}/stream',
+    auth: 'anon',
+  },
+  docs: {
+    summary: "An auction's public changes as they happen (Server-Sent Events)",
+    description:
+      '`text/event-stream`: `bid` `{LotId, CurrentBid, Currency, BidCount, MinimumNextBid, ReserveMet, EndTime, PlacedAt}`, `extended` `{LotId, EndTime}`, ' +
+      '`closed` `{LotId, Sold, HammerPrice}`, `live` `{IsLive, CurrentLotId}`; each with an opaque `id:`. A client that reconnects with `Last-Event-ID` gets every event it missed, in order ' +
+      '(at least the last 24 hours), or one `reset` event when that is too old, after which it reads the lots again. A comment line comes at least every 15 seconds. No member data. ' +
+      'Browsers open it with a fetch-based event-source client (it needs the `Api-Key` and `Authorization` headers). A process serves at most 2,000 streams (`503`).',
+    errors: [404, 503],
+  },
+  input: { params: z.object({ id: idText('The auction id.') }) },
+  output: { response: z.string().max(0).openapi({ description: 'A text/event-stream.' }), produces: ['text/event-stream'] },
+  async handler({ params }, ctx) {
+    await findAuction(ctx.db, params.id);
+    const header = ctx.req.headers['last-event-id'];
+    const lastEventId = typeof header === 'string' && header.trim() !== '' ? header.trim() : null;
+    const after = lastEventId === null ? null : decodePosition(lastEventId);
+    if (lastEventId !== null && after === null)
+      throw new ValidationError('Last-Event-ID is not an id this stream sent.', [
+        { field: 'header.Last-Event-ID', message: 'is not a known id' },
+      ]);
+    const feed = ctx.events;
+    if (!feed) throw new ServiceUnavailableError('This process serves no streams.');
+    if (open >= MAX_AUCTION_STREAMS)
+      throw new ServiceUnavailableError(`This process serves ${MAX_AUCTION_STREAMS} auction streams already; try again later.`);
+    open += 1;
+    try {
+      const hub = hubOf(ctx, feed);
+      await hub.start(() => feed.head());
+      await serve(hub, params.id, after, ctx);
+    } finally {
+      open -= 1;
+    }
+    return StreamedAnswer.done;
+  },
+});
+
+async function serve(hub: AuctionStreamHub, auctionId: number, after: number | null, ctx: TenantContext): Promise<void> {
+  const stream = openEventStream(ctx.res);
+  const stopping = ctx.events!.stopping;
+  const queue: StreamMessage[] = [];
+  let wake: (() => void) | null = null;
+  // Listening before the replay is read: a message that comes meanwhile is in both, and sent once (by position).
+  const stop = hub.listen(auctionId, (message) => {
+    queue.push(message);
+    wake?.();
+  });
+  try {
+    const start = hub.replay(auctionId, after);
+    let sent = after ?? start.position;
+    await stream.comment('stream open');
+    if (start.reset) {
+      await stream.event(encodePosition(start.position), 'reset', { Reason: 'The position is too old: read the lots again.' });
+      sent = start.position;
+    }
+    queue.unshift(...start.messages);
+    while (!stream.gone.aborted && !stopping.aborted) {
+      if (queue.length > QUEUE_LIMIT) break;
+      const message = queue.shift();
+      if (message) {
+        if (message.position <= sent) continue;
+        if (!(await stream.event(encodePosition(message.position), message.event, message.data))) break;
+        sent = message.position;
+        continue;
+      }
+      const woken = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), HEARTBEAT_MS);
+        const done = () => {
+          clearTimeout(timer);
+          wake = null;
+          stream.gone.removeEventListener('abort', done);
+          stopping.removeEventListener('abort', done);
+          resolve(true);
+        };
+        wake = done;
+        stream.gone.addEventListener('abort', done, { once: true });
+        stopping.addEventListener('abort', done, { once: true });
+      });
+      if (!woken && !(await stream.comment('heartbeat'))) break;
+    }
+  } finally {
+    stop();
+    stream.end();
+  }
+}
+
+export { STREAM_TYPES };
+export const auctionStreamOperations = [streamAuction];

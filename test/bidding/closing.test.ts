@@ -1,0 +1,151 @@
+// Timed bidding at the end of a lot (API.md "Timed bidding", rules 6 and 7): soft close moves EndTime, the lot
+// closes at its end time through a durable job (sold or unsold), the bidders' views say won and lost, no bid is
+// taken after the end, and a bidder who lost the lead gets one "outbid" mail.
+import path from 'node:path';
+import { expect } from 'chai';
+import { importAnyRecord } from '../../app/features/intake.ts';
+import { readOutbox } from '../../src/adapters/embedded/file-outbox.ts';
+import { expectProblem, startTestServer, type TestServer } from '../support/server.ts';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('timed bidding at the end of a lot', function () {
+  this.timeout(60_000);
+  let server: TestServer;
+  const AUCTION = 900;
+  const tokens = new Map<number, string>();
+  const intake = async (record: Record<string, unknown>) => {
+    await importAnyRecord(server.runtime.services.log, record);
+    await server.runtime.services.projector.catchUp();
+  };
+  const bid = (memberId: number, lotId: number, maxAmount: number) =>
+    server.request('POST', '/v1/me/bids', { token: tokens.get(memberId), body: { LotId: lotId, MaxAmount: maxAmount } });
+  const lotRecord = (lotId: number, endTime: Date, extra: Record<string, unknown> = {}) => ({
+    kind: 'lot',
+    tenant: 'demo2',
+    lotId,
+    auctionId: AUCTION,
+    lotNumber: lotId - 9000,
+    categoryId: null,
+    texts: { en: { title: `Closing lot ${lotId}`, description: 'A lot that ends in seconds.' } },
+    attributes: [],
+    images: [],
+    hotLot: false,
+    vatFree: false,
+    currency: 'SEK',
+    startingPrice: 1000,
+    estimateLow: null,
+    estimateHigh: null,
+    endTime: endTime.toISOString(),
+    combiId: null,
+    ownerId: null,
+    ...extra,
+  });
+  const myBids = async (memberId: number) =>
+    (await server.request('GET', '/v1/me/bids', { token: tokens.get(memberId) })).body.Items as Array<{ LotId: number; Status: string }>;
+  const statusOf = async (memberId: number, lotId: number) => (await myBids(memberId)).find((i) => i.LotId === lotId)?.Status;
+
+  before(async () => {
+    server = await startTestServer();
+    // demo2 with an extension window of 2 seconds, and a timed auction running now.
+    await intake({
+      kind: 'tenant',
+      tenant: 'demo2',
+      name: 'Second Demo House',
+      languages: ['en'],
+      defaultLanguage: 'en',
+      currency: 'SEK',
+      pageSize: 20,
+      publicAccess: true,
+      contactEmail: 'contact@demo2.example.com',
+      extensionWindowSeconds: 2,
+    });
+    const now = Date.now();
+    await intake({
+      kind: 'auction',
+      tenant: 'demo2',
+      auctionId: AUCTION,
+      auctionType: 1,
+      texts: { en: { title: 'Closing now', description: '' } },
+      startTime: new Date(now - 3600_000).toISOString(),
+      endTime: new Date(now + 3600_000).toISOString(),
+      currency: 'SEK',
+      requiresTermsAcceptance: false,
+      bidding: 'timed',
+    });
+    await intake({
+      kind: 'member',
+      tenant: 'demo2',
+      memberId: 201,
+      email: 'closing-201@example.com',
+      password: 'a long enough password 123',
+      firstName: 'Closing',
+      lastName: 'Bidder',
+      language: 'en',
+      signedUpAt: new Date().toISOString(),
+      confirmed: true,
+      roles: ['bidder'],
+    });
+    tokens.set(1, await server.memberToken('demo2'));
+    tokens.set(201, server.issueMemberToken('demo2', 201));
+    for (const token of tokens.values())
+      expect((await server.request('POST', `/v1/me/registrations/${AUCTION}`, { token })).status).to.equal(200);
+  });
+  after(async () => server?.close());
+
+  it('extends a lot bid on in its last seconds, closes it at the new end time, sells to the leader, and takes no later bid', async () => {
+    const end = new Date(Date.now() + 4000);
+    await intake(lotRecord(9001, end));
+    expect((await bid(1, 9001, 1000)).body).to.include({ Leading: true, CurrentBid: 1000 });
+    const second = await bid(201, 9001, 5000);
+    expect(second.body).to.include({ Leading: true, EndTime: end.toISOString() });
+    // Within the 2-second window before the end: the bid moves EndTime to its time plus the window.
+    await sleep(Math.max(0, end.getTime() - Date.now() - 1200));
+    const late = await bid(1, 9001, 9000);
+    expect(late.status, late.text).to.equal(200);
+    expect(Date.parse(late.body.EndTime)).to.be.above(end.getTime());
+    const extendedTo = Date.parse(late.body.EndTime);
+    const lot = (await server.request('GET', '/v1/lots/9001', { token: await server.anonymousToken('demo2') })).body;
+    expect(lot.EndTime).to.equal(late.body.EndTime);
+
+    // Closed by its job at the new end time: won and lost, and the sale's facts on the log.
+    const deadline = Date.now() + 15_000;
+    while ((await statusOf(1, 9001)) !== 'won' && Date.now() < deadline) await sleep(100);
+    expect(await statusOf(1, 9001)).to.equal('won');
+    expect(await statusOf(201, 9001)).to.equal('lost');
+    const settled = (await server.events()).find((e) => e.type === 'LotSettled' && e.data.lotId === 9001)!;
+    expect(settled.data).to.include({ sold: true, hammerPrice: late.body.CurrentBid, winnerMemberId: 1 });
+    const closedAt = Date.parse(
+      (await server.events()).find((e) => e.type === 'LotClosed' && e.data.lotId === 9001)!.data.closedAt as string,
+    );
+    expect(closedAt).to.be.at.least(extendedTo);
+    expectProblem(await bid(201, 9001, 50_000), 409);
+  });
+
+  it('closes a lot whose reserve was not met unsold: every bidder lost', async () => {
+    await intake(lotRecord(9002, new Date(Date.now() + 2500), { reservePrice: 100_000 }));
+    expect((await bid(201, 9002, 2000)).body).to.include({ ReserveMet: false });
+    const deadline = Date.now() + 15_000;
+    while ((await statusOf(201, 9002)) !== 'lost' && Date.now() < deadline) await sleep(100);
+    expect(await statusOf(201, 9002)).to.equal('lost');
+    const settled = (await server.events()).find((e) => e.type === 'LotSettled' && e.data.lotId === 9002)!;
+    expect(settled.data).to.include({ sold: false, hammerPrice: null, winnerMemberId: null });
+  });
+
+  it('mails a bidder who lost the lead once, in their language, with no other bidder named', async () => {
+    await intake(lotRecord(9003, new Date(Date.now() + 3600_000)));
+    await bid(201, 9003, 1500);
+    await bid(1, 9003, 3000);
+    await bid(201, 9003, 4000);
+    await bid(1, 9003, 6000);
+    await bid(201, 9003, 8000);
+    await server.runtime.services.projector.catchUp();
+    await server.runtime.services.jobs.whenIdle(5000);
+    const mails = (await readOutbox(path.join(server.dataDir, 'outbox'))).filter(
+      (m) => m.Subject?.includes('outbid') && m.Body.includes('lot 3 '),
+    );
+    // 201 lost the lead twice within ten minutes (one mail), member 1 once.
+    expect(mails.map((m) => m.To).sort()).to.deep.equal(['bidder@example.com', 'closing-201@example.com']);
+    for (const mail of mails) expect(mail.Body).to.not.contain('@');
+  });
+});
