@@ -55,9 +55,16 @@ export const streamAuction = defineOperation({
       '(at least the last 24 hours), or one `reset` event when that is too old, after which it reads the lots again. A comment line comes at least every 15 seconds. No member data. ' +
       'Browsers open it with a fetch-based event-source client (it needs the `Api-Key` and `Authorization` headers). A process serves at most 2,000 streams (`503`).',
     errors: [404, 503],
+    examples: {
+      response:
+        ': stream open\n\n' +
+        'id: cDoxMjM0NQ\nevent: bid\ndata: {"LotId":2001,"CurrentBid":23300,"Currency":"EUR","BidCount":2,"MinimumNextBid":23800,"ReserveMet":null,"EndTime":"2026-12-01T18:00:00.000Z","PlacedAt":"2026-11-26T10:15:00.000Z"}\n\n' +
+        'id: cDoxMjM1MA\nevent: extended\ndata: {"LotId":2002,"EndTime":"2026-12-01T18:03:00.000Z"}\n\n' +
+        ': heartbeat\n\n',
+    },
   },
   input: { params: z.object({ id: idText('The auction id.') }) },
-  output: { response: z.string().max(0).openapi({ description: 'A text/event-stream.' }), produces: ['text/event-stream'] },
+  output: { response: z.string().max(1_000_000).openapi({ description: 'A text/event-stream.' }), produces: ['text/event-stream'] },
   async handler({ params }, ctx) {
     await findAuction(ctx.db, params.id);
     const header = ctx.req.headers['last-event-id'];

@@ -457,10 +457,20 @@ function buildDocument(operations: Operation[], kind: DocumentKind) {
       200: stream
         ? {
             description:
-              'The stream, open until the client leaves or the service stops: an event per item (`id:` its `Position`, `event:` its `Type`, `data:` the item as JSON, on one line), ' +
+              'The stream, open until the client leaves or the service stops: an event per change (`id:` an opaque position, `event:` its kind, `data:` JSON on one line), ' +
               'and a comment line at least every 15 seconds.',
-            headers: { ...common, 'Cache-Control': ref('headers', 'Cache-Control') },
-            content: { 'text/event-stream': { schema: ref('schemas', 'EventStream'), example: EVENT_STREAM_EXAMPLE } },
+            headers: {
+              ...common,
+              'Cache-Control': ref('headers', 'Cache-Control'),
+              ...(language ? { 'Content-Language': ref('headers', 'Content-Language') } : {}),
+            },
+            content: {
+              'text/event-stream': {
+                schema: ref('schemas', 'EventStream'),
+                // An operation's own example of its stream, else the feed's.
+                example: typeof op.docs.examples?.response === 'string' ? op.docs.examples.response : EVENT_STREAM_EXAMPLE,
+              },
+            },
           }
         : binary
           ? {

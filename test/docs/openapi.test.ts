@@ -13,7 +13,8 @@ type Doc = ReturnType<typeof buildOpenApiDocument> & Record<string, any>;
 
 const doc = buildOpenApiDocument(operations) as Doc;
 const entryOf = (op: Operation) => (doc.paths as Record<string, Record<string, any>>)[op.route.path][op.route.method];
-const binary = (op: Operation) => (op.output.produces?.length ?? 0) > 0;
+const stream = (op: Operation) => op.output.produces?.includes('text/event-stream') ?? false;
+const binary = (op: Operation) => (op.output.produces?.length ?? 0) > 0 && !stream(op);
 
 /** A component by its $ref, or the object itself. */
 function deref(value: any): any {
@@ -66,7 +67,8 @@ describe('the OpenAPI document', () => {
     for (const op of operations) {
       const entry = entryOf(op);
       const label = `${op.route.method} ${op.route.path}`;
-      if (!binary(op)) {
+      if (stream(op)) expect(entry.responses[200].content['text/event-stream'].example, label).to.equal(op.docs.examples?.response);
+      else if (!binary(op)) {
         expect(op.docs.examples?.response, `${label}: examples.response`).to.not.equal(undefined);
         expect(entry.responses[200].content['application/json'].example, label).to.deep.equal(op.docs.examples!.response);
       }
@@ -123,7 +125,8 @@ describe('the OpenAPI document', () => {
   it('documents 304 and If-None-Match on catalogue reads (and every GET, which all answer 304 to a matching ETag)', () => {
     const catalogue = operations.filter((op) => op.cache?.catalogue);
     expect(catalogue).to.not.have.length(0);
-    for (const op of operations.filter((o) => o.route.method === 'get')) {
+    // Streams have no representation to compare: no ETag, no 304.
+    for (const op of operations.filter((o) => o.route.method === 'get' && !stream(o))) {
       const label = `${op.route.method} ${op.route.path}`;
       const notModified = entryOf(op).responses[304];
       expect(notModified, label).to.not.equal(undefined);
@@ -144,7 +147,7 @@ describe('the OpenAPI document', () => {
         expect(response.headers, `${label} ${status}`).to.have.property('X-Request-Id');
         if (Number(status) >= 400) expect(deref(response.content['application/problem+json'].schema), `${label} ${status}`).to.equal(deref({ $ref: '#/components/schemas/Problem' }));
       }
-      expect(responses[200].headers, label).to.have.property('ETag');
+      if (!stream(op)) expect(responses[200].headers, label).to.have.property('ETag');
       expect(responses[401].headers, label).to.have.property('WWW-Authenticate');
       if (responses[429]) expect(responses[429].headers, label).to.have.property('Retry-After');
       if (op.route.auth !== 'open') {
