@@ -23,6 +23,7 @@ import { PublicUrlGuard } from '../src/security/public-url.ts';
 import { WebhookDispatcher } from '../commands/webhooks/index.ts';
 import { dispatcherCollections } from '../projections/webhooks/index.ts';
 import { importLines } from './features/intake.ts';
+import { openAuctionStreams } from '../queries/auction-stream/operations.ts';
 import { Metrics } from '../src/http/metrics.ts';
 import { opsApp } from '../src/http/ops.ts';
 import { holdLease, leaseHolder, type HeldLease } from '../src/roles/singleton.ts';
@@ -159,6 +160,7 @@ export async function createRuntime(
   const servesHttp = role === 'all' || role === 'api' || !background;
   const feed = servesHttp || runsJobs ? new EventFeed(log, eventCatalog, stopping.signal) : null;
   if (feed) metrics?.feedReaders(() => feed.readers);
+  metrics?.auctionStreams(openAuctionStreams);
   const urls = new PublicUrlGuard(config.webhookAllowPrivate);
   // The dispatcher's own collections (not a projection's): every role reads them, the worker writes them.
   for (const spec of dispatcherCollections) await documents.ensureCollection(spec);

@@ -79,7 +79,7 @@ export const placeBid = defineOperation({
       if (!lot) throw new NotFoundError(`Lot ${body.LotId} does not exist.`);
       const [auction, settings] = await Promise.all([catalogueAuctions(ctx.db).findById(String(lot.AuctionId)), biddingSettings(ctx.db)]);
       const bidding = auction?.BiddingMode ?? 'external';
-      const at = new Date().toISOString();
+      const at = ctx.now.toISOString();
       if (bidding !== 'timed') throw new ConflictError('Bids on this auction are not taken here (its bidding is external).');
       if (lot.Closed || lot.EndTime <= at) throw new ConflictError('Bidding on this lot has ended.');
       const reason = await mayBidReason(ctx.db, memberId, lot, at);
@@ -98,7 +98,7 @@ export const placeBid = defineOperation({
           maxAmount: body.MaxAmount,
           bidId,
           // The service's clock when the bid is decided: no bid is accepted after EndTime.
-          at: new Date().toISOString(),
+          at: ctx.now.toISOString(),
           bidding,
           increments,
           extensionWindowSeconds: settings?.ExtensionWindowSeconds ?? DEFAULT_EXTENSION_WINDOW_SECONDS,

@@ -22,6 +22,7 @@ export class Metrics {
   private readonly deliveries: Counter<'outcome'>;
   private readonly deliveryLag: Gauge<'webhook'>;
   private feedReadersOf: () => number = () => 0;
+  private auctionStreamsOf: () => number = () => 0;
   /** What the webhook dispatcher reports (its deliveries by outcome, and the lag of each webhook as `tenant/id`). */
   readonly webhooks = {
     delivery: (outcome: 'delivered' | 'failed') => this.deliveries.inc({ outcome }),
@@ -30,6 +31,11 @@ export class Metrics {
       else this.deliveryLag.set({ webhook }, seconds);
     },
   };
+
+  /** Where the auction-streams gauge reads from (the open GET /v1/auctions/{id}/stream of this process). */
+  auctionStreams(count: () => number): void {
+    this.auctionStreamsOf = count;
+  }
 
   /** Where the feed-readers gauge reads from (the process's event feed). */
   feedReaders(count: () => number): void {
@@ -78,6 +84,15 @@ export class Metrics {
       registers: [this.registry],
     });
     const readers = () => this.feedReadersOf();
+    const auctionStreams = () => this.auctionStreamsOf();
+    new Gauge({
+      name: 'bidder_auction_streams',
+      help: 'Auction streams (GET /v1/auctions/{id}/stream) open in this process.',
+      registers: [this.registry],
+      collect() {
+        this.set(auctionStreams());
+      },
+    });
     new Gauge({
       name: 'bidder_feed_readers',
       help: 'Back-office event streams open and long-polls waiting in this process.',
