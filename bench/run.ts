@@ -19,10 +19,14 @@
  *     queries), the rebuilds of `catalogue` and `lot-search` from position 0, and restarts (spawn to /readyz 200).
  *  4. --million: the same catalogue with about 1M events (13 bids a lot of a started auction) in
  *     .bench/million: its first build, restarts, and memory after a short lot page and search load.
+ *  5. analysts (with --million, or alone: --only analysts needs no service): on the 1M-event dataset, `npm run
+ *     project` replaying a projection of three event types and `npm run export -- events` in each format,
+ *     events/s and peak memory, also at half the log (bench/analysts.ts).
  *
  * Options: --fresh  --lots 100000  --rounds 3  --connections 50  --warmup 2  --duration 10  --log-level info
  *          --port 3100  --ceiling-port 3101  --million
- *          --only lots,gzip,search,distinct,watch,backoffice,index,prints,accounts,rebuild,restart (default; --million adds million)
+ *          --only lots,gzip,search,distinct,watch,backoffice,index,prints,accounts,rebuild,restart (default; --million adds
+ *          million,analysts)
  *          --profile (node --cpu-prof on the loaded service; the top self-time functions per load)
  */
 import fs from 'node:fs';
@@ -70,6 +74,7 @@ import {
   type Proc,
 } from './processes.ts';
 import { ServiceClient } from './service-client.ts';
+import { analysts, analystsReport, type AnalystsResult } from './analysts.ts';
 import { fmt, median, showSpread, spread, type Spread } from './stats.ts';
 
 // ---------------------------------------------------------------------------------------------- options
@@ -102,7 +107,7 @@ const opts = {
   port: intOption('port', 3100),
   ceilingPort: intOption('ceiling-port', 3101),
   only: new Set(
-    option('only', `lots,gzip,search,distinct,watch,backoffice,index,prints,accounts,rebuild,restart${million ? ',million' : ''}`)
+    option('only', `lots,gzip,search,distinct,watch,backoffice,index,prints,accounts,rebuild,restart${million ? ',million,analysts' : ''}`)
       .split(',')
       .map((s) => s.trim()),
   ),
@@ -206,6 +211,8 @@ const LOAD_NAMES: Record<LoadKind, string> = {
 async function main() {
   fs.mkdirSync(BENCH_DIR, { recursive: true });
   say(`options: ${JSON.stringify({ ...opts, only: [...opts.only] })}`);
+  // The analysts' tools need no service: alone, they are all that runs.
+  if (opts.only.size === 1 && has('analysts')) return analystsStep(null);
   const dataset: Dataset = { dir: BENCH_DIR, dataDir: path.join(BENCH_DIR, 'data'), lots: opts.lots, bidsPerLot: 2 };
   const { info, created } = await ensureDataset(dataset, opts.fresh);
   const member = await importBenchMember(dataset);
@@ -782,6 +789,35 @@ async function main() {
     profile: profileFile ? { file: path.relative(ROOT, profileFile), perLoad: profiles } : null,
   };
   fs.writeFileSync(RESULTS, JSON.stringify(results, null, 2) + '\n');
+  if (has('analysts')) await analystsStep(results);
+}
+
+/** The analysts' tools on the 1M-event dataset (bench/analysts.ts), their report, and `analysts` in bench/results.json. */
+async function analystsStep(results: Record<string, unknown> | null) {
+  const big: Dataset = {
+    dir: path.join(BENCH_DIR, 'million'),
+    dataDir: path.join(BENCH_DIR, 'million', 'data'),
+    lots: opts.lots,
+    bidsPerLot: 13,
+  };
+  await ensureDataset(big, opts.fresh && results === null);
+  const result: AnalystsResult = await analysts(big, opts.rounds);
+  const report = analystsReport(result);
+  const lines = [
+    '',
+    `analysts' tools · ${new Date().toISOString()} · Node ${process.version} · ${os.cpus().length} CPUs · ${fmt(result.head)} events · ${opts.rounds} rounds interleaved`,
+    "medians of the rounds (min–max); the tools' own seconds; CPU and peak RSS (VmHWM) of the process, worker threads included",
+    `load average (1 min) at the end: ${os.loadavg()[0].toFixed(2)} on ${os.cpus().length} CPUs (another workload on the machine shows here)`,
+    ...report.lines,
+    '',
+    'targets',
+    ...report.targets.map((t) => `  ${t.pass ? 'PASS' : 'MISS'}  ${t.target.padEnd(76)}${t.value}`),
+    '',
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
+  const machine = { node: process.version, cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, totalMemBytes: os.totalmem() };
+  const merged = results ?? { finishedAt: new Date().toISOString(), machine, options: { ...opts, only: [...opts.only] } };
+  fs.writeFileSync(RESULTS, JSON.stringify({ ...merged, analysts: { ...result, targets: report.targets } }, null, 2) + '\n');
 }
 
 main().then(

@@ -8,6 +8,7 @@ import { openEngines, type Engines } from '../engines.ts';
 import { ProjectorRuntime } from '../../src/projector/runtime.ts';
 import type { DocumentProjection, Projection, ReactorDeps } from '../../src/projector/projection.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
+import { decodePosition } from '../../src/events/position.ts';
 import { service } from '../features/index.ts';
 
 /**
@@ -40,12 +41,15 @@ interface Args {
   follow: boolean;
 }
 
+/** A position of the log (a whole number), or an event's opaque `Position` as an export or the back office's feed gives it. */
 function position(flag: string, value: string | undefined): number {
-  if (value === undefined || !/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)))
+  if (value !== undefined && /^\d+$/.test(value) && Number.isSafeInteger(Number(value))) return Number(value);
+  const decoded = value === undefined ? null : decodePosition(value);
+  if (decoded === null)
     throw new BadInput(
-      `${flag} takes a position of the log (a whole number of 0 or more), not ${value === undefined ? 'nothing' : `"${value}"`}`,
+      `${flag} takes a position of the log (a whole number of 0 or more, or an event's Position from an export or the back office's feed), not ${value === undefined ? 'nothing' : `"${value}"`}`,
     );
-  return Number(value);
+  return decoded;
 }
 
 function parseArgs(argv: string[]): Args {

@@ -32,7 +32,7 @@ export function defineEvent<Type extends string, Data extends z.ZodObject>(
 }
 
 /** An event's data as it may leave the service: without its definition's private fields. */
-export function publicData(definition: EventDefinition, data: Record<string, unknown>): Record<string, unknown> {
+export function publicData(definition: Pick<EventDefinition, 'private'>, data: Record<string, unknown>): Record<string, unknown> {
   if (!definition.private?.length) return data;
   const copy = { ...data };
   for (const field of definition.private) delete copy[field];

@@ -1,9 +1,12 @@
 // Catching projections up to the log's head in large pages of their own event types: together at start (each
 // page read once for all), one at a time before a loop goes live, or to a given position without loops.
 import type { WriteTarget } from '../ports/read-models.ts';
-import type { Projection } from './projection.ts';
+import { UnitOfWork, type Projection } from './projection.ts';
 import type { Progress } from './progress.ts';
 import { applyBatch, liveSearchWriter, PAGE_SIZE, readPage, type ProjectorDeps, type SearchWriter } from './apply.ts';
+
+/** Documents a one-projection catch-up (upTo) keeps between pages. */
+const UP_TO_DOCUMENTS = 50_000;
 
 export class CatchUp {
   constructor(
@@ -106,7 +109,9 @@ export class CatchUp {
    * Runs a projection from `from` up to `to` exactly (events past `to` are left for the next run: the read
    * model as it was at `to`) into the live store, page by page, each page with its checkpoint like a live
    * batch; ends after the page in flight once `stop()` says so. Returns where it stands. Tools that run one
-   * projection on their own (`npm run project`).
+   * projection on their own (`npm run project`): nobody else writes its documents, so a document projection's
+   * documents stay in one unit of work across pages (read once, as a rebuild keeps them, at most
+   * UP_TO_DOCUMENTS), while each page's writes are still committed with its checkpoint.
    */
   async upTo(
     projection: Projection,
@@ -116,12 +121,23 @@ export class CatchUp {
   ): Promise<number> {
     let position = from;
     const searchWriter = projection.kind === 'search' ? liveSearchWriter(this.deps, projection) : undefined;
+    const target = this.deps.documents.live();
+    const uow = projection.kind === 'documents' ? new UnitOfWork(target) : null;
     while (position < to && !options.stop?.()) {
       const page = await readPage(this.deps.log, projection.handles, position, this.pageSize);
       const events = page.events.filter((e) => e.position <= to);
       const end = Math.min(page.end, to);
       if (end <= position) break;
-      position = await applyBatch(projection, events, position, this.deps.documents.live(), searchWriter, undefined, end);
+      if (projection.kind === 'documents' && uow) {
+        for (const event of events) {
+          if (!projection.handles.includes(event.type)) continue;
+          uow.current = event;
+          await projection.apply(event, uow);
+        }
+        await target.commit(uow.flush(), { projection: projection.name, expected: position, position: end });
+        position = end;
+        if (uow.size > UP_TO_DOCUMENTS) uow.forget(UP_TO_DOCUMENTS / 2);
+      } else position = await applyBatch(projection, events, position, target, searchWriter, undefined, end);
       options.onProgress?.(position);
     }
     return position;

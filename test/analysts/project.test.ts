@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { startTestServer } from '../support/server.ts';
 import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts';
+import { encodePosition } from '../../src/events/position.ts';
 
 /**
  * `npm run project -- FILE [--from P] [--to P] [--follow]` (BACKOFFICE.md "The analysts' tools"), run as a
@@ -180,6 +181,18 @@ describe('npm run project (an analyst replays the log into a projection of their
     const again = await project(dir, [EXAMPLE]);
     expect(again.code, again.stderr).to.equal(0);
     expect(readModel(dir, EXAMPLE_COLLECTION, EXAMPLE_NAME)).to.deep.equal(whole);
+  });
+
+  it('takes an event’s Position as an export or the back office’s feed gives it (opaque) for --to and --from', async () => {
+    const dir = copy();
+    const requests = logEvents(dir).filter((e) => e.type === 'AuctionRegistrationRequested');
+    const run = await project(dir, [EXAMPLE, '--to', encodePosition(requests[0].position)]);
+    expect(run.code, run.stderr).to.equal(0);
+    expect(JSON.parse(run.stdout).position).to.equal(requests[0].position);
+    const fresh = copy();
+    const from = await project(fresh, [EXAMPLE, '--from', encodePosition(requests[0].position)]);
+    expect(from.code, from.stderr).to.equal(0);
+    expect(readModel(fresh, EXAMPLE_COLLECTION, EXAMPLE_NAME).docs!.reduce((sum, d) => sum + d.Requested, 0)).to.equal(requests.length - 1);
   });
 
   it('starts a fresh projection at --from, leaving out the events before it', async () => {
