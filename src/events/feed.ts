@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { EventLog, RecordedEvent } from '../ports/event-log.ts';
 import { publicData, type EventDefinition } from './define.ts';
 import { encodePosition } from './position.ts';
@@ -136,19 +136,26 @@ export class EventFeed {
   /** Up to limit + 1 events of the tenant of these types after `after`, and how far the log was read. */
   private async scan(tenant: string, types: readonly string[], after: number, limit: number) {
     const wanted = new Set(types);
+    const everyType = types.length === this.types.length;
     const found: RecordedEvent[] = [];
+    let scanned = 0;
     let from = after;
     for (;;) {
+      // Read about what the page still needs (by the share of matching events so far), not a whole batch more.
+      const need = limit + 1 - found.length;
+      const share = scanned === 0 ? 1 : Math.max(found.length / scanned, 0.01);
+      const maxCount = Math.min(SCAN_BATCH, Math.ceil(need / share) + 16);
       let batch: RecordedEvent[];
       let covered: number;
-      if (this.log.readTypes) {
-        const read = await this.log.readTypes({ fromPosition: from, maxCount: SCAN_BATCH, types });
+      if (this.log.readTypes && !everyType) {
+        const read = await this.log.readTypes({ fromPosition: from, maxCount, types });
         batch = read.events;
         covered = read.position;
       } else {
-        batch = await this.log.readAll({ fromPosition: from, maxCount: SCAN_BATCH });
+        batch = await this.log.readAll({ fromPosition: from, maxCount });
         covered = batch.at(-1)?.position ?? from;
       }
+      scanned += batch.length;
       for (const event of batch) {
         if (event.metadata.tenant !== tenant || !wanted.has(event.type)) continue;
         found.push(event);
@@ -224,10 +231,10 @@ export class EventFeed {
 
 /** UUIDv5 (RFC 9562) of the stream and revision: an event's id in the feed, the same forever. */
 export function feedEventId(streamId: string, revision: number): string {
-  const hash = createHash('sha1').update(ID_NAMESPACE).update(`${streamId}\n${revision}`).digest();
-  hash[6] = (hash[6] & 0x0f) | 0x50;
-  hash[8] = (hash[8] & 0x3f) | 0x80;
-  const hex = hash.subarray(0, 16).toString('hex');
+  const digest = hash('sha1', Buffer.concat([ID_NAMESPACE, Buffer.from(`${streamId}\n${revision}`, 'utf8')]), 'buffer');
+  digest[6] = (digest[6] & 0x0f) | 0x50;
+  digest[8] = (digest[8] & 0x3f) | 0x80;
+  const hex = digest.subarray(0, 16).toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
