@@ -15,6 +15,7 @@ import { service } from '../features/index.ts';
 import { eventChunks, EVENTS, type EventSelection } from './export/events.ts';
 import { formatRows, FORMATS, type Chunk, type Column, type Format, type Kind, type Layout, type Value } from './export/format.ts';
 import { fileOutput, OutputClosed, stdoutOutput, tableWriter, type Output } from './export/tables.ts';
+import { BadInput, runTool } from '../../src/cli/tool.ts';
 
 /**
  * `npm run export -- events [--types T,...] [--tenant T] [--from P] [--to P] [--format F] [--out FILE] [--private]`
@@ -34,8 +35,6 @@ const USAGE =
 const PAGE = 1000;
 /** Worker threads read and format the embedded log's events when an export spans at least this many positions. */
 const PARALLEL_FROM = 50_000;
-
-class BadInput extends Error {}
 
 interface Args {
   what: 'events' | 'collection';
@@ -461,23 +460,4 @@ async function run(args: Args): Promise<number> {
   }
 }
 
-async function main() {
-  try {
-    process.exitCode = await run(parseArgs(process.argv.slice(2)));
-  } catch (error) {
-    if (error instanceof BadInput) {
-      process.stderr.write(`export: ${error.message}\n`);
-      process.exitCode = 2;
-      return;
-    }
-    throw error;
-  }
-}
-
-main().then(
-  () => process.exit(process.exitCode ?? 0),
-  (error) => {
-    process.stderr.write(`export failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-    process.exit(1);
-  },
-);
+runTool('export', async () => run(parseArgs(process.argv.slice(2))));

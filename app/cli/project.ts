@@ -10,6 +10,7 @@ import type { DocumentProjection, Projection, ReactorDeps } from '../../src/proj
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
 import { decodePosition } from '../../src/events/position.ts';
 import { service } from '../features/index.ts';
+import { BadInput, runTool } from '../../src/cli/tool.ts';
 
 /**
  * `npm run project -- FILE [--from POSITION] [--to POSITION] [--follow]`: replays the log into an analyst's
@@ -21,8 +22,6 @@ import { service } from '../features/index.ts';
  */
 
 const USAGE = 'usage: npm run project -- FILE [--from POSITION] [--to POSITION] [--follow]';
-
-class BadInput extends Error {}
 
 /** An event the analyst's projection threw on. */
 class ProjectionFailed extends Error {
@@ -247,25 +246,4 @@ async function run(args: Args): Promise<number> {
   }
 }
 
-async function main() {
-  let args: Args;
-  try {
-    args = parseArgs(process.argv.slice(2));
-    process.exitCode = await run(args);
-  } catch (error) {
-    if (error instanceof BadInput) {
-      process.stderr.write(`project: ${error.message}\n`);
-      process.exitCode = 2;
-      return;
-    }
-    throw error;
-  }
-}
-
-main().then(
-  () => process.exit(process.exitCode ?? 0),
-  (error) => {
-    process.stderr.write(`project failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-    process.exit(1);
-  },
-);
+runTool('project', async () => run(parseArgs(process.argv.slice(2))));

@@ -5,7 +5,7 @@ import type { Logger } from '../../src/logger.ts';
 import type { EventLog } from '../../src/ports/event-log.ts';
 import type { DocumentStore, WriteOp } from '../../src/ports/read-models.ts';
 import type { EventFeed, FeedEvent } from '../../src/events/feed.ts';
-import { feedItem } from '../../src/events/feed.ts';
+import { feedItemJson } from '../../src/events/feed.ts';
 import { runCommand } from '../../src/command-runner.ts';
 import type { PublicUrlGuard } from '../../src/security/public-url.ts';
 import { operatorScope, tenantsCollection } from '../../projections/access/index.ts';
@@ -209,7 +209,7 @@ class Runner {
     const result: DeliveryResult = await deliver(
       this.deps.guard,
       { url: hook.Url, secret: hook.Secret },
-      { id: event.id, body: JSON.stringify(feedItem(event)) },
+      { id: event.id, body: feedItemJson(event) },
       this.deps.now,
     );
     const at = this.deps.now();

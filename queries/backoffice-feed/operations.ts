@@ -3,7 +3,7 @@ import { defineOperation } from '../../src/http/operation.ts';
 import { INT32_MAX, int32Text, z } from '../../src/http/schemas.ts';
 import { ValidationError } from '../../src/errors.ts';
 import { decodePosition, encodePosition } from '../../src/events/position.ts';
-import { feedItem } from '../../src/events/feed.ts';
+import { feedItem, feedItemJson } from '../../src/events/feed.ts';
 import { openEventStream, StreamedAnswer } from '../../src/http/event-stream.ts';
 
 const MAX_TYPES_TEXT = 10_000;
@@ -171,7 +171,7 @@ export const streamEvents = defineOperation({
           continue;
         }
         for (const event of page.events) {
-          if (!(await stream.event(encodePosition(event.position), event.type, feedItem(event)))) break;
+          if (!(await stream.eventJson(encodePosition(event.position), event.type, feedItemJson(event)))) break;
           after = event.position;
         }
       }

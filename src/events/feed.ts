@@ -9,6 +9,8 @@ export const MAX_FEED_READERS = 2000;
 
 /** How many events one read of the log brings while a page is gathered. */
 const SCAN_BATCH = 1000;
+/** Events the shared subscription keeps after it saw them: streams and long-polls read them from memory. */
+const RECENT_KEPT = 20_000;
 /** The namespace of the feed's event ids (UUIDv5 of a stream and revision). */
 const ID_NAMESPACE = Buffer.from('5f0b1c9e7a3d4e1fa2b6c8d0e4f61a2b', 'hex');
 
@@ -77,6 +79,12 @@ export class EventFeed {
   readonly types: readonly string[];
   private readonly waiters = new Set<Waiter>();
   private watching: Promise<void> | null = null;
+  /** The events the shared subscription saw lately, in log order: every event after `recentFrom` up to `watched`. */
+  private recent: RecordedEvent[] = [];
+  private recentFrom = Number.POSITIVE_INFINITY;
+  private watched = 0;
+  /** Each recent event made a feed event once, whoever reads it. */
+  private readonly converted = new WeakMap<RecordedEvent, FeedEvent>();
   /** Long-polls waiting and streams open now (the feed-readers gauge). */
   readers = 0;
 
@@ -135,6 +143,7 @@ export class EventFeed {
 
   /** Up to limit + 1 events of the tenant of these types after `after`, and how far the log was read. */
   private async scan(tenant: string, types: readonly string[], after: number, limit: number) {
+    if (after >= this.recentFrom) return this.scanRecent(tenant, new Set(types), after, limit);
     const wanted = new Set(types);
     const everyType = types.length === this.types.length;
     const found: RecordedEvent[] = [];
@@ -164,6 +173,25 @@ export class EventFeed {
       if (covered <= from) return { found, scannedTo: from };
       from = covered;
     }
+  }
+
+  /** The scan of what the shared subscription has seen (no read of the log), up to where it has read. */
+  private scanRecent(tenant: string, wanted: ReadonlySet<string>, after: number, limit: number) {
+    const found: RecordedEvent[] = [];
+    let low = 0;
+    let high = this.recent.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.recent[middle].position <= after) low = middle + 1;
+      else high = middle;
+    }
+    for (let i = low; i < this.recent.length; i++) {
+      const event = this.recent[i];
+      if (event.metadata.tenant !== tenant || !wanted.has(event.type)) continue;
+      found.push(event);
+      if (found.length > limit) return { found, scannedTo: event.position };
+    }
+    return { found, scannedTo: Math.max(after, this.watched) };
   }
 
   /**
@@ -198,11 +226,14 @@ export class EventFeed {
   private watch(): Promise<void> {
     this.watching ??= (async () => {
       const head = await this.log.headPosition();
+      this.recentFrom = head;
+      this.watched = head;
       const subscription = this.log.subscribeToAll({ fromPosition: head, batchSize: SCAN_BATCH });
       this.stopping.addEventListener('abort', () => void subscription.unsubscribe(), { once: true });
       void (async () => {
         try {
           for await (const batch of subscription) {
+            this.keep(batch);
             for (const waiter of this.waiters)
               if (batch.some((e) => e.position > waiter.from && e.metadata.tenant === waiter.tenant && waiter.types.has(e.type)))
                 waiter.wake(true);
@@ -215,7 +246,28 @@ export class EventFeed {
     return this.watching;
   }
 
+  /** Keeps a batch the subscription brought (the oldest go past RECENT_KEPT). */
+  private keep(batch: RecordedEvent[]): void {
+    if (batch.length === 0) return;
+    this.recent.push(...batch);
+    this.watched = batch.at(-1)!.position;
+    // Trimmed a chunk at a time, not an event at a time.
+    const over = this.recent.length - RECENT_KEPT;
+    if (over > RECENT_KEPT / 10) {
+      this.recentFrom = this.recent[over - 1].position;
+      this.recent = this.recent.slice(over);
+    }
+  }
+
   private toFeedEvent(event: RecordedEvent): FeedEvent {
+    const known = this.converted.get(event);
+    if (known) return known;
+    const feedEvent = this.convert(event);
+    this.converted.set(event, feedEvent);
+    return feedEvent;
+  }
+
+  private convert(event: RecordedEvent): FeedEvent {
     return {
       id: feedEventId(event.streamId, event.revision),
       type: event.type,
@@ -250,4 +302,15 @@ export function feedItem(e: FeedEvent) {
     Time: e.created,
     Data: e.data,
   };
+}
+
+const itemJson = new WeakMap<FeedEvent, string>();
+/** The feed item as JSON, made once per event however many streams and webhooks send it. */
+export function feedItemJson(e: FeedEvent): string {
+  let json = itemJson.get(e);
+  if (json === undefined) {
+    json = JSON.stringify(feedItem(e));
+    itemJson.set(e, json);
+  }
+  return json;
 }

@@ -9,7 +9,7 @@ import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from 'h
 import { DuckDBInstance } from '@duckdb/node-api';
 import { startTestServer } from '../support/server.ts';
 import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts';
-import { EventFeed, feedEventId } from '../../src/events/feed.ts';
+import { EventFeed, feedEventId, feedItem } from '../../src/events/feed.ts';
 import { encodePosition } from '../../src/events/position.ts';
 import { eventCatalog } from '../../app/features/events.ts';
 import type { NewEvent } from '../../src/ports/event-log.ts';
@@ -207,17 +207,7 @@ describe('npm run export (the log and the read models as NDJSON, CSV and Parquet
     const items: unknown[] = [];
     for (let after = 0; ;) {
       const page = await feed.page({ after, types: null, limit: 1000, waitMs: 0 });
-      for (const e of page.events)
-        items.push({
-          Id: e.id,
-          Type: e.type,
-          Version: e.version,
-          Stream: e.streamId,
-          Revision: e.revision,
-          Position: encodePosition(e.position),
-          Time: e.created,
-          Data: e.data,
-        });
+      for (const e of page.events) items.push(feedItem(e));
       if (!page.hasMore) break;
       after = page.events.at(-1)!.position;
     }
