@@ -170,10 +170,9 @@ export const streamEvents = defineOperation({
           after = page.through;
           continue;
         }
-        for (const event of page.events) {
-          if (!(await stream.eventJson(encodePosition(event.position), event.type, feedItemJson(event)))) break;
-          after = event.position;
-        }
+        const burst = page.events.map((event) => ({ id: encodePosition(event.position), type: event.type, json: feedItemJson(event) }));
+        if (!(await stream.eventsJson(burst))) break;
+        after = page.events.at(-1)!.position;
       }
     } finally {
       done();

@@ -10,8 +10,8 @@ export class StreamedAnswer {
 export interface EventStreamWriter {
   /** Writes one event; resolves when the socket took it (backpressure), false when the client is gone. */
   event(id: string, type: string, data: unknown): Promise<boolean>;
-  /** The same with its data already JSON (one line). */
-  eventJson(id: string, type: string, json: string): Promise<boolean>;
+  /** Events whose data is already JSON (one line each), written together (one write for a burst). */
+  eventsJson(events: ReadonlyArray<{ id: string; type: string; json: string }>): Promise<boolean>;
   /** A comment line (heartbeats): ignored by clients, keeps proxies from closing an idle connection. */
   comment(text: string): Promise<boolean>;
   /** Aborted when the client goes away. */
@@ -48,7 +48,7 @@ export function openEventStream(res: Response): EventStreamWriter {
   return {
     // Ids and types are single-line by construction; the JSON data is one line.
     event: (id, type, data) => write(`id: ${id}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`),
-    eventJson: (id, type, json) => write(`id: ${id}\nevent: ${type}\ndata: ${json}\n\n`),
+    eventsJson: (events) => write(events.map((e) => `id: ${e.id}\nevent: ${e.type}\ndata: ${e.json}\n\n`).join('')),
     comment: (text) => write(`: ${text.replace(/[\r\n]/g, ' ')}\n\n`),
     gone: gone.signal,
     end: () => {
