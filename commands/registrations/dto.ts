@@ -89,7 +89,10 @@ export async function mayBidReason(db: TenantScope, memberId: number, lot: LotDo
   const catalogued = auction !== null && auction.Catalogued;
   return lotRegistrationReason({
     lotClosed: lot.EndTime <= nowIso,
-    auctionOpen: catalogued && (auction.IsLive || auctionStatus(auction, nowIso) === 'current'),
+    // A timed auction is open once it started: each lot's own end time (moved by soft close) ends its bidding.
+    auctionOpen:
+      catalogued &&
+      (auction.IsLive || auctionStatus(auction, nowIso) === 'current' || (auction.BiddingMode === 'timed' && auction.StartTime <= nowIso)),
     termsRequired: catalogued && auction.RequiresTermsAcceptance,
     termsAccepted: terms !== null,
     registration: registration?.Status ?? 'none',

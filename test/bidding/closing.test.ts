@@ -132,6 +132,28 @@ describe('timed bidding at the end of a lot', function () {
     expect(settled.data).to.include({ sold: false, hammerPrice: null, winnerMemberId: null });
   });
 
+  it("takes bids on a lot still open after its timed auction's end time (a lot's own end time rules, as soft close moves it)", async () => {
+    const now = Date.now();
+    await intake(lotRecord(9004, new Date(now + 3600_000)));
+    // The auction's record now says it ended a minute ago.
+    await intake({
+      kind: 'auction',
+      tenant: 'demo2',
+      auctionId: AUCTION,
+      auctionType: 1,
+      texts: { en: { title: 'Closing now', description: '' } },
+      startTime: new Date(now - 3600_000).toISOString(),
+      endTime: new Date(now - 60_000).toISOString(),
+      currency: 'SEK',
+      requiresTermsAcceptance: false,
+      bidding: 'timed',
+    });
+    const placed = await bid(201, 9004, 1000);
+    expect(placed.status, placed.text).to.equal(200);
+    const mayBid = await server.request('GET', '/v1/me/lots/9004/registration', { token: tokens.get(201) });
+    expect(mayBid.body).to.include({ MayBid: true, Reason: null });
+  });
+
   it('mails a bidder who lost the lead once, in their language, with no other bidder named', async () => {
     await intake(lotRecord(9003, new Date(Date.now() + 3600_000)));
     await bid(201, 9003, 1500);
