@@ -100,9 +100,11 @@ export class WebhookDispatcher {
         } else if (!this.stopping.signal.aborted) {
           const created = new Runner(this, this.deps, tenant.Tenant, hook, this.stopping.signal);
           this.runners.set(key, created);
-          created.done = created
-            .run()
-            .catch((error) => this.deps.logger.error({ webhook: key, err: String(error) }, 'webhooks: loop failed'));
+          // A loop that failed (a store briefly unavailable) is dropped: the next sync starts another from its cursor.
+          created.done = created.run().catch((error) => {
+            this.deps.logger.error({ webhook: key, err: String(error) }, 'webhooks: loop failed; starting again');
+            if (this.runners.get(key) === created) this.runners.delete(key);
+          });
         }
       }
     }

@@ -158,6 +158,35 @@ describe('the back office webhooks', () => {
     expect((await call('GET', `/webhooks/${created.Id}`)).body.Status).to.equal('active');
   });
 
+  it('goes on after its store failed once (the loop starts again from its cursor: the event comes again, none is lost)', async () => {
+    const created = await register(receiver.url, { Types: ['InterfaceTranslationsPublished'] });
+    receiver.secret = created.Secret;
+    const documents = server.runtime.services.documents;
+    const live = documents.live.bind(documents);
+    let failures = 1;
+    documents.live = () => {
+      const target = live();
+      return {
+        ...target,
+        commit: async (...args: Parameters<typeof target.commit>) => {
+          // The dispatcher's own writes (their checkpoint is its fence), not the projector's.
+          if (args[1].projection === 'webhook-dispatcher' && failures-- > 0) throw new Error('the store is briefly unavailable');
+          return target.commit(...args);
+        },
+      };
+    };
+    try {
+      await appendFor('demo');
+      await appendFor('demo');
+      await appendFor('demo');
+      await until(async () => new Set(receiver.received.map((d) => d.id)).size === 3, 10_000);
+      const revisions = [...new Map(receiver.received.map((d) => [d.id, d.body.Revision])).values()];
+      expect(revisions).to.deep.equal([...revisions].sort((a, b) => a - b));
+    } finally {
+      documents.live = live;
+    }
+  });
+
   it('replays every event after a position, in order, then goes on', async () => {
     await appendFor('demo');
     const before = await call('GET', '/events?types=InterfaceTranslationsPublished&limit=1000');
