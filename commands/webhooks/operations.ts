@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { defineOperation, type BackOfficeContext } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
 import { ValidationError } from '../../src/errors.ts';
-import { decodePosition } from '../../src/events/position.ts';
+import { clientPosition } from '../../src/events/position.ts';
+import { feedTypesOf } from '../../src/events/feed.ts';
 import { webhooksStreamId } from './events.ts';
 import { webhooksDecider, type WebhookCommand } from './decide.ts';
 import { webhookExample, webhookSchema } from './shared.ts';
@@ -58,13 +59,7 @@ export const registerWebhook = defineOperation({
   async handler({ body }, ctx) {
     const verdict = await ctx.urls.check(body.Url);
     if (!verdict.ok) throw new ValidationError(`Url ${verdict.reason}.`, [{ field: 'body.Url', message: verdict.reason }]);
-    const types = body.Types ? [...new Set(body.Types)] : null;
-    const known = new Set(ctx.feedTypes);
-    const unknown = (types ?? []).filter((t) => !known.has(t));
-    if (unknown.length > 0)
-      throw new ValidationError(`Unknown event types: ${unknown.slice(0, 10).join(', ')}.`, [
-        { field: 'body.Types', message: `unknown types: ${unknown.slice(0, 10).join(', ')}` },
-      ]);
+    const types = body.Types ? [...feedTypesOf(body.Types, ctx.feedTypes, 'body.Types')] : null;
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
     const at = ctx.now.toISOString();
     const result = await run(ctx, {
@@ -160,9 +155,7 @@ export const replayWebhook = defineOperation({
   input: { params: idParam, body: z.object({ After: z.string().max(100) }).openapi('WebhookReplayRequest') },
   output: { response: done },
   async handler({ params, body }, ctx) {
-    const after = body.After === '' ? 0 : decodePosition(body.After);
-    if (after === null)
-      throw new ValidationError('After is not a position the feed gave.', [{ field: 'body.After', message: 'is not a known position' }]);
+    const after = clientPosition(body.After, 'body.After');
     await run(ctx, { type: 'ReplayWebhook', tenant: ctx.tenant, webhookId: params.id, after, at: ctx.now.toISOString() });
     return { Id: params.id, Status: 'replaying' };
   },

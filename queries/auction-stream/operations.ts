@@ -1,8 +1,8 @@
 // An auction's live stream (60): bids, extensions, closes and live status as Server-Sent Events, resumable.
 import { defineOperation, type TenantContext } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
-import { ServiceUnavailableError, ValidationError } from '../../src/errors.ts';
-import { decodePosition, encodePosition } from '../../src/events/position.ts';
+import { ServiceUnavailableError } from '../../src/errors.ts';
+import { clientPosition, encodePosition } from '../../src/events/position.ts';
 import type { TenantFeed } from '../../src/events/feed.ts';
 import { openEventStream, StreamedAnswer } from '../../src/http/event-stream.ts';
 import { findAuction } from '../../projections/catalogue/index.ts';
@@ -69,11 +69,7 @@ export const streamAuction = defineOperation({
     await findAuction(ctx.db, params.id);
     const header = ctx.req.headers['last-event-id'];
     const lastEventId = typeof header === 'string' && header.trim() !== '' ? header.trim() : null;
-    const after = lastEventId === null ? null : decodePosition(lastEventId);
-    if (lastEventId !== null && after === null)
-      throw new ValidationError('Last-Event-ID is not an id this stream sent.', [
-        { field: 'header.Last-Event-ID', message: 'is not a known id' },
-      ]);
+    const after = lastEventId === null ? null : clientPosition(lastEventId, 'header.Last-Event-ID');
     const feed = ctx.events;
     if (!feed) throw new ServiceUnavailableError('This process serves no streams.');
     if (open >= MAX_AUCTION_STREAMS)

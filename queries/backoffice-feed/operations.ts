@@ -1,9 +1,8 @@
 // The back office's event feed, paged (BACKOFFICE.md "The event feed"): GET /backoffice/v1/events.
 import { defineOperation } from '../../src/http/operation.ts';
 import { INT32_MAX, int32Text, z } from '../../src/http/schemas.ts';
-import { ValidationError } from '../../src/errors.ts';
-import { decodePosition, encodePosition } from '../../src/events/position.ts';
-import { feedItem, feedItemJson } from '../../src/events/feed.ts';
+import { clientPosition, encodePosition } from '../../src/events/position.ts';
+import { feedItem, feedItemJson, feedTypesOf } from '../../src/events/feed.ts';
 import { openEventStream, StreamedAnswer } from '../../src/http/event-stream.ts';
 
 const MAX_TYPES_TEXT = 10_000;
@@ -18,27 +17,15 @@ const positionParam = z
   .openapi({ description: 'A `Position` (or `Next`) the feed gave; omitted: from the beginning.' });
 const typesParam = z.string().max(MAX_TYPES_TEXT).optional().openapi({ description: 'Comma-separated event types; omitted: every type.' });
 
-/** The log position of an `after` (or `Last-Event-ID`) the feed gave: 400 otherwise. */
-function afterOf(text: string | undefined, field: string): number {
-  if (text === undefined || text === '') return 0;
-  const decoded = decodePosition(text);
-  if (decoded === null)
-    throw new ValidationError(`${field.split('.')[1]} is not a position this feed gave.`, [{ field, message: 'is not a known position' }]);
-  return decoded;
-}
-
 /** The types asked for (null: all); an unknown one is a 400 naming it. */
-function typesOf(text: string | undefined, known: readonly string[]): Set<string> | null {
-  if (text === undefined || text.trim() === '') return null;
-  const knownTypes = new Set(known);
-  const types = new Set(text.split(',').map((t) => t.trim()));
-  const unknown = [...types].filter((t) => !knownTypes.has(t));
-  if (unknown.length > 0)
-    throw new ValidationError(`Unknown event types: ${unknown.slice(0, 10).join(', ')}.`, [
-      { field: 'query.types', message: `unknown types: ${unknown.slice(0, 10).join(', ')}` },
-    ]);
-  return types;
-}
+const typesOf = (text: string | undefined, known: readonly string[]) =>
+  text === undefined || text.trim() === ''
+    ? null
+    : feedTypesOf(
+        text.split(',').map((t) => t.trim()),
+        known,
+        'query.types',
+      );
 
 const feedItemSchema = z
   .object({
@@ -108,7 +95,7 @@ export const listEvents = defineOperation({
       .openapi('FeedPage'),
   },
   async handler({ query }, ctx) {
-    const after = afterOf(query.after, 'query.after');
+    const after = clientPosition(query.after ?? '', 'query.after');
     const types = typesOf(query.types, ctx.feedTypes);
     const wait = query.wait ?? 0;
     // A client that goes away while waiting ends its wait.
@@ -156,7 +143,8 @@ export const streamEvents = defineOperation({
   async handler({ query }, ctx) {
     const lastEventId = ctx.req.headers['last-event-id'];
     const resumeFrom = typeof lastEventId === 'string' && lastEventId.trim() !== '' ? lastEventId.trim() : undefined;
-    let after = resumeFrom !== undefined ? afterOf(resumeFrom, 'header.Last-Event-ID') : afterOf(query.after, 'query.after');
+    let after =
+      resumeFrom !== undefined ? clientPosition(resumeFrom, 'header.Last-Event-ID') : clientPosition(query.after ?? '', 'query.after');
     const types = typesOf(query.types, ctx.feedTypes);
     const done = ctx.feed.reading();
     const stream = openEventStream(ctx.res);

@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 import type { EventLog, RecordedEvent } from '../ports/event-log.ts';
 import { publicData, type EventDefinition } from './define.ts';
 import { encodePosition } from './position.ts';
-import { ServiceUnavailableError } from '../errors.ts';
+import { ServiceUnavailableError, ValidationError } from '../errors.ts';
 
 /** Streams open and long-polls waiting at once in one process (each holds a socket); one more is a 503. */
 export const MAX_FEED_READERS = 2000;
@@ -313,4 +313,14 @@ export function feedItemJson(e: FeedEvent): string {
     itemJson.set(e, json);
   }
   return json;
+}
+
+/** Event types a client named (a feed's `types`, a webhook's `Types`), each one the feed carries: a 400 naming the others. */
+export function feedTypesOf(types: Iterable<string>, known: readonly string[], field: string): Set<string> {
+  const asked = new Set(types);
+  const knownTypes = new Set(known);
+  const unknown = [...asked].filter((t) => !knownTypes.has(t)).slice(0, 10);
+  if (unknown.length > 0)
+    throw new ValidationError(`Unknown event types: ${unknown.join(', ')}.`, [{ field, message: `unknown types: ${unknown.join(', ')}` }]);
+  return asked;
 }
