@@ -118,7 +118,10 @@ export async function createRuntime(
   const tokens = new TokenService(secret);
   const projector = new ProjectorRuntime({ log, documents, search, logger }, allProjections({ jobs, documents }));
   // Cached answers follow the projections they read: told of changes by the projector here, polling elsewhere.
-  const versions = new ProjectionVersions((name) => projector.checkpoint(projector.get(name)));
+  const versions = new ProjectionVersions(
+    (name) => projector.checkpoint(projector.get(name)),
+    (name, from, to) => projector.handledBetween(name, from, to),
+  );
   projector.subscribe(versions);
   const metrics = config.metrics === 'off' ? null : new Metrics({ role, projections: () => projector.status() });
   const services: Services = {
@@ -173,7 +176,7 @@ export async function createRuntime(
         services,
         [...operations, ...backOfficeOperations],
         config.http,
-        versions.of(CATALOGUE_PROJECTIONS),
+        versions.scoped(CATALOGUE_PROJECTIONS),
         accessDirectory(
           documents,
           {

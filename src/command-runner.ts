@@ -7,16 +7,23 @@ import { WriteContentionError } from './errors.ts';
  * cannot return, nor fold, another feature's event. `events` is the set the runner reads the stream through
  * and validates decided events against before appending them.
  */
-export interface Decider<State, Command, Event extends AnyEvent> {
+export interface Decider<State, Command, Event extends AnyEvent, View = undefined> {
   events: EventSet<Event>;
   initialState: () => State;
   evolve: (state: State, event: Event) => State;
   /** Pure: given the state and the command (time and lookups inside it), the events to append, or a thrown AppError. */
   decide: (command: Command, state: State) => Event[];
+  /**
+   * What the command's caller answers with, read off the state right after the command's own events (a copy:
+   * the state may change in place): the answer then needs no second read of the stream.
+   */
+  view?: (state: State, command: Command) => View;
 }
 
-export interface CommandResult<Event extends AnyEvent = AnyEvent> {
+export interface CommandResult<Event extends AnyEvent = AnyEvent, View = undefined> {
   events: Event[];
+  /** The decider's view of the state right after this command's events (undefined when it has none). */
+  view?: View;
   /** Global position of the last appended event; 0 when nothing was appended. */
   position: number;
   /** How many times the command was decided again after another writer appended first (runCommand sets it). */
@@ -74,7 +81,7 @@ const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(reso
 
 /** A command waiting for its stream. */
 interface Queued {
-  decider: Decider<unknown, unknown, AnyEvent>;
+  decider: Decider<unknown, unknown, AnyEvent, unknown>;
   command: unknown;
   correlationId?: string;
   /** Tries made so far (a conflict ends a try). */
@@ -84,7 +91,7 @@ interface Queued {
   /** After a conflict at or past this instant (its clock's), the command gives up. */
   deadline: number;
   retry: Required<ConflictRetry>;
-  resolve: (result: CommandResult<AnyEvent>) => void;
+  resolve: (result: CommandResult<AnyEvent, unknown>) => void;
   reject: (error: unknown) => void;
 }
 
@@ -109,14 +116,14 @@ const queues = new WeakMap<EventLog, Map<string, Queued[]>>();
  * The folded state of a stream is kept (bounded, per decider) with its revision, so the next command reads
  * only newer events; `evolve` may therefore update the state in place, and must not share it between streams.
  */
-export function runCommand<State, Command, Event extends AnyEvent>(
+export function runCommand<State, Command, Event extends AnyEvent, View = undefined>(
   log: EventLog,
   streamId: string,
-  decider: Decider<State, Command, Event>,
+  decider: Decider<State, Command, Event, View>,
   command: Command,
   options: { correlationId?: string; attempts?: number; retry?: ConflictRetry } = {},
-): Promise<CommandResult<Event>> {
-  return new Promise<CommandResult<Event>>((resolve, reject) => {
+): Promise<CommandResult<Event, View>> {
+  return new Promise<CommandResult<Event, View>>((resolve, reject) => {
     let byStream = queues.get(log);
     if (!byStream) queues.set(log, (byStream = new Map()));
     const retry: Required<ConflictRetry> = {
@@ -205,7 +212,7 @@ async function runBatch(log: EventLog, streamId: string, decider: Queued['decide
     };
     // Each decided on the state the ones before it leave. evolve may change the state in place, so a state
     // that took events is remembered only once they are appended (else the next try reads the stream again).
-    const outcomes: Array<{ events: AnyEvent[] } | { error: unknown }> = [];
+    const outcomes: Outcome[] = [];
     const toAppend: NewEvent[] = [];
     for (const item of batch) {
       item.tries++;
@@ -214,7 +221,7 @@ async function runBatch(log: EventLog, streamId: string, decider: Queued['decide
         const news = events.map((e) => decider.events.toNew(e, item.correlationId));
         for (const event of events) state = decider.evolve(state, event);
         toAppend.push(...news);
-        outcomes.push({ events });
+        outcomes.push({ events, view: decider.view?.(state, item.command) });
       } catch (error) {
         outcomes.push({ error });
       }
@@ -270,10 +277,19 @@ async function runBatch(log: EventLog, streamId: string, decider: Queued['decide
  * A command's answer: its events and the position of the batch's last event (every command of a batch waits
  * for projections to reach the whole batch, which includes its own events), or 0 when it appended nothing.
  */
-function settle(item: Queued, outcome: { events: AnyEvent[] } | { error: unknown }, position: number) {
+function settle(item: Queued, outcome: Outcome, position: number) {
   if ('error' in outcome) item.reject(outcome.error);
-  else item.resolve({ events: outcome.events, position: outcome.events.length > 0 ? position : 0, retries: item.tries - 1 });
+  else
+    item.resolve({
+      events: outcome.events,
+      view: outcome.view,
+      position: outcome.events.length > 0 ? position : 0,
+      retries: item.tries - 1,
+    });
 }
+
+/** A command's decision in a batch: its events and its view, or the error it failed with. */
+type Outcome = { events: AnyEvent[]; view?: unknown } | { error: unknown };
 
 export interface ReadYourWritesServices {
   log: EventLog;

@@ -16,12 +16,12 @@ import {
  * a write-side check (a key that must still work). The correlation id is bound once, by whoever builds it.
  */
 export interface CommandStreams {
-  run<State, Command, Event extends AnyEvent>(
+  run<State, Command, Event extends AnyEvent, View = undefined>(
     streamId: string,
-    decider: Decider<State, Command, Event>,
+    decider: Decider<State, Command, Event, View>,
     command: Command,
     options?: { attempts?: number },
-  ): Promise<CommandResult<Event>>;
+  ): Promise<CommandResult<Event, View>>;
   /** A stream folded into a decider's state. Answers are read from read models; this is for deciding only. */
   fold<State, Event extends AnyEvent>(
     streamId: string,
@@ -51,9 +51,9 @@ export function commandStreams(log: EventLog, options: { correlationId?: string 
  * events are stored) and is logged. The projector itself stays out of reach.
  */
 export interface Commands extends CommandStreams {
-  run<State, Command, Event extends AnyEvent>(
+  run<State, Command, Event extends AnyEvent, View = undefined>(
     streamId: string,
-    decider: Decider<State, Command, Event>,
+    decider: Decider<State, Command, Event, View>,
     command: Command,
     options?: {
       attempts?: number;
@@ -62,7 +62,7 @@ export interface Commands extends CommandStreams {
       /** Wait for these projections by name instead (what the event types do not say). */
       projections?: string[];
     },
-  ): Promise<CommandResult<Event>>;
+  ): Promise<CommandResult<Event, View>>;
   /** Waits (bounded) for the read models of what a run without `readYourWrites` appended (its position and events). */
   waitFor(appended: { position: number; events: readonly { type: string }[] }): Promise<void>;
   /** Waits (bounded) until the read models of these event types include everything appended so far, by anyone. */

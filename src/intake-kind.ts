@@ -11,6 +11,16 @@ export interface IntakeDeps {
   /** The folder of the NDJSON file: file paths of records are relative to it. */
   baseDir?: string;
   correlationId?: string;
+  /** Look-ups shared by the records of one run (by key), so a run of many records reads each stream once. */
+  lookups?: Map<string, Promise<unknown>>;
+}
+
+/** A look-up remembered for the run (IntakeDeps.lookups), or made each time when the run keeps none. */
+export function lookUp<T>(deps: IntakeDeps, key: string, read: () => Promise<T>): Promise<T> {
+  if (!deps.lookups) return read();
+  let found = deps.lookups.get(key) as Promise<T> | undefined;
+  if (!found) deps.lookups.set(key, (found = read()));
+  return found;
 }
 
 /**

@@ -31,6 +31,8 @@ export interface ImportOptions {
   files?: FileStore;
   /** The folder of the NDJSON file: document `file` paths are relative to it. */
   baseDir?: string;
+  /** Look-ups shared by the records of one run (importLines makes one per run). */
+  lookups?: Map<string, Promise<unknown>>;
 }
 
 export type ImportReport = IntakeReport;
@@ -74,6 +76,9 @@ export async function importLines(
   const report: ImportReport = { records: 0, appended: 0, unchanged: 0, position: 0, errors: [] };
   const { tenant, ...importOptions } = options;
   const correlationId = options.correlationId ?? `import-${randomUUID()}`;
+  // Shared by a run of records of one kind: a record of another kind may change what was looked up.
+  const lookups = new Map<string, Promise<unknown>>();
+  let lastKind: unknown = null;
   let lineNumber = 0;
   for await (const line of lines) {
     lineNumber += 1;
@@ -81,9 +86,12 @@ export async function importLines(
     report.records += 1;
     try {
       const raw: unknown = JSON.parse(line);
+      const kind = (raw as { kind?: unknown } | null)?.kind;
+      if (kind !== lastKind) lookups.clear();
+      lastKind = kind;
       const refusal = tenant === undefined ? null : backOfficeRefusal(raw, tenant);
       if (refusal) throw new Error(refusal);
-      const result = await importAnyRecord(log, raw, { ...importOptions, correlationId });
+      const result = await importAnyRecord(log, raw, { ...importOptions, correlationId, lookups });
       if (result.events.length) {
         report.appended += result.events.length;
         report.position = result.position;

@@ -150,7 +150,7 @@ export class NotTimedError extends ConflictError {
   }
 }
 
-export const biddingDecider: Decider<LotBiddingState, BiddingCommand, LotStreamEvent> = {
+export const biddingDecider: Decider<LotBiddingState, BiddingCommand, LotStreamEvent, Standing | null> = {
   events: lotStreamEvents,
   initialState: () => ({
     lot: null,
@@ -193,6 +193,8 @@ export const biddingDecider: Decider<LotBiddingState, BiddingCommand, LotStreamE
         return assertNever(event);
     }
   },
+  // The bidder's answer (58), right after their bid: read off the state the bid was decided on.
+  view: (state, command) => (command.type === 'PlaceMaxBid' ? standing(state, command.memberId, command.increments) : null),
   decide: (command, state) => {
     switch (command.type) {
       case 'PlaceMaxBid':

@@ -8,7 +8,7 @@ import { biddingSettings, catalogueAuctions, catalogueLots } from '../../project
 import { mayBidReason } from '../registrations/dto.ts';
 import { idempotencyKeyOf, onceForKey } from '../idempotency/shared.ts';
 import { lotStreamId } from './events.ts';
-import { biddingDecider, standing } from './decide.ts';
+import { biddingDecider } from './decide.ts';
 import { DEFAULT_EXTENSION_WINDOW_SECONDS, DEFAULT_INCREMENTS, MAX_BID_AMOUNT } from './shared.ts';
 
 const amount = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
@@ -87,7 +87,7 @@ export const placeBid = defineOperation({
       const increments = settings?.Increments ?? DEFAULT_INCREMENTS;
       const bidId = randomUUID();
       const stream = lotStreamId(ctx.tenant.Tenant, body.LotId);
-      await ctx.commands.run(
+      const { view } = await ctx.commands.run(
         stream,
         biddingDecider,
         {
@@ -105,7 +105,8 @@ export const placeBid = defineOperation({
         },
         { readYourWrites: true },
       );
-      const now = standing(await ctx.commands.fold(stream, biddingDecider), memberId, increments);
+      // The caller's standing right after their bid (the runner's view: no second read of the lot's stream).
+      const now = view!;
       return {
         BidId: bidId,
         LotId: body.LotId,

@@ -1,5 +1,5 @@
 import type { Decider } from '../../src/command-runner.ts';
-import { NotFoundError } from '../../src/errors.ts';
+import { ConflictError, NotFoundError } from '../../src/errors.ts';
 import type { EventOf } from '../../src/events/define.ts';
 import { assertNever } from '../../src/assert-never.ts';
 import { catalogueEvents, type AuctionCatalogued, type CatalogueEvent, type CategoryCatalogued, type LotCatalogued } from './events.ts';
@@ -98,6 +98,8 @@ export type LotCommand =
       amount: number;
       bidType: 'online' | 'absentee' | 'floor' | 'phone';
       placedAt: string;
+      /** The bidding mode of the lot's auction, looked up by the caller (null: not known, the lot is not catalogued). */
+      auctionBidding: 'external' | 'timed' | null;
     }
   | { type: 'CloseLot'; tenant: string; lotId: number; closedAt: string };
 
@@ -131,7 +133,11 @@ export const lotDecider: Decider<LotState, LotCommand, LotStreamEvent> = {
       case 'PlaceBid': {
         if (!state.catalogued) throw new NotFoundError(`Lot ${command.lotId} is not catalogued.`);
         if (state.bidIds.has(command.bidId)) return [];
-        const { type: _type, ...data } = command;
+        if (command.auctionBidding === 'timed')
+          throw new ConflictError(
+            `Lot ${command.lotId} belongs to a timed auction: its bids are placed by bidders (POST /v1/me/bids), not through intake.`,
+          );
+        const { type: _type, auctionBidding: _mode, ...data } = command;
         return [{ type: 'BidPlaced', data }];
       }
       case 'CloseLot': {

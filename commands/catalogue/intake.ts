@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { runCommand } from '../../src/command-runner.ts';
+import { foldStream, runCommand } from '../../src/command-runner.ts';
 import { isoDateTime, positiveId, tenantId } from '../../src/events/define.ts';
-import { defineIntakeKind, type IntakeKind } from '../../src/intake-kind.ts';
+import { defineIntakeKind, lookUp, type IntakeDeps, type IntakeKind } from '../../src/intake-kind.ts';
 import {
   AuctionCatalogued,
   BidPlaced,
@@ -66,12 +66,12 @@ export const catalogueIntake: IntakeKind[] = [
       { correlationId: deps.correlationId },
     ),
   ),
-  defineIntakeKind('bid', bidRecord, (deps, { kind: _k, ...data }) =>
+  defineIntakeKind('bid', bidRecord, async (deps, { kind: _k, ...data }) =>
     runCommand(
       deps.log,
       lotStreamId(data.tenant, data.lotId),
       lotDecider,
-      { type: 'PlaceBid', ...data },
+      { type: 'PlaceBid', ...data, auctionBidding: await auctionBiddingOf(deps, data.tenant, data.lotId) },
       { correlationId: deps.correlationId },
     ),
   ),
@@ -94,3 +94,17 @@ export const catalogueIntake: IntakeKind[] = [
     ),
   ),
 ];
+
+/**
+ * The bidding mode of a lot's auction (null: the lot is not catalogued), read from the lot's and the auction's
+ * streams, once per run: a timed auction's bids are the service's own (commands/bidding), never intake's.
+ */
+async function auctionBiddingOf(deps: IntakeDeps, tenant: string, lotId: number): Promise<'external' | 'timed' | null> {
+  const lot = await lookUp(deps, `lot-auction ${tenant} ${lotId}`, () => foldStream(deps.log, lotStreamId(tenant, lotId), lotDecider));
+  const auctionId = lot.catalogued?.auctionId;
+  if (auctionId === undefined) return null;
+  const auction = await lookUp(deps, `auction ${tenant} ${auctionId}`, () =>
+    foldStream(deps.log, auctionStreamId(tenant, auctionId), auctionDecider),
+  );
+  return auction.catalogued?.bidding ?? 'external';
+}

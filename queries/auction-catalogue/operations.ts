@@ -1,6 +1,6 @@
 // An auction's printed catalogue (PDF) and its lots as a spreadsheet (6, 7), made from the read models;
 // declared once (defineOperation) for routing, validation, caching and the OpenAPI document.
-import { defineOperation } from '../../src/http/operation.ts';
+import { defineOperation, auctionInPath } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
 import { FileAnswer } from '../../src/http/file-answer.ts';
 import { pick } from '../../src/http/language.ts';
@@ -45,7 +45,7 @@ export const getAuctionCatalogue = defineOperation({
   },
   input: { params: auctionParams, query: z.object({ lang }) },
   output: { response: z.string().openapi({ format: 'binary' }), produces: ['application/pdf'] },
-  cache: { catalogue: true },
+  cache: { catalogue: true, auction: auctionInPath },
   async handler({ params }, ctx) {
     const auction = await findAuction(ctx.db, params.id);
     const { language } = ctx;
@@ -77,7 +77,7 @@ export const exportAuctionLots = defineOperation({
   },
   input: { params: auctionParams },
   output: { response: z.string().openapi({ format: 'binary' }), produces: [XLSX] },
-  cache: { catalogue: true },
+  cache: { catalogue: true, auction: auctionInPath },
   async handler({ params }, ctx) {
     const auction = await findAuction(ctx.db, params.id);
     const { language } = ctx;

@@ -1,7 +1,7 @@
 // Auctions: the list, one auction, its texts, lot numbers and categories (4, 5, 8, 9, 10), read from the read
 // models; declared once (defineOperation) for routing, validation, caching and the OpenAPI document.
 import type { Filter } from '../../src/ports/read-models.ts';
-import { defineOperation } from '../../src/http/operation.ts';
+import { defineOperation, auctionInPath } from '../../src/http/operation.ts';
 import { idText, pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
 import { pick } from '../../src/http/language.ts';
 import {
@@ -132,7 +132,7 @@ export const getAuction = defineOperation({
   },
   input: { params: z.object({ id: idText('The auction id.') }) },
   output: { response: auctionSchema },
-  cache: { catalogue: true },
+  cache: { catalogue: true, auction: auctionInPath },
   async handler({ params }, ctx) {
     const doc = await findAuction(ctx.db, params.id);
     return toAuctionDto(doc, ctx.language, ctx.tenant.DefaultLanguage, ctx.now.toISOString());
@@ -186,7 +186,7 @@ export const getAuctionTranslations = defineOperation({
       })
       .openapi('AuctionTranslations'),
   },
-  cache: { catalogue: true },
+  cache: { catalogue: true, auction: auctionInPath },
   async handler({ params }, ctx) {
     const doc = await findAuction(ctx.db, params.id);
     const { Languages: languages, DefaultLanguage: fallback } = ctx.tenant;
@@ -221,7 +221,7 @@ export const getAuctionLotNumbers = defineOperation({
     // Every lot number of the auction in one answer: the service sets no smaller limit than the int32 range.
     response: z.array(z.number().int().min(0).max(2147483647)).max(2147483647).openapi('LotNumbers'),
   },
-  cache: { catalogue: true },
+  cache: { catalogue: true, auction: auctionInPath },
   async handler({ params }, ctx) {
     await findAuction(ctx.db, params.id);
     // Distinct lot numbers straight from the (AuctionId, LotNumber) index, without reading the lots.
@@ -260,7 +260,7 @@ export const getAuctionCategories = defineOperation({
   },
   input: { params: auctionParams },
   output: { response: z.array(categoryNode).max(2147483647).openapi('AuctionCategories') },
-  cache: { catalogue: true },
+  cache: { catalogue: true, auction: auctionInPath },
   async handler({ params }, ctx) {
     await findAuction(ctx.db, params.id);
     const counts = await catalogueLots(ctx.db).countBy({ AuctionId: params.id, CategoryId: { $exists: true } }, 'CategoryId');

@@ -1,6 +1,6 @@
 // An auction's documents and a lot's documents, listed and downloaded (12, 13, 19), from the read models and
 // the stored files; declared once (defineOperation) for routing, validation, caching and the OpenAPI document.
-import { defineOperation, type TenantContext } from '../../src/http/operation.ts';
+import { defineOperation, type TenantContext, auctionInPath } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
 import { FileAnswer } from '../../src/http/file-answer.ts';
 import { NotFoundError } from '../../src/errors.ts';
@@ -69,7 +69,7 @@ export const listAuctionDocuments = defineOperation({
       .max(2147483647)
       .openapi('AuctionDocuments'),
   },
-  cache: { catalogue: true },
+  cache: { catalogue: true, auction: auctionInPath },
   async handler({ params }, ctx) {
     await findAuction(ctx.db, params.id);
     const docs = await auctionDocuments(ctx.db).find({ AuctionId: params.id }, { sort: [['Id', 1]] });
@@ -94,7 +94,7 @@ export const downloadAuctionDocument = defineOperation({
   },
   input: { params: z.object({ id: idText('The auction id.'), documentId: idText('The document id, as the list gives it.') }) },
   output: { response: z.string().openapi({ format: 'binary' }), produces: ['application/pdf', 'application/octet-stream'] },
-  cache: { catalogue: true },
+  cache: { catalogue: true, auction: auctionInPath },
   async handler({ params }, ctx) {
     await findAuction(ctx.db, params.id);
     const doc = await auctionDocuments(ctx.db).findById(String(params.documentId));

@@ -1,6 +1,6 @@
 // Whether a live sale is running and which lot is up (29, 30), read from the read models; declared once
 // (defineOperation) for routing, validation, caching and the OpenAPI document.
-import { defineOperation } from '../../src/http/operation.ts';
+import { defineOperation, auctionInPath } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
 import { catalogueAuctions, findAuction } from '../../projections/catalogue/index.ts';
 
@@ -57,7 +57,7 @@ export const getAuctionLiveStatus = defineOperation({
       })
       .openapi('AuctionLiveStatus'),
   },
-  cache: { catalogue: true },
+  cache: { catalogue: true, auction: auctionInPath },
   async handler({ params }, ctx) {
     const auction = await findAuction(ctx.db, params.id);
     return {

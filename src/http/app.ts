@@ -23,7 +23,7 @@ import { ResponseCache, weakEtag } from './response-cache.ts';
 import { FileAnswer } from './file-answer.ts';
 import { StreamedAnswer } from './event-stream.ts';
 import { sendFile, sendBody, type EncodedCopies } from './send.ts';
-import { expiresAt, isShared, jsonEntry, representationHeaders, RequestSteps, responseCacheKey, sendJson } from './request-steps.ts';
+import { expiresAt, isShared, jsonEntry, representationHeaders, RequestSteps, responseCacheKey, sendJson, type CatalogueVersion } from './request-steps.ts';
 
 const toExpressPath = (p: string) => p.replace(/\{(\w+)\}/g, ':$1');
 
@@ -33,10 +33,10 @@ export function buildApp(
   operations: Operation[],
   config: HttpConfig,
   /**
-   * The version of the projections catalogue reads come from (ProjectionVersions.of): a cached answer is used
-   * while it has not moved; null, nothing is cached.
+   * The version of the projections catalogue reads come from, by tenant and auction (ProjectionVersions.scoped):
+   * a cached answer is used while it has not moved; null, nothing is cached.
    */
-  catalogueVersion: () => string | null,
+  catalogueVersion: CatalogueVersion,
   /** Api-Keys, tenants, members and applications, as the feature that keeps them answers (credential checks). */
   directory: AccessDirectory,
   /** The process's role (for /healthz, /readyz) and its metrics (null: off, or served on a port of their own). */
@@ -192,15 +192,21 @@ export function buildApp(
         : base;
       const shared = isShared(operation, req);
       representationHeaders(res, token ? (ctx as TenantContext).language : null, shared);
-      const version = shared ? steps.cacheVersion() : null;
+      const tenant = shared ? (ctx as TenantContext).tenant.Tenant : '';
+      // The tenant's version before the answer is read: a change meanwhile leaves the answer with the older one.
+      const version = shared ? steps.cacheVersion(tenant) : null;
       const cacheKey = version !== null ? responseCacheKey(ctx as TenantContext, req) : '';
       const nowMs = base.now.getTime();
-      if (version !== null && steps.sendCached(req, res, cacheKey, version, nowMs)) return;
-      const result = await operation.handler(parseInput(operation, req) as never, ctx as never);
+      if (version !== null && steps.sendCached(req, res, cacheKey, tenant, nowMs)) return;
+      const input = parseInput(operation, req);
+      const result = await operation.handler(input as never, ctx as never);
       if (result instanceof StreamedAnswer) return;
       if (result instanceof FileAnswer) await sendFile(req, res, result);
       else if (version === null) sendJson(req, res, result);
-      else steps.sendAndKeep(req, res, cacheKey, jsonEntry(result, operationId, version, expiresAt(nowMs, changesAt)));
+      else {
+        const kept = steps.keptVersion(tenant, version, operation.cache?.auction?.(input as { params: Record<string, unknown> }, result));
+        steps.sendAndKeep(req, res, cacheKey, jsonEntry(result, operationId, kept, expiresAt(nowMs, changesAt)));
+      }
     });
   }
 

@@ -20,8 +20,8 @@ export interface FastPathDeps {
   operations: Operation[];
   cache: ResponseCache;
   auth: Authenticator;
-  /** The version of the projections catalogue answers are read from (null: nothing to compare against). */
-  version: () => string | null;
+  /** The version of the projections catalogue answers are read from, by tenant and auction (null: nothing to compare against). */
+  version: (tenant: string, auction?: number) => string | null;
   now: () => number;
   /** CORS headers for a request's Origin (name, value pairs; empty when there is none or it is not allowed). */
   cors: (origin: string | undefined) => string[];
@@ -59,9 +59,9 @@ export function catalogueFastPath(deps: FastPathDeps) {
         ? (operation.input?.languageParam && rawQueryValue(req, operation.input.languageParam)) || rawQueryValue(req, 'lang')
         : undefined;
     const language = negotiatedLanguage(caller.tenant, req.headers['accept-language'], override);
-    const version = deps.version();
-    if (version === null) return next();
-    const entry = deps.cache.get(`${caller.tenant.Tenant}\n${language}\n${url}`, version, deps.now());
+    const tenant = caller.tenant.Tenant;
+    if (deps.version(tenant) === null) return next();
+    const entry = deps.cache.get(`${tenant}\n${language}\n${url}`, (auction) => deps.version(tenant, auction), deps.now());
     if (!entry || entry.operationId !== operation.route.operationId) return next();
 
     const requestId = requestIdOf(req);

@@ -7,13 +7,13 @@ export class DerivedValues {
   private readonly values = new Map<string, { version: string; value: unknown }>();
 
   constructor(
-    /** The current version of the read models (null: unknown, nothing is kept). */
-    private readonly version: () => string | null,
+    /** The current version of a tenant's read models (null: unknown, nothing is kept). */
+    private readonly version: (tenant: string) => string | null,
     private readonly maxEntries = 2000,
   ) {}
 
   async get<T>(tenant: string, key: string, compute: () => Promise<T>, stillTrue?: (value: T) => boolean): Promise<T> {
-    const version = this.version();
+    const version = this.version(tenant);
     if (version === null) return compute();
     const k = `${tenant}\n${key}`;
     const kept = this.values.get(k);

@@ -206,7 +206,16 @@ export interface CachePolicy {
    * for a URL was found shared for every request to that URL (the cache's fast path relies on it).
    */
   personal?: (query: Record<string, unknown>) => boolean;
+  /**
+   * The one auction the answer depends on, when it depends on one alone (with the tenant's settings, categories
+   * and translations): it then stays cached while other auctions change (bids on their lots). Undefined: any
+   * change in the tenant renews it.
+   */
+  auction?: (input: { params: Record<string, unknown> }, answer: unknown) => number | undefined;
 }
+
+/** CachePolicy.auction of an operation whose path names the auction (`/v1/auctions/{id}/…`). */
+export const auctionInPath = ({ params }: { params: Record<string, unknown> }): number => Number(params.id);
 
 /** An HTTP operation, declared once: it drives routing, validation, caching, the OpenAPI document and examples. */
 export interface Operation<

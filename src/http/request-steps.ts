@@ -29,7 +29,7 @@ export interface StepDeps {
   /** Null: answers are not cached. */
   responseCache: ResponseCache | null;
   /** The version of the projections catalogue reads come from (null: nothing is cached). */
-  catalogueVersion: () => string | null;
+  catalogueVersion: CatalogueVersion;
   /** What the back office's operations are served with (null: none in this process). */
   backOffice: BackOfficeDoor | null;
 }
@@ -113,14 +113,24 @@ export class RequestSteps {
   }
 
   /** The version a shared answer is kept and found under; null when answers are not cached. */
-  cacheVersion(): string | null {
-    return this.deps.responseCache ? this.deps.catalogueVersion() : null;
+  cacheVersion(tenant: string): string | null {
+    return this.deps.responseCache ? this.deps.catalogueVersion(tenant) : null;
   }
 
-  /** Sends the answer the response cache holds for the key at this version and instant; false when it holds none. */
-  sendCached(req: Request, res: Response, key: string, version: string, nowMs: number): boolean {
+  /**
+   * The version an answer is kept with: of its one auction (CachePolicy.auction) when nothing in the tenant moved
+   * while it was read (`before`, the tenant's version taken first), else the tenant's version from before.
+   */
+  keptVersion(tenant: string, before: string, auction: number | undefined): { version: string; auction?: number } {
+    if (auction === undefined || this.deps.catalogueVersion(tenant) !== before) return { version: before };
+    const version = this.deps.catalogueVersion(tenant, auction);
+    return version === null ? { version: before } : { version, auction };
+  }
+
+  /** Sends the answer the response cache holds for the key at this instant, while current; false when it holds none. */
+  sendCached(req: Request, res: Response, key: string, tenant: string, nowMs: number): boolean {
     const cache = this.deps.responseCache!;
-    const cached = cache.get(key, version, nowMs);
+    const cached = cache.get(key, (auction) => this.deps.catalogueVersion(tenant, auction), nowMs);
     if (!cached) return false;
     sendBody(req, res, cached.body, cached.etag, { entry: cached, cache });
     return true;
@@ -171,10 +181,21 @@ export function expiresAt(nowMs: number, changesAt: number | null): number {
 }
 
 /** A handler's result as a response cache entry: its JSON bytes, once, with their ETag. */
-export function jsonEntry(result: unknown, operationId: string, version: string, expires: number): CachedResponse {
+export function jsonEntry(
+  result: unknown,
+  operationId: string,
+  kept: { version: string; auction?: number },
+  expires: number,
+): CachedResponse {
   const body = Buffer.from(JSON.stringify(result), 'utf8');
-  return { body, etag: weakEtag(body), version, expires, operationId };
+  return { body, etag: weakEtag(body), version: kept.version, auction: kept.auction, expires, operationId };
 }
+
+/**
+ * The version of what catalogue answers are read from (ProjectionVersions.scoped): of one tenant's answers, or
+ * of those that depend on one of its auctions alone; null: not known yet, nothing is cached.
+ */
+export type CatalogueVersion = (tenant: string, auction?: number) => string | null;
 
 /** Sends a handler's result as JSON (an answer not kept: its ETag made from its bytes). */
 export function sendJson(req: Request, res: Response, result: unknown): void {

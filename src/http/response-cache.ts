@@ -4,7 +4,10 @@ export interface CachedResponse {
   /** The UTF-8 bytes, encoded once. */
   body: Buffer;
   etag: string;
+  /** The version of what it was read from (for one tenant, or one of its auctions: `auction`). */
   version: string;
+  /** The one auction the answer depends on (with the tenant's settings), when it depends on one alone. */
+  auction?: number;
   expires: number;
   /** The body compressed, made on the first request that asks for each encoding and kept with the entry. */
   gzip?: Buffer;
@@ -25,7 +28,7 @@ const sizeOf = (entry: CachedResponse) => entry.body.length + (entry.gzip?.lengt
 
 /**
  * Serialised answers of catalogue reads, keyed by tenant, language and URL. An entry is used only while
- * the projections it was read from stand at the same positions (`version`) and until its `expires` (set by the caller), which
+ * what it was read from has not changed (`version`, of its tenant or auction) and until its `expires` (set by the caller), which
  * bounds what the clock changes (a lot closing, an auction starting). Bounded in entries and bytes
  * (compressed copies included).
  *
@@ -45,10 +48,11 @@ export class ResponseCache {
     private readonly maxAskedOnce = 20_000,
   ) {}
 
-  get(key: string, version: string, now: number): CachedResponse | null {
+  /** The entry kept for the key while it is current: `versionOf` its auction (or its tenant's, when undefined). */
+  get(key: string, versionOf: (auction: number | undefined) => string | null, now: number): CachedResponse | null {
     const entry = this.entries.get(key);
     if (!entry) return null;
-    if (entry.version !== version || entry.expires <= now) {
+    if (entry.version !== versionOf(entry.auction) || entry.expires <= now) {
       this.remove(key, entry);
       // It was asked for often enough to be kept: its fresh answer is kept at once.
       this.rememberAsked(key);

@@ -55,14 +55,15 @@ export async function applyBatch(
   expected: number,
   target: WriteTarget | null,
   searchWriter?: SearchWriter,
-  onChange?: (changed: boolean) => void,
+  /** Told, once the batch is stored, of the events the projection handled in it (none: nothing changed). */
+  onChange?: (handled: readonly RecordedEvent[]) => void,
   /** Where the batch ends in the log (a filtered read may end past its last event). */
   end = events[events.length - 1].position,
 ): Promise<number> {
   const position = end;
   const handled = events.filter((e) => projection.handles.includes(e.type));
   // Called once the batch is stored, so a reader that sees the new version also sees the new data.
-  const stored = (p: number) => (onChange?.(handled.length > 0), p);
+  const stored = (p: number) => (onChange?.(handled), p);
   switch (projection.kind) {
     case 'documents': {
       const uow = new UnitOfWork(target!);

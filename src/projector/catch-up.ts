@@ -43,8 +43,8 @@ export class CatchUp {
           position,
           this.deps.documents.live(),
           writers.get(projection),
-          (changed) => {
-            if (changed) this.progress.changed(projection.name, end);
+          (handled) => {
+            if (handled.length > 0) this.progress.changed(projection.name, end, handled);
           },
           end,
         );
@@ -72,8 +72,8 @@ export class CatchUp {
         position,
         this.deps.documents.live(),
         searchWriter,
-        (changed) => {
-          if (changed) this.progress.changed(projection.name, end);
+        (handled) => {
+          if (handled.length > 0) this.progress.changed(projection.name, end, handled);
         },
         end,
       );

@@ -92,8 +92,8 @@ export class Loops {
             continue;
           }
           const batch = work.then(() =>
-            applyBatch(projection, events, stored, this.deps.documents.live(), searchWriter, (changed) => {
-              if (changed) this.progress.changed(projection.name, batchEnd);
+            applyBatch(projection, events, stored, this.deps.documents.live(), searchWriter, (handled) => {
+              if (handled.length > 0) this.progress.changed(projection.name, batchEnd, handled);
             }),
           );
           work = batch.catch(() => undefined);

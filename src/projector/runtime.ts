@@ -7,7 +7,8 @@ import { Loops } from './loops.ts';
 import { Waiters } from './waiters.ts';
 import { projectionStatus, type ProjectionStatus } from './status.ts';
 import { Rebuilds, type RebuildOptions } from './rebuild.ts';
-import { liveSearchWriter, PAGE_SIZE, storedCheckpoint, type ProjectorDeps } from './apply.ts';
+import { liveSearchWriter, PAGE_SIZE, readPage, storedCheckpoint, type ProjectorDeps } from './apply.ts';
+import type { RecordedEvent } from '../ports/event-log.ts';
 
 export type { ProjectorDeps } from './apply.ts';
 export type { ProjectionStatus } from './status.ts';
@@ -64,6 +65,17 @@ export class ProjectorRuntime {
 
   async checkpoint(projection: Projection): Promise<number> {
     return storedCheckpoint(this.deps, projection);
+  }
+
+  /**
+   * The events a projection handled after `from` up to `to` (what moved its stored checkpoint there, for followers
+   * in another process); null when they are more than `max`: the follower then takes anything as changed.
+   */
+  async handledBetween(name: string, from: number, to: number, max = 5000): Promise<RecordedEvent[] | null> {
+    const handles = this.get(name).handles;
+    const { events, end } = await readPage(this.deps.log, handles, from, max);
+    if (end < to && events.length >= max) return null;
+    return events.filter((e) => e.position <= to && handles.includes(e.type));
   }
 
   /**

@@ -1,7 +1,7 @@
 import { auctionDecider, lotDecider, type LotData } from '../../commands/catalogue/decide.ts';
 import { accessRecordDecider, type TenantData } from '../../commands/access/decide.ts';
 import { memberDecider } from '../../commands/members/decide.ts';
-import { NotFoundError } from '../../src/errors.ts';
+import { ConflictError, NotFoundError } from '../../src/errors.ts';
 import { spec } from '../support/decider.ts';
 
 const at = '2026-11-22T10:00:00.000Z';
@@ -48,23 +48,29 @@ describe('catalogue intake deciders', () => {
       .then([{ type: 'LotCatalogued', data: changed }]);
   });
 
-  it('places a bid once per bid id, and never on an unknown lot', () => {
+  it('places a bid once per bid id, and never on an unknown lot nor on a lot of a timed auction', () => {
     const bid = { tenant: 'demo', lotId: 7, bidId: 'b1', amount: 1200, bidType: 'online' as const, placedAt: at };
+    const external = { ...bid, auctionBidding: 'external' as const };
     spec(lotDecider)
       .given([{ type: 'LotCatalogued', data: lot }])
-      .when({ type: 'PlaceBid', ...bid })
+      .when({ type: 'PlaceBid', ...external })
       .then([{ type: 'BidPlaced', data: bid }]);
     spec(lotDecider)
       .given([
         { type: 'LotCatalogued', data: lot },
         { type: 'BidPlaced', data: bid },
       ])
-      .when({ type: 'PlaceBid', ...bid })
+      .when({ type: 'PlaceBid', ...external })
       .thenNothingHappened();
     spec(lotDecider)
       .given([])
-      .when({ type: 'PlaceBid', ...bid })
+      .when({ type: 'PlaceBid', ...bid, auctionBidding: null })
       .thenThrows(NotFoundError);
+    // A timed auction's bids are decided by the service (commands/bidding): intake's would bypass its rules.
+    spec(lotDecider)
+      .given([{ type: 'LotCatalogued', data: lot }])
+      .when({ type: 'PlaceBid', ...bid, auctionBidding: 'timed' })
+      .thenThrows(ConflictError);
   });
 
   it('closes a lot once', () => {

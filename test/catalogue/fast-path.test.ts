@@ -17,6 +17,8 @@ import type { Services } from '../../src/services.ts';
 import { TokenService } from '../../src/security/tokens.ts';
 import { sha256 } from '../../src/security/passwords.ts';
 import { createLogger } from '../../src/logger.ts';
+import { ScopedVersions } from '../../src/http/cache-versions.ts';
+import type { RecordedEvent } from '../../src/ports/event-log.ts';
 
 const API_KEY = 'fast-path-api-key';
 const ORIGIN = 'https://house.example';
@@ -59,6 +61,11 @@ describe('catalogue answers sent from the response cache before the router', () 
   /** What the probe tells about when its answer changes by itself (undefined: nothing). */
   let changesAt: number | undefined;
   let version = 'v1';
+  /** Versions by tenant and auction, moved by the events a spec tells it of. */
+  let scoped = new ScopedVersions();
+  const told = (...data: Record<string, unknown>[]) => scoped.changed(data.map((d) => ({ data: d }) as unknown as RecordedEvent));
+  /** Set by a spec: what happens while the auction probe reads its answer. */
+  let whileReading: (() => void) | null = null;
   let now = Date.parse('2026-11-24T12:00:00Z');
 
   const directory: AccessDirectory = {
@@ -81,6 +88,19 @@ describe('catalogue answers sent from the response cache before the router', () 
     },
   });
 
+  const auctionProbe = defineOperation({
+    route: { number: 2, operationId: 'probeAuction', group: 'Auctions', method: 'get', path: '/v1/auctions/{id}/things', auth: 'anon' },
+    docs: { summary: "A catalogue read that depends on one auction (with the tenant's settings)" },
+    input: { params: z.object({ id: z.coerce.number() }) },
+    output: { response: z.object({ auction: z.number(), run: z.number() }) },
+    cache: { catalogue: true, auction: ({ params }) => Number(params.id) },
+    async handler({ params }) {
+      runs += 1;
+      whileReading?.();
+      return { auction: params.id, run: runs };
+    },
+  });
+
   before(async () => {
     const services = {
       documents: { forTenant: (tenant: string) => ({ tenant, collection: () => ({}) }) },
@@ -97,7 +117,13 @@ describe('catalogue answers sent from the response cache before the router', () 
       readYourWritesTimeoutMs: 1000,
     } as unknown as Services;
     const config = { corsOrigins: [ORIGIN], trustProxy: false, responseCache: true };
-    const app = buildApp(services, [probe] as unknown as Operation[], config, () => version, directory);
+    const app = buildApp(
+      services,
+      [probe, auctionProbe] as unknown as Operation[],
+      config,
+      (tenant, auction) => `${version}|${scoped.version(tenant, auction)}`,
+      directory,
+    );
     server = await listen(app, 0, '127.0.0.1');
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
@@ -105,6 +131,8 @@ describe('catalogue answers sent from the response cache before the router', () 
   beforeEach(() => {
     changesAt = undefined;
     version = `v${Math.random()}`;
+    scoped = new ScopedVersions();
+    whileReading = null;
   });
 
   const send = (method: string, p: string, headers: Record<string, string>) =>
@@ -268,5 +296,60 @@ describe('catalogue answers sent from the response cache before the router', () 
     const plain = await keptAt(t + 80_000, '/v1/things/13');
     expect(await runAt(t + 80_499, '/v1/things/13')).to.equal(plain);
     expect(await runAt(t + 81_000, '/v1/things/13')).to.equal(plain + 1);
+  });
+
+  describe('answers that depend on one auction', () => {
+    const runOf = async (p: string, token: string) => JSON.parse((await send('GET', p, as(token))).body.toString()).run as number;
+    /** The answer the cache keeps for a path (from the second time it is asked for), and the token that asked. */
+    const kept = async (p: string) => {
+      const token = anonymous();
+      await runOf(p, token);
+      return { token, run: await runOf(p, token) };
+    };
+
+    it("stay cached while other auctions of the tenant and other tenants change, by the route and before it", async () => {
+      // Lot 7 is seen in auction 2 (its catalogue event) before the answer is kept.
+      told({ tenant: 'a', lotId: 7, auctionId: 2 });
+      const one = await kept('/v1/auctions/1/things');
+      told({ tenant: 'a', auctionId: 2 }, { tenant: 'a', lotId: 7, auctionId: 2 }, { tenant: 'b', auctionId: 1 });
+      // Its bids (no auction named) move auction 2 alone.
+      told({ tenant: 'a', lotId: 7, bidId: 'x' });
+      expect(await runOf('/v1/auctions/1/things', one.token), 'before the router').to.equal(one.run);
+      expect(await runOf('/v1/auctions/1/things', anonymous()), 'by the route').to.equal(one.run);
+      // A tenant-wide answer moves with any change in its tenant.
+      const wide = await kept('/v1/things/20');
+      told({ tenant: 'a', lotId: 7, bidId: 'y' });
+      expect(await runOf('/v1/things/20', wide.token)).to.equal(wide.run + 1);
+    });
+
+    it('are read again when their auction changes, or the tenant outside any auction, or a lot not seen yet', async () => {
+      let answer = await kept('/v1/auctions/1/things');
+      told({ tenant: 'a', auctionId: 1 });
+      expect(await runOf('/v1/auctions/1/things', answer.token)).to.equal(answer.run + 1);
+      answer = { ...answer, run: await runOf('/v1/auctions/1/things', answer.token) };
+      told({ tenant: 'a', categoryId: 3 });
+      expect(await runOf('/v1/auctions/1/things', answer.token), 'a category').to.equal(answer.run + 1);
+      answer = { ...answer, run: await runOf('/v1/auctions/1/things', answer.token) };
+      // A lot not seen yet may have been in auction 1 (this process learns a lot's auction from its events).
+      told({ tenant: 'a', lotId: 99, auctionId: 2 });
+      expect(await runOf('/v1/auctions/1/things', answer.token), 'a lot not seen yet').to.equal(answer.run + 1);
+      answer = { ...answer, run: await runOf('/v1/auctions/1/things', answer.token) };
+      told({ tenant: 'a', lotId: 99, auctionId: 1 });
+      expect(await runOf('/v1/auctions/1/things', answer.token), 'a lot moved between auctions').to.equal(answer.run + 1);
+      answer = { ...answer, run: await runOf('/v1/auctions/1/things', answer.token) };
+      told({ someone: 'without a tenant' });
+      expect(await runOf('/v1/auctions/1/things', answer.token), 'an event without a tenant').to.equal(answer.run + 1);
+    });
+
+    it("are kept with the tenant's version when the tenant changed while they were read", async () => {
+      const token = anonymous();
+      await runOf('/v1/auctions/3/things', token);
+      whileReading = () => told({ tenant: 'a', auctionId: 4 });
+      const read = await runOf('/v1/auctions/3/things', token);
+      whileReading = null;
+      // Kept with the version from before the read: the next request finds the tenant moved and reads again.
+      expect(await runOf('/v1/auctions/3/things', token)).to.equal(read + 1);
+      expect(await runOf('/v1/auctions/3/things', token)).to.equal(read + 1);
+    });
   });
 });

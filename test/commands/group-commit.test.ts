@@ -86,9 +86,10 @@ describe('group commit', () => {
       const stored = await log.readStream('counter-a');
       expect(stored.map((e) => e.data.n)).to.deep.equal(Array.from({ length: 20 }, (_, i) => i + 1));
       expect(stored.map((e) => e.data.by)).to.deep.equal(Array.from({ length: 20 }, (_, i) => `c${i}`));
-      // Each command answers its own events, and a position that includes them.
+      // Each command answers its own events, the state right after them (its view), and a position that includes them.
       results.forEach((r, i) => {
         expect(r.events.map((e) => e.data.by)).to.deep.equal([`c${i}`]);
+        expect(r.view).to.equal(i + 1);
         expect(r.position).to.be.at.least(stored[i].position);
       });
       // Fewer appends than commands: the ones that waited went together (the first went alone).

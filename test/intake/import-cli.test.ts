@@ -100,4 +100,30 @@ describe('catalogue intake (npm run import)', function () {
     expect(report.errors[2].message).to.match(/not catalogued/);
     expect(await head()).to.equal(6);
   });
+
+  it("refuses bids on a timed auction's lots (the service takes those), also after the auction became timed in the same file", async () => {
+    const timed = { ...records[2], auctionId: 2, bidding: 'timed' };
+    const timedLot = { ...records[3], lotId: 2, auctionId: 2 };
+    const bidOn = (lotId: number, bidId: string) => JSON.stringify({ ...records[4], lotId, bidId });
+    fs.writeFileSync(
+      file,
+      [
+        JSON.stringify({ ...timed, bidding: 'external' }),
+        JSON.stringify(timedLot),
+        bidOn(2, 'b-2'),
+        JSON.stringify(timed),
+        bidOn(2, 'b-3'),
+        bidOn(1, 'b-4'),
+      ].join('\n'),
+    );
+    const before = await head();
+    const result = run(file);
+    expect(result.status).to.equal(1);
+    const report = JSON.parse(result.stdout);
+    expect(report.errors.map((e: { line: number }) => e.line)).to.deep.equal([5]);
+    expect(report.errors[0].message).to.match(/timed auction.*POST \/v1\/me\/bids/);
+    // The auction twice, the lot, the bid while it was external, the bid on lot 1.
+    expect(report.appended).to.equal(5);
+    expect(await head()).to.equal(before + 5);
+  });
 });

@@ -1,7 +1,7 @@
 /**
  * A test decider for the command runner's specs: a counter that moves by one per command, so a command
  * decided on a stale state would count a number twice. `expect` makes a command a no-op unless the counter
- * is there; `fail` makes its decision fail.
+ * is there; `fail` makes its decision fail. Its view is the count right after the command.
  */
 import { z } from 'zod';
 import type { Decider } from '../../src/command-runner.ts';
@@ -20,10 +20,11 @@ export const counterEvents = defineEvents([Counted]);
 export type CounterEvent = EventsOf<typeof counterEvents>;
 export type CounterCommand = { by: string; expect?: number; fail?: boolean };
 
-export const counter: Decider<{ n: number }, CounterCommand, CounterEvent> = {
+export const counter: Decider<{ n: number }, CounterCommand, CounterEvent, number> = {
   events: counterEvents,
   initialState: () => ({ n: 0 }),
   evolve: (state, event) => ((state.n = event.data.n), state),
+  view: (state) => state.n,
   decide: (command, state) => {
     if (command.fail) throw new ConflictError(`refused at ${state.n}`);
     if (command.expect !== undefined && command.expect !== state.n) return [];

@@ -8,7 +8,7 @@ import type { AnyEvent } from '../../src/events/define.ts';
  *   spec(decider).given([...]).when(command).then([...])
  *   spec(decider).given([...]).when(command).thenNothingHappened()
  */
-export function spec<S, C, E extends AnyEvent>(decider: Decider<S, C, E>) {
+export function spec<S, C, E extends AnyEvent, V>(decider: Decider<S, C, E, V>) {
   return {
     given(events: E[]) {
       const state = events.reduce(decider.evolve, decider.initialState());
