@@ -1,3 +1,4 @@
+import { noCounters } from '../src/counters.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -140,6 +141,7 @@ export async function createRuntime(
     logger,
     now: options.now ?? (() => new Date()),
     readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
+    counters: metrics?.counters ?? noCounters,
   };
   await projector.setup();
   if (runsJobs) {

@@ -41,7 +41,7 @@ export interface Feature {
  * and the VAT check, the clock and the logger, adding jobs; never the HTTP side (tokens, rate limits), the projector or the
  * search index. A job names its tenant from its data.
  */
-export type JobDeps = Pick<Services, 'log' | 'documents' | 'outbox' | 'files' | 'keys' | 'vat' | 'now' | 'logger'> & {
+export type JobDeps = Pick<Services, 'log' | 'documents' | 'outbox' | 'files' | 'keys' | 'vat' | 'now' | 'logger' | 'counters'> & {
   /** To schedule a follow-up (a reminder moved to its new time). */
   jobs: Pick<JobQueue, 'add'>;
 };

@@ -11,6 +11,7 @@ import type { Logger } from './logger.ts';
 import type { GeneratedFiles } from './generated-files.ts';
 import type { OneTimeKeys } from './security/keys.ts';
 import type { VatChecker } from './ports/vat.ts';
+import type { Counters } from './counters.ts';
 
 /** Every engine and service of a process, built once by app/runtime.ts. HTTP handlers get a narrow, tenant-bound
  * part of it (src/http/operation.ts); background jobs and reactors take what they name from it. */
@@ -34,4 +35,6 @@ export interface Services {
   now: () => Date;
   /** How long a command waits for its projections before answering (read your writes). */
   readYourWritesTimeoutMs: number;
+  /** What features count of their decisions, for /metrics (noCounters when metrics are off). */
+  counters: Counters;
 }

@@ -22,6 +22,9 @@ export function allJobs(services: Services): Record<string, JobProcessor> {
     get files() {
       return services.files;
     },
+    get counters() {
+      return services.counters;
+    },
     get keys() {
       return services.keys;
     },

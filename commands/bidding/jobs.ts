@@ -6,6 +6,7 @@ import { memberAccounts } from '../../projections/members/index.ts';
 import { tenantSettings } from '../../projections/access/index.ts';
 import { lotStreamId } from './events.ts';
 import { biddingDecider } from './decide.ts';
+import { closesCounter } from './metrics.ts';
 import { CLOSE_LOT, closeLotJob, OUTBID_MAIL, type CloseLotJobData, type OutbidMailJobData } from './shared.ts';
 
 /**
@@ -24,7 +25,14 @@ function closeLot(deps: JobDeps): JobProcessor {
       await deps.jobs.add(CLOSE_LOT, { tenant, lotId }, closeLotJob(tenant, lotId, state.endTime, due - now.getTime()));
       return;
     }
-    await runCommand(deps.log, lotStreamId(tenant, lotId), biddingDecider, { type: 'CloseLot', tenant, lotId, at: now.toISOString() });
+    const { events } = await runCommand(deps.log, lotStreamId(tenant, lotId), biddingDecider, {
+      type: 'CloseLot',
+      tenant,
+      lotId,
+      at: now.toISOString(),
+    });
+    for (const event of events)
+      if (event.type === 'LotSettled') deps.counters.inc(closesCounter, { result: event.data.sold ? 'sold' : 'unsold' });
   };
 }
 

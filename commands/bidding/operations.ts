@@ -3,12 +3,13 @@
 import { randomUUID } from 'node:crypto';
 import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
-import { ConflictError, ForbiddenError, NotFoundError } from '../../src/errors.ts';
+import { ForbiddenError, NotFoundError } from '../../src/errors.ts';
 import { biddingSettings, catalogueAuctions, catalogueLots } from '../../projections/catalogue/index.ts';
 import { mayBidReason } from '../registrations/dto.ts';
 import { idempotencyKeyOf, onceForKey } from '../idempotency/shared.ts';
 import { lotStreamId } from './events.ts';
-import { biddingDecider } from './decide.ts';
+import { BiddingEndedError, biddingDecider, NotTimedError } from './decide.ts';
+import { bidsCounter, extensionsCounter, refusalOf } from './metrics.ts';
 import { DEFAULT_EXTENSION_WINDOW_SECONDS, DEFAULT_INCREMENTS, MAX_BID_AMOUNT } from './shared.ts';
 
 const amount = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
@@ -74,20 +75,25 @@ export const placeBid = defineOperation({
       body: JSON.stringify({ LotId: body.LotId, MaxAmount: body.MaxAmount }),
       at: () => new Date().toISOString(),
     };
+    // A refusal is counted by its reason; a repeated request (its first answer again) is not counted again.
+    const counted = (error: unknown): never => {
+      ctx.counters.inc(bidsCounter, { outcome: refusalOf(error) });
+      throw error;
+    };
     return onceForKey(ctx.commands, request, async () => {
       const lot = await catalogueLots(ctx.db).findById(String(body.LotId));
       if (!lot) throw new NotFoundError(`Lot ${body.LotId} does not exist.`);
       const [auction, settings] = await Promise.all([catalogueAuctions(ctx.db).findById(String(lot.AuctionId)), biddingSettings(ctx.db)]);
       const bidding = auction?.BiddingMode ?? 'external';
       const at = ctx.now.toISOString();
-      if (bidding !== 'timed') throw new ConflictError('Bids on this auction are not taken here (its bidding is external).');
-      if (lot.Closed || lot.EndTime <= at) throw new ConflictError('Bidding on this lot has ended.');
+      if (bidding !== 'timed') throw new NotTimedError();
+      if (lot.Closed || lot.EndTime <= at) throw new BiddingEndedError();
       const reason = await mayBidReason(ctx.db, memberId, lot, at);
       if (reason !== null) throw new ForbiddenError(`The caller may not bid on this lot: ${reason}.`, { reason });
       const increments = settings?.Increments ?? DEFAULT_INCREMENTS;
       const bidId = randomUUID();
       const stream = lotStreamId(ctx.tenant.Tenant, body.LotId);
-      const { view } = await ctx.commands.run(
+      const { view, events } = await ctx.commands.run(
         stream,
         biddingDecider,
         {
@@ -107,6 +113,8 @@ export const placeBid = defineOperation({
       );
       // The caller's standing right after their bid (the runner's view: no second read of the lot's stream).
       const now = view!;
+      ctx.counters.inc(bidsCounter, { outcome: now.leading ? 'leading' : 'outbid' });
+      if (events.some((e) => e.type === 'LotEndTimeExtended')) ctx.counters.inc(extensionsCounter);
       return {
         BidId: bidId,
         LotId: body.LotId,
@@ -119,7 +127,7 @@ export const placeBid = defineOperation({
         MinimumNextBid: now.minimumNextBid,
         ReserveMet: now.reserveMet,
       };
-    });
+    }).catch(counted);
   },
 });
 

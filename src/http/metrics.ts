@@ -1,3 +1,4 @@
+import type { Counters } from '../counters.ts';
 import type { NextFunction, Request, Response } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ProjectionStatus } from '../projector/status.ts';
@@ -29,6 +30,19 @@ export class Metrics {
     lag: (webhook: string, seconds: number | null) => {
       if (seconds === null) this.deliveryLag.remove({ webhook });
       else this.deliveryLag.set({ webhook }, seconds);
+    },
+  };
+
+  /** The counters features declare (src/counters.ts), made on first use. */
+  private readonly declared = new Map<string, Counter<string>>();
+  readonly counters: Counters = {
+    inc: (spec, labels) => {
+      let counter = this.declared.get(spec.name);
+      if (!counter) {
+        counter = new Counter({ name: spec.name, help: spec.help, labelNames: [...spec.labelNames], registers: [this.registry] });
+        this.declared.set(spec.name, counter);
+      }
+      counter.inc((labels ?? {}) as Record<string, string>);
     },
   };
 

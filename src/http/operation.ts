@@ -1,5 +1,6 @@
 // How an HTTP operation is declared (defineOperation) and what its handler is given: one declaration per
 // operation, read by the router, the validation, the response cache and the OpenAPI document.
+import type { Counters } from '../counters.ts';
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import type { TenantScope } from '../ports/read-models.ts';
@@ -47,6 +48,8 @@ export interface BaseContext {
   limiter: RateLimiter;
   tokens: Pick<TokenService, 'issue'>;
   logger: Logger;
+  /** What the operation counts of its decisions, for /metrics. */
+  counters: Counters;
 }
 
 export interface TenantContext extends BaseContext {

@@ -52,6 +52,7 @@ export class RequestSteps {
       limiter: services.limiter,
       tokens: services.tokens,
       logger: services.logger,
+      counters: services.counters,
     };
   }
 

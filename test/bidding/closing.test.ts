@@ -130,6 +130,11 @@ describe('timed bidding at the end of a lot', function () {
     expect(await statusOf(201, 9002)).to.equal('lost');
     const settled = (await server.events()).find((e) => e.type === 'LotSettled' && e.data.lotId === 9002)!;
     expect(settled.data).to.include({ sold: false, hammerPrice: null, winnerMemberId: null });
+    // Both closes and the extension above are counted on /metrics.
+    const metrics = (await server.request('GET', '/metrics', { apiKey: null })).text;
+    expect(metrics).to.match(/^bidder_lots_closed_total\{result="sold",role="all"\} [1-9]/m);
+    expect(metrics).to.match(/^bidder_lots_closed_total\{result="unsold",role="all"\} [1-9]/m);
+    expect(metrics).to.match(/^bidder_lot_extensions_total\{role="all"\} [1-9]/m);
   });
 
   it("takes bids on a lot still open after its timed auction's end time (a lot's own end time rules, as soft close moves it)", async () => {

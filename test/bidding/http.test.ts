@@ -191,4 +191,13 @@ describe('timed bidding over HTTP', function () {
     }
     expect(leaders).to.have.length(1);
   });
+
+  it('counts bids by outcome on /metrics: accepted as leading or outbid, refused by reason', async () => {
+    const text = (await server.request('GET', '/metrics', { apiKey: null })).text;
+    const count = (outcome: string) =>
+      Number(new RegExp(`^bidder_bids_total\\{outcome="${outcome}",role="all"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+    // What the specs above did: each kind at least once (the parallel bids make some counts vary).
+    for (const outcome of ['leading', 'outbid', 'below_minimum', 'not_found', 'not_timed', 'forbidden', 'key_reused'])
+      expect(count(outcome), outcome).to.be.greaterThan(0);
+  });
 });
