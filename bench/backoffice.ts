@@ -14,6 +14,7 @@ import { load, watchRequests, type LoadOptions, type LoadResult, type Target } f
 import { runCli, say, sleep } from './processes.ts';
 import type { ServiceClient } from './service-client.ts';
 import { median } from './stats.ts';
+import { subscribe as subscribeTo } from './sse.ts';
 
 export const BENCH_BACKOFFICE_KEY = 'bench-backoffice-key-0123456789abcdef';
 
@@ -70,42 +71,9 @@ async function readFeed(client: ServiceClient, from = '') {
   return { events, pages, seconds, eventsPerSecond: events / seconds, next: after };
 }
 
-/** Opens `count` SSE subscribers from `after`; each calls onEvent(subscriber, type, data) per event. */
-async function subscribe(client: ServiceClient, count: number, query: string, onEvent: (i: number, type: string, data: string) => void) {
-  const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
-  const requests: http.ClientRequest[] = [];
-  await Promise.all(
-    Array.from(
-      { length: count },
-      (_, i) =>
-        new Promise<void>((resolve, reject) => {
-          const req = http.get(client.url(`/backoffice/v1/events/stream?${query}`), { agent, headers: boHeaders }, (res) => {
-            if (res.statusCode !== 200) return reject(new Error(`stream ${i}: ${res.statusCode}`));
-            let buffer = '';
-            res.setEncoding('utf8');
-            res.on('data', (chunk: string) => {
-              buffer += chunk;
-              let end: number;
-              while ((end = buffer.indexOf('\n\n')) >= 0) {
-                const block = buffer.slice(0, end);
-                buffer = buffer.slice(end + 2);
-                if (block.startsWith(':')) continue;
-                const type = /^event: (.*)$/m.exec(block)?.[1] ?? '';
-                onEvent(i, type, /^data: (.*)$/m.exec(block)?.[1] ?? '');
-              }
-            });
-            resolve();
-          });
-          req.on('error', reject);
-          requests.push(req);
-        }),
-    ),
-  );
-  return () => {
-    for (const req of requests) req.destroy();
-    agent.destroy();
-  };
-}
+/** Opens `count` subscribers of tenant demo's event stream (`query`: its types and position). */
+const subscribe = (client: ServiceClient, count: number, query: string, onEvent: (i: number, type: string, data: string) => void) =>
+  subscribeTo(client.url(`/backoffice/v1/events/stream?${query}`), boHeaders, count, onEvent);
 
 /** A receiver of webhook deliveries: path /hook/{n}; records each delivery's Revision per path. */
 async function startReceiver() {

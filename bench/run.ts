@@ -14,7 +14,9 @@
  *       distinct search  GET /v1/lots/search, every query one never asked before (bench/distinct-queries.ts)
  *       watchlist        PUT /v1/me/watchlist/{lotId} by one member, every request appending an event (read your writes)
  *     then the back office (bench/backoffice.ts: feed pages, 500 streams, 10 webhooks, the watchlist PUT with streams
- *     and webhooks attached), the service's peak memory, the prints (bench/prints.ts) and the sign-up flows (bench/accounts.ts).
+ *     and webhooks attached), timed bidding (bench/bidding.ts: a hot lot, 1,000 lots, the lot page with bids arriving,
+ *     1,000 auction streams, a closing storm), the service's peak memory, the prints (bench/prints.ts) and the
+ *     sign-up flows (bench/accounts.ts).
  *  3. With the service stopped: the index alone (bench/index-alone.ts on the service's snapshot, distinct
  *     queries), the rebuilds of `catalogue` and `lot-search` from position 0, and restarts (spawn to /readyz 200).
  *  4. --million: the same catalogue with about 1M events (13 bids a lot of a started auction) in
@@ -25,7 +27,7 @@
  *
  * Options: --fresh  --lots 100000  --rounds 3  --connections 50  --warmup 2  --duration 10  --log-level info
  *          --port 3100  --ceiling-port 3101  --million
- *          --only lots,gzip,search,distinct,watch,backoffice,index,prints,accounts,rebuild,restart (default; --million adds
+ *          --only lots,gzip,search,distinct,watch,backoffice,bidding,index,prints,accounts,rebuild,restart (default; --million adds
  *          million,analysts)
  *          --profile (node --cpu-prof on the loaded service; the top self-time functions per load)
  */
@@ -59,6 +61,7 @@ import {
 } from './loads.ts';
 import { prints, type PrintsResult } from './prints.ts';
 import { backOfficeBench, importBackOfficeKey, type BackOfficeResult } from './backoffice.ts';
+import { biddingBench, biddingSummary, importBiddingFixture, type BiddingResult } from './bidding.ts';
 import {
   BENCH_DIR,
   elapsedSeconds,
@@ -107,7 +110,10 @@ const opts = {
   port: intOption('port', 3100),
   ceilingPort: intOption('ceiling-port', 3101),
   only: new Set(
-    option('only', `lots,gzip,search,distinct,watch,backoffice,index,prints,accounts,rebuild,restart${million ? ',million,analysts' : ''}`)
+    option(
+      'only',
+      `lots,gzip,search,distinct,watch,backoffice,bidding,index,prints,accounts,rebuild,restart${million ? ',million,analysts' : ''}`,
+    )
       .split(',')
       .map((s) => s.trim()),
   ),
@@ -132,6 +138,11 @@ const TARGETS = {
   streamP99: 250,
   webhookDeliveriesPerSecond: 500,
   attachedRatio: 0.9,
+  bidHotRps: 1500,
+  bidSpreadRps: 3000,
+  bidP99: 50,
+  bidStreamP99: 250,
+  bidPageRatio: 0.8,
 };
 
 /** Distinct queries for the uncached search load (more than rounds × seconds × any rate it reaches). */
@@ -218,6 +229,7 @@ async function main() {
   const member = await importBenchMember(dataset);
   say(`bench member ${member.email} (id ${member.memberId}) imported`);
   if (has('backoffice')) await importBackOfficeKey(dataset);
+  const biddingFixture = has('bidding') ? await importBiddingFixture(dataset) : null;
   // Generated files (catalogue PDFs, factsheets) of earlier runs go, so the prints step measures first requests.
   fs.rmSync(path.join(dataset.dataDir, 'files'), { recursive: true, force: true });
 
@@ -345,6 +357,13 @@ async function main() {
   if (has('backoffice')) {
     say('back office: feed pages, 500 streams, 10 webhooks, and the watchlist PUT with streams and webhooks attached');
     backOffice = await backOfficeBench(client, memberHeaders, loadOptions, opts.rounds, svcTarget);
+  }
+
+  // ---- timed bidding (issue 17), on the loaded service
+  let bidding: BiddingResult | null = null;
+  if (biddingFixture) {
+    say('timed bidding: a hot lot, 1,000 lots, the lot page with bids arriving, 1,000 auction streams, a closing storm');
+    bidding = await biddingBench(client, dataset, biddingFixture, catalogueHeaders, loadOptions, opts.rounds, svcTarget);
   }
 
   // ---- memory, prints, accounts, then stop
@@ -536,6 +555,46 @@ async function main() {
     const ratios = backOffice.attached.attached.map((r, i) => r.rps / backOffice!.attached.alone[i].rps);
     const r = spread(ratios);
     add(`watchlist PUT with 100 streams and 5 webhooks ≥ ${TARGETS.attachedRatio}× alone`, ratioText(r), r.median >= TARGETS.attachedRatio);
+  }
+  if (bidding) {
+    const b = biddingSummary(bidding);
+    const hot = spread(bidding.hot.map((l) => l.rps));
+    add(
+      `one hot lot: ≥ ${fmt(TARGETS.bidHotRps)} bids/s decided, p99 ≤ ${TARGETS.bidP99} ms`,
+      `${showSpread(hot)} bids/s, p99 ${fmt(b.hotP99)} ms; statuses ${JSON.stringify(bidding.hot.map((l) => l.statusCodes))}`,
+      b.hotRps >= TARGETS.bidHotRps && b.hotP99 <= TARGETS.bidP99,
+    );
+    const spreadRps = spread(bidding.spread.map((l) => l.rps));
+    add(
+      `1,000 lots: ≥ ${fmt(TARGETS.bidSpreadRps)} bids/s decided, p99 ≤ ${TARGETS.bidP99} ms`,
+      `${showSpread(spreadRps)} bids/s, p99 ${fmt(b.spreadP99)} ms; statuses ${JSON.stringify(bidding.spread.map((l) => l.statusCodes))}`,
+      b.spreadRps >= TARGETS.bidSpreadRps && b.spreadP99 <= TARGETS.bidP99,
+    );
+    const pageRatios = spread(bidding.page.withBids.map((l, i) => l.rps / bidding!.page.alone[i].rps));
+    add(
+      `lot page with 200 bids/s meanwhile ≥ ${TARGETS.bidPageRatio}× alone`,
+      `${ratioText(pageRatios)} (bids ${bidding.page.bidsPerSecond.map((x) => x.toFixed(0)).join(', ')}/s)`,
+      pageRatios.median >= TARGETS.bidPageRatio,
+    );
+    const st = bidding.streams;
+    add(
+      `${st.subscribers} auction streams: a bid within p99 ${TARGETS.bidStreamP99} ms of its 200`,
+      `p50 ${st.p50.toFixed(0)} ms, p99 ${st.p99.toFixed(0)} ms, max ${st.max.toFixed(0)} ms; ${st.missing} missing of ${st.subscribers * st.bids}`,
+      st.p99 <= TARGETS.bidStreamP99 && st.missing === 0,
+    );
+    const storm = bidding.storm;
+    const refusedWell = Object.keys(storm.answers).every((status) => /^(200|4\d\d)$/.test(status));
+    add(
+      `closing storm: ${storm.members} members, every answer 200 or 4xx, extensions right, equal to a replay`,
+      `${JSON.stringify(storm.answers)}; ${storm.extensions} extensions (expected ${storm.expectedExtensions}); closed ${storm.closed}; ` +
+        `replay ${storm.equalToReplay ? 'equal' : storm.differences.join('; ')}; bids after the end ${storm.lateBids}`,
+      refusedWell &&
+        storm.extensions === storm.expectedExtensions &&
+        storm.finalEndTime === storm.expectedEndTime &&
+        storm.closed &&
+        storm.equalToReplay &&
+        storm.lateBids === 0,
+    );
   }
   const allLoads = [
     ...Object.values(loads).flat(),
@@ -780,6 +839,7 @@ async function main() {
     memory,
     million: millionResult,
     backOffice,
+    bidding,
     prints: printed,
     accounts: accountFlows,
     watchlist: { member: member.email, watchlistSize },

@@ -110,6 +110,8 @@ export const listLots = defineOperation({
     catalogue: true,
     // With OwnerId the answer is the caller's own: never shared through the response cache.
     personal: (query) => Object.keys(query).some((k) => k.toLowerCase() === 'ownerid'),
+    // Filtered to one auction, the answer holds its lots alone: it stays cached while other auctions change.
+    auction: ({ query }) => (typeof query.AuctionId === 'number' ? query.AuctionId : undefined),
   },
   async handler({ query }, ctx) {
     const nowIso = ctx.now.toISOString();

@@ -204,7 +204,7 @@ export function buildApp(
       if (result instanceof FileAnswer) await sendFile(req, res, result);
       else if (version === null) sendJson(req, res, result);
       else {
-        const kept = steps.keptVersion(tenant, version, operation.cache?.auction?.(input as { params: Record<string, unknown> }, result));
+        const kept = steps.keptVersion(tenant, version, operation.cache?.auction?.(input as { params: Record<string, unknown>; query: Record<string, unknown> }, result));
         steps.sendAndKeep(req, res, cacheKey, jsonEntry(result, operationId, kept, expiresAt(nowMs, changesAt)));
       }
     });

@@ -214,7 +214,7 @@ export interface CachePolicy {
    * and translations): it then stays cached while other auctions change (bids on their lots). Undefined: any
    * change in the tenant renews it.
    */
-  auction?: (input: { params: Record<string, unknown> }, answer: unknown) => number | undefined;
+  auction?: (input: { params: Record<string, unknown>; query: Record<string, unknown> }, answer: unknown) => number | undefined;
 }
 
 /** CachePolicy.auction of an operation whose path names the auction (`/v1/auctions/{id}/…`). */
