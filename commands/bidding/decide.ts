@@ -150,7 +150,15 @@ export class NotTimedError extends ConflictError {
   }
 }
 
-export const biddingDecider: Decider<LotBiddingState, BiddingCommand, LotStreamEvent, Standing | null> = {
+/** What a command's caller reads off the lot right after it: a bidder's standing (58), the close job's timing. */
+export interface BiddingView {
+  /** The bidder's standing after a PlaceMaxBid (null after a CloseLot). */
+  standing: Standing | null;
+  closed: boolean;
+  endTime: string | null;
+}
+
+export const biddingDecider: Decider<LotBiddingState, BiddingCommand, LotStreamEvent, BiddingView> = {
   events: lotStreamEvents,
   initialState: () => ({
     lot: null,
@@ -193,8 +201,12 @@ export const biddingDecider: Decider<LotBiddingState, BiddingCommand, LotStreamE
         return assertNever(event);
     }
   },
-  // The bidder's answer (58), right after their bid: read off the state the bid was decided on.
-  view: (state, command) => (command.type === 'PlaceMaxBid' ? standing(state, command.memberId, command.increments) : null),
+  // The bidder's answer (58) right after their bid, and the close job's: read off the state they were decided on.
+  view: (state, command) => ({
+    standing: command.type === 'PlaceMaxBid' ? standing(state, command.memberId, command.increments) : null,
+    closed: state.closed,
+    endTime: state.endTime,
+  }),
   decide: (command, state) => {
     switch (command.type) {
       case 'PlaceMaxBid':

@@ -1,7 +1,9 @@
 // Timed bidding's background jobs: closing a lot at its end time, and the "outbid" mail.
 import type { JobDeps } from '../../src/feature.ts';
 import type { JobProcessor } from '../../src/ports/jobs.ts';
-import { foldStream, runCommand } from '../../src/command-runner.ts';
+import { runCommand } from '../../src/command-runner.ts';
+import { NotFoundError } from '../../src/errors.ts';
+import { catalogueLots } from '../../projections/catalogue/index.ts';
 import { memberAccounts } from '../../projections/members/index.ts';
 import { tenantSettings } from '../../projections/access/index.ts';
 import { lotStreamId } from './events.ts';
@@ -10,29 +12,32 @@ import { closesCounter } from './metrics.ts';
 import { CLOSE_LOT, closeLotJob, OUTBID_MAIL, type CloseLotJobData, type OutbidMailJobData } from './shared.ts';
 
 /**
- * Closes a lot when its end time has come: earlier, it schedules itself for the end time (a delayed job kept
- * across restarts, keyed by that time, so an extension schedules another and this one does nothing when it
- * runs). A lot whose time passed while the service was down closes when the worker starts.
+ * Closes a lot when its end time has come, through the runner (the lot's state as it keeps it: no read of the
+ * whole stream, which a storm of extensions would otherwise read once per extension). Before the end time (an
+ * extension moved it), it schedules itself for the new one: a delayed job kept across restarts, keyed by that
+ * time. A lot whose time passed while the service was down closes when the worker starts.
  */
 function closeLot(deps: JobDeps): JobProcessor {
   return async (job) => {
     const { tenant, lotId } = job.data as CloseLotJobData;
-    const state = await foldStream(deps.log, lotStreamId(tenant, lotId), biddingDecider);
-    if (state.closed || state.endTime === null) return;
     const now = deps.now();
-    const due = Date.parse(state.endTime);
-    if (now.getTime() < due) {
-      await deps.jobs.add(CLOSE_LOT, { tenant, lotId }, closeLotJob(tenant, lotId, state.endTime, due - now.getTime()));
-      return;
+    let result;
+    try {
+      result = await runCommand(deps.log, lotStreamId(tenant, lotId), biddingDecider, {
+        type: 'CloseLot',
+        tenant,
+        lotId,
+        at: now.toISOString(),
+      });
+    } catch (error) {
+      if (error instanceof NotFoundError) return; // no such lot: nothing to close
+      throw error;
     }
-    const { events } = await runCommand(deps.log, lotStreamId(tenant, lotId), biddingDecider, {
-      type: 'CloseLot',
-      tenant,
-      lotId,
-      at: now.toISOString(),
-    });
-    for (const event of events)
+    for (const event of result.events)
       if (event.type === 'LotSettled') deps.counters.inc(closesCounter, { result: event.data.sold ? 'sold' : 'unsold' });
+    const { closed, endTime } = result.view!;
+    if (!closed && endTime !== null && Date.parse(endTime) > now.getTime())
+      await deps.jobs.add(CLOSE_LOT, { tenant, lotId }, closeLotJob(tenant, lotId, endTime, Date.parse(endTime) - now.getTime()));
   };
 }
 
@@ -56,16 +61,17 @@ function outbidMail(deps: JobDeps): JobProcessor {
   return async (job) => {
     const { tenant, lotId, memberId } = job.data as OutbidMailJobData;
     const db = deps.documents.forTenant(tenant);
-    const [member, house, state] = await Promise.all([
+    // The lot as the catalogue read model has it (a hot lot's stream is not read again per mail).
+    const [member, house, lot] = await Promise.all([
       memberAccounts(db).findById(String(memberId)),
       tenantSettings(deps.documents, tenant),
-      foldStream(deps.log, lotStreamId(tenant, lotId), biddingDecider),
+      catalogueLots(db).findById(String(lotId)),
     ]);
-    if (!member || !state.lot || state.closed) return;
-    const texts = state.lot.texts;
+    if (!member || !lot || lot.Closed || Date.parse(lot.EndTime) <= deps.now().getTime()) return;
+    const texts = lot.Texts;
     const language = [member.Language, house?.DefaultLanguage].find((l): l is string => !!l && !!OUTBID_TEXT[l] && !!texts[l]) ?? 'en';
     const text = OUTBID_TEXT[language] ?? OUTBID_TEXT.en;
-    const bid = `${((state.currentBid ?? 0) / 100).toFixed(2)} ${state.lot.currency}`;
+    const bid = `${((lot.CurrentBid ?? 0) / 100).toFixed(2)} ${lot.Currency}`;
     await deps.outbox.send({
       id: job.id,
       channel: 'mail',
@@ -73,8 +79,8 @@ function outbidMail(deps: JobDeps): JobProcessor {
       to: member.Email,
       subject: `${house?.Name ?? tenant}: ${text.subject}`,
       body: text.body
-        .replace('{lot}', String(state.lot.lotNumber))
-        .replace('{title}', texts[language]?.title ?? '')
+        .replace('{lot}', String(lot.LotNumber))
+        .replace('{title}', texts[language]?.Title ?? '')
         .replace('{bid}', bid),
     });
   };

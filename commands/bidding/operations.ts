@@ -112,7 +112,7 @@ export const placeBid = defineOperation({
         { readYourWrites: true },
       );
       // The caller's standing right after their bid (the runner's view: no second read of the lot's stream).
-      const now = view!;
+      const now = view!.standing!;
       ctx.counters.inc(bidsCounter, { outcome: now.leading ? 'leading' : 'outbid' });
       if (events.some((e) => e.type === 'LotEndTimeExtended')) ctx.counters.inc(extensionsCounter);
       return {
