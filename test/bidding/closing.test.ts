@@ -175,4 +175,99 @@ describe('timed bidding at the end of a lot', function () {
     expect(mails.map((m) => m.To).sort()).to.deep.equal(['bidder@example.com', 'closing-201@example.com']);
     for (const mail of mails) expect(mail.Body).to.not.contain('@');
   });
+
+  it('decides bids racing the end time on the clock at acceptance: none after the close, each public bid in the window extends, the answers agree', async () => {
+    const LOT = 9010;
+    await intake(lotRecord(LOT, new Date(Date.now() + 1500)));
+    const catalogued = (await server.events()).find((e) => e.type === 'LotCatalogued' && e.data.lotId === LOT)!;
+    // Rounds in which both bidders bid at about the same moment near the lot's end time as last answered: from
+    // 60 ms before it, 40 ms later each round, so bids land on both sides of it; each maximum a new highest.
+    type Sent = { memberId: number; sentAt: number; receivedAt: number; status: number; body: any; text: string };
+    const sent: Sent[] = [];
+    let knownEnd = Date.parse(catalogued.data.endTime as string);
+    let next = 1000;
+    const refused = new Set<number>();
+    const stop = Date.now() + 8000;
+    for (let round = 0; !(refused.has(1) && refused.has(201)) && Date.now() < stop; round++) {
+      const target = knownEnd - 60 + 40 * round;
+      await Promise.all(
+        [1, 201].map(async (memberId) => {
+          await sleep(Math.max(0, target + Math.random() * 80 - 40 - Date.now()));
+          const sentAt = Date.now();
+          const answer = await bid(memberId, LOT, (next += 1000));
+          sent.push({ memberId, sentAt, receivedAt: Date.now(), status: answer.status, body: answer.body, text: answer.text });
+          if (answer.status === 200) knownEnd = Math.max(knownEnd, Date.parse(answer.body.EndTime));
+          if (answer.status === 409) refused.add(memberId);
+        }),
+      );
+    }
+    for (const answer of sent) expect([200, 400, 409], answer.text).to.include(answer.status);
+    expect(
+      sent.filter((a) => a.status === 200),
+      'accepted bids',
+    ).to.not.have.length(0);
+    // A refusal for the end is never earlier than an end time answered before the request was sent.
+    for (const answer of sent.filter((a) => a.status === 409)) {
+      const answeredEnd = Math.max(
+        ...sent.filter((a) => a.status === 200 && a.receivedAt <= answer.sentAt).map((a) => Date.parse(a.body.EndTime)),
+        Date.parse(catalogued.data.endTime as string),
+      );
+      expect(answer.receivedAt, `409 answered before ${new Date(answeredEnd).toISOString()}`).to.be.at.least(answeredEnd);
+    }
+
+    // Closed by its job (bounded: at most one extension window after the last bid).
+    const closed = Date.now() + 6000;
+    while (!(await server.events()).some((e) => e.type === 'LotClosed' && e.data.lotId === LOT)) {
+      expect(Date.now(), 'lot closed').to.be.below(closed);
+      await sleep(100);
+    }
+
+    // The lot's stream in log order, against the end time in force at each event.
+    const events = (await server.events()).filter((e) => e.data.lotId === LOT);
+    let end = Date.parse(catalogued.data.endTime as string);
+    let isClosed = false;
+    let lastAnswer: string | null = null;
+    const endAfter = new Map<string, number>();
+    for (const [i, event] of events.entries()) {
+      const { data } = event;
+      switch (event.type) {
+        case 'MaxBidPlaced':
+          expect(isClosed, 'a maximum after LotClosed').to.equal(false);
+          expect(Date.parse(data.at as string), `maximum at ${data.at as string}`).to.be.below(end);
+          lastAnswer = data.bidId as string;
+          break;
+        case 'BidPlaced': {
+          expect(isClosed, 'a bid after LotClosed').to.equal(false);
+          const placedAt = Date.parse(data.placedAt as string);
+          const extension = events[i + 1]?.type === 'LotEndTimeExtended' ? events[i + 1] : null;
+          if (end - placedAt < 2000)
+            expect(extension?.data.endTime, `extension of the bid at ${data.placedAt as string}`).to.equal(
+              new Date(placedAt + 2000).toISOString(),
+            );
+          else expect(extension, `extension of the bid at ${data.placedAt as string}`).to.equal(null);
+          break;
+        }
+        case 'LotEndTimeExtended':
+          expect(events[i - 1].type).to.equal('BidPlaced');
+          end = Math.max(end, Date.parse(data.endTime as string));
+          break;
+        case 'LotClosed':
+          expect(isClosed, 'closed twice').to.equal(false);
+          isClosed = true;
+          expect(Date.parse(data.closedAt as string)).to.be.at.least(end);
+          break;
+      }
+      // Each bid's answer says the end time in force right after its own events.
+      if (lastAnswer && !isClosed) endAfter.set(lastAnswer, end);
+    }
+    expect(isClosed).to.equal(true);
+
+    // The answers agree with the log, and the last accepted one with the lot's final end time.
+    const accepted = sent.filter((a) => a.status === 200);
+    for (const answer of accepted) expect(Date.parse(answer.body.EndTime), answer.text).to.equal(endAfter.get(answer.body.BidId));
+    await server.runtime.services.projector.catchUp();
+    const lot = (await server.request('GET', `/v1/lots/${LOT}`, { token: await server.anonymousToken('demo2') })).body;
+    expect(Date.parse(lot.EndTime)).to.equal(end);
+    expect(accepted.find((a) => a.body.BidId === lastAnswer)?.body.EndTime).to.equal(lot.EndTime);
+  });
 });
