@@ -379,9 +379,10 @@ async function main() {
     profileFile = newestProfile(profileDir);
     if (!profileFile) say('no .cpuprofile was written');
     else
-      for (const l of Object.values(loads)
-        .flat()
-        .filter((x) => x.window && !x.name.startsWith('ceiling')))
+      for (const l of [
+        ...Object.values(loads).flat(),
+        ...(bidding ? [...bidding.hot, ...bidding.spread, ...bidding.page.alone, ...bidding.page.withBids] : []),
+      ].filter((x) => x.window && !x.name.startsWith('ceiling')))
         profiles.push({
           name: l.name,
           round: l.round,
