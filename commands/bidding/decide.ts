@@ -220,10 +220,18 @@ export const biddingDecider: Decider<LotBiddingState, BiddingCommand, LotStreamE
         const reserve = state.lot.reservePrice ?? null;
         const sold = leader !== null && state.currentBid !== null && (reserve === null || state.currentBid >= reserve);
         return [
-          { type: 'LotClosed', data: { tenant, lotId, closedAt: at } },
+          { type: 'LotClosed', data: { tenant, lotId, auctionId: state.lot.auctionId, closedAt: at } },
           {
             type: 'LotSettled',
-            data: { tenant, lotId, sold, hammerPrice: sold ? state.currentBid : null, winnerMemberId: sold ? leader : null, at },
+            data: {
+              tenant,
+              lotId,
+              auctionId: state.lot.auctionId,
+              sold,
+              hammerPrice: sold ? state.currentBid : null,
+              winnerMemberId: sold ? leader : null,
+              at,
+            },
           },
         ];
       }
@@ -281,10 +289,12 @@ function placeMaxBid(command: Extract<BiddingCommand, { type: 'PlaceMaxBid' }>, 
     { type: 'MaxBidPlaced', data: { tenant, lotId, auctionId: lot.auctionId, bidId, memberId, maxAmount, outbidMemberId, at } },
   ];
   if (currentBid === state.currentBid) return events;
-  events.push({ type: 'BidPlaced', data: { tenant, lotId, bidId, amount: currentBid, bidType: 'online', placedAt: at } });
+  // Each names the lot's auction, so that caches of other auctions' answers stay (src/http/cache-versions.ts).
+  const auctionId = lot.auctionId;
+  events.push({ type: 'BidPlaced', data: { tenant, lotId, auctionId, bidId, amount: currentBid, bidType: 'online', placedAt: at } });
   // Soft close (rule 6): a public bid in the window moves the end time to the bid's time plus the window.
   const extended = ms(at) + command.extensionWindowSeconds * 1000;
   if (extended > ms(state.endTime))
-    events.push({ type: 'LotEndTimeExtended', data: { tenant, lotId, endTime: new Date(extended).toISOString(), at } });
+    events.push({ type: 'LotEndTimeExtended', data: { tenant, lotId, auctionId, endTime: new Date(extended).toISOString(), at } });
   return events;
 }

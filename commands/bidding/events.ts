@@ -30,7 +30,7 @@ export const LotEndTimeExtended = defineEvent({
   stream,
   description:
     "Timed bidding (soft close): a public bid in the tenant's extension window before the lot's end time moved it to the bid's time plus the window.",
-  schema: z.object({ tenant: tenantId, lotId: positiveId, endTime: isoDateTime, at: isoDateTime }),
+  schema: z.object({ tenant: tenantId, lotId: positiveId, auctionId: positiveId.optional(), endTime: isoDateTime, at: isoDateTime }),
 });
 
 export const LotSettled = defineEvent({
@@ -42,6 +42,7 @@ export const LotSettled = defineEvent({
   schema: z.object({
     tenant: tenantId,
     lotId: positiveId,
+    auctionId: positiveId.optional(),
     sold: z.boolean(),
     hammerPrice: money.nullable(),
     winnerMemberId: positiveId.nullable(),

@@ -104,18 +104,21 @@ export const LotClosed = defineEvent({
   type: 'LotClosed',
   version: 1,
   stream: 'lot-{tenant}-{lotId}',
-  description: 'Bidding engine: bidding on the lot ended (hammer or withdrawal) before or at its end time.',
-  schema: z.object({ tenant: tenantId, lotId: positiveId, closedAt: isoDateTime }),
+  description:
+    "Bidding engine: bidding on the lot ended (hammer or withdrawal) before or at its end time. `auctionId` (added compatibly): the lot's auction, when timed bidding closed it.",
+  schema: z.object({ tenant: tenantId, lotId: positiveId, auctionId: positiveId.optional(), closedAt: isoDateTime }),
 });
 
 export const BidPlaced = defineEvent({
   type: 'BidPlaced',
   version: 1,
   stream: 'lot-{tenant}-{lotId}',
-  description: 'Bidding engine: a bid was accepted on a lot. Carries no bidder identity on this public log.',
+  description:
+    "Bidding engine: a bid was accepted on a lot. Carries no bidder identity on this public log. `auctionId` (added compatibly): the lot's auction, on timed bidding's bids.",
   schema: z.object({
     tenant: tenantId,
     lotId: positiveId,
+    auctionId: positiveId.optional(),
     bidId: z.string().min(1).max(100),
     amount: money,
     bidType: z.enum(['online', 'absentee', 'floor', 'phone']),

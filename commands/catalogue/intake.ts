@@ -23,7 +23,8 @@ import { auctionDecider, lotDecider, recordDecider, type CategoryData } from './
 export const auctionRecord = z.object({ kind: z.literal('auction') }).extend(AuctionCatalogued.schema.shape);
 export const categoryRecord = z.object({ kind: z.literal('category') }).extend(CategoryCatalogued.schema.shape);
 export const lotRecord = z.object({ kind: z.literal('lot') }).extend(LotCatalogued.schema.shape);
-export const bidRecord = z.object({ kind: z.literal('bid') }).extend(BidPlaced.schema.shape);
+// A house's bids name no auction (their lot's is the catalogue's): `auctionId` is timed bidding's own.
+export const bidRecord = z.object({ kind: z.literal('bid') }).extend(BidPlaced.schema.omit({ auctionId: true }).shape);
 export const lotClosedRecord = z.object({ kind: z.literal('lotClosed'), tenant: tenantId, lotId: positiveId, closedAt: isoDateTime });
 export const liveRecord = z.object({
   kind: z.literal('live'),

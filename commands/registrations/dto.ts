@@ -80,7 +80,14 @@ export function lotRegistrationReason(f: LotRegistrationFacts): LotRegistrationR
 }
 
 /** Why the member may not bid on the lot now (operation 33's `Reason`), or null when they may: read from the read models. */
-export async function mayBidReason(db: TenantScope, memberId: number, lot: LotDoc, nowIso: string): Promise<LotRegistrationReason | null> {
+export async function mayBidReason(
+  db: TenantScope,
+  memberId: number,
+  lot: LotDoc,
+  nowIso: string,
+  /** The lot's end is decided elsewhere (timed bidding: on its stream, where an extension may not be projected yet). */
+  options: { endDecidedOnStream?: boolean } = {},
+): Promise<LotRegistrationReason | null> {
   const [auction, terms, registration] = await Promise.all([
     catalogueAuctions(db).findById(String(lot.AuctionId)),
     termsAcceptances(db).findById(termsId(memberId, lot.AuctionId)),
@@ -88,7 +95,7 @@ export async function mayBidReason(db: TenantScope, memberId: number, lot: LotDo
   ]);
   const catalogued = auction !== null && auction.Catalogued;
   return lotRegistrationReason({
-    lotClosed: lot.EndTime <= nowIso,
+    lotClosed: !options.endDecidedOnStream && lot.EndTime <= nowIso,
     // A timed auction is open once it started: each lot's own end time (moved by soft close) ends its bidding.
     auctionOpen:
       catalogued &&

@@ -21,6 +21,7 @@ import { spec } from '../support/decider.ts';
 const increments = DEFAULT_INCREMENTS;
 const tenant = 'demo';
 const lotId = 7;
+const AUCTION = 1;
 const END = '2026-11-30T18:00:00.000Z';
 const WINDOW = 120;
 /** An instant `seconds` before the lot's catalogued end time (negative: after it). */
@@ -38,7 +39,7 @@ const catalogued = (data: Partial<LotData> = {}): LotStreamEvent => ({
   data: {
     tenant,
     lotId,
-    auctionId: 1,
+    auctionId: AUCTION,
     lotNumber: 7,
     categoryId: null,
     texts: { en: { title: 'Oak chair', description: 'A chair of solid oak' } },
@@ -58,17 +59,20 @@ const catalogued = (data: Partial<LotData> = {}): LotStreamEvent => ({
 });
 const maxBid = (memberId: number, maxAmount: number, at = AT, bidId = BID, outbidMemberId: number | null = null): LotStreamEvent => ({
   type: 'MaxBidPlaced',
-  data: { tenant, lotId, auctionId: 1, bidId, memberId, maxAmount, outbidMemberId, at },
+  data: { tenant, lotId, auctionId: AUCTION, bidId, memberId, maxAmount, outbidMemberId, at },
 });
 const bid = (amount: number, placedAt = AT, bidId = BID): LotStreamEvent => ({
   type: 'BidPlaced',
-  data: { tenant, lotId, bidId, amount, bidType: 'online', placedAt },
+  data: { tenant, lotId, auctionId: AUCTION, bidId, amount, bidType: 'online', placedAt },
 });
-const extended = (endTime: string, at: string): LotStreamEvent => ({ type: 'LotEndTimeExtended', data: { tenant, lotId, endTime, at } });
-const closed = (closedAt: string): LotStreamEvent => ({ type: 'LotClosed', data: { tenant, lotId, closedAt } });
+const extended = (endTime: string, at: string): LotStreamEvent => ({
+  type: 'LotEndTimeExtended',
+  data: { tenant, lotId, auctionId: AUCTION, endTime, at },
+});
+const closed = (closedAt: string): LotStreamEvent => ({ type: 'LotClosed', data: { tenant, lotId, auctionId: AUCTION, closedAt } });
 const settled = (sold: boolean, hammerPrice: number | null, winnerMemberId: number | null, at: string): LotStreamEvent => ({
   type: 'LotSettled',
-  data: { tenant, lotId, sold, hammerPrice, winnerMemberId, at },
+  data: { tenant, lotId, auctionId: AUCTION, sold, hammerPrice, winnerMemberId, at },
 });
 
 const place = (memberId: number, maxAmount: number, over: Partial<PlaceMaxBid> = {}): PlaceMaxBid => ({
