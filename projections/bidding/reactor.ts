@@ -9,6 +9,15 @@ import { CLOSE_LOT, closeLotJob, OUTBID_MAIL, outbidMailJob } from '../../comman
  * need no close: with no bidder, nothing is decided at their end.
  */
 export function biddingReactor(deps: ReactorDeps): Reactor {
+  // Job ids added by this process lately: a hot lot's every bid would otherwise ask the queue again for its
+  // plan and its outbid mails (the queue ignores them anyway). Bounded: forgotten all at once.
+  const added = new Set<string>();
+  const add = async (name: string, data: object, options: { jobId: string; delayMs?: number }) => {
+    if (added.has(options.jobId)) return;
+    await deps.jobs.add(name, data, options);
+    if (added.size >= 100_000) added.clear();
+    added.add(options.jobId);
+  };
   return defineReactor({
     name: 'bidding-jobs',
     events: [biddingEvents],
@@ -17,17 +26,16 @@ export function biddingReactor(deps: ReactorDeps): Reactor {
       const { tenant, lotId } = event.data;
       if (event.type === 'LotEndTimeExtended') {
         const delayMs = Math.max(0, Date.parse(event.data.endTime) - Date.now());
-        await deps.jobs.add(CLOSE_LOT, { tenant, lotId }, closeLotJob(tenant, lotId, event.data.endTime, delayMs));
+        await add(CLOSE_LOT, { tenant, lotId }, closeLotJob(tenant, lotId, event.data.endTime, delayMs));
         return;
       }
-      await deps.jobs.add(
+      await add(
         CLOSE_LOT,
         { tenant, lotId },
         { ...closeLotJob(tenant, lotId, new Date(0).toISOString()), jobId: `close-lot-${tenant}-${lotId}-plan` },
       );
       const outbid = event.data.outbidMemberId;
-      if (outbid !== null)
-        await deps.jobs.add(OUTBID_MAIL, { tenant, lotId, memberId: outbid }, outbidMailJob(tenant, lotId, outbid, event.data.at));
+      if (outbid !== null) await add(OUTBID_MAIL, { tenant, lotId, memberId: outbid }, outbidMailJob(tenant, lotId, outbid, event.data.at));
     },
   });
 }
