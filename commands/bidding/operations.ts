@@ -89,7 +89,7 @@ export const placeBid = defineOperation({
       if (bidding !== 'timed') throw new NotTimedError();
       if (lot.Closed) throw new BiddingEndedError();
       // Whether the end time has passed is decided on the lot's stream: an extension there may not be projected yet.
-      const reason = await mayBidReason(ctx.db, memberId, lot, at, { endDecidedOnStream: true });
+      const reason = await mayBidReason(ctx.db, memberId, lot, at, { endDecidedOnStream: true, auction });
       if (reason !== null) throw new ForbiddenError(`The caller may not bid on this lot: ${reason}.`, { reason });
       const increments = settings?.Increments ?? DEFAULT_INCREMENTS;
       const bidId = randomUUID();

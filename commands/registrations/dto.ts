@@ -1,7 +1,7 @@
 import { z } from '../../src/http/schemas.ts';
 import { registrationStatuses, type RegistrationStatus } from './events.ts';
 import type { TenantScope } from '../../src/ports/read-models.ts';
-import { auctionStatus, catalogueAuctions, type LotDoc } from '../../projections/catalogue/index.ts';
+import { auctionStatus, catalogueAuctions, type AuctionDoc, type LotDoc } from '../../projections/catalogue/index.ts';
 import { termsAcceptances, termsId } from '../../projections/terms/index.ts';
 import { findRegistration } from '../../projections/registrations/index.ts';
 
@@ -86,10 +86,14 @@ export async function mayBidReason(
   lot: LotDoc,
   nowIso: string,
   /** The lot's end is decided elsewhere (timed bidding: on its stream, where an extension may not be projected yet). */
-  options: { endDecidedOnStream?: boolean } = {},
+  options: {
+    endDecidedOnStream?: boolean;
+    /** The lot's auction, when the caller has read it already. */
+    auction?: AuctionDoc | null;
+  } = {},
 ): Promise<LotRegistrationReason | null> {
   const [auction, terms, registration] = await Promise.all([
-    catalogueAuctions(db).findById(String(lot.AuctionId)),
+    options.auction !== undefined ? options.auction : catalogueAuctions(db).findById(String(lot.AuctionId)),
     termsAcceptances(db).findById(termsId(memberId, lot.AuctionId)),
     findRegistration(db, memberId, lot.AuctionId),
   ]);
