@@ -23,7 +23,16 @@ import { ResponseCache, weakEtag } from './response-cache.ts';
 import { FileAnswer } from './file-answer.ts';
 import { StreamedAnswer } from './event-stream.ts';
 import { sendFile, sendBody, type EncodedCopies } from './send.ts';
-import { expiresAt, isShared, jsonEntry, representationHeaders, RequestSteps, responseCacheKey, sendJson, type CatalogueVersion } from './request-steps.ts';
+import {
+  expiresAt,
+  isShared,
+  jsonEntry,
+  representationHeaders,
+  RequestSteps,
+  responseCacheKey,
+  sendJson,
+  type CatalogueVersion,
+} from './request-steps.ts';
 
 const toExpressPath = (p: string) => p.replace(/\{(\w+)\}/g, ':$1');
 
@@ -204,7 +213,11 @@ export function buildApp(
       if (result instanceof FileAnswer) await sendFile(req, res, result);
       else if (version === null) sendJson(req, res, result);
       else {
-        const kept = steps.keptVersion(tenant, version, operation.cache?.auction?.(input as { params: Record<string, unknown>; query: Record<string, unknown> }, result));
+        const kept = steps.keptVersion(
+          tenant,
+          version,
+          operation.cache?.auction?.(input as { params: Record<string, unknown>; query: Record<string, unknown> }, result),
+        );
         steps.sendAndKeep(req, res, cacheKey, jsonEntry(result, operationId, kept, expiresAt(nowMs, changesAt)));
       }
     });

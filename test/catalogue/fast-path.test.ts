@@ -307,7 +307,7 @@ describe('catalogue answers sent from the response cache before the router', () 
       return { token, run: await runOf(p, token) };
     };
 
-    it("stay cached while other auctions of the tenant and other tenants change, by the route and before it", async () => {
+    it('stay cached while other auctions of the tenant and other tenants change, by the route and before it', async () => {
       // Lot 7 is seen in auction 2 (its catalogue event) before the answer is kept.
       told({ tenant: 'a', lotId: 7, auctionId: 2 });
       const one = await kept('/v1/auctions/1/things');
