@@ -101,26 +101,8 @@ export async function importBiddingFixture(dataset: Dataset): Promise<BiddingFix
     requiresTermsAcceptance: false,
     bidding: 'timed',
   });
-  const lot = (tenant: string, lotId: number, n: number) => ({
-    kind: 'lot',
-    tenant,
-    lotId,
-    auctionId,
-    lotNumber: n + 1,
-    categoryId: null,
-    texts: { en: { title: `Bench lot ${n + 1}`, description: 'A lot bid on by the bench.' } },
-    attributes: [],
-    images: [],
-    hotLot: false,
-    vatFree: false,
-    currency: 'EUR',
-    startingPrice: START,
-    estimateLow: null,
-    estimateHigh: null,
-    endTime: new Date(now + 6 * 3600_000).toISOString(),
-    combiId: null,
-    ownerId: null,
-  });
+  const lot = (tenant: string, lotId: number, n: number) =>
+    lotRecord(tenant, auctionId, lotId, n + 1, `Bench lot ${n + 1}`, new Date(now + 6 * 3600_000).toISOString());
   const member = (tenant: string, memberId: number) => [
     {
       kind: 'member',
@@ -167,6 +149,30 @@ export async function importBiddingFixture(dataset: Dataset): Promise<BiddingFix
   if (r.code !== 0)
     throw new Error(`importing the bidding fixture failed (${r.code}): ${r.stdout.slice(0, 2000)} ${r.stderr.slice(-2000)}`);
   return fixture;
+}
+
+/** An intake `lot` record of a timed lot starting at START. */
+function lotRecord(tenant: string, auctionId: number, lotId: number, lotNumber: number, title: string, endTime: string) {
+  return {
+    kind: 'lot',
+    tenant,
+    lotId,
+    auctionId,
+    lotNumber,
+    categoryId: null,
+    texts: { en: { title, description: 'A lot bid on by the bench.' } },
+    attributes: [],
+    images: [],
+    hotLot: false,
+    vatFree: false,
+    currency: 'EUR',
+    startingPrice: START,
+    estimateLow: null,
+    estimateHigh: null,
+    endTime,
+    combiId: null,
+    ownerId: null,
+  };
 }
 
 /** Member tokens signed with the service's own secret (read from its DATA_DIR once it has started). */
@@ -367,26 +373,7 @@ async function storm(client: ServiceClient, dataset: Dataset, fixture: BiddingFi
   const tokens = memberTokens(dataset, STORM_TENANT, fixture.stormMembers);
   const lotId = fixture.stormLotId;
   const endTime = new Date(Date.now() + 10_000).toISOString();
-  const record = {
-    kind: 'lot',
-    tenant: STORM_TENANT,
-    lotId,
-    auctionId: fixture.stormAuctionId,
-    lotNumber: 1,
-    categoryId: null,
-    texts: { en: { title: 'The storm lot', description: 'Bid on by 500 members in its last seconds.' } },
-    attributes: [],
-    images: [],
-    hotLot: false,
-    vatFree: false,
-    currency: 'EUR',
-    startingPrice: START,
-    estimateLow: null,
-    estimateHigh: null,
-    endTime,
-    combiId: null,
-    ownerId: null,
-  };
+  const record = lotRecord(STORM_TENANT, fixture.stormAuctionId, lotId, 1, 'The storm lot', endTime);
   const intake = await fetch(client.url('/backoffice/v1/intake'), {
     method: 'POST',
     headers: { Authorization: `Bearer ${STORM_BACKOFFICE_KEY}`, 'Content-Type': 'application/x-ndjson' },
