@@ -1,4 +1,3 @@
-import { noCounters } from '../src/counters.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -29,6 +28,7 @@ import { Metrics } from '../src/http/metrics.ts';
 import { opsApp } from '../src/http/ops.ts';
 import { holdLease, leaseHolder, type HeldLease } from '../src/roles/singleton.ts';
 import { dataPaths, openEngines, type Engines } from './engines.ts';
+import { noCounters } from '../src/counters.ts';
 
 export { dataPaths } from './engines.ts';
 

@@ -176,7 +176,7 @@ export const getLot = defineOperation({
   input: { params: z.object({ id: idText('The lot id.') }) },
   output: { response: lotSchema },
   // The lot's page depends on its own auction alone: it stays cached while bids arrive on other auctions' lots.
-  cache: { catalogue: true, auction: (_input, answer) => (answer as { AuctionId: number }).AuctionId },
+  cache: { catalogue: true, auction: (_input, answer) => (answer as { AuctionId: number } | undefined)?.AuctionId },
   async handler({ params }, ctx) {
     const [lot, toDto] = await Promise.all([findLot(ctx.db, params.id), lotMapper(ctx)]);
     const endTime = Date.parse(lot.EndTime);

@@ -207,17 +207,15 @@ export function buildApp(
       const cacheKey = version !== null ? responseCacheKey(ctx as TenantContext, req) : '';
       const nowMs = base.now.getTime();
       if (version !== null && steps.sendCached(req, res, cacheKey, tenant, nowMs)) return;
-      const input = parseInput(operation, req);
+      const input = parseInput(operation, req) as { params: Record<string, unknown>; query: Record<string, unknown> };
+      // The one auction the answer depends on, when the request names it (else the answer may: after).
+      const scope = version !== null ? steps.scopeBefore(operation, input, tenant) : null;
       const result = await operation.handler(input as never, ctx as never);
       if (result instanceof StreamedAnswer) return;
       if (result instanceof FileAnswer) await sendFile(req, res, result);
       else if (version === null) sendJson(req, res, result);
       else {
-        const kept = steps.keptVersion(
-          tenant,
-          version,
-          operation.cache?.auction?.(input as { params: Record<string, unknown>; query: Record<string, unknown> }, result),
-        );
+        const kept = steps.keptVersion(tenant, version, scope ?? { auction: operation.cache?.auction?.(input, result), version: null });
         steps.sendAndKeep(req, res, cacheKey, jsonEntry(result, operationId, kept, expiresAt(nowMs, changesAt)));
       }
     });

@@ -149,7 +149,8 @@ export class ScopedVersions {
 
   version(tenant: string, auction?: number): string {
     const t = this.tenants.get(tenant);
-    if (!t) return `${this.epoch}`;
+    // A tenant nothing was placed in yet reads as one with nothing changed (the same string once it has).
+    if (!t) return `${this.epoch}.0.0`;
     return `${this.epoch}.${t.base}.${auction === undefined ? t.any : (t.auctions.get(auction) ?? 0)}`;
   }
 

@@ -1,7 +1,7 @@
-import type { Counters } from '../counters.ts';
 import type { NextFunction, Request, Response } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ProjectionStatus } from '../projector/status.ts';
+import type { Counters } from '../counters.ts';
 
 /** What the metrics read when scraped. */
 export interface MetricSources {

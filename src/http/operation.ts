@@ -212,7 +212,7 @@ export interface CachePolicy {
   /**
    * The one auction the answer depends on, when it depends on one alone (with the tenant's settings, categories
    * and translations): it then stays cached while other auctions change (bids on their lots). Undefined: any
-   * change in the tenant renews it.
+   * change in the tenant renews it. Asked first without the answer (undefined: the request does not name it).
    */
   auction?: (input: { params: Record<string, unknown>; query: Record<string, unknown> }, answer: unknown) => number | undefined;
 }

@@ -118,12 +118,27 @@ export class RequestSteps {
     return this.deps.responseCache ? this.deps.catalogueVersion(tenant) : null;
   }
 
+  /** The one auction a request names for its answer (CachePolicy.auction without the answer), and its version now. */
+  scopeBefore(operation: Operation, input: { params: Record<string, unknown>; query: Record<string, unknown> }, tenant: string) {
+    const auction = operation.cache?.auction?.(input, undefined);
+    return auction === undefined ? null : { auction, version: this.deps.catalogueVersion(tenant, auction) };
+  }
+
   /**
-   * The version an answer is kept with: of its one auction (CachePolicy.auction) when nothing in the tenant moved
-   * while it was read (`before`, the tenant's version taken first), else the tenant's version from before.
+   * The version an answer is kept with: its one auction's (CachePolicy.auction) when that did not move while it
+   * was read (taken before when the request names it, else when nothing in the tenant moved meanwhile), else the
+   * tenant's version from before (`before`): a change meanwhile leaves the answer with the older version.
    */
-  keptVersion(tenant: string, before: string, auction: number | undefined): { version: string; auction?: number } {
-    if (auction === undefined || this.deps.catalogueVersion(tenant) !== before) return { version: before };
+  keptVersion(
+    tenant: string,
+    before: string,
+    scope: { auction: number | undefined; version: string | null },
+  ): { version: string; auction?: number } {
+    const { auction } = scope;
+    if (auction === undefined) return { version: before };
+    if (scope.version !== null)
+      return this.deps.catalogueVersion(tenant, auction) === scope.version ? { version: scope.version, auction } : { version: before };
+    if (this.deps.catalogueVersion(tenant) !== before) return { version: before };
     const version = this.deps.catalogueVersion(tenant, auction);
     return version === null ? { version: before } : { version, auction };
   }
