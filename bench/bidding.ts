@@ -21,7 +21,7 @@ import { foldStream } from '../src/command-runner.ts';
 import { biddingDecider, lotStreamId } from '../commands/bidding/index.ts';
 import { API_KEY, datasetEnv, type Dataset } from './dataset.ts';
 import { load, lotPageRequests, type LoadOptions, type LoadResult, type Target } from './loads.ts';
-import { runCli, say, sleep } from './processes.ts';
+import { cpuSecondsOf, runCli, say, sleep } from './processes.ts';
 import type { ServiceClient } from './service-client.ts';
 import { subscribe } from './sse.ts';
 import { median } from './stats.ts';
@@ -242,6 +242,9 @@ export async function biddingBench(
       ),
     );
     result.spread.push(await load('POST /v1/me/bids, 1,000 lots', round, client.url('/'), spread, headers, options, target));
+    // The bid loads leave work behind (outbid mails: up to one per lot and member): the page pair starts once
+    // the service is idle again, so that both of its loads meet the same background.
+    await settle(target.pid);
     result.page.alone.push(
       await load('GET /v1/lots page (bidding step, alone)', round, client.url('/'), lotPageRequests(), catalogueHeaders, options, target),
     );
@@ -265,6 +268,22 @@ export async function biddingBench(
   result.streams = await streams(client, fixture, tokens, catalogueHeaders);
   result.storm = await storm(client, dataset, fixture);
   return result;
+}
+
+/** Waits (at most a minute) until the process uses under a tenth of a core over a second. */
+async function settle(pid: number) {
+  const started = performance.now();
+  for (;;) {
+    const from = cpuSecondsOf(pid);
+    await sleep(1000);
+    const used = cpuSecondsOf(pid) - from;
+    if (!(used >= 0.1) || performance.now() - started > 60_000) {
+      say(
+        `  the service settled after ${((performance.now() - started) / 1000).toFixed(0)} s (${used.toFixed(2)} CPU s in the last second)`,
+      );
+      return;
+    }
+  }
 }
 
 /** Bids at about `perSecond` on one lot, members in turn, maxima rising far above the loads' amounts, until stopped. */
