@@ -15,12 +15,25 @@ export interface IntakeDeps {
   lookups?: Map<string, Promise<unknown>>;
 }
 
+/** At most this many look-ups are kept for a run (then forgotten all at once). */
+const MAX_LOOKUPS = 100_000;
+
 /** A look-up remembered for the run (IntakeDeps.lookups), or made each time when the run keeps none. */
 export function lookUp<T>(deps: IntakeDeps, key: string, read: () => Promise<T>): Promise<T> {
   if (!deps.lookups) return read();
   let found = deps.lookups.get(key) as Promise<T> | undefined;
-  if (!found) deps.lookups.set(key, (found = read()));
+  if (!found) {
+    found = read();
+    remember(deps, key, found);
+  }
   return found;
+}
+
+/** What a record of the run just stored, for the records after it (a lot's auction, an auction's mode). */
+export function remember(deps: IntakeDeps, key: string, value: unknown): void {
+  if (!deps.lookups) return;
+  if (deps.lookups.size >= MAX_LOOKUPS) deps.lookups.clear();
+  deps.lookups.set(key, Promise.resolve(value));
 }
 
 /**

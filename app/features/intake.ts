@@ -76,9 +76,8 @@ export async function importLines(
   const report: ImportReport = { records: 0, appended: 0, unchanged: 0, position: 0, errors: [] };
   const { tenant, ...importOptions } = options;
   const correlationId = options.correlationId ?? `import-${randomUUID()}`;
-  // Shared by a run of records of one kind: a record of another kind may change what was looked up.
+  // Shared by the run's records: each kind keeps what it looks up current (commands/catalogue/intake.ts).
   const lookups = new Map<string, Promise<unknown>>();
-  let lastKind: unknown = null;
   let lineNumber = 0;
   for await (const line of lines) {
     lineNumber += 1;
@@ -86,9 +85,6 @@ export async function importLines(
     report.records += 1;
     try {
       const raw: unknown = JSON.parse(line);
-      const kind = (raw as { kind?: unknown } | null)?.kind;
-      if (kind !== lastKind) lookups.clear();
-      lastKind = kind;
       const refusal = tenant === undefined ? null : backOfficeRefusal(raw, tenant);
       if (refusal) throw new Error(refusal);
       const result = await importAnyRecord(log, raw, { ...importOptions, correlationId, lookups });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { foldStream, runCommand } from '../../src/command-runner.ts';
 import { isoDateTime, positiveId, tenantId } from '../../src/events/define.ts';
-import { defineIntakeKind, lookUp, type IntakeDeps, type IntakeKind } from '../../src/intake-kind.ts';
+import { defineIntakeKind, lookUp, remember, type IntakeDeps, type IntakeKind } from '../../src/intake-kind.ts';
 import {
   AuctionCatalogued,
   BidPlaced,
@@ -44,29 +44,33 @@ export type CatalogueRecord =
   | z.infer<typeof liveRecord>;
 
 export const catalogueIntake: IntakeKind[] = [
-  defineIntakeKind('auction', auctionRecord, (deps, { kind: _k, ...data }) =>
-    runCommand(
+  defineIntakeKind('auction', auctionRecord, async (deps, { kind: _k, ...data }) => {
+    const result = await runCommand(
       deps.log,
       auctionStreamId(data.tenant, data.auctionId),
       auctionDecider,
       { type: 'CatalogueAuction', data },
       { correlationId: deps.correlationId },
-    ),
-  ),
+    );
+    remember(deps, auctionBiddingKey(data.tenant, data.auctionId), data.bidding ?? 'external');
+    return result;
+  }),
   defineIntakeKind('category', categoryRecord, (deps, { kind: _k, ...data }) =>
     runCommand(deps.log, categoryStreamId(data.tenant, data.categoryId), recordDecider<CategoryData>('CategoryCatalogued'), data, {
       correlationId: deps.correlationId,
     }),
   ),
-  defineIntakeKind('lot', lotRecord, (deps, { kind: _k, ...data }) =>
-    runCommand(
+  defineIntakeKind('lot', lotRecord, async (deps, { kind: _k, ...data }) => {
+    const result = await runCommand(
       deps.log,
       lotStreamId(data.tenant, data.lotId),
       lotDecider,
       { type: 'CatalogueLot', data },
       { correlationId: deps.correlationId },
-    ),
-  ),
+    );
+    remember(deps, lotAuctionKey(data.tenant, data.lotId), data.auctionId);
+    return result;
+  }),
   defineIntakeKind('bid', bidRecord, async (deps, { kind: _k, ...data }) =>
     runCommand(
       deps.log,
@@ -96,16 +100,24 @@ export const catalogueIntake: IntakeKind[] = [
   ),
 ];
 
+const lotAuctionKey = (tenant: string, lotId: number) => `lot-auction ${tenant} ${lotId}`;
+const auctionBiddingKey = (tenant: string, auctionId: number) => `auction-bidding ${tenant} ${auctionId}`;
+
 /**
  * The bidding mode of a lot's auction (null: the lot is not catalogued), read from the lot's and the auction's
- * streams, once per run: a timed auction's bids are the service's own (commands/bidding), never intake's.
+ * streams once per run, or known from the run's own `lot` and `auction` records: a timed auction's bids are the
+ * service's own (commands/bidding), never intake's.
  */
 async function auctionBiddingOf(deps: IntakeDeps, tenant: string, lotId: number): Promise<'external' | 'timed' | null> {
-  const lot = await lookUp(deps, `lot-auction ${tenant} ${lotId}`, () => foldStream(deps.log, lotStreamId(tenant, lotId), lotDecider));
-  const auctionId = lot.catalogued?.auctionId;
-  if (auctionId === undefined) return null;
-  const auction = await lookUp(deps, `auction ${tenant} ${auctionId}`, () =>
-    foldStream(deps.log, auctionStreamId(tenant, auctionId), auctionDecider),
+  const auctionId = await lookUp(
+    deps,
+    lotAuctionKey(tenant, lotId),
+    async () => (await foldStream(deps.log, lotStreamId(tenant, lotId), lotDecider)).catalogued?.auctionId ?? null,
   );
-  return auction.catalogued?.bidding ?? 'external';
+  if (auctionId === null) return null;
+  return lookUp(
+    deps,
+    auctionBiddingKey(tenant, auctionId),
+    async () => (await foldStream(deps.log, auctionStreamId(tenant, auctionId), auctionDecider)).catalogued?.bidding ?? 'external',
+  );
 }
