@@ -11,14 +11,16 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import MiniSearch, { type Options } from 'minisearch';
+import type SearchableMap from 'minisearch/SearchableMap';
 import type { SearchDocument } from '../../../ports/search.ts';
 import { foldText } from '../../../text/fold.ts';
 import { growColumn, makeColumns, setColumns, type Column } from './columns.ts';
+import { Postings } from './postings.ts';
 import type { CompiledSpec } from './spec.ts';
 import { TOKEN_SPLIT } from './terms.ts';
 
-/** shortId -> term frequency. */
-export type DocTermFreqs = Map<number, number>;
+/** shortId -> term frequency (typed pairs instead of MiniSearch's Map: postings.ts). */
+export type DocTermFreqs = Postings;
 /** fieldId -> postings: what MiniSearch's index holds per term. */
 export type FieldTermData = Map<number, DocTermFreqs>;
 
@@ -109,9 +111,18 @@ export class Engine extends MiniSearch<SearchDocument> {
     const s = this._idToShortId.get(doc.id)!;
     this.ensureCapacity(s);
     this.byShort[s] = doc;
+    this.keepFieldLengths(s);
+    setColumns(this.columns, s, doc);
+  }
+
+  /**
+   * Moves MiniSearch's field lengths of a document (an array per document in a Map) into `lengths`, typed
+   * arrays the runner reads anyway: removeId hands them back to MiniSearch for its running averages.
+   */
+  private keepFieldLengths(s: number): void {
     const fl = this._fieldLength.get(s);
     for (let f = 0; f < this.lengths.length; f++) this.lengths[f][s] = fl?.[f] ?? 0;
-    setColumns(this.columns, s, doc);
+    this._fieldLength.delete(s);
   }
 
   /**
@@ -164,14 +175,13 @@ export class Engine extends MiniSearch<SearchDocument> {
             batch.set(term, data);
           }
           const postings = data.get(fieldId);
-          if (postings === undefined) data.set(fieldId, new Map([[s, n]]));
+          if (postings === undefined) data.set(fieldId, new Postings().set(s, n));
           else postings.set(s, n);
         }
       }
       this.ensureCapacity(s);
       this.byShort[s] = doc;
-      const fl = this._fieldLength.get(s);
-      for (let f = 0; f < this.lengths.length; f++) this.lengths[f][s] = fl?.[f] ?? 0;
+      this.keepFieldLengths(s);
       setColumns(this.columns, s, doc);
     }
     for (const term of created) termIndex.set(term, batch.get(term)!);
@@ -180,6 +190,11 @@ export class Engine extends MiniSearch<SearchDocument> {
   removeId(id: string): void {
     const s = this._idToShortId.get(id);
     if (s === undefined) return;
+    // MiniSearch's discard takes the document's field lengths out of its averages.
+    this._fieldLength.set(
+      s,
+      this.lengths.map((l) => l[s]),
+    );
     this.discard(id);
     this.byShort[s] = undefined;
   }
@@ -195,8 +210,9 @@ export class Engine extends MiniSearch<SearchDocument> {
   // --- MiniSearch's internals, for the query runner and the snapshots ---------------------------------------
 
   /** Term -> postings (a radix tree with atPrefix and fuzzyGet). */
-  get termIndex() {
-    return this._index;
+  get termIndex(): SearchableMap<FieldTermData> {
+    // Typed by MiniSearch with Map postings; this engine puts Postings there (addTerm below, insertAll, snapshots).
+    return this._index as unknown as SearchableMap<FieldTermData>;
   }
 
   /** The shortIds of the documents MiniSearch holds (discarded ones may linger until it vacuums). */
@@ -234,14 +250,29 @@ export class Engine extends MiniSearch<SearchDocument> {
     this._documentIds.set(s, doc.id);
     this._idToShortId.set(doc.id, s);
     for (let f = 0; f < fieldLengths.length; f++) this.lengths[f][s] = fieldLengths[f];
-    this._fieldLength.set(s, fieldLengths);
     setColumns(this.columns, s, doc);
   }
 
   restoreTerm(term: string, data: FieldTermData): void {
-    this._index.set(term, data);
+    this.termIndex.set(term, data);
   }
 }
+
+// MiniSearch's addTerm (used by add()) with Postings for a new posting list instead of a Map; declared
+// private in MiniSearch's types, so replaced on the prototype rather than overridden in the class.
+(Engine.prototype as unknown as { addTerm: (fieldId: number, s: number, term: string) => void }).addTerm = function (
+  this: Engine,
+  fieldId: number,
+  s: number,
+  term: string,
+): void {
+  const index = this.termIndex;
+  let data = index.get(term);
+  if (data === undefined) index.set(term, (data = new Map()));
+  const postings = data.get(fieldId);
+  if (postings === undefined) data.set(fieldId, new Postings().set(s, 1));
+  else postings.set(s, (postings.get(s) ?? 0) + 1);
+};
 
 const stringifyField = (value: unknown) => (Array.isArray(value) ? value.join(' ') : String(value));
 

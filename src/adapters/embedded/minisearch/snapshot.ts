@@ -14,7 +14,8 @@
  */
 import { endianness } from 'node:os';
 import type { SearchDocument } from '../../../ports/search.ts';
-import { Engine, MINISEARCH_VERSION, type DocTermFreqs, type FieldTermData } from './engine.ts';
+import { Engine, MINISEARCH_VERSION, type FieldTermData } from './engine.ts';
+import { Postings } from './postings.ts';
 import type { CompiledSpec } from './spec.ts';
 
 /** Bump when the layout written by exportSnapshot changes. */
@@ -204,12 +205,8 @@ export function importSnapshot(buf: Buffer, compiled: CompiledSpec): { engine: E
     for (let k = 0; k < fieldCount; k++) {
       const fieldId = post[p++];
       const n = post[p++];
-      const freqs: DocTermFreqs = new Map();
-      for (let j = 0; j < n; j++) {
-        freqs.set(post[p], post[p + 1]);
-        p += 2;
-      }
-      data.set(fieldId, freqs);
+      data.set(fieldId, Postings.fromPairs(post.subarray(p, p + 2 * n)));
+      p += 2 * n;
     }
     engine.restoreTerm(term, data);
   }
