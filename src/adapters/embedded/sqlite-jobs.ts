@@ -4,10 +4,10 @@
  * the worker loop.
  *
  * - add() is INSERT OR IGNORE on the job id: a duplicated id has no effect, whatever the first job's state.
- * - Jobs survive a restart; jobs left 'active' by a crash go back to 'waiting' on construction. An
- *   interrupted attempt counts as used, except that a job always keeps at least one more try.
- *   Consequence: run one worker process per database file (a second process starting up would hand the
- *   first one's running jobs out again).
+ * - Jobs survive a restart; jobs left 'active' by a crash go back to 'waiting' when a queue registers its
+ *   first processor. An interrupted attempt counts as used, except that a job always keeps at least one
+ *   more try. Consequence: run one worker process per database file (a second worker starting up would
+ *   hand the first one's running jobs out again); queues that only add jobs may be many.
  * - A job is claimed by one UPDATE ... RETURNING statement, so two queues on one file never run the
  *   same job twice concurrently.
  * - Failures retry with the port's exponential backoff (retryDelayMs) in state 'delayed', then end
@@ -93,14 +93,6 @@ export class SqliteJobQueue implements JobQueue {
       CREATE INDEX IF NOT EXISTS jobs_state_run_at ON jobs (state, run_at);
     `);
 
-    // Crash recovery: the process that ran these is gone.
-    this.db
-      .prepare(
-        `UPDATE jobs SET state = 'waiting', attempts_made = MIN(attempts_made, max_attempts - 1)
-         WHERE state = 'active'`,
-      )
-      .run();
-
     this.insertStmt = this.db.prepare(
       `INSERT OR IGNORE INTO jobs (id, name, data, state, attempts_made, max_attempts, backoff_ms, run_at, created_at)
        VALUES (?, ?, ?, ?, 0, ?, ?, ?, ?)`,
@@ -144,8 +136,22 @@ export class SqliteJobQueue implements JobQueue {
   process(name: string, processor: JobProcessor): void {
     if (this.closed) throw new Error('SqliteJobQueue: process() after close()');
     if (this.processors.has(name)) throw new Error(`SqliteJobQueue: a processor is already registered for "${name}"`);
+    if (this.processors.size === 0) this.recoverCrashed();
     this.processors.set(name, processor);
     this.wake();
+  }
+
+  /**
+   * Crash recovery, when this queue starts working: jobs left 'active' were being run by the last worker,
+   * which is gone (one worker per file). A queue that only adds jobs (an `api` process) leaves them alone.
+   */
+  private recoverCrashed(): void {
+    this.db
+      .prepare(
+        `UPDATE jobs SET state = 'waiting', attempts_made = MIN(attempts_made, max_attempts - 1)
+         WHERE state = 'active'`,
+      )
+      .run();
   }
 
   async getState(jobId: string): Promise<JobState | null> {
