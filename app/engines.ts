@@ -30,6 +30,7 @@ export function dataPaths(dataDir: string) {
     limits: path.join(dataDir, 'limits.sqlite'),
     leases: path.join(dataDir, 'leases.sqlite'),
     search: path.join(dataDir, 'search'),
+    searchFile: path.join(dataDir, 'search.sqlite'),
     outbox: path.join(dataDir, 'outbox'),
     files: path.join(dataDir, 'files'),
     secrets: path.join(dataDir, 'secrets'),
@@ -47,7 +48,7 @@ export interface Engines {
   files: FileStore;
   /** Where the singleton roles are claimed: beside the checkpoints (projector) and the jobs (worker). */
   leases: { projector: LeaseStore; worker: LeaseStore };
-  /** True when the lot index lives in this process's memory (the embedded default): each `api` keeps a replica. */
+  /** True when this process keeps the lot index up to date itself (embedded MiniSearch: each `api` keeps a replica). */
   searchInProcess: boolean;
   /** Which engine serves each port, for the start-up log (no credentials). */
   describe: Record<string, string>;
@@ -169,9 +170,10 @@ export async function openEngines(
     search = await MiniSearchIndex.open({ dir: null, partitions: LOT_SEARCH_PARTITION });
     describe.search = 'embedded, empty (not read by this tool)';
   } else {
-    search = await openEmbeddedSearch(config, logger, role, paths.search);
-    searchInProcess = true;
-    describe.search = role === 'api' ? `embedded replica in memory (from ${paths.search})` : `embedded ${paths.search}`;
+    const embedded = await openEmbeddedSearch(config, logger, role, paths);
+    search = embedded.search;
+    searchInProcess = embedded.inProcess;
+    describe.search = embedded.describe;
   }
   closers.push(() => search.close());
 

@@ -5,6 +5,7 @@ import { syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MiniSearchIndex, type MiniSearchIndexOptions } from '../../src/adapters/embedded/minisearch/index.ts';
+import { SqliteSearchIndex } from '../../src/adapters/embedded/sqlite-search/index.ts';
 import { contractSpec, lot, query, searchIndexContract } from './search.contract.ts';
 import type { SearchRequest } from '../../src/ports/search.ts';
 
@@ -30,6 +31,13 @@ searchIndexContract(
 );
 
 searchIndexContract('embedded MiniSearch, memory only, not partitioned', async () => new MiniSearchIndex({ dir: null }));
+
+searchIndexContract(
+  'embedded SQLite FTS5, on disk, partitioned by Language as the service runs it',
+  async () => new SqliteSearchIndex({ file: join(tempDir(), 'index.sqlite'), partitions: PARTITIONS }),
+);
+
+searchIndexContract('embedded SQLite FTS5, memory only, not partitioned', async () => new SqliteSearchIndex({ file: null }));
 
 async function expectRejection(p: Promise<unknown>): Promise<void> {
   let failed = false;
