@@ -6,21 +6,32 @@ import { demoCredentials, seedDemo } from './seed/demo.ts';
 import { listen } from '../src/http/server.ts';
 import { opsApp } from '../src/http/ops.ts';
 import { RoleRefusedError } from '../src/roles/singleton.ts';
+import cluster from 'node:cluster';
+import { ApiProcesses, reportListening, stopOnRequest } from '../src/roles/api-processes.ts';
 
 /** SIGTERM and SIGINT, once the engines are open. */
 let shutdown: GracefulShutdown | null = null;
 
 /**
- * `npm start`: the service as ROLE says (default `all`: API, projectors and job worker in one process), on
- * the engines whose URLs are set and the embedded default under DATA_DIR for the others. The process that
- * runs the projectors seeds the demo data into an empty event log.
+ * `npm start`: the service as ROLE says (default `all`: API, projectors and job worker), on the engines whose
+ * URLs are set and the embedded default under DATA_DIR for the others. The process that runs the projectors
+ * seeds the demo data into an empty event log. `all` with API_PROCESSES ≥ 2 (the default `auto` on a machine
+ * of several cores) is a cluster primary: it runs the projectors and jobs, and forks that many `api` processes
+ * (this file again, with ROLE=api) which share PORT (src/roles/api-processes.ts).
  */
 async function main() {
   const config = loadConfig();
   const logger = createLogger({ level: config.logLevel });
+  const primary = cluster.isPrimary && config.role === 'all' && config.apiProcesses > 1;
+  // An api process of the cluster stops when its primary asks, as on SIGTERM (at once while it starts).
+  if (cluster.isWorker)
+    stopOnRequest(() => {
+      if (!shutdown) process.kill(process.pid, 'SIGTERM');
+      else if (!shutdown.stopping) void shutdown.signal('SIGTERM');
+    });
   let runtime;
   try {
-    runtime = await createRuntime(config, logger);
+    runtime = await createRuntime(config, logger, { api: !primary });
   } catch (error) {
     if (error instanceof RoleRefusedError) {
       process.stderr.write(`refused to start (ROLE=${config.role}): ${error.message}\n`);
@@ -32,10 +43,24 @@ async function main() {
   logger.info({ role, engines: runtime.engines.describe }, 'engines');
   // From here a signal stops the service gracefully, also while it seeds or catches up.
   const { close } = runtime;
+  // The primary's api processes: ROLE=api, each with a metrics port of its own after the primary's.
+  const metricsPort = typeof config.metrics === 'object' ? config.metrics.port : null;
+  const apiProcesses = primary
+    ? new ApiProcesses({
+        count: config.apiProcesses,
+        env: (slot) => ({ ROLE: 'api', ...(metricsPort !== null ? { METRICS_PORT: String(metricsPort + slot) } : {}) }),
+        logger,
+        giveUp: (reason) => void shutdown?.fail(reason),
+      })
+    : null;
   shutdown = new GracefulShutdown({
     logger,
     timeoutMs: config.shutdownTimeoutMs,
-    background: (graceMs) => services.jobs.close(graceMs),
+    // A primary stops its api processes beside its jobs; one that did not stop cleanly makes the exit code 1.
+    background: async (graceMs) => {
+      const [jobs, apis] = await Promise.all([services.jobs.close(graceMs), apiProcesses?.stop(graceMs)]);
+      return { abandoned: jobs.abandoned, processes: apis?.unclean };
+    },
     stopping: runtime.stopWaiting,
     close,
     drainLogs,
@@ -56,7 +81,15 @@ async function main() {
     if (!caughtUp) logger.warn('projections are still catching up; /readyz says when they are done');
   }
 
-  const server = await listen(runtime.app, config.port, config.host);
+  let server = null;
+  if (apiProcesses) {
+    try {
+      await apiProcesses.start();
+    } catch (error) {
+      await shutdown.fail(error instanceof Error ? error.message : String(error));
+      return;
+    }
+  } else server = await listen(runtime.app, config.port, config.host);
   const metricsServer =
     typeof config.metrics === 'object' && runtime.metrics
       ? await listen(
@@ -65,13 +98,32 @@ async function main() {
           config.metrics.host,
         )
       : null;
+  if (cluster.isWorker) {
+    // The primary prints the banner once every api process listens.
+    if (server) shutdown.track(server);
+    if (metricsServer) shutdown.track(metricsServer);
+    reportListening();
+    return;
+  }
   const base = `http://localhost:${config.port}`;
   const serves = role === 'all' || role === 'api';
+  const ops = typeof config.metrics === 'object' ? `http://${config.metrics.host}:${config.metrics.port}` : null;
   const lines = [
     '',
-    serves
-      ? `Bidder API (ROLE=${role}) listening on ${base} (data in ${config.dataDir})`
-      : `Bidder ${role} running; /healthz, /readyz and /metrics on ${base}`,
+    !serves
+      ? `Bidder ${role} running; /healthz, /readyz and /metrics on ${base}`
+      : apiProcesses
+        ? `Bidder API (ROLE=${role}) listening on ${base} with ${config.apiProcesses} api processes (data in ${config.dataDir})`
+        : `Bidder API (ROLE=${role}) listening on ${base} (data in ${config.dataDir})`,
+    ...(apiProcesses
+      ? [
+          `  api processes  pids ${apiProcesses.pids.join(', ')} (API_PROCESSES; connections shared round-robin)`,
+          `  this process   pid ${process.pid}: projectors and jobs; ` +
+            (ops
+              ? `/healthz, /readyz and /metrics on ${ops} (the api processes' on the ports after it)`
+              : 'set METRICS_PORT for its /metrics'),
+        ]
+      : []),
     ...Object.entries(runtime.engines.describe).map(([port, engine]) => `  ${port.padEnd(14)} ${engine}`),
     ...(serves
       ? [
@@ -95,7 +147,7 @@ async function main() {
   // The banner goes to stdout for the person who started the service; it is not a log record.
   process.stdout.write(lines.join('\n') + '\n\n');
 
-  shutdown.track(server);
+  if (server) shutdown.track(server);
   if (metricsServer) shutdown.track(metricsServer);
 }
 

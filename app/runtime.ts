@@ -76,7 +76,7 @@ export interface Runtime {
  * - `projector` (and `all`) and `worker` (and `all`) are singletons per set of engines: a lease refuses a
  *   second one at start.
  * `background: false` runs no loop, no worker and takes no lease (tools such as import and rebuild, which
- * may run beside the service).
+ * may run beside the service); `api: false` is `all` without the HTTP API (a cluster primary).
  */
 export async function createRuntime(
   config: Config,
@@ -89,6 +89,11 @@ export async function createRuntime(
     projectorLease?: boolean;
     /** A tool that never reads the lot index: the embedded one is not loaded (app/engines.ts). */
     withoutLotIndex?: boolean;
+    /**
+     * False: `all` without its HTTP API, answering health, readiness and metrics only (the primary of
+     * API_PROCESSES ≥ 2, whose forked `api` processes serve PORT; app/main.ts).
+     */
+    api?: boolean;
   } = {},
 ): Promise<Runtime> {
   const role = options.role ?? config.role;
@@ -162,7 +167,7 @@ export async function createRuntime(
   const memberProjections = [membersProjection.name];
   const accessProjections = [accessProjection.name];
   const stopping = new AbortController();
-  const servesHttp = role === 'all' || role === 'api' || !background;
+  const servesHttp = (role === 'all' && options.api !== false) || role === 'api' || !background;
   const feed = servesHttp || runsJobs ? new EventFeed(log, eventCatalog, stopping.signal) : null;
   if (feed) metrics?.feedReaders(() => feed.readers);
   metrics?.auctionStreams(openAuctionStreams);
@@ -189,7 +194,8 @@ export async function createRuntime(
         ),
         {
           role,
-          metrics: inlineMetrics,
+          metrics,
+          metricsElsewhere: config.metrics !== 'on',
         },
         {
           feed: feed!,
@@ -203,7 +209,7 @@ export async function createRuntime(
     : (opsApp({
         role,
         metrics: inlineMetrics,
-        projections: role === 'projector' ? () => projector.status() : undefined,
+        projections: runsProjections ? () => projector.status() : undefined,
       }) as unknown as ReturnType<typeof buildApp>);
   let closed = false;
   return {

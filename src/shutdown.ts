@@ -11,8 +11,11 @@ export interface ShutdownPlan {
   logger: Logger;
   /** The grace period: what is not done by then is abandoned, and the process exits. */
   timeoutMs: number;
-  /** Runs beside the HTTP drain with the grace period (the job worker); answers what it abandoned. */
-  background(graceMs: number): Promise<{ abandoned: string[] }>;
+  /**
+   * Runs beside the HTTP drain with the grace period (the job worker; a cluster primary's api processes); answers
+   * the jobs it abandoned, and the child processes that did not stop cleanly (they name what they abandoned).
+   */
+  background(graceMs: number): Promise<{ abandoned: string[]; processes?: string[] }>;
   /** Called as the first signal comes, before requests are waited for: long waits (the feed's `wait`) end now. */
   stopping?(): void;
   /** Closes the rest once requests and background work are done (projections, leases, engines). */
@@ -41,7 +44,7 @@ export class GracefulShutdown {
   private readonly servers: Server[] = [];
   private readonly inFlight = new Set<InFlight>();
   private signalled = false;
-  /** Something in flight was cut off: the exit code says so. */
+  /** Something in flight was cut off, or the process failed (fail()): the exit code says so. */
   private abandoned = false;
   private exiting = false;
 
@@ -108,6 +111,10 @@ export class GracefulShutdown {
         this.abandoned = true;
         logger.warn({ jobs: background.abandoned, timeoutMs }, 'grace period over: jobs abandoned (they stay queued and run again later)');
       }
+      if (background.processes?.length) {
+        this.abandoned = true;
+        logger.warn({ processes: background.processes, timeoutMs }, 'child processes did not stop cleanly');
+      }
       await this.plan.close();
       clearTimeout(hardStop);
       await this.finish(this.abandoned ? 1 : 0);
@@ -115,6 +122,17 @@ export class GracefulShutdown {
       logger.error({ err: error instanceof Error ? error.message : String(error) }, 'shutdown failed');
       await this.finish(1);
     }
+  }
+
+  /**
+   * Stops as on a first signal, then exits 1: the process cannot go on as it should (a cluster primary whose
+   * api processes keep dying). Nothing more when a stop is under way already.
+   */
+  async fail(reason: string): Promise<void> {
+    if (this.signalled) return;
+    this.abandoned = true;
+    this.plan.logger.error({ reason }, 'cannot go on: stopping');
+    await this.signal('SIGTERM');
   }
 
   /** The grace period is over: requests still in flight are named and their connections closed. */

@@ -48,8 +48,11 @@ export function buildApp(
   catalogueVersion: CatalogueVersion,
   /** Api-Keys, tenants, members and applications, as the feature that keeps them answers (credential checks). */
   directory: AccessDirectory,
-  /** The process's role (for /healthz, /readyz) and its metrics (null: off, or served on a port of their own). */
-  ops: { role: string; metrics: Metrics | null } = { role: 'all', metrics: null },
+  /**
+   * The process's role (for /healthz, /readyz) and its metrics (null: off), which count every request; GET
+   * /metrics is served here unless `metricsElsewhere` (METRICS_PORT: a port of their own).
+   */
+  ops: { role: string; metrics: Metrics | null; metricsElsewhere?: boolean } = { role: 'all', metrics: null },
   /** What the back office's operations are served with (null: /backoffice/v1 is not served here). */
   backOffice: BackOfficeDoor | null = null,
 ) {
@@ -150,7 +153,11 @@ export function buildApp(
   });
   app.use(jsonBody(JSON_BODY_LIMIT));
 
-  mountOps(app, { role: ops.role, metrics: ops.metrics, projections: () => services.projector.status() });
+  mountOps(app, {
+    role: ops.role,
+    metrics: ops.metricsElsewhere ? null : ops.metrics,
+    projections: () => services.projector.status(),
+  });
 
   /** A fixed answer (a document, a page): its ETag and compressed copies made once. */
   const serveFixed = (route: string, text: string, contentType?: string) => {

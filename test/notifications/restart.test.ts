@@ -23,6 +23,8 @@ function start(dataDir: string, port: number) {
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
       LOG_LEVEL: 'warn',
+      // One process whatever the machine's cores (test/support/service-process.ts does the same).
+      API_PROCESSES: '1',
       DEMO_API_KEY: API_KEY,
       DEMO_MEMBER_PASSWORD: PASSWORD,
     },

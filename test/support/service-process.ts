@@ -43,7 +43,10 @@ export interface ServiceOptions {
   npm?: boolean;
   /** In a process group of its own (signals to the group, as a supervisor sends them). */
   detached?: boolean;
-  /** Without ROLE and the demo credentials (only what `env` gives), as a user's shell starts it. */
+  /**
+   * Without ROLE and the demo credentials (only what `env` gives), as a user's shell starts it; still one
+   * process, as every spawned service unless `env` sets API_PROCESSES (test/roles/api-processes.test.ts).
+   */
   plain?: boolean;
 }
 
@@ -58,6 +61,8 @@ export function startService(options: ServiceOptions): ServiceProcess {
       HOST: '127.0.0.1',
       DATA_DIR: options.dataDir,
       LOG_LEVEL: 'warn',
+      // One process whatever the machine's cores (`all` would fork API_PROCESSES=auto api processes).
+      API_PROCESSES: '1',
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
