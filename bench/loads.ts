@@ -4,7 +4,7 @@
  * and the CPU the measured process used per request.
  */
 import autocannon, { type AutocannonRequest, type AutocannonResult } from 'autocannon';
-import { cpuSecondsOf, say } from './processes.ts';
+import { cpuSecondsOf, cpuSecondsOfTree, say } from './processes.ts';
 import type { DistinctQuery } from './distinct-queries.ts';
 
 export interface LoadOptions {
@@ -36,6 +36,18 @@ export interface Target {
   /** The process answering (its CPU is read), and when it was spawned (for profile windows). */
   pid: number;
   spawnedAt: number;
+  /** Read the CPU of the process and of all its descendants (a cluster: the primary and its `api` workers). */
+  tree?: boolean;
+}
+
+/** CPU seconds the target has used so far (the process, or its whole tree). */
+export const cpuSecondsOfTarget = (target: Target) => (target.tree ? cpuSecondsOfTree(target.pid) : cpuSecondsOf(target.pid));
+
+export interface LoadHooks {
+  /** false: the load runs beside others (the mixed load), so its own CPU a request is not read (NaN). */
+  cpu?: boolean;
+  /** Called when the measured run starts (after the warm-up). */
+  onStart?: () => void;
 }
 
 export async function load(
@@ -46,7 +58,9 @@ export async function load(
   headers: Record<string, string>,
   options: LoadOptions,
   target: Target,
+  hooks: LoadHooks = {},
 ): Promise<LoadResult> {
+  const cpu = hooks.cpu === false ? () => NaN : () => cpuSecondsOfTarget(target);
   say(`load ${name} (round ${round}): ${options.connections} connections, ${options.warmup} s warm-up + ${options.duration} s`);
   let measuredFrom = 0;
   let cpuFrom = NaN;
@@ -62,10 +76,11 @@ export async function load(
   // The warm-up and the measured run are two autocannon runs; `start` is emitted by the second one only.
   instance.on('start', () => {
     measuredFrom = performance.now();
-    cpuFrom = cpuSecondsOf(target.pid);
+    cpuFrom = cpu();
+    hooks.onStart?.();
   });
   const r: AutocannonResult = await instance;
-  const cpuTo = cpuSecondsOf(target.pid);
+  const cpuTo = cpu();
   const toMs = performance.now();
   const statusCodes: Record<string, number> = {};
   for (const [code, s] of Object.entries(r.statusCodeStats ?? {})) statusCodes[code] = s.count;
@@ -86,8 +101,8 @@ export async function load(
     ...(measuredFrom ? { window: { fromMs: measuredFrom - target.spawnedAt, toMs: toMs - target.spawnedAt } } : {}),
   };
   say(
-    `  ${Math.round(result.rps).toLocaleString('en-US')} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, ` +
-      `${Math.round(result.cpuMicrosPerRequest)} µs CPU a request, non-2xx ${result.non2xx}, errors ${result.errors} (timeouts ${result.timeouts})`,
+    `  ${name}: ${Math.round(result.rps).toLocaleString('en-US')} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, ` +
+      `${hooks.cpu === false ? '' : `${Math.round(result.cpuMicrosPerRequest)} µs CPU a request, `}non-2xx ${result.non2xx}, errors ${result.errors} (timeouts ${result.timeouts})`,
   );
   return result;
 }
@@ -169,14 +184,30 @@ export function searchRequests(): AutocannonRequest[] {
 }
 
 /**
- * Every request a query never asked before (warm-ups and rounds draw from one pool); `used()` says how many
- * were taken, so the run can check the pool was not exhausted (a repeated query could be answered from the cache).
+ * Every request a query never asked before: warm-ups and rounds draw from one pool, and `askedInRun` (one set for
+ * the run, shared by the pools of both mixes and both service starts) skips a query another pool asked
+ * already. `used()` says how far into the pool the load went (past its end queries come again: the run checks
+ * it never does), `skipped()` how many were skipped, `asked()` the queries this generator sent.
  */
-export function distinctSearchRequests(pool: DistinctQuery[]): { requests: AutocannonRequest[]; used: () => number } {
+export function distinctSearchRequests(pool: DistinctQuery[], askedInRun = new Set<string>()) {
   let next = 0;
+  let skipped = 0;
+  const sent: DistinctQuery[] = [];
+  const take = () => {
+    while (next < pool.length && askedInRun.has(pool[next].key)) {
+      next++;
+      skipped++;
+    }
+    const q = pool[next++ % pool.length];
+    askedInRun.add(q.key);
+    sent.push(q);
+    return q;
+  };
   return {
-    requests: [{ setupRequest: (req) => ({ ...req, path: searchPath(pool[next++ % pool.length]) }) }],
+    requests: [{ setupRequest: (req) => ({ ...req, path: searchPath(take()) }) }] as AutocannonRequest[],
     used: () => next,
+    skipped: () => skipped,
+    asked: () => sent,
   };
 }
 

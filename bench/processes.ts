@@ -153,3 +153,37 @@ export function cpuSecondsOf(pid: number): number {
     return NaN;
   }
 }
+
+/** The processes a process started, and theirs (from /proc: a cluster's workers), at this instant. */
+export function descendantsOf(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const list = children.get(ppid) ?? [];
+      list.push(Number(entry));
+      children.set(ppid, list);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out: number[] = [];
+  const walk = (p: number) => {
+    for (const c of children.get(p) ?? []) {
+      out.push(c);
+      walk(c);
+    }
+  };
+  walk(pid);
+  return out;
+}
+
+/** CPU seconds of a process and all its descendants alive now (a cluster: the primary and its workers). */
+export function cpuSecondsOfTree(pid: number): number {
+  return [pid, ...descendantsOf(pid)].reduce((sum, p) => {
+    const s = cpuSecondsOf(p);
+    return Number.isFinite(s) ? sum + s : sum;
+  }, 0);
+}

@@ -11,26 +11,39 @@
  *       ceiling gzip     the same bytes gzip-compressed once, sent the same way
  *       lot page gzip    the lot page with Accept-Encoding: gzip
  *       search           GET /v1/lots/search, the 54 queries of every run (mostly cached answers)
- *       distinct search  GET /v1/lots/search, every query one never asked before (bench/distinct-queries.ts)
+ *       distinct search  GET /v1/lots/search, every query one never asked before (bench/distinct-queries.ts), two
+ *                        mixes: `distinct` (a fifth drawn for a typo, a fifth a half word) and `distinct-typos`
+ *                        (a third with a typo, a fifth a half word; issue 18)
  *       watchlist        PUT /v1/me/watchlist/{lotId} by one member, every request appending an event (read your writes)
+ *       mixed            lot pages at 10 connections, watchlist PUTs at 10, distinct searches at 4, all at once
+ *                        (bench/mixed.ts)
+ *     The service runs with API_PROCESSES=1 (one process, as before issue 18) for all of these. `distinct` and
+ *     `mixed` run the lot page load as their reference when `lots` is not asked for (without the ceiling).
+ *     The service's V8 heap (its /metrics, bench/heap.ts) is read at ready and after the loads,
  *     then the back office (bench/backoffice.ts: feed pages, 500 streams, 10 webhooks, the watchlist PUT with streams
  *     and webhooks attached), timed bidding (bench/bidding.ts: a hot lot, 1,000 lots, the lot page with bids arriving,
  *     1,000 auction streams, a closing storm), the service's peak memory, the prints (bench/prints.ts) and the
  *     sign-up flows (bench/accounts.ts).
- *  3. With the service stopped: the index alone (bench/index-alone.ts on the service's snapshot, distinct
+ *  3. All cores (`cores`, and `mixed`'s second half): the service stopped, started again on the same dataset with
+ *     API_PROCESSES=auto (a cluster: projectors and job worker in the primary, one `api` per core on the one
+ *     port), --rounds rounds of: the ceiling beside it, the lot page, distinct search, watchlist (`cores`) and the
+ *     mixed load (`mixed`); CPU is that of all the service's processes; heap at ready and after the loads (all
+ *     processes: METRICS_PORT --metrics-port for the primary, the ports after it for the api processes).
+ *  4. With the service stopped: the index alone (bench/index-alone.ts on the service's snapshot, distinct
  *     queries), the rebuilds of `catalogue` and `lot-search` from position 0, and restarts (spawn to /readyz 200).
- *  4. --million: the same catalogue with about 1M events (13 bids a lot of a started auction) in
+ *  5. --million: the same catalogue with about 1M events (13 bids a lot of a started auction) in
  *     .bench/million: its first build, restarts, and memory after a short lot page and search load.
- *  5. analysts (with --million, or alone: --only analysts needs no service): on the 1M-event dataset, `npm run
+ *  6. analysts (with --million, or alone: --only analysts needs no service): on the 1M-event dataset, `npm run
  *     project` replaying a projection of three event types and `npm run export -- events` in each format,
  *     events/s and peak memory, also at half the log (bench/analysts.ts).
  *
  * Options: --fresh  --lots 100000  --rounds 3  --connections 50  --warmup 2  --duration 10  --log-level info
- *          --port 3100  --ceiling-port 3101  --million
- *          --only lots,gzip,search,distinct,watch,backoffice,bidding,index,prints,accounts,rebuild,restart (default; --million adds
- *          million,analysts)
+ *          --port 3100  --ceiling-port 3101  --metrics-port 3102  --million
+ *          --only lots,gzip,search,distinct,watch,mixed,cores,backoffice,bidding,index,prints,accounts,rebuild,restart (default;
+ *          --million adds million,analysts; `distinct-typos` alone is the second mix only)
  *          --profile (node --cpu-prof on the loaded service; the top self-time functions per load)
  */
+import type { AutocannonRequest } from 'autocannon';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -47,7 +60,9 @@ import {
   type Dataset,
   type DatasetInfo,
 } from './dataset.ts';
-import { distinctQueries } from './distinct-queries.ts';
+import { DISTINCT_MIX, distinctQueries, mixComposition, showComposition, TYPOS_MIX, type DistinctQuery } from './distinct-queries.ts';
+import { readHeap, waitForAllAnswering, type HeapReading } from './heap.ts';
+import { MIXED_CONNECTIONS, MIXED_NAMES, mixedLoad, type MixedKind, type MixedResult } from './mixed.ts';
 import {
   distinctSearchRequests,
   load,
@@ -58,6 +73,7 @@ import {
   watchRequests,
   type LoadOptions,
   type LoadResult,
+  type Target,
 } from './loads.ts';
 import { prints, type PrintsResult } from './prints.ts';
 import { backOfficeBench, importBackOfficeKey, type BackOfficeResult } from './backoffice.ts';
@@ -109,16 +125,27 @@ const opts = {
   rounds: intOption('rounds', 3),
   port: intOption('port', 3100),
   ceilingPort: intOption('ceiling-port', 3101),
+  /** API_PROCESSES=auto only: METRICS_PORT of the cluster (the primary's /metrics; its api processes' on the ports after). */
+  metricsPort: intOption('metrics-port', 3102),
   only: new Set(
     option(
       'only',
-      `lots,gzip,search,distinct,watch,backoffice,bidding,index,prints,accounts,rebuild,restart${million ? ',million,analysts' : ''}`,
+      `lots,gzip,search,distinct,watch,mixed,cores,backoffice,bidding,index,prints,accounts,rebuild,restart${million ? ',million,analysts' : ''}`,
     )
       .split(',')
       .map((s) => s.trim()),
   ),
 };
 const has = (step: string) => opts.only.has(step);
+/** What the selected steps run with the service at API_PROCESSES=1 (`cores` compares three loads with all cores). */
+const runs = {
+  ceiling: has('lots') || has('gzip') || has('cores'),
+  lots: has('lots') || has('distinct') || has('distinct-typos') || has('mixed') || has('cores'),
+  distinct: has('distinct') || has('cores'),
+  distinctTypos: has('distinct') || has('distinct-typos'),
+  watch: has('watch') || has('cores'),
+  allCores: has('cores') || has('mixed'),
+};
 const loadOptions: LoadOptions = { connections: opts.connections, warmup: opts.warmup, duration: opts.duration };
 
 const TARGETS = {
@@ -126,7 +153,8 @@ const TARGETS = {
   lotPageP99: 25,
   searchRatio: 0.8,
   distinctRatio: 0.3,
-  distinctP99: 100,
+  /** Issue 18 (issue 8 had 100 ms): for both mixes. */
+  distinctP99: 50,
   indexP99: 10,
   watchRps: 3000,
   watchP99: 25,
@@ -143,18 +171,27 @@ const TARGETS = {
   bidP99: 50,
   bidStreamP99: 250,
   bidPageRatio: 0.8,
+  /** API_PROCESSES=auto: the lot page against the single-process ceiling; search and watchlist against one process. */
+  allCoresRatio: 1.5,
+  mixedLotPageRatio: 0.5,
+  mixedP99: 50,
 };
 
 /** Distinct queries for the uncached search load (more than rounds × seconds × any rate it reaches). */
 const DISTINCT_POOL = 300_000;
 /** Of which these are kept out of the load, for the probe that they find lots. */
 const DISTINCT_PROBE = 300;
+/** The same for the second mix (its own seed). */
+const TYPOS_POOL = 200_000;
+const TYPOS_SEED = 19;
 
 // ---------------------------------------------------------------------------------------------- the service
 
-function serviceEnv(dataset: Dataset): NodeJS.ProcessEnv {
+function serviceEnv(dataset: Dataset, apiProcesses: string, extra: Record<string, string>): NodeJS.ProcessEnv {
   // TRUST_PROXY: the accounts step sends each flow from its own address (X-Forwarded-For), as bidders behind a proxy.
   return datasetEnv(dataset, {
+    // One process unless asked otherwise, so that every figure stays comparable with those before issue 18.
+    API_PROCESSES: apiProcesses,
     PORT: String(opts.port),
     HOST: '127.0.0.1',
     SEED_DEMO: 'false',
@@ -162,11 +199,18 @@ function serviceEnv(dataset: Dataset): NodeJS.ProcessEnv {
     TRUST_PROXY: 'true',
     // The back-office step's webhooks go to a receiver on 127.0.0.1.
     WEBHOOK_ALLOW_PRIVATE: 'true',
+    ...extra,
   });
 }
 
-function startService(name: string, dataset: Dataset, extraFlags: string[] = []): Proc {
-  return startProcess(name, 'app/main.ts', serviceEnv(dataset), [...SERVICE_NODE_FLAGS, ...extraFlags]);
+function startService(
+  name: string,
+  dataset: Dataset,
+  extraFlags: string[] = [],
+  apiProcesses = '1',
+  extraEnv: Record<string, string> = {},
+): Proc {
+  return startProcess(name, 'app/main.ts', serviceEnv(dataset, apiProcesses, extraEnv), [...SERVICE_NODE_FLAGS, ...extraFlags]);
 }
 
 async function rebuild(dataset: Dataset, projection: string) {
@@ -208,7 +252,7 @@ function newestProfile(dir: string): string | null {
 
 // ---------------------------------------------------------------------------------------------- main
 
-type LoadKind = 'ceiling' | 'lots' | 'ceilingGzip' | 'lotsGzip' | 'search' | 'distinct' | 'watch';
+type LoadKind = 'ceiling' | 'lots' | 'ceilingGzip' | 'lotsGzip' | 'search' | 'distinct' | 'distinctTypos' | 'watch';
 const LOAD_NAMES: Record<LoadKind, string> = {
   ceiling: 'ceiling: Express sending the stored lot page',
   lots: 'GET /v1/lots page',
@@ -216,8 +260,123 @@ const LOAD_NAMES: Record<LoadKind, string> = {
   lotsGzip: 'GET /v1/lots page, Accept-Encoding: gzip',
   search: 'GET /v1/lots/search, the 54 queries',
   distinct: 'GET /v1/lots/search, every query distinct',
+  distinctTypos: 'GET /v1/lots/search, distinct, ⅓ typos',
   watch: 'PUT /v1/me/watchlist/{lotId}',
 };
+type AllCoresKind = 'ceiling' | 'lots' | 'distinct' | 'watch';
+
+/** The service again on the same dataset with API_PROCESSES=auto (`cores`, and the mixed load's second half). */
+interface AllCoresResult {
+  readySeconds: number;
+  /** Spawn to every node process of the service but the primary (a cluster) answering GET /healthz on the port. */
+  allAnswering: { processes: number; answering: number; seconds: number; complete: boolean };
+  loads: Record<AllCoresKind, LoadResult[]>;
+  mixed: MixedResult[];
+  heap: { atReady: HeapReading; afterLoads: HeapReading };
+  shutdownSeconds: number;
+}
+
+/** Shared with the first start: one distinct-query generator and one watchlist generator for the whole run. */
+interface AllCoresInputs {
+  dataset: Dataset;
+  memberEmail: string;
+  storedPage: string;
+  distinct: { requests: AutocannonRequest[] };
+  watch: AutocannonRequest[];
+}
+
+async function allCores(inputs: AllCoresInputs): Promise<AllCoresResult> {
+  say('all cores: the service again on the same dataset, API_PROCESSES=auto; log in .bench/service-auto.log');
+  // METRICS_PORT: the primary's /metrics (it answers on no other port), for its heap; the api processes count
+  // their requests as with metrics on the service's port.
+  const svc = startService('service-auto', inputs.dataset, [], 'auto', { METRICS_PORT: String(opts.metricsPort) });
+  const readyMs = await waitFor200(svc, `http://127.0.0.1:${opts.port}/readyz`, 5 * 60_000);
+  const answering = await waitForAllAnswering(opts.port, svc.pid, 60_000);
+  const allAnswering = {
+    processes: answering.processes,
+    answering: answering.answering.length,
+    seconds: (readyMs + answering.ms) / 1000,
+    complete: answering.complete,
+  };
+  say(
+    `  ready after ${(readyMs / 1000).toFixed(2)} s; ${answering.processes} node process(es), ${allAnswering.answering} answering on port ${opts.port} ` +
+      `after ${allAnswering.seconds.toFixed(2)} s${answering.complete ? '' : ' (not all within 60 s)'}`,
+  );
+  const atReady = await readHeap(opts.port, svc.pid, opts.metricsPort);
+  say(`  heap used at ready: ${showHeap(atReady)}`);
+  const client = new ServiceClient(opts.port);
+  const anon = await client.anonymousToken();
+  const memberTok = await client.memberToken(anon, inputs.memberEmail, MEMBER_PASSWORD);
+  const catalogueHeaders = { 'Api-Key': API_KEY, Authorization: `Bearer ${anon}` };
+  const memberHeaders = { 'Api-Key': API_KEY, Authorization: `Bearer ${memberTok}`, 'Content-Type': 'application/json' };
+  const target: Target = { pid: svc.pid, spawnedAt: svc.spawnedAt, tree: true };
+  const loads: Record<AllCoresKind, LoadResult[]> = { ceiling: [], lots: [], distinct: [], watch: [] };
+  const mixed: MixedResult[] = [];
+  const ceiling = has('cores')
+    ? startProcess('ceiling', 'bench/ceiling-server.ts', { ...process.env, PORT: String(opts.ceilingPort), BODY_FILE: inputs.storedPage })
+    : null;
+  if (ceiling) await waitFor200(ceiling, `http://127.0.0.1:${opts.ceilingPort}/stored`, 60_000);
+  const suffix = ' (API_PROCESSES=auto)';
+  for (let round = 1; round <= opts.rounds; round++) {
+    if (ceiling)
+      loads.ceiling.push(
+        await load(
+          `${LOAD_NAMES.ceiling}, beside the cluster`,
+          round,
+          `http://127.0.0.1:${opts.ceilingPort}`,
+          [{ path: '/stored' }],
+          {},
+          loadOptions,
+          {
+            pid: ceiling.pid,
+            spawnedAt: ceiling.spawnedAt,
+          },
+        ),
+      );
+    loads.lots.push(await load(LOAD_NAMES.lots + suffix, round, client.url('/'), lotPageRequests(), catalogueHeaders, loadOptions, target));
+    if (has('cores')) {
+      loads.distinct.push(
+        await load(LOAD_NAMES.distinct + suffix, round, client.url('/'), inputs.distinct.requests, catalogueHeaders, loadOptions, target),
+      );
+      loads.watch.push(await load(LOAD_NAMES.watch + suffix, round, client.url('/'), inputs.watch, memberHeaders, loadOptions, target));
+    }
+    if (has('mixed'))
+      mixed.push(
+        await mixedLoad(
+          'auto',
+          round,
+          client.url('/'),
+          {
+            lots: { requests: lotPageRequests(), headers: catalogueHeaders },
+            watch: { requests: inputs.watch, headers: memberHeaders },
+            distinct: { requests: inputs.distinct.requests, headers: catalogueHeaders },
+          },
+          loadOptions,
+          target,
+        ),
+      );
+  }
+  if (ceiling) await stopProcess(ceiling);
+  const afterLoads = await readHeap(opts.port, svc.pid, opts.metricsPort);
+  say(`  heap used after the loads: ${showHeap(afterLoads)}`);
+  const shutdownMs = await stopProcess(svc);
+  say(`  the API_PROCESSES=auto service stopped (SIGTERM) in ${(shutdownMs / 1000).toFixed(1)} s, exit code ${svc.child.exitCode}`);
+  return { readySeconds: readyMs / 1000, allAnswering, loads, mixed, heap: { atReady, afterLoads }, shutdownSeconds: shutdownMs / 1000 };
+}
+
+const MiB = (bytes: number) => fmt(bytes / 1048576);
+
+/** "312 MiB; VmRSS 700 MiB" or "612 MiB, the sum over 3 of 3 processes (198 + 207 + 207); VmRSS 1,400 MiB (all 3)". */
+function showHeap(h: HeapReading): string {
+  if (!h.processes.length) return `not read (no /metrics answer); VmRSS ${MiB(h.rssBytes)} MiB`;
+  const rss = `VmRSS ${MiB(h.rssBytes)} MiB${h.tree.length > 1 ? ` (all ${h.tree.length})` : ''}`;
+  if (h.tree.length === 1 && h.processes.length === 1) return `${MiB(h.heapUsedBytes)} MiB; ${rss}`;
+  const unread = h.unread.map((p) => (p === h.tree[0] ? `the primary ${p}` : String(p)));
+  return (
+    `${MiB(h.heapUsedBytes)} MiB, the sum over ${h.processes.length} of ${h.tree.length} processes ` +
+    `(${h.processes.map((p) => MiB(p.heapUsedBytes)).join(' + ')}${unread.length ? `; not read: ${unread.join(', ')}` : ''}); ${rss}`
+  );
+}
 
 async function main() {
   fs.mkdirSync(BENCH_DIR, { recursive: true });
@@ -242,6 +401,8 @@ async function main() {
   const svc = startService('service', dataset, opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
   const firstReadyMs = await waitFor200(svc, `http://127.0.0.1:${opts.port}/readyz`, 15 * 60_000);
   say(`  ready after ${(firstReadyMs / 1000).toFixed(1)} s`);
+  const heapAtReady = await readHeap(opts.port, svc.pid);
+  say(`  heap used at ready: ${showHeap(heapAtReady)}`);
   if (created) {
     info.firstBuild = { seconds: firstReadyMs / 1000, events, eventsPerSecond: events / (firstReadyMs / 1000) };
     saveInfo(dataset, info);
@@ -272,18 +433,27 @@ async function main() {
     c.meanFound += r.body.TotalCount / (SEARCH_QUERIES.length / 3);
   }
   for (const c of Object.values(searchCheck)) c.meanFound = Math.round(c.meanFound);
-  const pool = distinctQueries(DISTINCT_POOL);
-  const probePool = pool.slice(pool.length - DISTINCT_PROBE);
-  const distinctCheck = { queries: probePool.length, withHits: 0, meanFound: 0 };
-  for (const q of probePool) {
-    const r = await client.call('GET', searchPath(q), { Authorization: `Bearer ${anon}` });
-    if (r.status !== 200) throw new Error(`distinct search probe ${searchPath(q)}: ${r.status} ${JSON.stringify(r.body)}`);
-    distinctCheck.withHits += r.body.TotalCount > 0 ? 1 : 0;
-    distinctCheck.meanFound += r.body.TotalCount / probePool.length;
-  }
-  distinctCheck.meanFound = Math.round(distinctCheck.meanFound);
+  const pool = distinctQueries(DISTINCT_POOL, 7, DISTINCT_MIX);
+  const typosPool = runs.distinctTypos ? distinctQueries(TYPOS_POOL, TYPOS_SEED, TYPOS_MIX) : [];
+  // Every distinct query asked in the run (probes, both mixes, both service starts): none is asked twice.
+  const askedInRun = new Set<string>();
+  const probe = async (probePool: DistinctQuery[], label: string) => {
+    const check = { queries: probePool.length, withHits: 0, meanFound: 0 };
+    for (const q of probePool) {
+      askedInRun.add(q.key);
+      const r = await client.call('GET', searchPath(q), { Authorization: `Bearer ${anon}` });
+      if (r.status !== 200) throw new Error(`${label} probe ${searchPath(q)}: ${r.status} ${JSON.stringify(r.body)}`);
+      check.withHits += r.body.TotalCount > 0 ? 1 : 0;
+      check.meanFound += r.body.TotalCount / probePool.length;
+    }
+    check.meanFound = Math.round(check.meanFound);
+    return check;
+  };
+  const distinctCheck = await probe(pool.slice(pool.length - DISTINCT_PROBE), 'distinct search');
+  const typosCheck = typosPool.length ? await probe(typosPool.slice(typosPool.length - DISTINCT_PROBE), 'distinct-typos search') : null;
   say(
-    `probes: lot page ${JSON.stringify(lotPageCheck)}; search ${JSON.stringify(searchCheck)}; distinct search ${JSON.stringify(distinctCheck)}`,
+    `probes: lot page ${JSON.stringify(lotPageCheck)}; search ${JSON.stringify(searchCheck)}; distinct search ${JSON.stringify(distinctCheck)}` +
+      (typosCheck ? `; distinct-typos search ${JSON.stringify(typosCheck)}` : ''),
   );
 
   // ---- loads, rounds interleaved
@@ -294,29 +464,32 @@ async function main() {
     lotsGzip: [],
     search: [],
     distinct: [],
+    distinctTypos: [],
     watch: [],
   };
-  const needsCeiling = has('lots') || has('gzip');
-  const ceiling = needsCeiling
+  const mixedSingle: MixedResult[] = [];
+  const ceiling = runs.ceiling
     ? startProcess('ceiling', 'bench/ceiling-server.ts', { ...process.env, PORT: String(opts.ceilingPort), BODY_FILE: storedPage })
     : null;
   if (ceiling) await waitFor200(ceiling, `http://127.0.0.1:${opts.ceilingPort}/stored`, 60_000);
   const ceilingUrl = `http://127.0.0.1:${opts.ceilingPort}`;
   const svcTarget = { pid: svc.pid, spawnedAt: svc.spawnedAt };
-  // One generator each across rounds: the watchlist keeps changing, and no distinct query comes twice.
+  // One generator each across rounds and both service starts: the watchlist keeps changing, and no distinct
+  // query comes twice (one set of the queries asked, for both mixes).
   const watch = watchRequests();
-  const distinct = distinctSearchRequests(pool.slice(0, pool.length - DISTINCT_PROBE));
+  const distinct = distinctSearchRequests(pool.slice(0, pool.length - DISTINCT_PROBE), askedInRun);
+  const distinctTypos = distinctSearchRequests(typosPool.slice(0, Math.max(0, typosPool.length - DISTINCT_PROBE)), askedInRun);
   const gzip = { 'Accept-Encoding': 'gzip' };
   for (let round = 1; round <= opts.rounds; round++) {
-    if (has('lots')) {
+    if (runs.ceiling && (has('lots') || has('cores')))
       loads.ceiling.push(
         await load(LOAD_NAMES.ceiling, round, ceilingUrl, [{ path: '/stored' }], {}, loadOptions, {
           pid: ceiling!.pid,
           spawnedAt: ceiling!.spawnedAt,
         }),
       );
+    if (runs.lots)
       loads.lots.push(await load(LOAD_NAMES.lots, round, client.url('/'), lotPageRequests(), catalogueHeaders, loadOptions, svcTarget));
-    }
     if (has('gzip')) {
       loads.ceilingGzip.push(
         await load(LOAD_NAMES.ceilingGzip, round, ceilingUrl, [{ path: '/stored-gzip' }], gzip, loadOptions, {
@@ -338,16 +511,34 @@ async function main() {
     }
     if (has('search'))
       loads.search.push(await load(LOAD_NAMES.search, round, client.url('/'), searchRequests(), catalogueHeaders, loadOptions, svcTarget));
-    if (has('distinct'))
+    if (runs.distinct)
       loads.distinct.push(
         await load(LOAD_NAMES.distinct, round, client.url('/'), distinct.requests, catalogueHeaders, loadOptions, svcTarget),
       );
-    if (has('watch')) loads.watch.push(await load(LOAD_NAMES.watch, round, client.url('/'), watch, memberHeaders, loadOptions, svcTarget));
+    if (runs.distinctTypos)
+      loads.distinctTypos.push(
+        await load(LOAD_NAMES.distinctTypos, round, client.url('/'), distinctTypos.requests, catalogueHeaders, loadOptions, svcTarget),
+      );
+    if (runs.watch) loads.watch.push(await load(LOAD_NAMES.watch, round, client.url('/'), watch, memberHeaders, loadOptions, svcTarget));
+    if (has('mixed'))
+      mixedSingle.push(
+        await mixedLoad(
+          '1',
+          round,
+          client.url('/'),
+          {
+            lots: { requests: lotPageRequests(), headers: catalogueHeaders },
+            watch: { requests: watch, headers: memberHeaders },
+            distinct: { requests: distinct.requests, headers: catalogueHeaders },
+          },
+          loadOptions,
+          svcTarget,
+        ),
+      );
   }
   if (ceiling) await stopProcess(ceiling);
-  const distinctUsed = distinct.used();
   let watchlistSize: number | null = null;
-  if (has('watch')) {
+  if (runs.watch) {
     const w = await client.call('GET', '/v1/me/watchlist?pageSize=1', { Authorization: `Bearer ${memberTok}` });
     watchlistSize = w.status === 200 ? (w.body?.TotalCount ?? null) : null;
   }
@@ -369,6 +560,8 @@ async function main() {
   // ---- memory, prints, accounts, then stop
   const memory = memoryOf(svc.pid);
   say(`service memory: VmHWM ${fmt((memory?.vmHwmBytes ?? NaN) / 1048576)} MiB, VmRSS ${fmt((memory?.vmRssBytes ?? NaN) / 1048576)} MiB`);
+  const heapAfterLoads = await readHeap(opts.port, svc.pid);
+  say(`  heap used after the loads: ${showHeap(heapAfterLoads)}`);
   const printed: PrintsResult | null = has('prints') ? await prints(client, anon, svc.pid) : null;
   const accountFlows: AccountsResult | null = has('accounts') ? await accounts(client, anon, opts.duration, dataset.dataDir) : null;
   const shutdownMs = await stopProcess(svc);
@@ -390,6 +583,12 @@ async function main() {
         });
   }
 
+  // ---- all cores: the service again with API_PROCESSES=auto (after the first stopped), on the same dataset
+  const allCoresResult = runs.allCores ? await allCores({ dataset, memberEmail: member.email, storedPage, distinct, watch: watch }) : null;
+  const distinctUsed = distinct.used();
+  const typosUsed = distinctTypos.used();
+  const skippedAsAsked = distinct.skipped() + distinctTypos.skipped();
+
   // ---- the index alone, rebuilds and restarts (service stopped), rounds interleaved
   const indexRuns: Array<Record<string, number>> = [];
   const rebuilds: { catalogue: Array<Awaited<ReturnType<typeof rebuild>>>; lotSearch: Array<Awaited<ReturnType<typeof rebuild>>> } = {
@@ -399,12 +598,8 @@ async function main() {
   const restarts: RestartResult[] = [];
   for (let round = 1; round <= opts.rounds; round++) {
     if (has('index')) {
-      say(`the index alone (round ${round}): 2,000 distinct queries on the service's snapshot`);
-      const r = await runCli(
-        'bench/index-alone.ts',
-        [path.join(dataset.dataDir, 'search'), '--queries', '2000', '--seed', String(100 + round)],
-        process.env,
-      );
+      say(`the index alone (round ${round}): 2,000 distinct queries on the index the service wrote`);
+      const r = await runCli('bench/index-alone.ts', [dataset.dataDir, '--queries', '2000', '--seed', String(100 + round)], process.env);
       if (r.code !== 0) throw new Error(`index-alone failed (${r.code}): ${r.stderr.slice(-2000)}`);
       const out = lastJsonLine(r.stdout) as Record<string, number>;
       say(
@@ -489,8 +684,10 @@ async function main() {
   const ratio = (kind: LoadKind, of: LoadKind) => spread(loads[kind].map((l, i) => l.rps / (loads[of][i]?.rps ?? NaN)));
   const ratioText = (s: Spread) => showSpread(s, 2, '×');
   if (loads.lots.length) {
-    const r = ratio('lots', 'ceiling');
-    add(`lot page req/s ≥ ${TARGETS.lotPageRatio}× the ceiling (same rounds)`, ratioText(r), r.median >= TARGETS.lotPageRatio);
+    if (loads.ceiling.length) {
+      const r = ratio('lots', 'ceiling');
+      add(`lot page req/s ≥ ${TARGETS.lotPageRatio}× the ceiling (same rounds)`, ratioText(r), r.median >= TARGETS.lotPageRatio);
+    }
     add(`lot page p99 ≤ ${TARGETS.lotPageP99} ms`, showSpread(p99('lots'), 0, ' ms'), p99('lots').median <= TARGETS.lotPageP99);
   }
   if (loads.lotsGzip.length) {
@@ -506,20 +703,76 @@ async function main() {
     const r = ratio('search', 'lots');
     add(`search (54 queries) req/s ≥ ${TARGETS.searchRatio}× the lot page`, ratioText(r), r.median >= TARGETS.searchRatio);
   }
-  if (loads.distinct.length) {
+  for (const [kind, label] of [
+    ['distinct', 'distinct search'],
+    ['distinctTypos', 'distinct search, ⅓ typos'],
+  ] as const) {
+    if (!loads[kind].length) continue;
     if (loads.lots.length) {
-      const r = ratio('distinct', 'lots');
-      add(`distinct search req/s ≥ ${TARGETS.distinctRatio}× the lot page`, ratioText(r), r.median >= TARGETS.distinctRatio);
+      const r = ratio(kind, 'lots');
+      add(`${label} req/s ≥ ${TARGETS.distinctRatio}× the lot page (same rounds)`, ratioText(r), r.median >= TARGETS.distinctRatio);
     }
+    add(`${label} p99 ≤ ${TARGETS.distinctP99} ms`, showSpread(p99(kind), 0, ' ms'), p99(kind).median <= TARGETS.distinctP99);
+  }
+  if (loads.distinct.length || loads.distinctTypos.length || mixedSingle.length || allCoresResult) {
+    const pools = [
+      { used: distinctUsed, size: pool.length - DISTINCT_PROBE },
+      { used: typosUsed, size: Math.max(0, typosPool.length - DISTINCT_PROBE) },
+    ];
     add(
-      `distinct search p99 ≤ ${TARGETS.distinctP99} ms`,
-      showSpread(p99('distinct'), 0, ' ms'),
-      p99('distinct').median <= TARGETS.distinctP99,
+      'distinct search: no query asked twice (both mixes, both starts)',
+      `${fmt(distinctUsed)} of ${fmt(pools[0].size)} used${typosPool.length ? `, ${fmt(typosUsed)} of ${fmt(pools[1].size)} (⅓ typos)` : ''}; ${fmt(skippedAsAsked)} skipped as asked before`,
+      pools.every((p) => p.used <= p.size),
     );
+  }
+  if (allCoresResult) {
+    const a = allCoresResult;
+    const apiRatio = (kind: AllCoresKind, of: LoadResult[]) => spread(a.loads[kind].map((l, i) => l.rps / (of[i]?.rps ?? NaN)));
+    if (a.loads.lots.length && a.loads.ceiling.length) {
+      const r = apiRatio('lots', a.loads.ceiling);
+      add(
+        `lot page, API_PROCESSES=auto ≥ ${TARGETS.allCoresRatio}× the single-process ceiling (same rounds)`,
+        `${ratioText(r)} (${showSpread(spread(a.loads.lots.map((l) => l.rps)))} against ${showSpread(spread(a.loads.ceiling.map((l) => l.rps)))} req/s)`,
+        r.median >= TARGETS.allCoresRatio,
+      );
+    }
+    for (const [kind, label] of [
+      ['distinct', 'distinct search'],
+      ['watch', 'watchlist PUT'],
+    ] as const) {
+      if (!a.loads[kind].length || !loads[kind].length) continue;
+      const r = apiRatio(kind, loads[kind]);
+      add(
+        `${label}, API_PROCESSES=auto ≥ ${TARGETS.allCoresRatio}× its API_PROCESSES=1 req/s`,
+        `${ratioText(r)} (${showSpread(spread(a.loads[kind].map((l) => l.rps)))} against ${showSpread(rps(kind))} req/s)`,
+        r.median >= TARGETS.allCoresRatio,
+      );
+    }
+    if (a.loads.distinct.length) {
+      const s = spread(a.loads.distinct.map((l) => l.p99));
+      add(`distinct search, API_PROCESSES=auto: p99 ≤ ${TARGETS.distinctP99} ms`, showSpread(s, 0, ' ms'), s.median <= TARGETS.distinctP99);
+    }
+    if (a.loads.watch.length) {
+      const s = spread(a.loads.watch.map((l) => l.p99));
+      add(`watchlist PUT, API_PROCESSES=auto: p99 ≤ ${TARGETS.watchP99} ms`, showSpread(s, 0, ' ms'), s.median <= TARGETS.watchP99);
+    }
+  }
+  for (const [apiProcesses, mixed, alone] of [
+    ['1', mixedSingle, loads.lots],
+    ['auto', allCoresResult?.mixed ?? [], allCoresResult?.loads.lots ?? []],
+  ] as const) {
+    if (!mixed.length) continue;
+    const r = spread(mixed.map((m, i) => m.kinds.lots.rps / (alone[i]?.rps ?? NaN)));
     add(
-      'distinct search: no query asked twice',
-      `${fmt(distinctUsed)} of ${fmt(pool.length - DISTINCT_PROBE)} used`,
-      distinctUsed <= pool.length - DISTINCT_PROBE,
+      `mixed, API_PROCESSES=${apiProcesses}: lot page ≥ ${TARGETS.mixedLotPageRatio}× its rate alone (same rounds)`,
+      `${ratioText(r)} (${showSpread(spread(mixed.map((m) => m.kinds.lots.rps)))} against ${showSpread(spread(alone.map((l) => l.rps)))} req/s)`,
+      r.median >= TARGETS.mixedLotPageRatio,
+    );
+    const p99s = (Object.keys(MIXED_CONNECTIONS) as MixedKind[]).map((kind) => ({ kind, s: spread(mixed.map((m) => m.kinds[kind].p99)) }));
+    add(
+      `mixed, API_PROCESSES=${apiProcesses}: p99 ≤ ${TARGETS.mixedP99} ms for every kind`,
+      p99s.map(({ kind, s }) => `${kind} ${showSpread(s, 0, ' ms')}`).join(', '),
+      p99s.every(({ s }) => s.median <= TARGETS.mixedP99),
     );
   }
   if (indexRuns.length) {
@@ -602,6 +855,8 @@ async function main() {
     ...(backOffice ? [...backOffice.attached.alone, ...backOffice.attached.attached] : []),
     ...(millionResult?.lots ? [millionResult.lots] : []),
     ...(millionResult?.search ? [millionResult.search] : []),
+    ...[...mixedSingle, ...(allCoresResult?.mixed ?? [])].flatMap((m) => Object.values(m.kinds)),
+    ...(allCoresResult ? Object.values(allCoresResult.loads).flat() : []),
   ];
   const non2xxTotal = allLoads.reduce((s, l) => s + l.non2xx + l.errors, 0);
   if (allLoads.length) add('no non-2xx or errors (incl. timeouts > 10 s) in any load', String(non2xxTotal), non2xxTotal === 0);
@@ -618,11 +873,16 @@ async function main() {
       c.withHits >= c.queries / 2,
     );
   }
-  add(
-    'distinct search probe: most queries find lots',
-    `${distinctCheck.withHits}/${distinctCheck.queries} with hits, mean found ${fmt(distinctCheck.meanFound)}`,
-    distinctCheck.withHits >= distinctCheck.queries / 2,
-  );
+  for (const [label, check] of [
+    ['distinct search probe', distinctCheck],
+    ['distinct search probe, ⅓ typos', typosCheck],
+  ] as const)
+    if (check)
+      add(
+        `${label}: most queries find lots`,
+        `${check.withHits}/${check.queries} with hits, mean found ${fmt(check.meanFound)}`,
+        check.withHits >= check.queries / 2,
+      );
   const rebuildSpread = (runs: Array<{ eventsPerSecond: number }>) => spread(runs.map((r) => r.eventsPerSecond));
   if (rebuilds.catalogue.length)
     for (const [name, runs] of [
@@ -687,21 +947,58 @@ async function main() {
     `bench ${new Date().toISOString()} · Node ${process.version} · ${os.cpus().length} CPUs · ${fmt(info.lots)} lots, ${fmt(events)} events · ` +
       `${opts.connections} connections, ${opts.warmup} s warm-up + ${opts.duration} s measured, ${opts.rounds} rounds interleaved · LOG_LEVEL=${opts.logLevel}${opts.profile ? ' · PROFILED (slower)' : ''}`,
     '',
-    "Loads: medians of the rounds (min–max). CPU: the answering process's CPU time per request.",
+    "Loads: medians of the rounds (min–max), the service with API_PROCESSES=1. CPU: the answering process's CPU time per request.",
   );
   const header = `${pad('load', 44)}${lpad('req/s', 24)}${lpad('p50 ms', 8)}${lpad('p99 ms', 16)}${lpad('CPU µs', 8)}${lpad('non-2xx+err', 13)}`;
   lines.push(header, '-'.repeat(header.length));
-  for (const kind of Object.keys(loads) as LoadKind[]) {
-    const runs = loads[kind];
-    if (!runs.length) continue;
+  const row = (name: string, results: LoadResult[], cpu = median(results.map((l) => l.cpuMicrosPerRequest))) =>
     lines.push(
-      `${pad(LOAD_NAMES[kind], 44)}${lpad(showSpread(rps(kind)), 24)}${lpad(fmt(median(runs.map((l) => l.p50))), 8)}${lpad(showSpread(p99(kind)), 16)}` +
-        `${lpad(fmt(median(runs.map((l) => l.cpuMicrosPerRequest))), 8)}${lpad(String(runs.reduce((s, l) => s + l.non2xx + l.errors, 0)), 13)}`,
+      `${pad(name, 44)}${lpad(showSpread(spread(results.map((l) => l.rps))), 24)}${lpad(fmt(median(results.map((l) => l.p50))), 8)}` +
+        `${lpad(showSpread(spread(results.map((l) => l.p99))), 16)}${lpad(fmt(cpu), 8)}${lpad(String(results.reduce((s, l) => s + l.non2xx + l.errors, 0)), 13)}`,
     );
+  for (const kind of Object.keys(loads) as LoadKind[]) if (loads[kind].length) row(LOAD_NAMES[kind], loads[kind]);
+  const a = allCoresResult;
+  if (a) {
+    lines.push(
+      '',
+      `All cores: the service again with API_PROCESSES=auto (${a.allAnswering.processes} node processes, ${a.allAnswering.answering} answering on the port); ` +
+        'CPU: all its processes per request',
+      header,
+      '-'.repeat(header.length),
+    );
+    if (a.loads.ceiling.length) row('ceiling: the same, beside the cluster', a.loads.ceiling);
+    for (const kind of ['lots', 'distinct', 'watch'] as const) if (a.loads[kind].length) row(LOAD_NAMES[kind], a.loads[kind]);
+  }
+  const mixedRuns = [
+    ['1', mixedSingle],
+    ['auto', a?.mixed ?? []],
+  ] as const;
+  if (mixedRuns.some(([, m]) => m.length)) {
+    lines.push(
+      '',
+      `Mixed load ("sale day"): lot pages at ${MIXED_CONNECTIONS.lots} connections, watchlist PUTs at ${MIXED_CONNECTIONS.watch}, ` +
+        `distinct searches at ${MIXED_CONNECTIONS.distinct}, all at once; one process: API_PROCESSES=1, all cores: API_PROCESSES=auto; ` +
+        "CPU: the service's (all its processes) per request of any kind",
+      header,
+      '-'.repeat(header.length),
+    );
+    for (const [apiProcesses, mixed] of mixedRuns) {
+      if (!mixed.length) continue;
+      for (const kind of Object.keys(MIXED_CONNECTIONS) as MixedKind[])
+        row(
+          `${apiProcesses === '1' ? 'one process' : 'all cores'}: ${MIXED_NAMES[kind]} (${MIXED_CONNECTIONS[kind]} conns)`,
+          mixed.map((m) => m.kinds[kind]),
+          NaN,
+        );
+      lines.push(
+        `${pad(`${apiProcesses === '1' ? 'one process' : 'all cores'}: all kinds together`, 44)}${lpad(showSpread(spread(mixed.map((m) => m.total / opts.duration))), 24)}` +
+          `${lpad('', 24)}${lpad(fmt(median(mixed.map((m) => m.cpuMicrosPerRequest))), 8)}`,
+      );
+    }
   }
   lines.push('');
-  const kv = (k: string, v: string) => lines.push(`${pad(k, 46)}${v}`);
-  if (loads.lots.length)
+  const kv = (k: string, v: string) => lines.push(`${pad(k, 45)} ${v}`);
+  if (loads.lots.length && loads.ceiling.length)
     kv('lot page ÷ ceiling, per round', loads.lots.map((l, i) => (l.rps / loads.ceiling[i].rps).toFixed(2)).join(', '));
   if (loads.lotsGzip.length)
     kv('gzip lot page ÷ gzip ceiling, per round', loads.lotsGzip.map((l, i) => (l.rps / loads.ceilingGzip[i].rps).toFixed(2)).join(', '));
@@ -709,6 +1006,38 @@ async function main() {
     kv('search ÷ lot page, per round', loads.search.map((l, i) => (l.rps / loads.lots[i].rps).toFixed(2)).join(', '));
   if (loads.distinct.length && loads.lots.length)
     kv('distinct search ÷ lot page, per round', loads.distinct.map((l, i) => (l.rps / loads.lots[i].rps).toFixed(2)).join(', '));
+  if (loads.distinctTypos.length && loads.lots.length)
+    kv(
+      'distinct search, ⅓ typos ÷ lot page, per round',
+      loads.distinctTypos.map((l, i) => (l.rps / loads.lots[i].rps).toFixed(2)).join(', '),
+    );
+  if (distinct.asked().length)
+    kv('distinct search: the queries asked', `${fmt(distinct.asked().length)}: ${showComposition(mixComposition(distinct.asked()))}`);
+  if (distinctTypos.asked().length)
+    kv(
+      'distinct search, ⅓ typos: the queries asked',
+      `${fmt(distinctTypos.asked().length)}: ${showComposition(mixComposition(distinctTypos.asked()))}`,
+    );
+  if (a) {
+    const perRound = (xs: LoadResult[], of: LoadResult[]) => xs.map((l, i) => (l.rps / (of[i]?.rps ?? NaN)).toFixed(2)).join(', ');
+    if (a.loads.ceiling.length) kv('all cores: lot page ÷ ceiling, per round', perRound(a.loads.lots, a.loads.ceiling));
+    if (a.loads.ceiling.length && loads.ceiling.length)
+      kv('all cores: ceiling ÷ ceiling of the first start', perRound(a.loads.ceiling, loads.ceiling));
+    for (const kind of ['lots', 'distinct', 'watch'] as const)
+      if (a.loads[kind].length && loads[kind].length)
+        kv(`all cores ÷ one process: ${MIXED_NAMES[kind]}`, perRound(a.loads[kind], loads[kind]));
+    kv(
+      'all cores: start',
+      `${a.readySeconds.toFixed(2)} s spawn → /readyz 200; ${a.allAnswering.answering} of ${a.allAnswering.processes} node processes answering on the port after ` +
+        `${a.allAnswering.seconds.toFixed(2)} s${a.allAnswering.complete ? '' : ' (not all within 60 s)'}; stopped in ${a.shutdownSeconds.toFixed(1)} s`,
+    );
+  }
+  kv('heap used, API_PROCESSES=1: at ready', showHeap(heapAtReady));
+  kv('heap used, API_PROCESSES=1: after the loads', showHeap(heapAfterLoads));
+  if (a) {
+    kv('heap used, API_PROCESSES=auto: at ready', showHeap(a.heap.atReady));
+    kv('heap used, API_PROCESSES=auto: after its loads', showHeap(a.heap.afterLoads));
+  }
   if (info.generate)
     kv(
       `generate${created ? '' : ' (at dataset creation)'}`,
@@ -806,7 +1135,7 @@ async function main() {
       `${fmt(loads.watch.reduce((s, l) => s + l.total, 0))} PUTs (+ warm-ups) by one member; watchlist holds ${watchlistSize ?? '?'} lots`,
     );
   lines.push('', 'targets');
-  for (const t of targets) lines.push(`  ${t.pass ? 'PASS' : 'MISS'}  ${pad(t.target, 64)}${t.value}`);
+  for (const t of targets) lines.push(`  ${t.pass ? 'PASS' : 'MISS'}  ${pad(t.target, 63)} ${t.value}`);
   const nonOk = allLoads.filter((l) => l.non2xx + l.errors > 0);
   if (nonOk.length) {
     lines.push('');
@@ -821,7 +1150,7 @@ async function main() {
   }
   lines.push(
     '',
-    `results: ${path.relative(ROOT, RESULTS)}; service logs: .bench/service.log, .bench/service-restart.log; total ${elapsedSeconds().toFixed(0)} s`,
+    `results: ${path.relative(ROOT, RESULTS)}; service logs: .bench/service.log${allCoresResult ? ', .bench/service-auto.log' : ''}, .bench/service-restart.log; total ${elapsedSeconds().toFixed(0)} s`,
   );
   process.stdout.write(lines.join('\n') + '\n');
 
@@ -832,8 +1161,24 @@ async function main() {
     options: { ...opts, only: [...opts.only] },
     dataset: { ...info, reused: !created, eventsAtRun: events },
     serviceStartSeconds: firstReadyMs / 1000,
-    probes: { lotPage: lotPageCheck, search: searchCheck, distinctSearch: distinctCheck },
+    probes: { lotPage: lotPageCheck, search: searchCheck, distinctSearch: distinctCheck, distinctTyposSearch: typosCheck },
     loads,
+    distinctMixes: {
+      distinct: { mix: DISTINCT_MIX, asked: mixComposition(distinct.asked()), used: distinctUsed, pool: pool.length - DISTINCT_PROBE },
+      distinctTypos: {
+        mix: TYPOS_MIX,
+        asked: mixComposition(distinctTypos.asked()),
+        used: typosUsed,
+        pool: Math.max(0, typosPool.length - DISTINCT_PROBE),
+      },
+      skippedAsAsked,
+    },
+    mixed: { connections: MIXED_CONNECTIONS, apiProcesses1: mixedSingle, apiProcessesAuto: allCoresResult?.mixed ?? [] },
+    allCores: allCoresResult && { ...allCoresResult, mixed: undefined },
+    heap: {
+      apiProcesses1: { atReady: heapAtReady, afterLoads: heapAfterLoads },
+      apiProcessesAuto: allCoresResult?.heap ?? null,
+    },
     indexAlone: indexRuns,
     rebuilds,
     restarts,
