@@ -100,8 +100,12 @@ export class AuctionStreamHub {
           signal: this.deps.stopping,
         });
         if (page.events.length > 0) {
-          const last = page.events.at(-1)!;
-          await this.deps.caughtUp(last.position, STREAM_TYPES);
+          // The read models of each type up to its own last event here, not the page's last: in an `api` process
+          // they are followed by stored checkpoints, and one that skipped the later events (not its types) stores
+          // that position only within a second (src/projector/loops.ts).
+          const lastOfType = new Map<string, number>();
+          for (const e of page.events) lastOfType.set(e.type, e.position);
+          await Promise.all([...lastOfType].map(([type, position]) => this.deps.caughtUp(position, [type])));
           const messages = await this.take(page.events);
           this.position = Math.max(this.position, page.through);
           for (const message of messages) for (const listener of this.listeners.get(message.auctionId) ?? []) listener(message);

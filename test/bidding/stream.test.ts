@@ -125,6 +125,59 @@ describe("an auction's live stream", function () {
     stopping.abort();
   });
 
+  it("waits for each type's read models up to that type's last event, not the page's last", async () => {
+    // In an `api` process the read models are followed by stored checkpoints; a projection that skipped the
+    // later events (not its types) stores their position only within a second: waiting for it cost up to that.
+    const stopping = new AbortController();
+    const event = (type: string, position: number) => ({
+      id: `e${position}`,
+      type,
+      version: 1,
+      streamId: `lot-${position}`,
+      revision: 0,
+      position,
+      created: new Date().toISOString(),
+      data: { tenant: 'demo', lotId: 999_000 + position },
+    });
+    let served = false;
+    const waits: Array<[number, string[]]> = [];
+    let waited!: () => void;
+    const allWaited = new Promise<void>((resolve) => (waited = resolve));
+    const hub = new AuctionStreamHub({
+      feed: {
+        page: ({ after, waitMs, signal }) =>
+          new Promise((resolve) => {
+            if (!waitMs) return resolve({ events: [], hasMore: false, through: after });
+            if (!served) {
+              served = true;
+              const events = [event('LotClosed', 1001), event('BidPlaced', 1002), event('BidPlaced', 1003)];
+              return resolve({ events, hasMore: false, through: 1003 });
+            }
+            signal?.addEventListener('abort', () => resolve({ events: [], hasMore: false, through: after }), { once: true });
+          }),
+        head: async () => 1000,
+        stopping: stopping.signal,
+        reading: () => () => undefined,
+      },
+      db: server.runtime.services.documents.forTenant('demo'),
+      caughtUp: async (position, types) => {
+        waits.push([position, [...types]]);
+        if (waits.length === 2) waited();
+      },
+      increments: async () => [{ from: 0, increment: 100 }],
+      stopping: stopping.signal,
+      now: () => Date.now(),
+      prefillEvents: 10,
+    });
+    await hub.start(async () => 1000);
+    await Promise.race([allWaited, new Promise((resolve) => setTimeout(resolve, 2000))]);
+    stopping.abort();
+    expect(waits.sort((a, b) => a[0] - b[0])).to.deep.equal([
+      [1001, ['LotClosed']],
+      [1003, ['BidPlaced']],
+    ]);
+  });
+
   it('tells of a live sale and refuses a bad Last-Event-ID, an unknown auction and missing credentials', async () => {
     const stream = await openStream(server.base, `/v1/auctions/2/stream`, headers);
     try {
