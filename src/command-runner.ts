@@ -18,6 +18,12 @@ export interface Decider<State, Command, Event extends AnyEvent, View = undefine
    * the state may change in place): the answer then needs no second read of the stream.
    */
   view?: (state: State, command: Command) => View;
+  /**
+   * A copy of the state that evolve's changes in place do not reach. With it, a stream another process also
+   * appends to keeps its state across a conflict (only the other writer's events are read onto the copy);
+   * without it, the stream is read again from its start after each conflict.
+   */
+  copy?: (state: State) => State;
 }
 
 export interface CommandResult<Event extends AnyEvent = AnyEvent, View = undefined> {
@@ -46,6 +52,16 @@ const STATE_CACHE_SIZE = 10_000;
 /** The most commands of one stream decided together and appended in one append. */
 const MAX_BATCH = 500;
 const stateCaches = new WeakMap<EventLog, WeakMap<object, Map<string, { state: unknown; revision: number }>>>();
+/** Streams of a log that met a conflict lately (by when): their state is copied before deciding (Decider.copy). */
+const contended = new WeakMap<EventLog, Map<string, number>>();
+/** How long a stream counts as contended after its last conflict. */
+const CONTENDED_MS = 10_000;
+
+function contentionOf(log: EventLog): Map<string, number> {
+  let map = contended.get(log);
+  if (!map) contended.set(log, (map = new Map()));
+  return map;
+}
 
 function cacheOf(log: EventLog, decider: object) {
   let byDecider = stateCaches.get(log);
@@ -210,6 +226,12 @@ async function runBatch(log: EventLog, streamId: string, decider: Queued['decide
       cache.set(streamId, { state: s, revision: r });
       if (cache.size > STATE_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
     };
+    // A stream other writers append to as well: the state as the stream stands, kept for the next try.
+    const lastConflict = contentionOf(log).get(streamId);
+    const before =
+      decider.copy && lastConflict !== undefined && Date.now() - lastConflict < CONTENDED_MS
+        ? { state: decider.copy(state), revision }
+        : null;
     // Each decided on the state the ones before it leave. evolve may change the state in place, so a state
     // that took events is remembered only once they are appended (else the next try reads the stream again).
     const outcomes: Outcome[] = [];
@@ -238,8 +260,13 @@ async function runBatch(log: EventLog, streamId: string, decider: Queued['decide
       if (error instanceof WrongExpectedVersionError) {
         // Every command of the batch was decided on a state that is no longer the stream's: nothing of the
         // batch was appended. Those past their budget (or tries) give up; the others are decided again, after
-        // a random wait, on the stream as it then is.
+        // a random wait, on the stream as it then is (read onto the state before the batch, when it was kept).
         conflicts++;
+        if (before) remember(before.state, before.revision);
+        const marks = contentionOf(log);
+        marks.delete(streamId);
+        marks.set(streamId, Date.now());
+        if (marks.size > STATE_CACHE_SIZE) marks.delete(marks.keys().next().value as string);
         const again: Queued[] = [];
         for (const item of batch) {
           if (item.retry.now() >= item.deadline || item.tries >= item.maxTries) item.reject(new WriteContentionError(streamId, item.tries));

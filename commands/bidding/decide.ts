@@ -171,6 +171,8 @@ export const biddingDecider: Decider<LotBiddingState, BiddingCommand, LotStreamE
     maxima: new Map(),
     maxBids: 0,
   }),
+  // Maxima are replaced, never changed: a copy of the map is a copy of the state.
+  copy: (state) => ({ ...state, maxima: new Map(state.maxima) }),
   // In place: the runner gives every stream its own state (a hot lot's maxima are not copied per bid).
   evolve: (state, event) => {
     switch (event.type) {

@@ -26,6 +26,7 @@ export const watchlistDecider: Decider<WatchlistState, WatchlistCommand, Watchli
         return state;
     }
   },
+  copy: (state) => new Map(state),
   decide: (command, state) => {
     switch (command.type) {
       case 'WatchLot': {

@@ -239,4 +239,38 @@ describe('a command that loses the race for its stream', () => {
     expect(l2.events.map((e) => e.data.n)).to.deep.equal([5]);
     expect(new Set([first.position, l1.position, l2.position]).size).to.equal(1);
   });
+  it("keeps a contended stream's state across conflicts when the decider can copy it: only the other writer's events are read again", async () => {
+    const copying = { ...counter, copy: (state: { n: number }) => ({ ...state }) };
+    // One log as this runner sees it (its state cache is per log): another writer wins the next `races` races.
+    let races = 0;
+    const reads: number[] = [];
+    const runnerLog: EventLog = Object.assign(Object.create(log), {
+      appendToStream: async (streamId: string, events: NewEvent[], options?: { expectedRevision?: ExpectedRevision }) => {
+        if (races > 0) {
+          races--;
+          const n = (await other.readStream(streamId)).length + 1;
+          await other.appendToStream(streamId, [counted(n, 'elsewhere')], { expectedRevision: 'any' });
+        }
+        return log.appendToStream(streamId, events, options);
+      },
+      readStream: (streamId: string, options?: { fromRevision?: number }) => {
+        reads.push(options?.fromRevision ?? 0);
+        return log.readStream(streamId, options);
+      },
+    });
+    for (const by of ['a', 'b', 'c']) await runCommand(runnerLog, 'counter-h', copying, { by });
+    reads.length = 0;
+    const clock = fakeClock();
+    // The first conflict marks the stream contended (its state is then read again from the start, once) ...
+    races = 1;
+    const first = await runCommand(runnerLog, 'counter-h', copying, { by: 'first' }, { retry: clock.retry });
+    // ... from then on the state before each try is kept: a conflict reads on from where it stood.
+    races = 2;
+    const second = await runCommand(runnerLog, 'counter-h', copying, { by: 'second' }, { retry: clock.retry });
+    expect(first.events.map((e) => e.data.n)).to.deep.equal([5]);
+    expect(second.events.map((e) => e.data.n)).to.deep.equal([8]);
+    expect(reads).to.deep.equal([3, 0, 5, 5, 6]);
+    const stored = await log.readStream('counter-h');
+    expect(stored.map((e) => e.data.n)).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
 });
