@@ -3,7 +3,7 @@
  * process does) and runs distinct queries (bench/distinct-queries.ts) the way GET /v1/lots/search asks them
  * (the three text fields, Language and open lots, facets by category and auction, page 1 of 20), one at a
  * time, after a warm-up. Prints one JSON line: documents, open time, heap after opening, per-query latency
- * in ms. The engine is EMBEDDED_SEARCH's (fts5: DATA_DIR/search.sqlite; minisearch: DATA_DIR/search).
+ * in ms. The engine is EMBEDDED_SEARCH's (minisearch, the default: DATA_DIR/search; fts5: DATA_DIR/search.sqlite).
  *
  *   npx tsx bench/index-alone.ts DATA_DIR [--engine fts5|minisearch] [--mix distinct|typos] [--queries 2000] [--seed 11]
  */
@@ -25,7 +25,7 @@ const option = (name: string, fallback: string) => {
 };
 const count = Number(option('queries', '2000'));
 const seed = Number(option('seed', '11'));
-const engine = option('engine', process.env.EMBEDDED_SEARCH || 'fts5');
+const engine = option('engine', process.env.EMBEDDED_SEARCH || 'minisearch');
 const mix = option('mix', 'distinct') === 'typos' ? TYPOS_MIX : DISTINCT_MIX;
 const TENANT = 'demo';
 

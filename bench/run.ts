@@ -42,6 +42,8 @@
  *          --only lots,gzip,search,distinct,watch,mixed,cores,backoffice,bidding,index,prints,accounts,rebuild,restart (default;
  *          --million adds million,analysts; `distinct-typos` alone is the second mix only)
  *          --profile (node --cpu-prof on the loaded service; the top self-time functions per load)
+ *          --api-processes 1 (API_PROCESSES of the service the steps other than `cores` and `mixed` load; `auto`
+ *          measures e.g. timed bidding on every core, and then `cores` compares auto with auto)
  */
 import type { AutocannonRequest } from 'autocannon';
 import fs from 'node:fs';
@@ -123,6 +125,8 @@ const opts = {
   warmup: intOption('warmup', 2),
   duration: intOption('duration', 10),
   rounds: intOption('rounds', 3),
+  /** API_PROCESSES of the service the steps outside `cores` and `mixed` load (default 1: comparable with before). */
+  apiProcesses: option('api-processes', '1'),
   port: intOption('port', 3100),
   ceilingPort: intOption('ceiling-port', 3101),
   /** API_PROCESSES=auto only: METRICS_PORT of the cluster (the primary's /metrics; its api processes' on the ports after). */
@@ -398,7 +402,7 @@ async function main() {
   say(
     `starting the service (${fmt(events)} events; LOG_LEVEL=${opts.logLevel}${opts.profile ? ', --cpu-prof' : ''}); log in .bench/service.log`,
   );
-  const svc = startService('service', dataset, opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
+  const svc = startService('service', dataset, opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [], opts.apiProcesses);
   const firstReadyMs = await waitFor200(svc, `http://127.0.0.1:${opts.port}/readyz`, 15 * 60_000);
   say(`  ready after ${(firstReadyMs / 1000).toFixed(1)} s`);
   const heapAtReady = await readHeap(opts.port, svc.pid);
@@ -947,7 +951,7 @@ async function main() {
     `bench ${new Date().toISOString()} · Node ${process.version} · ${os.cpus().length} CPUs · ${fmt(info.lots)} lots, ${fmt(events)} events · ` +
       `${opts.connections} connections, ${opts.warmup} s warm-up + ${opts.duration} s measured, ${opts.rounds} rounds interleaved · LOG_LEVEL=${opts.logLevel}${opts.profile ? ' · PROFILED (slower)' : ''}`,
     '',
-    "Loads: medians of the rounds (min–max), the service with API_PROCESSES=1. CPU: the answering process's CPU time per request.",
+    `Loads: medians of the rounds (min–max), the service with API_PROCESSES=${opts.apiProcesses}. CPU: the answering process's CPU time per request.`,
   );
   const header = `${pad('load', 44)}${lpad('req/s', 24)}${lpad('p50 ms', 8)}${lpad('p99 ms', 16)}${lpad('CPU µs', 8)}${lpad('non-2xx+err', 13)}`;
   lines.push(header, '-'.repeat(header.length));
@@ -1032,8 +1036,8 @@ async function main() {
         `${a.allAnswering.seconds.toFixed(2)} s${a.allAnswering.complete ? '' : ' (not all within 60 s)'}; stopped in ${a.shutdownSeconds.toFixed(1)} s`,
     );
   }
-  kv('heap used, API_PROCESSES=1: at ready', showHeap(heapAtReady));
-  kv('heap used, API_PROCESSES=1: after the loads', showHeap(heapAfterLoads));
+  kv(`heap used, API_PROCESSES=${opts.apiProcesses}: at ready`, showHeap(heapAtReady));
+  kv(`heap used, API_PROCESSES=${opts.apiProcesses}: after the loads`, showHeap(heapAfterLoads));
   if (a) {
     kv('heap used, API_PROCESSES=auto: at ready', showHeap(a.heap.atReady));
     kv('heap used, API_PROCESSES=auto: after its loads', showHeap(a.heap.afterLoads));
