@@ -18,6 +18,11 @@ const BM25_B = 0.7;
 const BM25_D = 0.5;
 const PREFIX_WEIGHT = 0.375;
 const FUZZY_WEIGHT = 0.45;
+/**
+ * What looking a candidate up in a posting list (a binary search) costs, counted in postings read in order: a
+ * later term scans its lists instead unless the candidates are this many times fewer (docs/performance.md).
+ */
+const LOOKUP_COST = 4;
 /** Prefix and typo candidates considered per query term (Typesense: max_candidates). */
 const MAX_EXPANSIONS = 50;
 
@@ -145,7 +150,7 @@ function run(engine: Engine, terms: QueryTerm[], boosts: FieldBoost[]): number {
     const { derived, cost } = expanded[i];
     const cur = base + i;
     const prev = cur - 1;
-    const lookups = n * derived.length * boosts.length;
+    const lookups = n * derived.length * boosts.length * LOOKUP_COST;
     for (const d of derived) {
       for (const b of boosts) {
         const freqs = d.data.get(b.fieldId);
@@ -155,16 +160,21 @@ function run(engine: Engine, terms: QueryTerm[], boosts: FieldBoost[]): number {
         const c1 = BM25_K * (1 - BM25_B);
         const c2 = (BM25_K * BM25_B) / (avgFieldLength[b.fieldId] || 1);
         const lens = engine.lengths[b.fieldId];
+        // The postings' pairs read in place (shortId, frequency), in shortId order.
+        const pairs = freqs.pairs;
+        const end = 2 * freqs.size;
         if (i === 0) {
-          freqs.forEach((tf, s) => {
-            if (byShort[s] === undefined) return;
+          for (let j = 0; j < end; j += 2) {
+            const s = pairs[j];
+            if (byShort[s] === undefined) continue;
+            const tf = pairs[j + 1];
             if (marks[s] !== cur) {
               marks[s] = cur;
               scores[s] = 0;
               cands[n++] = s;
             }
             scores[s] += w * (BM25_D + (tf * (BM25_K + 1)) / (tf + c1 + c2 * lens[s]));
-          });
+          }
         } else if (lookups < cost) {
           for (let k = 0; k < n; k++) {
             const s = cands[k];
@@ -174,12 +184,14 @@ function run(engine: Engine, terms: QueryTerm[], boosts: FieldBoost[]): number {
             scores[s] += w * (BM25_D + (tf * (BM25_K + 1)) / (tf + c1 + c2 * lens[s]));
           }
         } else {
-          freqs.forEach((tf, s) => {
+          for (let j = 0; j < end; j += 2) {
+            const s = pairs[j];
             const m = marks[s];
-            if (m !== prev && m !== cur) return;
+            if (m !== prev && m !== cur) continue;
+            const tf = pairs[j + 1];
             marks[s] = cur;
             scores[s] += w * (BM25_D + (tf * (BM25_K + 1)) / (tf + c1 + c2 * lens[s]));
-          });
+          }
         }
       }
     }

@@ -6,8 +6,8 @@
  * iterating while deleting (MiniSearch's vacuum) is safe.
  */
 export class Postings {
-  /** [shortId, tf, shortId, tf, ...], the first 2 x size used. */
-  private pairs: Int32Array;
+  /** [shortId, tf, shortId, tf, ...], the first 2 x size used (the query runner reads them in place). */
+  pairs: Int32Array;
   size = 0;
 
   constructor(capacity = 1) {
