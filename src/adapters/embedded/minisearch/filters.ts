@@ -2,7 +2,7 @@
  * Search filters: checked against the collection's spec, then compiled into predicates over one
  * partition's columns (typed arrays by shortId), so that filtering 100k matches reads no document.
  */
-import type { SearchFieldSpec, SearchFilter } from '../../../ports/search.ts';
+import type { SearchFieldSpec, SearchFilter, SearchRequest } from '../../../ports/search.ts';
 import type { Scalar } from './columns.ts';
 import type { Engine } from './engine.ts';
 import { isIntField, type CompiledSpec } from './spec.ts';
@@ -34,6 +34,39 @@ export function validateFilter(c: CompiledSpec, filter: SearchFilter): void {
     if (cond.in !== undefined && !Array.isArray(cond.in)) throw new Error(`filter on ${name}: "in" needs an array`);
   }
 }
+
+/**
+ * Checks a search request against the collection (paging, fields, facets, the partition field's equality,
+ * the filter); answers the partition value it reads ('' when the collection has no partition field).
+ */
+export function checkSearchRequest(c: CompiledSpec, request: SearchRequest): string {
+  const collection = c.spec.name;
+  const { page, perPage } = request;
+  if (!Number.isInteger(page) || page < 1) throw new Error('search page must be an integer >= 1');
+  if (!Number.isInteger(perPage) || perPage < 0) throw new Error('search perPage must be an integer >= 0');
+  if (request.queryBy.length === 0) throw new Error('search needs at least one queryBy field');
+  for (const f of request.queryBy) {
+    if (!c.fields.get(f)?.searchable) throw new Error(`collection ${collection}: ${f} is not a searchable field`);
+  }
+  for (const f of request.facetBy ?? []) {
+    if (!c.fields.get(f)?.facet) throw new Error(`collection ${collection}: ${f} is not a facet field`);
+  }
+  const filter = request.filter ?? {};
+  let value = '';
+  const pf = c.partitionField;
+  if (pf !== null) {
+    const v = filter[pf];
+    if (v === undefined || v === null || typeof v === 'object') {
+      throw new Error(`collection ${collection}: a search must filter ${pf} by equality`);
+    }
+    value = String(v);
+  }
+  validateFilter(c, filter);
+  return value;
+}
+
+/** The boost of the field at `index` of `queryBy`'s `count`: first 3, last 1, evenly between. */
+export const fieldBoost = (index: number, count: number) => (count === 1 ? 1 : 1 + (2 * (count - 1 - index)) / (count - 1));
 
 /**
  * Compiles a (validated) filter against the columns of one partition. `skip` names a field every document

@@ -6,25 +6,20 @@
  * MiniSearch's index itself, with MiniSearch's BM25 formula and term weights and AND semantics: scores
  * accumulate in typed arrays shared by all partitions (a search runs synchronously, start to end), the
  * rarest term goes first, and later terms look candidates up when that is cheaper than scanning their
- * postings. A term expands to at most MAX_EXPANSIONS prefix/typo candidates, the most frequent (like
- * Typesense's max_candidates), so "found" may leave out documents that only match a rarer expansion.
+ * postings. A term expands to itself and its prefix and typo candidates (terms.ts expansions).
  */
 import type { Engine, FieldTermData } from './engine.ts';
-import type { QueryTerm } from './terms.ts';
+import { expansions, type QueryTerm } from './terms.ts';
 
 // Scoring constants, the MiniSearch defaults.
 const BM25_K = 1.2;
 const BM25_B = 0.7;
 const BM25_D = 0.5;
-const PREFIX_WEIGHT = 0.375;
-const FUZZY_WEIGHT = 0.45;
 /**
  * What looking a candidate up in a posting list (a binary search) costs, counted in postings read in order: a
  * later term scans its lists instead unless the candidates are this many times fewer (docs/performance.md).
  */
 const LOOKUP_COST = 4;
-/** Prefix and typo candidates considered per query term (Typesense: max_candidates). */
-const MAX_EXPANSIONS = 50;
 
 export interface FieldBoost {
   fieldId: number;
@@ -82,42 +77,15 @@ export function matchAll(engine: Engine, terms: QueryTerm[], boosts: FieldBoost[
   return { count: run(engine, terms, boosts), cands: candBuf, scores: scoreBuf };
 }
 
-/**
- * Expands a query term into the index terms it matches, with MiniSearch's weights: the term itself, then
- * at most MAX_EXPANSIONS prefix and typo candidates, the most frequent.
- */
+/** Expands a query term into the index terms it matches: the term itself, then its candidates. */
 function derive(engine: Engine, q: QueryTerm): Derived[] {
   const index = engine.termIndex;
-  const found = new Map<string, Derived>();
   const df = (data: FieldTermData) => {
     let n = 0;
     for (const m of data.values()) n += m.size;
     return n;
   };
-  const len = q.term.length;
-  if (q.prefix) {
-    for (const [term, data] of index.atPrefix(q.term)) {
-      const distance = term.length - len;
-      if (distance === 0) continue;
-      found.set(term, { data, weight: (PREFIX_WEIGHT * term.length) / (term.length + 0.3 * distance), df: df(data) });
-    }
-  }
-  if (q.fuzzy > 0) {
-    for (const [term, [data, distance]] of index.fuzzyGet(q.term, q.fuzzy)) {
-      if (distance === 0 || found.has(term)) continue;
-      found.set(term, { data, weight: (FUZZY_WEIGHT * term.length) / (term.length + distance), df: df(data) });
-    }
-    // Adjacent transpositions count as one typo (Levenshtein counts two).
-    for (let i = 0; i + 1 < len; i++) {
-      if (q.term[i] === q.term[i + 1]) continue;
-      const t = q.term.slice(0, i) + q.term[i + 1] + q.term[i] + q.term.slice(i + 2);
-      if (t === q.term || found.has(t)) continue;
-      const data = index.get(t);
-      if (data) found.set(t, { data, weight: (FUZZY_WEIGHT * t.length) / (t.length + 1), df: df(data) });
-    }
-  }
-  let derived = [...found.values()];
-  if (derived.length > MAX_EXPANSIONS) derived = derived.sort((a, b) => b.df - a.df).slice(0, MAX_EXPANSIONS);
+  const derived: Derived[] = expansions(index, q, df).map((e) => ({ data: e.value, weight: e.weight, df: e.df }));
   const exact = index.get(q.term);
   if (exact) derived.unshift({ data: exact, weight: 1, df: df(exact) });
   return derived;

@@ -58,13 +58,7 @@ export class PartitionSet {
   }
 
   private valueOf(doc: SearchDocument): string {
-    const pf = this.compiled.partitionField;
-    if (pf === null) return '';
-    const v = doc[pf];
-    if (v === undefined || v === null || Array.isArray(v)) {
-      throw new Error(`collection ${this.compiled.spec.name}: document ${doc.id} needs a scalar ${pf}`);
-    }
-    return String(v);
+    return partitionValue(this.compiled, doc);
   }
 
   /**
@@ -180,17 +174,31 @@ export class PartitionSet {
   }
 }
 
-function checkDoc(d: SearchDocument): void {
+/** The value of the collection's partition field a document names ('' without one); refused when not a scalar. */
+export function partitionValue(compiled: CompiledSpec, doc: SearchDocument): string {
+  const pf = compiled.partitionField;
+  if (pf === null) return '';
+  const v = doc[pf];
+  if (v === undefined || v === null || Array.isArray(v)) {
+    throw new Error(`collection ${compiled.spec.name}: document ${doc.id} needs a scalar ${pf}`);
+  }
+  return String(v);
+}
+
+/** Refuses a document without a string id (every adapter's writes). */
+export function checkDoc(d: SearchDocument): void {
   if (!d || typeof d.id !== 'string' || d.id.length === 0) throw new Error('search document needs a string id');
 }
 
-function cleanDoc(d: SearchDocument): SearchDocument {
+/** The document without undefined fields, its arrays copied (what an index keeps of it). */
+export function cleanDoc(d: SearchDocument): SearchDocument {
   const out: SearchDocument = { id: d.id };
   for (const [k, v] of Object.entries(d)) if (v !== undefined) out[k] = Array.isArray(v) ? [...v] : v;
   return out;
 }
 
-function textOf(v: SearchDocument[string]): string {
+/** A field's text, to tell whether an update changed what is searched. */
+export function textOf(v: SearchDocument[string]): string {
   if (v === undefined || v === null) return '';
   return Array.isArray(v) ? v.join('\u0000') : String(v);
 }

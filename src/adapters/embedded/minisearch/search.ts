@@ -6,7 +6,7 @@
  */
 import type { SearchHit, SearchRequest, SearchResult } from '../../../ports/search.ts';
 import { FacetCounts } from './facets.ts';
-import { compileFilter, validateFilter } from './filters.ts';
+import { checkSearchRequest, compileFilter, fieldBoost } from './filters.ts';
 import { matchAll, type FieldBoost } from './match.ts';
 import type { PartitionSet } from './partitions.ts';
 import { queryTerms, tokenizeQuery } from './terms.ts';
@@ -14,31 +14,11 @@ import { TopK } from './top-k.ts';
 
 export function searchCollection(live: PartitionSet, tenant: string, request: SearchRequest): SearchResult {
   const compiled = live.compiled;
-  const collection = compiled.spec.name;
   const { page, perPage } = request;
-  if (!Number.isInteger(page) || page < 1) throw new Error('search page must be an integer >= 1');
-  if (!Number.isInteger(perPage) || perPage < 0) throw new Error('search perPage must be an integer >= 0');
-  if (request.queryBy.length === 0) throw new Error('search needs at least one queryBy field');
-  for (const f of request.queryBy) {
-    if (!compiled.fields.get(f)?.searchable) {
-      throw new Error(`collection ${collection}: ${f} is not a searchable field`);
-    }
-  }
+  const value = checkSearchRequest(compiled, request);
   const facetBy = request.facetBy ?? [];
-  for (const f of facetBy) {
-    if (!compiled.fields.get(f)?.facet) throw new Error(`collection ${collection}: ${f} is not a facet field`);
-  }
   const filter = request.filter ?? {};
-  let value = '';
   const pf = compiled.partitionField;
-  if (pf !== null) {
-    const v = filter[pf];
-    if (v === undefined || v === null || typeof v === 'object') {
-      throw new Error(`collection ${collection}: a search must filter ${pf} by equality`);
-    }
-    value = String(v);
-  }
-  validateFilter(compiled, filter);
 
   const result: SearchResult = { found: 0, hits: [], facets: {} };
   for (const f of facetBy) result.facets[f] = [];
@@ -48,12 +28,8 @@ export function searchCollection(live: PartitionSet, tenant: string, request: Se
 
   const engine = partition.engine;
   const preds = compileFilter(compiled, engine, filter, pf);
-  // Fields in queryBy are boosted by position: first 3, last 1.
   const n = request.queryBy.length;
-  const boosts: FieldBoost[] = request.queryBy.map((f, i) => ({
-    fieldId: engine.fieldId(f),
-    boost: n === 1 ? 1 : 1 + (2 * (n - 1 - i)) / (n - 1),
-  }));
+  const boosts: FieldBoost[] = request.queryBy.map((f, i) => ({ fieldId: engine.fieldId(f), boost: fieldBoost(i, n) }));
   const facets = new FacetCounts(compiled, engine, facetBy);
   const byShort = engine.byShort;
   const top = new TopK(page * perPage, (s) => byShort[s]!.id);

@@ -23,6 +23,7 @@ import type {
   SearchResult,
 } from '../../../ports/search.ts';
 import { searchRebuild } from '../../../read-models/search-rebuild.ts';
+import { checkSearchRequest } from '../minisearch/filters.ts';
 import { compileSpec, type CompiledSpec } from '../minisearch/spec.ts';
 import { searchPartition, StatementCache, type PartitionRef } from './search.ts';
 import { createBookkeeping, dropPartitionTables } from './store.ts';
@@ -209,15 +210,7 @@ export class SqliteSearchIndex implements SearchIndex {
     const db = this.connect();
     const row = db ? this.stored(collection) : undefined;
     const compiled = row && row.hash !== c.compiled.hash ? this.storedSpec(row) : c.compiled;
-    const pf = compiled.partitionField;
-    let value = '';
-    if (pf !== null) {
-      const v = request.filter?.[pf];
-      if (v === undefined || v === null || typeof v === 'object') {
-        throw new Error(`collection ${collection}: a search must filter ${pf} by equality`);
-      }
-      value = String(v);
-    }
+    const value = checkSearchRequest(compiled, request);
     const partition = row
       ? (db!
           .prepare('SELECT pid, version FROM partitions WHERE collection = ? AND generation = ? AND tenant = ? AND value = ?')

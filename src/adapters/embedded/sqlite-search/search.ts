@@ -7,7 +7,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { SearchFilter, SearchRequest, SearchResult } from '../../../ports/search.ts';
-import { validateFilter } from '../minisearch/filters.ts';
+import { checkSearchRequest, fieldBoost } from '../minisearch/filters.ts';
 import { isIntField, type CompiledSpec } from '../minisearch/spec.ts';
 import { queryTerms, tokenizeQuery } from '../minisearch/terms.ts';
 import { column } from './store.ts';
@@ -90,20 +90,10 @@ export function searchPartition(
   /** The open database's statements and vocabularies (null: no file yet, so nothing matches). */
   tools: { statements: StatementCache; vocabularies: Vocabularies } | null,
 ): SearchResult {
-  const collection = compiled.spec.name;
   const { page, perPage } = request;
-  if (!Number.isInteger(page) || page < 1) throw new Error('search page must be an integer >= 1');
-  if (!Number.isInteger(perPage) || perPage < 0) throw new Error('search perPage must be an integer >= 0');
-  if (request.queryBy.length === 0) throw new Error('search needs at least one queryBy field');
-  for (const f of request.queryBy) {
-    if (!compiled.fields.get(f)?.searchable) throw new Error(`collection ${collection}: ${f} is not a searchable field`);
-  }
+  checkSearchRequest(compiled, request);
   const facetBy = request.facetBy ?? [];
-  for (const f of facetBy) {
-    if (!compiled.fields.get(f)?.facet) throw new Error(`collection ${collection}: ${f} is not a facet field`);
-  }
   const filter = request.filter ?? {};
-  validateFilter(compiled, filter);
 
   const result: SearchResult = { found: 0, hits: [], facets: {} };
   for (const f of facetBy) result.facets[f] = [];
@@ -118,7 +108,7 @@ export function searchPartition(
   const n = request.queryBy.length;
   const weights = compiled.searchable.map((f) => {
     const i = request.queryBy.indexOf(f);
-    return i < 0 ? 0 : n === 1 ? 1 : 1 + (2 * (n - 1 - i)) / (n - 1);
+    return i < 0 ? 0 : fieldBoost(i, n);
   });
 
   const params: Param[] = [match];

@@ -9,6 +9,7 @@ import type { SearchDocument } from '../../../ports/search.ts';
 import { foldText } from '../../../text/fold.ts';
 import { TOKEN_SPLIT } from '../minisearch/terms.ts';
 import type { CompiledSpec } from '../minisearch/spec.ts';
+import { checkDoc, cleanDoc, partitionValue, textOf } from '../minisearch/partitions.ts';
 import { column, columnFields, createPartitionTables, type PartitionRow } from './store.ts';
 
 type Value = SearchDocument[string];
@@ -31,21 +32,6 @@ function indexText(v: Value): string {
     .map(foldText)
     .filter((t) => t.length > 0)
     .join(' ');
-}
-
-function textOf(v: Value): string {
-  if (v === undefined || v === null) return '';
-  return Array.isArray(v) ? v.join('\u0000') : String(v);
-}
-
-function checkDoc(d: SearchDocument): void {
-  if (!d || typeof d.id !== 'string' || d.id.length === 0) throw new Error('search document needs a string id');
-}
-
-function cleanDoc(d: SearchDocument): SearchDocument {
-  const out: SearchDocument = { id: d.id };
-  for (const [k, v] of Object.entries(d)) if (v !== undefined) out[k] = Array.isArray(v) ? [...v] : v;
-  return out;
 }
 
 export class GenerationWriter {
@@ -108,16 +94,6 @@ export class GenerationWriter {
     return pid;
   }
 
-  private valueOf(doc: SearchDocument): string {
-    const pf = this.compiled.partitionField;
-    if (pf === null) return '';
-    const v = doc[pf];
-    if (v === undefined || v === null || Array.isArray(v)) {
-      throw new Error(`collection ${this.compiled.spec.name}: document ${doc.id} needs a scalar ${pf}`);
-    }
-    return String(v);
-  }
-
   private write(pid: number, rowid: number | null, doc: SearchDocument, textChanged: boolean): void {
     const s = this.prepared(pid);
     const cells = this.columns.map((f) => this.cell(f, doc[f.name]));
@@ -136,7 +112,7 @@ export class GenerationWriter {
   upsert(tenant: string, docs: SearchDocument[]): void {
     const values = docs.map((d) => {
       checkDoc(d);
-      return this.valueOf(d);
+      return partitionValue(this.compiled, d);
     });
     docs.forEach((doc, i) => {
       const pid = this.obtain(tenant, values[i]);
