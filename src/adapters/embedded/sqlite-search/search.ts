@@ -120,25 +120,29 @@ export function searchPartition(
   const sql = [
     `WITH m AS MATERIALIZED (SELECT d.id AS id, ${tier} AS tier, -bm25(t${pid}, ${weights.join(', ')}) AS score${facetCols}`,
     `FROM t${pid} JOIN d${pid} d ON d.rowid = t${pid}.rowid WHERE t${pid} MATCH ?${where.map((w) => ' AND ' + w).join('')})`,
-    `SELECT 0 AS k, id AS v, score AS n FROM (SELECT id, score FROM m ORDER BY tier, score DESC, id LIMIT ? OFFSET ?)`,
-    `UNION ALL SELECT 1, NULL, count(*) FROM m`,
+    `SELECT 0 AS k, id AS v, score AS n, tier AS t FROM (SELECT id, score, tier FROM m ORDER BY tier, score DESC, id LIMIT ? OFFSET ?)`,
+    `UNION ALL SELECT 1, NULL, count(*), NULL FROM m`,
     ...facetBy.map((_, i) =>
       listedFacet[i]
-        ? `UNION ALL SELECT ${i + 2}, j.value, count(DISTINCT m.id) FROM m, json_each(m.f${i}) j GROUP BY j.value`
-        : `UNION ALL SELECT ${i + 2}, f${i}, count(*) FROM m WHERE f${i} IS NOT NULL GROUP BY f${i}`,
+        ? `UNION ALL SELECT ${i + 2}, j.value, count(DISTINCT m.id), NULL FROM m, json_each(m.f${i}) j GROUP BY j.value`
+        : `UNION ALL SELECT ${i + 2}, f${i}, count(*), NULL FROM m WHERE f${i} IS NOT NULL GROUP BY f${i}`,
     ),
   ].join('\n');
   params.push(perPage, (page - 1) * perPage);
   const rows = tools.statements
     .get(sql)
     .raw()
-    .all(...params) as Array<[number, string | number | null, number]>;
+    .all(...params) as Array<[number, string | number | null, number, number | null]>;
   const facets: Array<Array<{ key: string | number; count: number }>> = facetBy.map(() => []);
-  for (const [k, v, num] of rows) {
-    if (k === 0) result.hits.push({ id: String(v), score: num });
+  const hits: Array<{ id: string; score: number; tier: number }> = [];
+  for (const [k, v, num, tier] of rows) {
+    if (k === 0) hits.push({ id: String(v), score: num, tier: tier ?? 0 });
     else if (k === 1) result.found = num;
     else facets[k - 2].push({ key: v!, count: num });
   }
+  // The page's order again (a compound SELECT does not promise to keep its first part's).
+  hits.sort((a, b) => a.tier - b.tier || b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  result.hits = hits.map(({ id, score }) => ({ id, score }));
   facetBy.forEach((f, i) => {
     const field = compiled.fields.get(f)!;
     const numeric = isIntField(field);
