@@ -430,3 +430,41 @@ describe('embedded MiniSearch index', function () {
     await index.close();
   });
 });
+
+describe('embedded SQLite FTS5 index: one file, a writer and its readers', function () {
+  const ids = async (index: SqliteSearchIndex, q: string) =>
+    (await index.search('lots', TENANT, query(q, { filter: { Language: 'en' } }))).hits.map((h) => h.id);
+
+  it('lets a read-only index (an api process) read what the writer wrote, refuse writes, and follow a rebuild', async function () {
+    const file = join(tempDir(), 'search.sqlite');
+    // Opened before the writer made the file: it answers nothing until then.
+    const reader = await SqliteSearchIndex.open({ file, readOnly: true, partitions: PARTITIONS });
+    await reader.ensureCollection(contractSpec);
+    expect(await ids(reader, 'chair')).to.deep.equal([]);
+    expect(await reader.getCheckpoint('lot-search')).to.equal(0);
+
+    const writer = await SqliteSearchIndex.open({ file, partitions: PARTITIONS });
+    await writer.ensureCollection(contractSpec);
+    await writer.upsert('lots', TENANT, [lot('1', { Title: 'Oak chair' }), lot('2', { Title: 'Walnut table' })]);
+    await writer.setCheckpoint('lot-search', 7);
+    expect(await ids(reader, 'chair')).to.deep.equal(['1']);
+    expect(await ids(reader, 'chiar')).to.deep.equal(['1']);
+    expect(await reader.getCheckpoint('lot-search')).to.equal(7);
+    await expectRejection(reader.upsert('lots', TENANT, [lot('3', { Title: 'Chair' })]));
+    await expectRejection(reader.setCheckpoint('lot-search', 9));
+
+    // A word new to the index is found at once, also by the reader.
+    await writer.upsert('lots', TENANT, [lot('3', { Title: 'Rosewood chaise' })]);
+    expect(await ids(reader, 'rosewood')).to.deep.equal(['3']);
+
+    const rebuild = await writer.startRebuild('lots', 'lot-search');
+    await rebuild.upsert(TENANT, [lot('4', { Title: 'Birch chair' })]);
+    expect(await ids(reader, 'chair')).to.deep.equal(['1']);
+    await rebuild.finish(12);
+    expect(await ids(reader, 'chair')).to.deep.equal(['4']);
+    expect(await ids(reader, 'table')).to.deep.equal([]);
+    expect(await reader.getCheckpoint('lot-search')).to.equal(12);
+    await reader.close();
+    await writer.close();
+  });
+});

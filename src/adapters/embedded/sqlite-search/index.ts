@@ -59,6 +59,8 @@ export class SqliteSearchIndex implements SearchIndex {
   private vocabularies: Vocabularies | null = null;
   private readonly collections = new Map<string, Collection>();
   private readonly storedSpecs = new Map<string, CompiledSpec>();
+  /** The live generation each collection's last search read (a reader sees a writer's swap by it). */
+  private readonly generations = new Map<string, number>();
   private readonly partitions: Record<string, string>;
   private readonly readOnly: boolean;
   private closed = false;
@@ -171,6 +173,12 @@ export class SqliteSearchIndex implements SearchIndex {
     this.collections.set(spec.name, { compiled, live: next, rebuilding: false });
   }
 
+  /** Forgets the prepared statements and vocabularies of tables that may be gone. */
+  private dropKept(): void {
+    this.statements?.clear();
+    this.vocabularies?.clear();
+  }
+
   private dropGeneration(collection: string, generation: number): void {
     const db = this.db!;
     for (const p of db.prepare('SELECT pid FROM partitions WHERE collection = ? AND generation = ?').all(collection, generation) as Array<{
@@ -209,6 +217,11 @@ export class SqliteSearchIndex implements SearchIndex {
     const c = this.collection(collection);
     const db = this.connect();
     const row = db ? this.stored(collection) : undefined;
+    if (row && this.generations.get(collection) !== row.generation) {
+      // Another generation is live (a rebuild was swapped in): what was kept for the one before goes.
+      if (this.generations.has(collection)) this.dropKept();
+      this.generations.set(collection, row.generation);
+    }
     const compiled = row && row.hash !== c.compiled.hash ? this.storedSpec(row) : c.compiled;
     const value = checkSearchRequest(compiled, request);
     const partition = row

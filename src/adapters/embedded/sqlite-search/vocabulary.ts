@@ -48,6 +48,10 @@ export class Vocabularies {
     return out;
   }
 
+  clear(): void {
+    this.loaded.clear();
+  }
+
   forget(pid: number): void {
     this.loaded.delete(pid);
   }
