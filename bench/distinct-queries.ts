@@ -17,9 +17,22 @@
  * 4,680 plain two-term queries): the load keeps one set of the queries asked (bench/loads.ts
  * distinctSearchRequests), so no query is asked twice in a run whichever pool it comes from.
  */
+import type { SearchRequest } from '../src/ports/search.ts';
 import { adjectives, conditions, materials, objects, periods, places, type Tri } from '../app/seed/vocabulary.ts';
 import { prng } from '../app/seed/generator.ts';
 import { foldText } from '../src/text/fold.ts';
+
+/** A query as GET /v1/lots/search asks the lot index (queries/lot-search): open lots, facets, page 1 of 20. */
+export function indexRequest(q: { lang: string; q: string }, now: number): SearchRequest {
+  return {
+    q: q.q,
+    queryBy: ['Title', 'AttributeText', 'Description'],
+    filter: { Language: q.lang, EndTime: { gt: now } },
+    facetBy: ['CategoryId', 'AuctionId'],
+    page: 1,
+    perPage: 20,
+  };
+}
 
 export interface DistinctQuery {
   lang: 'en' | 'sv' | 'de';

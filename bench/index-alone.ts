@@ -8,7 +8,7 @@
  *   npx tsx bench/index-alone.ts DATA_DIR [--engine fts5|minisearch] [--mix distinct|typos] [--queries 2000] [--seed 11]
  */
 import path from 'node:path';
-import { DISTINCT_MIX, distinctQueries, TYPOS_MIX } from './distinct-queries.ts';
+import { DISTINCT_MIX, distinctQueries, indexRequest, TYPOS_MIX } from './distinct-queries.ts';
 import { MiniSearchIndex } from '../src/adapters/embedded/minisearch/index.ts';
 import { SqliteSearchIndex } from '../src/adapters/embedded/sqlite-search/index.ts';
 import { LOT_SEARCH, LOT_SEARCH_PARTITION } from '../projections/lot-search/index.ts';
@@ -54,15 +54,7 @@ global.gc?.();
 const heapMb = (process.memoryUsage().heapUsed - heapBefore) / 1e6;
 const queries = distinctQueries(count + 200, seed, mix);
 const now = Date.now();
-const run = (q: { lang: string; q: string }) =>
-  searchSync({
-    q: q.q,
-    queryBy: ['Title', 'AttributeText', 'Description'],
-    filter: { Language: q.lang, EndTime: { gt: now } },
-    facetBy: ['CategoryId', 'AuctionId'],
-    page: 1,
-    perPage: 20,
-  });
+const run = (q: { lang: string; q: string }) => searchSync(indexRequest(q, now));
 for (const q of queries.slice(count)) run(q); // warm-up, other queries
 const times: number[] = [];
 let found = 0;

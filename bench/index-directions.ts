@@ -12,7 +12,7 @@
  */
 import path from 'node:path';
 import SearchableMap from 'minisearch/SearchableMap';
-import { DISTINCT_MIX, distinctQueries, TYPOS_MIX } from './distinct-queries.ts';
+import { DISTINCT_MIX, distinctQueries, indexRequest, TYPOS_MIX } from './distinct-queries.ts';
 import { MiniSearchIndex } from '../src/adapters/embedded/minisearch/index.ts';
 import type { Engine } from '../src/adapters/embedded/minisearch/engine.ts';
 import { matchAll, type FieldBoost } from '../src/adapters/embedded/minisearch/match.ts';
@@ -241,14 +241,8 @@ for (const [k, q] of queries.entries()) {
   const n = compactMatch(e, compacts.get(q.lang)!, terms, boosts(e));
   const t2 = performance.now() - t;
   const bIds = Array.from(cands.subarray(0, n)).sort((x, y) => x - y);
-  const request = {
-    q: q.q,
-    queryBy: ['Title', 'AttributeText', 'Description'],
-    filter: { Language: q.lang, EndTime: { gt: now } },
-    facetBy: ['CategoryId', 'AuctionId'],
-    page: 1,
-    perPage: 20,
-  };
+  const request = indexRequest(q, now);
+
   t = performance.now();
   fts.searchSync(LOT_SEARCH, 'demo', request);
   const t3 = performance.now() - t;

@@ -89,11 +89,6 @@ export class Postings {
     for (let i = 0; i < end; i += 2) fn(a[i + 1], a[i]);
   }
 
-  /** The pairs in use, for snapshots (a view: valid until the next change). */
-  view(): Int32Array {
-    return this.pairs.subarray(0, 2 * this.size);
-  }
-
   /** Iterates a copy, so the list may change meanwhile. */
   *entries(): IterableIterator<[number, number]> {
     const a = this.pairs.slice(0, 2 * this.size);
@@ -106,10 +101,5 @@ export class Postings {
 
   [Symbol.iterator](): IterableIterator<[number, number]> {
     return this.entries();
-  }
-
-  /** Drops unused room (after a bulk fill). */
-  trim(): void {
-    if (this.pairs.length > 2 * this.size + 2) this.pairs = this.pairs.slice(0, Math.max(2, 2 * this.size));
   }
 }

@@ -123,7 +123,7 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   private stored(name: string): StoredCollection | undefined {
-    return this.db?.prepare('SELECT hash, spec, partition_field, generation FROM collections WHERE name = ?').get(name) as
+    return this.statements?.get('SELECT hash, spec, partition_field, generation FROM collections WHERE name = ?').get(name) as
       StoredCollection | undefined;
   }
 
@@ -225,9 +225,9 @@ export class SqliteSearchIndex implements SearchIndex {
     const compiled = row && row.hash !== c.compiled.hash ? this.storedSpec(row) : c.compiled;
     const value = checkSearchRequest(compiled, request);
     const partition = row
-      ? (db!
-          .prepare('SELECT pid, version FROM partitions WHERE collection = ? AND generation = ? AND tenant = ? AND value = ?')
-          .get(collection, row.generation, tenant, value) as PartitionRef | undefined)
+      ? (this.statements!.get(
+          'SELECT pid, version FROM partitions WHERE collection = ? AND generation = ? AND tenant = ? AND value = ?',
+        ).get(collection, row.generation, tenant, value) as PartitionRef | undefined)
       : undefined;
     const tools = this.statements && this.vocabularies ? { statements: this.statements, vocabularies: this.vocabularies } : null;
     return searchPartition(compiled, partition, request, tools);
@@ -252,8 +252,10 @@ export class SqliteSearchIndex implements SearchIndex {
 
   async getCheckpoint(projection: string): Promise<number> {
     this.assertOpen();
-    const db = this.connect();
-    const row = db?.prepare('SELECT position FROM checkpoints WHERE projection = ?').get(projection) as { position: number } | undefined;
+    // Polled by other processes' read-your-writes waits: a statement prepared once.
+    const row = this.connect()
+      ? (this.statements!.get('SELECT position FROM checkpoints WHERE projection = ?').get(projection) as { position: number } | undefined)
+      : undefined;
     return row?.position ?? 0;
   }
 

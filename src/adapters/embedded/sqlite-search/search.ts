@@ -66,7 +66,7 @@ export interface PartitionRef {
   version: number;
 }
 
-/** Prepared statements by SQL text: a handful of shapes recur (filters and facets vary little). */
+/** Prepared statements by SQL text: a handful of shapes recur (filters and facets vary little; lookups per search). */
 export class StatementCache {
   private readonly cache = new Map<string, Database.Statement>();
   constructor(private readonly db: Database.Database) {}
