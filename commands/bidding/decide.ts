@@ -41,6 +41,8 @@ export interface LotBiddingState {
   currentBid: number | null;
   /** How many public bids (BidPlaced) the lot has. */
   bidCount: number;
+  /** When the last public bid was placed (its PlacedAt); null before any. */
+  lastBidAt: string | null;
   /** Every bidder's current maximum, by member id (private). */
   maxima: Map<number, Maximum>;
   /** How many MaxBidPlaced events were folded. */
@@ -168,6 +170,7 @@ export const biddingDecider: Decider<LotBiddingState, BiddingCommand, LotStreamE
     settled: false,
     currentBid: null,
     bidCount: 0,
+    lastBidAt: null,
     maxima: new Map(),
     maxBids: 0,
   }),
@@ -187,6 +190,7 @@ export const biddingDecider: Decider<LotBiddingState, BiddingCommand, LotStreamE
       case 'BidPlaced':
         state.currentBid = event.data.amount;
         state.bidCount++;
+        state.lastBidAt = event.data.placedAt;
         return state;
       case 'MaxBidPlaced': {
         const { memberId, maxAmount, at } = event.data;
@@ -293,10 +297,16 @@ function placeMaxBid(command: Extract<BiddingCommand, { type: 'PlaceMaxBid' }>, 
   if (currentBid === state.currentBid) return events;
   // Each names the lot's auction, so that caches of other auctions' answers stay (src/http/cache-versions.ts).
   const auctionId = lot.auctionId;
-  events.push({ type: 'BidPlaced', data: { tenant, lotId, auctionId, bidId, amount: currentBid, bidType: 'online', placedAt: at } });
+  // A bid decided after one whose request came later (a lost race, a batch) is placed at that one's time: the
+  // history's times never run backwards.
+  const placedAt = state.lastBidAt !== null && ms(state.lastBidAt) > ms(at) ? state.lastBidAt : at;
+  events.push({ type: 'BidPlaced', data: { tenant, lotId, auctionId, bidId, amount: currentBid, bidType: 'online', placedAt } });
   // Soft close (rule 6): a public bid in the window moves the end time to the bid's time plus the window.
-  const extended = ms(at) + command.extensionWindowSeconds * 1000;
+  const extended = ms(placedAt) + command.extensionWindowSeconds * 1000;
   if (extended > ms(state.endTime))
-    events.push({ type: 'LotEndTimeExtended', data: { tenant, lotId, auctionId, endTime: new Date(extended).toISOString(), at } });
+    events.push({
+      type: 'LotEndTimeExtended',
+      data: { tenant, lotId, auctionId, endTime: new Date(extended).toISOString(), at: placedAt },
+    });
   return events;
 }

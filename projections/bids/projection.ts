@@ -36,7 +36,7 @@ export const bidsProjection = defineDocumentProjection({
   name: 'bids',
   events: [catalogueEvents],
   handles: ['LotCatalogued', 'LotClosed', 'BidPlaced'],
-  collections: [{ name: BIDS, indexes: [{ fields: ['LotId', 'PlacedAt'] }, { fields: ['PlacedAt'] }] }, { name: BID_LOTS }],
+  collections: [{ name: BIDS, indexes: [{ fields: ['LotId', 'Seq'] }, { fields: ['PlacedAt'] }] }, { name: BID_LOTS }],
   async apply(event, uow) {
     switch (event.type) {
       case 'LotCatalogued': {

@@ -100,7 +100,9 @@ export const lotBidHistory = defineOperation({
   route: { number: 57, operationId: 'getLotBidHistory', group: 'Lots', method: 'get', path: '/v1/lots/{id}/bids', auth: 'anon' },
   docs: {
     summary: "A lot's bid history, newest first",
-    description: 'Every bid the lot received (as many as its `BidCount`): amount, time and kind; never who bid.',
+    description:
+      'Every bid the lot received (as many as its `BidCount`): amount, time and kind; never who bid. Newest first in the order ' +
+      'the lot took them: on a timed lot the amounts rise, the first entry is the `CurrentBid` and no `PlacedAt` is earlier than the one after it.',
     errors: [404],
     examples: {
       response: {
@@ -125,15 +127,8 @@ export const lotBidHistory = defineOperation({
   cache: { catalogue: true },
   async handler({ params }, ctx) {
     await findLot(ctx.db, params.id);
-    const history = await bids(ctx.db).find(
-      { LotId: params.id },
-      {
-        sort: [
-          ['PlacedAt', -1],
-          ['Seq', -1],
-        ],
-      },
-    );
+    // In the order the lot's stream took its bids (Seq), not by their times: two requests' clocks may cross.
+    const history = await bids(ctx.db).find({ LotId: params.id }, { sort: [['Seq', -1]] });
     return {
       LotId: params.id,
       Items: history.map((b) => ({ Amount: b.Amount, Currency: b.Currency, PlacedAt: b.PlacedAt, BidType: b.BidType })),

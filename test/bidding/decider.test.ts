@@ -551,6 +551,23 @@ describe('bidding decider (timed bidding on a lot stream)', () => {
         .then([maxBid(3, 3000, at), bid(3100, at), extended(before(-150), at)]);
     });
 
+    it('a public bid decided after one whose request came later is placed at that one’s time, and extends from it', () => {
+      // Two requests cross (a lost race, a batch): the one stamped earlier is decided second. History never runs back.
+      const later = before(30);
+      const given2 = [...given, maxBid(2, 2000, later), bid(2100, later)];
+      const earlier = before(31);
+      expect(fold(given2).lastBidAt).to.equal(later);
+      spec(biddingDecider)
+        .given(given2)
+        .when(place(3, 3000, { at: earlier }))
+        .then([maxBid(3, 3000, earlier), bid(3100, later), extended(before(-90), later)]);
+      // Once extended from the later time, the crossed bid moves nothing further.
+      spec(biddingDecider)
+        .given([...given2, extended(before(-90), later)])
+        .when(place(3, 3000, { at: earlier }))
+        .then([maxBid(3, 3000, earlier), bid(3100, later)]);
+    });
+
     it('a later LotCatalogued (re-import) does not undo an extension', () => {
       const first = before(60);
       const reimported = [...given, maxBid(2, 2000, first), bid(2100, first), extended(before(-60), first), catalogued()];
