@@ -52,12 +52,14 @@ export const streamAuction = defineOperation({
     description:
       '`text/event-stream`: `bid` `{LotId, CurrentBid, Currency, BidCount, MinimumNextBid, ReserveMet, EndTime, PlacedAt}`, `extended` `{LotId, EndTime}`, ' +
       '`closed` `{LotId, Sold, HammerPrice}`, `live` `{IsLive, CurrentLotId}`; each with an opaque `id:`. A client that reconnects with `Last-Event-ID` gets every event it missed, in order ' +
-      '(at least the last 24 hours), or one `reset` event when that is too old, after which it reads the lots again. A comment line comes at least every 15 seconds. No member data. ' +
+      '(at least the last 24 hours), or one `reset` event when that is too old, after which it reads the lots again. The stream opens with a comment and an `id:` ' +
+      'that names where it starts (no event: an EventSource only takes it as its last event id), so a client dropped before its first event resumes from there. ' +
+      'A stream without `Last-Event-ID` carries every event appended after its request arrived. A comment line comes at least every 15 seconds. No member data. ' +
       'Browsers open it with a fetch-based event-source client (it needs the `Api-Key` and `Authorization` headers). A process serves at most 2,000 streams (`503`).',
     errors: [404, 503],
     examples: {
       response:
-        ': stream open\n\n' +
+        ': stream open\nid: cDoxMjM0MA\n\n' +
         'id: cDoxMjM0NQ\nevent: bid\ndata: {"LotId":2001,"CurrentBid":23300,"Currency":"EUR","BidCount":2,"MinimumNextBid":23800,"ReserveMet":null,"EndTime":"2026-12-01T18:00:00.000Z","PlacedAt":"2026-11-26T10:15:00.000Z"}\n\n' +
         'id: cDoxMjM1MA\nevent: extended\ndata: {"LotId":2002,"EndTime":"2026-12-01T18:03:00.000Z"}\n\n' +
         ': heartbeat\n\n',
@@ -66,12 +68,16 @@ export const streamAuction = defineOperation({
   input: { params: z.object({ id: idText('The auction id.') }) },
   output: { response: z.string().max(1_000_000).openapi({ description: 'A text/event-stream.' }), produces: ['text/event-stream'] },
   async handler({ params }, ctx) {
-    await findAuction(ctx.db, params.id);
-    const header = ctx.req.headers['last-event-id'];
-    const lastEventId = typeof header === 'string' && header.trim() !== '' ? header.trim() : null;
-    const after = lastEventId === null ? null : clientPosition(lastEventId, 'header.Last-Event-ID');
     const feed = ctx.events;
     if (!feed) throw new ServiceUnavailableError('This process serves no streams.');
+    const header = ctx.req.headers['last-event-id'];
+    const lastEventId = typeof header === 'string' && header.trim() !== '' ? header.trim() : null;
+    // A new stream starts at the log's head as its request arrived: what is appended while it opens (the auction
+    // looked up, this process's hub starting) reaches it, even when the hub has read further meanwhile.
+    const opened = lastEventId === null ? feed.head() : null;
+    opened?.catch(() => undefined); // awaited below, unless the auction is unknown
+    await findAuction(ctx.db, params.id);
+    const after = opened ? await opened : clientPosition(lastEventId!, 'header.Last-Event-ID');
     if (open >= MAX_AUCTION_STREAMS)
       throw new ServiceUnavailableError(`This process serves ${MAX_AUCTION_STREAMS} auction streams already; try again later.`);
     open += 1;
@@ -86,7 +92,7 @@ export const streamAuction = defineOperation({
   },
 });
 
-async function serve(hub: AuctionStreamHub, auctionId: number, after: number | null, ctx: TenantContext): Promise<void> {
+async function serve(hub: AuctionStreamHub, auctionId: number, after: number, ctx: TenantContext): Promise<void> {
   const stream = openEventStream(ctx.res);
   const stopping = ctx.events!.stopping;
   const queue: StreamMessage[] = [];
@@ -98,8 +104,9 @@ async function serve(hub: AuctionStreamHub, auctionId: number, after: number | n
   });
   try {
     const start = hub.replay(auctionId, after);
-    let sent = after ?? start.position;
-    await stream.comment('stream open');
+    let sent = after;
+    // Where it starts, as the id of no event: a client dropped before the first event resumes from there.
+    await stream.mark(encodePosition(after), 'stream open');
     if (start.reset) {
       await stream.event(encodePosition(start.position), 'reset', { Reason: 'The position is too old: read the lots again.' });
       sent = start.position;

@@ -14,6 +14,11 @@ export interface EventStreamWriter {
   eventsJson(events: ReadonlyArray<{ id: string; type: string; json: string }>): Promise<boolean>;
   /** A comment line (heartbeats): ignored by clients, keeps proxies from closing an idle connection. */
   comment(text: string): Promise<boolean>;
+  /**
+   * A comment and an `id:` with no data: no event is dispatched, but the client's last event id is set (WHATWG
+   * HTML, "dispatch the event"), so a connection that drops before any event reconnects from this position.
+   */
+  mark(id: string, comment: string): Promise<boolean>;
   /** Aborted when the client goes away. */
   readonly gone: AbortSignal;
   end(): void;
@@ -50,6 +55,7 @@ export function openEventStream(res: Response): EventStreamWriter {
     event: (id, type, data) => write(`id: ${id}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`),
     eventsJson: (events) => write(events.map((e) => `id: ${e.id}\nevent: ${e.type}\ndata: ${e.json}\n\n`).join('')),
     comment: (text) => write(`: ${text.replace(/[\r\n]/g, ' ')}\n\n`),
+    mark: (id, comment) => write(`: ${comment.replace(/[\r\n]/g, ' ')}\nid: ${id}\n\n`),
     gone: gone.signal,
     end: () => {
       if (!res.writableEnded) res.end();
