@@ -93,7 +93,12 @@ async function main() {
   const metricsServer =
     typeof config.metrics === 'object' && runtime.metrics
       ? await listen(
-          opsApp({ role, metrics: runtime.metrics, projections: () => services.projector.status() }),
+          opsApp({
+            role,
+            maxLagSeconds: config.http.readyMaxLagSeconds,
+            metrics: runtime.metrics,
+            projections: () => services.projector.status(),
+          }),
           config.metrics.port,
           config.metrics.host,
         )

@@ -123,11 +123,13 @@ export async function createRuntime(
   const secret = tokenSecret(config, paths.secrets);
   const tokens = new TokenService(secret);
   const projector = new ProjectorRuntime({ log, documents, search, logger }, allProjections({ jobs, documents }));
-  // Cached answers follow the projections they read: told of changes by the projector here, polling elsewhere.
-  const versions = new ProjectionVersions(
-    (name) => projector.checkpoint(projector.get(name)),
-    (name, from, to) => projector.handledBetween(name, from, to),
-  );
+  // Cached answers follow the projections they read: told of changes by the projector here, reading the stored
+  // checkpoints of those that run elsewhere (on a tick, and before each request when their stores changed).
+  const versions = new ProjectionVersions({
+    checkpoints: (names) => projector.checkpoints(names),
+    handledBetween: (name, from, to) => projector.handledBetween(name, from, to),
+    changeMark: (names) => projector.changeMark(names),
+  });
   projector.subscribe(versions);
   const metrics = config.metrics === 'off' ? null : new Metrics({ role, projections: () => projector.status() });
   const services: Services = {
@@ -196,6 +198,7 @@ export async function createRuntime(
           role,
           metrics,
           metricsElsewhere: config.metrics !== 'on',
+          fresh: () => versions.fresh(),
         },
         {
           feed: feed!,
@@ -208,6 +211,7 @@ export async function createRuntime(
       )
     : (opsApp({
         role,
+        maxLagSeconds: config.http.readyMaxLagSeconds,
         metrics: inlineMetrics,
         projections: runsProjections ? () => projector.status() : undefined,
       }) as unknown as ReturnType<typeof buildApp>);

@@ -61,6 +61,8 @@ export interface HttpConfig {
   trustProxy: boolean;
   /** Reuse serialised catalogue answers while their projections stand still. */
   responseCache: boolean;
+  /** /readyz answers 200 while every projection is at most this many seconds behind the log (READY_MAX_LAG_SECONDS, default 10). */
+  readyMaxLagSeconds?: number;
 }
 
 function embeddedSearch(value: string | undefined): Config['embeddedSearch'] {
@@ -134,6 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         .filter(Boolean),
       trustProxy: env.TRUST_PROXY === 'true',
       responseCache: env.RESPONSE_CACHE !== 'false',
+      readyMaxLagSeconds: int(env.READY_MAX_LAG_SECONDS, 10, 'READY_MAX_LAG_SECONDS'),
     },
   };
 }

@@ -50,9 +50,14 @@ export function buildApp(
   directory: AccessDirectory,
   /**
    * The process's role (for /healthz, /readyz) and its metrics (null: off), which count every request; GET
-   * /metrics is served here unless `metricsElsewhere` (METRICS_PORT: a port of their own).
+   * /metrics is served here unless `metricsElsewhere` (METRICS_PORT: a port of their own). `fresh`: asked before
+   * every API request; a promise when the versions of the caches must be read again first
+   * (ProjectionVersions.fresh: projections another process runs may have moved).
    */
-  ops: { role: string; metrics: Metrics | null; metricsElsewhere?: boolean } = { role: 'all', metrics: null },
+  ops: { role: string; metrics: Metrics | null; metricsElsewhere?: boolean; fresh?: () => Promise<void> | null } = {
+    role: 'all',
+    metrics: null,
+  },
   /** What the back office's operations are served with (null: /backoffice/v1 is not served here). */
   backOffice: BackOfficeDoor | null = null,
 ) {
@@ -88,6 +93,18 @@ export function buildApp(
           'ETag, Content-Language, Retry-After, X-Request-Id, Allow',
         ]
       : [];
+
+  // Read your writes across processes: every cache below (answers, credentials, derived values) is checked against
+  // versions read after the request arrived, so a write another process answered is never hidden by one.
+  const fresh = ops.fresh;
+  if (fresh) {
+    app.use((req: Request, _res: Response, next: NextFunction) => {
+      const url = req.url;
+      const wait = url.startsWith('/v1/') || url.startsWith('/backoffice/v1/') ? fresh() : null;
+      if (wait) wait.then(() => next(), next);
+      else next();
+    });
+  }
 
   // Catalogue answers already in the response cache, to callers already checked: before the router.
   if (responseCache) {
@@ -155,6 +172,7 @@ export function buildApp(
 
   mountOps(app, {
     role: ops.role,
+    maxLagSeconds: config.readyMaxLagSeconds,
     metrics: ops.metricsElsewhere ? null : ops.metrics,
     projections: () => services.projector.status(),
   });

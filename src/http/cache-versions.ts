@@ -1,5 +1,6 @@
 // Versions of what projections serve, for caches of their answers (response cache, derived values, the access
-// directory): followed from the projector's news when a projection runs here, from its stored checkpoint when not.
+// directory): followed from the projector's news when a projection runs here, from its stored checkpoint when not,
+// read again before a request is answered.
 import type { RecordedEvent } from '../ports/event-log.ts';
 import type { ProgressListener } from '../projector/progress.ts';
 
@@ -8,8 +9,14 @@ const REMOTE_POLL_MS = 25;
 
 /**
  * Subscribed to the projector (ProjectorRuntime.subscribe) before it starts. A version is one string: where
- * each named projection last changed when it runs here, its stored checkpoint (polled every REMOTE_POLL_MS)
- * when it runs in another process. Null before the projector starts (tools without loops: nothing to follow).
+ * each named projection last changed when it runs here, its stored checkpoint when it runs in another process.
+ * Null before the projector starts (tools without loops: nothing to follow).
+ *
+ * Stored checkpoints are read again every REMOTE_POLL_MS, and before a request is answered (`fresh()`): a
+ * command answers once the stored checkpoints have reached its events (read your writes), so a request that
+ * arrives after that answer, on any process, must see versions read after it arrived; otherwise a cached
+ * answer of another process would show the state before the write (docs/architecture.md, "Caches across
+ * processes").
  */
 export class ProjectionVersions implements ProgressListener {
   private following = false;
@@ -21,16 +28,34 @@ export class ProjectionVersions implements ProgressListener {
   /** Stored checkpoints of the projections another process runs, as last polled (only those asked about). */
   private readonly remote = new VersionedMap<string, number | undefined>(() => this.stamp++);
   private timer: NodeJS.Timeout | null = null;
+  /** The read of the stored checkpoints running now, and the one that starts when it ends (one at a time). */
+  private polling: Promise<void> | null = null;
+  private nextPoll: Promise<void> | null = null;
+  /** The followed projections (the keys of `remote`), as one array for the reads. */
+  private followed: string[] = [];
+  /** The stores' change mark when the running (or last) read began; null: unknown, the next request reads again. */
+  private polledMark: string | null = null;
   /** Versions by tenant and auction (scoped): told of each change with the events that made it. */
   private readonly scopes: { names: readonly string[]; versions: ScopedVersions }[] = [];
+  private readonly checkpoints: (names: readonly string[]) => Promise<number[]>;
+  private readonly handledBetween: (name: string, from: number, to: number) => Promise<readonly RecordedEvent[] | null>;
+  private readonly changeMark: (names: readonly string[]) => string | null;
 
-  constructor(
-    /** A projection's stored checkpoint, by name. */
-    private readonly checkpoint: (name: string) => Promise<number>,
+  constructor(stores: {
+    /** The stored checkpoints of the named projections, in that order (ProjectorRuntime.checkpoints). */
+    checkpoints: (names: readonly string[]) => Promise<number[]>;
     /** The events a projection handled between two positions (null: too many to read; anything changed). */
-    private readonly handledBetween: (name: string, from: number, to: number) => Promise<readonly RecordedEvent[] | null> = async () =>
-      null,
-  ) {}
+    handledBetween?: (name: string, from: number, to: number) => Promise<readonly RecordedEvent[] | null>;
+    /**
+     * A mark that moves whenever another process may have moved a stored checkpoint of the named projections, read
+     * without I/O (ProjectorRuntime.changeMark); null: unknown, the checkpoints are read before every request.
+     */
+    changeMark?: (names: readonly string[]) => string | null;
+  }) {
+    this.checkpoints = stores.checkpoints;
+    this.handledBetween = stores.handledBetween ?? (async () => null);
+    this.changeMark = stores.changeMark ?? (() => null);
+  }
 
   started(): void {
     this.following = true;
@@ -49,6 +74,18 @@ export class ProjectionVersions implements ProgressListener {
   stopped(): void {
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
+  }
+
+  /**
+   * Before a request is answered from anything these versions guard: null when the versions are as current as
+   * the stores (no projection is followed from another process, or none of their stores changed since the last
+   * read of their checkpoints began, and that read is done); else a promise resolved once a read of the stored
+   * checkpoints that began after this call is done (one read serves every request that waits meanwhile).
+   */
+  fresh(): Promise<void> | null {
+    if (this.closed || this.remote.size === 0) return null;
+    if (this.unmoved()) return this.polling;
+    return this.pollAfterNow();
   }
 
   /**
@@ -99,20 +136,58 @@ export class ProjectionVersions implements ProgressListener {
 
   private follow(name: string): void {
     this.remote.set(name, undefined);
+    this.followed = [...this.remote.keys()];
+    this.polledMark = null;
     if (this.timer || this.closed) return;
-    const poll = async () => {
-      for (const name of this.remote.keys()) {
-        const before = this.remote.get(name);
-        const position = await this.checkpoint(name);
-        if (before !== undefined && position !== before && this.scopes.some((s) => s.names.includes(name))) {
-          // What moved it, for versions by tenant and auction; a checkpoint moved back (a rebuild) changed anything.
-          this.tellScopes(name, position > before ? await this.handledBetween(name, before, position) : null);
-        }
-        this.remote.set(name, position);
-      }
-    };
-    this.timer = setInterval(() => void poll().catch(() => undefined), REMOTE_POLL_MS);
+    this.timer = setInterval(() => {
+      if (!this.polling && !this.unmoved()) void this.startPoll();
+    }, REMOTE_POLL_MS);
     this.timer.unref();
+  }
+
+  /** Whether no followed store has changed since the running (or last) read of the checkpoints began. */
+  private unmoved(): boolean {
+    return this.polledMark !== null && this.polledMark === this.changeMark(this.followed);
+  }
+
+  /** A read of the checkpoints that begins now, or when the running one ends (it may have begun before this call). */
+  private pollAfterNow(): Promise<void> {
+    if (!this.polling) return this.startPoll();
+    return (this.nextPoll ??= this.polling.then(() => {
+      this.nextPoll = null;
+      return this.polling ?? this.startPoll();
+    }));
+  }
+
+  private startPoll(): Promise<void> {
+    this.polledMark = this.changeMark(this.followed);
+    const run = this.poll().then(
+      () => {
+        if (this.polling === run) this.polling = null;
+      },
+      () => {
+        // A store that does not answer now is read again at the next request or tick.
+        this.polledMark = null;
+        if (this.polling === run) this.polling = null;
+      },
+    );
+    this.polling = run;
+    return run;
+  }
+
+  /** Reads the stored checkpoints of the followed projections, and tells the scopes what moved them. */
+  private async poll(): Promise<void> {
+    const names = this.followed;
+    const positions = await this.checkpoints(names);
+    for (let i = 0; i < names.length; i++) {
+      const [name, position] = [names[i], positions[i]];
+      const before = this.remote.get(name);
+      if (before !== undefined && position !== before && this.scopes.some((s) => s.names.includes(name))) {
+        // What moved it, for versions by tenant and auction; a checkpoint moved back (a rebuild) changed anything.
+        this.tellScopes(name, position > before ? await this.handledBetween(name, before, position) : null);
+      }
+      this.remote.set(name, position);
+    }
   }
 }
 

@@ -2,8 +2,13 @@ import express, { type Express, type Request, type Response } from 'express';
 import type { ProjectionStatus } from '../projector/status.ts';
 import type { Metrics } from './metrics.ts';
 
+/** /readyz's bound when none is given: a projection further behind than this makes the process not ready. */
+export const READY_MAX_LAG_SECONDS = 10;
+
 export interface OpsSources {
   role: string;
+  /** The lag (seconds) past which a projection makes the process not ready (default READY_MAX_LAG_SECONDS). */
+  maxLagSeconds?: number;
   /** Projections to report in /readyz (none in a `worker`). */
   projections?: () => Promise<Record<string, ProjectionStatus>>;
   /** Whether the stores answer (the status read above already touches them when there are projections). */
@@ -13,26 +18,28 @@ export interface OpsSources {
 }
 
 /**
- * The operator's routes, outside /v1 and without an Api-Key: /healthz (the process is up), /readyz (its
- * stores answer and the projections it serves have caught up), /metrics (Prometheus). Every role serves
- * them, so an orchestrator can check a `projector` or `worker` as it checks an `api`.
+ * The operator's routes, outside /v1 and without an Api-Key: /healthz (the process is up), /readyz (it can
+ * serve: its stores answer and no projection is more than `maxLagSeconds` behind the log; a busy log that keeps
+ * projections a moment behind is ready, and where each stands is in the body and /metrics), /metrics
+ * (Prometheus). Every role serves them, so an orchestrator can check a `projector` or `worker` as it checks an `api`.
  */
 export function mountOps(app: Express, sources: OpsSources): void {
   app.get('/healthz', (_req: Request, res: Response) => {
     res.json({ status: 'ok', role: sources.role });
   });
+  const maxLagSeconds = sources.maxLagSeconds ?? READY_MAX_LAG_SECONDS;
   app.get('/readyz', async (_req: Request, res: Response) => {
     let projections: Record<string, ProjectionStatus> = {};
-    let ready: boolean;
+    let status: 'ready' | 'catching-up' | 'unavailable';
     try {
       await sources.ping?.();
       projections = (await sources.projections?.()) ?? {};
-      ready = Object.values(projections).every((p) => p.caughtUp && !p.error);
+      status = Object.values(projections).every((p) => p.lagSeconds <= maxLagSeconds) ? 'ready' : 'catching-up';
     } catch {
-      ready = false;
+      status = 'unavailable';
     }
     res.setHeader('Cache-Control', 'no-store');
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'catching-up', role: sources.role, projections });
+    res.status(status === 'ready' ? 200 : 503).json({ status, role: sources.role, maxLagSeconds, projections });
   });
   const metrics = sources.metrics;
   if (metrics) app.get('/metrics', (req: Request, res: Response) => metrics.answer(req, res));

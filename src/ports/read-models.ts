@@ -115,6 +115,14 @@ export interface DocumentStore {
   ensureCollection(spec: CollectionSpec): Promise<void>;
   forTenant(tenant: string): TenantScope;
   getCheckpoint(projection: string): Promise<number>;
+  /** Several stored checkpoints in one read (0 for one never stored), in the order asked. */
+  getCheckpoints?(projections: readonly string[]): Promise<number[]>;
+  /**
+   * A number that moves whenever another connection (another process) has committed to the store since it was
+   * last read, read without I/O (SQLite's `data_version`): a stored checkpoint cannot have moved while it stands
+   * still. Absent where the engine has no such thing (a checkpoint is then read to know).
+   */
+  changeMark?(): number;
   /** Writes go to the live collections. */
   live(): WriteTarget;
   /**

@@ -68,6 +68,8 @@ export interface SearchIndex {
   search(collection: string, tenant: string, request: SearchRequest): Promise<SearchResult>;
   /** Projection checkpoint kept with the index, so a restart resumes where the index is. */
   getCheckpoint(projection: string): Promise<number>;
+  /** As DocumentStore.changeMark: moves whenever another process committed to the index (null: not readable yet). */
+  changeMark?(): number | null;
   setCheckpoint(projection: string, position: number): Promise<void>;
   /**
    * Rebuilds the collection into a fresh copy while searches and live writes go on against the live one

@@ -26,6 +26,7 @@ export class ProjectorRuntime {
   private readonly waiters: Waiters;
   private readonly rebuilds: Rebuilds;
   private stopped = false;
+  private readonly byName = new Map<string, Projection>();
 
   constructor(
     private readonly deps: ProjectorDeps,
@@ -33,10 +34,9 @@ export class ProjectorRuntime {
     /** A rebuild's bounds (smaller in specs of the bounds themselves). */
     options: RebuildOptions = {},
   ) {
-    const names = new Set<string>();
     for (const p of projections) {
-      if (names.has(p.name)) throw new Error(`duplicate projection ${p.name}`);
-      names.add(p.name);
+      if (this.byName.has(p.name)) throw new Error(`duplicate projection ${p.name}`);
+      this.byName.set(p.name, p);
     }
     const stopping = () => this.stopped;
     this.catchUps = new CatchUp(deps, this.progress, stopping, options.rebuildBatch ?? PAGE_SIZE);
@@ -50,7 +50,7 @@ export class ProjectorRuntime {
   }
 
   get(name: string): Projection {
-    const projection = this.projections.find((p) => p.name === name);
+    const projection = this.byName.get(name);
     if (!projection) throw new Error(`unknown projection ${name}`);
     return projection;
   }
@@ -65,6 +65,34 @@ export class ProjectorRuntime {
 
   async checkpoint(projection: Projection): Promise<number> {
     return storedCheckpoint(this.deps, projection);
+  }
+
+  /** The stored checkpoints of the named projections, in that order (one read of each store that can). */
+  async checkpoints(names: readonly string[]): Promise<number[]> {
+    const projections = names.map((name) => this.get(name));
+    const documents = projections.filter((p) => p.kind === 'documents').map((p) => p.name);
+    const stored = new Map<string, number>();
+    if (documents.length > 1 && this.deps.documents.getCheckpoints) {
+      const positions = await this.deps.documents.getCheckpoints(documents);
+      documents.forEach((name, i) => stored.set(name, positions[i]));
+    }
+    return Promise.all(projections.map((p) => stored.get(p.name) ?? this.checkpoint(p)));
+  }
+
+  /**
+   * A mark that moves whenever another process may have moved a stored checkpoint of the named projections, read
+   * without I/O (their stores' changeMark, once per store); null when a store has none (the checkpoints must be read).
+   */
+  changeMark(names: readonly string[]): string | null {
+    let documents = false;
+    let search = false;
+    for (const name of names) {
+      if (this.get(name).kind === 'search') search = true;
+      else documents = true;
+    }
+    const d = documents ? this.deps.documents.changeMark?.() : 0;
+    const s = search ? this.deps.search.changeMark?.() : 0;
+    return d === undefined || d === null || s === undefined || s === null ? null : `${d}:${s}`;
   }
 
   /**

@@ -15,7 +15,7 @@ const until = async (check: () => boolean) => {
 
 describe('versions of catalogue answers by tenant and auction', () => {
   it('move with the events of projections running here: their tenant, their auction, their lot', () => {
-    const versions = new ProjectionVersions(async () => 0);
+    const versions = new ProjectionVersions({ checkpoints: async (names) => names.map(() => 0) });
     const version = versions.scoped(['catalogue']);
     expect(version('a'), 'before the projector starts').to.equal(null);
     versions.started();
@@ -45,10 +45,10 @@ describe('versions of catalogue answers by tenant and auction', () => {
     let checkpoint = 100;
     let handled: RecordedEvent[] | null = [];
     const asked: [number, number][] = [];
-    const versions = new ProjectionVersions(
-      async () => checkpoint,
-      async (_name, from, to) => (asked.push([from, to]), handled),
-    );
+    const versions = new ProjectionVersions({
+      checkpoints: async () => [checkpoint],
+      handledBetween: async (_name, from, to) => (asked.push([from, to]), handled),
+    });
     versions.started();
     const version = versions.scoped(['catalogue']);
     expect(version('a'), 'until its checkpoint is read').to.equal(null);
@@ -73,5 +73,92 @@ describe('versions of catalogue answers by tenant and auction', () => {
     checkpoint = 200_000;
     await until(() => version('b') !== b);
     versions.stopped();
+  });
+
+  describe('before a request (fresh)', () => {
+    /** A checkpoint store another process moves, whose reads are counted and may be held. */
+    function store() {
+      const s = { checkpoint: 100, mark: 1, reads: 0, hold: null as Promise<void> | null };
+      const versions = new ProjectionVersions({
+        checkpoints: async () => {
+          s.reads++;
+          const position = s.checkpoint;
+          await s.hold;
+          return [position];
+        },
+        changeMark: () => String(s.mark),
+      });
+      versions.started();
+      return { s, versions, version: versions.of(['catalogue']) };
+    }
+
+    it('costs nothing while every projection runs here', () => {
+      const versions = new ProjectionVersions({ checkpoints: async (names) => names.map(() => 0) });
+      versions.started();
+      versions.changed('catalogue', 10);
+      expect(versions.of(['catalogue'])()).to.be.a('string');
+      expect(versions.fresh()).to.equal(null);
+    });
+
+    it('reads the checkpoints again once another process changed the store, before the request goes on', async () => {
+      const { s, versions, version } = store();
+      expect(version(), 'until its checkpoint is read').to.equal(null);
+      await versions.fresh();
+      const before = version();
+      expect(before).to.be.a('string');
+      // Nothing committed since: no read, nothing to wait for.
+      const reads = s.reads;
+      expect(versions.fresh()).to.equal(null);
+      expect(s.reads).to.equal(reads);
+      // Another process moved the checkpoint (and so the store's change mark): read before the request goes on.
+      s.checkpoint = 120;
+      s.mark = 2;
+      const wait = versions.fresh();
+      expect(wait).to.be.an.instanceOf(Promise);
+      await wait;
+      expect(version()).to.not.equal(before);
+      expect(versions.fresh()).to.equal(null);
+      versions.stopped();
+    });
+
+    it('waits for a read that began after the request, not one already running, and shares it among requests', async () => {
+      const { s, versions, version } = store();
+      version();
+      await versions.fresh();
+      let release!: () => void;
+      s.hold = new Promise((resolve) => (release = resolve));
+      s.mark = 2;
+      const first = versions.fresh()!;
+      // The running read saw 100; a change now needs the next read, which every request meanwhile shares.
+      s.checkpoint = 130;
+      s.mark = 3;
+      const [second, third] = [versions.fresh()!, versions.fresh()!];
+      expect(second).to.equal(third);
+      expect(second).to.not.equal(first);
+      const reads = s.reads;
+      s.hold = null;
+      release();
+      await second;
+      expect(s.reads - reads, 'one more read for both').to.equal(1);
+      expect(version()).to.equal('130;');
+      versions.stopped();
+    });
+
+    it('reads before every request when the store has no change mark (one read at a time)', async () => {
+      let reads = 0;
+      let checkpoint = 5;
+      const versions = new ProjectionVersions({ checkpoints: async () => (reads++, [checkpoint]) });
+      versions.started();
+      const version = versions.of(['catalogue']);
+      version();
+      await versions.fresh();
+      expect(version()).to.equal('5;');
+      checkpoint = 6;
+      const before = reads;
+      await Promise.all([versions.fresh(), versions.fresh(), versions.fresh()]);
+      expect(version()).to.equal('6;');
+      expect(reads - before).to.be.within(1, 2);
+      versions.stopped();
+    });
   });
 });

@@ -4,6 +4,7 @@
  * that do not share an event loop, signals, pipes, several roles on one folder.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import http from 'node:http';
 import net from 'node:net';
 import { readResponse, type TestResponse } from './server.ts';
 
@@ -125,4 +126,74 @@ export async function demoMemberToken(base: string, tenant = 'demo'): Promise<st
   });
   if (session.status !== 200) throw new Error(`sign-in: ${session.status} ${session.text}`);
   return session.body.Token;
+}
+
+/** `n` consecutive free ports on 127.0.0.1 (METRICS_PORT and the api processes' after it). */
+export async function freePortRun(n: number): Promise<number> {
+  const bind = (port: number) =>
+    new Promise<net.Server | null>((resolve) => {
+      const server = net.createServer();
+      server.once('error', () => resolve(null));
+      server.listen(port, '127.0.0.1', () => resolve(server));
+    });
+  for (let tries = 0; tries < 50; tries++) {
+    const base = 20_000 + Math.floor(Math.random() * 30_000);
+    const bound: net.Server[] = [];
+    for (let i = 0; i < n; i++) {
+      const server = await bind(base + i);
+      if (!server) break;
+      bound.push(server);
+    }
+    await Promise.all(bound.map((s) => new Promise((resolve) => s.close(resolve))));
+    if (bound.length === n) return base;
+  }
+  throw new Error(`no ${n} consecutive free ports`);
+}
+
+/** A call on a connection of its own: the cluster hands each connection to the next api process. */
+export function fresh(
+  port: number,
+  method: string,
+  url: string,
+  token: string | null,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path: url,
+        agent: false,
+        headers: {
+          'Api-Key': SERVICE_API_KEY,
+          ...(token ? { Authorization: `Bearer ${token}` } : {}),
+          ...(payload === undefined ? {} : { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) }),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, body: text.startsWith('{') || text.startsWith('[') ? JSON.parse(text) : text }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** Requests one process answered, by operation id (from its own /metrics). */
+export async function answered(metricsPort: number): Promise<Map<string, number>> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const counts = new Map<string, number>();
+  for (const [, labels, value] of text.matchAll(/^bidder_http_requests_total\{([^}]*)\} (\d+)$/gm)) {
+    const operation = /operation="([^"]*)"/.exec(labels)![1];
+    if (operation !== 'none') counts.set(operation, (counts.get(operation) ?? 0) + Number(value));
+  }
+  return counts;
 }

@@ -329,6 +329,18 @@ export class SqliteDocumentStore implements DocumentStore {
     return this.checkpointOf(projection);
   }
 
+  /** One statement for all: followers in `api` processes read them before requests (src/http/cache-versions.ts). */
+  async getCheckpoints(projections: readonly string[]): Promise<number[]> {
+    const stored = new Map(this.prepare('SELECT projection, position FROM rm_checkpoints').raw(true).all() as Array<[string, number]>);
+    return projections.map((name) => stored.get(name) ?? 0);
+  }
+
+  /** SQLite's data_version: moves when another connection commits (a header read, asked before every request of an `api`). */
+  changeMark(): number {
+    return (this.dataVersionQuery ??= this.db.prepare('PRAGMA data_version').pluck()).get() as number;
+  }
+  private dataVersionQuery: Database.Statement | null = null;
+
   private target(resolve: (name: string) => string, checkpointName: (p: string) => string): WriteTarget {
     const commitTransaction = this.db.transaction(
       (ops: WriteOp[], checkpoint: { projection: string; expected: number; position: number }) => {

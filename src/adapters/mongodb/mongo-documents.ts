@@ -245,6 +245,12 @@ export class MongoDocumentStore implements DocumentStore {
     return (await this.checkpoints.findOne({ _id: projection }))?.position ?? 0;
   }
 
+  /** One round trip for all (followers in `api` processes read them before requests). */
+  async getCheckpoints(projections: readonly string[]): Promise<number[]> {
+    const stored = new Map((await this.checkpoints.find({ _id: { $in: [...projections] } }).toArray()).map((c) => [c._id, c.position]));
+    return projections.map((name) => stored.get(name) ?? 0);
+  }
+
   private async inTransaction<T>(fn: (session: ClientSession) => Promise<T>): Promise<T> {
     const session = this.client.startSession();
     try {

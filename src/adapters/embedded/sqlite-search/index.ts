@@ -259,6 +259,12 @@ export class SqliteSearchIndex implements SearchIndex {
     return row?.position ?? 0;
   }
 
+  /** SQLite's data_version of the shared file (see DocumentStore.changeMark); null before the file exists. */
+  changeMark(): number | null {
+    if (this.closed || !this.connect()) return null;
+    return this.statements!.get('PRAGMA data_version').pluck().get() as number;
+  }
+
   async setCheckpoint(projection: string, position: number): Promise<void> {
     this.assertWritable()
       .prepare(
