@@ -70,7 +70,7 @@ export class ProjectorRuntime {
   /** The stored checkpoints of the named projections, in that order (one read of each store that can). */
   async checkpoints(names: readonly string[]): Promise<number[]> {
     const projections = names.map((name) => this.get(name));
-    const documents = projections.filter((p) => p.kind === 'documents').map((p) => p.name);
+    const documents = projections.filter((p) => p.kind !== 'search').map((p) => p.name);
     const stored = new Map<string, number>();
     if (documents.length > 1 && this.deps.documents.getCheckpoints) {
       const positions = await this.deps.documents.getCheckpoints(documents);
