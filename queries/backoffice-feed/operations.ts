@@ -4,6 +4,10 @@ import { INT32_MAX, int32Text, z } from '../../src/http/schemas.ts';
 import { clientPosition, encodePosition } from '../../src/events/position.ts';
 import { feedItem, feedItemJson, feedTypesOf } from '../../src/events/feed.ts';
 import { openEventStream, StreamedAnswer } from '../../src/http/event-stream.ts';
+import type { BackOfficeContext } from '../../src/http/operation.ts';
+import type { RecordedEvent } from '../../src/ports/event-log.ts';
+import { UnauthorizedError } from '../../src/errors.ts';
+import { backOfficeKeyStreamId } from '../../commands/access/events.ts';
 
 const MAX_TYPES_TEXT = 10_000;
 /** Events a stream reads at a time, and the longest it stays silent (a comment line then: BACKOFFICE.md says 15 s). */
@@ -26,6 +30,17 @@ const typesOf = (text: string | undefined, known: readonly string[]) =>
         known,
         'query.types',
       );
+
+/**
+ * Revocation holds at once for readers too (BACKOFFICE.md "Credential"): a wait ends when the log takes an event of
+ * the key's own stream (revoked, or issued again with another value), and no page read meanwhile is handed over
+ * before the key is checked again.
+ */
+const keyChanges = (ctx: BackOfficeContext) => {
+  const stream = backOfficeKeyStreamId(ctx.tenant, ctx.keyId);
+  return (event: RecordedEvent) => event.streamId === stream;
+};
+const REVOKED = 'This back-office key was revoked or replaced.';
 
 const feedItemSchema = z
   .object({
@@ -103,10 +118,13 @@ export const listEvents = defineOperation({
     const onClose = () => gone.abort();
     ctx.res.once('close', onClose);
     const done = wait > 0 ? ctx.feed.reading() : () => undefined;
-    const page = await ctx.feed.page({ after, types, limit: query.limit ?? 100, waitMs: wait * 1000, signal: gone.signal }).finally(() => {
-      done();
-      ctx.res.off('close', onClose);
-    });
+    const page = await ctx.feed
+      .page({ after, types, limit: query.limit ?? 100, waitMs: wait * 1000, signal: gone.signal, wakeOn: keyChanges(ctx) })
+      .finally(() => {
+        done();
+        ctx.res.off('close', onClose);
+      });
+    if (!(await ctx.keyStillValid())) throw new UnauthorizedError(REVOKED);
     const last = page.events.at(-1);
     return {
       Items: page.events.map(feedItem),
@@ -148,10 +166,13 @@ export const streamEvents = defineOperation({
     const types = typesOf(query.types, ctx.feedTypes);
     const done = ctx.feed.reading();
     const stream = openEventStream(ctx.res);
+    const wakeOn = keyChanges(ctx);
     try {
       await stream.comment('stream open');
       while (!stream.gone.aborted && !ctx.stopping.aborted) {
-        const page = await ctx.feed.page({ after, types, limit: STREAM_PAGE, waitMs: HEARTBEAT_MS, signal: stream.gone });
+        const page = await ctx.feed.page({ after, types, limit: STREAM_PAGE, waitMs: HEARTBEAT_MS, signal: stream.gone, wakeOn });
+        // A key revoked or replaced ends the stream before anything read since is sent.
+        if (!(await ctx.keyStillValid())) break;
         if (page.events.length === 0) {
           if (ctx.stopping.aborted || !(await stream.comment('heartbeat'))) break;
           // Nothing of this tenant and these types up to there: the next wait starts from it.

@@ -48,12 +48,18 @@ export interface FeedRequest {
   waitMs: number;
   /** Ends the wait early (the client went away). */
   signal?: AbortSignal;
+  /**
+   * Ends the wait early, with no events, when the log takes an event this accepts, whatever its tenant or type
+   * (the reader's credential revoked: the caller checks it before it hands any event over).
+   */
+  wakeOn?: (event: RecordedEvent) => boolean;
 }
 
 interface Waiter {
   tenant: string;
   types: ReadonlySet<string>;
   from: number;
+  wakeOn?: (event: RecordedEvent) => boolean;
   wake(found: boolean): void;
 }
 
@@ -129,7 +135,7 @@ export class EventFeed {
     const types = request.types ? [...request.types].filter((t) => this.byType.has(t)) : this.types;
     let scan = await this.scan(tenant, types, request.after, request.limit);
     if (scan.found.length === 0 && request.waitMs > 0 && !this.stopping.aborted) {
-      if (await this.waitFor(tenant, new Set(types), scan.scannedTo, request.waitMs, request.signal))
+      if (await this.waitFor(tenant, new Set(types), scan.scannedTo, request.waitMs, request.signal, request.wakeOn))
         scan = await this.scan(tenant, types, scan.scannedTo, request.limit);
     }
     const events = scan.found.slice(0, request.limit);
@@ -198,12 +204,19 @@ export class EventFeed {
    * Waits until an event of the tenant of these types comes after `from`: true; false after `ms`, at a stop of
    * the process or when the request's signal aborts. Every waiter of the process shares one log subscription.
    */
-  private async waitFor(tenant: string, types: ReadonlySet<string>, from: number, ms: number, signal?: AbortSignal): Promise<boolean> {
+  private async waitFor(
+    tenant: string,
+    types: ReadonlySet<string>,
+    from: number,
+    ms: number,
+    signal?: AbortSignal,
+    wakeOn?: (event: RecordedEvent) => boolean,
+  ): Promise<boolean> {
     if (signal?.aborted || this.stopping.aborted) return false;
     await this.watch();
     let wake!: (found: boolean) => void;
     const woken = new Promise<boolean>((resolve) => (wake = resolve));
-    const waiter: Waiter = { tenant, types, from, wake };
+    const waiter: Waiter = { tenant, types, from, wakeOn, wake };
     this.waiters.add(waiter);
     const timer = setTimeout(() => wake(false), ms);
     const onStop = () => wake(false);
@@ -234,9 +247,11 @@ export class EventFeed {
         try {
           for await (const batch of subscription) {
             this.keep(batch);
-            for (const waiter of this.waiters)
+            for (const waiter of this.waiters) {
               if (batch.some((e) => e.position > waiter.from && e.metadata.tenant === waiter.tenant && waiter.types.has(e.type)))
                 waiter.wake(true);
+              else if (waiter.wakeOn && batch.some((e) => e.position > waiter.from && waiter.wakeOn!(e))) waiter.wake(false);
+            }
           }
         } catch {
           // The log closed under it (shutdown); waiters end by their own timers.

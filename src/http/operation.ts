@@ -101,6 +101,11 @@ export interface BackOfficeContext {
   /** The tenant of the back-office key. */
   tenant: string;
   keyId: string;
+  /**
+   * Whether the request's key still holds (not revoked nor replaced since the request began), read from the log:
+   * a reader that waits or streams asks it before it hands over events read meanwhile.
+   */
+  keyStillValid(): Promise<boolean>;
   /** The tenant's events (never an operator's record; data without private fields). */
   feed: TenantFeed;
   /** The event types a tenant's feed carries. */

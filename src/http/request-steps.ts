@@ -72,6 +72,11 @@ export class RequestSteps {
       logger: services.logger,
       tenant: key.tenant,
       keyId: key.keyId,
+      keyStillValid: () =>
+        auth.backOfficeKey(req).then(
+          (now) => now.tenant === key.tenant && now.keyId === key.keyId,
+          () => false,
+        ),
       feed: feed.forTenant(key.tenant),
       feedTypes: feed.types,
       stopping: feed.stopping,

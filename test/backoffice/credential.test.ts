@@ -2,9 +2,12 @@
 // /backoffice/v1 only; bidder Api-Keys and tokens never reach it, and a back-office key never reaches /v1.
 import { expect } from 'chai';
 import { importRecord } from '../../app/features/intake.ts';
+import type { EventLog } from '../../src/ports/event-log.ts';
 import { expectProblem, startTestServer, type TestServer } from '../support/server.ts';
+import { openStream } from '../support/sse.ts';
 
-const FEED = '/backoffice/v1/events?limit=1';
+const EVENTS = '/backoffice/v1/events';
+const FEED = `${EVENTS}?limit=1`;
 
 describe('the back office credential', () => {
   let server: TestServer;
@@ -94,5 +97,55 @@ describe('the back office credential', () => {
     await projector.catchUp();
     refused(await get(FEED, bearer(old)));
     expect((await get(FEED, bearer(fresh))).status).to.equal(200);
+  });
+
+  describe('a key revoked or replaced while it reads', () => {
+    /** The feed's position now, read with the key (page after page). */
+    const headOf = async (key: string) => {
+      let after = '';
+      for (;;) {
+        const page = await get(`${EVENTS}?limit=1000${after ? `&after=${after}` : ''}`, bearer(key));
+        expect(page.status, page.text).to.equal(200);
+        after = page.body.Next;
+        if (!page.body.HasMore) return after;
+      }
+    };
+    const within = <T>(promise: Promise<T>, ms: number, what: string) =>
+      Promise.race([promise, new Promise<never>((_, fail) => setTimeout(() => fail(new Error(`${what} within ${ms} ms`)), ms))]);
+
+    for (const [how, end] of [
+      ['revoked', (log: EventLog) => importRecord(log, { kind: 'backOfficeKeyRevoked', tenant: 'demo', keyId: 'reader' })],
+      [
+        'issued again with another value',
+        (log: EventLog) =>
+          importRecord(log, {
+            kind: 'backOfficeKey',
+            tenant: 'demo',
+            keyId: 'reader',
+            name: 'Reader',
+            key: `replaced-${Date.now()}-0123456789abcdef`,
+          }),
+      ],
+    ] as const)
+      it(`ends its open stream and its waiting long-poll when ${how}, before any later event reaches them`, async () => {
+        const { log, projector } = server.runtime.services;
+        const key = `reader-key-${Date.now()}-0123456789abcdef`;
+        await importRecord(log, { kind: 'backOfficeKey', tenant: 'demo', keyId: 'reader', name: 'Reader', key });
+        await projector.catchUp();
+        const after = await headOf(key);
+        const stream = await openStream(server.base, `${EVENTS}/stream`, { ...bearer(key), 'Last-Event-ID': after });
+        expect(stream.status).to.equal(200);
+        const longPoll = fetch(`${server.base}${EVENTS}?after=${after}&wait=30`, { headers: bearer(key) });
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await end(log);
+        // An event of the tenant right after: neither reader may get it.
+        await importRecord(log, { kind: 'translations', tenant: 'demo', language: 'en', entries: { 'spec.after-revocation': how } });
+        const answer = await within(longPoll, 3000, 'the long-poll answered');
+        expect(answer.status).to.equal(401);
+        expect(answer.headers.get('content-type')).to.match(/^application\/problem\+json/);
+        await within(stream.ended, 3000, 'the stream ended');
+        expect(stream.messages.filter((m) => m.event)).to.deep.equal([]);
+        refused(await get(FEED, bearer(key)));
+      });
   });
 });

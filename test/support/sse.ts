@@ -15,6 +15,8 @@ export interface OpenStream {
   messages: SseMessage[];
   /** Resolves when `count` events (not comments) have come, or rejects after `ms`. */
   events(count: number, ms?: number): Promise<SseMessage[]>;
+  /** Resolves when the server ends the stream (never, while the client keeps it open). */
+  ended: Promise<void>;
   close(): void;
 }
 
@@ -45,6 +47,7 @@ export function openStream(base: string, path: string, headers: Record<string, s
         for (const listener of listeners) listener();
       });
       const eventsOf = () => messages.filter((m) => m.event !== undefined);
+      const ended = new Promise<void>((done) => res.once('end', () => done()));
       resolve({
         status: res.statusCode!,
         headers: res.headers,
@@ -64,6 +67,7 @@ export function openStream(base: string, path: string, headers: Record<string, s
             listeners.add(check);
             check();
           }),
+        ended,
         close: () => req.destroy(),
       });
     });
