@@ -3,56 +3,134 @@
 import dns from 'node:dns';
 import net from 'node:net';
 
-/** Blocks of addresses that are not public: loopback, private, shared, link-local (cloud metadata), documentation, multicast, reserved. */
-const blocked = new net.BlockList();
-for (const [address, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.88.99.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  blocked.addSubnet(address, prefix, 'ipv4');
-for (const [address, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b:1::', 48],
-  ['100::', 64],
-  ['2001::', 23],
-  ['2001:db8::', 32],
-  ['2002::', 16],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['fec0::', 10],
-  ['ff00::', 8],
-] as const)
-  blocked.addSubnet(address, prefix, 'ipv6');
+/**
+ * IANA's special-purpose address registries (iana-ipv4-special-registry, iana-ipv6-special-registry), each block
+ * with its "Globally Reachable" column (N/A counts as not reachable), plus multicast, which neither lists. The most
+ * specific block that holds an address decides; an IPv4 address in none is public, an IPv6 one only inside global
+ * unicast (2000::/3).
+ */
+const IPV4_SPECIAL: ReadonlyArray<readonly [string, number, boolean]> = [
+  ['0.0.0.0', 8, false],
+  ['0.0.0.0', 32, false],
+  ['10.0.0.0', 8, false],
+  ['100.64.0.0', 10, false],
+  ['127.0.0.0', 8, false],
+  ['169.254.0.0', 16, false],
+  ['172.16.0.0', 12, false],
+  ['192.0.0.0', 24, false],
+  ['192.0.0.0', 29, false],
+  ['192.0.0.8', 32, false],
+  ['192.0.0.9', 32, true],
+  ['192.0.0.10', 32, true],
+  ['192.0.0.170', 32, false],
+  ['192.0.0.171', 32, false],
+  ['192.0.2.0', 24, false],
+  ['192.31.196.0', 24, true],
+  ['192.52.193.0', 24, true],
+  ['192.88.99.0', 24, false],
+  ['192.168.0.0', 16, false],
+  ['192.175.48.0', 24, true],
+  ['198.18.0.0', 15, false],
+  ['198.51.100.0', 24, false],
+  ['203.0.113.0', 24, false],
+  ['224.0.0.0', 4, false],
+  ['240.0.0.0', 4, false],
+  ['255.255.255.255', 32, false],
+];
+const IPV6_SPECIAL: ReadonlyArray<readonly [string, number, boolean]> = [
+  ['::', 128, false],
+  ['::1', 128, false],
+  ['64:ff9b:1::', 48, false],
+  ['100::', 64, false],
+  ['100:0:0:1::', 64, false],
+  ['2001::', 23, false],
+  ['2001::', 32, false],
+  ['2001:1::1', 128, true],
+  ['2001:1::2', 128, true],
+  ['2001:1::3', 128, true],
+  ['2001:2::', 48, false],
+  ['2001:3::', 32, true],
+  ['2001:4:112::', 48, true],
+  ['2001:10::', 28, false],
+  ['2001:20::', 28, true],
+  ['2001:30::', 28, true],
+  ['2001:db8::', 32, false],
+  ['2620:4f:8000::', 48, true],
+  ['3fff::', 20, false],
+  ['5f00::', 16, false],
+  ['fc00::', 7, false],
+  ['fe80::', 10, false],
+];
 
-/** Whether an IP address (v4 or v6, an IPv4-mapped or NAT64 one by the IPv4 address inside) is public. */
-export function isPublicAddress(address: string): boolean {
-  const family = net.isIP(address);
-  if (family === 4) return !blocked.check(address, 'ipv4');
-  if (family !== 6) return false;
-  const lower = address.toLowerCase();
-  const embedded = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (embedded) return isPublicAddress(embedded[1]);
-  const mappedHex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (mappedHex) {
-    const hi = parseInt(mappedHex[1], 16);
-    const lo = parseInt(mappedHex[2], 16);
-    return isPublicAddress(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`);
+interface Block {
+  network: bigint;
+  prefix: number;
+  reachable: boolean;
+}
+const blocks = (rows: ReadonlyArray<readonly [string, number, boolean]>, bits: number, parse: (a: string) => bigint | null) =>
+  rows
+    .map(([address, prefix, reachable]) => ({ network: parse(address)!, prefix, reachable, bits }))
+    // Most specific first: the first block that holds an address decides.
+    .sort((a, b) => b.prefix - a.prefix);
+const within = (value: bigint, block: Block, bits: number) =>
+  block.prefix === 0 || value >> BigInt(bits - block.prefix) === block.network >> BigInt(bits - block.prefix);
+
+function ipv4Value(text: string): bigint | null {
+  if (net.isIPv4(text) === false) return null;
+  return text.split('.').reduce((n, octet) => (n << 8n) | BigInt(Number(octet)), 0n);
+}
+
+/** The 128 bits of an IPv6 address (a trailing dotted quad included); null for anything else, a zone index too. */
+function ipv6Value(text: string): bigint | null {
+  if (!net.isIPv6(text) || text.includes('%')) return null;
+  let s = text.toLowerCase();
+  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(s);
+  if (quad) {
+    const [a, b, c, d] = quad.slice(1).map(Number);
+    s = `${s.slice(0, quad.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
-  return !blocked.check(address, 'ipv6');
+  const [head, tail] = s.includes('::') ? s.split('::') : [s, null];
+  const groups = (part: string) => (part === '' ? [] : part.split(':'));
+  const first = groups(head);
+  const last = tail === null ? [] : groups(tail);
+  const all = tail === null ? first : [...first, ...Array<string>(8 - first.length - last.length).fill('0'), ...last];
+  return all.reduce((n, group) => (n << 16n) | BigInt(parseInt(group, 16)), 0n);
+}
+
+const V4 = blocks(IPV4_SPECIAL, 32, ipv4Value);
+const V6 = blocks(IPV6_SPECIAL, 128, ipv6Value);
+const GLOBAL_UNICAST = { network: 0x2n << 124n, prefix: 3, reachable: true };
+
+function ipv4Public(value: bigint): boolean {
+  return V4.find((block) => within(value, block, 32))?.reachable ?? true;
+}
+
+/** The IPv4 address an IPv6 one carries, for the forms that carry one; undefined for the others. */
+function embeddedIpv4(value: bigint): bigint | undefined {
+  const low32 = value & 0xffffffffn;
+  const high96 = value >> 32n;
+  if (high96 === 0xffffn) return low32; // ::ffff:0:0/96, IPv4-mapped
+  if (high96 === 0xffff0000n) return low32; // ::ffff:0:0:0/96, IPv4-translated (RFC 2765)
+  if (high96 === 0n && low32 > 1n) return low32; // ::/96, IPv4-compatible (deprecated); :: and ::1 are the registry's
+  if (high96 === 0x64ff9b0000000000000000n) return low32; // 64:ff9b::/96, NAT64 (RFC 6052)
+  if (value >> 112n === 0x2002n) return (value >> 80n) & 0xffffffffn; // 2002::/16, 6to4 (RFC 3056)
+  return undefined;
+}
+
+/**
+ * Whether an IP address is globally reachable: by IANA's special-purpose registries of its family, and for an
+ * IPv6 form that carries an IPv4 address (mapped, compatible, translated, NAT64, 6to4) by that IPv4 address.
+ */
+export function isPublicAddress(address: string): boolean {
+  const v4 = ipv4Value(address);
+  if (v4 !== null) return ipv4Public(v4);
+  const v6 = ipv6Value(address);
+  if (v6 === null) return false;
+  const inner = embeddedIpv4(v6);
+  if (inner !== undefined) return ipv4Public(inner);
+  const block = V6.find((b) => within(v6, b, 128));
+  if (block) return block.reachable;
+  return within(v6, { ...GLOBAL_UNICAST }, 128);
 }
 
 export type LookupAll = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
