@@ -12,6 +12,7 @@ export const DEFAULT_INCREMENTS: readonly IncrementRow[] = [
   { from: 10_000, increment: 500 },
   { from: 50_000, increment: 1_000 },
   { from: 100_000, increment: 2_500 },
+  { from: 500_000, increment: 10_000 },
 ];
 export const DEFAULT_EXTENSION_WINDOW_SECONDS = 120;
 /** The largest maximum bid (API.md rule 2). */

@@ -17,7 +17,7 @@ import type { LotStreamEvent } from '../../commands/bidding/events.ts';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../../src/errors.ts';
 import { spec } from '../support/decider.ts';
 
-// The demo's increment table: from 0 → 100, 5,000 → 200, 10,000 → 500, 50,000 → 1,000, 100,000 → 2,500.
+// The demo's increment table: from 0 → 100, 5,000 → 200, 10,000 → 500, 50,000 → 1,000, 100,000 → 2,500, 500,000 → 10,000.
 const increments = DEFAULT_INCREMENTS;
 const tenant = 'demo';
 const lotId = 7;
@@ -392,7 +392,9 @@ describe('bidding decider (timed bidding on a lot stream)', () => {
         [50_000, 1000],
         [99_999, 1000],
         [100_000, 2500],
-        [1_000_000_000, 2500],
+        [499_999, 2500],
+        [500_000, 10_000],
+        [1_000_000_000, 10_000],
       ];
       for (const [amount, increment] of cases) expect(incrementAt(increments, amount), `at ${amount}`).to.equal(increment);
     });
@@ -405,6 +407,8 @@ describe('bidding decider (timed bidding on a lot stream)', () => {
       expect(at(9999)).to.equal(10_199);
       expect(at(10_000)).to.equal(10_500);
       expect(at(100_000)).to.equal(102_500);
+      expect(at(499_999)).to.equal(502_499);
+      expect(at(500_000)).to.equal(510_000);
     });
 
     it('a second-highest maximum exactly at 5,000 takes the increment of 200', () => {
@@ -425,14 +429,15 @@ describe('bidding decider (timed bidding on a lot stream)', () => {
         .then([maxBid(2, 4900), bid(5000)]);
     });
 
-    it('a second-highest maximum at 10,000, 50,000 and 100,000 takes that row’s increment', () => {
+    it('a second-highest maximum at 10,000, 50,000, 100,000 and 500,000 takes that row’s increment', () => {
       for (const [second, expected] of [
         [10_000, 10_500],
         [50_000, 51_000],
         [100_000, 102_500],
+        [500_000, 510_000],
       ]) {
         spec(biddingDecider)
-          .given([catalogued(), maxBid(1, 500_000), bid(1000)])
+          .given([catalogued(), maxBid(1, 900_000), bid(1000)])
           .when(place(2, second))
           .then([maxBid(2, second), bid(expected)]);
       }

@@ -77,6 +77,7 @@ describe('timed bidding over HTTP', function () {
       { From: 10000, Increment: 500 },
       { From: 50000, Increment: 1000 },
       { From: 100000, Increment: 2500 },
+      { From: 500000, Increment: 10000 },
     ]);
   });
 
