@@ -10,6 +10,8 @@ const ANSWER_BYTES = 64 * 1024;
 
 export interface DeliveryResult {
   delivered: boolean;
+  /** Not sent: the webhook was deleted or changed just before (nothing to record). */
+  cancelled?: boolean;
   /** The receiver's status (null: no answer: refused address, connection error, timeout). */
   status: number | null;
   /** Why it failed, for the log (never the receiver's body). */
@@ -31,9 +33,12 @@ export async function deliver(
   target: { url: string; secret: string },
   message: { id: string; body: string },
   now: () => Date,
+  /** Asked last before the request is sent: false when the webhook is no longer due this delivery (deleted, changed). */
+  stillDue: () => Promise<boolean> = async () => true,
 ): Promise<DeliveryResult> {
   const verdict = await guard.check(target.url);
   if (!verdict.ok) return { delivered: false, status: null, error: `URL ${verdict.reason}` };
+  if (!(await stillDue())) return { delivered: false, cancelled: true, status: null };
   const url = verdict.url;
   const timestamp = Math.floor(now().getTime() / 1000);
   const body = Buffer.from(message.body, 'utf8');

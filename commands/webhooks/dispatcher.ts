@@ -204,6 +204,18 @@ class Runner {
     }
   }
 
+  /**
+   * Whether the webhook, read again, is still the one this delivery is for: after `DELETE` (or a change) has answered,
+   * no delivery to it starts. The dispatcher's sync learns of deletions only every SYNC_MS; this read is the last
+   * step before the request is sent. A deleted webhook ends the loop, a changed one goes on as it now is.
+   */
+  private async stillDue(hook: WebhookDoc): Promise<boolean> {
+    const now = await webhooks(this.deps.documents.forTenant(this.tenant)).findById(String(hook.Id));
+    if (now && !changed(hook, now)) return true;
+    if (this.hook === hook) this.hook = now;
+    return false;
+  }
+
   /** One try of one event; true when it was delivered (the loop goes on to the next). */
   private async deliverOne(hook: WebhookDoc, event: FeedEvent): Promise<boolean> {
     const cursor = this.cursor!;
@@ -213,7 +225,9 @@ class Runner {
       { url: hook.Url, secret: hook.Secret },
       { id: event.id, body: feedItemJson(event) },
       this.deps.now,
+      () => this.stillDue(hook),
     );
+    if (result.cancelled) return false;
     const at = this.deps.now();
     this.deps.metrics?.delivery(result.delivered ? 'delivered' : 'failed');
     const line: WebhookDeliveryDoc = {

@@ -98,6 +98,22 @@ describe('the back office webhooks', () => {
     expect(metrics).to.match(/^bidder_feed_readers\{role="all"\} \d+/m);
   });
 
+  it('starts no delivery to a webhook once its DELETE has answered 200, even in the middle of a run of events', async () => {
+    const created = await register(receiver.url, { Types: ['InterfaceTranslationsPublished'] });
+    receiver.secret = created.Secret;
+    receiver.delayMs = 40;
+    for (let i = 0; i < 30; i++) await appendFor('demo');
+    await until(async () => receiver.arrivals.length >= 3);
+    const deleted = await call('DELETE', `/webhooks/${created.Id}`);
+    expect(deleted.status).to.equal(200);
+    const answeredAt = Date.now();
+    // Longer than the dispatcher's sync of 500 ms, and the in-flight delivery's 40 ms.
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    const late = receiver.arrivals.filter((at) => at > answeredAt);
+    expect(late, `deliveries that arrived after the DELETE answered (${receiver.arrivals.length} in all)`).to.deep.equal([]);
+    expect(receiver.arrivals.length).to.be.below(30);
+  });
+
   it("does not deliver another tenant's events, and another tenant's webhook is 404", async () => {
     const other = await register(receiver.url, {}, 'demo2');
     receiver.secret = other.Secret;

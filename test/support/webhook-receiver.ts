@@ -15,6 +15,8 @@ export interface ReceivedDelivery {
 export interface Receiver {
   url: string;
   received: ReceivedDelivery[];
+  /** When each delivery's request arrived (Date.now()), answered or not. */
+  arrivals: number[];
   /** The secret deliveries are verified with (set once the webhook is registered). */
   secret: string | null;
   /** The status answered to the next deliveries (200 by default). */
@@ -29,6 +31,7 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
   const receiver: Receiver = {
     url: '',
     received: [],
+    arrivals: [],
     secret: null,
     status: 200,
     delayMs: 0,
@@ -43,6 +46,7 @@ export async function startReceiver(path = '/hook'): Promise<Receiver> {
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
   const server = http.createServer((req, res) => {
+    receiver.arrivals.push(Date.now());
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
