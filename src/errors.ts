@@ -65,6 +65,12 @@ export class UnsupportedMediaTypeError extends AppError {
     super(415, 'Unsupported Media Type', detail);
   }
 }
+/** A request body that arrived slower than the service accepts (the connection is closed after the answer). */
+export class RequestTimeoutError extends AppError {
+  constructor(detail: string) {
+    super(408, 'Request Timeout', detail);
+  }
+}
 export class TooManyRequestsError extends AppError {
   constructor(detail: string, retryAfterSeconds: number) {
     super(429, 'Too Many Requests', detail, { retryAfterSeconds });

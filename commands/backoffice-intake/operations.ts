@@ -11,9 +11,14 @@ import { idempotencyKeyOf, onceForKey } from '../idempotency/shared.ts';
 export const INTAKE_BODY_LIMIT = 64 * 1024 * 1024;
 /** Line errors an answer lists (the first ones); the counts cover every line. */
 export const ERRORS_LISTED = 1000;
-/** Intake bodies read at once by one process (each up to 64 MiB in memory): more wait their turn as a 429. */
+/**
+ * Intake bodies one house has read at once by one process (each up to 64 MiB in memory): more wait their turn as a
+ * 429. Counted per house, so that one house's uploads never hold another's door.
+ */
 const AT_ONCE = 2;
-let running = 0;
+const running = new Map<string, number>();
+/** The slowest body taken (BACKOFFICE.md says nothing; a house's link is far faster): 16 KiB in every 10 s, else 408. */
+export const INTAKE_FLOOR = { bytes: 16 * 1024, perMs: 10_000 };
 
 export const postIntake = defineOperation({
   route: { number: 10, operationId: 'postIntake', group: 'Back office', method: 'post', path: '/backoffice/v1/intake', auth: 'backoffice' },
@@ -23,8 +28,9 @@ export const postIntake = defineOperation({
       "One record of docs/intake.md a line, for the key's own house: a record of another house, the operator's kinds (`tenant`, `apiKey`, `application`, `backOfficeKey`, `backOfficeKeyRevoked`) " +
       'and `file` paths (send `base64`) are line errors. Good lines are taken even when others fail; a record equal to what is stored appends nothing. ' +
       `At most 64 MiB (413); the first ${ERRORS_LISTED} line errors are listed. With \`Idempotency-Key\`: the same key and body within 24 hours answers the first answer again and appends nothing; ` +
-      'the same key with another body is `422`; while the first request with a key runs, another is `409`.',
-    errors: [409, 413, 415, 422, 429],
+      'the same key with another body is `422`; while the first request with a key runs, another is `409`. ' +
+      'A house has at most 2 intake requests read at once by a process (a third is `429`, `Retry-After: 1`); a body that arrives slower than 16 KiB in 10 s is ended with `408`.',
+    errors: [408, 409, 413, 415, 422, 429],
     examples: { response: { Records: 3, Appended: 2, Errors: [{ Line: 2, Detail: "tenant: must be the key's own tenant (demo)" }] } },
   },
   input: {
@@ -50,10 +56,12 @@ export const postIntake = defineOperation({
   },
   async handler(_input, ctx) {
     const key = idempotencyKeyOf(ctx.req.headers['idempotency-key']);
-    if (running >= AT_ONCE) throw new TooManyRequestsError('Other intake requests are being read; send again in a second.', 1);
-    running += 1;
+    const mine = running.get(ctx.tenant) ?? 0;
+    if (mine >= AT_ONCE)
+      throw new TooManyRequestsError(`${AT_ONCE} intake requests of this house are being read; send again in a second.`, 1);
+    running.set(ctx.tenant, mine + 1);
     try {
-      const body = await readNdjsonBody(ctx.req, ctx.res, INTAKE_BODY_LIMIT);
+      const body = await readNdjsonBody(ctx.req, ctx.res, INTAKE_BODY_LIMIT, INTAKE_FLOOR);
       const request = { tenant: ctx.tenant, scope: 'intake', key, body, at: () => new Date().toISOString() };
       return await onceForKey(ctx.commands, request, async () => {
         const report = await ctx.intake(lines(body), { correlationId: ctx.requestId });
@@ -64,7 +72,9 @@ export const postIntake = defineOperation({
         };
       });
     } finally {
-      running -= 1;
+      const left = (running.get(ctx.tenant) ?? 1) - 1;
+      if (left > 0) running.set(ctx.tenant, left);
+      else running.delete(ctx.tenant);
     }
   },
 });

@@ -1,8 +1,9 @@
 // BACKOFFICE.md "Intake over HTTP": POST /backoffice/v1/intake, NDJSON records of the key's own tenant, through
 // the same intake as `npm run import`; Idempotency-Key; size limits; line errors.
+import http from 'node:http';
 import { expect } from 'chai';
 import { expectProblem, startTestServer, type TestResponse, type TestServer } from '../support/server.ts';
-import { INTAKE_BODY_LIMIT } from '../../commands/backoffice-intake/operations.ts';
+import { INTAKE_BODY_LIMIT, INTAKE_FLOOR } from '../../commands/backoffice-intake/operations.ts';
 
 describe('intake over HTTP', () => {
   let server: TestServer;
@@ -92,6 +93,53 @@ describe('intake over HTTP', () => {
       (e) => e.type === 'InterfaceTranslationsPublished' && e.data.entries && JSON.stringify(e.data.entries).includes(`"${counter}"`),
     );
     expect(published).to.have.length(1);
+  });
+
+  it("holds a house's slow uploads to that house: another house's intake goes on, and a body slower than 16 KiB in 10 s is ended with 408", async function () {
+    this.timeout(30_000);
+    /** An intake that declares 1 MB and sends a byte every 500 ms: its status and body, and when the socket closed. */
+    const trickle = () =>
+      new Promise<{ status: number; body: any; closed: Promise<void> }>((resolve, reject) => {
+        const req = http.request(`${server.base}/backoffice/v1/intake`, {
+          method: 'POST',
+          headers: {
+            Authorization: `Bearer ${server.credentials.backOfficeKeys.demo}`,
+            'Content-Type': 'application/x-ndjson',
+            'Content-Length': 1_000_000,
+          },
+        });
+        const closed = new Promise<void>((done) => req.on('close', () => done()));
+        const drip = setInterval(() => req.write('{'), 500);
+        req.on('response', (res) => {
+          clearInterval(drip);
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text), closed }));
+        });
+        req.on('error', (error) => (clearInterval(drip), reject(error)));
+        req.write('{');
+      });
+    const before = await eventCount();
+    const started = Date.now();
+    const slow = [trickle(), trickle()];
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The house's two slots are taken: a third of its own waits its turn; another house's goes through.
+    const third = await post(translations());
+    expectProblem(third, 429);
+    expect(third.headers.get('retry-after')).to.equal('1');
+    const other = await post(translations('demo2'), {}, 'demo2');
+    expect(other.status, other.text).to.equal(200);
+    expect(other.body.Appended).to.equal(1);
+    for (const answer of await Promise.all(slow)) {
+      expect(answer.status).to.equal(408);
+      expect(answer.body).to.include({ status: 408, title: 'Request Timeout' });
+      await answer.closed;
+    }
+    expect(Date.now() - started).to.be.within(INTAKE_FLOOR.perMs - 500, INTAKE_FLOOR.perMs + 5000);
+    // Nothing of them was taken; the house's slots are free again.
+    expect(await eventCount()).to.equal(before + 1);
+    expect((await post(translations())).status).to.equal(200);
   });
 
   it('refuses a body over 64 MiB (413, readable by fetch), another media type (415), a bad key (400) and bidder credentials (401), appending nothing', async () => {
