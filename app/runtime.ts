@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Config, Role } from '../src/config.ts';
@@ -169,6 +170,8 @@ export async function createRuntime(
   const memberProjections = [membersProjection.name];
   const accessProjections = [accessProjection.name];
   const stopping = new AbortController();
+  // Every open stream and waiting request listens for the stop (thousands of them).
+  setMaxListeners(0, stopping.signal);
   const servesHttp = (role === 'all' && options.api !== false) || role === 'api' || !background;
   const feed = servesHttp || runsJobs ? new EventFeed(log, eventCatalog, stopping.signal) : null;
   if (feed) metrics?.feedReaders(() => feed.readers);

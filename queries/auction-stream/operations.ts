@@ -5,20 +5,25 @@ import { ServiceUnavailableError } from '../../src/errors.ts';
 import { clientPosition, encodePosition } from '../../src/events/position.ts';
 import type { TenantFeed } from '../../src/events/feed.ts';
 import { openEventStream, StreamedAnswer } from '../../src/http/event-stream.ts';
+import { StreamSlots } from '../../src/http/stream-slots.ts';
 import { findAuction } from '../../projections/catalogue/index.ts';
 import { incrementsOf } from '../lots/dto.ts';
 import { AuctionStreamHub, STREAM_TYPES, type StreamMessage } from './hub.ts';
 
-/** Auction streams one process serves at once; one more is a 503. */
+/**
+ * Auction streams one process serves at once (one more is a 503); a house holds at most half of them, and one client
+ * address at most 100 of a house's (then a 429: API.md).
+ */
 export const MAX_AUCTION_STREAMS = 2000;
+export const STREAMS_PER_ADDRESS = 100;
+const slots = new StreamSlots('auction streams', MAX_AUCTION_STREAMS, STREAMS_PER_ADDRESS);
 /** The longest a stream stays silent (a comment line then; API.md: at least every 15 seconds). */
 const HEARTBEAT_MS = 14_000;
 /** Messages waiting for a slow client; past this its stream ends (it reconnects with Last-Event-ID). */
 const QUEUE_LIMIT = 10_000;
 
-let open = 0;
 /** Open auction streams in this process (the gauge of /metrics). */
-export const openAuctionStreams = () => open;
+export const openAuctionStreams = () => slots.held;
 
 const hubs = new WeakMap<TenantFeed, AuctionStreamHub>();
 function hubOf(ctx: TenantContext, feed: TenantFeed): AuctionStreamHub {
@@ -55,8 +60,9 @@ export const streamAuction = defineOperation({
       '(at least the last 24 hours), or one `reset` event when that is too old, after which it reads the lots again. The stream opens with a comment and an `id:` ' +
       'that names where it starts (no event: an EventSource only takes it as its last event id), so a client dropped before its first event resumes from there. ' +
       'A stream without `Last-Event-ID` carries every event appended after its request arrived. A comment line comes at least every 15 seconds. No member data. ' +
-      'Browsers open it with a fetch-based event-source client (it needs the `Api-Key` and `Authorization` headers). A process serves at most 2,000 streams (`503`).',
-    errors: [404, 503],
+      'Browsers open it with a fetch-based event-source client (it needs the `Api-Key` and `Authorization` headers). A process serves at most 2,000 streams (`503`); ' +
+      'one client address holds at most 100 streams of a house on a process, and a house at most half of its streams (`429`, `Retry-After`).',
+    errors: [404, 429, 503],
     examples: {
       response:
         ': stream open\nid: cDoxMjM0MA\n\n' +
@@ -78,15 +84,13 @@ export const streamAuction = defineOperation({
     opened?.catch(() => undefined); // awaited below, unless the auction is unknown
     await findAuction(ctx.db, params.id);
     const after = opened ? await opened : clientPosition(lastEventId!, 'header.Last-Event-ID');
-    if (open >= MAX_AUCTION_STREAMS)
-      throw new ServiceUnavailableError(`This process serves ${MAX_AUCTION_STREAMS} auction streams already; try again later.`);
-    open += 1;
+    const release = slots.take(ctx.tenant.Tenant, ctx.ip);
     try {
       const hub = hubOf(ctx, feed);
       await hub.start(() => feed.head());
       await serve(hub, params.id, after, ctx);
     } finally {
-      open -= 1;
+      release();
     }
     return StreamedAnswer.done;
   },

@@ -68,8 +68,9 @@ export const listEvents = defineOperation({
     summary: "The house's events, in log order, a page at a time",
     description:
       "Every event of the key's tenant (never an operator's record), in the order of the log, `limit` at a time after `after`. " +
-      'With `wait`, a request that finds nothing newer waits up to that many seconds for an event and answers as soon as one comes.',
-    errors: [400, 503],
+      'With `wait`, a request that finds nothing newer waits up to that many seconds for an event and answers as soon as one comes. ' +
+      "A house holds at most half of a process's streams and waiting requests (`429`, `Retry-After`).",
+    errors: [400, 429, 503],
     examples: {
       response: {
         Items: [
@@ -148,8 +149,8 @@ export const streamEvents = defineOperation({
     description:
       "A `text/event-stream` of the key's tenant's events in log order: each event's `id:` is the item's `Position`, `event:` its `Type`, `data:` the item as JSON (as in the paged feed). " +
       'A comment line comes at least every 15 seconds. A client that reconnects with `Last-Event-ID` (which EventSource sends by itself) misses nothing and gets nothing twice; ' +
-      '`Last-Event-ID` wins over `after`.',
-    errors: [400, 503],
+      "`Last-Event-ID` wins over `after`. A house holds at most half of a process's streams and waiting requests (`429`, `Retry-After`).",
+    errors: [400, 429, 503],
   },
   input: {
     query: z.object({

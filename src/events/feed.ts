@@ -2,9 +2,13 @@ import { hash } from 'node:crypto';
 import type { EventLog, RecordedEvent } from '../ports/event-log.ts';
 import { publicData, type EventDefinition } from './define.ts';
 import { encodePosition } from './position.ts';
-import { ServiceUnavailableError, ValidationError } from '../errors.ts';
+import { ValidationError } from '../errors.ts';
+import { StreamSlots } from '../http/stream-slots.ts';
 
-/** Streams open and long-polls waiting at once in one process (each holds a socket); one more is a 503. */
+/**
+ * Streams open and long-polls waiting at once in one process (each holds a socket); one more is a 503. A house holds
+ * at most half of them (then a 429).
+ */
 export const MAX_FEED_READERS = 2000;
 
 /** How many events one read of the log brings while a page is gathered. */
@@ -70,7 +74,10 @@ export interface TenantFeed {
   head(): Promise<number>;
   /** Aborted when the process stops. */
   readonly stopping: AbortSignal;
-  /** Counts a waiting request or an open stream among the feed's readers until the returned function is called (503 when full). */
+  /**
+   * Counts a waiting request or an open stream among the feed's readers until the returned function is called: 503
+   * when the process is full, 429 when the house holds its share (half) already.
+   */
   reading(): () => void;
 }
 
@@ -91,8 +98,11 @@ export class EventFeed {
   private watched = 0;
   /** Each recent event made a feed event once, whoever reads it. */
   private readonly converted = new WeakMap<RecordedEvent, FeedEvent>();
+  private readonly slots = new StreamSlots('streams and waiting requests', MAX_FEED_READERS, null);
   /** Long-polls waiting and streams open now (the feed-readers gauge). */
-  readers = 0;
+  get readers(): number {
+    return this.slots.held;
+  }
 
   constructor(
     private readonly log: EventLog,
@@ -114,18 +124,7 @@ export class EventFeed {
       page: (request) => this.page(tenant, request),
       head: () => this.log.headPosition(),
       stopping: this.stopping,
-      reading: () => {
-        if (this.readers >= MAX_FEED_READERS)
-          throw new ServiceUnavailableError(
-            `This process serves ${MAX_FEED_READERS} streams and waiting requests already; try again later.`,
-          );
-        this.readers += 1;
-        let done = false;
-        return () => {
-          if (!done) this.readers -= 1;
-          done = true;
-        };
-      },
+      reading: () => this.slots.take(tenant),
     };
     this.tenants.set(tenant, feed);
     return feed;

@@ -112,12 +112,23 @@ describe('the back office event stream', () => {
     expectProblem(await server.request('GET', '/backoffice/v1/events/stream', { token: await server.anonymousToken() }), 401);
   });
 
-  it('answers 503 problem+json when the process serves its most streams and waits already, and takes streams again after', async () => {
+  it("answers 429 once a house holds half the process's streams and waits, 503 when the process holds its most, and takes streams again after", async () => {
     const feed = server.runtime.feed!;
     const held: Array<() => void> = [];
-    while (feed.readers < MAX_FEED_READERS) held.push(feed.forTenant('demo').reading());
     try {
-      expectProblem(await server.request('GET', '/backoffice/v1/events/stream', { apiKey: null, headers: auth() }), 503);
+      // The house's share: half the process's readers.
+      while (feed.readers < MAX_FEED_READERS / 2) held.push(feed.forTenant('demo').reading());
+      const share = await server.request('GET', '/backoffice/v1/events/stream', { apiKey: null, headers: auth() });
+      expectProblem(share, 429);
+      expect(share.headers.get('retry-after')).to.equal('10');
+      expectProblem(await server.request('GET', '/backoffice/v1/events?wait=5', { apiKey: null, headers: auth() }), 429);
+      // Another house still gets in, up to the process's bound.
+      const other = await openStream(server.base, '/backoffice/v1/events/stream?types=MemberSignedUp', auth('demo2'));
+      expect(other.status).to.equal(200);
+      other.close();
+      for (let i = 0; i < 100 && feed.readers > MAX_FEED_READERS / 2; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      while (feed.readers < MAX_FEED_READERS) held.push(feed.forTenant('demo2').reading());
+      expectProblem(await server.request('GET', '/backoffice/v1/events/stream', { apiKey: null, headers: auth('demo2') }), 503);
       expectProblem(await server.request('GET', '/backoffice/v1/events?wait=5', { apiKey: null, headers: auth() }), 503);
     } finally {
       for (const release of held) release();
