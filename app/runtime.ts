@@ -20,6 +20,7 @@ import { accessProjection } from '../projections/access/projection.ts';
 import { backOfficeOperations, operations } from './features/operations.ts';
 import { eventCatalog } from './features/events.ts';
 import { EventFeed } from '../src/events/feed.ts';
+import { PositionCodec } from '../src/events/position.ts';
 import { PublicUrlGuard } from '../src/security/public-url.ts';
 import { WebhookDispatcher } from '../commands/webhooks/index.ts';
 import { dispatcherCollections } from '../projections/webhooks/index.ts';
@@ -53,6 +54,13 @@ function tokenSecret(config: Config, secretsDir: string): Buffer {
     }
   }
   return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'utf8');
+}
+
+/** The houses' opaque positions (src/events/position.ts), from the same secret every process reads: for the tools. */
+export function positionCodecOf(config: Config): PositionCodec {
+  const secrets = dataPaths(config.dataDir).secrets;
+  fs.mkdirSync(secrets, { recursive: true, mode: 0o700 });
+  return new PositionCodec(tokenSecret(config, secrets));
 }
 
 export interface Runtime {
@@ -173,7 +181,7 @@ export async function createRuntime(
   // Every open stream and waiting request listens for the stop (thousands of them).
   setMaxListeners(0, stopping.signal);
   const servesHttp = (role === 'all' && options.api !== false) || role === 'api' || !background;
-  const feed = servesHttp || runsJobs ? new EventFeed(log, eventCatalog, stopping.signal) : null;
+  const feed = servesHttp || runsJobs ? new EventFeed(log, eventCatalog, new PositionCodec(secret), stopping.signal) : null;
   if (feed) metrics?.feedReaders(() => feed.readers);
   metrics?.auctionStreams(openAuctionStreams);
   const urls = new PublicUrlGuard(config.webhookAllowPrivate);

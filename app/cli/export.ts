@@ -5,11 +5,13 @@ import cliProgress from 'cli-progress';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { dataPaths, openEngines, type Engines } from '../engines.ts';
-import { decodePosition, encodePosition } from '../../src/events/position.ts';
+import { positionArg, resolvePosition, logTenants, type PositionArg } from './positions.ts';
+import { positionCodecOf } from '../runtime.ts';
 import type { Doc } from '../../src/ports/read-models.ts';
 import type { ReactorDeps } from '../../src/projector/projection.ts';
 import { tenantStreamId } from '../../commands/access/events.ts';
-import { API_KEYS, BACKOFFICE_KEYS, SYSTEM, TENANTS } from '../../projections/access/collections.ts';
+import { SYSTEM, TENANTS } from '../../projections/access/collections.ts';
+import { dispatcherCollections } from '../../projections/webhooks/index.ts';
 import { eventCatalog } from '../features/events.ts';
 import { service } from '../features/index.ts';
 import { eventChunks, EVENTS, type EventSelection } from './export/events.ts';
@@ -41,26 +43,15 @@ interface Args {
   collection?: string;
   types?: string[];
   tenant?: string;
-  from?: number;
-  to?: number;
+  from?: PositionArg;
+  to?: PositionArg;
   format: Format;
   out?: string;
   private: boolean;
 }
 
-/**
- * A position as `--from`/`--to` take it: an event's `Position` as an export or the back office's feed gives
- * it (opaque), or a position of the log as `npm run project` takes it (a whole number).
- */
-function position(flag: string, value: string | undefined): number {
-  if (value !== undefined && /^\d{1,16}$/.test(value) && Number.isSafeInteger(Number(value))) return Number(value);
-  const decoded = value === undefined ? null : decodePosition(value);
-  if (decoded === null)
-    throw new BadInput(
-      `${flag} takes a position (an event's Position from an export or the back office's feed, or a position of the log), not ${value === undefined ? 'nothing' : `"${value}"`}`,
-    );
-  return decoded;
-}
+/** What `--from`/`--to` take, in the words of their errors. */
+const POSITION = "a position (an event's Position from an export or the back office's feed, or a position of the log)";
 
 function parseArgs(argv: string[]): Args {
   const [what, ...rest] = argv;
@@ -85,7 +76,7 @@ function parseArgs(argv: string[]): Args {
         .filter(Boolean);
     } else if (arg === '--from' || arg === '--to') {
       eventsOnly();
-      args[arg === '--from' ? 'from' : 'to'] = position(arg, rest[++i]);
+      args[arg === '--from' ? 'from' : 'to'] = positionArg(arg, rest[++i], POSITION);
     } else if (arg === '--tenant') args.tenant = value();
     else if (arg === '--format') format = value();
     else if (arg === '--out') args.out = value();
@@ -106,11 +97,13 @@ function parseArgs(argv: string[]): Args {
     if (args.types.length === 0) throw new BadInput('--types needs at least one event type');
     if (unknown.length > 0)
       throw new BadInput(`--types: ${unknown.join(', ')} is not an event type of the log (docs/events.md lists them)`);
+    const operators = new Set(eventCatalog.filter((d) => d.operator).map((d) => d.type));
+    const operator = args.types.filter((t) => operators.has(t));
+    if (operator.length > 0 && !args.private)
+      throw new BadInput(`--types: ${operator.join(', ')} is the operator's record, not in the feed's public form: add --private`);
   }
   if (args.tenant !== undefined && !/^(_system|[a-z0-9][a-z0-9-]{0,62})$/.test(args.tenant))
     throw new BadInput(`--tenant takes a tenant id (lower-case letters, digits and dashes), not "${args.tenant}"`);
-  if (args.from !== undefined && args.to !== undefined && args.to < args.from)
-    throw new BadInput(`--to (position ${args.to}) is before --from (position ${args.from})`);
   if (args.format === 'parquet' && !args.out && process.stdout.isTTY)
     throw new BadInput('Parquet is binary: give --out FILE (or pipe standard output)');
   return args;
@@ -189,16 +182,25 @@ function workersFor(config: Config, span: number): number {
 
 async function eventsPlan({ config, engines, args, stopping }: Context): Promise<Plan> {
   await checkTenant(engines, args.tenant);
+  const codec = positionCodecOf(config);
+  const houses = args.tenant !== undefined ? [args.tenant] : await logTenants(engines.log);
+  const asked = (arg: PositionArg | undefined) => (arg === undefined ? undefined : resolvePosition(arg, codec, houses));
+  const [askedFrom, askedTo] = [asked(args.from), asked(args.to)];
+  if (askedFrom !== undefined && askedTo !== undefined && askedTo < askedFrom)
+    throw new BadInput(`--to (position ${askedTo}) is before --from (position ${askedFrom})`);
   const head = await engines.log.headPosition();
   // A snapshot: the log up to its head as the export starts (or --to); events appended meanwhile are left out.
-  const to = Math.min(args.to ?? head, head);
-  const from = Math.min(args.from ?? 0, to);
+  const to = Math.min(askedTo ?? head, head);
+  const from = Math.min(askedFrom ?? 0, to);
+  // The public form is the feed's: no operator's record (their data may name members); --private has them all.
+  const types = args.types ?? eventCatalog.filter((d) => args.private || !d.operator).map((d) => d.type);
   const selection: EventSelection = {
-    types: args.types ?? eventCatalog.map((d) => d.type),
+    types,
     tenant: args.tenant ?? null,
     privateFields: Object.fromEntries(eventCatalog.filter((d) => d.private?.length).map((d) => [d.type, d.private!])),
     includePrivate: args.private,
     format: args.format,
+    positionSecret: codec.secretHex,
   };
   const file = config.engines.eventStoreDb ? null : dataPaths(config.dataDir).events;
   return {
@@ -207,17 +209,14 @@ async function eventsPlan({ config, engines, args, stopping }: Context): Promise
     unit: 'position',
     total: to,
     chunks: () => eventChunks({ log: engines.log, file, workers: workersFor(config, to - from), selection, from, to, stopping }),
-    summary: { from: encodePosition(from), to: encodePosition(to) },
+    // Positions as the house sees them with --tenant; the log's own otherwise (the export spans every house).
+    summary:
+      args.tenant !== undefined
+        ? { from: codec.forTenant(args.tenant).token(from), to: codec.forTenant(args.tenant).token(to) }
+        : { from, to },
   };
 }
 
-/**
- * Read-model fields holding what the events mark private (docs/events.md): a field named as an event's private
- * field (`passwordHash` → `PasswordHash`), left out unless --private.
- */
-const PRIVATE_FIELDS = new Set(eventCatalog.flatMap((d) => (d.private ?? []).map((f) => f[0].toUpperCase() + f.slice(1))));
-/** Collections whose documents are named by a private value (the SHA-256 of a key): only with --private. */
-const KEYED_BY_PRIVATE = new Set([API_KEYS, BACKOFFICE_KEYS]);
 /** The runtime's own fields: the id (a column of its own) and the position of the last event applied. */
 const RUNTIME_FIELDS = new Set(['_id', '_pos']);
 
@@ -294,29 +293,36 @@ const documentLine = (r: Value[]) => {
 
 async function collectionPlan({ engines, args, stopping }: Context): Promise<Plan> {
   const name = args.collection!;
-  const own = service.projections({} as ReactorDeps);
-  let exists = own.some((p) => p.kind === 'documents' && p.collections.some((c) => c.name === name));
-  if (!exists && /^[a-z][a-z0-9_]*$/.test(name)) {
-    try {
-      await engines.documents.forTenant(SYSTEM).collection(name).countDocuments({});
-      exists = true;
-    } catch (error) {
-      if (!(error instanceof Error && /unknown collection/.test(error.message))) throw error;
-    }
+  const own = service.projections({} as ReactorDeps).flatMap((p) => (p.kind === 'documents' ? p.collections : []));
+  // What the collection declares (its private fields): the service's own, or an analyst's as the store keeps it.
+  const spec =
+    own.find((c) => c.name === name) ??
+    dispatcherCollections.find((c) => c.name === name) ??
+    (/^[a-z][a-z0-9_]*$/.test(name) ? await engines.documents.collectionSpec(name) : null);
+  if (!spec) {
+    const known = [...new Set([...own.map((c) => c.name), ...dispatcherCollections.map((c) => c.name)])].sort();
+    throw new BadInput(`no collection ${name}; the service's are ${known.join(', ')} (and those of the analysts' projections run here)`);
   }
-  if (!exists) throw new BadInput(`no collection ${name} (the service's read models, and those of the analysts' projections run here)`);
-  if (KEYED_BY_PRIVATE.has(name) && !args.private)
-    throw new BadInput(`${name}: its documents are named by key hashes (private); export it with --private, and keep the file inside`);
+  if (spec.privateIds && !args.private)
+    throw new BadInput(
+      `${name}: its documents are named by private values (key hashes, bidders); export it with --private, and keep the file inside`,
+    );
+  const privateFields = new Set(spec.private ?? []);
   await checkTenant(engines, args.tenant);
-  const tenants = args.tenant !== undefined ? [args.tenant] : await tenantsOf(engines);
+  const asked = args.tenant !== undefined ? [args.tenant] : await tenantsOf(engines);
+  // Only the houses that have documents in it (the summary names them).
+  const tenants: string[] = [];
   let total = 0;
-  for (const tenant of tenants)
-    total += await engines.documents
+  for (const tenant of asked) {
+    const count = await engines.documents
       .forTenant(tenant)
       .collection(name)
       .countDocuments({})
       .catch(() => 0);
-  const kept = (field: string) => !RUNTIME_FIELDS.has(field) && (args.private || !PRIVATE_FIELDS.has(field));
+    if (count > 0 || args.tenant !== undefined) tenants.push(tenant);
+    total += count;
+  }
+  const kept = (field: string) => !RUNTIME_FIELDS.has(field) && (args.private || !privateFields.has(field));
   let layout: Layout;
   let row: (tenant: string, doc: Doc) => Value[];
   if (args.format === 'ndjson') {

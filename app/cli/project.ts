@@ -8,7 +8,8 @@ import { openEngines, type Engines } from '../engines.ts';
 import { ProjectorRuntime } from '../../src/projector/runtime.ts';
 import type { DocumentProjection, Projection, ReactorDeps } from '../../src/projector/projection.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
-import { decodePosition } from '../../src/events/position.ts';
+import { logTenants, positionArg, resolvePosition, type PositionArg } from './positions.ts';
+import { positionCodecOf } from '../runtime.ts';
 import { service } from '../features/index.ts';
 import { BadInput, runTool } from '../../src/cli/tool.ts';
 
@@ -35,38 +36,30 @@ class ProjectionFailed extends Error {
 
 interface Args {
   file: string;
-  from?: number;
-  to?: number;
+  from?: PositionArg;
+  to?: PositionArg;
   follow: boolean;
 }
 
-/** A position of the log (a whole number), or an event's opaque `Position` as an export or the back office's feed gives it. */
-function position(flag: string, value: string | undefined): number {
-  if (value !== undefined && /^\d+$/.test(value) && Number.isSafeInteger(Number(value))) return Number(value);
-  const decoded = value === undefined ? null : decodePosition(value);
-  if (decoded === null)
-    throw new BadInput(
-      `${flag} takes a position of the log (a whole number of 0 or more, or an event's Position from an export or the back office's feed), not ${value === undefined ? 'nothing' : `"${value}"`}`,
-    );
-  return decoded;
-}
+/** What `--from`/`--to` take, in the words of their errors. */
+const POSITION = "a position of the log (a whole number of 0 or more, or an event's Position from an export or the back office's feed)";
 
 function parseArgs(argv: string[]): Args {
   let file: string | undefined;
-  let from: number | undefined;
-  let to: number | undefined;
+  let from: PositionArg | undefined;
+  let to: PositionArg | undefined;
   let follow = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (arg === '--from') from = position('--from', argv[++i]);
-    else if (arg === '--to') to = position('--to', argv[++i]);
+    if (arg === '--from') from = positionArg('--from', argv[++i], POSITION);
+    else if (arg === '--to') to = positionArg('--to', argv[++i], POSITION);
     else if (arg === '--follow') follow = true;
     else if (arg.startsWith('--')) throw new BadInput(`unknown option ${arg}; ${USAGE}`);
     else if (file === undefined) file = arg;
     else throw new BadInput(`one projection module at a time (got ${file} and ${arg}); ${USAGE}`);
   }
   if (file === undefined) throw new BadInput(USAGE);
-  if (from !== undefined && to !== undefined && to < from) throw new BadInput(`--to ${to} is before --from ${from}`);
+  if (from?.log != null && to?.log != null && to.log < from.log) throw new BadInput(`--to ${to.log} is before --from ${from.log}`);
   return { file, from, to, follow };
 }
 
@@ -186,30 +179,35 @@ async function run(args: Args): Promise<number> {
   try {
     engines = await openEngines(config, logger, 'api', { withoutLotIndex: true });
     const runtime = new ProjectorRuntime({ log: engines.log, documents: engines.documents, search: engines.search, logger }, [projection]);
+    const opaque = args.from?.log === null || args.to?.log === null;
+    const [codec, houses] = opaque ? [positionCodecOf(config), await logTenants(engines.log)] : [null, []];
+    const asked = (arg: PositionArg | undefined) => (arg === undefined ? undefined : resolvePosition(arg, codec!, houses));
+    const from = asked(args.from);
+    const to = asked(args.to);
+    if (from !== undefined && to !== undefined && to < from) throw new BadInput(`--to ${to} is before --from ${from}`);
     const checkpoint = await runtime.checkpoint(projection);
-    if (args.from !== undefined && checkpoint !== 0 && checkpoint !== args.from)
+    if (from !== undefined && checkpoint !== 0 && checkpoint !== from)
       throw new BadInput(
         `${projection.name} has gone on to position ${checkpoint}: --from starts a fresh projection only (drop its collections and checkpoint first)`,
       );
-    if (args.to !== undefined && checkpoint > args.to)
-      throw new BadInput(`${projection.name} is already at position ${checkpoint}, past --to ${args.to}`);
+    if (to !== undefined && checkpoint > to) throw new BadInput(`${projection.name} is already at position ${checkpoint}, past --to ${to}`);
     await runtime.setup();
-    if (args.from !== undefined && checkpoint === 0 && args.from > 0)
-      await engines.documents.live().commit([], { projection: projection.name, expected: 0, position: args.from });
+    if (from !== undefined && checkpoint === 0 && from > 0)
+      await engines.documents.live().commit([], { projection: projection.name, expected: 0, position: from });
     const start = await runtime.checkpoint(projection);
     const headAtStart = await engines.log.headPosition();
-    const bar = progress(projection.name, start, args.to === undefined ? headAtStart : Math.min(args.to, headAtStart));
+    const bar = progress(projection.name, start, to === undefined ? headAtStart : Math.min(to, headAtStart));
     const started = Date.now();
     let position = start;
     try {
       for (;;) {
         const head = await engines.log.headPosition();
-        const target = args.to === undefined ? head : Math.min(args.to, head);
-        bar.head(args.to === undefined ? head : Math.min(args.to, Math.max(head, position)));
+        const target = to === undefined ? head : Math.min(to, head);
+        bar.head(to === undefined ? head : Math.min(to, Math.max(head, position)));
         if (target > position)
           position = await runtime.catchUpTo(projection.name, target, { stop: () => stopping, onProgress: (p) => bar.update(p) });
         bar.update(position);
-        if (stopping || !args.follow || (args.to !== undefined && position >= args.to)) break;
+        if (stopping || !args.follow || (to !== undefined && position >= to)) break;
         await new Promise<void>((resolve) => {
           wake = resolve;
           setTimeout(resolve, 250);

@@ -4,7 +4,6 @@ import { randomBytes } from 'node:crypto';
 import { defineOperation, type BackOfficeContext } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
 import { ValidationError } from '../../src/errors.ts';
-import { clientPosition } from '../../src/events/position.ts';
 import { feedTypesOf } from '../../src/events/feed.ts';
 import { webhooksStreamId } from './events.ts';
 import { webhooksDecider, type WebhookCommand } from './decide.ts';
@@ -155,7 +154,7 @@ export const replayWebhook = defineOperation({
   input: { params: idParam, body: z.object({ After: z.string().max(100) }).openapi('WebhookReplayRequest') },
   output: { response: done },
   async handler({ params, body }, ctx) {
-    const after = clientPosition(body.After, 'body.After');
+    const after = await ctx.feed.position(body.After, 'body.After');
     await run(ctx, { type: 'ReplayWebhook', tenant: ctx.tenant, webhookId: params.id, after, at: ctx.now.toISOString() });
     return { Id: params.id, Status: 'replaying' };
   },

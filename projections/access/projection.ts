@@ -17,7 +17,12 @@ export const accessProjection = defineDocumentProjection({
   name: 'access',
   events: [accessEvents],
   handles: ['TenantConfigured', 'ApiKeyIssued', 'ApplicationRegistered', 'BackOfficeKeyIssued', 'BackOfficeKeyRevoked'],
-  collections: [{ name: TENANTS }, { name: API_KEYS }, { name: APPLICATIONS }, { name: BACKOFFICE_KEYS }],
+  collections: [
+    { name: TENANTS },
+    { name: API_KEYS, privateIds: true },
+    { name: APPLICATIONS, private: ['SecretHash'] },
+    { name: BACKOFFICE_KEYS, private: ['KeyId'], privateIds: true },
+  ],
   async apply(event, uow) {
     switch (event.type) {
       case 'TenantConfigured': {

@@ -16,8 +16,14 @@ export const biddingProjection = defineDocumentProjection({
   events: [biddingEvents],
   handles: ['MaxBidPlaced', 'LotSettled'],
   collections: [
-    { name: MEMBER_BIDS, indexes: [{ fields: ['MemberId', 'LastBidAt'] }, { fields: ['MemberId', 'Status', 'LastBidAt'] }] },
-    { name: LOT_BIDDERS },
+    {
+      name: MEMBER_BIDS,
+      indexes: [{ fields: ['MemberId', 'LastBidAt'] }, { fields: ['MemberId', 'Status', 'LastBidAt'] }],
+      // Who bid what maximum on which lot (MaxBidPlaced's private fields); named by member and lot.
+      private: ['MemberId', 'MaxAmount'],
+      privateIds: true,
+    },
+    { name: LOT_BIDDERS, private: ['Maxima', 'Leader'] },
   ],
   async apply(event, uow) {
     const d = event.data;

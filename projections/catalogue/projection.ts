@@ -98,6 +98,8 @@ export const catalogueProjection = defineDocumentProjection({
         { fields: ['CombiId'] },
         { fields: ['OwnerId'] },
       ],
+      // The reserve price (LotCatalogued's private field): lots answer ReserveMet alone.
+      private: ['Reserve'],
     },
   ],
   async apply(event, uow) {

@@ -5,7 +5,7 @@ import { IDENTITY_DOCUMENTS, type IdentityDocumentDoc } from './collections.ts';
 export const identityDocumentsProjection = defineDocumentProjection({
   name: 'identity-documents',
   events: [identityDocumentsEvents],
-  collections: [{ name: IDENTITY_DOCUMENTS, indexes: [{ fields: ['MemberId', 'UploadedAt'] }] }],
+  collections: [{ name: IDENTITY_DOCUMENTS, indexes: [{ fields: ['MemberId', 'UploadedAt'] }], private: ['Sha256'] }],
   async apply(event, uow) {
     switch (event.type) {
       case 'IdentityDocumentUploaded': {

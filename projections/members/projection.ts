@@ -6,7 +6,7 @@ export const membersProjection = defineDocumentProjection({
   name: 'members',
   events: [memberEvents],
   handles: ['MemberSignedUp', 'MemberEmailConfirmed', 'MemberRoleGranted', 'MemberRemoved', 'MemberPasswordChanged'],
-  collections: [{ name: MEMBERS, indexes: [{ fields: ['Email'] }] }],
+  collections: [{ name: MEMBERS, indexes: [{ fields: ['Email'] }], private: ['PasswordHash'] }],
   async apply(event, uow) {
     switch (event.type) {
       case 'MemberSignedUp': {

@@ -5,7 +5,7 @@ import { type WebhookDoc, WEBHOOKS } from './collections.ts';
 export const webhooksProjection = defineDocumentProjection({
   name: 'webhooks',
   events: [webhooksEvents],
-  collections: [{ name: WEBHOOKS }],
+  collections: [{ name: WEBHOOKS, private: ['Secret'] }],
   async apply(event, uow) {
     const d = event.data;
     const id = String(d.webhookId);

@@ -2,7 +2,6 @@
 // events, turns each into the stream's message once, keeps the last day of them for clients that reconnect, and
 // hands them to every open stream of that auction.
 import type { FeedEvent, TenantFeed } from '../../src/events/feed.ts';
-import { encodePosition } from '../../src/events/position.ts';
 import type { TenantScope } from '../../src/ports/read-models.ts';
 import { catalogueLots, type LotDoc } from '../../projections/catalogue/index.ts';
 import { minimumNextBid, reserveMet, type IncrementRow } from '../../commands/bidding/shared.ts';
@@ -194,5 +193,3 @@ export class AuctionStreamHub {
     }
   }
 }
-
-export const streamId = (message: StreamMessage) => encodePosition(message.position);

@@ -2,7 +2,6 @@
 import { defineOperation, type TenantContext } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
 import { ServiceUnavailableError } from '../../src/errors.ts';
-import { clientPosition, encodePosition } from '../../src/events/position.ts';
 import type { TenantFeed } from '../../src/events/feed.ts';
 import { openEventStream, StreamedAnswer } from '../../src/http/event-stream.ts';
 import { StreamSlots } from '../../src/http/stream-slots.ts';
@@ -83,7 +82,7 @@ export const streamAuction = defineOperation({
     const opened = lastEventId === null ? feed.head() : null;
     opened?.catch(() => undefined); // awaited below, unless the auction is unknown
     await findAuction(ctx.db, params.id);
-    const after = opened ? await opened : clientPosition(lastEventId!, 'header.Last-Event-ID');
+    const after = opened ? await opened : await feed.position(lastEventId!, 'header.Last-Event-ID');
     const release = slots.take(ctx.tenant.Tenant, ctx.ip);
     try {
       const hub = hubOf(ctx, feed);
@@ -98,6 +97,8 @@ export const streamAuction = defineOperation({
 
 async function serve(hub: AuctionStreamHub, auctionId: number, after: number, ctx: TenantContext): Promise<void> {
   const stream = openEventStream(ctx.res);
+  // Ids are positions as this house sees them (opaque: no house can count another's events).
+  const token = ctx.events!.token;
   const stopping = ctx.events!.stopping;
   const queue: StreamMessage[] = [];
   let wake: (() => void) | null = null;
@@ -110,9 +111,9 @@ async function serve(hub: AuctionStreamHub, auctionId: number, after: number, ct
     const start = hub.replay(auctionId, after);
     let sent = after;
     // Where it starts, as the id of no event: a client dropped before the first event resumes from there.
-    await stream.mark(encodePosition(after), 'stream open');
+    await stream.mark(token(after), 'stream open');
     if (start.reset) {
-      await stream.event(encodePosition(start.position), 'reset', { Reason: 'The position is too old: read the lots again.' });
+      await stream.event(token(start.position), 'reset', { Reason: 'The position is too old: read the lots again.' });
       sent = start.position;
     }
     queue.unshift(...start.messages);
@@ -121,7 +122,7 @@ async function serve(hub: AuctionStreamHub, auctionId: number, after: number, ct
       const message = queue.shift();
       if (message) {
         if (message.position <= sent) continue;
-        if (!(await stream.event(encodePosition(message.position), message.event, message.data))) break;
+        if (!(await stream.event(token(message.position), message.event, message.data))) break;
         sent = message.position;
         continue;
       }

@@ -1,7 +1,6 @@
 // The back office's event feed, paged (BACKOFFICE.md "The event feed"): GET /backoffice/v1/events.
 import { defineOperation } from '../../src/http/operation.ts';
 import { INT32_MAX, int32Text, z } from '../../src/http/schemas.ts';
-import { clientPosition, encodePosition } from '../../src/events/position.ts';
 import { feedItem, feedItemJson, feedTypesOf } from '../../src/events/feed.ts';
 import { openEventStream, StreamedAnswer } from '../../src/http/event-stream.ts';
 import type { BackOfficeContext } from '../../src/http/operation.ts';
@@ -111,7 +110,7 @@ export const listEvents = defineOperation({
       .openapi('FeedPage'),
   },
   async handler({ query }, ctx) {
-    const after = clientPosition(query.after ?? '', 'query.after');
+    const after = await ctx.feed.position(query.after ?? '', 'query.after');
     const types = typesOf(query.types, ctx.feedTypes);
     const wait = query.wait ?? 0;
     // A client that goes away while waiting ends its wait.
@@ -129,7 +128,7 @@ export const listEvents = defineOperation({
     const last = page.events.at(-1);
     return {
       Items: page.events.map(feedItem),
-      Next: last ? encodePosition(last.position) : encodePosition(after),
+      Next: last ? last.token : ctx.feed.token(after),
       HasMore: page.hasMore,
     };
   },
@@ -163,7 +162,9 @@ export const streamEvents = defineOperation({
     const lastEventId = ctx.req.headers['last-event-id'];
     const resumeFrom = typeof lastEventId === 'string' && lastEventId.trim() !== '' ? lastEventId.trim() : undefined;
     let after =
-      resumeFrom !== undefined ? clientPosition(resumeFrom, 'header.Last-Event-ID') : clientPosition(query.after ?? '', 'query.after');
+      resumeFrom !== undefined
+        ? await ctx.feed.position(resumeFrom, 'header.Last-Event-ID')
+        : await ctx.feed.position(query.after ?? '', 'query.after');
     const types = typesOf(query.types, ctx.feedTypes);
     const done = ctx.feed.reading();
     const stream = openEventStream(ctx.res);
@@ -180,7 +181,7 @@ export const streamEvents = defineOperation({
           after = page.through;
           continue;
         }
-        const burst = page.events.map((event) => ({ id: encodePosition(event.position), type: event.type, json: feedItemJson(event) }));
+        const burst = page.events.map((event) => ({ id: event.token, type: event.type, json: feedItemJson(event) }));
         if (!(await stream.eventsJson(burst))) break;
         after = page.events.at(-1)!.position;
       }

@@ -2,14 +2,14 @@
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, int32Text, pagedEnvelope, z } from '../../src/http/schemas.ts';
 import { NotFoundError } from '../../src/errors.ts';
-import { encodePosition } from '../../src/events/position.ts';
 import type { TenantScope } from '../../src/ports/read-models.ts';
 import { webhookCursors, webhookDeliveries, webhooks, type WebhookCursorDoc, type WebhookDoc } from '../../projections/webhooks/index.ts';
 import { webhookExample, webhookSchema } from '../../commands/webhooks/shared.ts';
 
 const idParam = z.object({ id: idText('The webhook id.') });
 
-function webhookOf(doc: WebhookDoc, cursor: WebhookCursorDoc | null) {
+/** `token`: a log position as the house sees it (ctx.feed.token). */
+function webhookOf(doc: WebhookDoc, cursor: WebhookCursorDoc | null, token: (position: number) => string) {
   return {
     Id: doc.Id,
     Url: doc.Url,
@@ -17,7 +17,7 @@ function webhookOf(doc: WebhookDoc, cursor: WebhookCursorDoc | null) {
     Description: doc.Description,
     Status: doc.Status,
     CreatedAt: doc.CreatedAt,
-    LastDeliveredPosition: cursor?.LastDeliveredPosition != null ? encodePosition(cursor.LastDeliveredPosition) : null,
+    LastDeliveredPosition: cursor?.LastDeliveredPosition != null ? token(cursor.LastDeliveredPosition) : null,
   };
 }
 
@@ -41,7 +41,7 @@ export const listWebhooks = defineOperation({
   async handler(_input, ctx) {
     const [docs, cursors] = await Promise.all([webhooks(ctx.db).find({}, { sort: [['Id', 1]] }), webhookCursors(ctx.db).find({})]);
     const cursorOf = new Map(cursors.map((c) => [c.WebhookId, c]));
-    return docs.map((doc) => webhookOf(doc, cursorOf.get(doc.Id) ?? null));
+    return docs.map((doc) => webhookOf(doc, cursorOf.get(doc.Id) ?? null, ctx.feed.token));
   },
 });
 
@@ -64,7 +64,7 @@ export const getWebhook = defineOperation({
   output: { response: webhookSchema },
   async handler({ params }, ctx) {
     const doc = await findWebhook(ctx.db, params.id);
-    return webhookOf(doc, await webhookCursors(ctx.db).findById(String(params.id)));
+    return webhookOf(doc, await webhookCursors(ctx.db).findById(String(params.id)), ctx.feed.token);
   },
 });
 
@@ -142,7 +142,7 @@ export const listDeliveries = defineOperation({
             {
               EventId: cursor.PendingEventId,
               Type: cursor.PendingType ?? '',
-              Position: encodePosition(cursor.PendingPosition ?? 0),
+              Position: ctx.feed.token(cursor.PendingPosition ?? 0),
               Attempt: cursor.Attempt + 1,
               Outcome: 'pending' as const,
               ResponseStatus: null,
@@ -166,7 +166,7 @@ export const listDeliveries = defineOperation({
         ...stored.map((d) => ({
           EventId: d.EventId,
           Type: d.Type,
-          Position: encodePosition(d.Position),
+          Position: ctx.feed.token(d.Position),
           Attempt: d.Attempt,
           Outcome: d.Outcome,
           ResponseStatus: d.ResponseStatus,

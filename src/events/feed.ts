@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import type { EventLog, RecordedEvent } from '../ports/event-log.ts';
 import { publicData, type EventDefinition } from './define.ts';
-import { encodePosition } from './position.ts';
+import { notAPosition, type PositionCodec } from './position.ts';
 import { ValidationError } from '../errors.ts';
 import { StreamSlots } from '../http/stream-slots.ts';
 
@@ -27,6 +27,8 @@ export interface FeedEvent {
   streamId: string;
   revision: number;
   position: number;
+  /** The position as the event's house sees it (opaque: src/events/position.ts). */
+  token: string;
   created: string;
   data: Record<string, unknown>;
 }
@@ -72,6 +74,13 @@ export interface TenantFeed {
   page(request: FeedRequest): Promise<FeedPage>;
   /** The log's last position now. */
   head(): Promise<number>;
+  /** A log position as this house sees it (opaque). */
+  token(position: number): string;
+  /**
+   * The log position of one this house was given back (`after`, `Last-Event-ID`, a replay's `After`; empty: the
+   * start): a 400 naming `field` when it is not the house's, or lies beyond the log's end.
+   */
+  position(text: string, field: string): Promise<number>;
   /** Aborted when the process stops. */
   readonly stopping: AbortSignal;
   /**
@@ -107,6 +116,8 @@ export class EventFeed {
   constructor(
     private readonly log: EventLog,
     definitions: readonly EventDefinition[],
+    /** The houses' opaque positions. */
+    private readonly positions: PositionCodec,
     /** Aborted when the process stops: waiting requests answer at once (with what they have: nothing), streams end. */
     readonly stopping: AbortSignal = new AbortController().signal,
   ) {
@@ -120,9 +131,16 @@ export class EventFeed {
   forTenant(tenant: string): TenantFeed {
     const known = this.tenants.get(tenant);
     if (known) return known;
+    const positions = this.positions.forTenant(tenant);
     const feed: TenantFeed = {
       page: (request) => this.page(tenant, request),
       head: () => this.log.headPosition(),
+      token: (position) => positions.token(position),
+      position: async (text, field) => {
+        const position = positions.parse(text, field);
+        if (position > 0 && position > (await this.log.headPosition())) throw notAPosition(field);
+        return position;
+      },
       stopping: this.stopping,
       reading: () => this.slots.take(tenant),
     };
@@ -289,6 +307,7 @@ export class EventFeed {
       streamId: event.streamId,
       revision: event.revision,
       position: event.position,
+      token: this.positions.forTenant(event.metadata.tenant ?? '').token(event.position),
       created: event.created,
       data: publicData(this.byType.get(event.type)!, event.data),
     };
@@ -312,7 +331,7 @@ export function feedItem(e: FeedEvent) {
     Version: e.version,
     Stream: e.streamId,
     Revision: e.revision,
-    Position: encodePosition(e.position),
+    Position: e.token,
     Time: e.created,
     Data: e.data,
   };

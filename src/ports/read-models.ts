@@ -49,6 +49,13 @@ export interface IndexSpec {
 export interface CollectionSpec {
   name: string;
   indexes?: IndexSpec[];
+  /**
+   * Fields of its documents that hold what events mark private (a reserve, a password hash, a bidder's maximum):
+   * exports leave them out unless asked for private data (docs/analysts.md), as the feed leaves out the events' own.
+   */
+  private?: readonly string[];
+  /** Its documents are named by private values (key hashes, a bidder and a lot): exported with private data only. */
+  privateIds?: boolean;
 }
 
 export interface Doc {
@@ -113,6 +120,8 @@ export interface RebuildTarget extends WriteTarget {
 export interface DocumentStore {
   /** Declares a collection and its indexes (idempotent). */
   ensureCollection(spec: CollectionSpec): Promise<void>;
+  /** The collection as last declared (ensureCollection), or null when it never was: the tools read what it declares. */
+  collectionSpec(name: string): Promise<CollectionSpec | null>;
   forTenant(tenant: string): TenantScope;
   getCheckpoint(projection: string): Promise<number>;
   /** Several stored checkpoints in one read (0 for one never stored), in the order asked. */

@@ -10,7 +10,9 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { startTestServer } from '../support/server.ts';
 import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts';
 import { EventFeed, feedEventId, feedItem } from '../../src/events/feed.ts';
-import { encodePosition } from '../../src/events/position.ts';
+import type { PositionCodec } from '../../src/events/position.ts';
+import { positionCodecOf } from '../../app/runtime.ts';
+import { loadConfig } from '../../src/config.ts';
 import { eventCatalog } from '../../app/features/events.ts';
 import type { NewEvent } from '../../src/ports/event-log.ts';
 
@@ -36,10 +38,15 @@ describe('npm run export (the log and the read models as NDJSON, CSV and Parquet
     return dir;
   };
 
+  /** The houses' positions of the seeded folder (its copies share its secret). */
+  let codec: PositionCodec;
+  const token = (e: { tenant: string; position: number }) => codec.forTenant(e.tenant ?? '').token(e.position);
+
   before(async () => {
     seeded = tempDir('export-seeded-');
     const server = await startTestServer({ dataDir: seeded });
     await server.close();
+    codec = positionCodecOf(loadConfig({ DATA_DIR: seeded }));
   });
 
   after(() => {
@@ -92,20 +99,25 @@ describe('npm run export (the log and the read models as NDJSON, CSV and Parquet
     created: string;
   }
 
-  /** The log's events, read from the embedded log directly. */
-  function logEvents(dataDir: string): LogEvent[] {
+  /**
+   * The log's events, read from the embedded log directly: as the public export gives them (no operator's record),
+   * or all of them (`operator`: as --private does).
+   */
+  function logEvents(dataDir: string, options: { operator?: boolean } = {}): LogEvent[] {
     const db = new Database(path.join(dataDir, 'events.sqlite'), { readonly: true });
     try {
-      return (db.prepare('SELECT * FROM events ORDER BY position').all() as Array<Record<string, string | number>>).map((e) => ({
-        position: e.position as number,
-        streamId: e.stream_id as string,
-        revision: e.revision as number,
-        type: e.type as string,
-        version: e.version as number,
-        data: JSON.parse(e.data as string),
-        tenant: JSON.parse(e.metadata as string).tenant,
-        created: e.created as string,
-      }));
+      return (db.prepare('SELECT * FROM events ORDER BY position').all() as Array<Record<string, string | number>>)
+        .map((e) => ({
+          position: e.position as number,
+          streamId: e.stream_id as string,
+          revision: e.revision as number,
+          type: e.type as string,
+          version: e.version as number,
+          data: JSON.parse(e.data as string),
+          tenant: JSON.parse(e.metadata as string).tenant,
+          created: e.created as string,
+        }))
+        .filter((e) => options.operator || !definitions.get(e.type)!.operator);
     } finally {
       db.close();
     }
@@ -123,7 +135,7 @@ describe('npm run export (the log and the read models as NDJSON, CSV and Parquet
       Version: e.version,
       Stream: e.streamId,
       Revision: e.revision,
-      Position: encodePosition(e.position),
+      Position: token(e),
       Time: e.created,
       Tenant: e.tenant,
       Data: data,
@@ -203,7 +215,7 @@ describe('npm run export (the log and the read models as NDJSON, CSV and Parquet
 
     // A tenant's events are those of its back-office feed, item for item (the feed leaves out operator records).
     const log = new SqliteEventLog(path.join(seeded, 'events.sqlite'));
-    const feed = new EventFeed(log, eventCatalog).forTenant('demo');
+    const feed = new EventFeed(log, eventCatalog, codec).forTenant('demo');
     const items: unknown[] = [];
     for (let after = 0; ;) {
       const page = await feed.page({ after, types: null, limit: 1000, waitMs: 0 });
@@ -342,6 +354,45 @@ describe('npm run export (the log and the read models as NDJSON, CSV and Parquet
     expect(header).to.include('PasswordHash');
   });
 
+  it("writes exactly the feed's public form: no operator's record (idempotency keys, Api-Keys, settings) unless --private", async () => {
+    const outDir = tempDir('export-out-');
+    const operatorTypes = eventCatalog.filter((d) => d.operator).map((d) => d.type);
+    const all = logEvents(seeded, { operator: true });
+    expect(all.filter((e) => operatorTypes.includes(e.type)).length, 'operator records in the log').to.be.greaterThan(0);
+    const plain = await exportTool(seeded, ['events', '--out', path.join(outDir, 'public.ndjson')]);
+    expect(plain.code, plain.stderr).to.equal(0);
+    const rows = ndjson(fs.readFileSync(path.join(outDir, 'public.ndjson'), 'utf8'));
+    expect(rows.filter((r) => operatorTypes.includes(r.Type))).to.deep.equal([]);
+    expect(rows).to.have.length(logEvents(seeded).length);
+    // Asking for an operator's type is asking for private data.
+    const asked = await exportTool(seeded, ['events', '--types', 'ApiKeyIssued', '--out', path.join(outDir, 'keys.ndjson')]);
+    expect(asked.code).to.equal(2);
+    expect(asked.stderr).to.match(/ApiKeyIssued is the operator's record, not in the feed's public form: add --private/);
+    expect(fs.existsSync(path.join(outDir, 'keys.ndjson'))).to.equal(false);
+    const full = await exportTool(seeded, ['events', '--private', '--out', path.join(outDir, 'private.ndjson')]);
+    expect(full.code, full.stderr).to.equal(0);
+    expect(ndjson(fs.readFileSync(path.join(outDir, 'private.ndjson'), 'utf8'))).to.have.length(all.length);
+  });
+
+  it('leaves out the fields a read model declares private (a lot’s reserve, a bidder’s maximum) unless --private', async () => {
+    const outDir = tempDir('export-out-');
+    const lots = await exportTool(seeded, ['collection', 'lots', '--out', path.join(outDir, 'lots.ndjson')]);
+    expect(lots.code, lots.stderr).to.equal(0);
+    const rows = ndjson(fs.readFileSync(path.join(outDir, 'lots.ndjson'), 'utf8'));
+    expect(rows.length).to.be.greaterThan(1000);
+    expect(rows.filter((r) => 'Reserve' in r)).to.deep.equal([]);
+    const withReserve = await exportTool(seeded, ['collection', 'lots', '--private', '--out', path.join(outDir, 'lots-private.ndjson')]);
+    expect(withReserve.code, withReserve.stderr).to.equal(0);
+    const reserves = ndjson(fs.readFileSync(path.join(outDir, 'lots-private.ndjson'), 'utf8')).filter((r) => typeof r.Reserve === 'number');
+    expect(reserves.length, 'lots with a reserve').to.be.greaterThan(0);
+    // Documents named by a bidder and a lot: only with --private.
+    const bids = await exportTool(seeded, ['collection', 'member_bids', '--out', path.join(outDir, 'member-bids.ndjson')]);
+    expect(bids.code).to.equal(2);
+    expect(bids.stderr).to.match(/member_bids: its documents are named by private values/);
+    // The summary names the houses that have documents in it.
+    expect(summaryOf(lots).tenants).to.deep.equal(['demo', 'demo2']);
+  });
+
   it('filters by types, tenant and positions (the feed’s opaque positions, or the log’s), --from exclusive and --to inclusive', async () => {
     const events = logEvents(seeded);
     const outDir = tempDir('export-out-');
@@ -362,10 +413,10 @@ describe('npm run export (the log and the read models as NDJSON, CSV and Parquet
     const [from, to] = [events[100], events[200]];
     const between = events.filter((e) => e.position > from.position && e.position <= to.position).map((e) => exported(e));
     expect(between).to.have.length(100);
-    expect(await exportRows(['--from', encodePosition(from.position), '--to', encodePosition(to.position)])).to.deep.equal(between);
+    expect(await exportRows(['--from', token(from), '--to', token(to)])).to.deep.equal(between);
     expect(await exportRows(['--from', String(from.position), '--to', String(to.position)])).to.deep.equal(between);
-    expect(await exportRows(['--to', encodePosition(events[9].position)])).to.have.length(10);
-    expect(await exportRows(['--types', 'BidPlaced', '--tenant', 'demo', '--from', encodePosition(from.position)])).to.deep.equal(
+    expect(await exportRows(['--to', token(events[9])])).to.have.length(10);
+    expect(await exportRows(['--types', 'BidPlaced', '--tenant', 'demo', '--from', token(from)])).to.deep.equal(
       events.filter((e) => e.type === 'BidPlaced' && e.tenant === 'demo' && e.position > from.position).map((e) => exported(e)),
     );
   });
@@ -553,7 +604,7 @@ describe('npm run export (the log and the read models as NDJSON, CSV and Parquet
       },
       {
         title: '--to before --from',
-        args: (d) => ['events', '--from', encodePosition(200), '--to', '100', '--out', `${d}/x.ndjson`],
+        args: (d) => ['events', '--from', '200', '--to', '100', '--out', `${d}/x.ndjson`],
         says: /--to \(position 100\) is before --from \(position 200\)/,
       },
       {
@@ -570,12 +621,12 @@ describe('npm run export (the log and the read models as NDJSON, CSV and Parquet
       {
         title: 'an unknown collection',
         args: (d) => ['collection', 'no_such_collection', '--out', `${d}/x.ndjson`],
-        says: /no collection no_such_collection/,
+        says: /no collection no_such_collection; the service's are .*\blots\b.*\bmembers\b/,
       },
       {
         title: 'a collection named by key hashes, without --private',
         args: (d) => ['collection', 'api_keys', '--out', `${d}/x.ndjson`],
-        says: /api_keys: its documents are named by key hashes \(private\)/,
+        says: /api_keys: its documents are named by private values/,
       },
       {
         title: '--types on a collection',

@@ -6,7 +6,8 @@ import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { startTestServer } from '../support/server.ts';
 import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts';
-import { encodePosition } from '../../src/events/position.ts';
+import { positionCodecOf } from '../../app/runtime.ts';
+import { loadConfig } from '../../src/config.ts';
 
 /**
  * `npm run project -- FILE [--from P] [--to P] [--follow]` (BACKOFFICE.md "The analysts' tools"), run as a
@@ -186,11 +187,16 @@ describe('npm run project (an analyst replays the log into a projection of their
   it('takes an event’s Position as an export or the back office’s feed gives it (opaque) for --to and --from', async () => {
     const dir = copy();
     const requests = logEvents(dir).filter((e) => e.type === 'AuctionRegistrationRequested');
-    const run = await project(dir, [EXAMPLE, '--to', encodePosition(requests[0].position)]);
+    // As the house's feed gives it: opaque, read with the key of whichever house it is.
+    const opaque = (e: { data: { tenant: string }; position: number }) =>
+      positionCodecOf(loadConfig({ DATA_DIR: dir }))
+        .forTenant(e.data.tenant)
+        .token(e.position);
+    const run = await project(dir, [EXAMPLE, '--to', opaque(requests[0])]);
     expect(run.code, run.stderr).to.equal(0);
     expect(JSON.parse(run.stdout).position).to.equal(requests[0].position);
     const fresh = copy();
-    const from = await project(fresh, [EXAMPLE, '--from', encodePosition(requests[0].position)]);
+    const from = await project(fresh, [EXAMPLE, '--from', opaque(requests[0])]);
     expect(from.code, from.stderr).to.equal(0);
     expect(readModel(fresh, EXAMPLE_COLLECTION, EXAMPLE_NAME).docs!.reduce((sum, d) => sum + d.Requested, 0)).to.equal(requests.length - 1);
   });

@@ -11,7 +11,7 @@ import type { EventLog } from '../../src/ports/event-log.ts';
 import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts';
 import { EsdbEventLog } from '../../src/adapters/esdb/esdb-event-log.ts';
 import { FakeEsdbClient } from '../support/fake-esdb-client.ts';
-import { decodePosition, encodePosition } from '../../src/events/position.ts';
+import { PositionCodec } from '../../src/events/position.ts';
 
 const ThingHappened = defineEvent({
   type: 'ThingHappened',
@@ -53,14 +53,29 @@ describe('defineEvent private fields', () => {
 });
 
 describe('feed positions', () => {
-  it('are opaque strings that come back as the log position, small or large', () => {
+  const codec = new PositionCodec(Buffer.from('a secret of the spec, 32 bytes or more', 'utf8'));
+  const [a, b] = [codec.forTenant('a'), codec.forTenant('b')];
+
+  it('are opaque strings of each house that come back as the log position, small or large, the same every time', () => {
     for (const position of [0, 1, 123_456, 2 ** 40 + 17, Number.MAX_SAFE_INTEGER]) {
-      const text = encodePosition(position);
-      expect(text).to.match(/^[A-Za-z0-9_-]+$/);
-      expect(decodePosition(text)).to.equal(position);
+      const text = a.token(position);
+      expect(text).to.match(/^[A-Za-z0-9_-]{22}$/);
+      expect(a.read(text)).to.equal(position);
+      expect(a.token(position)).to.equal(text);
+      expect(new PositionCodec(Buffer.from('a secret of the spec, 32 bytes or more', 'utf8')).forTenant('a').read(text)).to.equal(position);
     }
-    expect(decodePosition('')).to.equal(null);
-    expect(decodePosition(Buffer.from('p:99999999999999999').toString('base64url'))).to.equal(null);
+  });
+
+  it("tell nothing of the log's numbering: neighbours share no prefix, and another house's or a forged one is not read", () => {
+    const [p, q] = [a.token(3322), a.token(3324)];
+    expect(p.slice(0, 4)).to.not.equal(q.slice(0, 4));
+    expect(b.read(p), "another house's").to.equal(null);
+    expect(b.token(3322)).to.not.equal(p);
+    expect(a.read(Buffer.from('p:3322', 'utf8').toString('base64url')), 'the old p: form').to.equal(null);
+    expect(a.read(`${p.slice(0, 21)}${p[21] === 'A' ? 'B' : 'A'}`), 'one changed').to.equal(null);
+    for (const bad of ['', 'x', '!'.repeat(22), `${p}A`]) expect(a.read(bad), bad).to.equal(null);
+    expect(() => a.parse('nope', 'query.after')).to.throw(/after is not a position the feed gave/);
+    expect(a.parse('', 'query.after')).to.equal(0);
   });
 });
 
@@ -82,7 +97,7 @@ for (const [name, open] of [
     beforeEach(async () => {
       log = open();
       stopping = new AbortController();
-      feed = new EventFeed(log, [ThingHappened, OtherHappened, KeyIssued], stopping.signal);
+      feed = new EventFeed(log, [ThingHappened, OtherHappened, KeyIssued], new PositionCodec(Buffer.from('spec secret')), stopping.signal);
       for (let i = 1; i <= 10; i++) {
         await append('a', i);
         await append('b', i);

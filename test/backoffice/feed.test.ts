@@ -153,6 +153,27 @@ describe('the back office event feed', () => {
     expect((await feed('?limit=1000&wait=0')).status).to.equal(200);
   });
 
+  it("gives positions opaque per house: nothing of the log's numbering shows, and another house's, an old or a future one is a 400", async () => {
+    const { items } = await readAll('limit=1000');
+    const demo = server.runtime.feed!.forTenant('demo');
+    // Each item's Position reads back, with the house's key only, to its event's place in the log.
+    const log = (await logEventsOf('demo')).map((e) => (e as unknown as { position: number }).position);
+    expect(await Promise.all(items.map((i) => demo.position(i.Position, 'query.after')))).to.deep.equal(log);
+    // Two neighbouring events of the house: their positions share nothing a client could count with.
+    for (let i = 1; i < Math.min(items.length, 50); i++)
+      expect(items[i].Position.slice(0, 3)).to.not.equal(items[i - 1].Position.slice(0, 3));
+    const last = items.at(-1)!.Position;
+    const refused = [
+      // Another house's position: the demo house's last one, given to demo2's feed.
+      (await feed(`?after=${last}`, 'demo2')).status,
+      // The old form (the log's number in the clear) and one past the log's end.
+      (await feed(`?after=${Buffer.from(`p:${log.at(-1)}`).toString('base64url')}`)).status,
+      (await feed(`?after=${demo.token((await server.runtime.services.log.headPosition()) + 1000)}`)).status,
+    ];
+    expect(refused).to.deep.equal([400, 400, 400]);
+    expect((await feed(`?after=${last}`)).status).to.equal(200);
+  });
+
   it('waits: answers at once when an event of the tenant arrives, and Items: [] after `wait` seconds otherwise', async function () {
     this.timeout(20_000);
     const head = (await readAll('limit=1000')).next;

@@ -4,7 +4,6 @@ import { expect } from 'chai';
 import { importAnyRecord } from '../../app/features/intake.ts';
 import { expectProblem, startTestServer, type TestServer } from '../support/server.ts';
 import { openStream } from '../support/sse.ts';
-import { encodePosition } from '../../src/events/position.ts';
 import { AuctionStreamHub } from '../../queries/auction-stream/hub.ts';
 
 const TIMED_AUCTION = 10;
@@ -87,7 +86,8 @@ describe("an auction's live stream", function () {
       again.close();
     }
     // The demo log is shorter than what the hub reads back at start: from position 0, every bid of the auction.
-    const all = await openStream(server.base, `/v1/auctions/${TIMED_AUCTION}/stream`, { ...headers, 'Last-Event-ID': encodePosition(0) });
+    const start = server.runtime.feed!.forTenant('demo').token(0);
+    const all = await openStream(server.base, `/v1/auctions/${TIMED_AUCTION}/stream`, { ...headers, 'Last-Event-ID': start });
     try {
       const replayed = await all.events(4);
       expect(replayed.map((m) => JSON.parse(m.data!).LotId)).to.deep.equal([lotIds[0], lotIds[1], lotIds[2], lotIds[3]]);
@@ -108,6 +108,8 @@ describe("an auction's live stream", function () {
             signal?.addEventListener('abort', answer, { once: true });
           }),
         head: async () => 1000,
+        token: (position) => String(position),
+        position: async (text) => Number(text),
         stopping: stopping.signal,
         reading: () => () => undefined,
       },
@@ -136,6 +138,7 @@ describe("an auction's live stream", function () {
       streamId: `lot-${position}`,
       revision: 0,
       position,
+      token: String(position),
       created: new Date().toISOString(),
       data: { tenant: 'demo', lotId: 999_000 + position },
     });
@@ -156,6 +159,8 @@ describe("an auction's live stream", function () {
             signal?.addEventListener('abort', () => resolve({ events: [], hasMore: false, through: after }), { once: true });
           }),
         head: async () => 1000,
+        token: (position) => String(position),
+        position: async (text) => Number(text),
         stopping: stopping.signal,
         reading: () => () => undefined,
       },
@@ -201,6 +206,10 @@ describe("an auction's live stream", function () {
       400,
     );
     expectProblem(await server.request('GET', '/v1/auctions/9999/stream', { token }), 404);
+    // Ids are positions opaque per house: one of demo2's, or one past the log's end, is not a position of this stream.
+    const head = await server.runtime.services.log.headPosition();
+    for (const id of [server.runtime.feed!.forTenant('demo2').token(head), server.runtime.feed!.forTenant('demo').token(head + 1000)])
+      expectProblem(await server.request('GET', `/v1/auctions/${TIMED_AUCTION}/stream`, { token, headers: { 'Last-Event-ID': id } }), 400);
     expectProblem(await server.request('GET', `/v1/auctions/${TIMED_AUCTION}/stream`, { token: null }), 401);
   });
 });

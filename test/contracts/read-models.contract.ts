@@ -34,6 +34,14 @@ export function documentStoreContract(name: string, makeStore: () => Promise<Doc
     });
     afterEach(async () => store.close());
 
+    it('gives back a collection as it was last declared (its private fields), and null for one never declared', async () => {
+      await store.ensureCollection({ name: 'secrets', private: ['Hash'], privateIds: true });
+      expect(await store.collectionSpec('secrets')).to.deep.equal({ name: 'secrets', private: ['Hash'], privateIds: true });
+      await store.ensureCollection({ name: 'secrets', private: ['Hash', 'Salt'] });
+      expect((await store.collectionSpec('secrets'))!.private).to.deep.equal(['Hash', 'Salt']);
+      expect(await store.collectionSpec('never_declared')).to.equal(null);
+    });
+
     it('finds by id within the tenant only', async () => {
       expect((await store.forTenant('a').collection('items').findById('1'))?.Title).to.equal('Oak chair');
       expect((await store.forTenant('b').collection('items').findById('1'))?.Title).to.equal('Other tenant');

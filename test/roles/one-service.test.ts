@@ -11,7 +11,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts';
-import { decodePosition, encodePosition } from '../../src/events/position.ts';
+import { positionCodecOf } from '../../app/runtime.ts';
+import { loadConfig } from '../../src/config.ts';
+import type { TenantPositions } from '../../src/events/position.ts';
 import { importAnyRecord } from '../../app/features/intake.ts';
 import { dataPaths } from '../../app/engines.ts';
 import { DEFAULT_INCREMENTS } from '../../commands/bidding/shared.ts';
@@ -41,6 +43,9 @@ describe('one service however many api processes serve it', function () {
   let anonymous: string;
   /** Three more members registered for the timed auction. */
   const bidders: string[] = [];
+  /** The demo house's positions, as the service (its secret in DATA_DIR) makes them. */
+  let positions: TenantPositions;
+  const decodePosition = (text: string) => positions.read(text);
 
   before(async () => {
     const base = await freePortRun(4);
@@ -48,6 +53,7 @@ describe('one service however many api processes serve it', function () {
     service = startService({ port, dataDir, env: { API_PROCESSES: '2', METRICS_PORT: String(metricsPort) } });
     await ready(service, 90_000, '/openapi.json');
     log = new SqliteEventLog(dataPaths(dataDir).events);
+    positions = positionCodecOf(loadConfig({ DATA_DIR: dataDir })).forTenant('demo');
     anonymous = (await fresh(port, 'POST', '/v1/tokens/anonymous', null, { clientId: 'demo' })).body.Token;
     member = await demoMemberToken(service.base);
     expect((await fresh(port, 'POST', `/v1/me/registrations/${TIMED_AUCTION}`, member)).status).to.equal(200);
@@ -355,7 +361,7 @@ describe('one service however many api processes serve it', function () {
     let closing = false;
     const reconnecting = (async () => {
       const seen: SseMessage[] = [];
-      let last = encodePosition(from);
+      let last = positions.token(from);
       while (!closing) {
         const stream = await openStream(service.base, url, { ...headers, 'Last-Event-ID': last });
         await sleep(150 + Math.random() * 300);

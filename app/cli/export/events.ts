@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import type { EventLog, RecordedEvent } from '../../../src/ports/event-log.ts';
 import { feedEventId } from '../../../src/events/feed.ts';
 import { publicData } from '../../../src/events/define.ts';
-import { encodePosition } from '../../../src/events/position.ts';
+import { PositionCodec } from '../../../src/events/position.ts';
 import { formatRows, joinChunks, type Chunk, type Column, type Format, type Layout, type Value } from './format.ts';
 
 /*
@@ -44,6 +44,8 @@ export interface EventSelection {
   privateFields: Record<string, readonly string[]>;
   includePrivate: boolean;
   format: Format;
+  /** The service's position secret (hex): each event's Position is its house's, as the feed gives it. */
+  positionSecret: string;
 }
 
 /** Events read from the log at once. */
@@ -64,6 +66,7 @@ async function* eventRows(
     selection.includePrivate ? [] : Object.entries(selection.privateFields).map(([type, fields]) => [type, { private: fields }]),
   );
   const tenant = selection.tenant;
+  const positions = new PositionCodec(Buffer.from(selection.positionSecret, 'hex'));
   const row = (e: RecordedEvent): Value[] => {
     const hidden = privateOf.get(e.type);
     return [
@@ -72,7 +75,7 @@ async function* eventRows(
       e.version,
       e.streamId,
       e.revision,
-      encodePosition(e.position),
+      positions.forTenant(e.metadata.tenant ?? '').token(e.position),
       e.created,
       e.metadata.tenant ?? null,
       JSON.stringify(hidden ? publicData(hidden, e.data) : e.data),

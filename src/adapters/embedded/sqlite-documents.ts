@@ -252,6 +252,11 @@ export class SqliteDocumentStore implements DocumentStore {
     this.loadAliases();
   }
 
+  async collectionSpec(name: string): Promise<CollectionSpec | null> {
+    const row = this.db.prepare('SELECT spec FROM rm_aliases WHERE name = ?').get(name) as { spec: string } | undefined;
+    return row ? (JSON.parse(row.spec) as CollectionSpec) : null;
+  }
+
   forTenant(tenant: string): TenantScope {
     return { tenant, collection: <T extends Doc>(name: string) => this.collection<T>(name, tenant) };
   }

@@ -187,6 +187,10 @@ export class MongoDocumentStore implements DocumentStore {
     this.cacheLoadedAt = -Infinity;
   }
 
+  async collectionSpec(name: string): Promise<CollectionSpec | null> {
+    return ((await this.aliases.findOne({ _id: name }))?.spec as CollectionSpec | undefined) ?? null;
+  }
+
   private async loadAliases(): Promise<void> {
     this.cacheLoading ??= (async () => {
       try {
