@@ -12,17 +12,18 @@ import { logTenants, positionArg, resolvePosition, type PositionArg } from './po
 import { positionCodecOf } from '../runtime.ts';
 import { service } from '../features/index.ts';
 import { BadInput, runTool } from '../../src/cli/tool.ts';
+import { typeCheck } from './typecheck.ts';
 
 /**
- * `npm run project -- FILE [--from POSITION] [--to POSITION] [--follow]`: replays the log into an analyst's
- * projection (one module exporting one `defineDocumentProjection`, docs/analysts.md) on the engines the
- * environment names, from its own checkpoint (or `--from` on a fresh one), up to `--to` or the log's head, and
- * with `--follow` on live until Ctrl-C. The replay is the projector's (ProjectorRuntime.catchUpTo), page by
- * page with the checkpoint. Exit codes: 0 done (or stopped by Ctrl-C at a page boundary), 1 the projection
- * threw (its checkpoint stays before the event), 2 bad input (nothing written).
+ * `npm run project -- FILE [--reset] [--from POSITION] [--to POSITION] [--follow]`: replays the log into an analyst's
+ * projection (one module exporting one `defineDocumentProjection`, docs/analysts.md, type-checked first) on the
+ * engines the environment names, from its own checkpoint (or `--from` on a fresh one; `--reset` makes it fresh),
+ * up to `--to` or the log's head, and with `--follow` on live until Ctrl-C. The replay is the projector's
+ * (ProjectorRuntime.catchUpTo), page by page with the checkpoint. Exit codes: 0 done (or stopped by Ctrl-C at a
+ * page boundary), 1 the projection threw (its checkpoint stays before the event), 2 bad input (nothing written).
  */
 
-const USAGE = 'usage: npm run project -- FILE [--from POSITION] [--to POSITION] [--follow]';
+const USAGE = 'usage: npm run project -- FILE [--reset] [--from POSITION] [--to POSITION] [--follow]';
 
 /** An event the analyst's projection threw on. */
 class ProjectionFailed extends Error {
@@ -39,6 +40,8 @@ interface Args {
   from?: PositionArg;
   to?: PositionArg;
   follow: boolean;
+  /** Start over: its collections emptied and its checkpoint back to the start, before the replay. */
+  reset: boolean;
 }
 
 /** What `--from`/`--to` take, in the words of their errors. */
@@ -49,18 +52,20 @@ function parseArgs(argv: string[]): Args {
   let from: PositionArg | undefined;
   let to: PositionArg | undefined;
   let follow = false;
+  let reset = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--from') from = positionArg('--from', argv[++i], POSITION);
     else if (arg === '--to') to = positionArg('--to', argv[++i], POSITION);
     else if (arg === '--follow') follow = true;
+    else if (arg === '--reset') reset = true;
     else if (arg.startsWith('--')) throw new BadInput(`unknown option ${arg}; ${USAGE}`);
     else if (file === undefined) file = arg;
     else throw new BadInput(`one projection module at a time (got ${file} and ${arg}); ${USAGE}`);
   }
   if (file === undefined) throw new BadInput(USAGE);
   if (from?.log != null && to?.log != null && to.log < from.log) throw new BadInput(`--to ${to.log} is before --from ${from.log}`);
-  return { file, from, to, follow };
+  return { file, from, to, follow, reset };
 }
 
 const isProjection = (value: unknown): value is Projection =>
@@ -70,6 +75,12 @@ const isProjection = (value: unknown): value is Projection =>
 async function loadProjection(file: string): Promise<DocumentProjection> {
   const resolved = path.resolve(file);
   if (!fs.existsSync(resolved)) throw new BadInput(`${file}: no such file`);
+  const checked = await typeCheck(resolved);
+  if (checked.skipped) process.stderr.write(`${checked.skipped}\n`);
+  if (checked.errors.length > 0)
+    throw new BadInput(
+      `${file} does not type-check with the project's tsconfig (${checked.errors.length} error${checked.errors.length === 1 ? '' : 's'}): ${checked.errors.slice(0, 5).join('; ')}`,
+    );
   let exported: Record<string, unknown>;
   try {
     exported = await import(pathToFileURL(resolved).href);
@@ -142,10 +153,14 @@ function progress(name: string, start: number, initialHead: number) {
     };
   }
   let printed = 0;
+  /** The last line's words: an idle `--follow` writes one line every two seconds at most, and none while nothing moves. */
+  let said = '';
   const line = (force: boolean) => {
     const now = Date.now();
     if (!force && now - printed < 2000) return;
+    if (`${at} ${head}` === said) return;
     printed = now;
+    said = `${at} ${head}`;
     const seconds = Math.max(0.001, (now - started) / 1000);
     const rate = (at - start) / seconds;
     const left = rate > 0 && head > at ? `${Math.ceil((head - at) / rate)}s` : at >= head ? '0s' : 'unknown';
@@ -185,10 +200,12 @@ async function run(args: Args): Promise<number> {
     const from = asked(args.from);
     const to = asked(args.to);
     if (from !== undefined && to !== undefined && to < from) throw new BadInput(`--to ${to} is before --from ${from}`);
+    await runtime.setup();
+    if (args.reset) await startOver(engines, projection, await runtime.checkpoint(projection));
     const checkpoint = await runtime.checkpoint(projection);
     if (from !== undefined && checkpoint !== 0 && checkpoint !== from)
       throw new BadInput(
-        `${projection.name} has gone on to position ${checkpoint}: --from starts a fresh projection only (drop its collections and checkpoint first)`,
+        `${projection.name} has gone on to position ${checkpoint}: --from starts a fresh projection only (add --reset to start it over)`,
       );
     if (to !== undefined && checkpoint > to) throw new BadInput(`${projection.name} is already at position ${checkpoint}, past --to ${to}`);
     await runtime.setup();
@@ -241,6 +258,23 @@ async function run(args: Args): Promise<number> {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await engines?.close();
+  }
+}
+
+/**
+ * Starts a projection over: its checkpoint moved back to the start (with the expected one, so a run of it going on
+ * elsewhere fails rather than writes on), then empty copies of its collections swapped in (the rebuild protocol's
+ * swap, with nothing rebuilt).
+ */
+async function startOver(engines: Engines, projection: DocumentProjection, checkpoint: number): Promise<void> {
+  await engines.documents.live().commit([], { projection: projection.name, expected: checkpoint, position: 0 });
+  const empty = await engines.documents.startRebuild(
+    projection.name,
+    projection.collections.map((c) => c.name),
+  );
+  if (!(await empty.finish())) {
+    await empty.abort();
+    throw new Error(`${projection.name} moved on while it was started over (is another run of it going?)`);
   }
 }
 

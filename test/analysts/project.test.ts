@@ -49,7 +49,12 @@ describe('npm run project (an analyst replays the log into a projection of their
     stderr: string;
   }
 
-  function project(dataDir: string, args: string[], options: { npm?: boolean; until?: (stderr: string) => boolean } = {}): Promise<Run> {
+  /** The tool in a process of its own; Ctrl-C (SIGINT) once `until` holds of its standard error, `thenMs` later. */
+  function project(
+    dataDir: string,
+    args: string[],
+    options: { npm?: boolean; until?: (stderr: string) => boolean; thenMs?: number } = {},
+  ): Promise<Run> {
     const [command, argv] = options.npm
       ? ['npm', ['run', '--silent', 'project', '--', ...args]]
       : [process.execPath, ['--import', 'tsx', 'app/cli/project.ts', ...args]];
@@ -65,7 +70,7 @@ describe('npm run project (an analyst replays the log into a projection of their
       stderr += c;
       if (options.until && !signalled && options.until(stderr)) {
         signalled = true;
-        child.kill('SIGINT');
+        setTimeout(() => child.kill('SIGINT'), options.thenMs ?? 0);
       }
     });
     return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
@@ -290,6 +295,39 @@ export const slow = defineDocumentProjection({
     expect(Object.fromEntries(docs!.map((d) => [Number(d._id), d.Accepted]))).to.deep.equal(Object.fromEntries(perAuction));
   });
 
+  it('starts over with --reset: its collections emptied and its checkpoint back at the start, then the replay (with --to too)', async () => {
+    const dir = copy();
+    expect((await project(dir, [EXAMPLE])).code).to.equal(0);
+    const whole = readModel(dir, EXAMPLE_COLLECTION, EXAMPLE_NAME);
+    const requests = logEvents(dir).filter((e) => e.type === 'AuctionRegistrationRequested');
+    const at = requests[Math.floor(requests.length / 2)].position;
+    const partly = await project(dir, [EXAMPLE, '--reset', '--to', String(at)]);
+    expect(partly.code, partly.stderr).to.equal(0);
+    const then = readModel(dir, EXAMPLE_COLLECTION, EXAMPLE_NAME);
+    expect(then.checkpoint).to.equal(at);
+    expect(counted(then.docs!)).to.deep.equal(countedFromLog(dir, at));
+    const again = await project(dir, [EXAMPLE, '--reset']);
+    expect(again.code, again.stderr).to.equal(0);
+    expect(readModel(dir, EXAMPLE_COLLECTION, EXAMPLE_NAME)).to.deep.equal(whole);
+    // Without --reset, --from on a projection that has gone on says to add it.
+    const refused = await project(dir, [EXAMPLE, '--from', String(at)]);
+    expect(refused.code).to.equal(2);
+    expect(refused.stderr).to.match(/add --reset to start it over/);
+  });
+
+  it('writes no progress line while an idle --follow has nothing to apply (a pipe gets a line every two seconds at most, as it moves)', async () => {
+    const dir = copy();
+    // Caught up, then idle for 4.5 s.
+    const run = await project(dir, [EXAMPLE, '--follow'], { until: (stderr) => /position (\d+) of \1/.test(stderr), thenMs: 4500 });
+    expect(run.code, run.stderr).to.equal(0);
+    const lines = run.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith(`${EXAMPLE_NAME}: position`));
+    expect(new Set(lines).size, run.stderr).to.equal(lines.length);
+    expect(lines.length).to.be.at.most(3);
+  });
+
   it('stops a projection that throws with the event’s position and type, exit code 1, its checkpoint before that event', async () => {
     const dir = copy();
     const failing = logEvents(dir).find((e) => e.type === 'RegistrationApproved')!;
@@ -336,7 +374,25 @@ import { termsEvents } from 'REPO/commands/terms/events.ts';
       {
         title: 'a broken module',
         args: () => [fixture('broken.ts', `${header}export const x = ;\n`)],
-        says: /broken\.ts does not load/,
+        says: /broken\.ts does not type-check with the project's tsconfig \(1 error\): .*broken\.ts:3:18 Expression expected/,
+      },
+      {
+        title: 'a misspelt field (type-checked before any event is replayed)',
+        args: () => [
+          fixture(
+            'misspelt.ts',
+            `${header}export const misspelt = defineDocumentProjection({
+  name: 'analysis-misspelt',
+  events: [termsEvents],
+  collections: [{ name: 'analysis_misspelt' }],
+  async apply(event, uow) {
+    await uow.update('analysis_misspelt', event.data.tenant, String(event.data.auctionid), () => ({ Seen: true }));
+  },
+});
+`,
+          ),
+        ],
+        says: /misspelt\.ts does not type-check .*misspelt\.ts:8:\d+ Property 'auctionid' does not exist/,
       },
       {
         title: 'a module without a projection',
