@@ -149,7 +149,7 @@ export const replayWebhook = defineOperation({
       '`After`: a `Position` the feed or a delivery gave (an empty text: from the beginning). The webhook gets every event of its types after it again, in order, then goes on as before; ' +
       'receivers deduplicate by `webhook-id`.',
     errors: [404],
-    examples: { body: { After: 'cDoxMjM0NQ' }, response: { Id: 3, Status: 'replaying' } },
+    examples: { body: { After: 'HTH6bF7FdqN-CPwJg4Zi1w' }, response: { Id: 3, Status: 'replaying' } },
   },
   input: { params: idParam, body: z.object({ After: z.string().max(100) }).openapi('WebhookReplayRequest') },
   output: { response: done },

@@ -27,5 +27,5 @@ export const webhookExample = {
   Description: 'ERP: new bidders and registrations',
   Status: 'active',
   CreatedAt: '2026-11-20T09:30:00.000Z',
-  LastDeliveredPosition: 'cDoxMjM0NQ',
+  LastDeliveredPosition: 'HTH6bF7FdqN-CPwJg4Zi1w',
 } as const;

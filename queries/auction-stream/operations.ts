@@ -64,9 +64,9 @@ export const streamAuction = defineOperation({
     errors: [404, 429, 503],
     examples: {
       response:
-        ': stream open\nid: cDoxMjM0MA\n\n' +
-        'id: cDoxMjM0NQ\nevent: bid\ndata: {"LotId":2001,"CurrentBid":23300,"Currency":"EUR","BidCount":2,"MinimumNextBid":23800,"ReserveMet":null,"EndTime":"2026-12-01T18:00:00.000Z","PlacedAt":"2026-11-26T10:15:00.000Z"}\n\n' +
-        'id: cDoxMjM1MA\nevent: extended\ndata: {"LotId":2002,"EndTime":"2026-12-01T18:03:00.000Z"}\n\n' +
+        ': stream open\nid: IqwuSWzi3jFRKHKmIwtVZg\n\n' +
+        'id: HTH6bF7FdqN-CPwJg4Zi1w\nevent: bid\ndata: {"LotId":2001,"CurrentBid":23300,"Currency":"EUR","BidCount":2,"MinimumNextBid":23800,"ReserveMet":null,"EndTime":"2026-12-01T18:00:00.000Z","PlacedAt":"2026-11-26T10:15:00.000Z"}\n\n' +
+        'id: OcdJNc4mFFPVMOnpZolEPA\nevent: extended\ndata: {"LotId":2002,"EndTime":"2026-12-01T18:03:00.000Z"}\n\n' +
         ': heartbeat\n\n',
     },
   },

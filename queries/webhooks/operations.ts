@@ -109,7 +109,7 @@ export const listDeliveries = defineOperation({
           {
             EventId: '0c2f6f7e-8b1a-5c3d-9e4f-a1b2c3d4e5f6',
             Type: 'MemberSignedUp',
-            Position: 'cDoxMjM0NQ',
+            Position: 'HTH6bF7FdqN-CPwJg4Zi1w',
             Attempt: 1,
             Outcome: 'delivered',
             ResponseStatus: 204,

@@ -650,7 +650,7 @@ const FEED_ITEM_EXAMPLE = {
   Version: 1,
   Stream: 'watchlist-demo-42',
   Revision: 3,
-  Position: 'cDoxMjM0NQ',
+  Position: 'HTH6bF7FdqN-CPwJg4Zi1w',
   Time: '2026-11-20T09:30:00.000Z',
   Data: { tenant: 'demo', memberId: 42, lotId: 1017, watchType: 'watch', at: '2026-11-20T09:30:00.000Z' },
 };
