@@ -15,6 +15,9 @@ import { SqliteEventLog } from '../src/adapters/embedded/sqlite-event-log.ts';
 import { SqliteDocumentStore } from '../src/adapters/embedded/sqlite-documents.ts';
 import { SqliteJobQueue } from '../src/adapters/embedded/sqlite-jobs.ts';
 import { FileOutbox } from '../src/adapters/embedded/file-outbox.ts';
+import { QueuedOutbox, type Transports } from '../src/adapters/delivery/queued-outbox.ts';
+import { SmtpTransport } from '../src/adapters/delivery/smtp.ts';
+import { TwilioSms } from '../src/adapters/delivery/twilio.ts';
 import { FolderFileStore } from '../src/adapters/embedded/folder-files.ts';
 import { SqliteLeases } from '../src/adapters/embedded/sqlite-leases.ts';
 import { openEmbeddedSearch } from './embedded-search.ts';
@@ -45,6 +48,8 @@ export interface Engines {
   jobs: JobQueue;
   limiter: RateLimiter;
   outbox: Outbox;
+  /** The network outbox, when SMTP or Twilio is configured: the worker runs its delivery jobs. */
+  delivery: QueuedOutbox | null;
   files: FileStore;
   /** Where the singleton roles are claimed: beside the checkpoints (projector) and the jobs (worker). */
   leases: { projector: LeaseStore; worker: LeaseStore };
@@ -177,10 +182,9 @@ export async function openEngines(
   }
   closers.push(() => search.close());
 
-  const outbox = new FileOutbox(paths.outbox);
   const files = new FolderFileStore(paths.files);
   describe.files = `folder ${paths.files}`;
-  describe.outbox = `folder ${paths.outbox}`;
+  const { outbox, delivery } = openOutbox(config, jobs, paths.outbox, describe, closers);
 
   let closed = false;
   return {
@@ -190,6 +194,7 @@ export async function openEngines(
     jobs,
     limiter,
     outbox,
+    delivery,
     files,
     leases: { projector: projectorLeases, worker: workerLeases },
     searchInProcess,
@@ -201,4 +206,26 @@ export async function openEngines(
       for (const close of [...closers].reverse()) await close();
     },
   };
+}
+
+/** Mail over SMTP and SMS through Twilio where configured, as background jobs; the outbox files for the rest. */
+function openOutbox(
+  config: Config,
+  jobs: JobQueue,
+  dir: string,
+  describe: Record<string, string>,
+  closers: Array<() => Promise<void> | void>,
+): { outbox: Outbox; delivery: QueuedOutbox | null } {
+  const files = new FileOutbox(dir);
+  const transports: Transports = {};
+  const { smtp, twilio, firstRetryMs } = config.delivery;
+  if (smtp) transports.mail = new SmtpTransport(smtp);
+  if (twilio) transports.sms = new TwilioSms(twilio);
+  for (const transport of Object.values(transports)) closers.push(() => transport.close());
+  describe.outbox = (['mail', 'sms'] as const)
+    .map((channel) => `${channel}: ${transports[channel]?.describe ?? `folder ${dir}`}`)
+    .join(', ');
+  if (!smtp && !twilio) return { outbox: files, delivery: null };
+  const delivery = new QueuedOutbox(jobs, transports, files, firstRetryMs);
+  return { outbox: delivery, delivery };
 }

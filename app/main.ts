@@ -1,4 +1,4 @@
-import { loadConfig } from '../src/config.ts';
+import { ConfigError, loadConfig } from '../src/config.ts';
 import { createLogger, drainLogs } from '../src/logger.ts';
 import { GracefulShutdown } from '../src/shutdown.ts';
 import { createRuntime, dataPaths } from './runtime.ts';
@@ -159,7 +159,9 @@ async function main() {
 main().catch(async (error) => {
   // Start-up cut short by a signal (the engines closed under it): the shutdown exits.
   if (shutdown?.stopping) return;
-  process.stderr.write(`fatal: ${error instanceof Error ? error.stack : String(error)}\n`);
+  // A setting that cannot be used is one line that names it; anything else keeps its stack.
+  const text = error instanceof ConfigError ? error.message : error instanceof Error ? error.stack : String(error);
+  process.stderr.write(`fatal: ${text}\n`);
   await drainLogs(1000);
   process.exit(1);
 });

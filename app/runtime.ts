@@ -13,6 +13,7 @@ import { GeneratedFiles } from '../src/generated-files.ts';
 import { OneTimeKeys, oneTimeKeySecret } from '../src/security/keys.ts';
 import { createVatChecker } from '../src/adapters/vies/vies-checker.ts';
 import { allJobs } from './features/jobs.ts';
+import { DELIVER_MESSAGE } from '../src/adapters/delivery/queued-outbox.ts';
 import { buildApp } from '../src/http/app.ts';
 import { accessDirectory } from '../projections/access/index.ts';
 import { membersProjection } from '../projections/members/projection.ts';
@@ -161,7 +162,8 @@ export async function createRuntime(
   };
   await projector.setup();
   if (runsJobs) {
-    for (const [name, processor] of Object.entries(allJobs(services)))
+    const delivery = engines.delivery ? { [DELIVER_MESSAGE]: engines.delivery.processor(services) } : {};
+    for (const [name, processor] of Object.entries({ ...allJobs(services), ...delivery }))
       jobs.process(name, metrics ? metrics.job(name, processor) : processor);
   }
   if (background) {

@@ -1,5 +1,11 @@
 import os from 'node:os';
 import path from 'node:path';
+import { parseMailbox, type Mailbox } from './text/mailbox.ts';
+
+/** A setting that cannot be used: the start stops with its message, one line that names the variable. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
 
 export type Role = 'all' | 'api' | 'projector' | 'worker';
 export const ROLES: readonly Role[] = ['all', 'api', 'projector', 'worker'];
@@ -52,6 +58,62 @@ export interface Config {
   /** WEBHOOK_ALLOW_PRIVATE=true: webhooks may use plain http and any address (development and tests only). */
   webhookAllowPrivate: boolean;
   http: HttpConfig;
+  delivery: DeliveryConfig;
+}
+
+/** Where mail and SMS go (PRODUCTION.md); null: the outbox files under DATA_DIR (the embedded default). */
+export interface DeliveryConfig {
+  /** SMTP_URL and MAIL_FROM. */
+  smtp: { url: string; from: Mailbox } | null;
+  /** TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN, TWILIO_FROM, TWILIO_API_URL. */
+  twilio: { accountSid: string; authToken: string; from: string; apiUrl: string } | null;
+  /** DELIVERY_FIRST_RETRY_MS: the wait before the first retry of a temporary failure (default 15 s), doubling after. */
+  firstRetryMs: number;
+}
+
+function smtp(env: NodeJS.ProcessEnv): DeliveryConfig['smtp'] {
+  if (!env.SMTP_URL) {
+    if (env.MAIL_FROM) throw new ConfigError('MAIL_FROM is set without SMTP_URL');
+    return null;
+  }
+  let url: URL;
+  try {
+    url = new URL(env.SMTP_URL);
+  } catch {
+    throw new ConfigError('SMTP_URL must be smtp://[user:password@]host:port or smtps://…');
+  }
+  if ((url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || !url.hostname)
+    throw new ConfigError('SMTP_URL must be smtp://[user:password@]host:port or smtps://…');
+  if (!env.MAIL_FROM) throw new ConfigError('MAIL_FROM is required with SMTP_URL (Name <address>)');
+  const from = parseMailbox(env.MAIL_FROM);
+  if (!from) throw new ConfigError('MAIL_FROM must be Name <address> or an address');
+  return { url: env.SMTP_URL, from };
+}
+
+function twilio(env: NodeJS.ProcessEnv): DeliveryConfig['twilio'] {
+  const names = ['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN', 'TWILIO_FROM'] as const;
+  const set = names.filter((name) => env[name]);
+  if (set.length === 0) {
+    if (env.TWILIO_API_URL) throw new ConfigError('TWILIO_API_URL is set without TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM');
+    return null;
+  }
+  const missing = names.find((name) => !env[name]);
+  if (missing) throw new ConfigError(`${missing} is required with ${set.join(', ')}`);
+  const apiUrl = env.TWILIO_API_URL || 'https://api.twilio.com';
+  let protocol = '';
+  try {
+    protocol = new URL(apiUrl).protocol;
+  } catch {
+    // reported below
+  }
+  if (protocol !== 'https:' && protocol !== 'http:') throw new ConfigError('TWILIO_API_URL must be an http(s) URL');
+  return { accountSid: env.TWILIO_ACCOUNT_SID!, authToken: env.TWILIO_AUTH_TOKEN!, from: env.TWILIO_FROM!, apiUrl };
+}
+
+function delivery(env: NodeJS.ProcessEnv): DeliveryConfig {
+  const firstRetryMs = int(env.DELIVERY_FIRST_RETRY_MS, 15_000, 'DELIVERY_FIRST_RETRY_MS');
+  if (firstRetryMs < 1 || firstRetryMs > 30_000) throw new ConfigError('DELIVERY_FIRST_RETRY_MS must be 1 to 30000');
+  return { smtp: smtp(env), twilio: twilio(env), firstRetryMs };
 }
 
 export interface HttpConfig {
@@ -138,5 +200,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       responseCache: env.RESPONSE_CACHE !== 'false',
       readyMaxLagSeconds: int(env.READY_MAX_LAG_SECONDS, 10, 'READY_MAX_LAG_SECONDS'),
     },
+    delivery: delivery(env),
   };
 }

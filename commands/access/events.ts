@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineEvent, defineEvents, languageCode, tenantId, type EventsOf } from '../../src/events/define.ts';
+import { parseMailbox } from '../../src/text/mailbox.ts';
 
 /*
  * Access: the auction houses (tenants), their applications and the operator's Api-Keys, as catalogue intake
@@ -12,7 +13,7 @@ export const TenantConfigured = defineEvent({
   stream: 'tenant-{tenant}',
   operator: true,
   description:
-    'Catalogue intake: an auction house (tenant) was configured: its languages, currency, page size, public access and contact address; `country` (ISO 3166-1 alpha-2) and `vatRate` (percent) were added compatibly for VAT decisions and invoices; `increments` (`[{from, increment}]`, ascending from 0, minor units) and `extensionWindowSeconds` for timed bidding.',
+    'Catalogue intake: an auction house (tenant) was configured: its languages, currency, page size, public access and contact address; `country` (ISO 3166-1 alpha-2) and `vatRate` (percent) were added compatibly for VAT decisions and invoices; `increments` (`[{from, increment}]`, ascending from 0, minor units) and `extensionWindowSeconds` for timed bidding; `mailFrom` (`Name <address>`), the sender of its mail.',
   schema: z.object({
     tenant: tenantId,
     name: z.string().min(1).max(200),
@@ -36,6 +37,11 @@ export const TenantConfigured = defineEvent({
       })
       .optional(),
     extensionWindowSeconds: z.number().int().min(0).max(3600).optional(),
+    mailFrom: z
+      .string()
+      .max(320)
+      .refine((value) => parseMailbox(value) !== null, 'Name <address> or an address')
+      .optional(),
   }),
 });
 

@@ -5,7 +5,9 @@ import { runCommand } from '../../src/command-runner.ts';
 import { NotFoundError } from '../../src/errors.ts';
 import { catalogueLots } from '../../projections/catalogue/index.ts';
 import { memberAccounts } from '../../projections/members/index.ts';
-import { tenantSettings } from '../../projections/access/index.ts';
+import { senderOf, tenantSettings } from '../../projections/access/index.ts';
+import { memberLanguage } from '../../projections/profile/index.ts';
+import { mailHtml } from '../../src/text/mail.ts';
 import { lotStreamId } from './events.ts';
 import { biddingDecider } from './decide.ts';
 import { closesCounter } from './metrics.ts';
@@ -69,19 +71,26 @@ function outbidMail(deps: JobDeps): JobProcessor {
     ]);
     if (!member || !lot || lot.Closed || Date.parse(lot.EndTime) <= deps.now().getTime()) return;
     const texts = lot.Texts;
-    const language = [member.Language, house?.DefaultLanguage].find((l): l is string => !!l && !!OUTBID_TEXT[l] && !!texts[l]) ?? 'en';
+    const preferred = await memberLanguage(db, member);
+    const language = [preferred, house?.DefaultLanguage].find((l): l is string => !!l && !!OUTBID_TEXT[l] && !!texts[l]) ?? 'en';
     const text = OUTBID_TEXT[language] ?? OUTBID_TEXT.en;
     const bid = `${((lot.CurrentBid ?? 0) / 100).toFixed(2)} ${lot.Currency}`;
+    const subject = `${house?.Name ?? tenant}: ${text.subject}`;
+    const body = text.body
+      .replace('{lot}', String(lot.LotNumber))
+      .replace('{title}', texts[language]?.Title ?? '')
+      .replace('{bid}', bid);
     await deps.outbox.send({
       id: job.id,
+      kind: 'outbid',
       channel: 'mail',
       tenant,
       to: member.Email,
-      subject: `${house?.Name ?? tenant}: ${text.subject}`,
-      body: text.body
-        .replace('{lot}', String(lot.LotNumber))
-        .replace('{title}', texts[language]?.Title ?? '')
-        .replace('{bid}', bid),
+      sender: senderOf(house ?? null, tenant),
+      language,
+      subject,
+      body,
+      html: mailHtml(body, language, subject),
     });
   };
 }

@@ -28,6 +28,8 @@ export interface MemberState {
   email: string | null;
   /** For the greeting of the account mails. */
   firstName: string;
+  /** Chosen at sign-up (the profile may change it later: projections/profile memberLanguage). */
+  language: string | null;
   confirmed: boolean;
   roles: Set<string>;
   /** The confirmation key of the sign-up, until it is used. */
@@ -98,6 +100,7 @@ export const memberDecider: Decider<MemberState, MemberCommand, MemberEvent> = {
     abandoned: false,
     email: null,
     firstName: '',
+    language: null,
     confirmed: false,
     roles: new Set(),
     confirmationKey: null,
@@ -108,7 +111,13 @@ export const memberDecider: Decider<MemberState, MemberCommand, MemberEvent> = {
   evolve: (state, event) => {
     switch (event.type) {
       case 'MemberSignedUp':
-        return { ...state, exists: true, email: event.data.email.toLowerCase(), firstName: event.data.firstName };
+        return {
+          ...state,
+          exists: true,
+          email: event.data.email.toLowerCase(),
+          firstName: event.data.firstName,
+          language: event.data.language,
+        };
       case 'MemberSignUpAbandoned':
         return { ...state, abandoned: true };
       case 'MemberConfirmationKeyIssued':

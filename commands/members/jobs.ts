@@ -2,7 +2,9 @@ import type { JobProcessor } from '../../src/ports/jobs.ts';
 import type { JobDeps } from '../../src/feature.ts';
 import { runCommand } from '../../src/command-runner.ts';
 import { OneTimeKeys } from '../../src/security/keys.ts';
-import { tenantSettings } from '../../projections/access/index.ts';
+import { senderOf, tenantSettings } from '../../projections/access/index.ts';
+import { memberLanguage } from '../../projections/profile/index.ts';
+import { messageLanguage } from '../../src/text/mail.ts';
 import { memberByEmail } from '../../projections/members/index.ts';
 import { KEY_PURPOSE, loadMember, RESET_KEY_TTL_MS } from './accounts.ts';
 import { memberDecider } from './decide.ts';
@@ -32,9 +34,10 @@ export const confirmationJobId = (tenant: string, keyId: string) => `member-conf
 export const passwordResetJobId = (tenant: string, keyId: string) => `password-reset-${tenant}-${keyId}`;
 export const JOB_RETRIES = { attempts: 8, backoffMs: 2000 };
 
-async function houseName(services: JobDeps, tenant: string): Promise<string> {
+/** What an account mail says about its house, and who it is from. */
+async function house(services: JobDeps, tenant: string) {
   const doc = await tenantSettings(services.documents, tenant);
-  return doc?.Name ?? tenant;
+  return { doc, name: doc?.Name ?? tenant, sender: senderOf(doc, tenant) };
 }
 
 /**
@@ -47,14 +50,17 @@ export function sendConfirmationMail(services: JobDeps): JobProcessor {
     const state = await loadMember(services.log, tenant, memberId);
     // Confirmed, removed, or a key that is not the current one: nothing to send.
     if (!state.exists || state.removed || state.confirmed || state.confirmationKey?.keyId !== keyId || !state.email) return;
+    const { doc, name, sender } = await house(services, tenant);
     const mail = confirmationMail({
-      houseName: await houseName(services, tenant),
+      language: messageLanguage(state.language, doc),
+      houseName: name,
       firstName: state.firstName,
       email: state.email,
       key: services.keys.key(KEY_PURPOSE.confirmation, keyId),
       expiresAt: state.confirmationKey.expiresAt,
     });
-    await services.outbox.send({ id: confirmationJobId(tenant, keyId), channel: 'mail', tenant, to: state.email, ...mail });
+    const id = confirmationJobId(tenant, keyId);
+    await services.outbox.send({ id, kind: 'member-confirmation', channel: 'mail', tenant, to: state.email, sender, ...mail });
   };
 }
 
@@ -78,14 +84,18 @@ export function issuePasswordReset(services: JobDeps): JobProcessor {
     const state = await loadMember(services.log, tenant, member.Id);
     // Voided by a newer request, or already used (a retry after the member reset the password): no mail.
     if (state.removed || state.resetKey?.keyId !== keyId || !state.email) return;
+    const { doc, name, sender } = await house(services, tenant);
+    const language = messageLanguage(await memberLanguage(services.documents.forTenant(tenant), member), doc);
     const mail = passwordResetMail({
-      houseName: await houseName(services, tenant),
+      language,
+      houseName: name,
       firstName: state.firstName,
       email: state.email,
       key,
       expiresAt: state.resetKey.expiresAt,
     });
-    await services.outbox.send({ id: passwordResetJobId(tenant, keyId), channel: 'mail', tenant, to: state.email, ...mail });
+    const id = passwordResetJobId(tenant, keyId);
+    await services.outbox.send({ id, kind: 'password-reset', channel: 'mail', tenant, to: state.email, sender, ...mail });
   };
 }
 

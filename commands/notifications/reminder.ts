@@ -5,7 +5,9 @@ import type { Outbox } from '../../src/ports/outbox.ts';
 import type { Logger } from '../../src/logger.ts';
 import type { EventOf } from '../../src/events/define.ts';
 import { foldStream, runCommand } from '../../src/command-runner.ts';
-import { tenantSettings } from '../../projections/access/index.ts';
+import { senderOf, tenantSettings } from '../../projections/access/index.ts';
+import { memberLanguage } from '../../projections/profile/index.ts';
+import { mailHtml } from '../../src/text/mail.ts';
 import { memberAccounts } from '../../projections/members/index.ts';
 import { notificationSubscriptions } from '../../projections/notifications/index.ts';
 import { lotStreamId, type LotCatalogued } from '../catalogue/events.ts';
@@ -198,7 +200,9 @@ async function send(
   const texts = r.lot.texts;
   // The member's language, else the house's default, else any language the lot is written in.
   const language =
-    [member.Language, house?.DefaultLanguage].find((l): l is string => !!l && !!texts[l]?.title) ?? Object.keys(texts)[0] ?? 'en';
+    [await memberLanguage(db, member), house?.DefaultLanguage].find((l): l is string => !!l && !!texts[l]?.title) ??
+    Object.keys(texts)[0] ??
+    'en';
   const message = reminderMessage({
     channel: subscription.channel,
     language,
@@ -209,7 +213,18 @@ async function send(
     minutesBefore: subscription.minutesBefore,
   });
   const messageId = notificationMessageId(subscriptionId);
-  await deps.outbox.send({ id: messageId, channel: subscription.channel === 'email' ? 'mail' : 'sms', tenant, to, ...message });
+  const mail = subscription.channel === 'email';
+  await deps.outbox.send({
+    id: messageId,
+    kind: 'reminder',
+    channel: mail ? 'mail' : 'sms',
+    tenant,
+    to,
+    sender: senderOf(house ?? null, tenant),
+    language,
+    ...message,
+    ...(mail ? { html: mailHtml(message.body, language, message.subject ?? '') } : {}),
+  });
   await located.record({
     type: 'RecordDispatched',
     tenant,

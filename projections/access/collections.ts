@@ -16,6 +16,8 @@ export interface TenantDoc extends Doc {
   Country: string | null;
   /** The VAT rate of the house's sales, in percent, when configured. */
   VatRate: number | null;
+  /** The house's own sender of mail (`Name <address>`), when intake gave one; else MAIL_FROM's address under its name. */
+  MailFrom?: string | null;
 }
 
 export interface ApiKeyDoc extends Doc {
@@ -45,6 +47,9 @@ export const APPLICATIONS = 'applications';
 /** A tenant's settings (its languages, contact address, country...), as jobs and the credential checks read them. */
 export const tenantSettings = (documents: DocumentStore, tenant: string) =>
   documents.forTenant(SYSTEM).collection<TenantDoc>(TENANTS).findById(tenant);
+
+/** Who a house's mail is from: its name, and its own `Name <address>` when it has one (src/ports/outbox.ts). */
+export const senderOf = (house: TenantDoc | null, tenant: string) => ({ name: house?.Name ?? tenant, mailFrom: house?.MailFrom ?? null });
 
 /** The operator's read models: tenants, Api-Keys and applications live under the reserved tenant SYSTEM. */
 export const operatorScope = (documents: { forTenant(tenant: string): TenantScope }) => documents.forTenant(SYSTEM);

@@ -38,6 +38,7 @@ export const accessProjection = defineDocumentProjection({
           ContactEmail: d.contactEmail,
           Country: d.country ?? null,
           VatRate: d.vatRate ?? null,
+          ...(d.mailFrom ? { MailFrom: d.mailFrom } : {}),
         }));
         return;
       }

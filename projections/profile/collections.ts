@@ -48,3 +48,9 @@ export function signUpPhone(raw: string): string | null {
   const parsed = parsePhoneNumberFromString(text);
   return parsed?.isValid() ? parsed.number : text;
 }
+
+/** The language a member reads: the profile's, else the one chosen at sign-up (mail and SMS are written in it). */
+export async function memberLanguage(db: TenantScope, member: { Id: number; Language: string }): Promise<string> {
+  const profile = await profiles(db).findById(String(member.Id));
+  return profile?.Language || member.Language;
+}

@@ -28,6 +28,10 @@ export interface Job<T = unknown> {
   data: T;
   /** 1 on the first try. */
   attemptsMade: number;
+  /** What an earlier try saved with saveProgress (null before any): a retry skips a step that was done. */
+  progress: unknown;
+  /** Keeps a mark of the job's progress with the job (JSON), for its later tries, after a crash too. */
+  saveProgress(value: unknown): Promise<void>;
 }
 
 export type JobProcessor = (job: Job) => Promise<void>;

@@ -1,6 +1,7 @@
 /**
- * Outgoing mail and SMS. Production: SMTP / an SMS gateway. Embedded: one file per message under
- * DATA_DIR/outbox/. `id` makes a send idempotent: sending the same id twice delivers once.
+ * Outgoing mail and SMS. Embedded: one file per message under DATA_DIR/outbox/. Production: SMTP and an SMS
+ * gateway, each message sent by a background job (src/adapters/delivery/). `id` makes a send idempotent:
+ * sending the same id twice delivers once.
  */
 export interface OutgoingMessage {
   id: string;
@@ -8,8 +9,17 @@ export interface OutgoingMessage {
   tenant: string;
   to: string;
   subject?: string;
+  /** The text (a mail's text part, an SMS's whole). */
   body: string;
+  /** A mail's HTML part (the same content as body); without it the mail is text only. */
+  html?: string;
   replyTo?: string;
+  /** What the message is, for counts and logs: `member-confirmation`, `password-reset`, `outbid`, `reminder`, `contact`, `phone-code`. */
+  kind?: string;
+  /** The language of subject and body (a mail's Content-Language). */
+  language?: string;
+  /** The house that sends it: its name (the display name) and its own `Name <address>` (intake's `mailFrom`), when it has one. */
+  sender?: { name: string; mailFrom?: string | null };
 }
 
 export interface Outbox {

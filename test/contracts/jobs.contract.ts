@@ -105,6 +105,19 @@ export function jobQueueContract(name: string, makeQueue: () => Promise<JobQueue
       expect(await queue.getState(id('flaky'))).to.equal('completed');
     });
 
+    it('gives a retry the progress an earlier try saved, and a first try null', async function () {
+      const seen: unknown[] = [];
+      const name = jobName('progress');
+      queue.process(name, async (job) => {
+        seen.push(job.progress);
+        if (job.attemptsMade === 1) await job.saveProgress({ step: 'sent', reply: '250 OK' });
+        if (job.attemptsMade < 3) throw new Error(`try ${job.attemptsMade} failed after its step`);
+      });
+      await queue.add(name, {}, { jobId: id('progress'), attempts: 3, backoffMs: 10 });
+      await queue.whenIdle(5000);
+      expect(seen).to.deep.equal([null, { step: 'sent', reply: '250 OK' }, { step: 'sent', reply: '250 OK' }]);
+    });
+
     it('waits a growing backoff between tries', async function () {
       const times: number[] = [];
       const name = jobName('backoff');

@@ -110,7 +110,9 @@ describe('sign-up, email confirmation and availability (operations 34–36)', ()
       const mails = await mailsTo(email);
       expect(mails).to.have.length(1);
       expect(mails[0]).to.include({ Channel: 'mail', Tenant: 'demo' });
-      expect(mails[0].Subject).to.match(/confirm/i);
+      // In the language Anna chose at sign-up (Swedish), not the house's first.
+      expect(mails[0].Subject).to.equal('Demo Auctions: bekräfta din e-postadress');
+      expect(mails[0].Body).to.match(/^Hej Anna,\n\ntack för att du registrerade dig som budgivare hos Demo Auctions/);
       key = keyOf(mails[0]);
       const events = await server.events();
       const issued = events.find((e) => e.type === 'MemberConfirmationKeyIssued' && e.data.memberId === id)!;

@@ -424,6 +424,8 @@ describe('lot-end reminders (operations 52, 53)', function () {
         name: 'notification-reminder',
         data: { tenant: 'demo', subscriptionId: id, ...(n % 2 ? { memberId: 1 } : {}) },
         attemptsMade: n,
+        progress: null,
+        saveProgress: async () => {},
       });
       // A new reminder that is due at once, run by several jobs at the same time as the reactor's own.
       const id = await subscribed({ GeneralId: 5002, SendTime: 150, Type: 1 });

@@ -46,6 +46,7 @@ interface ClaimedRow {
   attempts_made: number;
   max_attempts: number;
   backoff_ms: number;
+  progress: string | null;
 }
 
 export class SqliteJobQueue implements JobQueue {
@@ -69,6 +70,7 @@ export class SqliteJobQueue implements JobQueue {
   private readonly completeStmt: Database.Statement<[number, string], unknown>;
   private readonly retryStmt: Database.Statement<[number, string, string], unknown>;
   private readonly failStmt: Database.Statement<[string, number, string], unknown>;
+  private readonly progressStmt: Database.Statement<[string, string], unknown>;
 
   constructor(options: SqliteJobQueueOptions) {
     this.db = options.db;
@@ -88,10 +90,14 @@ export class SqliteJobQueue implements JobQueue {
         run_at INTEGER NOT NULL,
         last_error TEXT,
         created_at INTEGER NOT NULL,
-        finished_at INTEGER
+        finished_at INTEGER,
+        progress TEXT
       );
       CREATE INDEX IF NOT EXISTS jobs_state_run_at ON jobs (state, run_at);
     `);
+    // A queue file made before jobs kept their progress gains the column.
+    const columns = this.db.prepare(`SELECT name FROM pragma_table_info('jobs')`).all() as Array<{ name: string }>;
+    if (!columns.some((c) => c.name === 'progress')) this.db.exec(`ALTER TABLE jobs ADD COLUMN progress TEXT`);
 
     this.insertStmt = this.db.prepare(
       `INSERT OR IGNORE INTO jobs (id, name, data, state, attempts_made, max_attempts, backoff_ms, run_at, created_at)
@@ -106,7 +112,7 @@ export class SqliteJobQueue implements JobQueue {
            AND name IN (SELECT value FROM json_each(?))
          ORDER BY run_at, rowid
          LIMIT 1)
-       RETURNING id, name, data, attempts_made, max_attempts, backoff_ms`,
+       RETURNING id, name, data, attempts_made, max_attempts, backoff_ms, progress`,
     );
     this.nextRunStmt = this.db.prepare(
       `SELECT MIN(run_at) AS next FROM jobs
@@ -119,6 +125,7 @@ export class SqliteJobQueue implements JobQueue {
     this.completeStmt = this.db.prepare(`UPDATE jobs SET state = 'completed', finished_at = ?, last_error = NULL WHERE id = ?`);
     this.retryStmt = this.db.prepare(`UPDATE jobs SET state = 'delayed', run_at = ?, last_error = ? WHERE id = ?`);
     this.failStmt = this.db.prepare(`UPDATE jobs SET state = 'failed', last_error = ?, finished_at = ? WHERE id = ?`);
+    this.progressStmt = this.db.prepare(`UPDATE jobs SET progress = ? WHERE id = ?`);
   }
 
   async add(name: string, data: unknown, options: JobOptions): Promise<{ id: string; added: boolean }> {
@@ -259,7 +266,14 @@ export class SqliteJobQueue implements JobQueue {
     const meta = { jobId: row.id, name: row.name, attempt: row.attempts_made, maxAttempts: row.max_attempts };
     try {
       if (!processor) throw new Error(`no processor for job name "${row.name}"`);
-      const job: Job = { id: row.id, name: row.name, data: JSON.parse(row.data), attemptsMade: row.attempts_made };
+      const job: Job = {
+        id: row.id,
+        name: row.name,
+        data: JSON.parse(row.data),
+        attemptsMade: row.attempts_made,
+        progress: row.progress === null ? null : JSON.parse(row.progress),
+        saveProgress: async (value) => void this.progressStmt.run(JSON.stringify(value ?? null), row.id),
+      };
       await processor(job);
     } catch (err) {
       this.recordFailure(row, meta, errorMessage(err));

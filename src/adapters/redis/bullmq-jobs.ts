@@ -256,6 +256,9 @@ export class BullMqJobQueue implements JobQueue {
           name,
           data: bullJob.data,
           attemptsMade: bullJob.attemptsMade + 1,
+          // Kept in the job's hash across tries and stalls; wrapped, as BullMQ takes numbers and objects only.
+          progress: (bullJob.progress as { saved?: unknown } | null)?.saved ?? null,
+          saveProgress: (value) => bullJob.updateProgress({ saved: value ?? null }),
         };
         const running = `${name} ${job.id}`;
         this.active.add(running);

@@ -1,0 +1,82 @@
+/**
+ * Mail over SMTP with nodemailer (PRODUCTION.md "Mail over SMTP"): STARTTLS when the server offers it on
+ * `smtp://`, TLS from the first byte on `smtps://`, a few pooled connections. Each mail is text and HTML
+ * (multipart/alternative), from the house (its own `mailFrom`, else MAIL_FROM's address under its name),
+ * with a Message-ID that is the same on every try.
+ */
+import nodemailer, { type Transporter } from 'nodemailer';
+import type { OutgoingMessage } from '../../ports/outbox.ts';
+import { parseMailbox, type Mailbox } from '../../text/mailbox.ts';
+import { DeliveryError, messageIdHeader, type MessageTransport } from './transport.ts';
+
+export interface SmtpOptions {
+  /** `smtp://[user:password@]host:port` or `smtps://…`. */
+  url: string;
+  /** MAIL_FROM, parsed. */
+  from: Mailbox;
+  /** Connecting, the greeting and each reply: a server that hangs is a temporary failure after this long. */
+  timeoutMs?: number;
+}
+
+export class SmtpTransport implements MessageTransport {
+  readonly describe: string;
+  private readonly transporter: Transporter;
+
+  constructor(private readonly options: SmtpOptions) {
+    const url = new URL(options.url);
+    this.describe = `SMTP ${url.protocol}//${url.host}`;
+    const timeout = options.timeoutMs ?? 30_000;
+    this.transporter = nodemailer.createTransport({
+      url: options.url,
+      pool: true,
+      maxConnections: 2,
+      connectionTimeout: timeout,
+      greetingTimeout: timeout,
+      socketTimeout: timeout,
+    });
+  }
+
+  async send(message: OutgoingMessage): Promise<{ reply: string }> {
+    const from = this.fromOf(message);
+    try {
+      const info = await this.transporter.sendMail({
+        from: { name: from.name ?? '', address: from.address },
+        to: message.to,
+        ...(message.replyTo ? { replyTo: message.replyTo } : {}),
+        subject: message.subject ?? '',
+        text: message.body,
+        ...(message.html ? { html: message.html } : {}),
+        messageId: messageIdHeader(message, from.address.split('@')[1]),
+        date: new Date(),
+        headers: {
+          'Auto-Submitted': 'auto-generated',
+          ...(message.language ? { 'Content-Language': message.language } : {}),
+        },
+      });
+      return { reply: String(info.response ?? '250') };
+    } catch (error) {
+      throw classify(error);
+    }
+  }
+
+  close(): Promise<void> {
+    this.transporter.close();
+    return Promise.resolve();
+  }
+
+  /** The house's own address when it has one, else MAIL_FROM's address under the house's name. */
+  private fromOf(message: OutgoingMessage): Mailbox {
+    const own = message.sender?.mailFrom ? parseMailbox(message.sender.mailFrom) : null;
+    if (own) return { name: own.name ?? message.sender?.name ?? null, address: own.address };
+    return { name: message.sender?.name ?? this.options.from.name, address: this.options.from.address };
+  }
+}
+
+/** An SMTP 5xx reply is permanent; a 4xx, a refused or dropped connection, a time-out are temporary. */
+function classify(error: unknown): DeliveryError {
+  const e = error as { responseCode?: number; response?: string; code?: string; message?: string };
+  const reply = e.response ?? [e.code, e.message].filter(Boolean).join(' ');
+  const code = typeof e.responseCode === 'number' ? e.responseCode : null;
+  const permanent = code !== null && code >= 500 && code < 600;
+  return new DeliveryError(`SMTP ${permanent ? 'refused' : 'failed'}: ${reply}`, permanent, reply);
+}
