@@ -102,7 +102,10 @@ async function deliver(job: Job, transports: Transports, attempts: number, deps:
     }
     const last = job.attemptsMade >= attempts;
     deps.counters.inc(messagesCounter, { ...labels, outcome: last ? 'failed' : 'retried' });
-    deps.logger.warn({ ...meta, reply: failure.reply }, last ? 'message not delivered, out of tries' : 'message not delivered yet, tried again later');
+    deps.logger.warn(
+      { ...meta, reply: failure.reply },
+      last ? 'message not delivered, out of tries' : 'message not delivered yet, tried again later',
+    );
     throw failure;
   }
   // The window that remains: a crash between the server's reply and this write sends the message again, under the same Message-ID.

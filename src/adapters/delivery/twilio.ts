@@ -53,7 +53,11 @@ export class TwilioSms implements MessageTransport {
       // Not JSON (a proxy's page): the status decides alone.
     }
     if (response.status === 201 || response.status === 200) return { reply: `${response.status} ${String(body.sid ?? '')}`.trim() };
-    const reply = [response.status, body.code !== undefined ? `code ${String(body.code)}` : null, typeof body.message === 'string' ? body.message : null]
+    const reply = [
+      response.status,
+      body.code !== undefined ? `code ${String(body.code)}` : null,
+      typeof body.message === 'string' ? body.message : null,
+    ]
       .filter((part) => part !== null)
       .join(' ');
     const permanent = response.status >= 400 && response.status < 500 && response.status !== 429;
