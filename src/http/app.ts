@@ -18,7 +18,7 @@ import { catalogueFastPath, requestIdOf } from './catalogue-fast-path.ts';
 import { DerivedValues } from './derived-values.ts';
 import type { BackOfficeDoor, BaseContext, Operation, TenantContext } from './operation.ts';
 import { problemMiddleware, sendProblem } from './problem.ts';
-import { BACK_OFFICE_DOCS, buildBackOfficeOpenApiDocument, buildOpenApiDocument, docsPage } from './openapi.ts';
+import { BACK_OFFICE_DOCS, buildBackOfficeOpenApiDocument, buildOpenApiDocument, docsPage } from './openapi/index.ts';
 import { ResponseCache, weakEtag } from './response-cache.ts';
 import { FileAnswer } from './file-answer.ts';
 import { StreamedAnswer } from './event-stream.ts';

@@ -6,7 +6,7 @@
  */
 import zlib from 'node:zlib';
 import { expect } from 'chai';
-import { buildBackOfficeOpenApiDocument, buildOpenApiDocument } from '../../src/http/openapi.ts';
+import { buildBackOfficeOpenApiDocument, buildOpenApiDocument } from '../../src/http/openapi/index.ts';
 import { problemSchema, z } from '../../src/http/schemas.ts';
 import { defineOperation, type Operation } from '../../src/http/operation.ts';
 import { backOfficeOperations, operations } from '../../app/features/operations.ts';

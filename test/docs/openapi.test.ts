@@ -3,7 +3,7 @@
  * `spectral:oas` and OWASP rulesets (.spectral.yaml) with no error.
  */
 import { expect } from 'chai';
-import { buildOpenApiDocument } from '../../src/http/openapi.ts';
+import { buildOpenApiDocument } from '../../src/http/openapi/index.ts';
 import { problemSchema, z } from '../../src/http/schemas.ts';
 import { defineOperation, type Operation } from '../../src/http/operation.ts';
 import { operations } from '../../app/features/operations.ts';

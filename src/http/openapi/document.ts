@@ -1,0 +1,252 @@
+// The one generator of both OpenAPI documents: each operation's entry (parameters, bodies, answers and their
+// examples) from its own declaration, and the checks that refuse an operation a document cannot describe.
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import { problemSchema, z } from '../schemas.ts';
+import type { Operation } from '../operation.ts';
+import { GROUPS } from '../groups.ts';
+import { CREDENTIALS, SECURITY } from './credentials.ts';
+import type { DocumentKind } from './document-kind.ts';
+import { BACK_OFFICE, BIDDER } from './prose.ts';
+import { bodyStatusText, BUSY_READ_TEXT, mebibytes, problemExample, STATUS_TEXT, UNAUTHORIZED } from './problems.ts';
+import { EVENT_STREAM_EXAMPLE, ref, registerEventStream, registerIdempotencyKey, registerShared } from './components.ts';
+import { dropUnusedComponents, integerFormats } from './post-process.ts';
+
+/**
+ * Refuses an operation whose group is not a declared one (groups.ts): the type of `group` already says so, but an
+ * operation can reach the document through a cast (a feature's operation list is typed loosely), and the document
+ * would then tag it with an undescribed group that its tag list leaves out.
+ */
+export function checkGroups(operations: readonly Operation[]): void {
+  const declared = new Set<string>(GROUPS.map((group) => group.name));
+  const unknown = operations.filter((op) => !declared.has(op.route.group));
+  if (unknown.length > 0)
+    throw new Error(
+      `operations in undeclared groups: ${unknown.map((op) => `${op.route.operationId} ("${op.route.group}")`).join(', ')}; ` +
+        `the groups are ${[...declared].map((name) => `"${name}"`).join(', ')} (src/http/groups.ts)`,
+    );
+}
+
+/** The bidder API's OpenAPI 3.1 document (GET /openapi.json), generated from the same zod schemas that validate the requests. */
+export function buildOpenApiDocument(operations: Operation[]) {
+  return buildDocument(operations, BIDDER);
+}
+
+/** The back office's OpenAPI 3.1 document (GET /backoffice/openapi.json): its operations only, its own credential. */
+export function buildBackOfficeOpenApiDocument(operations: Operation[]) {
+  const document = buildDocument(operations, BACK_OFFICE);
+  dropUnusedComponents(document);
+  return document;
+}
+
+/** Whether an operation answers Server-Sent Events (its other non-JSON answers are files). */
+const streams = (op: Operation) => op.output.produces?.includes('text/event-stream') ?? false;
+
+function buildDocument(operations: Operation[], kind: DocumentKind) {
+  checkGroups(operations);
+  checkCredentials(operations, kind);
+  const registry = new OpenAPIRegistry();
+  registerShared(registry, kind);
+  if (operations.some(streams)) registerEventStream(registry);
+  if (operations.some((op) => op.input?.ndjson)) registerIdempotencyKey(registry);
+  registry.register('Problem', problemSchema);
+  const statusText = { ...STATUS_TEXT, ...kind.statusText };
+
+  for (const op of [...operations].sort((a, b) => a.route.number - b.route.number)) {
+    const { route, docs, input = {}, output } = op;
+    // Bidder operations that take a token answer in a negotiated language.
+    const language = route.auth === 'anon' || route.auth === 'member';
+    const stream = streams(op);
+    const binary = !stream && (output.produces?.length ?? 0) > 0;
+    // Every operation reads its query (a repeated or bracketed parameter is 400, whatever the operation).
+    const statuses = new Set<number>([400, 401, 500, ...(docs.errors ?? [])]);
+    if (input.body || input.upload || input.ndjson) statuses.add(413).add(415);
+    // A change may lose the race for its stream for longer than its budget (src/command-runner.ts).
+    if (route.method !== 'get') statuses.add(503);
+
+    const common = {
+      'X-Request-Id': ref('headers', 'X-Request-Id'),
+      'Access-Control-Allow-Origin': ref('headers', 'Access-Control-Allow-Origin'),
+    };
+    const representation = {
+      ...common,
+      ETag: ref('headers', 'ETag'),
+      'Cache-Control': ref('headers', 'Cache-Control'),
+      Vary: ref('headers', 'Vary'),
+      ...(language ? { 'Content-Language': ref('headers', 'Content-Language') } : {}),
+    };
+    const responses: Record<string, object> = {
+      200: stream
+        ? {
+            description:
+              'The stream, open until the client leaves or the service stops: an event per change (`id:` an opaque position, `event:` its kind, `data:` JSON on one line), ' +
+              'and a comment line at least every 15 seconds.',
+            headers: {
+              ...common,
+              'Cache-Control': ref('headers', 'Cache-Control'),
+              ...(language ? { 'Content-Language': ref('headers', 'Content-Language') } : {}),
+            },
+            content: {
+              'text/event-stream': {
+                schema: ref('schemas', 'EventStream'),
+                // An operation's own example of its stream, else the feed's.
+                example: typeof op.docs.examples?.response === 'string' ? op.docs.examples.response : EVENT_STREAM_EXAMPLE,
+              },
+            },
+          }
+        : binary
+          ? {
+              description: 'The file.',
+              headers: {
+                ...representation,
+                'Content-Disposition': ref('headers', 'Content-Disposition'),
+                'X-Content-Type-Options': ref('headers', 'X-Content-Type-Options'),
+              },
+              content: Object.fromEntries(output.produces!.map((type) => [type, { schema: ref('schemas', 'BinaryFile') }])),
+            }
+          : {
+              description: 'Success.',
+              headers: { ...representation, 'Content-Encoding': ref('headers', 'Content-Encoding') },
+              content: {
+                'application/json': {
+                  schema: output.response,
+                  ...(docs.examples?.response !== undefined ? { example: docs.examples.response } : {}),
+                },
+              },
+            },
+    };
+    // A stream has no representation to compare; every other GET answers 304 to a matching ETag.
+    const conditional = route.method === 'get' && !stream;
+    if (conditional)
+      responses[304] = {
+        description: 'Not modified: the `If-None-Match` of the request names the current `ETag`. No body; reuse the copy held.',
+        headers: representation,
+      };
+    for (const status of [...statuses].sort()) {
+      const headers: Record<string, object> = {
+        ...common,
+        Vary: ref('headers', 'Vary'),
+        'Content-Encoding': ref('headers', 'Content-Encoding'),
+      };
+      if (status === 401) headers['WWW-Authenticate'] = ref('headers', 'WWW-Authenticate');
+      // A read is 503 only when its process holds its most readers (src/events/feed.ts), with no Retry-After.
+      const busyRead = status === 503 && route.method === 'get';
+      if (status === 429 || (status === 503 && !busyRead)) headers['Retry-After'] = ref('headers', 'Retry-After');
+      responses[status] = {
+        description:
+          status === 401
+            ? UNAUTHORIZED[route.auth]
+            : busyRead
+              ? BUSY_READ_TEXT
+              : (bodyStatusText(status, op) ?? statusText[status] ?? 'Error.'),
+        headers,
+        content: { 'application/problem+json': { schema: problemSchema, example: problemExample(status, op) } },
+      };
+    }
+
+    const parameters = [
+      ...(conditional ? [ref('parameters', 'If-None-Match')] : []),
+      ...(stream ? [ref('parameters', 'Last-Event-ID')] : []),
+      ...(input.ndjson ? [ref('parameters', 'Idempotency-Key')] : []),
+      ...(language ? [ref('parameters', 'Accept-Language')] : []),
+      ref('parameters', 'X-Request-Id'),
+    ];
+    registry.registerPath({
+      method: route.method,
+      path: route.path,
+      operationId: route.operationId,
+      tags: [route.group],
+      summary: docs.summary,
+      description: [docs.description, `${CREDENTIALS[route.auth]}${input.query ? ' Query parameter names are case-insensitive.' : ''}`]
+        .filter(Boolean)
+        .join('\n\n'),
+      security: SECURITY[route.auth],
+      parameters: parameters as never,
+      request: {
+        ...(input.params ? { params: input.params } : {}),
+        ...(input.query ? { query: input.query } : {}),
+        ...(input.body
+          ? {
+              body: {
+                required: !input.bodyOptional,
+                content: {
+                  'application/json': {
+                    schema: input.body,
+                    ...(docs.examples?.body !== undefined ? { example: docs.examples.body } : {}),
+                  },
+                },
+              },
+            }
+          : {}),
+        ...(input.upload
+          ? {
+              body: {
+                required: true,
+                description: input.upload.description,
+                content: {
+                  'multipart/form-data': {
+                    schema: input.upload.fields.extend({
+                      // For a binary part, maxLength bounds its octets: the upload's byte limit, enforced while it is read.
+                      [input.upload.file]: z.string().openapi({
+                        type: 'string',
+                        format: 'binary',
+                        maxLength: input.upload.maxBytes,
+                        description: `The file, at most ${input.upload.maxBytes} bytes.`,
+                      }),
+                    }),
+                  },
+                },
+              },
+            }
+          : {}),
+        ...(input.ndjson
+          ? {
+              body: {
+                required: true,
+                description: input.ndjson.description,
+                content: {
+                  'application/x-ndjson': {
+                    // Characters never outnumber UTF-8 bytes, so the byte limit bounds the text's length too.
+                    schema: {
+                      type: 'string',
+                      maxLength: input.ndjson.maxBytes,
+                      description: `One JSON object a line (UTF-8, LF or CRLF line ends, no \`Content-Encoding\`), at most ${mebibytes(input.ndjson.maxBytes)} MiB.`,
+                    },
+                    example: input.ndjson.example,
+                  },
+                },
+              },
+            }
+          : {}),
+      },
+      responses,
+    });
+  }
+  kind.extend?.(registry, operations);
+  const groups = new Set(operations.map((op) => op.route.group));
+  const generator = new OpenApiGeneratorV31(registry.definitions);
+  const document = generator.generateDocument({
+    openapi: '3.1.0',
+    info: kind.info,
+    servers: [
+      {
+        url: '/',
+        description: 'The server that serves this document, in whichever environment it runs (local, staging or production).',
+        'x-internal': false,
+      } as never,
+    ],
+    tags: GROUPS.filter((group) => groups.has(group.name)),
+  });
+  integerFormats(document);
+  return document;
+}
+
+/** Refuses an operation whose credentials the document does not describe (a back-office one in the bidder API's, or the reverse). */
+function checkCredentials(operations: readonly Operation[], kind: DocumentKind): void {
+  const foreign = operations.filter((op) =>
+    SECURITY[op.route.auth].some((requirement) => Object.keys(requirement).some((name) => !(name in kind.securitySchemes))),
+  );
+  if (foreign.length > 0)
+    throw new Error(
+      `operations whose credentials the "${kind.info.title}" document does not describe: ${foreign.map((op) => `${op.route.operationId} (${op.route.auth})`).join(', ')}`,
+    );
+}
