@@ -1,10 +1,21 @@
+/**
+ * The embedded read-model store: SQLite with one table per collection, documents kept as JSONB, and the
+ * declared indexes created as expression indexes over (tenant, json_extract(doc, field)...), so a page
+ * query is an index range scan, never a scan of the collection.
+ *
+ * Filters (the language of src/read-models/filter.ts) are compiled into SQL by sqlite-filter.ts, whose
+ * json_extract expressions are the index definitions' own, which is what lets SQLite use them.
+ *
+ * Collections are reached through aliases (name → physical table), so a projection can be rebuilt into a
+ * fresh table and swapped in atomically while reads go on against the old one: the protocol is
+ * src/read-models/rebuild.ts, this file gives its SQLite steps.
+ */
 import Database from 'better-sqlite3';
 import type {
   Collection,
   CollectionSpec,
   Doc,
   DocumentStore,
-  FieldCondition,
   Filter,
   FindOptions,
   RebuildTarget,
@@ -14,7 +25,6 @@ import type {
   WriteTarget,
 } from '../../ports/read-models.ts';
 import { CheckpointConflictError } from '../../ports/read-models.ts';
-import { fieldSegments, filterParts, isOperatorCondition, operatorEntries } from '../../read-models/filter.ts';
 import {
   runSwapSync,
   startRebuild,
@@ -23,99 +33,7 @@ import {
   type SwapReply,
   type SwapStep,
 } from '../../read-models/rebuild.ts';
-
-/**
- * The embedded read-model store: SQLite with one table per collection, documents kept as JSONB, and the
- * declared indexes created as expression indexes over (tenant, json_extract(doc, field)...), so a page
- * query is an index range scan, never a scan of the collection.
- *
- * Filters (the language of src/read-models/filter.ts) are compiled here into SQL. The json_extract
- * expressions are written exactly as in the index definitions, which is what lets SQLite use them.
- *
- * Collections are reached through aliases (name → physical table), so a projection can be rebuilt into a
- * fresh table and swapped in atomically while reads go on against the old one: the protocol is
- * src/read-models/rebuild.ts, this file gives its SQLite steps.
- */
-
-function fieldExpr(field: string): string {
-  if (field === '_id') return 'id';
-  return `json_extract(doc, '$.${fieldSegments(field)
-    .map((s) => `"${s}"`)
-    .join('.')}')`;
-}
-
-function bindable(value: Scalar): string | number | null {
-  if (typeof value === 'boolean') return value ? 1 : 0;
-  return value;
-}
-
-function conditionSql(field: string, condition: FieldCondition, params: Array<string | number | null>): string {
-  const expr = fieldExpr(field);
-  if (!isOperatorCondition(condition)) {
-    if (condition === null) return `${expr} IS NULL`;
-    params.push(bindable(condition));
-    return `${expr} = ?`;
-  }
-  const parts: string[] = [];
-  for (const [op, value] of operatorEntries(condition)) {
-    switch (op) {
-      case '$eq':
-        if (value === null) parts.push(`${expr} IS NULL`);
-        else {
-          parts.push(`${expr} = ?`);
-          params.push(bindable(value));
-        }
-        break;
-      case '$ne':
-        if (value === null) parts.push(`${expr} IS NOT NULL`);
-        else {
-          parts.push(`(${expr} IS NULL OR ${expr} <> ?)`);
-          params.push(bindable(value));
-        }
-        break;
-      case '$gt':
-      case '$gte':
-      case '$lt':
-      case '$lte': {
-        const sqlOp = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' }[op];
-        parts.push(`${expr} ${sqlOp} ?`);
-        params.push(value);
-        break;
-      }
-      case '$in': {
-        if (value.length === 0) parts.push('0');
-        else {
-          parts.push(`${expr} IN (${value.map(() => '?').join(', ')})`);
-          for (const item of value) params.push(bindable(item));
-        }
-        break;
-      }
-      case '$exists':
-        parts.push(value ? `${expr} IS NOT NULL` : `${expr} IS NULL`);
-        break;
-      case '$contains':
-        parts.push(`instr(${expr}, ?) > 0`);
-        params.push(String(value));
-        break;
-    }
-  }
-  return parts.length ? parts.join(' AND ') : '1';
-}
-
-/** The SQLite compiler of the port's filter language (src/read-models/filter.ts). */
-export function filterToSql(filter: Filter, params: Array<string | number | null>): string {
-  const parts: string[] = [];
-  for (const part of filterParts(filter)) {
-    if (part.kind === 'field') {
-      parts.push(conditionSql(part.field, part.condition, params));
-    } else {
-      const subs = part.filters.map((f) => `(${filterToSql(f, params)})`);
-      if (subs.length === 0) parts.push(part.kind === '$and' ? '1' : '0');
-      else parts.push(`(${subs.join(part.kind === '$and' ? ' AND ' : ' OR ')})`);
-    }
-  }
-  return parts.length ? parts.join(' AND ') : '1';
-}
+import { fieldExpr, filterToSql } from './sqlite-filter.ts';
 
 interface AliasRow {
   name: string;
