@@ -4,7 +4,7 @@ import { GracefulShutdown } from '../src/shutdown.ts';
 import { createRuntime, dataPaths } from './runtime.ts';
 import { demoCredentials, seedDemo } from './seed/demo.ts';
 import { listen } from '../src/http/server.ts';
-import { opsApp } from '../src/http/ops.ts';
+import { opsApp } from '../src/http/ops-routes.ts';
 import { RoleRefusedError } from '../src/roles/singleton.ts';
 import cluster from 'node:cluster';
 import { ApiProcesses, reportListening, stopOnRequest } from '../src/roles/api-processes.ts';

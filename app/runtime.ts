@@ -28,7 +28,7 @@ import { dispatcherCollections } from '../projections/webhooks/index.ts';
 import { importLines } from './features/intake.ts';
 import { openAuctionStreams } from '../queries/auction-stream/operations.ts';
 import { Metrics } from '../src/http/metrics.ts';
-import { opsApp } from '../src/http/ops.ts';
+import { opsApp } from '../src/http/ops-routes.ts';
 import { holdLease, leaseHolder, type HeldLease } from '../src/roles/singleton.ts';
 import { dataPaths, openEngines, type Engines } from './engines.ts';
 import { noCounters } from '../src/counters.ts';

@@ -13,7 +13,7 @@ import type { AccessDirectory } from './directory.ts';
 import { hasBody, parseInput } from './input.ts';
 import { JSON_BODY_LIMIT, jsonBody, refuseBody } from './request-body.ts';
 import type { Metrics } from './metrics.ts';
-import { mountOps } from './ops.ts';
+import { mountOps } from './ops-routes.ts';
 import { catalogueFastPath, requestIdOf } from './catalogue-fast-path.ts';
 import { DerivedValues } from './derived-values.ts';
 import type { BackOfficeDoor, BaseContext, Operation, TenantContext } from './operation.ts';

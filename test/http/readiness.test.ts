@@ -4,7 +4,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { opsApp } from '../../src/http/ops.ts';
+import { opsApp } from '../../src/http/ops-routes.ts';
 import type { ProjectionStatus } from '../../src/projector/status.ts';
 import { loadConfig } from '../../src/config.ts';
 

@@ -1,3 +1,5 @@
+// The operator's routes (/healthz, /readyz, /metrics): mounted on the API's app, or served alone by a process
+// without the API, so an orchestrator checks every role alike.
 import express, { type Express, type Request, type Response } from 'express';
 import type { ProjectionStatus } from '../projector/status.ts';
 import type { Metrics } from './metrics.ts';
