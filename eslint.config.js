@@ -12,7 +12,7 @@ export default tseslint.config(
     rules: {
       // An unused parameter or binding kept for its position is named `_…`.
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' }],
-      // Interfaces that only extend one are declaration merging (src/http/directory.ts's records, widened).
+      // Interfaces that only extend one are declaration merging (src/http/access-directory.ts's records, widened).
       '@typescript-eslint/no-empty-object-type': ['error', { allowInterfaces: 'with-single-extends' }],
       // Text is cleaned of control characters on purpose (names, PDFs, folded search text).
       'no-control-regex': 'off',

@@ -9,7 +9,7 @@ import type { Services } from '../services.ts';
 import { requestLogger } from '../logger.ts';
 import type { HttpConfig } from '../config.ts';
 import { Authenticator } from './auth.ts';
-import type { AccessDirectory } from './directory.ts';
+import type { AccessDirectory } from './access-directory.ts';
 import { hasBody, parseInput } from './input.ts';
 import { JSON_BODY_LIMIT, jsonBody, refuseBody } from './request-body.ts';
 import type { Metrics } from './metrics.ts';

@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import { UnauthorizedError } from '../errors.ts';
 import { sha256 } from '../security/passwords.ts';
 import type { TokenClaims, TokenService } from '../security/tokens.ts';
-import type { AccessDirectory, ApiKeyInfo, Application, BackOfficeKeyInfo, Member, Tenant } from './directory.ts';
+import type { AccessDirectory, ApiKeyInfo, Application, BackOfficeKeyInfo, Member, Tenant } from './access-directory.ts';
 import { TtlCache } from './ttl-cache.ts';
 
 /** Who calls: the Api-Key, the token's claims and its tenant, all checked. */

@@ -1,4 +1,4 @@
-import type { Tenant } from './directory.ts';
+import type { Tenant } from './access-directory.ts';
 
 /**
  * Content negotiation: an explicit language parameter wins, then Accept-Language (with q-values and

@@ -14,13 +14,13 @@ import type { Authenticator } from './auth.ts';
 import type { EventFeed, TenantFeed } from '../events/feed.ts';
 import type { PublicUrlGuard } from '../security/public-url.ts';
 import type { TenantIntake } from '../intake-kind.ts';
-import type { ApiKeyInfo, Member, Tenant } from './directory.ts';
+import type { ApiKeyInfo, Member, Tenant } from './access-directory.ts';
 import type { FileAnswer } from './file-answer.ts';
 import type { StreamedAnswer } from './event-stream.ts';
 import type { Group } from './groups.ts';
 import type { TenantFiles, TenantGeneratedFiles, TenantSearch } from './tenant-engines.ts';
 
-export type { ApiKeyInfo } from './directory.ts';
+export type { ApiKeyInfo } from './access-directory.ts';
 
 /**
  * Who may call an operation (API.md "Credentials and who may call what"):

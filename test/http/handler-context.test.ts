@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { buildApp } from '../../src/http/app.ts';
 import { listen } from '../../src/http/server.ts';
 import { defineOperation, type Operation } from '../../src/http/operation.ts';
-import type { AccessDirectory } from '../../src/http/directory.ts';
+import type { AccessDirectory } from '../../src/http/access-directory.ts';
 import type { Services } from '../../src/services.ts';
 import type { Decider } from '../../src/command-runner.ts';
 import { defineEvent, defineEvents, tenantId, type EventsOf } from '../../src/events/define.ts';

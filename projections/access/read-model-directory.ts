@@ -1,7 +1,8 @@
+// The AccessDirectory of the HTTP shell (src/http/access-directory.ts) over the access and members read models.
 import type { DocumentStore } from '../../src/ports/read-models.ts';
 import type { EventLog } from '../../src/ports/event-log.ts';
 import { backOfficeKeyStreamId } from '../../commands/access/events.ts';
-import type { AccessDirectory } from '../../src/http/directory.ts';
+import type { AccessDirectory } from '../../src/http/access-directory.ts';
 import type { TenantDoc } from './collections.ts';
 import { apiKeys, applications, backOfficeKeys, operatorScope, tenantsCollection } from './collections.ts';
 import { memberAccounts, type MemberDoc } from '../members/index.ts';
@@ -49,7 +50,7 @@ export function accessDirectory(
  * Handlers see the whole tenant and member documents this directory returns (`ctx.tenant.Currency`,
  * `ctx.member.Email`): the shell's records, which name only what the shell reads, are widened to them here.
  */
-declare module '../../src/http/directory.ts' {
+declare module '../../src/http/access-directory.ts' {
   interface Tenant extends TenantDoc {}
   interface Member extends MemberDoc {}
 }
