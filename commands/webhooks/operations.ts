@@ -7,7 +7,7 @@ import { ValidationError } from '../../src/errors.ts';
 import { feedTypesOf } from '../../src/events/feed.ts';
 import { webhooksStreamId } from './events.ts';
 import { webhooksDecider, type WebhookCommand } from './decide.ts';
-import { webhookExample, webhookSchema } from './shared.ts';
+import { webhookExample, webhookSchema } from './dto.ts';
 
 const idParam = z.object({ id: idText('The webhook id.') });
 

@@ -4,7 +4,7 @@ import { idText, int32Text, pagedEnvelope, z } from '../../src/http/schemas.ts';
 import { NotFoundError } from '../../src/errors.ts';
 import type { TenantScope } from '../../src/ports/read-models.ts';
 import { webhookCursors, webhookDeliveries, webhooks, type WebhookCursorDoc, type WebhookDoc } from '../../projections/webhooks/index.ts';
-import { webhookExample, webhookSchema } from '../../commands/webhooks/shared.ts';
+import { webhookExample, webhookSchema } from '../../commands/webhooks/dto.ts';
 
 const idParam = z.object({ id: idText('The webhook id.') });
 
