@@ -13,7 +13,7 @@
  * - Nothing imports another tree's operation modules; commands never import queries.
  */
 const CONTRACT = '^commands/[^/]+/(events|shared)[.]ts$';
-const DTO = '^commands/[^/]+/dto[.]ts$';
+const DTO = '^commands/[^/]+/(dto|rules)[.]ts$';
 const READ_MODEL = '^projections/[^/]+/index[.]ts$';
 
 module.exports = {

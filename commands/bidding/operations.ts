@@ -5,7 +5,7 @@ import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
 import { ForbiddenError, NotFoundError } from '../../src/errors.ts';
 import { biddingSettings, catalogueAuctions, catalogueLots } from '../../projections/catalogue/index.ts';
-import { mayBidReason } from '../registrations/dto.ts';
+import { mayBidReason } from '../registrations/rules.ts';
 import { idempotencyKeyOf, onceForKey } from '../idempotency/shared.ts';
 import { lotStreamId } from './events.ts';
 import { BiddingEndedError, biddingDecider, NotTimedError } from './decide.ts';

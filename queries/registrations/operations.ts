@@ -6,7 +6,8 @@ import { findAuction } from '../../projections/catalogue/index.ts';
 import { findRegistration } from '../../projections/registrations/index.ts';
 import type { RegistrationStatus } from '../../commands/registrations/events.ts';
 import { findLot } from '../lots/find.ts';
-import { lotRegistrationSchema, mayBidReason, registrationExample, registrationSchema } from '../../commands/registrations/dto.ts';
+import { lotRegistrationSchema, registrationExample, registrationSchema } from '../../commands/registrations/dto.ts';
+import { mayBidReason } from '../../commands/registrations/rules.ts';
 
 export const getRegistration = defineOperation({
   route: {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { registrationDecider, type RegistrationCommand } from '../../commands/registrations/decide.ts';
 import { registrationsStreamId, type RegistrationsEvent } from '../../commands/registrations/events.ts';
-import { lotRegistrationReason, type LotRegistrationFacts } from '../../commands/registrations/dto.ts';
+import { lotRegistrationReason, type LotRegistrationFacts } from '../../commands/registrations/rules.ts';
 import { ConflictError, ForbiddenError } from '../../src/errors.ts';
 import { spec } from '../support/decider.ts';
 
