@@ -1,12 +1,10 @@
 import { INT32_MAX, z } from '../../src/http/schemas.ts';
-import type { TenantScope } from '../../src/ports/read-models.ts';
 import type { InvoiceDoc } from '../../projections/invoices/index.ts';
-import { profiles } from '../../projections/profile/index.ts';
 import { PRINTABLE, MAX_INVOICE_LINES, MAX_LINE_AMOUNT, shippingMethods } from './events.ts';
 
 /*
  * What invoices answer over HTTP (InvoiceDto, from the invoice read model), as queries and the invoice commands
- * both give it, and the addressee an invoice is made out to (from the profile read model).
+ * both give it.
  */
 
 const dateTime = (description: string) => z.string().max(30).openapi({ format: 'date-time', description });
@@ -134,36 +132,3 @@ export const invoiceExample: InvoiceDto = {
   Total: 1815,
   Shipping: null,
 };
-
-/**
- * What invoices read of a member's profile (the profile feature's read model): whether they are charged VAT,
- * and the name and address an invoice is made out to. Any field may be empty; a member without a profile
- * document is charged VAT.
- */
-export interface InvoiceProfile {
-  vatFree: boolean;
-  firstName: string | null;
-  lastName: string | null;
-  companyName: string | null;
-  /** Address lines as written on an invoice. */
-  addressLines: string[];
-  /** Position of the profile's last change (0 without one): a printed invoice is remade when it moves. */
-  version: number;
-}
-
-const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value.trim() : null);
-
-export async function invoiceProfile(db: TenantScope, memberId: number): Promise<InvoiceProfile> {
-  const doc = await profiles(db).findById(String(memberId));
-  if (!doc) return { vatFree: false, firstName: null, lastName: null, companyName: null, addressLines: [], version: 0 };
-  const street = [text(doc.Address), text(doc.HouseNumber)].filter(Boolean).join(' ');
-  const town = [text(doc.ZipCode), text(doc.City)].filter(Boolean).join(' ');
-  return {
-    vatFree: doc.VatFree === true,
-    firstName: text(doc.FirstName),
-    lastName: text(doc.LastName),
-    companyName: text(doc.CompanyName),
-    addressLines: [street, text(doc.AddressSecond), town, text(doc.Country)].filter((l): l is string => !!l),
-    version: typeof doc._pos === 'number' ? doc._pos : 0,
-  };
-}

@@ -8,7 +8,8 @@ import { pick } from '../../src/http/language.ts';
 import { catalogueAuctions } from '../../projections/catalogue/index.ts';
 import { invoices, type InvoiceDoc } from '../../projections/invoices/index.ts';
 import { envelope, paging } from '../paging.ts';
-import { invoiceExample, invoiceProfile, invoiceSchema, toInvoiceDto } from '../../commands/invoices/dto.ts';
+import { invoiceExample, invoiceSchema, toInvoiceDto } from '../../commands/invoices/dto.ts';
+import { invoiceProfile } from '../../commands/invoices/rules.ts';
 import { invoiceLabels, renderInvoicePdf } from './pdf.ts';
 
 /** The caller's invoice; another member's, or none, is 404 (the same answer). */
