@@ -6,7 +6,7 @@ import { z } from '../../src/http/schemas.ts';
 import { ForbiddenError, NotFoundError } from '../../src/errors.ts';
 import { biddingSettings, catalogueAuctions, catalogueLots } from '../../projections/catalogue/index.ts';
 import { mayBidReason } from '../registrations/rules.ts';
-import { idempotencyKeyOf, onceForKey } from '../idempotency/shared.ts';
+import { idempotencyKeyOf, onceForKey } from '../idempotency/rules.ts';
 import { lotStreamId } from './events.ts';
 import { BiddingEndedError, biddingDecider, NotTimedError } from './decide.ts';
 import { bidsCounter, extensionsCounter, refusalOf } from './metrics.ts';
