@@ -11,8 +11,7 @@ import { KEY_PURPOSE, loadMember, signUpMember } from './accounts.ts';
 import { badKey, EMAIL_TAKEN_DETAIL, memberDecider, resetKeyWorks } from './decide.ts';
 import { memberStreamId, normalizeEmail } from './events.ts';
 import { ISSUE_PASSWORD_RESET, JOB_RETRIES, passwordResetJobId, type PasswordResetJob } from './jobs.ts';
-import { emailKey, newPassword, normalizePhone, passwordIsNotEmail } from './rules.ts';
-import { enforceLimit, MEMBER_LIMITS } from './shared.ts';
+import { emailKey, enforceLimit, MEMBER_LIMITS, newPassword, normalizePhone, passwordIsNotEmail } from './rules.ts';
 
 const GROUP = 'Sign-up and sign-in';
 const email = () => z.email().max(320).openapi({ description: "The account's email address (compared without regard to case)." });

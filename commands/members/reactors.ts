@@ -19,7 +19,7 @@ export function confirmationMailReactor(deps: ReactorDeps): Reactor {
   });
 }
 
-/** The reactors of members (register with `...membersReactors(deps)` in app/features/projections.ts). */
+/** The reactors of members, registered by membersCommands (commands/members/index.ts). */
 export function membersReactors(deps: ReactorDeps): Projection[] {
   return [confirmationMailReactor(deps)];
 }

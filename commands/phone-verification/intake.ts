@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { type IntakeKind, defineIntakeKind } from '../../src/intake-kind.ts';
 import { runCommand } from '../../src/command-runner.ts';
 import { isoDateTime, positiveId, tenantId } from '../../src/events/define.ts';
-import { memberIsActive } from '../members/shared.ts';
+import { memberIsActive } from '../members/rules.ts';
 import { intakePhone } from '../profile/shared.ts';
 import { phoneVerificationDecider } from './decide.ts';
 import { phoneStreamId } from './events.ts';

@@ -18,7 +18,7 @@ import {
 } from './shared.ts';
 import { profileDecider } from './decide.ts';
 import { profileStreamId } from './events.ts';
-import { memberIsActive } from '../members/shared.ts';
+import { memberIsActive } from '../members/rules.ts';
 
 const stored = profileSchema.partial().shape;
 

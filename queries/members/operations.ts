@@ -3,7 +3,7 @@
 import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
 import { memberByEmail } from '../../projections/members/index.ts';
-import { enforceLimit, MEMBER_LIMITS } from '../../commands/members/shared.ts';
+import { enforceLimit, MEMBER_LIMITS } from '../../commands/members/rules.ts';
 
 export const memberAvailability = defineOperation({
   route: {

@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { importRecord } from '../../app/features/intake.ts';
-import { MEMBER_LIMITS } from '../../commands/members/shared.ts';
+import { MEMBER_LIMITS } from '../../commands/members/rules.ts';
 import { CONTACT_LIMIT } from '../../commands/contact/operations.ts';
 import { MAX_FAILED_ATTEMPTS } from '../../commands/phone-verification/decide.ts';
 import { MAX_WATCHED, watchlistDecider } from '../../commands/watchlist/decide.ts';
