@@ -3,7 +3,7 @@ import { type IntakeKind, defineIntakeKind } from '../../src/intake-kind.ts';
 import { runCommand } from '../../src/command-runner.ts';
 import { isoDateTime, positiveId, tenantId } from '../../src/events/define.ts';
 import { memberIsActive } from '../members/rules.ts';
-import { intakePhone } from '../profile/shared.ts';
+import { intakePhone } from '../profile/rules.ts';
 import { phoneVerificationDecider } from './decide.ts';
 import { phoneStreamId } from './events.ts';
 

@@ -1,8 +1,8 @@
 import type { Decider } from '../../src/command-runner.ts';
 import type { VatCheckResult } from '../../src/ports/vat.ts';
 import { assertNever } from '../../src/assert-never.ts';
-import { isVatFree, type ProfileFields } from './shared.ts';
-import { profileEvents, type ProfileEvent } from './events.ts';
+import { isVatFree } from './rules.ts';
+import { profileEvents, type ProfileEvent, type ProfileFields } from './events.ts';
 
 /** A member's profile stream: the last stored profile, and the VAT checks still awaited (check id → number). */
 export interface ProfileState {

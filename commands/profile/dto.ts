@@ -10,7 +10,7 @@ import {
   TIMEZONE_MAX,
   VAT_INPUT_MAX,
   WEBSITE_MAX,
-} from './shared.ts';
+} from './events.ts';
 
 /* MemberDto: what GET /v1/me answers and PUT /v1/me answers back, from the member and profile read models. */
 
@@ -108,6 +108,31 @@ export const memberDtoSchema = z
   .openapi('MemberDto');
 
 export type MemberDto = z.infer<typeof memberDtoSchema>;
+
+/** Server-owned MemberDto fields (API.md "Profile replace"): never taken from a body, never emptied by one. */
+export const SERVER_OWNED = [
+  'Id',
+  'UID',
+  'Email',
+  'Roles',
+  'Validated',
+  'HasBidderRole',
+  'IsConsigner',
+  'VatFree',
+  'IsPep',
+  'SmsVerificationCompleted',
+  'DateRegistered',
+  'Created',
+  'ExternalLogin',
+  'LoginProvider',
+  'ProviderKey',
+  'ApplicationId',
+  'ApplicationName',
+  'FullName',
+  'FullNameWithId',
+  'ValidationKey',
+  'IpAddress',
+] as const;
 
 /**
  * The MemberDto of a member: account fields (id, email, roles, ...) from the member read model, the profile

@@ -1,7 +1,7 @@
 import type { FeaturePart } from '../../src/feature.ts';
 import { profileEvents } from './events.ts';
 import { profileCommandOperations } from './operations.ts';
-import { vatCheckReactor } from './vat-check.ts';
+import { profileReactors } from './reactors.ts';
 import { profileJobs } from './jobs.ts';
 import { profileIntake } from './intake.ts';
 
@@ -12,7 +12,7 @@ export * from './decide.ts';
 export const profileCommands: FeaturePart = {
   events: profileEvents,
   operations: profileCommandOperations,
-  projections: (deps) => [vatCheckReactor(deps)],
+  projections: profileReactors,
   jobs: profileJobs,
   intake: profileIntake,
 };

@@ -3,21 +3,18 @@ import { z } from 'zod';
 import { defineIntakeKind, type IntakeKind } from '../../src/intake-kind.ts';
 import { runCommand } from '../../src/command-runner.ts';
 import { isoDateTime, languageCode, positiveId, tenantId } from '../../src/events/define.ts';
+import { intakePhone, isCountryCode, timeZoneName, normaliseVatNumber } from './rules.ts';
+import { profileDecider } from './decide.ts';
 import {
   COUNTRY_FIELDS,
   emptyProfile,
-  intakePhone,
-  isCountryCode,
-  timeZoneName,
-  normaliseVatNumber,
   PHONE_FIELDS,
   PHONE_INPUT_MAX,
   profileSchema,
+  profileStreamId,
   VAT_INPUT_MAX,
   type ProfileFields,
-} from './shared.ts';
-import { profileDecider } from './decide.ts';
-import { profileStreamId } from './events.ts';
+} from './events.ts';
 import { memberIsActive } from '../members/rules.ts';
 
 const stored = profileSchema.partial().shape;

@@ -4,22 +4,21 @@ import { parsePhoneNumberFromString, isSupportedCountry, type CountryCode } from
 import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
 import { ValidationError, type FieldError } from '../../src/errors.ts';
-import { memberDtoExample, memberDtoOf, memberDtoSchema } from './dto.ts';
+import { memberDtoExample, memberDtoOf, memberDtoSchema, SERVER_OWNED } from './dto.ts';
 import type { TenantDoc } from '../../projections/access/index.ts';
+import { isCountryCode, timeZoneName, normaliseVatNumber } from './rules.ts';
+import { profileDecider } from './decide.ts';
 import {
   COUNTRY_FIELDS,
   dtoName,
-  isCountryCode,
-  timeZoneName,
   EXTRA_DATA_MAX_KEYS,
   EXTRA_KEY_MAX,
   EXTRA_VALUE_MAX,
   INT_FIELDS,
   NO_CONTROLS,
-  normaliseVatNumber,
   PHONE_FIELDS,
   PHONE_INPUT_MAX,
-  SERVER_OWNED,
+  profileStreamId,
   TEXT_LIMITS,
   TIMEZONE_MAX,
   VAT_INPUT_MAX,
@@ -27,9 +26,7 @@ import {
   WEBSITE_MAX,
   type ProfileFields,
   type TextField,
-} from './shared.ts';
-import { profileDecider } from './decide.ts';
-import { profileStreamId } from './events.ts';
+} from './events.ts';
 
 const validDate = (text: string) => {
   const date = new Date(`${text}T00:00:00Z`);

@@ -1,6 +1,6 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import type { Doc, TenantScope } from '../../src/ports/read-models.ts';
-import type { ProfileFields } from '../../commands/profile/shared.ts';
+import type { ProfileFields } from '../../commands/profile/events.ts';
 
 /** The bidders' profiles: one document per member, `_id` = the member id. */
 export const PROFILES = 'profiles';

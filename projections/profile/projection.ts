@@ -1,7 +1,6 @@
 import { defineDocumentProjection } from '../../src/projector/projection.ts';
-import { dtoName, emptyProfile, PROFILE_KEYS, type ProfileFields } from '../../commands/profile/shared.ts';
+import { dtoName, emptyProfile, PROFILE_KEYS, profileEvents, type ProfileFields } from '../../commands/profile/events.ts';
 import { memberEvents } from '../../commands/members/events.ts';
-import { profileEvents } from '../../commands/profile/events.ts';
 import { phoneVerificationEvents } from '../../commands/phone-verification/events.ts';
 import { PROFILES, type ProfileDtoFields, type ProfileData, type ProfileDoc, signUpPhone } from './collections.ts';
 

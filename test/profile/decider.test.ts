@@ -4,10 +4,10 @@
  */
 import { expect } from 'chai';
 import { profileDecider } from '../../commands/profile/decide.ts';
-import { emptyProfile, isVatFree, type ProfileFields } from '../../commands/profile/shared.ts';
+import { isVatFree } from '../../commands/profile/rules.ts';
 import { CODE_TTL_MS, phoneVerificationDecider } from '../../commands/phone-verification/decide.ts';
 import { TooManyRequestsError, ValidationError } from '../../src/errors.ts';
-import type { ProfileEvent } from '../../commands/profile/events.ts';
+import { emptyProfile, type ProfileEvent, type ProfileFields } from '../../commands/profile/events.ts';
 import type { PhoneVerificationEvent } from '../../commands/phone-verification/events.ts';
 import type { VatCheckResult } from '../../src/ports/vat.ts';
 import { spec } from '../support/decider.ts';

@@ -1,8 +1,7 @@
 import { profileReadModels } from '../../projections/profile/index.ts';
 import type { MemberEvent } from '../../commands/members/events.ts';
-import type { ProfileEvent } from '../../commands/profile/events.ts';
 import type { PhoneVerificationEvent } from '../../commands/phone-verification/events.ts';
-import { emptyProfile, type ProfileFields } from '../../commands/profile/shared.ts';
+import { emptyProfile, type ProfileEvent, type ProfileFields } from '../../commands/profile/events.ts';
 import { givenEvents } from '../support/projection-spec.ts';
 
 type Event = MemberEvent | ProfileEvent | PhoneVerificationEvent;

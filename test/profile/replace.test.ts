@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import { importRecord } from '../../app/features/intake.ts';
-import { CHECK_VAT_NUMBER } from '../../commands/profile/vat-check.ts';
+import { CHECK_VAT_NUMBER } from '../../commands/profile/jobs.ts';
 import { ViesChecker } from '../../src/adapters/vies/vies-checker.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
 import type { VatChecker, VatCheckResult } from '../../src/ports/vat.ts';
