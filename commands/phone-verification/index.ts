@@ -1,7 +1,7 @@
 import type { FeaturePart } from '../../src/feature.ts';
 import { phoneVerificationEvents } from './events.ts';
 import { phoneVerificationCommandOperations } from './operations.ts';
-import { phoneCodeReactor } from './delivery.ts';
+import { phoneVerificationReactors } from './reactors.ts';
 import { phoneVerificationJobs } from './jobs.ts';
 import { phoneVerificationIntake } from './intake.ts';
 
@@ -12,7 +12,7 @@ export * from './decide.ts';
 export const phoneVerificationCommands: FeaturePart = {
   events: phoneVerificationEvents,
   operations: phoneVerificationCommandOperations,
-  projections: (deps) => [phoneCodeReactor(deps)],
+  projections: phoneVerificationReactors,
   jobs: phoneVerificationJobs,
   intake: phoneVerificationIntake,
 };

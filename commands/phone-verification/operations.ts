@@ -8,7 +8,7 @@ import { OneTimeKeys } from '../../src/security/keys.ts';
 import { profiles } from '../../projections/profile/index.ts';
 import { phoneVerificationDecider, MAX_FAILED_ATTEMPTS } from './decide.ts';
 import { phoneStreamId } from './events.ts';
-import { PHONE_CODE_PURPOSE } from './delivery.ts';
+import { PHONE_CODE_PURPOSE } from './rules.ts';
 
 /**
  * The profile's phone in E.164, or null when the profile has none. A phone kept as typed (an imported

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import path from 'node:path';
 import { importRecord } from '../../app/features/intake.ts';
-import { SEND_PHONE_CODE } from '../../commands/phone-verification/delivery.ts';
+import { SEND_PHONE_CODE } from '../../commands/phone-verification/jobs.ts';
 import { readOutbox } from '../../src/adapters/embedded/file-outbox.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
 import { expectProblem, startTestServer, type TestServer } from '../support/server.ts';
