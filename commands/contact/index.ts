@@ -1,7 +1,8 @@
 import type { FeaturePart } from '../../src/feature.ts';
 import { contactEvents } from './events.ts';
 import { contactCommandOperations } from './operations.ts';
-import { contactDeliveryJob, contactDeliveryReactor, DELIVER_CONTACT } from './delivery.ts';
+import { contactReactors } from './reactors.ts';
+import { contactJobs } from './jobs.ts';
 
 export * from './events.ts';
 export * from './decide.ts';
@@ -10,6 +11,6 @@ export * from './decide.ts';
 export const contactCommands: FeaturePart = {
   events: contactEvents,
   operations: contactCommandOperations,
-  projections: (deps) => [contactDeliveryReactor(deps.jobs)],
-  jobs: (services) => ({ [DELIVER_CONTACT]: contactDeliveryJob(services) }),
+  projections: contactReactors,
+  jobs: contactJobs,
 };

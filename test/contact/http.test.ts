@@ -3,7 +3,7 @@
  */
 import { expect } from 'chai';
 import path from 'node:path';
-import { DELIVER_CONTACT } from '../../commands/contact/delivery.ts';
+import { DELIVER_CONTACT } from '../../commands/contact/jobs.ts';
 import { readOutbox } from '../../src/adapters/embedded/file-outbox.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
 import { expectProblem, startTestServer, type TestResponse, type TestServer } from '../support/server.ts';

@@ -1,11 +1,10 @@
-import type { Reactor } from '../../src/projector/projection.ts';
-import type { JobQueue } from '../../src/ports/jobs.ts';
+import type { JobProcessor } from '../../src/ports/jobs.ts';
+import type { JobDeps } from '../../src/feature.ts';
 import type { EventLog } from '../../src/ports/event-log.ts';
 import type { Outbox } from '../../src/ports/outbox.ts';
 import type { DocumentStore } from '../../src/ports/read-models.ts';
 import { senderOf, tenantSettings } from '../../projections/access/index.ts';
 import { mailHtml, messageLanguage, type MessageLanguage } from '../../src/text/mail.ts';
-import { jobReactor } from '../../src/projector/job-reactor.ts';
 import { contactEvents, contactStreamId } from './events.ts';
 
 export const DELIVER_CONTACT = 'deliver-contact-message';
@@ -16,22 +15,6 @@ const WORDS: Record<MessageLanguage, { contact: string; from: string; lot: strin
   sv: { contact: '[Kontakt]', from: 'Från', lot: 'Föremål', member: 'Medlem', sent: 'Skickat' },
   de: { contact: '[Kontakt]', from: 'Von', lot: 'Los', member: 'Mitglied', sent: 'Gesendet' },
 };
-
-/**
- * Side effect of ContactMessageSubmitted: a job keyed by the message id, so a replayed event or a retried
- * job delivers the mail once. The job carries only ids; it reads the message from its stream.
- */
-export function contactDeliveryReactor(jobs: JobQueue): Reactor {
-  return jobReactor(jobs, contactEvents, {
-    name: 'contact-delivery',
-    on: 'ContactMessageSubmitted',
-    job: ({ tenant, messageId }) => ({
-      name: DELIVER_CONTACT,
-      data: { tenant, messageId },
-      options: { jobId: `contact-${messageId}`, attempts: 8, backoffMs: 2000 },
-    }),
-  });
-}
 
 export function contactDeliveryJob(deps: { log: EventLog; outbox: Outbox; documents: DocumentStore }) {
   return async (job: { data: unknown }) => {
@@ -71,4 +54,9 @@ export function contactDeliveryJob(deps: { log: EventLog; outbox: Outbox; docume
       html: mailHtml(body, language, subject),
     });
   };
+}
+
+/** The background jobs of the contact form, by job name. */
+export function contactJobs(services: JobDeps): Record<string, JobProcessor> {
+  return { [DELIVER_CONTACT]: contactDeliveryJob(services) };
 }
