@@ -1,7 +1,7 @@
 import type { FeaturePart } from '../../src/feature.ts';
 import { identityDocumentsEvents } from './events.ts';
 import { identityDocumentsCommandOperations } from './operations.ts';
-import { identityDocumentFilesReactor } from './files.ts';
+import { identityDocumentsReactors } from './reactors.ts';
 import { identityDocumentsJobs } from './jobs.ts';
 import { identityDocumentsIntake } from './intake.ts';
 
@@ -12,7 +12,7 @@ export * from './decide.ts';
 export const identityDocumentsCommands: FeaturePart = {
   events: identityDocumentsEvents,
   operations: identityDocumentsCommandOperations,
-  projections: (deps) => [identityDocumentFilesReactor(deps.jobs)],
+  projections: identityDocumentsReactors,
   jobs: identityDocumentsJobs,
   intake: identityDocumentsIntake,
 };

@@ -1,16 +1,8 @@
-import type { Reactor } from '../../src/projector/projection.ts';
-import type { JobProcessor, JobQueue } from '../../src/ports/jobs.ts';
-import type { FileStore } from '../../src/ports/files.ts';
-import { identityDocumentFileKey, identityDocumentsEvents } from './events.ts';
+import type { Projection, Reactor, ReactorDeps } from '../../src/projector/projection.ts';
+import type { JobQueue } from '../../src/ports/jobs.ts';
 import { jobReactor } from '../../src/projector/job-reactor.ts';
-
-export const DELETE_IDENTITY_DOCUMENT_FILE = 'delete-identity-document-file';
-
-interface DeleteFileJob {
-  tenant: string;
-  memberId: number;
-  documentId: string;
-}
+import { identityDocumentsEvents } from './events.ts';
+import { DELETE_IDENTITY_DOCUMENT_FILE, type DeleteFileJob } from './jobs.ts';
 
 /**
  * Side effect of IdentityDocumentRemoved: the file is deleted by a job keyed by the document, so a replayed
@@ -28,9 +20,7 @@ export function identityDocumentFilesReactor(jobs: JobQueue): Reactor {
   });
 }
 
-export function deleteIdentityDocumentFileJob(deps: { files: FileStore }): JobProcessor {
-  return async (job) => {
-    const { tenant, memberId, documentId } = job.data as DeleteFileJob;
-    await deps.files.delete(tenant, identityDocumentFileKey(memberId, documentId));
-  };
+/** The reactors of identity documents, registered by identityDocumentsCommands (commands/identity-documents/index.ts). */
+export function identityDocumentsReactors(deps: ReactorDeps): Projection[] {
+  return [identityDocumentFilesReactor(deps.jobs)];
 }
