@@ -63,7 +63,8 @@ import { webhooksQueries } from '../../queries/webhooks/index.ts';
  * Every feature of the service, each put together from what its folders export (`commands/<f>/index.ts`:
  * `<f>Commands`, `projections/<f>/index.ts`: `<f>ReadModels`, `queries/<f>/index.ts`: `<f>Queries`). The order
  * is that of docs/events.md (events) and of routing (operations, in the order of the parts): the lot search's
- * `/v1/lots/search` comes before `/v1/lots/{id}`.
+ * `/v1/lots/search` comes before `/v1/lots/{id}`. Projections and reactors run in the order of the parts too
+ * (a feature's reactors are registered by its commands part, `commands/<f>/reactors.ts`).
  */
 export const features: Feature[] = [
   defineFeature('access', accessCommands, credentialsQueries, accessReadModels),
@@ -85,7 +86,8 @@ export const features: Feature[] = [
     consignmentsQueries,
     liveQueries,
   ),
-  defineFeature('bidding', biddingCommands, biddingReadModels, biddingQueries, auctionStreamQueries),
+  // Read models before the commands' part, whose reactors then run after the projections, as they always have.
+  defineFeature('bidding', biddingReadModels, biddingCommands, biddingQueries, auctionStreamQueries),
   defineFeature('documents', documentsCommands, documentsReadModels, documentsQueries),
   defineFeature('translations', translationsCommands, translationsReadModels, translationsQueries),
   defineFeature('members', membersCommands, membersReadModels, membersQueries, sessionsQueries),

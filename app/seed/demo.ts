@@ -1,4 +1,4 @@
-import { DEFAULT_INCREMENTS } from '../../commands/bidding/shared.ts';
+import { DEFAULT_INCREMENTS } from '../../commands/bidding/rules.ts';
 import fs from 'node:fs';
 import type { EventLog } from '../../src/ports/event-log.ts';
 import { type IntakeRecord, importLines, importRecord } from '../features/intake.ts';

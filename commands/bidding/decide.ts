@@ -4,7 +4,7 @@ import type { EventOf } from '../../src/events/define.ts';
 import { assertNever } from '../../src/assert-never.ts';
 import type { LotCatalogued } from '../catalogue/events.ts';
 import { lotStreamEvents, type LotStreamEvent } from './events.ts';
-import { MAX_BID_AMOUNT, incrementAt, minimumNextBid, reserveMet, type IncrementRow } from './shared.ts';
+import { MAX_BID_AMOUNT, incrementAt, minimumNextBid, reserveMet, type IncrementRow } from './rules.ts';
 
 /**
  * Timed bidding on a lot's stream (API.md "Timed bidding", rules 2–7 and 9): maximum bids, proxy bidding

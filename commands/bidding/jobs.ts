@@ -11,7 +11,36 @@ import { mailHtml } from '../../src/text/mail.ts';
 import { lotStreamId } from './events.ts';
 import { biddingDecider } from './decide.ts';
 import { closesCounter } from './metrics.ts';
-import { CLOSE_LOT, closeLotJob, OUTBID_MAIL, type CloseLotJobData, type OutbidMailJobData } from './shared.ts';
+
+/* The jobs, as the reactor that adds them (reactors.ts) and their processors below know them. */
+
+/** Closes a lot at its end time (it plans itself again when run early). */
+export const CLOSE_LOT = 'bidding-close-lot';
+export interface CloseLotJobData {
+  tenant: string;
+  lotId: number;
+}
+/** A close job for one end time (a later end time is another job), delayed until it. */
+export const closeLotJob = (tenant: string, lotId: number, endTime: string, delayMs = 0) => ({
+  jobId: `close-lot-${tenant}-${lotId}-${Date.parse(endTime)}`,
+  attempts: 10,
+  backoffMs: 1000,
+  ...(delayMs > 0 ? { delayMs } : {}),
+});
+
+/** The "outbid" mail: at most one per lot and member in a ten-minute window (its job id). */
+export const OUTBID_MAIL = 'bidding-outbid-mail';
+export interface OutbidMailJobData {
+  tenant: string;
+  lotId: number;
+  memberId: number;
+}
+export const OUTBID_WINDOW_MS = 10 * 60_000;
+export const outbidMailJob = (tenant: string, lotId: number, memberId: number, at: string) => ({
+  jobId: `outbid-${tenant}-${lotId}-${memberId}-${Math.floor(Date.parse(at) / OUTBID_WINDOW_MS)}`,
+  attempts: 5,
+  backoffMs: 2000,
+});
 
 /**
  * Closes a lot when its end time has come, through the runner (the lot's state as it keeps it: no read of the

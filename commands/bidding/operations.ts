@@ -10,7 +10,7 @@ import { idempotencyKeyOf, onceForKey } from '../idempotency/rules.ts';
 import { lotStreamId } from './events.ts';
 import { BiddingEndedError, biddingDecider, NotTimedError } from './decide.ts';
 import { bidsCounter, extensionsCounter, refusalOf } from './metrics.ts';
-import { DEFAULT_EXTENSION_WINDOW_SECONDS, DEFAULT_INCREMENTS, MAX_BID_AMOUNT } from './shared.ts';
+import { DEFAULT_EXTENSION_WINDOW_SECONDS, DEFAULT_INCREMENTS, MAX_BID_AMOUNT } from './rules.ts';
 
 const amount = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 

@@ -1,8 +1,7 @@
 import type { FeaturePart } from '../../src/feature.ts';
 import { biddingProjection } from './projection.ts';
-import { biddingReactor } from './reactor.ts';
 
 export * from './collections.ts';
 
-/** The read models of timed bidding and its reactor (closes and mails): what they register (app/features/index.ts). */
-export const biddingReadModels: FeaturePart = { projections: (deps) => [biddingProjection, biddingReactor(deps)] };
+/** The read models of timed bidding: what they register (app/features/index.ts). Its reactor (closes and mails) is commands/bidding's. */
+export const biddingReadModels: FeaturePart = { projections: () => [biddingProjection] };

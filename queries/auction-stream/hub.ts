@@ -4,7 +4,7 @@
 import type { FeedEvent, TenantFeed } from '../../src/events/feed.ts';
 import type { TenantScope } from '../../src/ports/read-models.ts';
 import { catalogueLots, type LotDoc } from '../../projections/catalogue/index.ts';
-import { minimumNextBid, reserveMet, type IncrementRow } from '../../commands/bidding/shared.ts';
+import { minimumNextBid, reserveMet, type IncrementRow } from '../../commands/bidding/rules.ts';
 import { readAuctionTypes, type AuctionTypes } from '../auctions/types.ts';
 
 /** The events an auction stream tells of. */

@@ -4,7 +4,7 @@ import { pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
 import { pick } from '../../src/http/language.ts';
 import { biddingSettings, catalogueLots } from '../../projections/catalogue/index.ts';
 import { memberBids, type MemberBidStatus } from '../../projections/bidding/index.ts';
-import { DEFAULT_INCREMENTS } from '../../commands/bidding/shared.ts';
+import { DEFAULT_INCREMENTS } from '../../commands/bidding/rules.ts';
 import { envelope, paging } from '../paging.ts';
 
 const STATUSES = ['leading', 'outbid', 'won', 'lost'] as const satisfies readonly MemberBidStatus[];

@@ -2,7 +2,7 @@ import { z } from '../../src/http/schemas.ts';
 import { pick } from '../../src/http/language.ts';
 import { biddingSettings, type LotDoc } from '../../projections/catalogue/index.ts';
 import type { TenantScope } from '../../src/ports/read-models.ts';
-import { DEFAULT_INCREMENTS, minimumNextBid, reserveMet, type IncrementRow } from '../../commands/bidding/shared.ts';
+import { DEFAULT_INCREMENTS, minimumNextBid, reserveMet, type IncrementRow } from '../../commands/bidding/rules.ts';
 import type { TenantContext } from '../../src/http/operation.ts';
 import { readAuctionTypes } from '../auctions/types.ts';
 

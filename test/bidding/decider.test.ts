@@ -12,7 +12,7 @@ import {
   type BiddingCommand,
   type LotBiddingState,
 } from '../../commands/bidding/decide.ts';
-import { DEFAULT_INCREMENTS } from '../../commands/bidding/shared.ts';
+import { DEFAULT_INCREMENTS } from '../../commands/bidding/rules.ts';
 import type { LotStreamEvent } from '../../commands/bidding/events.ts';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../../src/errors.ts';
 import { spec } from '../support/decider.ts';

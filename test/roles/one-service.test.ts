@@ -16,7 +16,7 @@ import { loadConfig } from '../../src/config.ts';
 import type { TenantPositions } from '../../src/events/position.ts';
 import { importAnyRecord } from '../../app/features/intake.ts';
 import { dataPaths } from '../../app/engines.ts';
-import { DEFAULT_INCREMENTS } from '../../commands/bidding/shared.ts';
+import { DEFAULT_INCREMENTS } from '../../commands/bidding/rules.ts';
 import { openStream, type OpenStream, type SseMessage } from '../support/sse.ts';
 import {
   demoMemberToken,

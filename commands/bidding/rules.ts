@@ -39,33 +39,3 @@ export function reserveMet(reserve: number | null | undefined, currentBid: numbe
   if (reserve === null || reserve === undefined) return null;
   return currentBid !== null && currentBid >= reserve;
 }
-
-// The jobs of timed bidding as the reactor that adds them (projections/bidding) and their processors (jobs.ts) know them.
-
-/** Closes a lot at its end time (it plans itself again when run early). */
-export const CLOSE_LOT = 'bidding-close-lot';
-export interface CloseLotJobData {
-  tenant: string;
-  lotId: number;
-}
-/** A close job for one end time (a later end time is another job), delayed until it. */
-export const closeLotJob = (tenant: string, lotId: number, endTime: string, delayMs = 0) => ({
-  jobId: `close-lot-${tenant}-${lotId}-${Date.parse(endTime)}`,
-  attempts: 10,
-  backoffMs: 1000,
-  ...(delayMs > 0 ? { delayMs } : {}),
-});
-
-/** The "outbid" mail: at most one per lot and member in a ten-minute window (its job id). */
-export const OUTBID_MAIL = 'bidding-outbid-mail';
-export interface OutbidMailJobData {
-  tenant: string;
-  lotId: number;
-  memberId: number;
-}
-export const OUTBID_WINDOW_MS = 10 * 60_000;
-export const outbidMailJob = (tenant: string, lotId: number, memberId: number, at: string) => ({
-  jobId: `outbid-${tenant}-${lotId}-${memberId}-${Math.floor(Date.parse(at) / OUTBID_WINDOW_MS)}`,
-  attempts: 5,
-  backoffMs: 2000,
-});

@@ -1,6 +1,6 @@
-import { defineReactor, type Reactor, type ReactorDeps } from '../../src/projector/projection.ts';
-import { biddingEvents } from '../../commands/bidding/events.ts';
-import { CLOSE_LOT, closeLotJob, OUTBID_MAIL, outbidMailJob } from '../../commands/bidding/shared.ts';
+import { defineReactor, type Projection, type Reactor, type ReactorDeps } from '../../src/projector/projection.ts';
+import { biddingEvents } from './events.ts';
+import { CLOSE_LOT, closeLotJob, OUTBID_MAIL, outbidMailJob } from './jobs.ts';
 
 /**
  * Turns timed bids into jobs, keyed so that a replayed event adds nothing: a lot's first maximum bid plans its
@@ -38,4 +38,12 @@ export function biddingReactor(deps: ReactorDeps): Reactor {
       if (outbid !== null) await add(OUTBID_MAIL, { tenant, lotId, memberId: outbid }, outbidMailJob(tenant, lotId, outbid, event.data.at));
     },
   });
+}
+
+/**
+ * The reactors of timed bidding, registered by biddingCommands (commands/bidding/index.ts); app/features/index.ts
+ * lists biddingReadModels before it, so the reactor runs after the bidding projection, as it always has.
+ */
+export function biddingReactors(deps: ReactorDeps): Projection[] {
+  return [biddingReactor(deps)];
 }
