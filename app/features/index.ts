@@ -96,7 +96,8 @@ export const features: Feature[] = [
   defineFeature('registrations', registrationsCommands, registrationsReadModels, registrationsQueries),
   defineFeature('identity-documents', identityDocumentsCommands, identityDocumentsReadModels, identityDocumentsQueries),
   defineFeature('invoices', invoicesCommands, invoicesReadModels, invoicesQueries),
-  defineFeature('notifications', notificationsCommands, notificationsReadModels),
+  // The reminders reactor (notificationsCommands) waits for the subscriptions projection: it comes after it.
+  defineFeature('notifications', notificationsReadModels, notificationsCommands),
   defineFeature('watchlist', watchlistQueries, watchlistCommands, watchlistReadModels),
   defineFeature('terms', termsCommands, termsReadModels),
   defineFeature('contact', contactCommands),

@@ -1,6 +1,9 @@
 import type { Doc, Filter, TenantScope } from '../../src/ports/read-models.ts';
 import type { NotificationChannel, SkipReason } from '../../commands/notifications/events.ts';
 
+/** The projection that keeps the subscriptions: its checkpoint says how far they are (the reminders reactor waits for it). */
+export const NOTIFICATIONS_PROJECTION = 'notifications';
+
 /** Lot-end reminders of members, by subscription id; an unsubscribed one is removed. */
 export const NOTIFICATION_SUBSCRIPTIONS = 'notification_subscriptions';
 

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import path from 'node:path';
 import { importRecord, type IntakeRecord } from '../../app/features/intake.ts';
 import { readOutbox, type OutboxFile } from '../../src/adapters/embedded/file-outbox.ts';
-import { reminderJobProcessor } from '../../commands/notifications/reminder.ts';
+import { reminderJobProcessor } from '../../commands/notifications/jobs.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
 import { expectProblem, startTestServer, type TestServer } from '../support/server.ts';
 

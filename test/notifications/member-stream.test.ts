@@ -13,7 +13,7 @@ import { foldStream } from '../../src/command-runner.ts';
 import { readOutbox } from '../../src/adapters/embedded/file-outbox.ts';
 import { MAX_ACTIVE_SUBSCRIPTIONS, memberNotificationsDecider } from '../../commands/notifications/decide.ts';
 import { legacyNotificationStreamId, memberNotificationsStreamId, notificationsEvents } from '../../commands/notifications/events.ts';
-import { reminderJob, SEND_REMINDER } from '../../commands/notifications/shared.ts';
+import { reminderJob, SEND_REMINDER } from '../../commands/notifications/jobs.ts';
 import { notificationSubscriptions } from '../../projections/notifications/index.ts';
 import { expectProblem, startTestServer, type TestResponse, type TestServer } from '../support/server.ts';
 

@@ -9,12 +9,13 @@ import type { JobOptions, JobQueue } from '../../src/ports/jobs.ts';
 import type { ReactorDeps } from '../../src/projector/projection.ts';
 import { NOTIFICATION_SUBSCRIPTIONS, notificationsReadModels, notificationSubscriptions } from '../../projections/notifications/index.ts';
 import type { NotificationsEvent } from '../../commands/notifications/events.ts';
+import { notificationsCommands } from '../../commands/notifications/index.ts';
 import type { CatalogueEvent } from '../../commands/catalogue/events.ts';
 import { givenEvents, onStream, registered } from '../support/projection-spec.ts';
 import { lotCatalogued as catalogued, lotClosed } from '../support/catalogue-events.ts';
 
 const notificationsProjection = registered(notificationsReadModels, 'documents');
-const notificationRemindersReactor = (deps: ReactorDeps) => registered(notificationsReadModels, 'reactor', deps);
+const notificationRemindersReactor = (deps: ReactorDeps) => registered(notificationsCommands, 'reactor', deps);
 
 const at = '2026-11-22T10:00:00.000Z';
 const id = '7d9f1c2e-4b3a-4e5f-9a8b-0c1d2e3f4a5b';
