@@ -2,18 +2,22 @@
 /**
  * Who imports whom between the trees (docs/architecture.md, "Layers and who imports whom"). Checked by
  * test/structure/dependencies.test.ts over src commands projections queries app; type-only imports count.
+ * Which file of a feature folder holds what is test/structure/file-kinds.test.ts's (docs/architecture.md,
+ * "A feature folder").
  *
  * - src/ (the core) imports no feature, and nothing but app/ imports app/ (the composition root).
- * - The contract of a command feature is `commands/<f>/events.ts` (its events and stream ids) and
- *   `commands/<f>/shared.ts` (shapes and helpers others may use); both import only src/ and other contracts.
- * - `commands/<f>/dto.ts`: the HTTP answer shapes of a feature's read side that its command operations answer
- *   too (schema, example, mapping from read-model documents); queries and commands may import it.
+ * - `commands/<f>/events.ts` is a command feature's contract: its events and stream ids. It imports only src/
+ *   and other features' events.ts. Projections read nothing else of the write side: no job names, no deciders,
+ *   no rules (a reactor, which adds jobs, is `commands/<f>/reactors.ts`, registered by `<f>Commands`).
+ * - What a command feature offers other command features and queries besides its events: `rules.ts` (decisions
+ *   and settings its operations and jobs share: `mayBidReason`, rate limits, the increment table, `onceForKey`)
+ *   and `dto.ts` (the HTTP answer shapes its command operations and the queries both give).
  * - A read model is reached through `projections/<f>/index.ts` (collection names and typed accessors), never
- *   its projection definition. Projections read only the command contracts.
+ *   its projection definition.
  * - Nothing imports another tree's operation modules; commands never import queries.
  */
-const CONTRACT = '^commands/[^/]+/(events|shared)[.]ts$';
-const DTO = '^commands/[^/]+/(dto|rules)[.]ts$';
+const EVENTS = '^commands/[^/]+/events[.]ts$';
+const OFFERED = '^commands/[^/]+/(events|rules|dto)[.]ts$';
 const READ_MODEL = '^projections/[^/]+/index[.]ts$';
 
 module.exports = {
@@ -33,19 +37,20 @@ module.exports = {
       to: { path: '^app/' },
     },
     {
-      name: 'contract-stands-alone',
+      name: 'events-stand-alone',
       comment:
-        "A feature's events.ts and shared.ts import only the core and other contracts (projections, queries and other features import them).",
+        "A feature's events.ts imports only the core and other features' events.ts (projections, queries and other features import it).",
       severity: 'error',
-      from: { path: CONTRACT },
-      to: { path: '^(commands|projections|queries)/', pathNot: CONTRACT },
+      from: { path: EVENTS },
+      to: { path: '^(commands|projections|queries)/', pathNot: EVENTS },
     },
     {
-      name: 'projections-read-the-contract',
-      comment: 'A projection reads events (commands/<f>/events.ts) and shared shapes (shared.ts), nothing else of the write side.',
+      name: 'projections-read-only-events',
+      comment:
+        'A projection reads of the write side only events (commands/<f>/events.ts): no job names, deciders, rules or answer shapes. Reactors live in commands/<f>/reactors.ts.',
       severity: 'error',
       from: { path: '^projections/' },
-      to: { path: '^commands/', pathNot: CONTRACT },
+      to: { path: '^commands/', pathNot: EVENTS },
     },
     {
       name: 'projections-not-queries',
@@ -70,24 +75,25 @@ module.exports = {
     },
     {
       name: 'commands-not-queries',
-      comment: 'Commands look up through projection accessors; answer shapes they share with queries live in commands/<f>/dto.ts.',
+      comment:
+        'Commands look up through projection accessors; answer shapes they share with queries live in commands/<f>/dto.ts, rules in commands/<f>/rules.ts.',
       severity: 'error',
       from: { path: '^commands/' },
       to: { path: '^queries/' },
     },
     {
-      name: 'queries-read-the-contract',
-      comment: "Queries may import a command feature's events.ts, shared.ts and dto.ts, never its operations, deciders or jobs.",
+      name: 'queries-read-what-commands-offer',
+      comment: "Queries may import a command feature's events.ts, rules.ts and dto.ts, never its operations, deciders, reactors or jobs.",
       severity: 'error',
       from: { path: '^queries/' },
-      to: { path: '^commands/', pathNot: [CONTRACT, DTO] },
+      to: { path: '^commands/', pathNot: OFFERED },
     },
     {
-      name: 'command-features-share-only-their-contract',
-      comment: 'A command feature imports of another one only its events.ts, shared.ts or dto.ts.',
+      name: 'command-features-share-only-what-they-offer',
+      comment: 'A command feature imports of another one only its events.ts, rules.ts or dto.ts.',
       severity: 'error',
       from: { path: '^commands/([^/]+)/' },
-      to: { path: '^commands/', pathNot: ['^commands/$1/', CONTRACT, DTO] },
+      to: { path: '^commands/', pathNot: ['^commands/$1/', OFFERED] },
     },
     {
       name: 'no-operations-across-trees',

@@ -21,7 +21,7 @@ describe('dependencies between the trees', function () {
       .map((entry) => entry.name);
   const camel = (folder: string) => folder.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
-  it('follow the rules of .dependency-cruiser.cjs: the core imports no feature, read models are reached through their index, commands share only their contract', async () => {
+  it('follow the rules of .dependency-cruiser.cjs: the core imports no feature, read models are reached through their index, projections read only events, commands share only events, rules and answer shapes', async () => {
     const options = await extractDepcruiseOptions('./.dependency-cruiser.cjs');
     const { output } = await cruise(['src', 'commands', 'projections', 'queries', 'app'], options, undefined, {
       tsConfig: extractTSConfig('tsconfig.json'),
