@@ -9,7 +9,7 @@ import {
   RepeatedRequest,
   requestKeyDecider,
   type RequestKeyCommand,
-} from '../../commands/idempotency/shared.ts';
+} from '../../commands/idempotency/decide.ts';
 import type { IdempotencyEvent } from '../../commands/idempotency/events.ts';
 import { AppError, ConflictError } from '../../src/errors.ts';
 import { spec } from '../support/decider.ts';
