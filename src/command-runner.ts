@@ -1,40 +1,8 @@
+// Runs a command on its stream: fold, decide, append with the expected revision; batched per stream and decided again after a conflict.
 import { type EventLog, type NewEvent, WrongExpectedVersionError } from './ports/event-log.ts';
-import type { AnyEvent, EventSet } from './events/define.ts';
+import type { AnyEvent } from './events/define.ts';
+import type { CommandResult, Decider } from './decider.ts';
 import { WriteContentionError } from './errors.ts';
-
-/**
- * A feature's decider (emmett's `Decider<State, Command, Event>`), typed over the feature's own events: it
- * cannot return, nor fold, another feature's event. `events` is the set the runner reads the stream through
- * and validates decided events against before appending them.
- */
-export interface Decider<State, Command, Event extends AnyEvent, View = undefined> {
-  events: EventSet<Event>;
-  initialState: () => State;
-  evolve: (state: State, event: Event) => State;
-  /** Pure: given the state and the command (time and lookups inside it), the events to append, or a thrown AppError. */
-  decide: (command: Command, state: State) => Event[];
-  /**
-   * What the command's caller answers with, read off the state right after the command's own events (a copy:
-   * the state may change in place): the answer then needs no second read of the stream.
-   */
-  view?: (state: State, command: Command) => View;
-  /**
-   * A copy of the state that evolve's changes in place do not reach. With it, a stream another process also
-   * appends to keeps its state across a conflict (only the other writer's events are read onto the copy);
-   * without it, the stream is read again from its start after each conflict.
-   */
-  copy?: (state: State) => State;
-}
-
-export interface CommandResult<Event extends AnyEvent = AnyEvent, View = undefined> {
-  events: Event[];
-  /** The decider's view of the state right after this command's events (undefined when it has none). */
-  view?: View;
-  /** Global position of the last appended event; 0 when nothing was appended. */
-  position: number;
-  /** How many times the command was decided again after another writer appended first (runCommand sets it). */
-  retries?: number;
-}
 
 /** A stream folded into a decider's state (for reads on the command side, which never use read models). */
 export async function foldStream<State, Event extends AnyEvent>(
@@ -317,24 +285,3 @@ function settle(item: Queued, outcome: Outcome, position: number) {
 
 /** A command's decision in a batch: its events and its view, or the error it failed with. */
 type Outcome = { events: AnyEvent[]; view?: unknown } | { error: unknown };
-
-export interface ReadYourWritesServices {
-  log: EventLog;
-  projector: {
-    waitFor(position: number, names: string[], timeoutMs?: number): Promise<boolean>;
-    /** Every projection of the service (run here or elsewhere): what read your writes derives its waits from. */
-    readonly projections: readonly { kind: string; name: string; handles: readonly string[] }[];
-  };
-  logger: { warn(obj: object, msg: string): void; debug?(obj: object, msg: string): void };
-  readYourWritesTimeoutMs: number;
-}
-
-/**
- * Read your writes: waits (bounded) until the named projections include the event at `position`, so the
- * caller's next read shows the change. A timeout answers anyway and is logged: the events are stored.
- */
-export async function waitForProjections(services: ReadYourWritesServices, position: number, projections: string[]): Promise<void> {
-  if (position <= 0) return;
-  const reached = await services.projector.waitFor(position, projections, services.readYourWritesTimeoutMs);
-  if (!reached) services.logger.warn({ position, projections }, 'projections did not catch up in time');
-}

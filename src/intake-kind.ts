@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { EventLog } from './ports/event-log.ts';
 import type { FileStore } from './ports/files.ts';
-import type { CommandResult } from './command-runner.ts';
+import type { CommandResult } from './decider.ts';
 
 /** What an intake record's command may use. */
 export interface IntakeDeps {

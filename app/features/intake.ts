@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { EventLog } from '../../src/ports/event-log.ts';
 import type { FileStore } from '../../src/ports/files.ts';
-import type { CommandResult } from '../../src/command-runner.ts';
+import type { CommandResult } from '../../src/decider.ts';
 import { AppError } from '../../src/errors.ts';
 import type { IntakeKind, IntakeReport } from '../../src/intake-kind.ts';
 import type { AccessRecord } from '../../commands/access/intake.ts';

@@ -1,4 +1,4 @@
-import type { Decider } from '../../src/command-runner.ts';
+import type { Decider } from '../../src/decider.ts';
 import type { EventOf } from '../../src/events/define.ts';
 import { accessEvents, type AccessEvent, type ApiKeyIssued, type ApplicationRegistered, type TenantConfigured } from './events.ts';
 

@@ -1,4 +1,4 @@
-import type { Decider } from '../../src/command-runner.ts';
+import type { Decider } from '../../src/decider.ts';
 import { contactEvents, type ContactEvent } from './events.ts';
 
 export interface SubmitContactMessage {

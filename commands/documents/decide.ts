@@ -1,4 +1,4 @@
-import type { Decider } from '../../src/command-runner.ts';
+import type { Decider } from '../../src/decider.ts';
 import type { EventOf } from '../../src/events/define.ts';
 import { documentEvents, type AuctionDocumentPublished, type DocumentEvent, type LotConditionReportPublished } from './events.ts';
 

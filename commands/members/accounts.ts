@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type { EventLog } from '../../src/ports/event-log.ts';
-import type { CommandResult } from '../../src/command-runner.ts';
-import { commandStreams, type CommandStreams } from '../../src/commands.ts';
+import type { CommandResult } from '../../src/decider.ts';
+import { commandStreams, type CommandStreams } from '../../src/command-streams.ts';
 import { ConflictError } from '../../src/errors.ts';
 import { EMAIL_TAKEN_DETAIL, emailClaimDecider, MemberIdTaken, memberDecider, type MemberState } from './decide.ts';
 import { memberEmailStreamId, memberStreamId, type MemberEvent, type MemberSignedUp } from './events.ts';

@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { Decider } from '../../src/command-runner.ts';
+import type { Decider } from '../../src/decider.ts';
 import type { EventOf } from '../../src/events/define.ts';
 import { ConflictError, ValidationError } from '../../src/errors.ts';
 import { assertNever } from '../../src/assert-never.ts';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { runCommand, type CommandResult } from '../../src/command-runner.ts';
+import { runCommand } from '../../src/command-runner.ts';
+import type { CommandResult } from '../../src/decider.ts';
 import { isoDateTime, languageCode, positiveId, tenantId } from '../../src/events/define.ts';
 import { ConflictError } from '../../src/errors.ts';
 import { defineIntakeKind, type IntakeDeps, type IntakeKind } from '../../src/intake-kind.ts';

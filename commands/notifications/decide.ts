@@ -1,4 +1,4 @@
-import type { Decider } from '../../src/command-runner.ts';
+import type { Decider } from '../../src/decider.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../src/errors.ts';
 import { assertNever } from '../../src/assert-never.ts';
 import { notificationsEvents, type NotificationChannel, type NotificationsEvent, type SkipReason } from './events.ts';

@@ -1,4 +1,4 @@
-import type { Decider } from '../../src/command-runner.ts';
+import type { Decider } from '../../src/decider.ts';
 import type { VatCheckResult } from '../../src/ports/vat.ts';
 import { assertNever } from '../../src/assert-never.ts';
 import { isVatFree } from './rules.ts';

@@ -1,4 +1,4 @@
-import type { Decider } from '../../src/command-runner.ts';
+import type { Decider } from '../../src/decider.ts';
 import { ConflictError, ForbiddenError } from '../../src/errors.ts';
 import { assertNever } from '../../src/assert-never.ts';
 import { registrationsEvents, type RegistrationDecision, type RegistrationsEvent, type RegistrationStatus } from './events.ts';

@@ -1,4 +1,4 @@
-import type { Decider } from '../../src/command-runner.ts';
+import type { Decider } from '../../src/decider.ts';
 import { termsEvents, type TermsEvent } from './events.ts';
 
 /** Auctions whose terms the member accepted. */

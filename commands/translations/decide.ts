@@ -1,4 +1,4 @@
-import type { Decider } from '../../src/command-runner.ts';
+import type { Decider } from '../../src/decider.ts';
 import type { EventOf } from '../../src/events/define.ts';
 import { translationEvents, type InterfaceTranslationsPublished, type TranslationEvent } from './events.ts';
 

@@ -1,4 +1,4 @@
-import type { Decider } from '../../src/command-runner.ts';
+import type { Decider } from '../../src/decider.ts';
 import { ConflictError, NotFoundError } from '../../src/errors.ts';
 import { webhooksEvents, type WebhooksEvent } from './events.ts';
 

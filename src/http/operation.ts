@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import type { TenantScope } from '../ports/read-models.ts';
 import type { JobQueue } from '../ports/jobs.ts';
 import type { RateLimiter } from '../ports/rate-limit.ts';
-import type { Commands } from '../commands.ts';
+import type { Commands } from '../command-streams.ts';
 import type { Logger } from '../logger.ts';
 import type { OneTimeKeys } from '../security/keys.ts';
 import type { TokenClaims, TokenService } from '../security/tokens.ts';

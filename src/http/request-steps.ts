@@ -1,7 +1,7 @@
 // The steps of answering an operation's request, each with one job, that the route in src/http/app.ts runs in
 // order; they allocate nothing beyond the contexts and the answer (catalogue pages are answered at high rates).
 import type { Request, Response } from 'express';
-import { requestCommands } from '../commands.ts';
+import { requestCommands } from '../command-streams.ts';
 import type { Services } from '../services.ts';
 import type { Authenticator } from './auth.ts';
 import { CATALOGUE_VARY, SHARED_CACHE_CONTROL } from './catalogue-fast-path.ts';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts';
-import { requestCommands } from '../../src/commands.ts';
+import { requestCommands } from '../../src/command-streams.ts';
 import { createLogger } from '../../src/logger.ts';
 import { watchlistDecider } from '../../commands/watchlist/decide.ts';
 import { watchlistStreamId } from '../../commands/watchlist/events.ts';

@@ -16,7 +16,7 @@ import { listen } from '../../src/http/server.ts';
 import { defineOperation, type Operation } from '../../src/http/operation.ts';
 import type { AccessDirectory } from '../../src/http/access-directory.ts';
 import type { Services } from '../../src/services.ts';
-import type { Decider } from '../../src/command-runner.ts';
+import type { Decider } from '../../src/decider.ts';
 import { defineEvent, defineEvents, tenantId, type EventsOf } from '../../src/events/define.ts';
 import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts';
 import { GeneratedFiles } from '../../src/generated-files.ts';

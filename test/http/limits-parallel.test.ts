@@ -17,7 +17,7 @@ import { CONTACT_LIMIT } from '../../commands/contact/operations.ts';
 import { MAX_FAILED_ATTEMPTS } from '../../commands/phone-verification/decide.ts';
 import { MAX_WATCHED, watchlistDecider } from '../../commands/watchlist/decide.ts';
 import { watchlistStreamId } from '../../commands/watchlist/events.ts';
-import { commandStreams } from '../../src/commands.ts';
+import { commandStreams } from '../../src/command-streams.ts';
 import { readOutbox } from '../../src/adapters/embedded/file-outbox.ts';
 import { expectProblem, startTestServer, type RequestOptions, type TestResponse, type TestServer } from '../support/server.ts';
 

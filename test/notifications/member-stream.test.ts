@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { importRecord, type IntakeRecord } from '../../app/features/intake.ts';
-import { commandStreams } from '../../src/commands.ts';
+import { commandStreams } from '../../src/command-streams.ts';
 import { foldStream } from '../../src/command-runner.ts';
 import { readOutbox } from '../../src/adapters/embedded/file-outbox.ts';
 import { MAX_ACTIVE_SUBSCRIPTIONS, memberNotificationsDecider } from '../../commands/notifications/decide.ts';

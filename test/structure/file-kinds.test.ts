@@ -99,7 +99,7 @@ describe('file kinds: one name and one home for each kind of file', () => {
 
     const decider = 'export const xDecider: Decider<XState, XCommand, XEvent> = {\n  events: xEvents,\n};\n';
     expect(check('commands/x/decide.ts', decider)).to.deep.equal([]);
-    expect(check('commands/x/operations.ts', `import type { Decider } from '../../src/command-runner.ts';\n${decider}`)).to.deep.equal([
+    expect(check('commands/x/operations.ts', `import type { Decider } from '../../src/decider.ts';\n${decider}`)).to.deep.equal([
       `commands/x/operations.ts:2: ${RULES.decider} (export const xDecider: Decider<XState, XCommand, XEvent> = {)`,
     ]);
     expect(check('commands/x/decide.ts', 'export function xRecordDecider<D>(type: string): Decider<D | null, D, XEvent> {')).to.deep.equal(

@@ -4,7 +4,7 @@
  * is there; `fail` makes its decision fail. Its view is the count right after the command.
  */
 import { z } from 'zod';
-import type { Decider } from '../../src/command-runner.ts';
+import type { Decider } from '../../src/decider.ts';
 import type { NewEvent } from '../../src/ports/event-log.ts';
 import { defineEvent, defineEvents, tenantId, type EventsOf } from '../../src/events/define.ts';
 import { ConflictError } from '../../src/errors.ts';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { Decider } from '../../src/command-runner.ts';
+import type { Decider } from '../../src/decider.ts';
 import type { AnyEvent } from '../../src/events/define.ts';
 
 /**

@@ -1,14 +1,10 @@
+// The write side as callers use it: command streams over the log, and a request's commands with read your writes.
 import type { EventLog, RecordedEvent } from './ports/event-log.ts';
 import type { AnyEvent } from './events/define.ts';
 import { WriteContentionError } from './errors.ts';
-import {
-  foldStream,
-  runCommand,
-  waitForProjections,
-  type CommandResult,
-  type Decider,
-  type ReadYourWritesServices,
-} from './command-runner.ts';
+import { foldStream, runCommand } from './command-runner.ts';
+import type { CommandResult, Decider } from './decider.ts';
+import { readModelsOf, waitForProjections, type ReadYourWritesServices } from './read-your-writes.ts';
 
 /**
  * The write side as a caller uses it, without the raw event log: a command run on a stream (decided on the
@@ -67,27 +63,6 @@ export interface Commands extends CommandStreams {
   waitFor(appended: { position: number; events: readonly { type: string }[] }): Promise<void>;
   /** Waits (bounded) until the read models of these event types include everything appended so far, by anyone. */
   catchUp(eventTypes: readonly string[]): Promise<void>;
-}
-
-type ProjectionInfo = ReadYourWritesServices['projector']['projections'][number];
-const readModelCache = new WeakMap<readonly ProjectionInfo[], Map<string, string[]>>();
-
-/**
- * The projections a caller reads events of these types from: the document projections that handle any of them.
- * Not reactors (nothing to read there) nor the search index (flushed on an interval: waiting for it would cost
- * up to that interval, and no command answers from it).
- */
-export function readModelsOf(projections: readonly ProjectionInfo[], eventTypes: Iterable<string>): string[] {
-  const types = [...new Set(eventTypes)].sort();
-  let cache = readModelCache.get(projections);
-  if (!cache) readModelCache.set(projections, (cache = new Map()));
-  const key = types.join(',');
-  let names = cache.get(key);
-  if (!names) {
-    names = projections.filter((p) => p.kind === 'documents' && p.handles.some((t) => types.includes(t))).map((p) => p.name);
-    cache.set(key, names);
-  }
-  return names;
 }
 
 /**
