@@ -1,16 +1,9 @@
-// Placing or raising a maximum bid (58), decided on the lot's stream by the bidding decider; declared once
-// (defineOperation) for routing, validation and the OpenAPI document.
-import { randomUUID } from 'node:crypto';
+// POST /v1/me/bids, placing or raising a maximum bid: its route, schemas and documentation, declared once for
+// routing, validation and the OpenAPI document; the work is placeMaxBid's (place-bid.ts).
 import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
-import { ForbiddenError, NotFoundError } from '../../src/errors.ts';
-import { biddingSettings, catalogueAuctions, catalogueLots } from '../../projections/catalogue/index.ts';
-import { mayBidReason } from '../registrations/rules.ts';
-import { idempotencyKeyOf, onceForKey } from '../idempotency/rules.ts';
-import { lotStreamId } from './events.ts';
-import { BiddingEndedError, biddingDecider, NotTimedError } from './decide.ts';
-import { bidsCounter, extensionsCounter, refusalOf } from './metrics.ts';
-import { DEFAULT_EXTENSION_WINDOW_SECONDS, DEFAULT_INCREMENTS, MAX_BID_AMOUNT } from './rules.ts';
+import { MAX_BID_AMOUNT } from './rules.ts';
+import { placeMaxBid } from './place-bid.ts';
 
 const amount = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
@@ -65,71 +58,7 @@ export const placeBid = defineOperation({
       .openapi('PlaceBidRequest'),
   },
   output: { response: placedBidSchema },
-  async handler({ body }, ctx) {
-    const key = idempotencyKeyOf(ctx.req.headers['idempotency-key']);
-    const memberId = ctx.member.Id;
-    const request = {
-      tenant: ctx.tenant.Tenant,
-      scope: `bids-${memberId}`,
-      key,
-      body: JSON.stringify({ LotId: body.LotId, MaxAmount: body.MaxAmount }),
-      at: () => new Date().toISOString(),
-    };
-    // A refusal is counted by its reason; a repeated request (its first answer again) is not counted again.
-    const counted = (error: unknown): never => {
-      ctx.counters.inc(bidsCounter, { outcome: refusalOf(error) });
-      throw error;
-    };
-    return onceForKey(ctx.commands, request, async () => {
-      const lot = await catalogueLots(ctx.db).findById(String(body.LotId));
-      if (!lot) throw new NotFoundError(`Lot ${body.LotId} does not exist.`);
-      const [auction, settings] = await Promise.all([catalogueAuctions(ctx.db).findById(String(lot.AuctionId)), biddingSettings(ctx.db)]);
-      const bidding = auction?.BiddingMode ?? 'external';
-      const at = ctx.now.toISOString();
-      if (bidding !== 'timed') throw new NotTimedError();
-      if (lot.Closed) throw new BiddingEndedError();
-      // Whether the end time has passed is decided on the lot's stream: an extension there may not be projected yet.
-      const reason = await mayBidReason(ctx.db, memberId, lot, at, { endDecidedOnStream: true, auction });
-      if (reason !== null) throw new ForbiddenError(`The caller may not bid on this lot: ${reason}.`, { reason });
-      const increments = settings?.Increments ?? DEFAULT_INCREMENTS;
-      const bidId = randomUUID();
-      const stream = lotStreamId(ctx.tenant.Tenant, body.LotId);
-      const { view, events } = await ctx.commands.run(
-        stream,
-        biddingDecider,
-        {
-          type: 'PlaceMaxBid',
-          tenant: ctx.tenant.Tenant,
-          lotId: body.LotId,
-          memberId,
-          maxAmount: body.MaxAmount,
-          bidId,
-          // The service's clock when the bid is decided: no bid is accepted after EndTime.
-          at: ctx.now.toISOString(),
-          bidding,
-          increments,
-          extensionWindowSeconds: settings?.ExtensionWindowSeconds ?? DEFAULT_EXTENSION_WINDOW_SECONDS,
-        },
-        { readYourWrites: true },
-      );
-      // The caller's standing right after their bid (the runner's view: no second read of the lot's stream).
-      const now = view!.standing!;
-      ctx.counters.inc(bidsCounter, { outcome: now.leading ? 'leading' : 'outbid' });
-      if (events.some((e) => e.type === 'LotEndTimeExtended')) ctx.counters.inc(extensionsCounter);
-      return {
-        BidId: bidId,
-        LotId: body.LotId,
-        MaxAmount: now.maxAmount ?? body.MaxAmount,
-        CurrentBid: now.currentBid,
-        Currency: lot.Currency,
-        Leading: now.leading,
-        BidCount: now.bidCount,
-        EndTime: new Date(now.endTime).toISOString(),
-        MinimumNextBid: now.minimumNextBid,
-        ReserveMet: now.reserveMet,
-      };
-    }).catch(counted);
-  },
+  handler: ({ body }, ctx) => placeMaxBid(ctx, body),
 });
 
 export const biddingCommandOperations = [placeBid];

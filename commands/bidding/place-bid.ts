@@ -1,0 +1,79 @@
+// Placing or raising a maximum bid, as POST /v1/me/bids asks: the Idempotency-Key, the look-ups (lot, auction,
+// the house's increments), whether the member may bid, then the bidding decider on the lot's stream.
+import { randomUUID } from 'node:crypto';
+import type { MemberContext } from '../../src/http/operation.ts';
+import { ForbiddenError, NotFoundError } from '../../src/errors.ts';
+import { biddingSettings, catalogueAuctions, catalogueLots } from '../../projections/catalogue/index.ts';
+import { mayBidReason } from '../registrations/rules.ts';
+import { idempotencyKeyOf, onceForKey } from '../idempotency/rules.ts';
+import { lotStreamId } from './events.ts';
+import { BiddingEndedError, biddingDecider, NotTimedError } from './decide.ts';
+import { bidsCounter, extensionsCounter, refusalOf } from './metrics.ts';
+import { DEFAULT_EXTENSION_WINDOW_SECONDS, DEFAULT_INCREMENTS } from './rules.ts';
+
+/** The caller's standing on the lot right after the bid (the PlacedBid answer). */
+export async function placeMaxBid(ctx: MemberContext, body: { LotId: number; MaxAmount: number }) {
+  const key = idempotencyKeyOf(ctx.req.headers['idempotency-key']);
+  const memberId = ctx.member.Id;
+  const request = {
+    tenant: ctx.tenant.Tenant,
+    scope: `bids-${memberId}`,
+    key,
+    body: JSON.stringify({ LotId: body.LotId, MaxAmount: body.MaxAmount }),
+    at: () => new Date().toISOString(),
+  };
+  // A refusal is counted by its reason; a repeated request (its first answer again) is not counted again.
+  const counted = (error: unknown): never => {
+    ctx.counters.inc(bidsCounter, { outcome: refusalOf(error) });
+    throw error;
+  };
+  return onceForKey(ctx.commands, request, async () => {
+    const lot = await catalogueLots(ctx.db).findById(String(body.LotId));
+    if (!lot) throw new NotFoundError(`Lot ${body.LotId} does not exist.`);
+    const [auction, settings] = await Promise.all([catalogueAuctions(ctx.db).findById(String(lot.AuctionId)), biddingSettings(ctx.db)]);
+    const bidding = auction?.BiddingMode ?? 'external';
+    const at = ctx.now.toISOString();
+    if (bidding !== 'timed') throw new NotTimedError();
+    if (lot.Closed) throw new BiddingEndedError();
+    // Whether the end time has passed is decided on the lot's stream: an extension there may not be projected yet.
+    const reason = await mayBidReason(ctx.db, memberId, lot, at, { endDecidedOnStream: true, auction });
+    if (reason !== null) throw new ForbiddenError(`The caller may not bid on this lot: ${reason}.`, { reason });
+    const increments = settings?.Increments ?? DEFAULT_INCREMENTS;
+    const bidId = randomUUID();
+    const stream = lotStreamId(ctx.tenant.Tenant, body.LotId);
+    const { view, events } = await ctx.commands.run(
+      stream,
+      biddingDecider,
+      {
+        type: 'PlaceMaxBid',
+        tenant: ctx.tenant.Tenant,
+        lotId: body.LotId,
+        memberId,
+        maxAmount: body.MaxAmount,
+        bidId,
+        // The service's clock when the bid is decided: no bid is accepted after EndTime.
+        at: ctx.now.toISOString(),
+        bidding,
+        increments,
+        extensionWindowSeconds: settings?.ExtensionWindowSeconds ?? DEFAULT_EXTENSION_WINDOW_SECONDS,
+      },
+      { readYourWrites: true },
+    );
+    // The caller's standing right after their bid (the runner's view: no second read of the lot's stream).
+    const now = view!.standing!;
+    ctx.counters.inc(bidsCounter, { outcome: now.leading ? 'leading' : 'outbid' });
+    if (events.some((e) => e.type === 'LotEndTimeExtended')) ctx.counters.inc(extensionsCounter);
+    return {
+      BidId: bidId,
+      LotId: body.LotId,
+      MaxAmount: now.maxAmount ?? body.MaxAmount,
+      CurrentBid: now.currentBid,
+      Currency: lot.Currency,
+      Leading: now.leading,
+      BidCount: now.bidCount,
+      EndTime: new Date(now.endTime).toISOString(),
+      MinimumNextBid: now.minimumNextBid,
+      ReserveMet: now.reserveMet,
+    };
+  }).catch(counted);
+}
