@@ -47,7 +47,7 @@ export interface Config {
   /**
    * The embedded lot index (EMBEDDED_SEARCH): `minisearch` (the default), in each process's memory, postings in
    * typed arrays; or `fts5`, SQLite's FTS5 in one file every process shares: less memory and a faster start,
-   * searches about five times the CPU (docs/performance.md, issue 18).
+   * searches about five times the CPU (docs/performance.md).
    */
   embeddedSearch: 'fts5' | 'minisearch';
   /** The EU's VIES service for VAT checks; null: format and checksum only (jsvat). */

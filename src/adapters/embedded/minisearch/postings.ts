@@ -1,8 +1,8 @@
 /**
  * One posting list (the documents of one term in one field, shortId -> term frequency) as pairs in a single
  * Int32Array sorted by shortId, in place of the Map MiniSearch makes: 8 bytes a posting outside the objects
- * the garbage collector traces, instead of a Map entry on the JS heap (the lot index's heap was mostly these:
- * docs/performance.md, issue 18). It offers the part of Map's interface MiniSearch and this adapter use;
+ * the garbage collector traces, instead of a Map entry on the JS heap (Map postings would be most of the lot
+ * index's heap: docs/performance.md). It offers the part of Map's interface MiniSearch and this adapter use;
  * iterating while deleting (MiniSearch's vacuum) is safe.
  */
 export class Postings {
