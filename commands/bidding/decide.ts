@@ -7,7 +7,7 @@ import { lotStreamEvents, type LotStreamEvent } from './events.ts';
 import { MAX_BID_AMOUNT, incrementAt, minimumNextBid, reserveMet, type IncrementRow } from './rules.ts';
 
 /**
- * Timed bidding on a lot's stream (API.md "Timed bidding", rules 2–7 and 9): maximum bids, proxy bidding
+ * Timed bidding on a lot's stream (API.md "Timed bidding", the rules of a bid): maximum bids, proxy bidding
  * between them, the reserve, soft close and the close at the end time. Pure: the clock (`at`), the auction's
  * mode, the tenant's increment table and extension window come in the command; parallel bids are serialised
  * by the runner on the stream's revision, so a decision is made for one command on one state.
@@ -87,7 +87,7 @@ function ranking(maxima: Iterable<Maximum>): { leader: Maximum | null; second: M
   return { leader, second };
 }
 
-/** The least next bid on the lot (rule 3): with no bid yet its starting price (at least the first increment), else the current bid plus its increment. */
+/** The least next bid on the lot: with no bid yet its starting price (at least the first increment), else the current bid plus its increment. */
 export function minimumNextBidOf(state: LotBiddingState, increments: readonly IncrementRow[]): number {
   if (!state.lot) throw new NotFoundError('The lot does not exist.');
   return minimumNextBid(increments, state.lot.startingPrice, state.currentBid);
@@ -103,7 +103,7 @@ export function leaderOf(state: LotBiddingState): number | null {
   return ranking(state.maxima.values()).leader?.memberId ?? null;
 }
 
-/** Where a bidder stands on the lot: the answer of a placed bid (58) besides its id, lot and currency. */
+/** Where a bidder stands on the lot: the answer of `POST /v1/me/bids` besides its id, lot and currency. */
 export interface Standing {
   /** The member's own maximum (null when they have none). */
   maxAmount: number | null;
@@ -152,7 +152,7 @@ export class NotTimedError extends ConflictError {
   }
 }
 
-/** What a command's caller reads off the lot right after it: a bidder's standing (58), the close job's timing. */
+/** What a command's caller reads off the lot right after it: a bidder's standing (`POST /v1/me/bids`), the close job's timing. */
 export interface BiddingView {
   /** The bidder's standing after a PlaceMaxBid (null after a CloseLot). */
   standing: Standing | null;
@@ -207,7 +207,7 @@ export const biddingDecider: Decider<LotBiddingState, BiddingCommand, LotStreamE
         return assertNever(event);
     }
   },
-  // The bidder's answer (58) right after their bid, and the close job's: read off the state they were decided on.
+  // The bidder's answer to `POST /v1/me/bids`, and the close job's: read off the state they were decided on.
   view: (state, command) => ({
     standing: command.type === 'PlaceMaxBid' ? standing(state, command.memberId, command.increments) : null,
     closed: state.closed,
@@ -273,10 +273,10 @@ function placeMaxBid(command: Extract<BiddingCommand, { type: 'PlaceMaxBid' }>, 
   const { leader, second } = ranking([...others, mine]);
   const lead = leader!;
 
-  // Proxy bidding (rule 4).
+  // Proxy bidding: the service bids for each bidder up to their maximum.
   let currentBid: number;
   if (wasLeading) {
-    // The leader raising their own maximum changes nothing public (rule 5), but for the reserve coming in reach.
+    // The leader raising their own maximum changes nothing public (no BidPlaced), but for the reserve coming in reach.
     currentBid = state.currentBid ?? minimum;
   } else {
     // The floor: the minimum next bid at the time the leader bid (the caller's, when they take the lead), and
@@ -301,7 +301,7 @@ function placeMaxBid(command: Extract<BiddingCommand, { type: 'PlaceMaxBid' }>, 
   // history's times never run backwards.
   const placedAt = state.lastBidAt !== null && ms(state.lastBidAt) > ms(at) ? state.lastBidAt : at;
   events.push({ type: 'BidPlaced', data: { tenant, lotId, auctionId, bidId, amount: currentBid, bidType: 'online', placedAt } });
-  // Soft close (rule 6): a public bid in the window moves the end time to the bid's time plus the window.
+  // Soft close: a public bid in the window moves the end time to the bid's time plus the window.
   const extended = ms(placedAt) + command.extensionWindowSeconds * 1000;
   if (extended > ms(state.endTime))
     events.push({

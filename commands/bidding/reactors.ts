@@ -42,7 +42,7 @@ export function biddingReactor(deps: ReactorDeps): Reactor {
 
 /**
  * The reactors of timed bidding, registered by biddingCommands (commands/bidding/index.ts); app/features/index.ts
- * lists biddingReadModels before it, so the reactor runs after the bidding projection, as it always has.
+ * lists biddingReadModels before it, so the reactor runs after the bidding projection.
  */
 export function biddingReactors(deps: ReactorDeps): Projection[] {
   return [biddingReactor(deps)];

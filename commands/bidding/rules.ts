@@ -15,7 +15,7 @@ export const DEFAULT_INCREMENTS: readonly IncrementRow[] = [
   { from: 500_000, increment: 10_000 },
 ];
 export const DEFAULT_EXTENSION_WINDOW_SECONDS = 120;
-/** The largest maximum bid (API.md rule 2). */
+/** The largest maximum bid, in minor units (API.md "Timed bidding"). */
 export const MAX_BID_AMOUNT = 1_000_000_000;
 
 /** The increment at an amount: that of the last row whose `from` is at most the amount. */

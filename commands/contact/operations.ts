@@ -1,4 +1,4 @@
-// The contact form's operation (54, POST /v1/contact): a visitor's message to the auction house, rate-limited
+// The contact form's operation (`POST /v1/contact`): a visitor's message to the auction house, rate-limited
 // per address; declared once (defineOperation), so its route, validation and OpenAPI entry agree.
 import { randomUUID } from 'node:crypto';
 import { defineOperation } from '../../src/http/operation.ts';

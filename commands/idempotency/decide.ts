@@ -1,5 +1,6 @@
-// The Idempotency-Key's stream (API.md rule 8 of bids, BACKOFFICE.md intake): a key is claimed before the work
-// and its answer recorded after it; a repeat within the window gets the first answer (rules.ts runs it).
+// The Idempotency-Key's stream (API.md "Timed bidding", BACKOFFICE.md "Intake over HTTP"): a key is claimed
+// before the work and its answer recorded after it; a repeat within the window gets the first answer (rules.ts
+// runs it).
 import type { Decider } from '../../src/decider.ts';
 import { AppError, ConflictError } from '../../src/errors.ts';
 import { idempotencyEvents, type IdempotencyEvent } from './events.ts';

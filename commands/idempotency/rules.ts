@@ -1,5 +1,6 @@
-// Idempotency-Key for any operation (API.md rule 8 of bids, BACKOFFICE.md intake): the key is claimed on its own
-// stream before the work, and the answer recorded after it, so a repeat gets the first answer and runs nothing.
+// Idempotency-Key for any operation (API.md "Timed bidding", BACKOFFICE.md "Intake over HTTP"): the key is claimed
+// on its own stream before the work, and the answer recorded after it, so a repeat gets the first answer and runs
+// nothing.
 import { createHash } from 'node:crypto';
 import type { CommandStreams } from '../../src/command-streams.ts';
 import { ValidationError } from '../../src/errors.ts';

@@ -1,5 +1,6 @@
-// Identity-document uploads and removals (44, 46): the member's files for the house to check, decided on the
-// member's document stream; declared once (defineOperation) for routing, validation and the OpenAPI document.
+// Identity-document uploads and removals (`POST /v1/me/identity-documents`, `DELETE /v1/me/identity-documents/{id}`):
+// the member's files for the house to check, decided on the member's document stream; declared once
+// (defineOperation) for routing, validation and the OpenAPI document.
 import { createHash, randomUUID, type Hash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { fileTypeFromBuffer } from 'file-type';

@@ -1,5 +1,6 @@
-// Raising an invoice and choosing its shipping (50, 51), decided on the tenant's invoice register; declared once
-// (defineOperation) for routing, validation and the OpenAPI document.
+// Raising an invoice and choosing its shipping (`POST /v1/me/invoices`, `PUT /v1/me/invoices/{id}/shipping`),
+// decided on the tenant's invoice register; declared once (defineOperation) for routing, validation and the
+// OpenAPI document.
 import { defineOperation, type MemberContext } from '../../src/http/operation.ts';
 import { idText, INT32_MAX, z } from '../../src/http/schemas.ts';
 import { NotFoundError, ServiceUnavailableError } from '../../src/errors.ts';

@@ -1,5 +1,6 @@
-// Sign-up, email confirmation and password resets (34, 35, 38, 39), decided on the member streams and
-// rate-limited; declared once (defineOperation) for routing, validation and the OpenAPI document.
+// Sign-up, email confirmation and password resets (`POST /v1/members`, `/v1/members/confirmation`,
+// `/v1/password-resets` and `/v1/password-resets/confirmation`), decided on the member streams and rate-limited;
+// declared once (defineOperation) for routing, validation and the OpenAPI document.
 import { randomUUID } from 'node:crypto';
 import { defineOperation, type TenantContext } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';

@@ -1,5 +1,6 @@
-// Lot-end reminders, asked for and removed (52, 53), decided on the member's reminder stream; declared once
-// (defineOperation) for routing, validation and the OpenAPI document.
+// Lot-end reminders, asked for and removed (`POST /v1/me/notifications`, `DELETE /v1/me/notifications/{id}`),
+// decided on the member's reminder stream; declared once (defineOperation) for routing, validation and the
+// OpenAPI document.
 import { randomUUID } from 'node:crypto';
 import { defineOperation } from '../../src/http/operation.ts';
 import { INT32_MAX, z } from '../../src/http/schemas.ts';

@@ -1,5 +1,6 @@
-// Verifying the profile's phone with a texted code (40, 41), decided on the member's phone stream; declared once
-// (defineOperation) for routing, validation and the OpenAPI document.
+// Verifying the profile's phone with a texted code (`POST /v1/me/phone-verification` and its `/confirmation`),
+// decided on the member's phone stream; declared once (defineOperation) for routing, validation and the OpenAPI
+// document.
 import { parsePhoneNumberFromString, isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
 import { defineOperation, type MemberContext } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';

@@ -1,4 +1,4 @@
-// Replacing the signed-in member's profile (43), decided on the member's profile stream; declared once
+// Replacing the signed-in member's profile (`PUT /v1/me`), decided on the member's profile stream; declared once
 // (defineOperation) for routing, validation and the OpenAPI document.
 import { parsePhoneNumberFromString, isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
 import { defineOperation } from '../../src/http/operation.ts';

@@ -2,7 +2,7 @@ import { z } from '../../src/http/schemas.ts';
 import { registrationStatuses } from './events.ts';
 import { lotRegistrationReasons } from './rules.ts';
 
-/** `{AuctionId, Status}` of operations 31 and 32. */
+/** `{AuctionId, Status}`: what `POST` and `GET /v1/me/registrations/{auctionId}` answer. */
 export const registrationSchema = z
   .object({
     AuctionId: z.number().int().min(1).max(2147483647),

@@ -1,5 +1,5 @@
-// Asking to be registered to bid in an auction (31), decided on the registration stream; declared once
-// (defineOperation) for routing, validation and the OpenAPI document.
+// Asking to be registered to bid in an auction (`POST /v1/me/registrations/{auctionId}`), decided on the
+// registration stream; declared once (defineOperation) for routing, validation and the OpenAPI document.
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
 import { auctionStatus, findAuction } from '../../projections/catalogue/index.ts';

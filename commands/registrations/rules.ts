@@ -47,7 +47,10 @@ export function lotRegistrationReason(f: LotRegistrationFacts): LotRegistrationR
   }
 }
 
-/** Why the member may not bid on the lot now (operation 33's `Reason`), or null when they may: read from the read models. */
+/**
+ * Why the member may not bid on the lot now (the `Reason` of `GET /v1/me/lots/{lotId}/registration`), or null when
+ * they may: read from the read models.
+ */
 export async function mayBidReason(
   db: TenantScope,
   memberId: number,

@@ -1,5 +1,5 @@
-// Accepting an auction's terms (11), decided on the member's terms stream; declared once (defineOperation) for
-// routing, validation and the OpenAPI document.
+// Accepting an auction's terms (`POST /v1/auctions/{id}/terms-acceptance`), decided on the member's terms stream;
+// declared once (defineOperation) for routing, validation and the OpenAPI document.
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
 import { findAuction } from '../../projections/catalogue/index.ts';

@@ -1,5 +1,5 @@
-// Watching and unwatching a lot (25, 26), decided on the member's watchlist stream; declared once
-// (defineOperation) for routing, validation and the OpenAPI document.
+// Watching and unwatching a lot (`PUT` and `DELETE /v1/me/watchlist/{lotId}`), decided on the member's watchlist
+// stream; declared once (defineOperation) for routing, validation and the OpenAPI document.
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
 import { ValidationError } from '../../src/errors.ts';
