@@ -2,7 +2,7 @@ import type { Doc, TenantScope } from '../../src/ports/read-models.ts';
 
 export type MemberBidStatus = 'leading' | 'outbid' | 'won' | 'lost';
 
-/** A member's standing on a lot they bid on (operation 59): one document per member and lot. */
+/** A member's standing on a lot they bid on (`GET /v1/me/bids`): one document per member and lot. */
 export interface MemberBidDoc extends Doc {
   MemberId: number;
   LotId: number;

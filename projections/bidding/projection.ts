@@ -10,7 +10,7 @@ function leaderOf(maxima: LotBiddersDoc['Maxima']): number | null {
   return leader ? Number(leader[0]) : null;
 }
 
-/** The bidders' own view of timed bidding (59): each member's lots with their maximum and whether they lead, won or lost. */
+/** The bidders' own view of timed bidding (`GET /v1/me/bids`): each member's lots with their maximum and whether they lead, won or lost. */
 export const biddingProjection = defineDocumentProjection({
   name: 'bidding',
   events: [biddingEvents],
