@@ -1,5 +1,6 @@
-// A lot's attributes and the distinct attribute values with lot counts (21, 22), read from the read models;
-// declared once (defineOperation) for routing, validation, caching and the OpenAPI document.
+// A lot's attributes and the distinct attribute values with lot counts (`GET /v1/lots/{id}/attributes`,
+// `GET /v1/attribute-values`), read from the read models; declared once (defineOperation) for routing, validation,
+// caching and the OpenAPI document.
 import { defineOperation } from '../../src/http/operation.ts';
 import { boolText, idText, int32Text, z } from '../../src/http/schemas.ts';
 import { pick } from '../../src/http/language.ts';

@@ -1,5 +1,6 @@
-// An auction's printed catalogue (PDF) and its lots as a spreadsheet (6, 7), made from the read models;
-// declared once (defineOperation) for routing, validation, caching and the OpenAPI document.
+// An auction's printed catalogue (PDF) and its lots as a spreadsheet (`GET /v1/auctions/{id}/catalogue` and
+// `/export`), made from the read models; declared once (defineOperation) for routing, validation, caching and the
+// OpenAPI document.
 import { defineOperation, auctionInPath } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
 import { FileAnswer } from '../../src/http/file-answer.ts';

@@ -1,4 +1,5 @@
-// An auction's live stream (60): bids, extensions, closes and live status as Server-Sent Events, resumable.
+// An auction's live stream (`GET /v1/auctions/{id}/stream`): bids, extensions, closes and live status as
+// Server-Sent Events, resumable.
 import { defineOperation, type TenantContext } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
 import { ServiceUnavailableError } from '../../src/errors.ts';

@@ -1,5 +1,6 @@
-// Auctions: the list, one auction, its texts, lot numbers and categories (4, 5, 8, 9, 10), read from the read
-// models; declared once (defineOperation) for routing, validation, caching and the OpenAPI document.
+// Auctions: the list, one auction, its texts, lot numbers and categories (`GET /v1/auctions`, `/v1/auctions/{id}`
+// and its `/translations`, `/lot-numbers` and `/categories`), read from the read models; declared once
+// (defineOperation) for routing, validation, caching and the OpenAPI document.
 import type { Filter } from '../../src/ports/read-models.ts';
 import { defineOperation, auctionInPath } from '../../src/http/operation.ts';
 import { idText, pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';

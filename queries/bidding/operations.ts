@@ -1,4 +1,5 @@
-// The signed-in member's bids (59) and the house's increment table (61), read from the read models.
+// The signed-in member's bids (`GET /v1/me/bids`) and the house's increment table (`GET /v1/increments`), read from
+// the read models.
 import { defineOperation } from '../../src/http/operation.ts';
 import { pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
 import { pick } from '../../src/http/language.ts';

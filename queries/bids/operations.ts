@@ -1,5 +1,5 @@
-// The latest bids and a lot's bid history (20, 57), read from the read models; declared once
-// (defineOperation) for routing, validation, caching and the OpenAPI document.
+// The latest bids and a lot's bid history (`GET /v1/bids/latest`, `GET /v1/lots/{id}/bids`), read from the read
+// models; declared once (defineOperation) for routing, validation, caching and the OpenAPI document.
 import { defineOperation } from '../../src/http/operation.ts';
 import { boolText, idText, int32Text, z } from '../../src/http/schemas.ts';
 import { pick } from '../../src/http/language.ts';

@@ -1,5 +1,5 @@
-// The category tree and one category (14, 15), read from the read models; declared once (defineOperation)
-// for routing, validation, caching and the OpenAPI document.
+// The category tree and one category (`GET /v1/categories`, `GET /v1/categories/{id}`), read from the read models;
+// declared once (defineOperation) for routing, validation, caching and the OpenAPI document.
 import type { TenantScope } from '../../src/ports/read-models.ts';
 import { defineOperation } from '../../src/http/operation.ts';
 import { boolText, idText, z } from '../../src/http/schemas.ts';

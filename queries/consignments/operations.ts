@@ -1,5 +1,5 @@
-// The signed-in member's consigned lots and their auctions (27, 28), read from the read models; declared
-// once (defineOperation) for routing, validation and the OpenAPI document.
+// The signed-in member's consigned lots and their auctions (`GET /v1/me/consignments` and its `/auctions`), read
+// from the read models; declared once (defineOperation) for routing, validation and the OpenAPI document.
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
 import type { Filter } from '../../src/ports/read-models.ts';

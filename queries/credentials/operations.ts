@@ -1,5 +1,6 @@
-// Tokens: an application's, an anonymous one and the check of the current one (1, 2, 3); declared once
-// (defineOperation) for routing, validation and the OpenAPI document.
+// Tokens: an application's, an anonymous one and the check of the current one (`POST /v1/tokens`,
+// `POST /v1/tokens/anonymous`, `GET /v1/tokens/current`); declared once (defineOperation) for routing, validation
+// and the OpenAPI document.
 import { timingSafeEqual } from 'node:crypto';
 import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';

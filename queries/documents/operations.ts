@@ -1,5 +1,6 @@
-// An auction's documents and a lot's documents, listed and downloaded (12, 13, 19), from the read models and
-// the stored files; declared once (defineOperation) for routing, validation, caching and the OpenAPI document.
+// An auction's documents and a lot's documents, listed and downloaded (`GET /v1/auctions/{id}/documents`, its
+// `/{documentId}`, `GET /v1/lots/{id}/documents/{fieldname}`), from the read models and the stored files; declared
+// once (defineOperation) for routing, validation, caching and the OpenAPI document.
 import { defineOperation, type TenantContext, auctionInPath } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
 import { FileAnswer } from '../../src/http/file-answer.ts';

@@ -1,5 +1,5 @@
-// The caller's identity documents and the house's decisions on them (45), read from the read models;
-// declared once (defineOperation) for routing, validation and the OpenAPI document.
+// The caller's identity documents and the house's decisions on them (`GET /v1/me/identity-documents`), read from
+// the read models; declared once (defineOperation) for routing, validation and the OpenAPI document.
 import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
 import { identityDocuments } from '../../projections/identity-documents/index.ts';

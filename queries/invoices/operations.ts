@@ -1,5 +1,6 @@
-// The caller's invoices: the list, one invoice and its PDF (47, 48, 49), read from the read models;
-// declared once (defineOperation) for routing, validation and the OpenAPI document.
+// The caller's invoices: the list, one invoice and its PDF (`GET /v1/me/invoices`, `/v1/me/invoices/{id}` and its
+// `/pdf`), read from the read models; declared once (defineOperation) for routing, validation and the OpenAPI
+// document.
 import { defineOperation, type MemberContext } from '../../src/http/operation.ts';
 import { idText, pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
 import { FileAnswer } from '../../src/http/file-answer.ts';

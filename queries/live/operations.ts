@@ -1,5 +1,5 @@
-// Whether a live sale is running and which lot is up (29, 30), read from the read models; declared once
-// (defineOperation) for routing, validation, caching and the OpenAPI document.
+// Whether a live sale is running and which lot is up (`GET /v1/live`, `GET /v1/auctions/{id}/live`), read from the
+// read models; declared once (defineOperation) for routing, validation, caching and the OpenAPI document.
 import { defineOperation, auctionInPath } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
 import { catalogueAuctions, findAuction } from '../../projections/catalogue/index.ts';

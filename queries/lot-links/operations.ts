@@ -1,5 +1,5 @@
-// Everything a lot page links to (23), read from the read models; declared once (defineOperation) for
-// routing, validation, caching and the OpenAPI document.
+// Everything a lot page links to (`GET /v1/lots/{id}/links`), read from the read models; declared once
+// (defineOperation) for routing, validation, caching and the OpenAPI document.
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
 import { pick } from '../../src/http/language.ts';

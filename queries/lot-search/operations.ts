@@ -1,4 +1,4 @@
-// Free-text lot search ranked by relevance (17), read from the search index; declared once
+// Free-text lot search ranked by relevance (`GET /v1/lots/search`), read from the search index; declared once
 // (defineOperation) for routing, validation, caching and the OpenAPI document.
 import { defineOperation } from '../../src/http/operation.ts';
 import { boolText, idText, pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';

@@ -1,5 +1,5 @@
-// Lots: the filtered, sorted, paged list and one lot (16, 18), read from the read models; declared once
-// (defineOperation) for routing, validation, caching and the OpenAPI document.
+// Lots: the filtered, sorted, paged list and one lot (`GET /v1/lots`, `GET /v1/lots/{id}`), read from the read
+// models; declared once (defineOperation) for routing, validation, caching and the OpenAPI document.
 import { defineOperation } from '../../src/http/operation.ts';
 import { boolText, idText, int32Text, pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
 import { ForbiddenError, ValidationError, type FieldError } from '../../src/errors.ts';

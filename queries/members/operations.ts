@@ -1,5 +1,5 @@
-// Whether an email address can still sign up (36), read from the read models; declared once
-// (defineOperation) for routing, validation and the OpenAPI document.
+// Whether an email address can still sign up (`GET /v1/members/availability`), read from the read models; declared
+// once (defineOperation) for routing, validation and the OpenAPI document.
 import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
 import { memberByEmail } from '../../projections/members/index.ts';

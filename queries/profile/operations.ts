@@ -1,5 +1,5 @@
-// The signed-in member's profile (42), from the member the token names; declared once (defineOperation) for
-// routing, validation and the OpenAPI document.
+// The signed-in member's profile (`GET /v1/me`), from the member the token names; declared once (defineOperation)
+// for routing, validation and the OpenAPI document.
 import { defineOperation } from '../../src/http/operation.ts';
 import { memberDtoExample, memberDtoOf, memberDtoSchema } from '../../commands/profile/dto.ts';
 

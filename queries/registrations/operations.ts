@@ -1,5 +1,6 @@
-// The caller's registration for an auction and whether they may bid on a lot (32, 33), read from the read
-// models; declared once (defineOperation) for routing, validation and the OpenAPI document.
+// The caller's registration for an auction and whether they may bid on a lot (`GET /v1/me/registrations/{auctionId}`,
+// `GET /v1/me/lots/{lotId}/registration`), read from the read models; declared once (defineOperation) for routing,
+// validation and the OpenAPI document.
 import { defineOperation } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
 import { findAuction } from '../../projections/catalogue/index.ts';

@@ -1,5 +1,5 @@
-// Sign-in with email and password for a member token (37), throttled; declared once (defineOperation) for
-// routing, validation and the OpenAPI document.
+// Sign-in with email and password for a member token (`POST /v1/sessions`), throttled; declared once
+// (defineOperation) for routing, validation and the OpenAPI document.
 import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
 import { ForbiddenError, UnauthorizedError } from '../../src/errors.ts';

@@ -1,5 +1,5 @@
-// The published languages and a front end's interface texts (55, 56), read from the read models; declared
-// once (defineOperation) for routing, validation, caching and the OpenAPI document.
+// The published languages and a front end's interface texts (`GET /v1/languages`, `GET /v1/translations`), read
+// from the read models; declared once (defineOperation) for routing, validation, caching and the OpenAPI document.
 import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
 import { readDictionary } from './dictionary.ts';

@@ -1,5 +1,5 @@
-// The lots the caller watches (24), read from the read models; declared once (defineOperation) for
-// routing, validation and the OpenAPI document.
+// The lots the caller watches (`GET /v1/me/watchlist`), read from the read models; declared once (defineOperation)
+// for routing, validation and the OpenAPI document.
 import { defineOperation } from '../../src/http/operation.ts';
 import { pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
 import type { Filter } from '../../src/ports/read-models.ts';
