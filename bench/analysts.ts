@@ -1,5 +1,5 @@
 /**
- * The analysts' tools on the 1M-event dataset (issue 16, BACKOFFICE.md "The analysts' tools"): `npm run project`
+ * The analysts' tools on the 1M-event dataset (BACKOFFICE.md "The analysts' tools"): `npm run project`
  * replaying projections of three event types from position 0, and `npm run export -- events` in each format.
  * Two replays, because which three types matters more than anything: examples/projections/bids-per-category-
  * per-day.ts reads nearly every event of this log (its bids and lots), bench/lots-per-category.ts a tenth of

@@ -1,5 +1,5 @@
 /**
- * The back office's interface under load (issue 15), against the running bench service:
+ * The back office's interface under load, against the running bench service:
  *  - feed: one client reads tenant demo's whole feed in pages of 1,000 (keep-alive), events a second;
  *  - stream: 500 SSE subscribers on the one process; a watchlist PUT every 40 ms; for each event, the time from
  *    its PUT's 200 to its arrival at every subscriber (an arrival before the 200 counts 0);

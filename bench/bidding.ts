@@ -1,5 +1,5 @@
 /**
- * Timed bidding under load (issue 17), against the running bench service. A timed auction of its own in tenant
+ * Timed bidding under load, against the running bench service. A timed auction of its own in tenant
  * demo and a house of its own for the storm (extension window 5 s) are imported through the intake CLI before
  * the service starts (bench/run.ts); member tokens are issued with the service's own secret (500 scrypt
  * sign-ins would take minutes).

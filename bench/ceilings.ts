@@ -67,7 +67,7 @@ async function main() {
       'app/main.ts',
       {
         DATA_DIR: path.join(ROOT, '.bench', 'data'),
-        // One process, as the bench's loads (issue 18's API_PROCESSES would make it a cluster).
+        // One process, as the bench's loads (API_PROCESSES above 1 would make it a cluster).
         API_PROCESSES: '1',
         PORT: '3110',
         HOST: '127.0.0.1',

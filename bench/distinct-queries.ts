@@ -5,10 +5,10 @@
  * its adjective, material, period, place or condition, in en, sv or de (about 1 query in 12 one term, 1 in 3
  * two terms, 1 in 3 three, 1 in 4 four; a term can be two words, as "18th century"). Two mixes:
  *
- *   DISTINCT_MIX  (the `distinct` load since issue 8, unchanged) a fifth drawn for one typo (two letters
- *                 swapped, or one replaced, in a word of 5 letters or more: a query without one stays as it
- *                 is, so about 17 % carry one), a fifth ending in a prefix of 3–5 letters;
- *   TYPOS_MIX     (`distinct-typos`, issue 18) a third carry one typo (a query without a word to mistype is
+ *   DISTINCT_MIX  (the `distinct` load) a fifth drawn for one typo (two letters swapped, or one replaced, in a
+ *                 word of 5 letters or more: a query without one stays as it is, so about 17 % carry one), a
+ *                 fifth ending in a prefix of 3–5 letters;
+ *   TYPOS_MIX     (the `distinct-typos` load) a third carry one typo (a query without a word to mistype is
  *                 drawn again, so the third is exact), a fifth end in a prefix of 3–5 letters (half a word),
  *                 the rest as typed; the terms as above, so a third are two-term queries ("chiar oak",
  *                 "stol mäss").
@@ -50,8 +50,8 @@ export interface DistinctMix {
   prefix: number;
   /**
    * false: each draw's variant is drawn with it, and a typo or prefix that cannot be made leaves the query
-   * plain (the first mix, as it always was). true: each query's variant is drawn first and its words are drawn
-   * again until they make a new query of that variant, so the shares hold exactly whatever repeats are skipped.
+   * plain (DISTINCT_MIX). true: each query's variant is drawn first and its words are drawn again until they
+   * make a new query of that variant, so the shares hold exactly whatever repeats are skipped.
    */
   exact: boolean;
 }
@@ -66,7 +66,7 @@ const EXTRAS: Tri[][] = [adjectives, materials, periods, places, conditions];
 export function distinctQueries(count: number, seed = 7, mix: DistinctMix = DISTINCT_MIX): DistinctQuery[] {
   const seen = new Set<string>();
   const random = prng(seed).next;
-  // The exact mix's variants come from a generator of their own (the first mix's draws stay as they were).
+  // The exact mix's variants come from a generator of their own, so they never shift `random`'s draws of the words.
   const variants = prng(seed ^ 0x5bd1e995).next;
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)];
   const kindOf = (x: number): DistinctQuery['kind'] => (x < mix.typo ? 'typo' : x < mix.typo + mix.prefix ? 'prefix' : 'plain');

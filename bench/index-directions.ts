@@ -1,6 +1,6 @@
 /**
- * Issue 18's two directions for the lot index, measured on the same distinct queries before either was
- * chosen: (1) MiniSearch as it ran (maps and objects on the JS heap), (2) the same matching on compact
+ * The two directions for the lot index, measured on the same distinct queries (docs/performance.md "The two
+ * directions, measured before choosing"): (1) MiniSearch as the service runs it, (2) the same matching on compact
  * structures (a probe: each partition's postings copied into typed arrays in bulk, a radix tree of the
  * vocabulary only, the runner of ../src/adapters/embedded/minisearch/match.ts on them), (3) SQLite FTS5
  * (src/adapters/embedded/sqlite-search, the whole search). Needs a DATA_DIR where both engines' indexes were

@@ -1,5 +1,5 @@
 /**
- * The mixed load ("sale day", issue 18): lot pages at 10 connections, watchlist PUTs at 10 and distinct searches
+ * The mixed load ("sale day"): lot pages at 10 connections, watchlist PUTs at 10 and distinct searches
  * at 4, all at once for the load's warm-up and duration, each kind its own autocannon instance in this process
  * (as every load of the bench). Each kind reports its req/s, p50 and p99; the service's CPU over the measured
  * windows is divided by the requests of all kinds together (one kind's share of it cannot be told apart).

@@ -13,11 +13,11 @@
  *       search           GET /v1/lots/search, the 54 queries of every run (mostly cached answers)
  *       distinct search  GET /v1/lots/search, every query one never asked before (bench/distinct-queries.ts), two
  *                        mixes: `distinct` (a fifth drawn for a typo, a fifth a half word) and `distinct-typos`
- *                        (a third with a typo, a fifth a half word; issue 18)
+ *                        (a third with a typo, a fifth a half word)
  *       watchlist        PUT /v1/me/watchlist/{lotId} by one member, every request appending an event (read your writes)
  *       mixed            lot pages at 10 connections, watchlist PUTs at 10, distinct searches at 4, all at once
  *                        (bench/mixed.ts)
- *     The service runs with API_PROCESSES=1 (one process, as before issue 18) for all of these. `distinct` and
+ *     The service runs with API_PROCESSES=1 (one process) for all of these. `distinct` and
  *     `mixed` run the lot page load as their reference when `lots` is not asked for (without the ceiling).
  *     The service's V8 heap (its /metrics, bench/heap.ts) is read at ready and after the loads,
  *     then the back office (bench/backoffice.ts: feed pages, 500 streams, 10 webhooks, the watchlist PUT with streams
@@ -125,7 +125,7 @@ const opts = {
   warmup: intOption('warmup', 2),
   duration: intOption('duration', 10),
   rounds: intOption('rounds', 3),
-  /** API_PROCESSES of the service the steps outside `cores` and `mixed` load (default 1: comparable with before). */
+  /** API_PROCESSES of the service the steps outside `cores` and `mixed` load (default 1, as in docs/performance.md). */
   apiProcesses: option('api-processes', '1'),
   port: intOption('port', 3100),
   ceilingPort: intOption('ceiling-port', 3101),
@@ -157,7 +157,7 @@ const TARGETS = {
   lotPageP99: 25,
   searchRatio: 0.8,
   distinctRatio: 0.3,
-  /** Issue 18 (issue 8 had 100 ms): for both mixes. */
+  /** For both distinct-search mixes (docs/performance.md). */
   distinctP99: 50,
   indexP99: 10,
   watchRps: 3000,
@@ -194,7 +194,7 @@ const TYPOS_SEED = 19;
 function serviceEnv(dataset: Dataset, apiProcesses: string, extra: Record<string, string>): NodeJS.ProcessEnv {
   // TRUST_PROXY: the accounts step sends each flow from its own address (X-Forwarded-For), as bidders behind a proxy.
   return datasetEnv(dataset, {
-    // One process unless asked otherwise, so that every figure stays comparable with those before issue 18.
+    // One process unless asked otherwise, so that every figure stays comparable with the figures in docs/performance.md.
     API_PROCESSES: apiProcesses,
     PORT: String(opts.port),
     HOST: '127.0.0.1',
@@ -554,7 +554,7 @@ async function main() {
     backOffice = await backOfficeBench(client, memberHeaders, loadOptions, opts.rounds, svcTarget);
   }
 
-  // ---- timed bidding (issue 17), on the loaded service
+  // ---- timed bidding, on the loaded service
   let bidding: BiddingResult | null = null;
   if (biddingFixture) {
     say('timed bidding: a hot lot, 1,000 lots, the lot page with bids arriving, 1,000 auction streams, a closing storm');

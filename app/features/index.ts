@@ -86,7 +86,7 @@ export const features: Feature[] = [
     consignmentsQueries,
     liveQueries,
   ),
-  // Read models before the commands' part, whose reactors then run after the projections, as they always have.
+  // Read models before the commands' part, whose reactors then run after the projections.
   defineFeature('bidding', biddingReadModels, biddingCommands, biddingQueries, auctionStreamQueries),
   defineFeature('documents', documentsCommands, documentsReadModels, documentsQueries),
   defineFeature('translations', translationsCommands, translationsReadModels, translationsQueries),
