@@ -8,7 +8,7 @@ export const registrationSchema = z
     AuctionId: z.number().int().min(1).max(2147483647),
     Status: z.enum(['none', ...registrationStatuses]).openapi({
       description:
-        '`pending` until the house decides, `approved` (the member may bid once the auction is open), `rejected`; `none` when the member never asked (operation 32 only).',
+        '`pending` until the house decides, `approved` (the member may bid once the auction is open), `rejected`; `none` when the member never asked (`GET /v1/me/registrations/{auctionId}` only).',
     }),
   })
   .openapi('AuctionRegistration');
