@@ -7,7 +7,7 @@ import { pick } from '../../src/http/language.ts';
 import type { Filter } from '../../src/ports/read-models.ts';
 import { catalogueLots } from '../../projections/catalogue/index.ts';
 import { attributeValues } from '../../projections/attributes/index.ts';
-import { categoryAndDescendants } from '../categories/operations.ts';
+import { categoryAndDescendants } from '../categories/find.ts';
 import { findLot } from '../lots/find.ts';
 import { auctionIdsOfType, readAuctionTypes } from '../auctions/types.ts';
 

@@ -14,7 +14,8 @@ import {
   findAuction,
 } from '../../projections/catalogue/index.ts';
 import { envelope, paging } from '../paging.ts';
-import { categoryNode, categoryTree, prune } from '../categories/operations.ts';
+import { categoryNode, prune } from '../categories/dto.ts';
+import { categoryTree } from '../categories/find.ts';
 
 export const auctionSchema = z
   .object({

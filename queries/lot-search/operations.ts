@@ -9,7 +9,7 @@ import { catalogueLots } from '../../projections/catalogue/index.ts';
 import { LOT_SEARCH } from '../../projections/lot-search/index.ts';
 import { envelope, paging } from '../paging.ts';
 import { lotExample, lotMapper, lotSchema } from '../lots/dto.ts';
-import { categoryAndDescendants } from '../categories/operations.ts';
+import { categoryAndDescendants } from '../categories/find.ts';
 
 const facetSchema = z
   .array(

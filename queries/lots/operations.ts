@@ -10,7 +10,7 @@ import { foldText } from '../../src/text/fold.ts';
 import { envelope, paging } from '../paging.ts';
 import { lotExample, lotMapper, lotSchema } from './dto.ts';
 import { auctionIdsOfType, readAuctionTypes } from '../auctions/types.ts';
-import { categoryAndDescendants } from '../categories/operations.ts';
+import { categoryAndDescendants } from '../categories/find.ts';
 
 const SORTS = ['LotNumber', 'EndTime', 'CurrentBid', 'EstimateLow', 'Title', 'Created'] as const;
 
