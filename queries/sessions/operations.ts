@@ -6,7 +6,7 @@ import { ForbiddenError, UnauthorizedError } from '../../src/errors.ts';
 import { verifyPassword } from '../../src/security/passwords.ts';
 import { memberByEmail, type MemberDoc } from '../../projections/members/index.ts';
 import { normalizeEmail } from '../../commands/members/events.ts';
-import { tokenSchema } from '../credentials/operations.ts';
+import { tokenSchema } from '../credentials/dto.ts';
 import { reserveSignIn } from './throttle.ts';
 
 export { SIGN_IN_LIMITS } from './throttle.ts';
