@@ -6,7 +6,7 @@ import type { Filter } from '../../src/ports/read-models.ts';
 import { catalogueAuctions, catalogueLots } from '../../projections/catalogue/index.ts';
 import { envelope, paging } from '../paging.ts';
 import { lotExample, lotMapper, lotSchema } from '../lots/dto.ts';
-import { auctionExample, auctionSchema, toAuctionDto } from '../auctions/operations.ts';
+import { auctionExample, auctionSchema, toAuctionDto } from '../auctions/dto.ts';
 
 export const listConsignedLots = defineOperation({
   route: { number: 27, operationId: 'listConsignedLots', group: 'Lots', method: 'get', path: '/v1/me/consignments', auth: 'member' },
