@@ -14,11 +14,14 @@
  *   and `dto.ts` (the HTTP answer shapes its command operations and the queries both give).
  * - A read model is reached through `projections/<f>/index.ts` (collection names and typed accessors), never
  *   its projection definition.
- * - Nothing imports another tree's operation modules; commands never import queries.
+ * - No feature imports another feature's operations.ts (only app/ does); commands never import queries.
  */
 const EVENTS = '^commands/[^/]+/events[.]ts$';
 const OFFERED = '^commands/[^/]+/(events|rules|dto)[.]ts$';
 const READ_MODEL = '^projections/[^/]+/index[.]ts$';
+const OPERATIONS = '^(commands|projections|queries)/[^/]+/operations[.]ts$';
+/** $1: the importing file's feature folder (`queries/lots/`), or its tree for a file at the tree's root (`queries/paging.ts`). */
+const FEATURE = '^((?:commands|projections|queries)/[^/]+/|(?:commands|projections|queries)/)';
 
 module.exports = {
   forbidden: [
@@ -96,11 +99,12 @@ module.exports = {
       to: { path: '^commands/', pathNot: ['^commands/$1/', OFFERED] },
     },
     {
-      name: 'no-operations-across-trees',
-      comment: "Nothing imports another tree's operations.ts (HTTP operations are registered through index.ts).",
+      name: 'no-operations-of-other-features',
+      comment:
+        "No feature imports another feature's operations.ts, in its own tree or another (its own index.ts registers its own): what features share is in a file named for its kind (events.ts, rules.ts, dto.ts, find.ts).",
       severity: 'error',
-      from: { path: '^(commands|projections|queries)/' },
-      to: { path: '^(commands|projections|queries)/[^/]+/operations[.]ts$', pathNot: '^$1/' },
+      from: { path: FEATURE },
+      to: { path: OPERATIONS, pathNot: '^$1operations[.]ts$' },
     },
     {
       name: 'no-cycles-through-features',
