@@ -4,7 +4,6 @@ import {
   type AuctionDocumentData,
   type ConditionReportData,
 } from '../../commands/documents/decide.ts';
-import { translationsDecider, type TranslationsData } from '../../commands/translations/decide.ts';
 import { spec } from '../support/decider.ts';
 
 const at = '2026-11-22T10:00:00.000Z';
@@ -35,13 +34,7 @@ const report: ConditionReportData = {
   at,
 };
 
-const dictionary: TranslationsData = {
-  tenant: 'demo',
-  language: 'sv',
-  entries: { 'button.placeBid': 'Lägg bud', 'nav.watchlist': 'Bevakningar', 'label.estimate': 'Utrop' },
-};
-
-describe('document and translation intake deciders', () => {
+describe('document intake deciders', () => {
   describe('auction documents', () => {
     it('publishes a new document', () => {
       spec(auctionDocumentDecider)
@@ -166,54 +159,6 @@ describe('document and translation intake deciders', () => {
           .when(changed)
           .then([{ type: 'LotConditionReportPublished', data: changed }]);
       }
-    });
-  });
-
-  describe('interface translations', () => {
-    it('publishes the first dictionary of a language', () => {
-      spec(translationsDecider)
-        .given([])
-        .when(dictionary)
-        .then([{ type: 'InterfaceTranslationsPublished', data: dictionary }]);
-    });
-
-    it('appends nothing for the same entries in another key order', () => {
-      const reordered = { ...dictionary, entries: Object.fromEntries(Object.entries(dictionary.entries).reverse()) };
-      spec(translationsDecider)
-        .given([{ type: 'InterfaceTranslationsPublished', data: dictionary }])
-        .when(reordered)
-        .thenNothingHappened();
-      spec(translationsDecider)
-        .given([{ type: 'InterfaceTranslationsPublished', data: dictionary }])
-        .when({ ...dictionary })
-        .thenNothingHappened();
-    });
-
-    it('publishes again when a text changed, a key was added or a key was dropped', () => {
-      const { 'label.estimate': _dropped, ...fewer } = dictionary.entries;
-      const variants = [
-        { ...dictionary.entries, 'button.placeBid': 'Lägg ditt bud' },
-        { ...dictionary.entries, 'button.signIn': 'Logga in' },
-        fewer,
-      ];
-      for (const entries of variants) {
-        const changed = { ...dictionary, entries };
-        spec(translationsDecider)
-          .given([{ type: 'InterfaceTranslationsPublished', data: dictionary }])
-          .when(changed)
-          .then([{ type: 'InterfaceTranslationsPublished', data: changed }]);
-      }
-    });
-
-    it('tells a key from its text: moving a text to another key is a change', () => {
-      const swapped = {
-        ...dictionary,
-        entries: { 'button.placeBid': 'Bevakningar', 'nav.watchlist': 'Lägg bud', 'label.estimate': 'Utrop' },
-      };
-      spec(translationsDecider)
-        .given([{ type: 'InterfaceTranslationsPublished', data: dictionary }])
-        .when(swapped)
-        .then([{ type: 'InterfaceTranslationsPublished', data: swapped }]);
     });
   });
 });

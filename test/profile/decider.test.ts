@@ -1,14 +1,10 @@
 /**
- * The profile decider (replacement, VAT checks) and the phone verification decider: given events, when a
- * command, then events or an error.
+ * The profile decider (replacement, VAT checks): given events, when a command, then events or an error.
  */
 import { expect } from 'chai';
 import { profileDecider } from '../../commands/profile/decide.ts';
 import { isVatFree } from '../../commands/profile/rules.ts';
-import { CODE_TTL_MS, phoneVerificationDecider } from '../../commands/phone-verification/decide.ts';
-import { TooManyRequestsError, ValidationError } from '../../src/errors.ts';
 import { emptyProfile, type ProfileEvent, type ProfileFields } from '../../commands/profile/events.ts';
-import type { PhoneVerificationEvent } from '../../commands/phone-verification/events.ts';
 import type { VatCheckResult } from '../../src/ports/vat.ts';
 import { spec } from '../support/decider.ts';
 
@@ -226,134 +222,5 @@ describe('profile decider', () => {
       // A house with no country configured charges VAT to everyone.
       expect(isVatFree({ valid: true, country: 'DE' }, null)).to.equal(false);
     });
-  });
-});
-
-describe('phone verification decider', () => {
-  const CODE_A = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
-  const CODE_B = 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb';
-  const phone = '+31612345678';
-  const minutes = (n: number) => new Date(Date.parse(at) + n * 60_000).toISOString();
-  const issued = (codeId: string, when = at, to = phone): PhoneVerificationEvent => ({
-    type: 'PhoneVerificationCodeIssued',
-    data: { tenant: 'demo', memberId: 1, codeId, phone: to, expiresAt: new Date(Date.parse(when) + CODE_TTL_MS).toISOString(), at: when },
-  });
-  const rejected = (codeId: string, failedAttempts: number, when = at): PhoneVerificationEvent => ({
-    type: 'PhoneVerificationCodeRejected',
-    data: { tenant: 'demo', memberId: 1, codeId, failedAttempts, at: when },
-  });
-  const verified = (codeId: string | null, when = at, to = phone): PhoneVerificationEvent => ({
-    type: 'MemberPhoneVerified',
-    data: { tenant: 'demo', memberId: 1, codeId, phone: to, at: when },
-  });
-  /** Codes as the derivation would give them: code `123456` belongs to every code id here. */
-  const codeMatches = (_codeId: string, code: string) => code === '123456';
-  const confirm = (code: string, when = at, currentPhone: string | null = phone) =>
-    ({ type: 'ConfirmCode', tenant: 'demo', memberId: 1, code, codeMatches, currentPhone, at: when }) as const;
-  const issue = (codeId: string, when = at) => ({ type: 'IssueCode', tenant: 'demo', memberId: 1, codeId, phone, at: when }) as const;
-
-  it('issues a code valid for 10 minutes', () => {
-    spec(phoneVerificationDecider)
-      .given([])
-      .when(issue(CODE_A))
-      .then([issued(CODE_A)]);
-  });
-
-  it('issues at most 3 codes an hour, then refuses with the seconds until the oldest leaves the hour', () => {
-    const given = [issued(CODE_A, minutes(0)), issued(CODE_B, minutes(10)), issued(CODE_A, minutes(20))];
-    spec(phoneVerificationDecider)
-      .given(given)
-      .when(issue(CODE_B, minutes(30)))
-      .thenThrows(TooManyRequestsError);
-    const state = given.reduce(phoneVerificationDecider.evolve, phoneVerificationDecider.initialState());
-    let refused: unknown = null;
-    try {
-      phoneVerificationDecider.decide(issue(CODE_B, minutes(30)), state);
-    } catch (error) {
-      refused = error;
-    }
-    expect(refused).to.be.instanceOf(TooManyRequestsError);
-    expect((refused as TooManyRequestsError).extra.retryAfterSeconds).to.equal(30 * 60);
-    spec(phoneVerificationDecider)
-      .given(given)
-      .when(issue(CODE_B, minutes(60)))
-      .then([issued(CODE_B, minutes(60))]);
-  });
-
-  it('verifies the phone with the right code', () => {
-    spec(phoneVerificationDecider)
-      .given([issued(CODE_A)])
-      .when(confirm('123456', minutes(9)))
-      .then([verified(CODE_A, minutes(9))]);
-  });
-
-  it('counts a wrong code, and refuses any code once 5 wrong ones voided it', () => {
-    spec(phoneVerificationDecider)
-      .given([issued(CODE_A)])
-      .when(confirm('000000'))
-      .then([rejected(CODE_A, 1)]);
-    spec(phoneVerificationDecider)
-      .given([issued(CODE_A), rejected(CODE_A, 1), rejected(CODE_A, 2), rejected(CODE_A, 3)])
-      .when(confirm('000000'))
-      .then([rejected(CODE_A, 4)]);
-    spec(phoneVerificationDecider)
-      .given([issued(CODE_A), rejected(CODE_A, 1), rejected(CODE_A, 2), rejected(CODE_A, 3), rejected(CODE_A, 4)])
-      .when(confirm('000000'))
-      .then([rejected(CODE_A, 5)]);
-    spec(phoneVerificationDecider)
-      .given([issued(CODE_A), rejected(CODE_A, 1), rejected(CODE_A, 2), rejected(CODE_A, 3), rejected(CODE_A, 4), rejected(CODE_A, 5)])
-      .when(confirm('123456'))
-      .thenThrows(ValidationError, /request a new one/);
-  });
-
-  it('refuses an expired code, a used code, and a code when none was issued', () => {
-    spec(phoneVerificationDecider)
-      .given([issued(CODE_A)])
-      .when(confirm('123456', minutes(10)))
-      .thenThrows(ValidationError);
-    spec(phoneVerificationDecider)
-      .given([issued(CODE_A), verified(CODE_A)])
-      .when(confirm('123456'))
-      .thenThrows(ValidationError);
-    spec(phoneVerificationDecider).given([]).when(confirm('123456')).thenThrows(ValidationError);
-  });
-
-  it('refuses a code sent to a phone the profile no longer has, without counting it', () => {
-    spec(phoneVerificationDecider)
-      .given([issued(CODE_A)])
-      .when(confirm('123456', at, '+31687654321'))
-      .thenThrows(ValidationError, /another phone/);
-    spec(phoneVerificationDecider)
-      .given([issued(CODE_A)])
-      .when(confirm('123456', at, null))
-      .thenThrows(ValidationError);
-  });
-
-  it('accepts only the latest code: a new code replaces the previous one, with a fresh count', () => {
-    const given = [issued(CODE_A), rejected(CODE_A, 4), issued(CODE_B, minutes(1))];
-    spec(phoneVerificationDecider)
-      .given(given)
-      .when(confirm('000000', minutes(2)))
-      .then([rejected(CODE_B, 1, minutes(2))]);
-    spec(phoneVerificationDecider)
-      .given(given)
-      .when(confirm('123456', minutes(2)))
-      .then([verified(CODE_B, minutes(2))]);
-  });
-
-  it('imports a verified phone once', () => {
-    const command = { type: 'ImportVerifiedPhone', tenant: 'demo', memberId: 1, phone, at } as const;
-    spec(phoneVerificationDecider)
-      .given([])
-      .when(command)
-      .then([verified(null)]);
-    spec(phoneVerificationDecider)
-      .given([verified(null)])
-      .when(command)
-      .thenNothingHappened();
-    spec(phoneVerificationDecider)
-      .given([verified(null)])
-      .when({ ...command, phone: '+31687654321' })
-      .then([verified(null, at, '+31687654321')]);
   });
 });

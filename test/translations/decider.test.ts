@@ -79,4 +79,15 @@ describe('translations decider', () => {
       .when({ ...dictionary, tenant: 'demo2' })
       .then([published({ ...dictionary, tenant: 'demo2' })]);
   });
+
+  it('tells a key from its text: moving a text to another key is a change', () => {
+    const swapped = {
+      ...dictionary,
+      entries: { 'button.placeBid': 'Utrop', 'label.estimate': 'Lägg bud', 'message.outbid': 'Du har blivit överbjuden' },
+    };
+    spec(translationsDecider)
+      .given([published(dictionary)])
+      .when(swapped)
+      .then([published(swapped)]);
+  });
 });
