@@ -1,0 +1,328 @@
+/**
+ * The event log on PostgreSQL (PRODUCTION.md "PostgreSQL"). Positions are given in commit order: every append
+ * transaction takes one advisory lock before it draws its positions and holds it until it commits, so a reader
+ * that sees position P has seen every committed position below it, and no event can appear later behind a
+ * reader that passed it (the hard part of a log on SQL: transactions otherwise commit out of position order).
+ * Appends asked for together are committed in one transaction (group commit), each against its own expected
+ * revision; readers wake on LISTEN/NOTIFY and poll as a fallback.
+ */
+import pg from 'pg';
+import type {
+  AppendResult,
+  EventLog,
+  ExpectedRevision,
+  NewEvent,
+  ReadAllOptions,
+  RecordedEvent,
+  SubscribeOptions,
+  Subscription,
+} from '../../ports/event-log.ts';
+import { WrongExpectedVersionError } from '../../ports/event-log.ts';
+import { migrate, schemaIdent, type MigrationSteps } from './migrate.ts';
+
+/** The event log's schema, step by step. */
+export const EVENT_LOG_STEPS: MigrationSteps = [
+  (s) => `
+    CREATE SEQUENCE ${s}.event_positions;
+    CREATE TABLE ${s}.events (
+      position bigint PRIMARY KEY,
+      stream_id text NOT NULL,
+      revision integer NOT NULL,
+      type text NOT NULL,
+      version integer NOT NULL,
+      data json NOT NULL,
+      metadata json NOT NULL,
+      created timestamptz NOT NULL DEFAULT clock_timestamp(),
+      UNIQUE (stream_id, revision)
+    );
+    CREATE INDEX events_type_position ON ${s}.events (type, position);`,
+];
+
+interface PendingAppend {
+  streamId: string;
+  events: NewEvent[];
+  expected: ExpectedRevision;
+  resolve: (result: AppendResult) => void;
+  reject: (error: unknown) => void;
+}
+
+interface Row {
+  position: string;
+  stream_id: string;
+  revision: number;
+  type: string;
+  version: number;
+  data: Record<string, unknown>;
+  metadata: RecordedEvent['metadata'];
+  created: Date;
+}
+
+const COLUMNS = 'position, stream_id, revision, type, version, data, metadata, created';
+
+const toRecorded = (row: Row): RecordedEvent => ({
+  position: Number(row.position),
+  streamId: row.stream_id,
+  revision: row.revision,
+  type: row.type,
+  version: row.version,
+  data: row.data,
+  metadata: row.metadata,
+  created: row.created.toISOString(),
+});
+
+export interface PgEventLogOptions {
+  /** The schema the log's tables live in (default `bidder`). */
+  schema?: string;
+  /** How often a subscriber looks for new events when no notification came (default 1 s). */
+  pollMs?: number;
+}
+
+export class PgEventLog implements EventLog {
+  private readonly s: string;
+  private readonly channel: string;
+  private readonly pollMs: number;
+  private queued: PendingAppend[] = [];
+  private flushing: Promise<void> | null = null;
+  private closed = false;
+  private listener: pg.Client | null = null;
+  private readonly waiters = new Set<() => void>();
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly schema: string,
+    options: PgEventLogOptions,
+  ) {
+    this.s = schemaIdent(schema);
+    this.channel = `${schema}_events`;
+    this.pollMs = options.pollMs ?? 1000;
+  }
+
+  /** Connects, migrates the schema and listens for appends of other processes. */
+  static async open(url: string, options: PgEventLogOptions = {}): Promise<PgEventLog> {
+    const pool = new pg.Pool({ connectionString: url, max: 8 });
+    pool.on('error', () => {}); // an idle client's lost connection: the next query reconnects
+    const log = new PgEventLog(pool, options.schema ?? 'bidder', options);
+    try {
+      await migrate(pool, log.schema, 'event-log', EVENT_LOG_STEPS);
+      await log.listen(url);
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
+    return log;
+  }
+
+  private async listen(url: string): Promise<void> {
+    const client = new pg.Client({ connectionString: url });
+    client.on('error', () => {
+      // The connection dropped: subscribers go on polling; a new listener is tried on the next wake-up.
+      this.listener = null;
+    });
+    client.on('notification', () => this.wakeAll());
+    await client.connect();
+    await client.query(`LISTEN "${this.channel}"`);
+    this.listener = client;
+  }
+
+  private wakeAll() {
+    for (const wake of [...this.waiters]) wake();
+  }
+
+  appendToStream(streamId: string, events: NewEvent[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
+    this.assertOpen();
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.queued.push({ streamId, events, expected: options.expectedRevision ?? 'any', resolve, reject });
+      if (!this.flushing) this.flushing = new Promise<void>((done) => setImmediate(() => void this.flush().finally(done)));
+    });
+  }
+
+  /** Commits every queued append, one group (one transaction) at a time, until none is left. */
+  private async flush(): Promise<void> {
+    while (this.queued.length > 0) {
+      const group = this.queued;
+      this.queued = [];
+      await this.commitGroup(group);
+    }
+    this.flushing = null;
+  }
+
+  private async commitGroup(group: PendingAppend[]): Promise<void> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      for (const append of group) append.reject(error);
+      return;
+    }
+    const outcomes: Array<AppendResult | Error> = [];
+    try {
+      await client.query('BEGIN');
+      // Positions in commit order: one appending transaction at a time draws positions, until it commits.
+      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${this.schema}.append`]);
+      const revisions = new Map<string, number>();
+      let last = 0;
+      for (const append of group) {
+        let current = revisions.get(append.streamId);
+        if (current === undefined) {
+          const { rows } = await client.query<{ r: number | null }>(
+            `SELECT max(revision) AS r FROM ${this.s}.events WHERE stream_id = $1`,
+            [append.streamId],
+          );
+          current = rows[0]?.r ?? -1;
+        }
+        const { expected } = append;
+        const ok =
+          expected === 'any' ||
+          (expected === 'no_stream' && current === -1) ||
+          (expected === 'stream_exists' && current >= 0) ||
+          (typeof expected === 'number' && expected === current);
+        if (!ok) {
+          outcomes.push(new WrongExpectedVersionError(append.streamId, expected, current === -1 ? 'no_stream' : current));
+          continue;
+        }
+        if (append.events.length === 0) {
+          outcomes.push({ nextExpectedRevision: current, position: -1 });
+          continue;
+        }
+        // A unique (stream, revision) key refuses a writer that raced past the check: that append alone fails.
+        let positions: number[];
+        await client.query('SAVEPOINT append');
+        try {
+          // Positions drawn first (in order), then the rows written with them: one statement each.
+          const drawn = await client.query<{ p: string }>(`SELECT nextval('${this.s}.event_positions') AS p FROM generate_series(1, $1)`, [
+            append.events.length,
+          ]);
+          positions = drawn.rows.map((r) => Number(r.p)).sort((a, b) => a - b);
+          await client.query(
+            `INSERT INTO ${this.s}.events (position, stream_id, revision, type, version, data, metadata)
+             SELECT position, $1, $2::int + ord::int - 1, type, version, data, metadata
+             FROM unnest($3::bigint[], $4::text[], $5::int[], $6::json[], $7::json[]) WITH ORDINALITY AS e(position, type, version, data, metadata, ord)`,
+            [
+              append.streamId,
+              current + 1,
+              positions,
+              append.events.map((e) => e.type),
+              append.events.map((e) => e.version),
+              append.events.map((e) => JSON.stringify(e.data)),
+              append.events.map((e) => JSON.stringify(e.metadata)),
+            ],
+          );
+        } catch (error) {
+          if ((error as { code?: string }).code !== '23505') throw error;
+          await client.query('ROLLBACK TO SAVEPOINT append');
+          outcomes.push(new WrongExpectedVersionError(append.streamId, expected, current === -1 ? 'no_stream' : current));
+          continue;
+        }
+        await client.query('RELEASE SAVEPOINT append');
+        current += append.events.length;
+        revisions.set(append.streamId, current);
+        last = positions[positions.length - 1];
+        outcomes.push({ nextExpectedRevision: current, position: last });
+      }
+      if (last > 0) await client.query('SELECT pg_notify($1, $2)', [this.channel, String(last)]);
+      await client.query('COMMIT');
+      // An append of nothing answers the head as of its commit.
+      const head = outcomes.some((o) => !(o instanceof Error) && o.position === -1) ? await this.headPosition() : last;
+      group.forEach((append, i) => {
+        const outcome = outcomes[i];
+        if (outcome instanceof Error) append.reject(outcome);
+        else append.resolve(outcome.position === -1 ? { ...outcome, position: head } : outcome);
+      });
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      for (const append of group) append.reject(error);
+    } finally {
+      client.release();
+    }
+  }
+
+  async readStream(streamId: string, options: { fromRevision?: number } = {}): Promise<RecordedEvent[]> {
+    this.assertOpen();
+    const { rows } = await this.pool.query<Row>(
+      `SELECT ${COLUMNS} FROM ${this.s}.events WHERE stream_id = $1 AND revision >= $2 ORDER BY revision`,
+      [streamId, options.fromRevision ?? 0],
+    );
+    return rows.map(toRecorded);
+  }
+
+  async readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {
+    this.assertOpen();
+    const { rows } = await this.pool.query<Row>(`SELECT ${COLUMNS} FROM ${this.s}.events WHERE position > $1 ORDER BY position LIMIT $2`, [
+      options.fromPosition,
+      options.maxCount,
+    ]);
+    return rows.map(toRecorded);
+  }
+
+  async headPosition(): Promise<number> {
+    this.assertOpen();
+    const { rows } = await this.pool.query<{ p: string | null }>(`SELECT max(position) AS p FROM ${this.s}.events`);
+    return Number(rows[0]?.p ?? 0);
+  }
+
+  subscribeToAll(options: SubscribeOptions): Subscription {
+    const batchSize = options.batchSize ?? 1000;
+    let position = options.fromPosition;
+    let stopped = false;
+    let wake: (() => void) | null = null;
+    const waitForMore = () =>
+      new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          this.waiters.delete(done);
+          wake = null;
+          resolve();
+        };
+        const timer = setTimeout(done, this.pollMs);
+        wake = done;
+        this.waiters.add(done);
+      });
+    const stop = async () => {
+      stopped = true;
+      wake?.();
+    };
+    const self = this;
+    return {
+      unsubscribe: stop,
+      [Symbol.asyncIterator]() {
+        return {
+          async next(): Promise<IteratorResult<RecordedEvent[]>> {
+            while (!stopped && !self.closed) {
+              let batch: RecordedEvent[] = [];
+              try {
+                batch = await self.readAll({ fromPosition: position, maxCount: batchSize });
+              } catch {
+                // PostgreSQL unreachable for now: try again after the poll interval.
+              }
+              if (batch.length > 0) {
+                position = batch[batch.length - 1].position;
+                return { value: batch, done: false };
+              }
+              await waitForMore();
+            }
+            await stop();
+            return { value: undefined, done: true };
+          },
+          async return(): Promise<IteratorResult<RecordedEvent[]>> {
+            await stop();
+            return { value: undefined, done: true };
+          },
+        };
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    // Appends already asked for are committed first (they were accepted before the close).
+    if (this.flushing) await this.flushing;
+    this.closed = true;
+    this.wakeAll();
+    await this.listener?.end().catch(() => {});
+    await this.pool.end();
+  }
+
+  private assertOpen() {
+    if (this.closed) throw new Error('event log is closed');
+  }
+}
