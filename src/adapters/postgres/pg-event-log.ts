@@ -13,6 +13,7 @@ import type {
   ExpectedRevision,
   NewEvent,
   ReadAllOptions,
+  ReadTypesResult,
   RecordedEvent,
   SubscribeOptions,
   Subscription,
@@ -252,6 +253,34 @@ export class PgEventLog implements EventLog {
       options.maxCount,
     ]);
     return rows.map(toRecorded);
+  }
+
+  /** Events of the given types, and the head as of the same snapshot: how far the read covered. */
+  async readTypes(options: ReadAllOptions & { types: readonly string[] }): Promise<ReadTypesResult> {
+    this.assertOpen();
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const { rows } = await client.query<Row>(
+        `SELECT ${COLUMNS} FROM ${this.s}.events WHERE position > $1 AND type = ANY($2::text[]) ORDER BY position LIMIT $3`,
+        [options.fromPosition, [...options.types], options.maxCount],
+      );
+      const events = rows.map(toRecorded);
+      const last = events.length > 0 ? events[events.length - 1].position : options.fromPosition;
+      let position = last;
+      // A full page covers up to its last event; a shorter one reached the head.
+      if (events.length < options.maxCount) {
+        const head = await client.query<{ p: string | null }>(`SELECT max(position) AS p FROM ${this.s}.events`);
+        position = Math.max(last, Number(head.rows[0]?.p ?? 0));
+      }
+      await client.query('COMMIT');
+      return { events, position };
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 
   async headPosition(): Promise<number> {
