@@ -13,6 +13,8 @@ import { MemoryRateLimiter } from '../../src/adapters/embedded/memory-rate-limit
 import { jobQueueContract } from './jobs.contract.ts';
 import { outboxContract } from './outbox.contract.ts';
 import { rateLimiterContract } from './rate-limit.contract.ts';
+import { leaseStoreContract } from './leases.contract.ts';
+import { SqliteLeases } from '../../src/adapters/embedded/sqlite-leases.ts';
 
 const tempDirs: string[] = [];
 const databases: Database.Database[] = [];
@@ -61,6 +63,8 @@ describe('embedded side-effect adapters', function () {
   });
 
   rateLimiterContract('MemoryRateLimiter', async () => new MemoryRateLimiter());
+
+  leaseStoreContract('SqliteLeases', async () => new SqliteLeases(path.join(await tempDir(), 'leases.sqlite')));
 
   describe('SqliteJobQueue (embedded only)', function () {
     let db: Database.Database;

@@ -1,9 +1,9 @@
 /**
  * The PostgreSQL adapters against the local PostgreSQL (POSTGRES_TEST_URL, default the machine's own on
- * 127.0.0.1:5432): the event log on its contract, its schema migrated once under concurrent starts, and a log
- * that never lets a subscriber skip an event while writers in several processes append at once. Each run uses
- * a schema of its own, dropped after. PostgreSQL is required: when it cannot be reached the suite fails,
- * unless SKIP_POSTGRES=1 (CI starts it: .ci/run).
+ * 127.0.0.1:5432): the event log and the leases on their contracts, the schema migrated once under concurrent
+ * starts, and a log that never lets a subscriber skip an event while writers in several processes append at
+ * once. Each run uses a schema of its own, dropped after. PostgreSQL is required: when it cannot be reached the
+ * suite fails, unless SKIP_POSTGRES=1 (CI starts it: .ci/run).
  */
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
@@ -12,6 +12,8 @@ import pg from 'pg';
 import { eventLogContract } from './event-log.contract.ts';
 import { EVENT_LOG_STEPS, PgEventLog } from '../../src/adapters/postgres/pg-event-log.ts';
 import { migrate } from '../../src/adapters/postgres/migrate.ts';
+import { PgLeases } from '../../src/adapters/postgres/pg-leases.ts';
+import { leaseStoreContract } from './leases.contract.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
 
 const URL = process.env.POSTGRES_TEST_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -43,6 +45,8 @@ describe(`PostgreSQL adapters on ${shown}`, function () {
   });
 
   eventLogContract('PostgreSQL', () => PgEventLog.open(URL, { schema, pollMs: 50 }));
+
+  leaseStoreContract('PostgreSQL', () => PgLeases.open(URL, { schema }));
 
   it('migrates a schema once, however many processes start at the same time', async function () {
     const fresh = `${schema}_m`;

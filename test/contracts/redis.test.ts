@@ -14,6 +14,8 @@ import type { Job } from '../../src/ports/jobs.ts';
 import { JOB_DEFAULTS } from '../../src/ports/jobs.ts';
 import { jobQueueContract } from './jobs.contract.ts';
 import { rateLimiterContract } from './rate-limit.contract.ts';
+import { leaseStoreContract } from './leases.contract.ts';
+import { RedisLeases } from '../../src/adapters/redis/redis-leases.ts';
 
 const REDIS_URL = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 const prefix = `test-${randomUUID()}`;
@@ -99,6 +101,8 @@ describe(`Redis adapters on ${shownUrl(REDIS_URL)} (BullMQ jobs, Redis rate limi
   });
 
   rateLimiterContract('RedisRateLimiter', async () => newLimiter());
+
+  leaseStoreContract('RedisLeases', async () => new RedisLeases(REDIS_URL, `${prefix}:lease:`));
 
   describe('BullMqJobQueue (several processes on one Redis)', function () {
     let run: string;
