@@ -1,12 +1,13 @@
 /**
  * The PostgreSQL adapters against the local PostgreSQL (POSTGRES_TEST_URL, default the machine's own on
- * 127.0.0.1:5432): the event log and the leases on their contracts, the schema migrated once under concurrent
+ * 127.0.0.1:5432): the event log, the leases and the files on their contracts, the schema migrated once under concurrent
  * starts, and a log that never lets a subscriber skip an event while writers in several processes append at
  * once. Each run uses a schema of its own, dropped after. PostgreSQL is required: when it cannot be reached the
  * suite fails, unless SKIP_POSTGRES=1 (CI starts it: .ci/run).
  */
 import { expect } from 'chai';
 import { spawn } from 'node:child_process';
+import { Readable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { eventLogContract } from './event-log.contract.ts';
@@ -14,6 +15,8 @@ import { EVENT_LOG_STEPS, PgEventLog } from '../../src/adapters/postgres/pg-even
 import { migrate } from '../../src/adapters/postgres/migrate.ts';
 import { PgLeases } from '../../src/adapters/postgres/pg-leases.ts';
 import { leaseStoreContract } from './leases.contract.ts';
+import { PgFileStore } from '../../src/adapters/postgres/pg-files.ts';
+import { fileStoreContract } from './files.contract.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
 
 const URL = process.env.POSTGRES_TEST_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -47,6 +50,38 @@ describe(`PostgreSQL adapters on ${shown}`, function () {
   eventLogContract('PostgreSQL', () => PgEventLog.open(URL, { schema, pollMs: 50 }));
 
   leaseStoreContract('PostgreSQL', () => PgLeases.open(URL, { schema }));
+
+  // Each test's store in a schema of its own (the contract reuses keys across tests), closed at the end.
+  const fileStores: PgFileStore[] = [];
+  let fileSchemas = 0;
+  fileStoreContract('PostgreSQL', async () => {
+    const store = await PgFileStore.open(URL, { schema: `${schema}_f${++fileSchemas}` });
+    fileStores.push(store);
+    return store;
+  });
+  after(async function () {
+    for (const store of fileStores) await store.close();
+    for (let i = 1; i <= fileSchemas; i++) await admin?.query(`DROP SCHEMA IF EXISTS "${schema}_f${i}" CASCADE`).catch(() => {});
+  });
+
+  it('stores a large upload in chunks as it arrives, and streams it back chunk by chunk', async function () {
+    const store = await PgFileStore.open(URL, { schema });
+    fileStores.push(store);
+    const bytes = Buffer.alloc(700 * 1024, 0).map((_, i) => i % 251);
+    const pieces = Array.from({ length: Math.ceil(bytes.length / 65536) }, (_, i) => bytes.subarray(i * 65536, (i + 1) * 65536));
+    expect(await store.putStream('t1', 'large', Readable.from(pieces), 'application/pdf', 1024 * 1024)).to.deep.equal({
+      size: bytes.length,
+    });
+    const { rows } = await admin.query(
+      `SELECT count(*)::int AS n FROM "${schema}".file_chunks c JOIN "${schema}".files f USING (version) WHERE f.key = 'large'`,
+    );
+    expect(rows[0].n).to.equal(3);
+    const opened = (await store.open('t1', 'large'))!;
+    const read: Buffer[] = [];
+    for await (const chunk of opened.stream) read.push(chunk as Buffer);
+    expect(read.map((c) => c.length)).to.deep.equal([262144, 262144, 192512]);
+    expect(Buffer.concat(read).equals(bytes)).to.equal(true);
+  });
 
   it('migrates a schema once, however many processes start at the same time', async function () {
     const fresh = `${schema}_m`;
