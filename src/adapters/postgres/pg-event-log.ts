@@ -20,6 +20,7 @@ import type {
 } from '../../ports/event-log.ts';
 import { WrongExpectedVersionError } from '../../ports/event-log.ts';
 import { migrate, schemaIdent, type MigrationSteps } from './migrate.ts';
+import { poolOf, type PoolSource } from './pool.ts';
 
 /** The event log's schema, step by step. */
 export const EVENT_LOG_STEPS: MigrationSteps = [
@@ -88,33 +89,35 @@ export class PgEventLog implements EventLog {
   private listener: pg.Client | null = null;
   private readonly waiters = new Set<() => void>();
 
+  private readonly pool: pg.Pool;
+
   private constructor(
-    private readonly pool: pg.Pool,
+    private readonly source: PoolSource,
     private readonly schema: string,
     options: PgEventLogOptions,
   ) {
+    this.pool = source.pool;
     this.s = schemaIdent(schema);
     this.channel = `${schema}_events`;
     this.pollMs = options.pollMs ?? 1000;
   }
 
-  /** Connects, migrates the schema and listens for appends of other processes. */
-  static async open(url: string, options: PgEventLogOptions = {}): Promise<PgEventLog> {
-    const pool = new pg.Pool({ connectionString: url, max: 8 });
-    pool.on('error', () => {}); // an idle client's lost connection: the next query reconnects
-    const log = new PgEventLog(pool, options.schema ?? 'bidder', options);
+  /** Connects (a URL, or the process's shared pool), migrates the schema and listens for appends of other processes. */
+  static async open(url: string | pg.Pool, options: PgEventLogOptions = {}): Promise<PgEventLog> {
+    const source = poolOf(url, 8);
+    const log = new PgEventLog(source, options.schema ?? 'bidder', options);
     try {
-      await migrate(pool, log.schema, 'event-log', EVENT_LOG_STEPS);
-      await log.listen(url);
+      await migrate(source.pool, log.schema, 'event-log', EVENT_LOG_STEPS);
+      await log.listen();
     } catch (error) {
-      await pool.end();
+      if (source.owned) await source.pool.end();
       throw error;
     }
     return log;
   }
 
-  private async listen(url: string): Promise<void> {
-    const client = new pg.Client({ connectionString: url });
+  private async listen(): Promise<void> {
+    const client = new pg.Client(this.source.config);
     client.on('error', () => {
       // The connection dropped: subscribers go on polling; a new listener is tried on the next wake-up.
       this.listener = null;
@@ -348,7 +351,7 @@ export class PgEventLog implements EventLog {
     this.closed = true;
     this.wakeAll();
     await this.listener?.end().catch(() => {});
-    await this.pool.end();
+    if (this.source.owned) await this.pool.end();
   }
 
   private assertOpen() {

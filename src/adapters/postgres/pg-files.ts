@@ -8,6 +8,7 @@ import { Readable } from 'node:stream';
 import pg from 'pg';
 import { FileTooLargeError, type FileStore, type OpenedFile, type StoredFile } from '../../ports/files.ts';
 import { migrate, schemaIdent, type MigrationSteps } from './migrate.ts';
+import { poolOf } from './pool.ts';
 
 export const FILE_STEPS: MigrationSteps = [
   (s) => `
@@ -41,26 +42,26 @@ export class PgFileStore implements FileStore {
 
   private constructor(
     private readonly pool: pg.Pool,
+    private readonly owned: boolean,
     schema: string,
   ) {
     this.s = schemaIdent(schema);
   }
 
   /** Connects, migrates the files' tables (schema default `bidder`) and removes abandoned uploads. */
-  static async open(url: string, options: { schema?: string } = {}): Promise<PgFileStore> {
-    const pool = new pg.Pool({ connectionString: url, max: 4 });
-    pool.on('error', () => {}); // an idle client's lost connection: the next query reconnects
+  static async open(url: string | pg.Pool, options: { schema?: string } = {}): Promise<PgFileStore> {
+    const { pool, owned } = poolOf(url, 4);
     const schema = options.schema ?? 'bidder';
     try {
       await migrate(pool, schema, 'files', FILE_STEPS);
-      const store = new PgFileStore(pool, schema);
+      const store = new PgFileStore(pool, owned, schema);
       await pool.query(
         `DELETE FROM ${store.s}.file_chunks c WHERE c.created < now() - interval '${ABANDONED_AFTER}'
          AND NOT EXISTS (SELECT 1 FROM ${store.s}.files f WHERE f.version = c.version)`,
       );
       return store;
     } catch (error) {
-      await pool.end();
+      if (owned) await pool.end();
       throw error;
     }
   }
@@ -183,6 +184,6 @@ export class PgFileStore implements FileStore {
   }
 
   async close(): Promise<void> {
-    await this.pool.end();
+    if (this.owned) await this.pool.end();
   }
 }

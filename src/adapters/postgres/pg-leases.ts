@@ -3,6 +3,7 @@
 import pg from 'pg';
 import { holderIsGone, type LeaseHolder, type LeaseStore } from '../../ports/leases.ts';
 import { migrate, schemaIdent, type MigrationSteps } from './migrate.ts';
+import { poolOf } from './pool.ts';
 
 export const LEASE_STEPS: MigrationSteps = [
   (s) => `CREATE TABLE ${s}.leases (name text PRIMARY KEY, holder json NOT NULL, expires_at timestamptz NOT NULL)`,
@@ -13,23 +14,23 @@ export class PgLeases implements LeaseStore {
 
   private constructor(
     private readonly pool: pg.Pool,
+    private readonly owned: boolean,
     schema: string,
   ) {
     this.s = schemaIdent(schema);
   }
 
   /** Connects and migrates the leases' table (schema default `bidder`). */
-  static async open(url: string, options: { schema?: string } = {}): Promise<PgLeases> {
-    const pool = new pg.Pool({ connectionString: url, max: 2 });
-    pool.on('error', () => {}); // an idle client's lost connection: the next query reconnects
+  static async open(url: string | pg.Pool, options: { schema?: string } = {}): Promise<PgLeases> {
+    const { pool, owned } = poolOf(url, 2);
     const schema = options.schema ?? 'bidder';
     try {
       await migrate(pool, schema, 'leases', LEASE_STEPS);
     } catch (error) {
-      await pool.end();
+      if (owned) await pool.end();
       throw error;
     }
-    return new PgLeases(pool, schema);
+    return new PgLeases(pool, owned, schema);
   }
 
   async acquire(name: string, holder: LeaseHolder, ttlMs: number): Promise<{ acquired: true } | { acquired: false; heldBy: LeaseHolder }> {
@@ -81,6 +82,6 @@ export class PgLeases implements LeaseStore {
   }
 
   async close(): Promise<void> {
-    await this.pool.end();
+    if (this.owned) await this.pool.end();
   }
 }
