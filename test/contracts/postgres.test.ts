@@ -1,6 +1,6 @@
 /**
  * The PostgreSQL adapters against the local PostgreSQL (POSTGRES_TEST_URL, default the machine's own on
- * 127.0.0.1:5432): the event log, the leases and the files on their contracts, the schema migrated once under concurrent
+ * 127.0.0.1:5432): the event log, the leases, the files and the read models on their contracts, the schema migrated once under concurrent
  * starts, and a log that never lets a subscriber skip an event while writers in several processes append at
  * once. Each run uses a schema of its own, dropped after. PostgreSQL is required: when it cannot be reached the
  * suite fails, unless SKIP_POSTGRES=1 (CI starts it: .ci/run).
@@ -17,6 +17,8 @@ import { PgLeases } from '../../src/adapters/postgres/pg-leases.ts';
 import { leaseStoreContract } from './leases.contract.ts';
 import { PgFileStore } from '../../src/adapters/postgres/pg-files.ts';
 import { fileStoreContract } from './files.contract.ts';
+import { PgDocumentStore } from '../../src/adapters/postgres/pg-documents.ts';
+import { documentStoreContract } from './read-models.contract.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
 
 const URL = process.env.POSTGRES_TEST_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -62,6 +64,20 @@ describe(`PostgreSQL adapters on ${shown}`, function () {
   after(async function () {
     for (const store of fileStores) await store.close();
     for (let i = 1; i <= fileSchemas; i++) await admin?.query(`DROP SCHEMA IF EXISTS "${schema}_f${i}" CASCADE`).catch(() => {});
+  });
+
+  // The read models likewise: each test's store in a schema of its own, closed at the end.
+  const documentStores: PgDocumentStore[] = [];
+  let documentSchemas = 0;
+  const openDocuments = async (at = `${schema}_d${++documentSchemas}`) => {
+    const store = await PgDocumentStore.open(URL, { schema: at });
+    documentStores.push(store);
+    return store;
+  };
+  documentStoreContract('PostgreSQL', () => openDocuments());
+  after(async function () {
+    for (const store of documentStores) await store.close();
+    for (let i = 1; i <= documentSchemas; i++) await admin?.query(`DROP SCHEMA IF EXISTS "${schema}_d${i}" CASCADE`).catch(() => {});
   });
 
   it('stores a large upload in chunks as it arrives, and streams it back chunk by chunk', async function () {
