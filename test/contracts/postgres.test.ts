@@ -19,7 +19,10 @@ import { PgFileStore } from '../../src/adapters/postgres/pg-files.ts';
 import { fileStoreContract } from './files.contract.ts';
 import { PgDocumentStore } from '../../src/adapters/postgres/pg-documents.ts';
 import { documentStoreContract } from './read-models.contract.ts';
+import { fieldExpr, filterToSql, sortToSql } from '../../src/adapters/postgres/pg-filter.ts';
+import type { Doc, Filter } from '../../src/ports/read-models.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
+import { CheckpointConflictError } from '../../src/ports/read-models.ts';
 
 const URL = process.env.POSTGRES_TEST_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const shown = URL.replace(/\/\/[^@/]*@/, '//');
@@ -43,9 +46,15 @@ describe(`PostgreSQL adapters on ${shown}`, function () {
       });
     }
   });
+  // Mocha runs a suite's after hooks in the order they are written: this one, the first, closes the stores and
+  // drops every schema of the run (`<schema>`, `<schema>_f<n>`, `<schema>_d<n>`) before the admin pool ends.
   after(async function () {
     if (!admin) return;
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => {});
+    for (const store of [...fileStores, ...documentStores]) await store.close().catch(() => {});
+    const { rows } = await admin.query<{ name: string }>('SELECT nspname AS name FROM pg_namespace WHERE starts_with(nspname, $1)', [
+      schema,
+    ]);
+    for (const { name } of rows) await admin.query(`DROP SCHEMA IF EXISTS "${name}" CASCADE`).catch(() => {});
     await admin.end().catch(() => {});
   });
 
@@ -61,10 +70,6 @@ describe(`PostgreSQL adapters on ${shown}`, function () {
     fileStores.push(store);
     return store;
   });
-  after(async function () {
-    for (const store of fileStores) await store.close();
-    for (let i = 1; i <= fileSchemas; i++) await admin?.query(`DROP SCHEMA IF EXISTS "${schema}_f${i}" CASCADE`).catch(() => {});
-  });
 
   // The read models likewise: each test's store in a schema of its own, closed at the end.
   const documentStores: PgDocumentStore[] = [];
@@ -75,9 +80,145 @@ describe(`PostgreSQL adapters on ${shown}`, function () {
     return store;
   };
   documentStoreContract('PostgreSQL', () => openDocuments());
-  after(async function () {
-    for (const store of documentStores) await store.close();
-    for (let i = 1; i <= documentSchemas; i++) await admin?.query(`DROP SCHEMA IF EXISTS "${schema}_d${i}" CASCADE`).catch(() => {});
+
+  describe('read models on PostgreSQL, beyond the contract', function () {
+    const put = (doc: Doc, tenant = 't') => ({ op: 'put' as const, collection: 'things', tenant, doc });
+    const docs: Doc[] = [
+      { _id: 'n1', Code: 1, Rank: 2, A: { B: { C: 5 } } },
+      { _id: 'n10', Code: 10, Rank: null, A: { B: 'x' } },
+      { _id: 's1', Code: '1', Rank: 1 },
+      { _id: 's2', Code: '2', Rank: 3, A: { B: { C: 7 } } },
+      { _id: 'nul', Code: null },
+      { _id: 'none' },
+    ];
+    let store: PgDocumentStore;
+    const ids = async (filter: Filter, sort: Array<[string, 1 | -1]> = [['_id', 1]]) =>
+      (await store.forTenant('t').collection('things').find(filter, { sort })).map((d) => d._id);
+
+    beforeEach(async function () {
+      store = await openDocuments();
+      await store.ensureCollection({ name: 'things', indexes: [{ fields: ['Code'] }, { fields: ['A.B.C', 'Rank'] }] });
+      await store.live().commit(
+        docs.map((doc) => put(doc)),
+        { projection: 'things', expected: 0, position: 1 },
+      );
+    });
+
+    it('tells numbers from strings: equality, $in, ranges within the operand type, $contains on strings only', async function () {
+      expect(await ids({ Code: 1 })).to.deep.equal(['n1']);
+      expect(await ids({ Code: '1' })).to.deep.equal(['s1']);
+      expect(await ids({ Code: { $in: [1, '2'] } })).to.deep.equal(['n1', 's2']);
+      expect(await ids({ Code: { $gt: 0 } })).to.deep.equal(['n1', 'n10']);
+      expect(await ids({ Code: { $lt: 5 } })).to.deep.equal(['n1']);
+      expect(await ids({ Code: { $gte: '1' } })).to.deep.equal(['s1', 's2']);
+      expect(await ids({ Code: { $contains: '1' } })).to.deep.equal(['s1']);
+      expect(await ids({ _id: { $gte: 'n', $lt: 'o' } })).to.deep.equal(['n1', 'n10', 'none', 'nul']);
+    });
+
+    it('treats an absent field as null, as MongoDB does: null, $in [null], $ne, $exists', async function () {
+      expect(await ids({ Code: null })).to.deep.equal(['none', 'nul']);
+      expect(await ids({ Code: { $in: [null, 10] } })).to.deep.equal(['n10', 'none', 'nul']);
+      expect(await ids({ Code: { $ne: 1 } })).to.deep.equal(['n10', 'none', 'nul', 's1', 's2']);
+      expect(await ids({ Code: { $ne: null } })).to.deep.equal(['n1', 'n10', 's1', 's2']);
+      expect(await ids({ Code: { $exists: true } })).to.deep.equal(['n1', 'n10', 's1', 's2']);
+      expect(await ids({ Rank: { $exists: false } })).to.deep.equal(['n10', 'none', 'nul']);
+    });
+
+    it('follows dotted paths, and one through a value that is not an object finds nothing there', async function () {
+      expect(await ids({ 'A.B.C': 5 })).to.deep.equal(['n1']);
+      expect(await ids({ 'A.B.C': { $gte: 6 } })).to.deep.equal(['s2']);
+      expect(await ids({ 'A.B.C': null })).to.deep.equal(['n10', 'none', 'nul', 's1']);
+      expect(await ids({ 'A.B': 'x' })).to.deep.equal(['n10']);
+    });
+
+    it('sorts null and absent first ascending and last descending, ties broken by id in the last key direction', async function () {
+      expect(await ids({}, [['Rank', 1]])).to.deep.equal(['n10', 'none', 'nul', 's1', 'n1', 's2']);
+      expect(await ids({}, [['Rank', -1]])).to.deep.equal(['s2', 'n1', 's1', 'nul', 'none', 'n10']);
+      const things = store.forTenant('t').collection('things');
+      const page = await things.find({}, { sort: [['Rank', 1]], skip: 2, limit: 2 });
+      expect(page.map((d) => d._id)).to.deep.equal(['nul', 's1']);
+      expect(await things.find({}, { limit: 0 })).to.deep.equal([]);
+      expect((await things.find({}, { limit: 2 })).map((d) => d._id)).to.deep.equal(['n1', 'n10']);
+    });
+
+    it('groups absent and null values together in countBy, and keeps documents as written', async function () {
+      const things = store.forTenant('t').collection('things');
+      expect(await things.countBy({ Code: { $ne: '2' } }, 'Rank')).to.deep.equal([
+        { value: null, count: 3 },
+        { value: 1, count: 1 },
+        { value: 2, count: 1 },
+      ]);
+      expect(await things.findById('n1')).to.deep.equal(docs[0]);
+      expect(await things.findOne({ 'A.B': 'x' })).to.deep.equal(docs[1]);
+    });
+
+    it('writes only the last operation of a document in a batch', async function () {
+      await store
+        .live()
+        .commit(
+          [
+            put({ _id: 'z', V: 1 }),
+            { op: 'delete', collection: 'things', tenant: 't', id: 'z' },
+            put({ _id: 'y', V: 1 }),
+            put({ _id: 'y', V: 2 }),
+          ],
+          {
+            projection: 'things',
+            expected: 1,
+            position: 2,
+          },
+        );
+      const things = store.forTenant('t').collection('things');
+      expect(await things.findById('z')).to.equal(null);
+      expect((await things.findById('y'))?.V).to.equal(2);
+    });
+
+    it("lets another store object on the schema see a rebuild's swap by itself, and write to the new copy", async function () {
+      const at = `${schema}_d${documentSchemas}`;
+      const other = await openDocuments(at);
+      const theirs = other.forTenant('t').collection('things');
+      expect((await theirs.findById('n1'))?.Code).to.equal(1);
+      const rebuild = await store.startRebuild('things', ['things']);
+      await rebuild.commit([put({ _id: 'r1', Code: 5 })], { projection: 'things', expected: 0, position: 1 });
+      expect(await rebuild.finish()).to.equal(true);
+      expect(await theirs.findById('n1')).to.equal(null);
+      expect(await theirs.countDocuments({})).to.equal(1);
+      await other.live().commit([put({ _id: 'r2', Code: 6 })], { projection: 'things', expected: 1, position: 2 });
+      expect(await ids({})).to.deep.equal(['r1', 'r2']);
+      const { rows } = await admin.query(`SELECT tablename FROM pg_tables WHERE schemaname = $1 AND tablename LIKE 'rm_things_%'`, [at]);
+      expect(rows.map((r) => r.tablename)).to.deep.equal(['rm_things_g2']);
+      const indexes = await admin.query(`SELECT count(*)::int AS n FROM pg_indexes WHERE schemaname = $1 AND tablename = 'rm_things_g2'`, [
+        at,
+      ]);
+      expect(indexes.rows[0].n).to.equal(3); // the primary key and the two declared
+    });
+
+    it('keeps the commits of a projection in order: of two commits from the same checkpoint, one wins', async function () {
+      const other = await openDocuments(`${schema}_d${documentSchemas}`);
+      const results = await Promise.allSettled([
+        store.live().commit([put({ _id: 'w', By: 'a' })], { projection: 'things', expected: 1, position: 2 }),
+        other.live().commit([put({ _id: 'w', By: 'b' })], { projection: 'things', expected: 1, position: 3 }),
+      ]);
+      expect(results.filter((r) => r.status === 'fulfilled')).to.have.length(1);
+      expect(results.find((r) => r.status === 'rejected')?.reason).to.be.instanceOf(CheckpointConflictError);
+    });
+
+    it('answers a page from a declared index, without a sort', async function () {
+      const params: unknown[] = ['t'];
+      const where = filterToSql({ 'A.B.C': 5 }, params);
+      const sql = `SELECT doc FROM "${schema}_d${documentSchemas}".rm_things_g1 WHERE tenant = $1 AND ${where} ORDER BY ${sortToSql([['Rank', 1]])} LIMIT 20`;
+      const client = await admin.connect();
+      try {
+        await client.query('SET enable_seqscan = off');
+        const plan = (await client.query(`EXPLAIN ${sql}`, params)).rows.map((r) => r['QUERY PLAN'] as string).join('\n');
+        expect(plan).to.match(/Index Scan using rm_things_g1_x/);
+        expect(plan).to.not.match(/Sort/);
+        expect(fieldExpr('A.B.C')).to.equal(`coalesce(doc #> '{A,B,C}', 'null'::jsonb)`);
+      } finally {
+        await client.query('RESET enable_seqscan');
+        client.release();
+      }
+    });
   });
 
   it('stores a large upload in chunks as it arrives, and streams it back chunk by chunk', async function () {
