@@ -94,6 +94,9 @@ export function filterToSql(filter: Filter, params: unknown[]): string {
 /**
  * ORDER BY for a port sort: jsonb order puts null (and absent, which is null here) first ascending and last
  * descending, as MongoDB does; ties are broken by id in the direction of the last key, so pages are stable.
+ * Two differences remain, both for fields whose values mix types or need a byte order: jsonb orders strings
+ * before numbers (MongoDB the reverse), and compares strings in the database's collation (ids are `COLLATE "C"`;
+ * create the database with a C or ucs_basic collation to have MongoDB's byte order for fields too).
  */
 export function sortToSql(sort: SortSpec | undefined): string {
   if (!sort?.length) return '';
