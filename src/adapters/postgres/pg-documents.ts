@@ -26,6 +26,7 @@ import type {
 } from '../../ports/read-models.ts';
 import { CheckpointConflictError } from '../../ports/read-models.ts';
 import { runSwap, startRebuild, type RebuildCopy, type RebuildEngine, type SwapReply, type SwapStep } from '../../read-models/rebuild.ts';
+import { poolOf } from './pool.ts';
 import { migrate, schemaIdent, type MigrationSteps } from './migrate.ts';
 import { fieldExpr, filterToSql, sortToSql } from './pg-filter.ts';
 
@@ -67,23 +68,23 @@ export class PgDocumentStore implements DocumentStore {
 
   private constructor(
     private readonly pool: pg.Pool,
+    private readonly owned: boolean,
     private readonly schema: string,
   ) {
     this.s = schemaIdent(schema);
   }
 
   /** Connects and migrates the store's own tables (schema default `bidder`). */
-  static async open(url: string, options: PgDocumentStoreOptions = {}): Promise<PgDocumentStore> {
-    const pool = new pg.Pool({ connectionString: url, max: options.maxConnections ?? 8 });
-    pool.on('error', () => {}); // an idle client's lost connection: the next query reconnects
+  static async open(url: string | pg.Pool, options: PgDocumentStoreOptions = {}): Promise<PgDocumentStore> {
+    const { pool, owned } = poolOf(url, options.maxConnections ?? 8);
     const schema = options.schema ?? 'bidder';
     try {
       await migrate(pool, schema, 'read-models', READ_MODEL_STEPS);
     } catch (error) {
-      await pool.end();
+      if (owned) await pool.end();
       throw error;
     }
-    return new PgDocumentStore(pool, schema);
+    return new PgDocumentStore(pool, owned, schema);
   }
 
   private table(physical: string): string {
@@ -452,6 +453,6 @@ export class PgDocumentStore implements DocumentStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.pool.end();
+    if (this.owned) await this.pool.end();
   }
 }
