@@ -95,11 +95,26 @@ export async function openEngines(
   const closers: Array<() => Promise<void> | void> = [];
   const describe: Record<string, string> = {};
 
+  // One pool per process for every part on PostgreSQL, ended after them (closers run last first).
+  let pgPool: import('pg').Pool | null = null;
+  if (urls.postgres) {
+    const { default: pg } = await import('pg');
+    const pool = new pg.Pool({ connectionString: urls.postgres, max: 10 });
+    pool.on('error', () => {}); // an idle client's lost connection: the next query reconnects
+    pgPool = pool;
+    closers.push(() => pool.end());
+  }
+  const schema = urls.postgresSchema;
+
   let log: EventLog;
   if (urls.eventStoreDb) {
     const { EsdbEventLog } = await import('../src/adapters/esdb/esdb-event-log.ts');
     log = await EsdbEventLog.connect(urls.eventStoreDb);
     describe.log = `EventStoreDB ${redact(urls.eventStoreDb)}`;
+  } else if (pgPool) {
+    const { PgEventLog } = await import('../src/adapters/postgres/pg-event-log.ts');
+    log = await PgEventLog.open(pgPool, { schema, pollMs: 1000 });
+    describe.log = `PostgreSQL ${redact(urls.postgres!)} (schema ${schema})`;
   } else {
     log = new SqliteEventLog(paths.events, { pollMs: 250 });
     describe.log = `embedded ${paths.events}`;
@@ -114,6 +129,12 @@ export async function openEngines(
     documents = await MongoDocumentStore.connect(urls.mongodb);
     projectorLeases = await MongoLeases.connect(urls.mongodb);
     describe.readModels = `MongoDB ${redact(urls.mongodb)}`;
+  } else if (pgPool) {
+    const { PgDocumentStore } = await import('../src/adapters/postgres/pg-documents.ts');
+    const { PgLeases } = await import('../src/adapters/postgres/pg-leases.ts');
+    documents = await PgDocumentStore.open(pgPool, { schema });
+    projectorLeases = await PgLeases.open(pgPool, { schema });
+    describe.readModels = `PostgreSQL ${redact(urls.postgres!)} (schema ${schema})`;
   } else {
     documents = new SqliteDocumentStore(paths.readModels);
     projectorLeases = new SqliteLeases(paths.leases);
@@ -145,7 +166,9 @@ export async function openEngines(
     closers.push(() => void jobsDb.close());
     const { SqliteRateLimiter } = await import('../src/adapters/embedded/sqlite-rate-limiter.ts');
     limiter = new SqliteRateLimiter({ file: paths.limits });
-    workerLeases = new SqliteLeases(paths.leases);
+    workerLeases = pgPool
+      ? await (await import('../src/adapters/postgres/pg-leases.ts')).PgLeases.open(pgPool, { schema })
+      : new SqliteLeases(paths.leases);
     describe.jobs = `embedded ${paths.jobs}`;
     describe.limits = `embedded ${paths.limits}`;
   }
@@ -182,8 +205,15 @@ export async function openEngines(
   }
   closers.push(() => search.close());
 
-  const files = new FolderFileStore(paths.files);
-  describe.files = `folder ${paths.files}`;
+  let files: FileStore;
+  if (pgPool) {
+    const { PgFileStore } = await import('../src/adapters/postgres/pg-files.ts');
+    files = await PgFileStore.open(pgPool, { schema });
+    describe.files = `PostgreSQL ${redact(urls.postgres!)} (schema ${schema})`;
+  } else {
+    files = new FolderFileStore(paths.files);
+    describe.files = `folder ${paths.files}`;
+  }
   const { outbox, delivery } = openOutbox(config, jobs, paths.outbox, describe, closers);
 
   let closed = false;

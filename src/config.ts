@@ -19,6 +19,10 @@ export interface EngineUrls {
   redis: string | null;
   /** Prefix of every Redis key (jobs, limits, leases): several deployments can share one Redis. */
   redisPrefix: string;
+  /** PostgreSQL: the event log, read models, files and leases, each unless EVENTSTOREDB_URL or MONGODB_URL claims its part. */
+  postgres: string | null;
+  /** The schema of its tables (POSTGRES_SCHEMA, default `bidder`): several deployments can share one database. */
+  postgresSchema: string;
 }
 
 export interface Config {
@@ -110,6 +114,26 @@ function twilio(env: NodeJS.ProcessEnv): DeliveryConfig['twilio'] {
   return { accountSid: env.TWILIO_ACCOUNT_SID!, authToken: env.TWILIO_AUTH_TOKEN!, from: env.TWILIO_FROM!, apiUrl };
 }
 
+function postgresUrl(value: string | undefined): string | null {
+  if (!value) return null;
+  let protocol = '';
+  try {
+    protocol = new URL(value).protocol;
+  } catch {
+    // reported below
+  }
+  if (protocol !== 'postgres:' && protocol !== 'postgresql:')
+    throw new ConfigError('POSTGRES_URL must be postgres://[user:password@]host:port/database');
+  return value;
+}
+
+function postgresSchema(value: string | undefined): string {
+  const schema = value || 'bidder';
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
+    throw new ConfigError('POSTGRES_SCHEMA must be lower-case letters, digits and _ (at most 63)');
+  return schema;
+}
+
 function delivery(env: NodeJS.ProcessEnv): DeliveryConfig {
   const firstRetryMs = int(env.DELIVERY_FIRST_RETRY_MS, 15_000, 'DELIVERY_FIRST_RETRY_MS');
   if (firstRetryMs < 1 || firstRetryMs > 30_000) throw new ConfigError('DELIVERY_FIRST_RETRY_MS must be 1 to 30000');
@@ -174,6 +198,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       typesenseApiKey: env.TYPESENSE_API_KEY || null,
       redis: env.REDIS_URL || null,
       redisPrefix: env.REDIS_PREFIX || 'bidder',
+      postgres: postgresUrl(env.POSTGRES_URL),
+      postgresSchema: postgresSchema(env.POSTGRES_SCHEMA),
     },
     metrics: metrics(env),
     port: int(env.PORT, 3000, 'PORT'),
