@@ -48,3 +48,29 @@ describe('docker-compose.yml', function () {
     it('(docker-compose is not installed here: the two validation specs above were skipped)', () => undefined);
   }
 });
+
+describe('docker-compose.postgres.yml', function () {
+  this.timeout(60_000);
+
+  (hasCompose ? it : it.skip)(
+    'runs the roles api, projector and worker on PostgreSQL and Redis alone, sharing no volume, with health checks',
+    () => {
+      const result = spawnSync('docker-compose', ['-f', 'docker-compose.postgres.yml', 'config'], { encoding: 'utf8' });
+      expect(result.status, result.stderr).to.equal(0);
+      const config = result.stdout;
+      const blocks = config.split(/\n {2}(?=\S)/);
+      for (const role of ['api', 'projector', 'worker']) {
+        const block = blocks.find((b) => b.startsWith(`${role}:`));
+        expect(block, role).to.be.a('string');
+        expect(block).to.contain(`ROLE: ${role}`).and.contain('POSTGRES_URL').and.contain('REDIS_URL').and.contain('healthcheck:');
+        expect(block, `${role} mounts no shared volume`).to.not.match(/\n {4}volumes:/);
+      }
+      for (const engine of ['postgres', 'redis']) expect(blocks.find((b) => b.startsWith(`${engine}:`))).to.contain('healthcheck:');
+      for (const other of ['eventstoredb', 'mongodb', 'typesense'])
+        expect(
+          blocks.some((b) => b.startsWith(`${other}:`)),
+          other,
+        ).to.equal(false);
+    },
+  );
+});
