@@ -51,6 +51,20 @@ describe('The PostgreSQL shape: two processes on data folders of their own share
     expect(rows[0].n).to.equal(3);
   });
 
+  it('searches lots through the second process, whose lot index it built from the log on PostgreSQL', async function () {
+    const token = await demoMemberToken(second.base);
+    const deadline = Date.now() + 30_000;
+    let found = 0;
+    while (Date.now() < deadline) {
+      const search = await call(second.base, 'GET', '/v1/lots/search?q=clock&pageSize=5', token);
+      expect(search.status, search.text).to.equal(200);
+      found = search.body.Items.length;
+      if (found > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(found).to.be.greaterThan(0);
+  });
+
   it('reads at once through either process what was written through the other', async function () {
     const token = await demoMemberToken(first.base);
     expect((await call(first.base, 'PUT', '/v1/me/watchlist/1001', token, { Type: 'watch' })).status).to.equal(200);
