@@ -26,7 +26,7 @@ import type {
 } from '../../ports/read-models.ts';
 import { CheckpointConflictError } from '../../ports/read-models.ts';
 import { runSwap, startRebuild, type RebuildCopy, type RebuildEngine, type SwapReply, type SwapStep } from '../../read-models/rebuild.ts';
-import { poolOf } from './pool.ts';
+import { inTransaction, poolOf } from './pool.ts';
 import { migrate, schemaIdent, type MigrationSteps } from './migrate.ts';
 import { fieldExpr, filterToSql, sortToSql } from './pg-filter.ts';
 
@@ -57,8 +57,6 @@ type Queryable = pg.Pool | pg.PoolClient;
 
 const COLLECTION_NAME = /^[a-z][a-z0-9_]{0,39}$/;
 const UNDEFINED_TABLE = '42P01';
-const RETRIED = new Set(['40001', '40P01']); // serialization failure, deadlock
-
 const hasCode = (error: unknown, code: string) => (error as { code?: unknown } | null)?.code === code;
 
 export class PgDocumentStore implements DocumentStore {
@@ -92,22 +90,8 @@ export class PgDocumentStore implements DocumentStore {
   }
 
   /** Runs `fn` in a transaction, again when PostgreSQL reports a deadlock or serialization failure. */
-  private async transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      const client = await this.pool.connect();
-      try {
-        await client.query('BEGIN');
-        const result = await fn(client);
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => {});
-        if (attempt < 5 && [...RETRIED].some((code) => hasCode(error, code))) continue;
-        throw error;
-      } finally {
-        client.release();
-      }
-    }
+  private transaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, fn);
   }
 
   /** Serializes this schema's DDL across processes (CREATE ... IF NOT EXISTS is not safe when run concurrently). */

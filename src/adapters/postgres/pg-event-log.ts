@@ -20,7 +20,7 @@ import type {
 } from '../../ports/event-log.ts';
 import { WrongExpectedVersionError } from '../../ports/event-log.ts';
 import { migrate, schemaIdent, type MigrationSteps } from './migrate.ts';
-import { poolOf, type PoolSource } from './pool.ts';
+import { inTransaction, poolOf, type PoolSource } from './pool.ts';
 
 /** The event log's schema, step by step. */
 export const EVENT_LOG_STEPS: MigrationSteps = [
@@ -261,29 +261,22 @@ export class PgEventLog implements EventLog {
   /** Events of the given types, and the head as of the same snapshot: how far the read covered. */
   async readTypes(options: ReadAllOptions & { types: readonly string[] }): Promise<ReadTypesResult> {
     this.assertOpen();
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const { rows } = await client.query<Row>(
-        `SELECT ${COLUMNS} FROM ${this.s}.events WHERE position > $1 AND type = ANY($2::text[]) ORDER BY position LIMIT $3`,
-        [options.fromPosition, [...options.types], options.maxCount],
-      );
-      const events = rows.map(toRecorded);
-      const last = events.length > 0 ? events[events.length - 1].position : options.fromPosition;
-      let position = last;
-      // A full page covers up to its last event; a shorter one reached the head.
-      if (events.length < options.maxCount) {
+    return inTransaction(
+      this.pool,
+      async (client) => {
+        const { rows } = await client.query<Row>(
+          `SELECT ${COLUMNS} FROM ${this.s}.events WHERE position > $1 AND type = ANY($2::text[]) ORDER BY position LIMIT $3`,
+          [options.fromPosition, [...options.types], options.maxCount],
+        );
+        const events = rows.map(toRecorded);
+        const last = events.length > 0 ? events[events.length - 1].position : options.fromPosition;
+        // A full page covers up to its last event; a shorter one reached the head.
+        if (events.length === options.maxCount) return { events, position: last };
         const head = await client.query<{ p: string | null }>(`SELECT max(position) AS p FROM ${this.s}.events`);
-        position = Math.max(last, Number(head.rows[0]?.p ?? 0));
-      }
-      await client.query('COMMIT');
-      return { events, position };
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+        return { events, position: Math.max(last, Number(head.rows[0]?.p ?? 0)) };
+      },
+      'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+    );
   }
 
   async headPosition(): Promise<number> {

@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import pg from 'pg';
 import { FileTooLargeError, type FileStore, type OpenedFile, type StoredFile } from '../../ports/files.ts';
 import { migrate, schemaIdent, type MigrationSteps } from './migrate.ts';
-import { poolOf } from './pool.ts';
+import { inTransaction, poolOf } from './pool.ts';
 
 export const FILE_STEPS: MigrationSteps = [
   (s) => `
@@ -106,9 +106,7 @@ export class PgFileStore implements FileStore {
 
   /** Points the key at the new version and removes the version it replaces, in one transaction. */
   private async swap(tenant: string, key: string, version: string, contentType: string, size: number): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    await inTransaction(this.pool, async (client) => {
       const { rows } = await client.query<{ version: string }>(
         `SELECT version FROM ${this.s}.files WHERE tenant = $1 AND key = $2 FOR UPDATE`,
         [tenant, key],
@@ -119,13 +117,7 @@ export class PgFileStore implements FileStore {
         [tenant, key, version, contentType, size],
       );
       if (rows[0]) await client.query(`DELETE FROM ${this.s}.file_chunks WHERE version = $1`, [rows[0].version]);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async get(tenant: string, key: string): Promise<StoredFile | null> {
@@ -166,21 +158,13 @@ export class PgFileStore implements FileStore {
 
   async delete(tenant: string, key: string): Promise<void> {
     checkTenant(tenant);
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    await inTransaction(this.pool, async (client) => {
       const { rows } = await client.query<{ version: string }>(
         `DELETE FROM ${this.s}.files WHERE tenant = $1 AND key = $2 RETURNING version`,
         [tenant, key],
       );
       if (rows[0]) await client.query(`DELETE FROM ${this.s}.file_chunks WHERE version = $1`, [rows[0].version]);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async close(): Promise<void> {

@@ -3,7 +3,7 @@
 import pg from 'pg';
 import { holderIsGone, type LeaseHolder, type LeaseStore } from '../../ports/leases.ts';
 import { migrate, schemaIdent, type MigrationSteps } from './migrate.ts';
-import { poolOf } from './pool.ts';
+import { inTransaction, poolOf } from './pool.ts';
 
 export const LEASE_STEPS: MigrationSteps = [
   (s) => `CREATE TABLE ${s}.leases (name text PRIMARY KEY, holder json NOT NULL, expires_at timestamptz NOT NULL)`,
@@ -34,9 +34,7 @@ export class PgLeases implements LeaseStore {
   }
 
   async acquire(name: string, holder: LeaseHolder, ttlMs: number): Promise<{ acquired: true } | { acquired: false; heldBy: LeaseHolder }> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    return inTransaction(this.pool, async (client) => {
       // The row is created free (expired) if absent, then locked: two acquires of one lease take turns.
       await client.query(
         `INSERT INTO ${this.s}.leases (name, holder, expires_at) VALUES ($1, 'null', '-infinity') ON CONFLICT (name) DO NOTHING`,
@@ -47,22 +45,14 @@ export class PgLeases implements LeaseStore {
         [name],
       );
       const current = rows[0]?.holder ?? null;
-      if (current && !rows[0].expired && current.id !== holder.id && !holderIsGone(current, holder)) {
-        await client.query('ROLLBACK');
+      if (current && !rows[0].expired && current.id !== holder.id && !holderIsGone(current, holder))
         return { acquired: false, heldBy: current };
-      }
       await client.query(
         `UPDATE ${this.s}.leases SET holder = $2, expires_at = clock_timestamp() + make_interval(secs => $3::double precision / 1000) WHERE name = $1`,
         [name, JSON.stringify(holder), ttlMs],
       );
-      await client.query('COMMIT');
       return { acquired: true };
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async renew(name: string, holder: LeaseHolder, ttlMs: number): Promise<boolean> {

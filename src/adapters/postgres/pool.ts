@@ -17,3 +17,28 @@ export function poolOf(source: string | pg.Pool, max: number): PoolSource {
   pool.on('error', () => {}); // an idle client's lost connection: the next query reconnects
   return { pool, owned: true, config };
 }
+
+/** PostgreSQL's codes of a transaction that may simply be run again: a deadlock, a serialization failure. */
+const RETRIED = ['40P01', '40001'];
+
+/**
+ * Runs `fn` in a transaction on one connection of the pool (`begin`: the statement that opens it), again up to
+ * five times when PostgreSQL reports a deadlock or a serialization failure; rolled back when `fn` throws.
+ */
+export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const client = await pool.connect();
+    try {
+      await client.query(begin);
+      const result = await fn(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      if (attempt < 5 && RETRIED.includes(String((error as { code?: unknown } | null)?.code))) continue;
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+}
