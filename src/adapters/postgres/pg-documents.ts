@@ -26,8 +26,8 @@ import type {
 } from '../../ports/read-models.ts';
 import { CheckpointConflictError } from '../../ports/read-models.ts';
 import { runSwap, startRebuild, type RebuildCopy, type RebuildEngine, type SwapReply, type SwapStep } from '../../read-models/rebuild.ts';
-import { inTransaction, poolOf } from './pool.ts';
-import { migrate, schemaIdent, type MigrationSteps } from './migrate.ts';
+import { inTransaction, openPart } from './pool.ts';
+import { schemaIdent, type MigrationSteps } from './migrate.ts';
 import { fieldExpr, filterToSql, sortToSql } from './pg-filter.ts';
 
 export const READ_MODEL_STEPS: MigrationSteps = [
@@ -74,14 +74,8 @@ export class PgDocumentStore implements DocumentStore {
 
   /** Connects and migrates the store's own tables (schema default `bidder`). */
   static async open(url: string | pg.Pool, options: PgDocumentStoreOptions = {}): Promise<PgDocumentStore> {
-    const { pool, owned } = poolOf(url, options.maxConnections ?? 8);
     const schema = options.schema ?? 'bidder';
-    try {
-      await migrate(pool, schema, 'read-models', READ_MODEL_STEPS);
-    } catch (error) {
-      if (owned) await pool.end();
-      throw error;
-    }
+    const { pool, owned } = await openPart(url, options.maxConnections ?? 8, schema, 'read-models', READ_MODEL_STEPS);
     return new PgDocumentStore(pool, owned, schema);
   }
 

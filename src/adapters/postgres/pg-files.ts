@@ -7,8 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import pg from 'pg';
 import { FileTooLargeError, type FileStore, type OpenedFile, type StoredFile } from '../../ports/files.ts';
-import { migrate, schemaIdent, type MigrationSteps } from './migrate.ts';
-import { inTransaction, poolOf } from './pool.ts';
+import { schemaIdent, type MigrationSteps } from './migrate.ts';
+import { inTransaction, openPart } from './pool.ts';
 
 export const FILE_STEPS: MigrationSteps = [
   (s) => `
@@ -50,10 +50,9 @@ export class PgFileStore implements FileStore {
 
   /** Connects, migrates the files' tables (schema default `bidder`) and removes abandoned uploads. */
   static async open(url: string | pg.Pool, options: { schema?: string } = {}): Promise<PgFileStore> {
-    const { pool, owned } = poolOf(url, 4);
     const schema = options.schema ?? 'bidder';
+    const { pool, owned } = await openPart(url, 4, schema, 'files', FILE_STEPS);
     try {
-      await migrate(pool, schema, 'files', FILE_STEPS);
       const store = new PgFileStore(pool, owned, schema);
       await pool.query(
         `DELETE FROM ${store.s}.file_chunks c WHERE c.created < now() - interval '${ABANDONED_AFTER}'

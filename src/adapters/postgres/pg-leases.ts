@@ -2,8 +2,8 @@
 // on the database server's clock, so processes on several machines agree on who runs a singleton role.
 import pg from 'pg';
 import { holderIsGone, type LeaseHolder, type LeaseStore } from '../../ports/leases.ts';
-import { migrate, schemaIdent, type MigrationSteps } from './migrate.ts';
-import { inTransaction, poolOf } from './pool.ts';
+import { schemaIdent, type MigrationSteps } from './migrate.ts';
+import { inTransaction, openPart } from './pool.ts';
 
 export const LEASE_STEPS: MigrationSteps = [
   (s) => `CREATE TABLE ${s}.leases (name text PRIMARY KEY, holder json NOT NULL, expires_at timestamptz NOT NULL)`,
@@ -22,14 +22,8 @@ export class PgLeases implements LeaseStore {
 
   /** Connects and migrates the leases' table (schema default `bidder`). */
   static async open(url: string | pg.Pool, options: { schema?: string } = {}): Promise<PgLeases> {
-    const { pool, owned } = poolOf(url, 2);
     const schema = options.schema ?? 'bidder';
-    try {
-      await migrate(pool, schema, 'leases', LEASE_STEPS);
-    } catch (error) {
-      if (owned) await pool.end();
-      throw error;
-    }
+    const { pool, owned } = await openPart(url, 2, schema, 'leases', LEASE_STEPS);
     return new PgLeases(pool, owned, schema);
   }
 

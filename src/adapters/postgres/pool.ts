@@ -1,6 +1,7 @@
 // The connections of the PostgreSQL adapters: a pool of an adapter's own (from a URL), or the process's one pool
 // shared by all of them (app/engines.ts), which its owner ends.
 import pg from 'pg';
+import { migrate, type MigrationSteps } from './migrate.ts';
 
 export interface PoolSource {
   pool: pg.Pool;
@@ -41,4 +42,22 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient
       client.release();
     }
   }
+}
+
+/** A part's connections with its tables migrated (`part`'s steps in `schema`); the pool ended again when that fails. */
+export async function openPart(
+  source: string | pg.Pool,
+  max: number,
+  schema: string,
+  part: string,
+  steps: MigrationSteps,
+): Promise<PoolSource> {
+  const opened = poolOf(source, max);
+  try {
+    await migrate(opened.pool, schema, part, steps);
+  } catch (error) {
+    if (opened.owned) await opened.pool.end();
+    throw error;
+  }
+  return opened;
 }
