@@ -1,5 +1,5 @@
 // The DocumentStore port's filter language defined once: its operators, field paths and structure, checked
-// here, so that each adapter's compiler (SQLite, MongoDB) translates exactly the same language.
+// here, so that each adapter's compiler (SQLite, PostgreSQL, MongoDB) translates exactly the same language.
 import type { FieldCondition, Filter, Scalar } from '../ports/read-models.ts';
 
 /** A condition written with operators (`{ $gte: 2, $lt: 5 }`), as opposed to a plain value (equality). */
@@ -60,4 +60,26 @@ export function filterParts(filter: Filter): FilterPart[] {
     }
   }
   return parts;
+}
+
+/** What a SQL dialect writes for a filter: a field's condition, and its literals for true and false. */
+export interface SqlDialect {
+  condition(field: string, condition: FieldCondition): string;
+  true: string;
+  false: string;
+}
+
+/** A filter as a SQL boolean expression: its parts ANDed, `$and`/`$or` parenthesised, an empty list as its unit. */
+export function filterSql(filter: Filter, dialect: SqlDialect): string {
+  const parts: string[] = [];
+  for (const part of filterParts(filter)) {
+    if (part.kind === 'field') {
+      parts.push(dialect.condition(part.field, part.condition));
+    } else {
+      const subs = part.filters.map((f) => `(${filterSql(f, dialect)})`);
+      if (subs.length === 0) parts.push(part.kind === '$and' ? dialect.true : dialect.false);
+      else parts.push(`(${subs.join(part.kind === '$and' ? ' AND ' : ' OR ')})`);
+    }
+  }
+  return parts.length ? parts.join(' AND ') : dialect.true;
 }

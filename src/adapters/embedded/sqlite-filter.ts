@@ -1,7 +1,7 @@
 // The DocumentStore's filter language (src/read-models/filter.ts) compiled into SQLite's SQL, as
 // src/adapters/mongodb/filter.ts compiles it for MongoDB; sqlite-documents.ts runs what it returns.
 import type { FieldCondition, Filter, Scalar } from '../../ports/read-models.ts';
-import { fieldSegments, filterParts, isOperatorCondition, operatorEntries } from '../../read-models/filter.ts';
+import { fieldSegments, filterSql, isOperatorCondition, operatorEntries } from '../../read-models/filter.ts';
 
 /** A field's SQL expression, written exactly as in the index definitions (sqlite-documents.ts), which is what lets SQLite use them. */
 export function fieldExpr(field: string): string {
@@ -71,15 +71,5 @@ function conditionSql(field: string, condition: FieldCondition, params: Array<st
 
 /** The SQLite compiler of the port's filter language (src/read-models/filter.ts). */
 export function filterToSql(filter: Filter, params: Array<string | number | null>): string {
-  const parts: string[] = [];
-  for (const part of filterParts(filter)) {
-    if (part.kind === 'field') {
-      parts.push(conditionSql(part.field, part.condition, params));
-    } else {
-      const subs = part.filters.map((f) => `(${filterToSql(f, params)})`);
-      if (subs.length === 0) parts.push(part.kind === '$and' ? '1' : '0');
-      else parts.push(`(${subs.join(part.kind === '$and' ? ' AND ' : ' OR ')})`);
-    }
-  }
-  return parts.length ? parts.join(' AND ') : '1';
+  return filterSql(filter, { condition: (field, condition) => conditionSql(field, condition, params), true: '1', false: '0' });
 }

@@ -3,7 +3,7 @@
 // parameters. A field is `coalesce(doc->'f', 'null')`, so absent and null are one value as in MongoDB, and
 // values compare as jsonb: 1 and '1' differ, ranges match only values of the operand's type.
 import type { FieldCondition, Filter, Scalar, SortSpec } from '../../ports/read-models.ts';
-import { fieldSegments, filterParts, isOperatorCondition, operatorEntries } from '../../read-models/filter.ts';
+import { fieldSegments, filterSql, isOperatorCondition, operatorEntries } from '../../read-models/filter.ts';
 
 /** A field's SQL expression, written exactly as in the index definitions (pg-documents.ts), which is what lets PostgreSQL use them. */
 export function fieldExpr(field: string): string {
@@ -78,17 +78,7 @@ function conditionSql(field: string, condition: FieldCondition, params: unknown[
 
 /** The PostgreSQL compiler of the port's filter language; `params` holds the values, the SQL names them `$n`. */
 export function filterToSql(filter: Filter, params: unknown[]): string {
-  const parts: string[] = [];
-  for (const part of filterParts(filter)) {
-    if (part.kind === 'field') {
-      parts.push(conditionSql(part.field, part.condition, params));
-    } else {
-      const subs = part.filters.map((f) => `(${filterToSql(f, params)})`);
-      if (subs.length === 0) parts.push(part.kind === '$and' ? 'true' : 'false');
-      else parts.push(`(${subs.join(part.kind === '$and' ? ' AND ' : ' OR ')})`);
-    }
-  }
-  return parts.length ? parts.join(' AND ') : 'true';
+  return filterSql(filter, { condition: (field, condition) => conditionSql(field, condition, params), true: 'true', false: 'false' });
 }
 
 /**
