@@ -51,7 +51,7 @@ import { watchlistQueries } from '../../queries/watchlist/index.ts';
 import { backofficeFeedQueries } from '../../queries/backoffice-feed/index.ts';
 import { webhooksCommands } from '../../commands/webhooks/index.ts';
 import { backofficeIntakeCommands } from '../../commands/backoffice-intake/index.ts';
-import { idempotencyCommands } from '../../commands/idempotency/index.ts';
+import { idempotencyPart } from '../../src/idempotency/index.ts';
 import { biddingCommands } from '../../commands/bidding/index.ts';
 import { biddingReadModels } from '../../projections/bidding/index.ts';
 import { biddingQueries } from '../../queries/bidding/index.ts';
@@ -105,7 +105,7 @@ export const features: Feature[] = [
   // Routed in this order: /webhooks before /webhooks/{id}, GET /webhooks/{id} beside DELETE.
   defineFeature('webhooks', webhooksQueries, webhooksCommands, webhooksReadModels),
   defineFeature('backoffice-intake', backofficeIntakeCommands),
-  defineFeature('idempotency', idempotencyCommands),
+  defineFeature('idempotency', idempotencyPart),
 ];
 
 /** What the features register, checked once (no event type, projection, job or intake kind twice). */

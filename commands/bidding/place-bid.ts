@@ -6,7 +6,7 @@ import { defineCounter } from '../../src/counters.ts';
 import { AppError, ForbiddenError, NotFoundError, ValidationError, WriteContentionError } from '../../src/errors.ts';
 import { biddingSettings, catalogueAuctions, catalogueLots } from '../../projections/catalogue/index.ts';
 import { mayBidReason } from '../registrations/rules.ts';
-import { idempotencyKeyOf, onceForKey } from '../idempotency/rules.ts';
+import { idempotencyKeyOf, onceForKey } from '../../src/idempotency/index.ts';
 import { lotStreamId } from './events.ts';
 import { BidBelowMinimumError, BiddingEndedError, biddingDecider, NotTimedError } from './decide.ts';
 import { DEFAULT_EXTENSION_WINDOW_SECONDS, DEFAULT_INCREMENTS } from './rules.ts';

@@ -9,8 +9,8 @@ import {
   RepeatedRequest,
   requestKeyDecider,
   type RequestKeyCommand,
-} from '../../commands/idempotency/decide.ts';
-import type { IdempotencyEvent } from '../../commands/idempotency/events.ts';
+} from '../../src/idempotency/decide.ts';
+import type { IdempotencyEvent } from '../../src/idempotency/events.ts';
 import { AppError, ConflictError } from '../../src/errors.ts';
 import { spec } from '../support/decider.ts';
 

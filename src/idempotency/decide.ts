@@ -1,8 +1,8 @@
 // The Idempotency-Key's stream (API.md "Timed bidding", BACKOFFICE.md "Intake over HTTP"): a key is claimed
-// before the work and its answer recorded after it; a repeat within the window gets the first answer (rules.ts
-// runs it).
-import type { Decider } from '../../src/decider.ts';
-import { AppError, ConflictError } from '../../src/errors.ts';
+// before the work and its answer recorded after it; a repeat within the window gets the first answer
+// (once-for-key.ts runs it).
+import type { Decider } from '../decider.ts';
+import { AppError, ConflictError } from '../errors.ts';
 import { idempotencyEvents, type IdempotencyEvent } from './events.ts';
 
 /** How long a key's answer is given again (24 hours). */

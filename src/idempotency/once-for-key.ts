@@ -2,8 +2,8 @@
 // on its own stream before the work, and the answer recorded after it, so a repeat gets the first answer and runs
 // nothing.
 import { createHash } from 'node:crypto';
-import type { CommandStreams } from '../../src/command-streams.ts';
-import { ValidationError } from '../../src/errors.ts';
+import type { CommandStreams } from '../command-streams.ts';
+import { ValidationError } from '../errors.ts';
 import { requestKeyStreamId } from './events.ts';
 import { RepeatedRequest, requestKeyDecider } from './decide.ts';
 
