@@ -1,6 +1,7 @@
 import { assembleFeatures, defineFeature, type Feature } from '../../src/feature.ts';
 import { accessCommands } from '../../commands/access/index.ts';
 import { catalogueCommands } from '../../commands/catalogue/index.ts';
+import { lotsCommands } from '../../commands/lots/index.ts';
 import { documentsCommands } from '../../commands/documents/index.ts';
 import { translationsCommands } from '../../commands/translations/index.ts';
 import { membersCommands } from '../../commands/members/index.ts';
@@ -86,6 +87,8 @@ export const features: Feature[] = [
     consignmentsQueries,
     liveQueries,
   ),
+  // A lot's stream: the events catalogue intake and timed bidding both write.
+  defineFeature('lots', lotsCommands),
   // Read models before the commands' part, whose reactors then run after the projections.
   defineFeature('bidding', biddingReadModels, biddingCommands, biddingQueries, auctionStreamQueries),
   defineFeature('documents', documentsCommands, documentsReadModels, documentsQueries),

@@ -9,7 +9,7 @@ import { memberAccounts } from '../../projections/members/index.ts';
 import { senderOf, tenantSettings } from '../../projections/access/index.ts';
 import { memberLanguage } from '../../projections/profile/index.ts';
 import { mailHtml } from '../../src/text/mail.ts';
-import { lotStreamId } from './events.ts';
+import { lotStreamId } from '../lots/events.ts';
 import { biddingDecider } from './decide.ts';
 
 const closesCounter = defineCounter({

@@ -7,7 +7,7 @@ import { AppError, ForbiddenError, NotFoundError, ValidationError, WriteContenti
 import { biddingSettings, catalogueAuctions, catalogueLots } from '../../projections/catalogue/index.ts';
 import { mayBidReason } from '../registrations/rules.ts';
 import { idempotencyKeyOf, onceForKey } from '../../src/idempotency/index.ts';
-import { lotStreamId } from './events.ts';
+import { lotStreamId } from '../lots/events.ts';
 import { BidBelowMinimumError, BiddingEndedError, biddingDecider, NotTimedError } from './decide.ts';
 import { DEFAULT_EXTENSION_WINDOW_SECONDS, DEFAULT_INCREMENTS } from './rules.ts';
 
