@@ -183,7 +183,7 @@ export async function createRuntime(
   // Every open stream and waiting request listens for the stop (thousands of them).
   setMaxListeners(0, stopping.signal);
   const servesHttp = (role === 'all' && options.api !== false) || role === 'api' || !background;
-  const feed = servesHttp || runsJobs ? new EventFeed(log, eventCatalog, new PositionCodec(secret), stopping.signal) : null;
+  const feed = servesHttp || runsJobs ? new EventFeed(log, eventCatalog, new PositionCodec(secret), stopping.signal, logger) : null;
   if (feed) metrics?.feedReaders(() => feed.readers);
   metrics?.auctionStreams(openAuctionStreams);
   const urls = new PublicUrlGuard(config.webhookAllowPrivate);

@@ -157,3 +157,36 @@ for (const [name, open] of [
     });
   });
 }
+
+describe('the event feed when EventStoreDB ends its subscription (a dropped connection, a restart, a leader change)', () => {
+  // The client ends a subscription with an error or without one and never subscribes again by itself; every
+  // waiting page, auction stream and webhook of the process waits on the feed's one subscription.
+  for (const [how, error] of [
+    ['with an error', new Error('14 UNAVAILABLE: connection dropped')],
+    ['without one', undefined],
+  ] as const) {
+    it(`still wakes a waiting page with the next event after the client ended it ${how}`, async () => {
+      const fake = new FakeEsdbClient();
+      const log = new EsdbEventLog(fake);
+      const stopping = new AbortController();
+      const feed = new EventFeed(log, [ThingHappened], new PositionCodec(Buffer.from('spec secret')), stopping.signal).forTenant('a');
+      const append = (id: number) => log.appendToStream(`thing-a-${id}`, [toNewEvent(ThingHappened, { tenant: 'a', id, secret: 's' })]);
+      try {
+        await append(1);
+        const first = feed.page({ after: await log.headPosition(), types: null, limit: 10, waitMs: 3000 });
+        setTimeout(() => void append(2), 50);
+        expect((await first).events.map((e) => e.data.id)).to.deep.equal([2]);
+
+        fake.endSubscriptions(error);
+        const started = Date.now();
+        const waiting = feed.page({ after: await log.headPosition(), types: null, limit: 10, waitMs: 3000 });
+        setTimeout(() => void append(3), 300);
+        expect((await waiting).events.map((e) => e.data.id)).to.deep.equal([3]);
+        expect(Date.now() - started).to.be.below(2500);
+      } finally {
+        stopping.abort();
+        await log.close();
+      }
+    });
+  }
+});
