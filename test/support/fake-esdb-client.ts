@@ -39,6 +39,8 @@ import {
  *   filter (event type or stream name, regex or prefixes), as an object-mode readable stream that reads
  *   on only when its buffer is below the high-water mark (back-pressure). unsubscribe() ends it.
  * - Positions are byte offsets: commit = prepare = where the record starts, growing by the record's size.
+ *   Reading $all (or subscribing) from an offset where no record starts fails, as the server does: it reads
+ *   a record at that offset and fails in the middle of one (kurrent-io/KurrentDB#694).
  *   System events ($settings at start, a $statsCollected after every append by default) sit in $all
  *   between the service's events, so a missing filter shows.
  *
@@ -194,6 +196,7 @@ export class FakeEsdbClient implements EsdbClient {
     this.assertOpen();
     const { fromPosition = START, direction, maxCount = Number.MAX_SAFE_INTEGER } = options;
     return this.answer(() => {
+      this.assertRecordStart(fromPosition);
       let records: StoredRecord[];
       if (direction === BACKWARDS) {
         if (fromPosition === START) records = [];
@@ -230,7 +233,24 @@ export class FakeEsdbClient implements EsdbClient {
       (s) => this.subscriptions.delete(s),
     );
     this.subscriptions.add(subscription);
+    if (!this.isRecordStart(fromPosition)) subscription.end(this.notARecordStart(fromPosition));
     return subscription;
+  }
+
+  /** START, END, where a record starts, or the end of the log (where the next one will). */
+  private isRecordStart(position: ReadPosition): boolean {
+    if (position === START || position === END) return true;
+    const { commit, prepare } = position as { commit: bigint; prepare: bigint };
+    return commit === prepare && (commit === this.nextPosition || this.log.some((r) => r.position.commit === commit));
+  }
+
+  private notARecordStart(position: ReadPosition): Error {
+    const { commit } = position as { commit: bigint };
+    return new Error(`13 INTERNAL: Read all failed: no record starts at commit position ${commit}`);
+  }
+
+  private assertRecordStart(position: ReadPosition): void {
+    if (!this.isRecordStart(position)) throw this.notARecordStart(position);
   }
 
   async dispose(): Promise<void> {
