@@ -1,5 +1,5 @@
 // Placing or raising a maximum bid, as POST /v1/me/bids asks: the Idempotency-Key, the look-ups (lot, auction,
-// the house's increments), whether the member may bid, then the bidding decider on the lot's stream.
+// the house's increments), whether the member may bid, the bidding decider on the lot's stream, and the counts.
 import { randomUUID } from 'node:crypto';
 import type { MemberContext } from '../../src/http/operation.ts';
 import { defineCounter } from '../../src/counters.ts';
