@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { aggregate, find, update } from 'mingo';
-import { MongoClient } from 'mongodb';
+import { MongoClient, MongoServerError } from 'mongodb';
 import { SqliteDocumentStore } from '../../src/adapters/embedded/sqlite-documents.ts';
 import {
   countByPipeline,
@@ -16,8 +16,10 @@ import {
   type StoredDoc,
 } from '../../src/adapters/mongodb/filter.ts';
 import { databaseFromUrl, MongoDocumentStore, type MongoDocumentStoreOptions } from '../../src/adapters/mongodb/mongo-documents.ts';
+import { MongoLeases, type LeaseDoc } from '../../src/adapters/mongodb/mongo-leases.ts';
 import type { Doc, Filter, FindOptions } from '../../src/ports/read-models.ts';
 import { CheckpointConflictError } from '../../src/ports/read-models.ts';
+import { leaseStoreContract } from './leases.contract.ts';
 import { documentStoreContract } from './read-models.contract.ts';
 
 /*
@@ -261,10 +263,24 @@ describe('MongoDB read-model translation, evaluated by mingo and compared with t
   });
 });
 
+/** The driver's error for a duplicate key: a MongoServerError with code 11000, as the server answers. */
+const duplicateKey = (what: string) => new MongoServerError({ message: `E11000 duplicate key error: ${what}`, code: 11000 });
+
+/**
+ * An upsert the server retries as an update after its insert met a duplicate key: the filter is equality
+ * on the unique index's fields only (MongoDB docs, db.collection.updateOne, "Upsert with Duplicate Values":
+ * https://www.mongodb.com/docs/manual/reference/method/db.collection.updateOne/#upsert-with-duplicate-values;
+ * SERVER-37124). Here the index is `_id`'s.
+ */
+const retriedAsUpdate = (filter: Row) =>
+  Object.keys(filter).length === 1 && '_id' in filter && (filter._id === null || typeof filter._id !== 'object');
+
 /**
  * A small in-memory stand-in for the driver calls the adapter makes, with MongoDB's semantics where the
- * adapter relies on them: queries and updates evaluated by mingo, upserts that hit an existing `_id` failing
- * with code 11000, transactions that are all-or-nothing (serialized, and rolled back on any error).
+ * adapter relies on them: queries and updates evaluated by mingo; an upsert matches, then inserts in a later
+ * step (another write may come between, as on the server), and an insert that meets an existing `_id`
+ * fails with code 11000, except an upsert on `_id` equality, which the server retries as an update;
+ * transactions that are all-or-nothing (serialized, and rolled back on any error).
  */
 class FakeServer {
   collections = new Map<string, Row[]>();
@@ -322,20 +338,26 @@ class FakeServer {
     return rows;
   }
 
-  private upsert(name: string, filter: Row, modifier: Row): Row {
+  private upsert(name: string, filter: Row, modifier: Row): { doc: Row; inserted: boolean } {
     const rows = this.rows(name);
     const doc: Row = Object.fromEntries(
       Object.entries(filter).filter(([k, v]) => !k.startsWith('$') && (v === null || typeof v !== 'object')),
     );
-    if (rows.some((row) => row._id === doc._id)) throw Object.assign(new Error('E11000 duplicate key'), { code: 11000 });
+    const existing = rows.find((row) => row._id === doc._id);
+    if (existing && retriedAsUpdate(filter)) {
+      const { $setOnInsert: _ignored, ...rest } = modifier;
+      update(existing, rest);
+      return { doc: existing, inserted: false };
+    }
+    if (existing) throw duplicateKey(`_id ${String(doc._id)}`);
     const { $setOnInsert, ...rest } = modifier;
     Object.assign(doc, $setOnInsert);
     update(doc, rest);
     rows.push(doc);
-    return doc;
+    return { doc, inserted: true };
   }
 
-  private updateOne(name: string, filter: Row, modifier: Row, upsert: boolean) {
+  private async updateOne(name: string, filter: Row, modifier: Row, upsert: boolean) {
     const found = find(this.rows(name), filter).next() as Row | undefined;
     if (found) {
       const { $setOnInsert: _ignored, ...rest } = modifier;
@@ -343,7 +365,9 @@ class FakeServer {
       return { matchedCount: 1, upsertedCount: 0, doc: found };
     }
     if (!upsert) return { matchedCount: 0, upsertedCount: 0, doc: null };
-    return { matchedCount: 0, upsertedCount: 1, doc: this.upsert(name, filter, modifier) };
+    await Promise.resolve(); // the match and the insert are two steps on the server
+    const { doc, inserted } = this.upsert(name, filter, modifier);
+    return inserted ? { matchedCount: 0, upsertedCount: 1, doc } : { matchedCount: 1, upsertedCount: 0, doc };
   }
 
   private collection(name: string) {
@@ -362,11 +386,17 @@ class FakeServer {
       countDocuments: async (query: Row) => find(this.rows(name), query).all().length,
       aggregate: (pipeline: Row[]) => ({ toArray: async () => copy(aggregate(this.rows(name), pipeline)) }),
       updateOne: async (filter: Row, modifier: Row, options: { upsert?: boolean } = {}) => {
-        const { matchedCount, upsertedCount } = this.updateOne(name, filter, modifier, options.upsert ?? false);
+        const { matchedCount, upsertedCount } = await this.updateOne(name, filter, modifier, options.upsert ?? false);
         return { matchedCount, upsertedCount };
       },
       findOneAndUpdate: async (filter: Row, modifier: Row, options: { upsert?: boolean } = {}) =>
-        copy(this.updateOne(name, filter, modifier, options.upsert ?? false).doc),
+        copy((await this.updateOne(name, filter, modifier, options.upsert ?? false)).doc),
+      insertOne: async (doc: Row) => {
+        const rows = this.rows(name);
+        if (rows.some((row) => row._id === doc._id)) throw duplicateKey(`_id ${String(doc._id)}`);
+        rows.push(copy(doc));
+        return { acknowledged: true, insertedId: doc._id };
+      },
       deleteOne: async (filter: Row) => {
         const rows = this.rows(name);
         const found = find(rows, filter).next();
@@ -401,6 +431,9 @@ describe('MongoDB read-model adapter over an in-memory fake of the driver', () =
     MongoDocumentStore.open(server.client(), 'bidder', { aliasRefreshMs: 40, dropGraceMs: 0, ...options });
 
   documentStoreContract('MongoDB adapter over the in-memory fake driver (queries evaluated by mingo)', async () => open(new FakeServer()));
+  leaseStoreContract('MongoLeases over the in-memory fake driver', async () =>
+    MongoLeases.over(new FakeServer().client().db('bidder').collection<LeaseDoc>('_leases')),
+  );
 
   const docs = (tenant: string, ...ids: string[]) =>
     ids.map((id) => ({ op: 'put' as const, collection: 'items', tenant, doc: { _id: id, Auction: 1, Number: Number(id) } }));
