@@ -10,6 +10,7 @@ import {
   fromCountBy,
   fromStored,
   indexKeys,
+  indexOptions,
   toMongoQuery,
   toMongoSort,
   toStored,
@@ -221,7 +222,7 @@ describe('MongoDB read-model translation, evaluated by mingo and compared with t
     }
   });
 
-  it('puts the tenant first in every query and every index, and ends non-unique indexes with _id', () => {
+  it('puts the tenant first in every query and every index, ends non-unique indexes with _id, and keeps documents without a unique field out of its index', () => {
     expect(Object.keys(toMongoQuery('a', { $or: [{ Auction: 1 }], Number: 2 }))[0]).to.equal('_t');
     expect(toMongoQuery('a', { Number: { $gte: 2, $lte: 3 } })).to.deep.equal({ _t: 'a', Number: { $gte: 2, $lte: 3 } });
     expect(indexKeys({ fields: ['Auction', 'Number'] })).to.deep.equal([
@@ -234,6 +235,11 @@ describe('MongoDB read-model translation, evaluated by mingo and compared with t
       ['_t', 1],
       ['Email', 1],
     ]);
+    expect(indexOptions({ fields: ['Email', 'Tags.en'], unique: true })).to.deep.equal({
+      unique: true,
+      partialFilterExpression: { Email: { $exists: true }, 'Tags.en': { $exists: true } },
+    });
+    expect(indexOptions({ fields: ['Email'] })).to.deep.equal({ unique: false });
     expect(toMongoSort([['Number', -1]])).to.deep.equal([
       ['Number', -1],
       ['_id', -1],
@@ -282,9 +288,22 @@ const retriedAsUpdate = (filter: Row) =>
  * fails with code 11000, except an upsert on `_id` equality, which the server retries as an update;
  * transactions that are all-or-nothing (serialized, and rolled back on any error).
  */
+interface FakeIndex {
+  keys: Array<[string, number]>;
+  unique: boolean;
+  partialFilterExpression?: Row;
+}
+
+/** A document's value at a dotted path; a missing field is null, as an index key holds it. */
+function keyValue(row: Row, path: string): unknown {
+  let value: unknown = row;
+  for (const segment of path.split('.')) value = value !== null && typeof value === 'object' ? (value as Row)[segment] : undefined;
+  return value ?? null;
+}
+
 class FakeServer {
   collections = new Map<string, Row[]>();
-  indexes = new Map<string, Array<{ keys: Array<[string, number]>; unique: boolean }>>();
+  indexes = new Map<string, FakeIndex[]>();
   replicaSet = true;
   /** Makes bulkWrite on this collection fail, to show a transaction is all-or-nothing. */
   failBulkWriteOn: string | null = null;
@@ -332,6 +351,26 @@ class FakeServer {
     }
   }
 
+  /**
+   * Refuses a document whose key in a unique index another document of the collection has: a missing field
+   * is indexed as null, so two documents without it clash (MongoDB docs, "Unique Indexes", "Missing Document
+   * Field in a Unique Single-Field Index": https://www.mongodb.com/docs/manual/core/index-unique/), unless the
+   * index is partial and leaves them out ("Partial Indexes" with a unique constraint:
+   * https://www.mongodb.com/docs/manual/core/index-partial/).
+   */
+  private checkUnique(name: string, doc: Row): void {
+    const indexed = (index: FakeIndex, row: Row) =>
+      !index.partialFilterExpression || find([row], index.partialFilterExpression).all().length === 1;
+    for (const index of this.indexes.get(name) ?? []) {
+      if (!index.unique || !indexed(index, doc)) continue;
+      const key = JSON.stringify(index.keys.map(([path]) => keyValue(doc, path)));
+      const clash = this.rows(name).find(
+        (row) => row._id !== doc._id && indexed(index, row) && JSON.stringify(index.keys.map(([path]) => keyValue(row, path))) === key,
+      );
+      if (clash) throw duplicateKey(`index ${JSON.stringify(index.keys)} dup key ${key}`);
+    }
+  }
+
   private rows(name: string): Row[] {
     let rows = this.collections.get(name);
     if (!rows) this.collections.set(name, (rows = [])); // MongoDB creates a collection on first write
@@ -353,6 +392,7 @@ class FakeServer {
     const { $setOnInsert, ...rest } = modifier;
     Object.assign(doc, $setOnInsert);
     update(doc, rest);
+    this.checkUnique(name, doc);
     rows.push(doc);
     return { doc, inserted: true };
   }
@@ -361,6 +401,9 @@ class FakeServer {
     const found = find(this.rows(name), filter).next() as Row | undefined;
     if (found) {
       const { $setOnInsert: _ignored, ...rest } = modifier;
+      const changed = structuredClone(found);
+      update(changed, rest);
+      this.checkUnique(name, changed);
       update(found, rest);
       return { matchedCount: 1, upsertedCount: 0, doc: found };
     }
@@ -394,6 +437,7 @@ class FakeServer {
       insertOne: async (doc: Row) => {
         const rows = this.rows(name);
         if (rows.some((row) => row._id === doc._id)) throw duplicateKey(`_id ${String(doc._id)}`);
+        this.checkUnique(name, doc);
         rows.push(copy(doc));
         return { acknowledged: true, insertedId: doc._id };
       },
@@ -409,17 +453,19 @@ class FakeServer {
         for (const write of writes) {
           const { replaceOne, deleteOne } = write as { replaceOne?: { replacement: Row }; deleteOne?: { filter: Row } };
           const id = replaceOne ? replaceOne.replacement._id : deleteOne!.filter._id;
+          if (replaceOne) this.checkUnique(name, replaceOne.replacement);
           const at = rows.findIndex((row) => row._id === id);
           if (replaceOne && at >= 0) rows[at] = copy(replaceOne.replacement);
           else if (replaceOne) rows.push(copy(replaceOne.replacement));
           else if (at >= 0) rows.splice(at, 1);
         }
       },
-      createIndex: async (keys: Array<[string, number]>, options: { unique?: boolean } = {}) => {
+      createIndex: async (keys: Array<[string, number]>, options: { unique?: boolean; partialFilterExpression?: Row } = {}) => {
         this.rows(name);
         const list = this.indexes.get(name) ?? [];
+        const { partialFilterExpression } = options;
         if (!list.some((index) => JSON.stringify(index.keys) === JSON.stringify(keys)))
-          list.push({ keys, unique: options.unique ?? false });
+          list.push({ keys, unique: options.unique ?? false, ...(partialFilterExpression ? { partialFilterExpression } : {}) });
         this.indexes.set(name, list);
       },
     };
@@ -448,7 +494,7 @@ describe('MongoDB read-model adapter over an in-memory fake of the driver', () =
     expect(String(error)).to.match(/standalone.*replica set/s);
   });
 
-  it('creates every index with the tenant first, unique when declared', async () => {
+  it('creates every index with the tenant first, unique when declared (over the documents that have its fields)', async () => {
     const server = new FakeServer();
     const store = await open(server);
     await store.ensureCollection(spec);
@@ -476,6 +522,7 @@ describe('MongoDB read-model adapter over an in-memory fake of the driver', () =
           ['Code', 1],
         ],
         unique: true,
+        partialFilterExpression: { Code: { $exists: true } },
       },
     ]);
     await store.close();
