@@ -24,7 +24,7 @@ import { filterBy, literal } from '../../src/adapters/typesense/filter.ts';
 import { queryWords, searchParams, type TypesenseSearchParams } from '../../src/adapters/typesense/params.ts';
 import { hitScore, toSearchResult, type TypesenseSearchResponse } from '../../src/adapters/typesense/results.ts';
 import { checkpointSchema, collectionSchema, key, type TypesenseCollectionSchema } from '../../src/adapters/typesense/schema.ts';
-import { TypesenseIndex } from '../../src/adapters/typesense/typesense-index.ts';
+import { TypesenseIndex, TypesenseKeyRefusedError } from '../../src/adapters/typesense/typesense-index.ts';
 import { contractSpec, lot, query, searchIndexContract, searchRebuildContract } from './search.contract.ts';
 
 const TENANT = 'tenant-a';
@@ -709,11 +709,54 @@ describe('Typesense client calls over HTTP (a recording stub, not a server)', fu
     answers = [];
   });
 
-  const connect = () => TypesenseIndex.connect(url, 'stub-key', { partitions: PARTITIONS, numRetries: 0 });
   const calls = () => recorded.map((r) => `${r.method} ${r.path}`);
+  /** An index past its start check (answered 404: no such checkpoint), with the recording cleared. */
+  const connect = async () => {
+    answers.push([404, '{"message":"Not Found"}']);
+    const index = await TypesenseIndex.connect(url, 'stub-key', { partitions: PARTITIONS, numRetries: 0 });
+    recorded = [];
+    return index;
+  };
+
+  it('checks the server and the key at connect: a 404 of its probe passes, a refused key or no server stops it', async function () {
+    await connect();
+    answers.push([404, '{"message":"Not Found"}']);
+    await TypesenseIndex.connect(url, 'stub-key', { numRetries: 0 });
+    expect(calls()).to.deep.equal(['GET /collections/_checkpoints/documents/_access_check']);
+    expect(recorded[0].apiKey).to.equal('stub-key');
+
+    // Typesense's answer to a wrong key (or one without documents:get on the checkpoints).
+    answers.push([401, '{"message":"Forbidden - a valid `x-typesense-api-key` header must be sent."}']);
+    const refused = await rejection(TypesenseIndex.connect(url, 'wrong-key', { numRetries: 0 }));
+    expect(refused).to.be.instanceOf(TypesenseKeyRefusedError);
+    expect(refused.message).to.match(/^Typesense at http:\/\/127\.0\.0\.1:\d+ refused the API key \(401/);
+
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const gone = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((resolve) => closed.close(resolve));
+    const unreachable = await rejection(TypesenseIndex.connect(gone, 'stub-key', { numRetries: 0 }));
+    expect(unreachable).to.not.be.instanceOf(TypesenseKeyRefusedError);
+    expect(unreachable.message).to.match(/^Typesense at http:\/\/127\.0\.0\.1:\d+ cannot be reached/);
+  });
+
+  it('with a search-only key (readOnly) declares collections without a request and searches, and refuses writes', async function () {
+    answers.push([404, '{"message":"Not Found"}']);
+    const index = await TypesenseIndex.connect(url, 'search-key', { partitions: PARTITIONS, numRetries: 0, readOnly: true });
+    await index.ensureCollection(contractSpec);
+    expect(calls()).to.deep.equal(['GET /collections/_checkpoints/documents/_access_check']);
+    answers.push([200, JSON.stringify({ results: [{ found: 0, hits: [] }] })], [404, '{"message":"Not Found"}']);
+    expect((await index.search('lots', TENANT, query('chair'))).found).to.equal(0);
+    expect(await index.getCheckpoint('lot-search')).to.equal(0);
+    expect(recorded.every((r) => r.apiKey === 'search-key')).to.equal(true);
+    await rejection(index.upsert('lots', TENANT, [lot('a')]));
+    await rejection(index.setCheckpoint('lot-search', 5));
+    await rejection(index.startRebuild('lots', 'lot-search'));
+    expect(recorded).to.have.length(3);
+  });
 
   it('creates the collection and alias, imports with action=upsert and reads every line back', async function () {
-    const index = connect();
+    const index = await connect();
     answers.push([404, '{"message":"Not Found"}'], [201, '{}'], [200, '{"name":"lots","collection_name":"lots_0"}']);
     await index.ensureCollection(contractSpec);
     expect(calls()).to.deep.equal(['GET /aliases/lots', 'POST /collections', 'PUT /aliases/lots']);
@@ -732,7 +775,7 @@ describe('Typesense client calls over HTTP (a recording stub, not a server)', fu
   });
 
   it('exports the holders of an id before an update, and deletes by filter_by', async function () {
-    const index = connect();
+    const index = await connect();
     answers.push([200, '{"name":"lots","collection_name":"lots_0"}']);
     await index.ensureCollection(contractSpec);
     recorded = [];
@@ -759,7 +802,7 @@ describe('Typesense client calls over HTTP (a recording stub, not a server)', fu
   });
 
   it('searches through POST /multi_search and throws the error of a failed search', async function () {
-    const index = connect();
+    const index = await connect();
     const hit = { document: { doc_id: '9' }, text_match: 3 };
     answers.push([200, JSON.stringify({ results: [{ found: 1, hits: [hit] }] })]);
     const result = await index.search('lots', TENANT, query('chair'));
@@ -775,7 +818,7 @@ describe('Typesense client calls over HTTP (a recording stub, not a server)', fu
   });
 
   it('reads a missing checkpoint as 0 and upserts checkpoints as documents', async function () {
-    const index = connect();
+    const index = await connect();
     answers.push([404, '{"message":"Not Found"}'], [201, '{}'], [201, '{"id":"lot-search","position":5}']);
     expect(await index.getCheckpoint('lot-search')).to.equal(0);
     await index.setCheckpoint('lot-search', 5);
