@@ -5,7 +5,8 @@
  *   (and, for escaping, its source) specifies; hostile filter values are read back the way Typesense's
  *   filter parser reads them (`readFilter` below, after filter.cpp and string_utils.cpp);
  * - the adapter runs over a fake of the few client calls it makes (`FakeTypesense`): checked imports,
- *   partitions, deletes, checkpoints and the order of a rebuild's alias swap;
+ *   partitions, deletes, checkpoints and the order of a rebuild's alias swap; and over one that searches as
+ *   the server's typo loop does (`SearchingFakeTypesense`), for the search contract's typo part;
  * - those client calls (client.ts) are checked over HTTP against a recording stub: the endpoints, methods
  *   and parameters the API reference names, and how a 404 and a failed multi-search come back;
  * - the port's contract suite runs against a real Typesense only when TYPESENSE_URL (and
@@ -25,7 +26,7 @@ import { queryWords, searchParams, type TypesenseSearchParams } from '../../src/
 import { hitScore, toSearchResult, type TypesenseSearchResponse } from '../../src/adapters/typesense/results.ts';
 import { checkpointSchema, collectionSchema, key, type TypesenseCollectionSchema } from '../../src/adapters/typesense/schema.ts';
 import { TypesenseIndex, TypesenseKeyRefusedError } from '../../src/adapters/typesense/typesense-index.ts';
-import { contractSpec, lot, query, searchIndexContract, searchRebuildContract } from './search.contract.ts';
+import { contractSpec, lot, query, searchIndexContract, searchRebuildContract, searchTypoContract } from './search.contract.ts';
 
 const TENANT = 'tenant-a';
 const T0 = 1_750_000_000_000;
@@ -234,13 +235,14 @@ describe('Typesense translation layer', function () {
       perPage: 20,
     };
 
-    it('asks for every word, the last as a prefix, typos from 4 and 8 letters, weights in field order, ties by id', function () {
+    it('asks for every word, the last as a prefix, typos from 4 and 8 letters however many exact matches, weights in field order, ties by id', function () {
       const expected: TypesenseSearchParams = {
         q: 'oak chair',
         query_by: 'Title,AttributeText,Description',
         query_by_weights: '15,14,13',
         prefix: true,
         num_typos: 2,
+        typo_tokens_threshold: 2 ** 31 - 1,
         min_len_1typo: 4,
         min_len_2typo: 8,
         drop_tokens_threshold: 0,
@@ -460,8 +462,70 @@ class FakeTypesense implements TypesenseApi {
   }
 }
 
+/** Damerau-Levenshtein distance (optimal string alignment: a transposition of neighbours is one typo). */
+function typos(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.length][b.length];
+}
+
+/**
+ * The fake client, searching its documents the way the server's typo loop does for the parameters the
+ * adapter sends (equality filters only). Typesense looks for matches with 0 typos, then 1, then up to
+ * `num_typos`, and stops as soon as the documents found so far reach `typo_tokens_threshold` (default 1):
+ * docs, https://typesense.org/docs/27.1/api/search.html#typo-tolerance-parameters ("if at least N results
+ * are not found for a search term, then Typesense will start looking for typo-corrected variations, until at
+ * least N results are found, up to a maximum of num_typo number of corrections ... Default: 1"); source,
+ * typesense/typesense src/index.cpp, the typo loop: `if(field_num_results >= typo_tokens_threshold) {
+ * // if typo threshold is breached, we are done`. A word of fewer than `min_len_1typo` (`min_len_2typo`)
+ * characters gets no typo (a second one); the last word also matches as a prefix when `prefix` is set.
+ * Hits rank by fewer typos, then by doc_id (the adapter's sort_by tie-break).
+ */
+class SearchingFakeTypesense extends FakeTypesense {
+  override async search(collection: string, params: TypesenseSearchParams) {
+    const conditions = readFilter(params.filter_by);
+    if (conditions.some((c) => c.op !== '=')) throw new Error('this fake evaluates equality filters only');
+    const words = params.q.split(' ');
+    const fields = params.query_by.split(',');
+    const threshold = params.typo_tokens_threshold ?? 1; // the server's default when the parameter is absent
+    const candidates = this.docs(collection).filter((doc) => conditions.every((c) => c.values.includes(String(doc[c.field]))));
+    const found = new Map<string, { doc: Record<string, unknown>; cost: number }>();
+    for (let allowed = 0; allowed <= params.num_typos; allowed++) {
+      for (const doc of candidates) {
+        if (found.has(String(doc.id))) continue;
+        const tokens = fields.flatMap((f) => queryWords(String(doc[f] ?? '')));
+        let cost = 0;
+        const matched = words.every((word, i) => {
+          const maxTypos = Math.min(allowed, word.length >= params.min_len_2typo ? 2 : word.length >= params.min_len_1typo ? 1 : 0);
+          const last = i === words.length - 1 && params.prefix;
+          const best = Math.min(...tokens.map((t) => (last && t.startsWith(word) ? 0 : typos(word, t))));
+          cost += best;
+          return best <= maxTypos;
+        });
+        if (matched) found.set(String(doc.id), { doc, cost });
+      }
+      if (found.size >= threshold) break; // the typo threshold is reached: no more typo variants
+    }
+    const hits = [...found.values()]
+      .sort((a, b) => a.cost - b.cost || String(a.doc.doc_id).localeCompare(String(b.doc.doc_id)))
+      .map(({ doc, cost }) => ({ document: { doc_id: doc.doc_id }, text_match: 100 - cost }));
+    const start = (params.page - 1) * params.per_page;
+    return { found: hits.length, hits: hits.slice(start, start + params.per_page), facet_counts: [] };
+  }
+}
+
 describe('Typesense index over a fake client', function () {
   let clock = 0;
+  searchTypoContract(
+    "Typesense over a fake client that searches as the server's typo loop does",
+    async () => new TypesenseIndex(new SearchingFakeTypesense(), { partitions: PARTITIONS }),
+  );
   searchRebuildContract(
     'Typesense over the fake client',
     async () => new TypesenseIndex(new FakeTypesense(), { partitions: PARTITIONS, now: () => ++clock }),
