@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Config, Role } from '../src/config.ts';
+import { ConfigError, type Config, type Role } from '../src/config.ts';
 import type { Logger } from '../src/logger.ts';
 import type { EventLog } from '../src/ports/event-log.ts';
 import type { DocumentStore } from '../src/ports/read-models.ts';
@@ -191,9 +191,18 @@ export async function openEngines(
   let search: SearchIndex;
   let searchInProcess = false;
   if (urls.typesense) {
-    const { TypesenseIndex } = await import('../src/adapters/typesense/typesense-index.ts');
-    search = await TypesenseIndex.connect(urls.typesense, urls.typesenseApiKey ?? '', { partitions: LOT_SEARCH_PARTITION });
-    describe.search = `Typesense ${redact(urls.typesense)}`;
+    const { TypesenseIndex, TypesenseKeyRefusedError } = await import('../src/adapters/typesense/typesense-index.ts');
+    // An `api` only searches and reads checkpoints: with a search-only key it never writes the index.
+    const searchOnly = role === 'api' && urls.typesenseSearchApiKey !== null;
+    const keyVariable = searchOnly ? 'TYPESENSE_SEARCH_API_KEY' : 'TYPESENSE_API_KEY';
+    const key = (searchOnly ? urls.typesenseSearchApiKey : urls.typesenseApiKey) ?? '';
+    try {
+      search = await TypesenseIndex.connect(urls.typesense, key, { partitions: LOT_SEARCH_PARTITION, readOnly: searchOnly });
+    } catch (error) {
+      if (error instanceof TypesenseKeyRefusedError) throw new ConfigError(`${keyVariable}: ${error.message}`);
+      throw error;
+    }
+    describe.search = `Typesense ${redact(urls.typesense)}${searchOnly ? ' (search-only key)' : ''}`;
   } else if (options.withoutLotIndex) {
     search = await MiniSearchIndex.open({ dir: null, partitions: LOT_SEARCH_PARTITION });
     describe.search = 'embedded, empty (not read by this tool)';

@@ -16,6 +16,8 @@ export interface EngineUrls {
   mongodb: string | null;
   typesense: string | null;
   typesenseApiKey: string | null;
+  /** A search-only key (documents:search and documents:get) for the `api` role, which never writes the index. */
+  typesenseSearchApiKey: string | null;
   redis: string | null;
   /** Prefix of every Redis key (jobs, limits, leases): several deployments can share one Redis. */
   redisPrefix: string;
@@ -186,8 +188,10 @@ function metrics(env: NodeJS.ProcessEnv): Config['metrics'] {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  if (env.TYPESENSE_URL && !env.TYPESENSE_API_KEY) throw new Error('TYPESENSE_URL is set without TYPESENSE_API_KEY');
   const r = role(env.ROLE);
+  if (env.TYPESENSE_URL && !env.TYPESENSE_API_KEY && !(r === 'api' && env.TYPESENSE_SEARCH_API_KEY)) {
+    throw new Error(`TYPESENSE_URL is set without TYPESENSE_API_KEY${r === 'api' ? ' or TYPESENSE_SEARCH_API_KEY' : ''}`);
+  }
   return {
     role: r,
     apiProcesses: apiProcesses(env.API_PROCESSES, r),
@@ -196,6 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       mongodb: env.MONGODB_URL || null,
       typesense: env.TYPESENSE_URL || null,
       typesenseApiKey: env.TYPESENSE_API_KEY || null,
+      typesenseSearchApiKey: env.TYPESENSE_SEARCH_API_KEY || null,
       redis: env.REDIS_URL || null,
       redisPrefix: env.REDIS_PREFIX || 'bidder',
       postgres: postgresUrl(env.POSTGRES_URL),

@@ -5,6 +5,7 @@ import {
   ANY,
   BACKWARDS,
   END,
+  EsdbMaxAppendSizeExceededError,
   EsdbStreamNotFoundError,
   EsdbWrongExpectedVersionError,
   NO_STREAM,
@@ -26,7 +27,14 @@ import {
  * An in-memory stand-in for `@eventstore/db-client`'s client, for the calls the event log makes, behaving
  * as the client and server are documented to (and as the server's source reads):
  *
- * - appendToStream: expected revision ANY / NO_STREAM / STREAM_EXISTS / bigint; a mismatch throws the
+ * - appendToStream: refused with the client's MaxAppendSizeExceededError when its events take more than
+ *   the server's MaxAppendSize (default 1,048,576 bytes), counted as the server counts them before anything
+ *   else (EventStore/EventStore, src/EventStore.Core/Services/Transport/Grpc/Streams.Append.cs:
+ *   `size += Event.SizeOnDisk(eventType, data, metadata); if (size > _maxAppendSize) throw
+ *   RpcExceptions.MaxAppendSizeExceeded(...)`, with Event.SizeOnDisk = data bytes + metadata bytes + 2 ×
+ *   the type's length; the client sends data and metadata as JSON.stringify'd UTF-8, dist/streams/
+ *   appendToStream/append.js, and maps the answer to MaxAppendSizeExceededError, unpackError.js).
+ *   Expected revision ANY / NO_STREAM / STREAM_EXISTS / bigint; a mismatch throws the
  *   client's WrongExpectedVersionError (actualVersion bigint or 'no_stream'). Idempotence by event id: an
  *   append whose ids equal the events written after the expected revision (for ANY / STREAM_EXISTS: after
  *   the first id's event) is answered success without writing and without a position, as the server
@@ -53,6 +61,14 @@ export interface FakeEsdbOptions {
   systemNoise?: boolean;
   /** Events a subscription receives per turn of the event loop, as messages arrive over the network (default 8). */
   deliveryChunk?: number;
+  /** The server's MaxAppendSize in bytes (default 1,048,576, the server's own default). */
+  maxAppendSize?: number;
+}
+
+/** The bytes an event counts for in an append, as the server counts them (Event.SizeOnDisk). */
+export function sizeOnDisk(event: JSONEventData): number {
+  const json = (value: unknown) => (value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value), 'utf8'));
+  return json(event.data) + (event.metadata ? json(event.metadata) : 0) + event.type.length * 2;
 }
 
 interface StoredRecord {
@@ -76,6 +92,7 @@ export class FakeEsdbClient implements EsdbClient {
   private nextPosition: bigint;
   private readonly systemNoise: boolean;
   private readonly deliveryChunk: number;
+  private readonly maxAppendSize: number;
   private loseAnswers = 0;
   private disposed = false;
   /** Events pushed into subscription streams so far (what the client has read from the server). */
@@ -85,6 +102,7 @@ export class FakeEsdbClient implements EsdbClient {
     this.nextPosition = options.firstPosition ?? 4096n;
     this.systemNoise = options.systemNoise ?? true;
     this.deliveryChunk = options.deliveryChunk ?? 8;
+    this.maxAppendSize = options.maxAppendSize ?? 1_048_576;
     this.appended.setMaxListeners(0);
     this.write('$settings', '$settings', { userStreamAcl: { $r: '$all' } });
   }
@@ -116,6 +134,11 @@ export class FakeEsdbClient implements EsdbClient {
   ): Promise<AppendResult> {
     this.assertOpen();
     await turn();
+    let size = 0;
+    for (const event of events) {
+      size += sizeOnDisk(event);
+      if (size > this.maxAppendSize) throw EsdbMaxAppendSizeExceededError.fromMaxAppendSize(this.maxAppendSize);
+    }
     const expected = options.expectedRevision ?? ANY;
     const stream = this.streams.get(streamName) ?? [];
     const current = stream.length - 1;

@@ -19,6 +19,7 @@ import {
   fromCountBy,
   fromStored,
   indexKeys,
+  indexOptions,
   storedId,
   toMongoQuery,
   toMongoSort,
@@ -173,7 +174,7 @@ export class MongoDocumentStore implements DocumentStore {
       ['_t', 1],
       ['_id', 1],
     ]);
-    for (const index of spec.indexes ?? []) await collection.createIndex(indexKeys(index), { unique: index.unique ?? false });
+    for (const index of spec.indexes ?? []) await collection.createIndex(indexKeys(index), indexOptions(index));
   }
 
   async ensureCollection(spec: CollectionSpec): Promise<void> {
