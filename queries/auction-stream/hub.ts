@@ -122,10 +122,14 @@ export class AuctionStreamHub {
     const lotIds = [...new Set(events.map((e) => e.data.lotId).filter((id): id is number => typeof id === 'number'))];
     const lots = new Map((await catalogueLots(this.deps.db).find({ _id: { $in: lotIds.map(String) } })).map((l) => [l.Id, l]));
     for (const lot of lots.values()) this.lotAuction.set(lot.Id, lot.AuctionId);
-    const [increments, types] = await Promise.all([this.deps.increments(), readAuctionTypes(this.deps.db)]);
+    const [increments, types, bidCounts] = await Promise.all([
+      this.deps.increments(),
+      readAuctionTypes(this.deps.db),
+      this.bidCountsAt(events, lots),
+    ]);
     const messages: StreamMessage[] = [];
     for (const event of events) {
-      const message = this.messageOf(event, lots, increments, types);
+      const message = this.messageOf(event, lots, increments, types, bidCounts.get(event.position));
       if (message) messages.push(message);
     }
     this.kept.push(...messages);
@@ -139,11 +143,45 @@ export class AuctionStreamHub {
     return messages;
   }
 
+  /**
+   * Each BidPlaced's BidCount as of that bid, by position: the lot's count in the read model (which may be further
+   * on than these events) less its public bids after it, so that every process tells a bid alike.
+   */
+  private async bidCountsAt(events: FeedEvent[], lots: Map<number, LotDoc>): Promise<Map<number, number>> {
+    const counts = new Map<number, number>();
+    const bids = events.filter((e) => e.type === 'BidPlaced');
+    if (bids.length === 0) return counts;
+    // The public bids of each lot: those here, and those after them up to the read model's `_pos` of the lot.
+    const positions = new Map<number, number[]>();
+    const add = (e: FeedEvent) => positions.get(e.data.lotId as number)?.push(e.position);
+    for (const lot of lots.values()) positions.set(lot.Id, []);
+    bids.forEach(add);
+    const last = events[events.length - 1].position;
+    const furthest = Math.max(last, ...[...lots.values()].map((lot) => (typeof lot._pos === 'number' ? lot._pos : 0)));
+    for (let after = last; after < furthest;) {
+      const page = await this.deps.feed.page({ after, types: new Set(['BidPlaced']), limit: 1000, waitMs: 0 });
+      for (const e of page.events) if (e.position <= furthest) add(e);
+      if (!page.hasMore || page.through <= after) break;
+      after = page.through;
+    }
+    for (const e of bids) {
+      const lot = lots.get(e.data.lotId as number);
+      if (!lot || typeof lot._pos !== 'number') continue;
+      const at = lot._pos;
+      const of = positions.get(lot.Id)!;
+      const later = of.filter((p) => p > e.position && p <= at).length;
+      const missing = of.filter((p) => p > at && p <= e.position).length;
+      counts.set(e.position, lot.BidCount - later + missing);
+    }
+    return counts;
+  }
+
   private messageOf(
     event: FeedEvent,
     lots: Map<number, LotDoc>,
     increments: readonly IncrementRow[],
     types: AuctionTypes,
+    bidCount: number | undefined,
   ): StreamMessage | null {
     const d = event.data as Record<string, unknown>;
     const at = Date.parse(event.created);
@@ -169,7 +207,7 @@ export class AuctionStreamHub {
             LotId: lotId,
             CurrentBid: d.amount,
             Currency: lot?.Currency ?? null,
-            BidCount: lot?.BidCount ?? null,
+            BidCount: bidCount ?? lot?.BidCount ?? null,
             MinimumNextBid: lot ? minimumNextBid(increments, lot.StartingPrice, d.amount as number) : null,
             ReserveMet: lot ? reserveMet(lot.Reserve, d.amount as number) : null,
             EndTime: lot?.EndTime ?? null,
