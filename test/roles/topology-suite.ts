@@ -217,10 +217,10 @@ export function describeTopology(shape: TopologyShape): void {
     });
 
     it('refuses a second projector, worker or all on the same engines with a clear message', async () => {
-      for (const role of ['projector', 'worker', 'all']) {
-        const second = await start(role);
+      const seconds = await Promise.all(['projector', 'worker', 'all'].map((role) => start(role)));
+      for (const second of seconds) {
         const exit = await exitWithin(second, 30_000);
-        expect(exit?.code ?? 'still running', `${role}: ${second.output()}`).to.equal(3);
+        expect(exit?.code ?? 'still running', `${second.role}: ${second.output()}`).to.equal(3);
         expect(second.output()).to.match(/already runs the (projector|worker) on these engines; a second one is refused/);
       }
     });
