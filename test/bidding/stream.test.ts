@@ -127,6 +127,71 @@ describe("an auction's live stream", function () {
     stopping.abort();
   });
 
+  it("tells each bid's BidCount as of that bid, also when the lot's read model is further on than the page", async () => {
+    // Two processes read pages that end apart and the lot as it stands at each read: what a bid says must not depend
+    // on either. Here the lot's read model holds 5 bids up to position 1010, two of them after the page (1007, 1009).
+    const stopping = new AbortController();
+    const lotId = lotIds[0];
+    const bidAt = (position: number, lot = lotId) => ({
+      id: `e${position}`,
+      type: 'BidPlaced',
+      version: 1,
+      streamId: `lot-demo-${lot}`,
+      revision: position,
+      position,
+      token: String(position),
+      created: new Date().toISOString(),
+      data: { tenant: 'demo', lotId: lot, amount: position * 100, placedAt: new Date().toISOString() },
+    });
+    const real = server.runtime.services.documents.forTenant('demo');
+    const [stored] = await real.collection('lots').find({ _id: String(lotId) });
+    const lot = { ...stored, BidCount: 5, _pos: 1010 };
+    const db = {
+      tenant: 'demo',
+      collection: (name: string) => (name === 'lots' ? { ...real.collection(name), find: async () => [lot] } : real.collection(name)),
+    } as unknown as typeof real;
+    let served = false;
+    const hub = new AuctionStreamHub({
+      feed: {
+        page: ({ after, waitMs, signal }) =>
+          new Promise((resolve) => {
+            if (after === 1004)
+              return resolve({ events: [bidAt(1007), bidAt(1008, lotIds[1]), bidAt(1009), bidAt(1012)], hasMore: false, through: 1012 });
+            if (!waitMs) return resolve({ events: [], hasMore: false, through: Math.max(after, 1000) });
+            if (!served) {
+              served = true;
+              return resolve({ events: [bidAt(1002), bidAt(1004)], hasMore: false, through: 1004 });
+            }
+            signal?.addEventListener('abort', () => resolve({ events: [], hasMore: false, through: after }), { once: true });
+          }),
+        head: async () => 1000,
+        token: (position) => String(position),
+        position: async (text) => Number(text),
+        stopping: stopping.signal,
+        reading: () => () => undefined,
+      },
+      db,
+      caughtUp: async () => undefined,
+      increments: async () => [{ from: 0, increment: 100 }],
+      stopping: stopping.signal,
+      now: () => Date.now(),
+      prefillEvents: 10,
+    });
+    await hub.start(async () => 1000);
+    const deadline = Date.now() + 2000;
+    while (hub.replay(TIMED_AUCTION, 1000).messages.length < 5 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    stopping.abort();
+    const told = hub.replay(TIMED_AUCTION, 1000).messages.map((m) => [m.position, m.data.BidCount]);
+    // The next page (the later bids, one beyond the read model's position) goes on from there.
+    expect(told).to.deep.equal([
+      [1002, 2],
+      [1004, 3],
+      [1007, 4],
+      [1009, 5],
+      [1012, 6],
+    ]);
+  });
+
   it("waits for each type's read models up to that type's last event, not the page's last", async () => {
     // In an `api` process the read models are followed by stored checkpoints; a projection that skipped the
     // later events (not its types) stores their position only within a second: waiting for it cost up to that.
