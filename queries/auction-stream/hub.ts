@@ -30,6 +30,8 @@ export interface HubDeps {
   /** Waits until the catalogue read model has these events (bounded). */
   caughtUp(position: number, types: readonly string[]): Promise<void>;
   increments(): Promise<readonly IncrementRow[]>;
+  /** A stream's events from a revision on (a lot's: its public bids are counted there). */
+  readStream(streamId: string, fromRevision: number): Promise<Array<{ type: string; revision: number; position: number }>>;
   stopping: AbortSignal;
   now: () => number;
   /** Events read back from the log when the hub starts (default PREFILL_EVENTS). */
@@ -46,6 +48,8 @@ export class AuctionStreamHub {
   private position = 0;
   private readonly listeners = new Map<number, Set<Listener>>();
   private readonly lotAuction = new Map<number, number>();
+  /** The positions of each lot stream's public bids read so far, and the revision read up to. */
+  private readonly lotBids = new Map<string, { revision: number; positions: number[] }>();
   private started: Promise<void> | null = null;
 
   constructor(private readonly deps: HubDeps) {}
@@ -125,7 +129,7 @@ export class AuctionStreamHub {
     const [increments, types, bidCounts] = await Promise.all([
       this.deps.increments(),
       readAuctionTypes(this.deps.db),
-      this.bidCountsAt(events, lots),
+      this.bidCountsAt(events),
     ]);
     const messages: StreamMessage[] = [];
     for (const event of events) {
@@ -144,34 +148,34 @@ export class AuctionStreamHub {
   }
 
   /**
-   * Each BidPlaced's BidCount as of that bid, by position: the lot's count in the read model (which may be further
-   * on than these events) less its public bids after it, so that every process tells a bid alike.
+   * Each BidPlaced's BidCount as of that bid, by position: its lot's public bids up to it, counted on the lot's
+   * own stream (read on from where this hub last read it), so that every process tells a bid alike whatever
+   * its pages and however far on the lot's read model is.
    */
-  private async bidCountsAt(events: FeedEvent[], lots: Map<number, LotDoc>): Promise<Map<number, number>> {
+  private async bidCountsAt(events: FeedEvent[]): Promise<Map<number, number>> {
     const counts = new Map<number, number>();
     const bids = events.filter((e) => e.type === 'BidPlaced');
-    if (bids.length === 0) return counts;
-    // The public bids of each lot: those here, and those after them up to the read model's `_pos` of the lot.
-    const positions = new Map<number, number[]>();
-    const add = (e: FeedEvent) => positions.get(e.data.lotId as number)?.push(e.position);
-    for (const lot of lots.values()) positions.set(lot.Id, []);
-    bids.forEach(add);
-    const last = events[events.length - 1].position;
-    const furthest = Math.max(last, ...[...lots.values()].map((lot) => (typeof lot._pos === 'number' ? lot._pos : 0)));
-    for (let after = last; after < furthest;) {
-      const page = await this.deps.feed.page({ after, types: new Set(['BidPlaced']), limit: 1000, waitMs: 0 });
-      for (const e of page.events) if (e.position <= furthest) add(e);
-      if (!page.hasMore || page.through <= after) break;
-      after = page.through;
+    for (const streamId of new Set(bids.map((e) => e.streamId))) {
+      let known = this.lotBids.get(streamId);
+      if (!known) this.lotBids.set(streamId, (known = { revision: -1, positions: [] }));
+      const last = bids.filter((e) => e.streamId === streamId).at(-1)!;
+      if (known.revision < last.revision) {
+        for (const e of await this.deps.readStream(streamId, known.revision + 1)) {
+          if (e.type === 'BidPlaced') known.positions.push(e.position);
+          known.revision = e.revision;
+        }
+      }
     }
     for (const e of bids) {
-      const lot = lots.get(e.data.lotId as number);
-      if (!lot || typeof lot._pos !== 'number') continue;
-      const at = lot._pos;
-      const of = positions.get(lot.Id)!;
-      const later = of.filter((p) => p > e.position && p <= at).length;
-      const missing = of.filter((p) => p > at && p <= e.position).length;
-      counts.set(e.position, lot.BidCount - later + missing);
+      const positions = this.lotBids.get(e.streamId)!.positions;
+      let low = 0;
+      let high = positions.length;
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        if (positions[middle] <= e.position) low = middle + 1;
+        else high = middle;
+      }
+      counts.set(e.position, low);
     }
     return counts;
   }
