@@ -63,8 +63,10 @@ export class Loops {
         work = work
           .then(async () => {
             if (this.stopping() || pending <= stored || projection.kind === 'search') return;
-            await this.deps.documents.live().commit([], { projection: projection.name, expected: stored, position: pending });
-            stored = pending;
+            // The position stored, not `pending` after the await: batches that came meanwhile are not stored yet.
+            const position = pending;
+            await this.deps.documents.live().commit([], { projection: projection.name, expected: stored, position });
+            stored = position;
             lastStore = Date.now();
           })
           .catch(() => undefined); // a moved checkpoint shows up as a conflict on the next batch
