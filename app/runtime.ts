@@ -212,6 +212,7 @@ export async function createRuntime(
           metrics,
           metricsElsewhere: config.metrics !== 'on',
           fresh: () => versions.fresh(),
+          ping: () => engines.ping(),
         },
         {
           feed: feed!,
@@ -227,6 +228,7 @@ export async function createRuntime(
         maxLagSeconds: config.http.readyMaxLagSeconds,
         metrics: inlineMetrics,
         projections: runsProjections ? () => projector.status() : undefined,
+        ping: () => engines.ping(),
       }) as unknown as ReturnType<typeof buildApp>);
   let closed = false;
   return {
