@@ -29,6 +29,8 @@ export interface PrivatePostgres {
   start(): Promise<void>;
   /** Stops it: `fast` ends every session cleanly, `immediate` drops them as a crash would. */
   stop(mode?: 'fast' | 'immediate'): Promise<void>;
+  /** Copies a schema, tables and data, under another name (a deployment seeded once, served twice). */
+  cloneSchema(from: string, to: string): Promise<void>;
   /** Stops it and removes its folder. */
   remove(): Promise<void>;
 }
@@ -64,6 +66,17 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       if (!running) return;
       await tool('pg_ctl', ['-D', dataDir, '-m', mode, '-w', '-t', '30', 'stop']);
       running = false;
+    },
+    async cloneSchema(from, to) {
+      if (!/^[a-z_][a-z0-9_]*$/.test(from) || !/^[a-z_][a-z0-9_]*$/.test(to)) throw new TypeError('schema names: a-z, 0-9, _');
+      const dump = path.join(root, `${from}.sql`);
+      const connection = ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres'];
+      await tool('pg_dump', [...connection, '-n', from, '--no-owner', '-f', dump, 'postgres']);
+      // The schema's name, quoted or not, wherever the dump names it (never inside the data of these specs).
+      const text = fs.readFileSync(dump, 'utf8').replace(new RegExp(`\\b${from}\\b`, 'g'), to);
+      fs.writeFileSync(dump, text);
+      await tool('psql', [...connection, '-q', '-v', 'ON_ERROR_STOP=1', '-f', dump, 'postgres']);
+      fs.rmSync(dump, { force: true });
     },
     async remove() {
       await server.stop('immediate').catch(() => {});
