@@ -85,7 +85,7 @@ export class ServiceUnavailableError extends AppError {
 /** Seconds a caller is told to wait (Retry-After) when an engine cannot be reached: about a database's restart. */
 export const ENGINE_UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
 export const ENGINE_UNAVAILABLE_DETAIL =
-  'The service cannot reach its storage at the moment, and the request may not have been carried out. Try again shortly (with the same Idempotency-Key, where the operation takes one).';
+  'The service cannot reach its storage at the moment, and the request may not have been carried out. Try again shortly.';
 
 /** Socket errors of a server that is gone, refusing, or unreachable. */
 const NETWORK_CODES = new Set([
