@@ -113,7 +113,10 @@ describe('PostgreSQL restarted during a stream of writes', function () {
 
   before(async function () {
     if (!privatePostgresAvailable()) {
-      if (process.env.SKIP_POSTGRES === '1') this.skip();
+      if (process.env.SKIP_POSTGRES === '1') {
+        console.log('      (PostgreSQL binaries not found, SKIP_POSTGRES=1: skipped)');
+        this.skip();
+      }
       throw new Error('PostgreSQL binaries not found (set PG_BIN); set SKIP_POSTGRES=1 to skip');
     }
     server = await startPrivatePostgres();
