@@ -57,6 +57,8 @@ export interface Engines {
   searchInProcess: boolean;
   /** Which engine serves each port, for the start-up log (no credentials). */
   describe: Record<string, string>;
+  /** Throws when a networked engine this process needs does not answer (PostgreSQL), for /readyz. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -98,9 +100,11 @@ export async function openEngines(
   // One pool per process for every part on PostgreSQL, ended after them (closers run last first).
   let pgPool: import('pg').Pool | null = null;
   if (urls.postgres) {
-    const { default: pg } = await import('pg');
-    const pool = new pg.Pool({ connectionString: urls.postgres, max: 10 });
-    pool.on('error', () => {}); // an idle client's lost connection: the next query reconnects
+    const { createPool } = await import('../src/adapters/postgres/pool.ts');
+    const pool = createPool(urls.postgres, 10, {
+      connectTimeoutMs: urls.postgresConnectTimeoutMs,
+      queryTimeoutMs: urls.postgresQueryTimeoutMs,
+    });
     pgPool = pool;
     closers.push(() => pool.end());
   }
@@ -238,6 +242,9 @@ export async function openEngines(
     leases: { projector: projectorLeases, worker: workerLeases },
     searchInProcess,
     describe,
+    async ping() {
+      await pgPool?.query('SELECT 1');
+    },
     async close() {
       if (closed) return;
       closed = true;

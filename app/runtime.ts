@@ -221,6 +221,7 @@ export async function createRuntime(
           metrics,
           metricsElsewhere: config.metrics !== 'on',
           fresh: () => versions.fresh(),
+          ping: () => engines.ping(),
         },
         {
           feed: feed!,
@@ -236,6 +237,7 @@ export async function createRuntime(
         maxLagSeconds: config.http.readyMaxLagSeconds,
         metrics: inlineMetrics,
         projections: runsProjections ? () => projector.status() : undefined,
+        ping: () => engines.ping(),
       }) as unknown as ReturnType<typeof buildApp>);
   let closed = false;
   return {

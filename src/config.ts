@@ -25,6 +25,10 @@ export interface EngineUrls {
   postgres: string | null;
   /** The schema of its tables (POSTGRES_SCHEMA, default `bidder`): several deployments can share one database. */
   postgresSchema: string;
+  /** Bounded waits on PostgreSQL (ms): a connection, or a free one of the pool (POSTGRES_CONNECT_TIMEOUT_MS, default 2000)... */
+  postgresConnectTimeoutMs: number;
+  /** ...and one statement (POSTGRES_QUERY_TIMEOUT_MS, default 5000): past them, a request answers 503. */
+  postgresQueryTimeoutMs: number;
 }
 
 export interface Config {
@@ -205,6 +209,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       redisPrefix: env.REDIS_PREFIX || 'bidder',
       postgres: postgresUrl(env.POSTGRES_URL),
       postgresSchema: postgresSchema(env.POSTGRES_SCHEMA),
+      postgresConnectTimeoutMs: int(env.POSTGRES_CONNECT_TIMEOUT_MS, 2000, 'POSTGRES_CONNECT_TIMEOUT_MS'),
+      postgresQueryTimeoutMs: int(env.POSTGRES_QUERY_TIMEOUT_MS, 5000, 'POSTGRES_QUERY_TIMEOUT_MS'),
     },
     metrics: metrics(env),
     port: int(env.PORT, 3000, 'PORT'),

@@ -257,7 +257,10 @@ export class EventFeed {
     }
   }
 
-  /** Starts the one subscription that wakes waiters (from the log's head), once per process. */
+  /**
+   * Starts the one subscription that wakes waiters (from the log's head), once per process; a start that failed
+   * (the log unreachable, PostgreSQL restarting) is tried again by the next waiter rather than kept failing.
+   */
   private watch(): Promise<void> {
     this.watching ??= (async () => {
       const head = await this.log.headPosition();
@@ -265,6 +268,10 @@ export class EventFeed {
       this.watched = head;
       void this.follow();
     })();
+    const starting = this.watching;
+    starting.catch(() => {
+      if (this.watching === starting) this.watching = null;
+    });
     return this.watching;
   }
 

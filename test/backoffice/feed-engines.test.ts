@@ -155,6 +155,29 @@ for (const [name, open] of [
       expect((await stopped).events).to.deep.equal([]);
       expect(Date.now() - started).to.be.below(2000);
     });
+
+    it('starts its subscription again for the next waiter when the log did not answer the first (a database restarting)', async () => {
+      const head = await log.headPosition();
+      const tenantA = feed.forTenant('a');
+      const headPosition = log.headPosition;
+      log.headPosition = async () => {
+        throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+      };
+      try {
+        const failed = await tenantA.page({ after: head, types: null, limit: 10, waitMs: 5000 }).then(
+          () => null,
+          (error: Error) => error,
+        );
+        expect(failed?.message).to.match(/ECONNREFUSED/);
+      } finally {
+        log.headPosition = headPosition;
+      }
+      const started = Date.now();
+      const waiting = tenantA.page({ after: head, types: null, limit: 10, waitMs: 5000 });
+      setTimeout(() => void append('a', 12), 100);
+      expect((await waiting).events.map((e) => e.data.id)).to.deep.equal([12]);
+      expect(Date.now() - started).to.be.below(2000);
+    });
   });
 }
 
