@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { EventLog, RecordedEvent } from '../ports/event-log.ts';
+import type { EventLog, RecordedEvent, Subscription } from '../ports/event-log.ts';
 import { publicData, type EventDefinition } from './define.ts';
 import { notAPosition, type PositionCodec } from './position.ts';
 import { ValidationError } from '../errors.ts';
@@ -282,10 +282,11 @@ export class EventFeed {
   private async follow(): Promise<void> {
     let backoff: number = RESUBSCRIBE_MS[0];
     while (!this.stopping.aborted) {
-      const subscription = this.log.subscribeToAll({ fromPosition: this.watched, batchSize: SCAN_BATCH });
-      const stop = () => void subscription.unsubscribe();
+      let subscription: Subscription | null = null;
+      const stop = () => void subscription?.unsubscribe();
       this.stopping.addEventListener('abort', stop, { once: true });
       try {
+        subscription = this.log.subscribeToAll({ fromPosition: this.watched, batchSize: SCAN_BATCH });
         for await (const batch of subscription) {
           backoff = RESUBSCRIBE_MS[0];
           this.deliver(batch);
