@@ -51,8 +51,8 @@ export class NotFoundError extends AppError {
   }
 }
 export class ConflictError extends AppError {
-  constructor(detail: string) {
-    super(409, 'Conflict', detail);
+  constructor(detail: string, retryAfterSeconds?: number) {
+    super(409, 'Conflict', detail, retryAfterSeconds === undefined ? {} : { retryAfterSeconds });
   }
 }
 export class PayloadTooLargeError extends AppError {

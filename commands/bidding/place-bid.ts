@@ -47,6 +47,8 @@ export async function placeMaxBid(ctx: MemberContext, body: { LotId: number; Max
     key,
     body: JSON.stringify({ LotId: body.LotId, MaxAmount: body.MaxAmount }),
     at: () => new Date().toISOString(),
+    // Every wait of a bid is bounded well under this: a claim left by a failed try (its store away) frees the key soon.
+    abandonedAfterMs: 30_000,
   };
   // A refusal is counted by its reason; a repeated request (its first answer again) is not counted again.
   const counted = (error: unknown): never => {

@@ -178,7 +178,7 @@ describe('PostgreSQL restarted during a stream of writes', function () {
       };
       // A bidder raising its maximum each time, answered or not: a bid answered 503 may have been placed all the
       // same, and the next is a raise above it either way. (Sent again with its Idempotency-Key instead, it would
-      // meet the key still claimed by the failed attempt: 409 for ABANDONED_AFTER_MS.)
+      // meet the key still claimed by the failed attempt: 409 with Retry-After for up to 30 s.)
       const bidder = async (lot: { Id: number; MinimumNextBid: number | null }) => {
         for (let max = lot.MinimumNextBid! + 1000; writing; max += 10)
           await timed('bid', lot.Id, max, 'POST', '/v1/me/bids', { LotId: lot.Id, MaxAmount: max });
