@@ -112,12 +112,31 @@ const CLIENT_MESSAGES = [
   /is not queryable$/,
   /^Client has encountered a connection error/,
 ];
+/**
+ * The EventStoreDB client's error types (`@eventstore/db-client` `dist/utils/CommandError.js` `ErrorType`) of a
+ * server that is gone, restarting, changing leader, or slower than the call's deadline.
+ */
+const ESDB_TYPES = new Set(['unavailable', 'deadline-exceeded', 'timeout', 'not-leader']);
+/**
+ * The MongoDB driver's error classes (`mongodb` `lib/error.js`) of a server it cannot select or reach; the
+ * Typesense client's `ServerError` (a node's 5xx, e.g. 503 "Not Ready or Lagging", after its retries).
+ */
+const ERROR_NAMES = new Set([
+  'MongoServerSelectionError',
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoNotConnectedError',
+  'MongoTopologyClosedError',
+  'ServerError',
+]);
 
 /** Whether an error (or its cause, or one of an AggregateError's) says an engine could not be reached. */
 export function isEngineUnreachable(error: unknown, depth = 0): boolean {
   if (!error || typeof error !== 'object' || depth > 4) return false;
-  const { code, message, cause, errors } = error as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+  const { code, message, cause, errors, type, name } = error as Record<string, unknown>;
   if (typeof code === 'string' && (NETWORK_CODES.has(code) || SQL_STATES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true;
+  if (typeof type === 'string' && ESDB_TYPES.has(type)) return true;
+  if (typeof name === 'string' && ERROR_NAMES.has(name)) return true;
   if (typeof message === 'string' && CLIENT_MESSAGES.some((pattern) => pattern.test(message))) return true;
   if (Array.isArray(errors) && errors.some((e) => isEngineUnreachable(e, depth + 1))) return true;
   return isEngineUnreachable(cause, depth + 1);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { Readable } from 'node:stream';
+import { DeadlineExceededError, UnavailableError } from '@eventstore/db-client';
 import {
   ANY,
   BACKWARDS,
@@ -97,6 +98,28 @@ export class FakeEsdbClient implements EsdbClient {
   private disposed = false;
   /** Events pushed into subscription streams so far (what the client has read from the server). */
   pushedBySubscriptions = 0;
+  /**
+   * The server away, as the client then answers (`dist/utils/CommandError.js`): `unavailable` (refused or lost:
+   * every call fails with UnavailableError, gRPC status 14, and open subscriptions end with it); `hung` (no
+   * answer: an append fails with DeadlineExceededError at its deadline, the client's default 10 s; a read never,
+   * since the client gives reads `deadline: Infinity`, `dist/streams/readAll.js`). null: up.
+   */
+  outage: 'unavailable' | 'hung' | null = null;
+
+  /** Goes away (every open subscription ends as the connection drops) or comes back (null). */
+  setOutage(outage: 'unavailable' | 'hung' | null) {
+    this.outage = outage;
+    if (outage) this.endSubscriptions(new UnavailableError(undefined, '14 UNAVAILABLE: No connection established'));
+  }
+
+  /** What the server away does to a call with this deadline (ms): fails it, or never answers before it. */
+  private async served(deadline = 10_000): Promise<void> {
+    if (this.outage === 'unavailable') throw new UnavailableError(undefined, '14 UNAVAILABLE: No connection established');
+    if (this.outage === 'hung') {
+      await new Promise((resolve) => setTimeout(resolve, deadline));
+      throw new DeadlineExceededError(undefined, '4 DEADLINE_EXCEEDED: Deadline exceeded');
+    }
+  }
 
   constructor(options: FakeEsdbOptions = {}) {
     this.nextPosition = options.firstPosition ?? 4096n;
@@ -130,10 +153,11 @@ export class FakeEsdbClient implements EsdbClient {
   async appendToStream(
     streamName: string,
     events: JSONEventData[],
-    options: { expectedRevision?: AppendExpectedRevision } = {},
+    options: { expectedRevision?: AppendExpectedRevision; deadline?: number } = {},
   ): Promise<AppendResult> {
     this.assertOpen();
     await turn();
+    await this.served(options.deadline);
     let size = 0;
     for (const event of events) {
       size += sizeOnDisk(event);
@@ -256,7 +280,8 @@ export class FakeEsdbClient implements EsdbClient {
       (s) => this.subscriptions.delete(s),
     );
     this.subscriptions.add(subscription);
-    if (!this.isRecordStart(fromPosition)) subscription.end(this.notARecordStart(fromPosition));
+    if (this.outage) subscription.end(new UnavailableError(undefined, '14 UNAVAILABLE: No connection established'));
+    else if (!this.isRecordStart(fromPosition)) subscription.end(this.notARecordStart(fromPosition));
     return subscription;
   }
 
@@ -313,9 +338,15 @@ export class FakeEsdbClient implements EsdbClient {
   /** A read answered as the client answers it: a readable stream, delivered after a turn, failing when iterated. */
   private answer<T>(produce: () => T[]): Readable & AsyncIterable<T> {
     let items: T[] | null = null;
+    const outage = () => this.outage;
     return new Readable({
       objectMode: true,
       read() {
+        if (outage() === 'hung') return; // no answer, and no deadline on a read
+        if (outage() === 'unavailable') {
+          setImmediate(() => this.destroy(new UnavailableError(undefined, '14 UNAVAILABLE: No connection established')));
+          return;
+        }
         setImmediate(() => {
           try {
             items ??= produce();

@@ -18,6 +18,7 @@ import {
   END,
   EventStoreDBClient,
   FORWARDS,
+  DeadlineExceededError,
   MaxAppendSizeExceededError,
   NO_STREAM,
   START,
@@ -44,6 +45,8 @@ export { ANY, BACKWARDS, END, FORWARDS, NO_STREAM, START, STREAM_EXISTS, exclude
 export { WrongExpectedVersionError as EsdbWrongExpectedVersionError };
 /** Raised while iterating `readStream` of a stream that does not exist. */
 export { StreamNotFoundError as EsdbStreamNotFoundError };
+/** What a call answers past its deadline (also what the adapter throws when a read runs past its own). */
+export { DeadlineExceededError as EsdbDeadlineExceededError };
 /** Thrown by `appendToStream` when the append's events exceed the server's MaxAppendSize (`maxAppendSize`, bytes). */
 export { MaxAppendSizeExceededError as EsdbMaxAppendSizeExceededError };
 export type { AllStreamResolvedEvent, AppendExpectedRevision, AppendResult, Filter, JSONEventData, Position, ReadPosition, ResolvedEvent };
@@ -61,7 +64,7 @@ export interface EsdbClient {
   appendToStream(
     streamName: string,
     events: JSONEventData[],
-    options?: { expectedRevision?: AppendExpectedRevision },
+    options?: { expectedRevision?: AppendExpectedRevision; deadline?: number },
   ): Promise<AppendResult>;
   readStream(
     streamName: string,

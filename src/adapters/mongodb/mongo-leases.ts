@@ -1,4 +1,5 @@
 import { MongoClient, MongoServerError, type Collection } from 'mongodb';
+import { MONGO_WAITS } from './mongo-documents.ts';
 import { holderIsGone, type LeaseHolder, type LeaseStore } from '../../ports/leases.ts';
 
 export interface LeaseDoc {
@@ -22,7 +23,7 @@ export class MongoLeases implements LeaseStore {
   ) {}
 
   static async connect(url: string): Promise<MongoLeases> {
-    const client = new MongoClient(url, { writeConcern: { w: 'majority' } });
+    const client = new MongoClient(url, { writeConcern: { w: 'majority' }, ...MONGO_WAITS });
     await client.connect();
     return new MongoLeases(client, client.db().collection<LeaseDoc>('_leases'));
   }
