@@ -271,7 +271,7 @@ export async function biddingBench(
 }
 
 /** Waits (at most a minute) until the process uses under a tenth of a core over a second. */
-async function settle(pid: number) {
+export async function settle(pid: number) {
   const started = performance.now();
   for (;;) {
     const from = cpuSecondsOf(pid);

@@ -11,7 +11,7 @@ import pg from 'pg';
 import { SqliteEventLog } from '../src/adapters/embedded/sqlite-event-log.ts';
 import { PgEventLog } from '../src/adapters/postgres/pg-event-log.ts';
 import type { EventLog, ExpectedRevision } from '../src/ports/event-log.ts';
-import { bidRequests, memberTokens } from './bidding.ts';
+import { bidRequests, memberTokens, settle } from './bidding.ts';
 import { API_KEY, MEMBER_PASSWORD, type Dataset } from './dataset.ts';
 import { load, lotPageRequests, watchRequests, type LoadOptions, type LoadResult, type Target } from './loads.ts';
 import { BENCH_DIR, say, stopProcess, waitFor200, type Proc } from './processes.ts';
@@ -241,6 +241,8 @@ export async function postgresColumn(inputs: ColumnInputs): Promise<PostgresColu
     proc = inputs.startService('service-postgres', pgDataset, { POSTGRES_URL: url, POSTGRES_SCHEMA: schema, PORT: String(inputs.port) });
     const readyMs = await waitFor200(proc, `http://127.0.0.1:${inputs.port}/readyz`, 15 * 60_000);
     say(`  ready after ${(readyMs / 1000).toFixed(1)} s (every projection built from the copied log)`);
+    // Ready means within READY_MAX_LAG_SECONDS of the head: the loads start once the last of the build is done.
+    await settle(proc.pid);
     logs = await openAdapterLogs(BENCH_DIR, eventsFile, url, schema);
 
     const pgClient = new ServiceClient(inputs.port);
