@@ -896,7 +896,7 @@ async function main() {
     const replayRate = spread(postgres.postgres.replay.map((r) => r.eventsPerSecond));
     add(
       `PostgreSQL replay ≥ ${fmt(TARGETS.pgReplayEventsPerSecond)} events/s`,
-      `${showSpread(replayRate)} events/s`,
+      `${showSpread(replayRate)} events/s (${showSpread(spread(postgres.postgres.replay.map((r) => r.eventsPerCpuSecond)))} per CPU second of the reader)`,
       replayRate.median >= TARGETS.pgReplayEventsPerSecond,
     );
     const pgLoads = [...postgres.postgres.lots, ...postgres.postgres.watch, ...postgres.postgres.hot];
