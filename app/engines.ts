@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Config, Role } from '../src/config.ts';
+import { ConfigError, type Config, type Role } from '../src/config.ts';
 import type { Logger } from '../src/logger.ts';
 import type { EventLog } from '../src/ports/event-log.ts';
 import type { DocumentStore } from '../src/ports/read-models.ts';
@@ -57,6 +57,8 @@ export interface Engines {
   searchInProcess: boolean;
   /** Which engine serves each port, for the start-up log (no credentials). */
   describe: Record<string, string>;
+  /** Throws when a networked engine this process needs does not answer (PostgreSQL), for /readyz. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -98,9 +100,11 @@ export async function openEngines(
   // One pool per process for every part on PostgreSQL, ended after them (closers run last first).
   let pgPool: import('pg').Pool | null = null;
   if (urls.postgres) {
-    const { default: pg } = await import('pg');
-    const pool = new pg.Pool({ connectionString: urls.postgres, max: 10 });
-    pool.on('error', () => {}); // an idle client's lost connection: the next query reconnects
+    const { createPool } = await import('../src/adapters/postgres/pool.ts');
+    const pool = createPool(urls.postgres, 10, {
+      connectTimeoutMs: urls.postgresConnectTimeoutMs,
+      queryTimeoutMs: urls.postgresQueryTimeoutMs,
+    });
     pgPool = pool;
     closers.push(() => pool.end());
   }
@@ -191,9 +195,18 @@ export async function openEngines(
   let search: SearchIndex;
   let searchInProcess = false;
   if (urls.typesense) {
-    const { TypesenseIndex } = await import('../src/adapters/typesense/typesense-index.ts');
-    search = await TypesenseIndex.connect(urls.typesense, urls.typesenseApiKey ?? '', { partitions: LOT_SEARCH_PARTITION });
-    describe.search = `Typesense ${redact(urls.typesense)}`;
+    const { TypesenseIndex, TypesenseKeyRefusedError } = await import('../src/adapters/typesense/typesense-index.ts');
+    // An `api` only searches and reads checkpoints: with a search-only key it never writes the index.
+    const searchOnly = role === 'api' && urls.typesenseSearchApiKey !== null;
+    const keyVariable = searchOnly ? 'TYPESENSE_SEARCH_API_KEY' : 'TYPESENSE_API_KEY';
+    const key = (searchOnly ? urls.typesenseSearchApiKey : urls.typesenseApiKey) ?? '';
+    try {
+      search = await TypesenseIndex.connect(urls.typesense, key, { partitions: LOT_SEARCH_PARTITION, readOnly: searchOnly });
+    } catch (error) {
+      if (error instanceof TypesenseKeyRefusedError) throw new ConfigError(`${keyVariable}: ${error.message}`);
+      throw error;
+    }
+    describe.search = `Typesense ${redact(urls.typesense)}${searchOnly ? ' (search-only key)' : ''}`;
   } else if (options.withoutLotIndex) {
     search = await MiniSearchIndex.open({ dir: null, partitions: LOT_SEARCH_PARTITION });
     describe.search = 'embedded, empty (not read by this tool)';
@@ -229,6 +242,9 @@ export async function openEngines(
     leases: { projector: projectorLeases, worker: workerLeases },
     searchInProcess,
     describe,
+    async ping() {
+      await pgPool?.query('SELECT 1');
+    },
     async close() {
       if (closed) return;
       closed = true;

@@ -29,9 +29,11 @@ async function main() {
       if (!shutdown) process.kill(process.pid, 'SIGTERM');
       else if (!shutdown.stopping) void shutdown.signal('SIGTERM');
     });
+  const seeds = config.seedDemo && (config.role === 'all' || config.role === 'projector');
   let runtime;
   try {
-    runtime = await createRuntime(config, logger, { api: !primary });
+    // The projector's loops start once the demo data is in the log (a first start's seed).
+    runtime = await createRuntime(config, logger, { api: !primary, holdProjections: seeds });
   } catch (error) {
     if (error instanceof RoleRefusedError) {
       process.stderr.write(`refused to start (ROLE=${config.role}): ${error.message}\n`);
@@ -68,11 +70,12 @@ async function main() {
   shutdown.listen();
 
   let credentials = null;
-  if (config.seedDemo && (role === 'all' || role === 'projector')) {
+  if (seeds) {
     credentials = demoCredentials(dataPaths(config.dataDir).demoCredentials);
     const started = Date.now();
     const result = await seedDemo(services, credentials);
     if (result.seeded) logger.info({ ms: Date.now() - started }, 'demo data imported');
+    await runtime.startProjections();
   }
   const running = services.projector.running;
   if (running.length > 0) {

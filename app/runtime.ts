@@ -75,6 +75,8 @@ export interface Runtime {
   feed: EventFeed | null;
   /** The process is stopping: requests waiting for events (the back office's feed, `wait`) answer at once. */
   stopWaiting(): void;
+  /** Starts the projections' loops when they were held back (`holdProjections`); else does nothing. */
+  startProjections(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -99,6 +101,11 @@ export async function createRuntime(
     projectorLease?: boolean;
     /** A tool that never reads the lot index: the embedded one is not loaded (app/engines.ts). */
     withoutLotIndex?: boolean;
+    /**
+     * Projections not started until `startProjections()`: a first start seeds its log first, and then catches
+     * up in large pages instead of every loop following each of thousands of appends.
+     */
+    holdProjections?: boolean;
     /**
      * False: `all` without its HTTP API, answering health, readiness and metrics only (the primary of
      * API_PROCESSES ≥ 2, whose forked `api` processes serve PORT; app/main.ts).
@@ -166,6 +173,7 @@ export async function createRuntime(
     for (const [name, processor] of Object.entries({ ...allJobs(services), ...delivery }))
       jobs.process(name, metrics ? metrics.job(name, processor) : processor);
   }
+  let startLoops: (() => Promise<void>) | null = null;
   if (background) {
     // An `api` with the embedded lot index keeps its own replica of it up to date; everything else it
     // reads follows the projector's stored checkpoints.
@@ -174,8 +182,9 @@ export async function createRuntime(
       : role === 'api' && engines.searchInProcess
         ? projector.projections.filter((p) => p.kind === 'search').map((p) => p.name)
         : [];
-    if (role !== 'worker') await projector.start(here);
+    if (role !== 'worker') startLoops = () => projector.start(here);
   }
+  if (!options.holdProjections) await startLoops?.();
   const inlineMetrics = config.metrics === 'on' ? metrics : null;
   const memberProjections = [membersProjection.name];
   const accessProjections = [accessProjection.name];
@@ -183,7 +192,7 @@ export async function createRuntime(
   // Every open stream and waiting request listens for the stop (thousands of them).
   setMaxListeners(0, stopping.signal);
   const servesHttp = (role === 'all' && options.api !== false) || role === 'api' || !background;
-  const feed = servesHttp || runsJobs ? new EventFeed(log, eventCatalog, new PositionCodec(secret), stopping.signal) : null;
+  const feed = servesHttp || runsJobs ? new EventFeed(log, eventCatalog, new PositionCodec(secret), stopping.signal, logger) : null;
   if (feed) metrics?.feedReaders(() => feed.readers);
   metrics?.auctionStreams(openAuctionStreams);
   const urls = new PublicUrlGuard(config.webhookAllowPrivate);
@@ -212,6 +221,7 @@ export async function createRuntime(
           metrics,
           metricsElsewhere: config.metrics !== 'on',
           fresh: () => versions.fresh(),
+          ping: () => engines.ping(),
         },
         {
           feed: feed!,
@@ -227,6 +237,7 @@ export async function createRuntime(
         maxLagSeconds: config.http.readyMaxLagSeconds,
         metrics: inlineMetrics,
         projections: runsProjections ? () => projector.status() : undefined,
+        ping: () => engines.ping(),
       }) as unknown as ReturnType<typeof buildApp>);
   let closed = false;
   return {
@@ -237,6 +248,11 @@ export async function createRuntime(
     metrics,
     feed,
     stopWaiting: () => stopping.abort(),
+    async startProjections() {
+      const start = startLoops;
+      startLoops = null;
+      if (options.holdProjections) await start?.();
+    },
     async close() {
       if (closed) return;
       closed = true;

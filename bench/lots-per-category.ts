@@ -5,6 +5,7 @@
 import { defineDocumentProjection } from '../src/projector/projection.ts';
 import type { Doc } from '../src/ports/read-models.ts';
 import { catalogueEvents } from '../commands/catalogue/events.ts';
+import { catalogueLotEvents } from '../commands/lots/events.ts';
 
 const LOTS_PER_CATEGORY = 'analysis_bench_lots_per_category';
 const NAMES = 'analysis_bench_names';
@@ -20,7 +21,7 @@ interface LotsDoc extends Doc {
 
 export const lotsPerCategory = defineDocumentProjection({
   name: 'analysis-bench-lots-per-category',
-  events: [catalogueEvents],
+  events: [catalogueEvents, catalogueLotEvents],
   handles: ['AuctionCatalogued', 'CategoryCatalogued', 'LotCatalogued'],
   collections: [{ name: LOTS_PER_CATEGORY }, { name: NAMES }],
   async apply(event, uow) {

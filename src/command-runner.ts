@@ -2,7 +2,7 @@
 import { type EventLog, type NewEvent, WrongExpectedVersionError } from './ports/event-log.ts';
 import type { AnyEvent } from './events/define.ts';
 import type { CommandResult, Decider } from './decider.ts';
-import { WriteContentionError } from './errors.ts';
+import { PayloadTooLargeError, WriteContentionError } from './errors.ts';
 
 /** A stream folded into a decider's state (for reads on the command side, which never use read models). */
 export async function foldStream<State, Event extends AnyEvent>(
@@ -19,6 +19,23 @@ export async function foldStream<State, Event extends AnyEvent>(
 const STATE_CACHE_SIZE = 10_000;
 /** The most commands of one stream decided together and appended in one append. */
 const MAX_BATCH = 500;
+/**
+ * The most bytes of events in one append: EventStoreDB refuses an append over its MaxAppendSize (1,048,576
+ * bytes by default), less a margin. A batch ends before the command that would take it past this; a command
+ * whose events alone take more is refused (413), on every engine alike.
+ */
+export const MAX_APPEND_BYTES = 1_048_576 - 16 * 1024;
+/** Per event, room for the keys an adapter adds to the metadata (EventStoreDB's: schema version, correlation). */
+const EVENT_OVERHEAD_BYTES = 64;
+
+/**
+ * An event's bytes in an append, at least as EventStoreDB counts them (Event.SizeOnDisk: data, metadata, and
+ * twice the type's length), with the correlation id counted twice since that adapter copies it.
+ */
+export function appendBytes(event: NewEvent): number {
+  const json = (value: unknown) => Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+  return json(event.data) + json(event.metadata) + json(event.metadata.correlationId) + event.type.length * 2 + EVENT_OVERHEAD_BYTES;
+}
 const stateCaches = new WeakMap<EventLog, WeakMap<object, Map<string, { state: unknown; revision: number }>>>();
 /** Streams of a log that met a conflict lately (by when): their state is copied before deciding (Decider.copy). */
 const contended = new WeakMap<EventLog, Map<string, number>>();
@@ -92,8 +109,8 @@ const queues = new WeakMap<EventLog, Map<string, Queued[]>>();
  *
  * Commands on one stream run one batch at a time in this process: those that arrive while a batch is being
  * appended wait, and are then decided together, one after another on the state each leaves for the next,
- * and appended in one append (group commit: one transaction for them all). A command whose decision fails
- * fails alone; when the append meets a stale revision, the whole batch is decided again on the new state,
+ * and appended in one append (group commit: one transaction for them all), up to MAX_BATCH commands and
+ * MAX_APPEND_BYTES of events (the rest wait for the next append). A command whose decision fails fails alone; when the append meets a stale revision, the whole batch is decided again on the new state,
  * since each was decided on the one before it (joined by the commands of the same decider that arrived
  * meanwhile, after it in line).
  *
@@ -204,11 +221,24 @@ async function runBatch(log: EventLog, streamId: string, decider: Queued['decide
     // that took events is remembered only once they are appended (else the next try reads the stream again).
     const outcomes: Outcome[] = [];
     const toAppend: NewEvent[] = [];
-    for (const item of batch) {
+    let bytes = 0;
+    for (let i = 0; i < batch.length; i++) {
+      const item = batch[i];
       item.tries++;
       try {
         const events = decider.decide(item.command, state);
         const news = events.map((e) => decider.events.toNew(e, item.correlationId));
+        const size = news.reduce((sum, event) => sum + appendBytes(event), 0);
+        if (size > MAX_APPEND_BYTES) {
+          throw new PayloadTooLargeError(`The command's events take ${size} bytes; one append holds at most ${MAX_APPEND_BYTES}.`);
+        }
+        if (bytes + size > MAX_APPEND_BYTES) {
+          // The batch is full: this command and those after it go first in line, for the next append.
+          item.tries--;
+          queue.unshift(...batch.splice(i));
+          break;
+        }
+        bytes += size;
         for (const event of events) state = decider.evolve(state, event);
         toAppend.push(...news);
         outcomes.push({ events, view: decider.view?.(state, item.command) });

@@ -23,8 +23,8 @@ export interface CommandStreams {
     streamId: string,
     decider: Pick<Decider<State, unknown, Event>, 'events' | 'initialState' | 'evolve'>,
   ): Promise<State>;
-  /** The recorded events of one stream, oldest first (whether anything was ever appended to it). */
-  readStream(streamId: string): Promise<RecordedEvent[]>;
+  /** The recorded events of one stream, oldest first (whether anything was ever appended to it), from a revision on. */
+  readStream(streamId: string, options?: { fromRevision?: number }): Promise<RecordedEvent[]>;
 }
 
 /** Command streams over an event log (imports, jobs and tests, which hold the log themselves). */
@@ -36,7 +36,7 @@ export function commandStreams(log: EventLog, options: { correlationId?: string 
         attempts: runOptions.attempts,
       }),
     fold: (streamId, decider) => foldStream(log, streamId, decider),
-    readStream: (streamId) => log.readStream(streamId),
+    readStream: (streamId, options) => log.readStream(streamId, options),
   };
 }
 

@@ -16,6 +16,8 @@ export interface EngineUrls {
   mongodb: string | null;
   typesense: string | null;
   typesenseApiKey: string | null;
+  /** A search-only key (documents:search and documents:get) for the `api` role, which never writes the index. */
+  typesenseSearchApiKey: string | null;
   redis: string | null;
   /** Prefix of every Redis key (jobs, limits, leases): several deployments can share one Redis. */
   redisPrefix: string;
@@ -23,6 +25,10 @@ export interface EngineUrls {
   postgres: string | null;
   /** The schema of its tables (POSTGRES_SCHEMA, default `bidder`): several deployments can share one database. */
   postgresSchema: string;
+  /** Bounded waits on PostgreSQL (ms): a connection, or a free one of the pool (POSTGRES_CONNECT_TIMEOUT_MS, default 2000)... */
+  postgresConnectTimeoutMs: number;
+  /** ...and one statement (POSTGRES_QUERY_TIMEOUT_MS, default 5000): past them, a request answers 503. */
+  postgresQueryTimeoutMs: number;
 }
 
 export interface Config {
@@ -186,8 +192,10 @@ function metrics(env: NodeJS.ProcessEnv): Config['metrics'] {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  if (env.TYPESENSE_URL && !env.TYPESENSE_API_KEY) throw new Error('TYPESENSE_URL is set without TYPESENSE_API_KEY');
   const r = role(env.ROLE);
+  if (env.TYPESENSE_URL && !env.TYPESENSE_API_KEY && !(r === 'api' && env.TYPESENSE_SEARCH_API_KEY)) {
+    throw new Error(`TYPESENSE_URL is set without TYPESENSE_API_KEY${r === 'api' ? ' or TYPESENSE_SEARCH_API_KEY' : ''}`);
+  }
   return {
     role: r,
     apiProcesses: apiProcesses(env.API_PROCESSES, r),
@@ -196,10 +204,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       mongodb: env.MONGODB_URL || null,
       typesense: env.TYPESENSE_URL || null,
       typesenseApiKey: env.TYPESENSE_API_KEY || null,
+      typesenseSearchApiKey: env.TYPESENSE_SEARCH_API_KEY || null,
       redis: env.REDIS_URL || null,
       redisPrefix: env.REDIS_PREFIX || 'bidder',
       postgres: postgresUrl(env.POSTGRES_URL),
       postgresSchema: postgresSchema(env.POSTGRES_SCHEMA),
+      postgresConnectTimeoutMs: int(env.POSTGRES_CONNECT_TIMEOUT_MS, 2000, 'POSTGRES_CONNECT_TIMEOUT_MS'),
+      postgresQueryTimeoutMs: int(env.POSTGRES_QUERY_TIMEOUT_MS, 5000, 'POSTGRES_QUERY_TIMEOUT_MS'),
     },
     metrics: metrics(env),
     port: int(env.PORT, 3000, 'PORT'),

@@ -51,8 +51,8 @@ export class NotFoundError extends AppError {
   }
 }
 export class ConflictError extends AppError {
-  constructor(detail: string) {
-    super(409, 'Conflict', detail);
+  constructor(detail: string, retryAfterSeconds?: number) {
+    super(409, 'Conflict', detail, retryAfterSeconds === undefined ? {} : { retryAfterSeconds });
   }
 }
 export class PayloadTooLargeError extends AppError {
@@ -77,9 +77,78 @@ export class TooManyRequestsError extends AppError {
   }
 }
 export class ServiceUnavailableError extends AppError {
-  constructor(detail: string) {
-    super(503, 'Service Unavailable', detail);
+  constructor(detail: string, retryAfterSeconds?: number) {
+    super(503, 'Service Unavailable', detail, retryAfterSeconds === undefined ? {} : { retryAfterSeconds });
   }
+}
+
+/** Seconds a caller is told to wait (Retry-After) when an engine cannot be reached: about a database's restart. */
+export const ENGINE_UNAVAILABLE_RETRY_AFTER_SECONDS = 2;
+export const ENGINE_UNAVAILABLE_DETAIL =
+  'The service cannot reach its storage at the moment, and the request may not have been carried out. Try again shortly.';
+
+/** Socket errors of a server that is gone, refusing, or unreachable. */
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
+/**
+ * PostgreSQL's SQLSTATEs of a server that ended or refuses the session: admin_shutdown, crash_shutdown,
+ * cannot_connect_now (starting up or shutting down), too_many_connections, query_canceled (the statement time-out);
+ * class 08 (connection exceptions) is matched whole.
+ */
+const SQL_STATES = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
+/** node-postgres's own messages of a lost connection or a bounded wait that ran out. */
+const CLIENT_MESSAGES = [
+  /^Connection terminated/,
+  /^timeout exceeded when trying to connect/,
+  /^Query read timeout/,
+  /is not queryable$/,
+  /^Client has encountered a connection error/,
+];
+/**
+ * The EventStoreDB client's error types (`@eventstore/db-client` `dist/utils/CommandError.js` `ErrorType`) of a
+ * server that is gone, restarting, changing leader, or slower than the call's deadline.
+ */
+const ESDB_TYPES = new Set(['unavailable', 'deadline-exceeded', 'timeout', 'not-leader']);
+/**
+ * The MongoDB driver's error classes (`mongodb` `lib/error.js`) of a server it cannot select or reach; the
+ * Typesense client's `ServerError` (a node's 5xx, e.g. 503 "Not Ready or Lagging", after its retries).
+ */
+const ERROR_NAMES = new Set([
+  'MongoServerSelectionError',
+  'MongoNetworkError',
+  'MongoNetworkTimeoutError',
+  'MongoNotConnectedError',
+  'MongoTopologyClosedError',
+  'ServerError',
+]);
+
+/** Whether an error (or its cause, or one of an AggregateError's) says an engine could not be reached. */
+export function isEngineUnreachable(error: unknown, depth = 0): boolean {
+  if (!error || typeof error !== 'object' || depth > 4) return false;
+  const { code, message, cause, errors, type, name } = error as Record<string, unknown>;
+  if (typeof code === 'string' && (NETWORK_CODES.has(code) || SQL_STATES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true;
+  if (typeof type === 'string' && ESDB_TYPES.has(type)) return true;
+  if (typeof name === 'string' && ERROR_NAMES.has(name)) return true;
+  if (typeof message === 'string' && CLIENT_MESSAGES.some((pattern) => pattern.test(message))) return true;
+  if (Array.isArray(errors) && errors.some((e) => isEngineUnreachable(e, depth + 1))) return true;
+  return isEngineUnreachable(cause, depth + 1);
+}
+
+/**
+ * The one mapping of an unreachable engine (PostgreSQL restarting, a refused or lost connection, a wait that ran
+ * out) to its answer: 503 with Retry-After. Null for any other error.
+ */
+export function unavailableFrom(error: unknown): ServiceUnavailableError | null {
+  if (error instanceof AppError || !isEngineUnreachable(error)) return null;
+  return new ServiceUnavailableError(ENGINE_UNAVAILABLE_DETAIL, ENGINE_UNAVAILABLE_RETRY_AFTER_SECONDS);
 }
 /**
  * A command that kept losing the race for its stream (other writers, often other processes, appended first

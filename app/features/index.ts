@@ -1,6 +1,7 @@
 import { assembleFeatures, defineFeature, type Feature } from '../../src/feature.ts';
 import { accessCommands } from '../../commands/access/index.ts';
 import { catalogueCommands } from '../../commands/catalogue/index.ts';
+import { lotsCommands } from '../../commands/lots/index.ts';
 import { documentsCommands } from '../../commands/documents/index.ts';
 import { translationsCommands } from '../../commands/translations/index.ts';
 import { membersCommands } from '../../commands/members/index.ts';
@@ -51,7 +52,7 @@ import { watchlistQueries } from '../../queries/watchlist/index.ts';
 import { backofficeFeedQueries } from '../../queries/backoffice-feed/index.ts';
 import { webhooksCommands } from '../../commands/webhooks/index.ts';
 import { backofficeIntakeCommands } from '../../commands/backoffice-intake/index.ts';
-import { idempotencyCommands } from '../../commands/idempotency/index.ts';
+import { idempotencyPart } from '../../src/idempotency/index.ts';
 import { biddingCommands } from '../../commands/bidding/index.ts';
 import { biddingReadModels } from '../../projections/bidding/index.ts';
 import { biddingQueries } from '../../queries/bidding/index.ts';
@@ -86,6 +87,8 @@ export const features: Feature[] = [
     consignmentsQueries,
     liveQueries,
   ),
+  // A lot's stream: the events catalogue intake and timed bidding both write.
+  defineFeature('lots', lotsCommands),
   // Read models before the commands' part, whose reactors then run after the projections.
   defineFeature('bidding', biddingReadModels, biddingCommands, biddingQueries, auctionStreamQueries),
   defineFeature('documents', documentsCommands, documentsReadModels, documentsQueries),
@@ -105,7 +108,7 @@ export const features: Feature[] = [
   // Routed in this order: /webhooks before /webhooks/{id}, GET /webhooks/{id} beside DELETE.
   defineFeature('webhooks', webhooksQueries, webhooksCommands, webhooksReadModels),
   defineFeature('backoffice-intake', backofficeIntakeCommands),
-  defineFeature('idempotency', idempotencyCommands),
+  defineFeature('idempotency', idempotencyPart),
 ];
 
 /** What the features register, checked once (no event type, projection, job or intake kind twice). */

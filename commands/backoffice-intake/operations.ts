@@ -5,7 +5,7 @@ import { defineOperation } from '../../src/http/operation.ts';
 import { INT32_MAX, z } from '../../src/http/schemas.ts';
 import { TooManyRequestsError } from '../../src/errors.ts';
 import { readNdjsonBody } from '../../src/http/ndjson-body.ts';
-import { idempotencyKeyOf, onceForKey } from '../idempotency/rules.ts';
+import { idempotencyKeyOf, onceForKey } from '../../src/idempotency/index.ts';
 
 /** The largest intake body (BACKOFFICE.md). */
 export const INTAKE_BODY_LIMIT = 64 * 1024 * 1024;

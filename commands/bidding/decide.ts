@@ -2,8 +2,7 @@ import type { Decider } from '../../src/decider.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../src/errors.ts';
 import type { EventOf } from '../../src/events/define.ts';
 import { assertNever } from '../../src/assert-never.ts';
-import type { LotCatalogued } from '../catalogue/events.ts';
-import { lotStreamEvents, type LotStreamEvent } from './events.ts';
+import { lotEvents, type LotCatalogued, type LotEvent } from '../lots/events.ts';
 import { MAX_BID_AMOUNT, incrementAt, minimumNextBid, reserveMet, type IncrementRow } from './rules.ts';
 
 /**
@@ -160,8 +159,8 @@ export interface BiddingView {
   endTime: string | null;
 }
 
-export const biddingDecider: Decider<LotBiddingState, BiddingCommand, LotStreamEvent, BiddingView> = {
-  events: lotStreamEvents,
+export const biddingDecider: Decider<LotBiddingState, BiddingCommand, LotEvent, BiddingView> = {
+  events: lotEvents,
   initialState: () => ({
     lot: null,
     endTime: null,
@@ -247,7 +246,7 @@ export const biddingDecider: Decider<LotBiddingState, BiddingCommand, LotStreamE
   },
 };
 
-function placeMaxBid(command: Extract<BiddingCommand, { type: 'PlaceMaxBid' }>, state: LotBiddingState): LotStreamEvent[] {
+function placeMaxBid(command: Extract<BiddingCommand, { type: 'PlaceMaxBid' }>, state: LotBiddingState): LotEvent[] {
   const { tenant, lotId, memberId, maxAmount, bidId, at, increments } = command;
   const lot = state.lot;
   if (!lot || state.endTime === null) throw new NotFoundError(`Lot ${lotId} does not exist.`);
@@ -291,7 +290,7 @@ function placeMaxBid(command: Extract<BiddingCommand, { type: 'PlaceMaxBid' }>, 
 
   // Who led before this bid and does not now: they get one "outbid" mail.
   const outbidMemberId = before && before.memberId !== lead.memberId ? before.memberId : null;
-  const events: LotStreamEvent[] = [
+  const events: LotEvent[] = [
     { type: 'MaxBidPlaced', data: { tenant, lotId, auctionId: lot.auctionId, bidId, memberId, maxAmount, outbidMemberId, at } },
   ];
   if (currentBid === state.currentBid) return events;

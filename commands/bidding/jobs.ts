@@ -2,15 +2,21 @@
 import type { JobDeps } from '../../src/feature.ts';
 import type { JobProcessor } from '../../src/ports/jobs.ts';
 import { runCommand } from '../../src/command-runner.ts';
+import { defineCounter } from '../../src/counters.ts';
 import { NotFoundError } from '../../src/errors.ts';
 import { catalogueLots } from '../../projections/catalogue/index.ts';
 import { memberAccounts } from '../../projections/members/index.ts';
 import { senderOf, tenantSettings } from '../../projections/access/index.ts';
 import { memberLanguage } from '../../projections/profile/index.ts';
 import { mailHtml } from '../../src/text/mail.ts';
-import { lotStreamId } from './events.ts';
+import { lotStreamId } from '../lots/events.ts';
 import { biddingDecider } from './decide.ts';
-import { closesCounter } from './metrics.ts';
+
+const closesCounter = defineCounter({
+  name: 'bidder_lots_closed_total',
+  help: 'Lots of timed auctions closed at their end time, by result (sold, unsold)',
+  labelNames: ['result'],
+});
 
 /* The jobs, as the reactor that adds them (reactors.ts) and their processors below know them. */
 

@@ -1,15 +1,41 @@
 // Placing or raising a maximum bid, as POST /v1/me/bids asks: the Idempotency-Key, the look-ups (lot, auction,
-// the house's increments), whether the member may bid, then the bidding decider on the lot's stream.
+// the house's increments), whether the member may bid, the bidding decider on the lot's stream, and the counts.
 import { randomUUID } from 'node:crypto';
 import type { MemberContext } from '../../src/http/operation.ts';
-import { ForbiddenError, NotFoundError } from '../../src/errors.ts';
+import { defineCounter } from '../../src/counters.ts';
+import { AppError, ForbiddenError, NotFoundError, ValidationError, WriteContentionError } from '../../src/errors.ts';
 import { biddingSettings, catalogueAuctions, catalogueLots } from '../../projections/catalogue/index.ts';
 import { mayBidReason } from '../registrations/rules.ts';
-import { idempotencyKeyOf, onceForKey } from '../idempotency/rules.ts';
-import { lotStreamId } from './events.ts';
-import { BiddingEndedError, biddingDecider, NotTimedError } from './decide.ts';
-import { bidsCounter, extensionsCounter, refusalOf } from './metrics.ts';
+import { idempotencyKeyOf, onceForKey } from '../../src/idempotency/index.ts';
+import { lotStreamId } from '../lots/events.ts';
+import { BidBelowMinimumError, BiddingEndedError, biddingDecider, NotTimedError } from './decide.ts';
 import { DEFAULT_EXTENSION_WINDOW_SECONDS, DEFAULT_INCREMENTS } from './rules.ts';
+
+const bidsCounter = defineCounter({
+  name: 'bidder_bids_total',
+  help: 'Maximum bids asked for over POST /v1/me/bids (validated bodies), by outcome: leading or outbid when accepted, else why refused',
+  labelNames: ['outcome'],
+});
+
+const extensionsCounter = defineCounter({
+  name: 'bidder_lot_extensions_total',
+  help: "Bids that moved a lot's end time (soft close)",
+  labelNames: [],
+});
+
+/** The outcome label of a refused bid. */
+function refusalOf(error: unknown): string {
+  if (error instanceof BidBelowMinimumError) return 'below_minimum';
+  if (error instanceof BiddingEndedError) return 'ended';
+  if (error instanceof NotTimedError) return 'not_timed';
+  if (error instanceof ForbiddenError) return 'forbidden';
+  if (error instanceof NotFoundError) return 'not_found';
+  if (error instanceof ValidationError) return 'invalid';
+  if (error instanceof WriteContentionError) return 'contention';
+  if (error instanceof AppError && error.status === 422) return 'key_reused';
+  if (error instanceof AppError && error.status === 409) return 'key_in_use';
+  return 'error';
+}
 
 /** The caller's standing on the lot right after the bid (the PlacedBid answer). */
 export async function placeMaxBid(ctx: MemberContext, body: { LotId: number; MaxAmount: number }) {
@@ -21,6 +47,8 @@ export async function placeMaxBid(ctx: MemberContext, body: { LotId: number; Max
     key,
     body: JSON.stringify({ LotId: body.LotId, MaxAmount: body.MaxAmount }),
     at: () => new Date().toISOString(),
+    // Every wait of a bid is bounded well under this: a claim left by a failed try (its store away) frees the key soon.
+    abandonedAfterMs: 30_000,
   };
   // A refusal is counted by its reason; a repeated request (its first answer again) is not counted again.
   const counted = (error: unknown): never => {

@@ -1,5 +1,5 @@
 import { defineReactor, type Projection, type Reactor, type ReactorDeps } from '../../src/projector/projection.ts';
-import { biddingEvents } from './events.ts';
+import { timedBiddingEvents } from '../lots/events.ts';
 import { CLOSE_LOT, closeLotJob, OUTBID_MAIL, outbidMailJob } from './jobs.ts';
 
 /**
@@ -20,7 +20,7 @@ export function biddingReactor(deps: ReactorDeps): Reactor {
   };
   return defineReactor({
     name: 'bidding-jobs',
-    events: [biddingEvents],
+    events: [timedBiddingEvents],
     handles: ['MaxBidPlaced', 'LotEndTimeExtended'],
     async react(event) {
       const { tenant, lotId } = event.data;

@@ -2,8 +2,8 @@ import type { Decider } from '../../src/decider.ts';
 import { ConflictError, NotFoundError } from '../../src/errors.ts';
 import type { EventOf } from '../../src/events/define.ts';
 import { assertNever } from '../../src/assert-never.ts';
-import { catalogueEvents, type AuctionCatalogued, type CatalogueEvent, type CategoryCatalogued, type LotCatalogued } from './events.ts';
-import { lotStreamEvents, type LotStreamEvent } from '../bidding/events.ts';
+import { catalogueEvents, type AuctionCatalogued, type CatalogueEvent, type CategoryCatalogued } from './events.ts';
+import { lotEvents, type LotCatalogued, type LotEvent } from '../lots/events.ts';
 
 /**
  * Catalogue intake deciders. Intake is a full-record "upsert": a record equal to what the stream already
@@ -110,8 +110,8 @@ interface LotState {
 }
 
 /** Intake's decider of a lot's stream, which it reads whole: timed bidding's events are on it too (and ignored here). */
-export const lotDecider: Decider<LotState, LotCommand, LotStreamEvent> = {
-  events: lotStreamEvents,
+export const lotDecider: Decider<LotState, LotCommand, LotEvent> = {
+  events: lotEvents,
   initialState: () => ({ catalogued: null, bidIds: new Set(), closedAt: null }),
   evolve: (state, event) => {
     switch (event.type) {

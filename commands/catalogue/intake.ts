@@ -2,15 +2,8 @@ import { z } from 'zod';
 import { foldStream, runCommand } from '../../src/command-runner.ts';
 import { isoDateTime, positiveId, tenantId } from '../../src/events/define.ts';
 import { defineIntakeKind, lookUp, remember, type IntakeDeps, type IntakeKind } from '../../src/intake-kind.ts';
-import {
-  AuctionCatalogued,
-  BidPlaced,
-  CategoryCatalogued,
-  LotCatalogued,
-  auctionStreamId,
-  categoryStreamId,
-  lotStreamId,
-} from './events.ts';
+import { AuctionCatalogued, CategoryCatalogued, auctionStreamId, categoryStreamId } from './events.ts';
+import { BidPlaced, LotCatalogued, lotStreamId } from '../lots/events.ts';
 import { auctionDecider, lotDecider, recordDecider, type CategoryData } from './decide.ts';
 
 /**

@@ -11,8 +11,7 @@ import { memberLanguage } from '../../projections/profile/index.ts';
 import { mailHtml } from '../../src/text/mail.ts';
 import { memberAccounts } from '../../projections/members/index.ts';
 import { notificationSubscriptions, type NotificationSubscriptionDoc } from '../../projections/notifications/index.ts';
-import { lotStreamId, type LotCatalogued } from '../catalogue/events.ts';
-import { lotStreamEvents, type LotStreamEvent } from '../bidding/events.ts';
+import { lotEvents, lotStreamId, type LotCatalogued, type LotEvent } from '../lots/events.ts';
 import {
   legacySubscriptionDecider,
   memberNotificationsDecider,
@@ -65,9 +64,9 @@ interface LotEnd {
 }
 
 const lotEnd = {
-  events: lotStreamEvents,
+  events: lotEvents,
   initialState: (): LotEnd => ({ catalogued: null, extendedTo: null, closedAt: null }),
-  evolve: (state: LotEnd, event: LotStreamEvent): LotEnd => {
+  evolve: (state: LotEnd, event: LotEvent): LotEnd => {
     if (event.type === 'LotCatalogued') return { ...state, catalogued: event.data };
     if (event.type === 'LotEndTimeExtended') return { ...state, extendedTo: event.data.endTime };
     if (event.type === 'LotClosed') return { ...state, closedAt: event.data.closedAt };

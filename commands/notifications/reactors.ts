@@ -2,7 +2,7 @@ import { defineReactor, type Projection, type Reactor, type ReactorDeps } from '
 import type { DocumentStore } from '../../src/ports/read-models.ts';
 import { NOTIFICATIONS_PROJECTION, notificationSubscriptions } from '../../projections/notifications/index.ts';
 import { catalogueEvents } from '../catalogue/events.ts';
-import { biddingEvents } from '../bidding/events.ts';
+import { lotEvents } from '../lots/events.ts';
 import { memberNotificationsStreamId, notificationsEvents } from './events.ts';
 import { reminderJob, reminderJobData, SEND_REMINDER, type ReminderJobData } from './jobs.ts';
 
@@ -35,7 +35,7 @@ export function notificationRemindersReactor(deps: ReactorDeps): Reactor {
   let reached = 0;
   return defineReactor({
     name: 'notification-reminders',
-    events: [notificationsEvents, catalogueEvents, biddingEvents],
+    events: [notificationsEvents, catalogueEvents, lotEvents],
     handles: ['NotificationSubscribed', 'LotCatalogued', 'LotEndTimeExtended', 'LotClosed'],
     async react(event) {
       switch (event.type) {

@@ -1,9 +1,8 @@
 // Whether a member may bid on a lot: the rule bidding's operations and the registrations' answers share.
-import type { RegistrationStatus } from './events.ts';
 import type { TenantScope } from '../../src/ports/read-models.ts';
 import { auctionStatus, catalogueAuctions, type AuctionDoc, type LotDoc } from '../../projections/catalogue/index.ts';
 import { termsAcceptances, termsId } from '../../projections/terms/index.ts';
-import { findRegistration } from '../../projections/registrations/index.ts';
+import { findRegistration, type RegistrationDoc } from '../../projections/registrations/index.ts';
 
 /** Why a member may not bid on a lot, in the order they are checked (the first that applies). */
 export const lotRegistrationReasons = [
@@ -23,7 +22,7 @@ export interface LotRegistrationFacts {
   auctionOpen: boolean;
   termsRequired: boolean;
   termsAccepted: boolean;
-  registration: RegistrationStatus | 'none';
+  registration: RegistrationDoc['Status'] | 'none';
 }
 
 /**

@@ -8,6 +8,7 @@
 import { defineDocumentProjection } from '../../src/projector/projection.ts';
 import type { Doc } from '../../src/ports/read-models.ts';
 import { catalogueEvents } from '../../commands/catalogue/events.ts';
+import { catalogueLotEvents } from '../../commands/lots/events.ts';
 
 export const BIDS_PER_CATEGORY_DAY = 'analysis_bids_per_category_day';
 export const BIDS_CATALOGUE = 'analysis_bids_catalogue';
@@ -35,7 +36,7 @@ const nameOf = (names: Record<string, string>) => names.en ?? Object.values(name
 
 export const bidsPerCategoryPerDay = defineDocumentProjection({
   name: 'analysis-bids-per-category-per-day',
-  events: [catalogueEvents],
+  events: [catalogueEvents, catalogueLotEvents],
   handles: ['CategoryCatalogued', 'LotCatalogued', 'BidPlaced'],
   collections: [{ name: BIDS_PER_CATEGORY_DAY, indexes: [{ fields: ['Day', 'CategoryId'] }] }, { name: BIDS_CATALOGUE }],
   async apply(event, uow) {

@@ -1,11 +1,12 @@
 import { defineDocumentProjection } from '../../src/projector/projection.ts';
 import { catalogueEvents } from '../../commands/catalogue/events.ts';
+import { catalogueLotEvents } from '../../commands/lots/events.ts';
 import { foldText } from '../../src/text/fold.ts';
 import { ATTRIBUTE_VALUES, type AttributeValueDoc, attributeValueId } from './collections.ts';
 
 export const attributesProjection = defineDocumentProjection({
   name: 'attributes',
-  events: [catalogueEvents],
+  events: [catalogueEvents, catalogueLotEvents],
   handles: ['LotCatalogued'],
   collections: [{ name: ATTRIBUTE_VALUES, indexes: [{ fields: ['Language', 'NameKey'] }] }],
   async apply(event, uow) {

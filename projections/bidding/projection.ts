@@ -1,5 +1,5 @@
 import { defineDocumentProjection } from '../../src/projector/projection.ts';
-import { biddingEvents } from '../../commands/bidding/events.ts';
+import { timedBiddingEvents } from '../../commands/lots/events.ts';
 import { LOT_BIDDERS, MEMBER_BIDS, memberBidId, type LotBiddersDoc, type MemberBidDoc } from './collections.ts';
 
 /** The leader of a lot's maxima: the highest, between equal ones the earlier (as the bidding decider ranks them). */
@@ -13,7 +13,7 @@ function leaderOf(maxima: LotBiddersDoc['Maxima']): number | null {
 /** The bidders' own view of timed bidding (`GET /v1/me/bids`): each member's lots with their maximum and whether they lead, won or lost. */
 export const biddingProjection = defineDocumentProjection({
   name: 'bidding',
-  events: [biddingEvents],
+  events: [timedBiddingEvents],
   handles: ['MaxBidPlaced', 'LotSettled'],
   collections: [
     {

@@ -1,5 +1,6 @@
 import { defineDocumentProjection, type UnitOfWork } from '../../src/projector/projection.ts';
 import { catalogueEvents } from '../../commands/catalogue/events.ts';
+import { catalogueLotEvents } from '../../commands/lots/events.ts';
 import type { Doc } from '../../src/ports/read-models.ts';
 import { BIDS, type BidDoc, bidId } from './collections.ts';
 
@@ -34,7 +35,7 @@ const shown = (lot: BidLot | null) => (lot ? JSON.stringify([lot.AuctionId, lot.
 
 export const bidsProjection = defineDocumentProjection({
   name: 'bids',
-  events: [catalogueEvents],
+  events: [catalogueEvents, catalogueLotEvents],
   handles: ['LotCatalogued', 'LotClosed', 'BidPlaced'],
   collections: [{ name: BIDS, indexes: [{ fields: ['LotId', 'Seq'] }, { fields: ['PlacedAt'] }] }, { name: BID_LOTS }],
   async apply(event, uow) {

@@ -1,6 +1,6 @@
 import { defineDocumentProjection, type UnitOfWork } from '../../src/projector/projection.ts';
 import { catalogueEvents } from '../../commands/catalogue/events.ts';
-import { biddingEvents } from '../../commands/bidding/events.ts';
+import { lotEvents } from '../../commands/lots/events.ts';
 import { accessEvents } from '../../commands/access/events.ts';
 import {
   AUCTION_TYPES,
@@ -72,7 +72,7 @@ async function lotsChanged(uow: UnitOfWork, tenant: string, lotId: number, posit
 /** Auctions, categories and lots, with lot counts kept per auction and category. */
 export const catalogueProjection = defineDocumentProjection({
   name: 'catalogue',
-  events: [catalogueEvents, biddingEvents, accessEvents],
+  events: [catalogueEvents, lotEvents, accessEvents],
   handles: [
     'AuctionCatalogued',
     'LiveStatusChanged',

@@ -1,6 +1,6 @@
 import { defineSearchProjection } from '../../src/projector/projection.ts';
-import { catalogueEvents, type CatalogueEvent } from '../../commands/catalogue/events.ts';
-import { biddingEvents, type BiddingEvent } from '../../commands/bidding/events.ts';
+import { catalogueEvents } from '../../commands/catalogue/events.ts';
+import { lotEvents, type LotEvent } from '../../commands/lots/events.ts';
 import { LOT_SEARCH } from './collections.ts';
 
 /** What the index holds of a lot, as its stream has it so far: its end time in ms, whether it closed early or was extended, its languages. */
@@ -11,14 +11,14 @@ interface IndexedLot {
   languages: string[];
 }
 
-type LotEvent = Extract<CatalogueEvent, { type: 'LotCatalogued' | 'LotClosed' }> | Extract<BiddingEvent, { type: 'LotEndTimeExtended' }>;
+type IndexedLotEvent = Extract<LotEvent, { type: 'LotCatalogued' | 'LotClosed' | 'LotEndTimeExtended' }>;
 
 /**
  * The lot after one more event of its stream, as the catalogue projection keeps it: a lot closed early
  * keeps its closing time when its catalogue record comes again (unless the record ends it earlier still), one
  * extended by bids (soft close) keeps its later end time, and a close before any record changes nothing.
  */
-function evolve(lot: IndexedLot | null, event: LotEvent): IndexedLot | null {
+function evolve(lot: IndexedLot | null, event: IndexedLotEvent): IndexedLot | null {
   switch (event.type) {
     case 'LotCatalogued': {
       const endTime = Date.parse(event.data.endTime);
@@ -44,7 +44,7 @@ function evolve(lot: IndexedLot | null, event: LotEvent): IndexedLot | null {
  */
 export const lotSearchProjection = defineSearchProjection({
   name: 'lot-search',
-  events: [catalogueEvents, biddingEvents],
+  events: [catalogueEvents, lotEvents],
   handles: ['LotCatalogued', 'LotClosed', 'LotEndTimeExtended'],
   collection: {
     name: LOT_SEARCH,

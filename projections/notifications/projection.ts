@@ -1,12 +1,12 @@
 import { defineDocumentProjection } from '../../src/projector/projection.ts';
 import { memberNotificationsStreamId, notificationsEvents } from '../../commands/notifications/events.ts';
 import { catalogueEvents } from '../../commands/catalogue/events.ts';
-import { biddingEvents } from '../../commands/bidding/events.ts';
+import { lotEvents } from '../../commands/lots/events.ts';
 import { NOTIFICATION_SUBSCRIPTIONS, NOTIFICATIONS_PROJECTION, type NotificationSubscriptionDoc } from './collections.ts';
 
 export const notificationsProjection = defineDocumentProjection({
   name: NOTIFICATIONS_PROJECTION,
-  events: [notificationsEvents, catalogueEvents, biddingEvents],
+  events: [notificationsEvents, catalogueEvents, lotEvents],
   // LotCatalogued, LotEndTimeExtended and LotClosed change nothing here; they are handled so that this projection stores its
   // checkpoint with every batch that may move a lot's end time: the reminder reactor waits for that checkpoint
   // before it looks up a lot's subscriptions (see notificationRemindersReactor, commands/notifications/reactors.ts).

@@ -30,6 +30,8 @@ export interface HubDeps {
   /** Waits until the catalogue read model has these events (bounded). */
   caughtUp(position: number, types: readonly string[]): Promise<void>;
   increments(): Promise<readonly IncrementRow[]>;
+  /** A stream's events from a revision on (a lot's: its public bids are counted there). */
+  readStream(streamId: string, fromRevision: number): Promise<Array<{ type: string; revision: number; position: number }>>;
   stopping: AbortSignal;
   now: () => number;
   /** Events read back from the log when the hub starts (default PREFILL_EVENTS). */
@@ -46,6 +48,8 @@ export class AuctionStreamHub {
   private position = 0;
   private readonly listeners = new Map<number, Set<Listener>>();
   private readonly lotAuction = new Map<number, number>();
+  /** The positions of each lot stream's public bids read so far, and the revision read up to. */
+  private readonly lotBids = new Map<string, { revision: number; positions: number[] }>();
   private started: Promise<void> | null = null;
 
   constructor(private readonly deps: HubDeps) {}
@@ -122,10 +126,14 @@ export class AuctionStreamHub {
     const lotIds = [...new Set(events.map((e) => e.data.lotId).filter((id): id is number => typeof id === 'number'))];
     const lots = new Map((await catalogueLots(this.deps.db).find({ _id: { $in: lotIds.map(String) } })).map((l) => [l.Id, l]));
     for (const lot of lots.values()) this.lotAuction.set(lot.Id, lot.AuctionId);
-    const [increments, types] = await Promise.all([this.deps.increments(), readAuctionTypes(this.deps.db)]);
+    const [increments, types, bidCounts] = await Promise.all([
+      this.deps.increments(),
+      readAuctionTypes(this.deps.db),
+      this.bidCountsAt(events),
+    ]);
     const messages: StreamMessage[] = [];
     for (const event of events) {
-      const message = this.messageOf(event, lots, increments, types);
+      const message = this.messageOf(event, lots, increments, types, bidCounts.get(event.position));
       if (message) messages.push(message);
     }
     this.kept.push(...messages);
@@ -139,11 +147,45 @@ export class AuctionStreamHub {
     return messages;
   }
 
+  /**
+   * Each BidPlaced's BidCount as of that bid, by position: its lot's public bids up to it, counted on the lot's
+   * own stream (read on from where this hub last read it), so that every process tells a bid alike whatever
+   * its pages and however far on the lot's read model is.
+   */
+  private async bidCountsAt(events: FeedEvent[]): Promise<Map<number, number>> {
+    const counts = new Map<number, number>();
+    const bids = events.filter((e) => e.type === 'BidPlaced');
+    for (const streamId of new Set(bids.map((e) => e.streamId))) {
+      let known = this.lotBids.get(streamId);
+      if (!known) this.lotBids.set(streamId, (known = { revision: -1, positions: [] }));
+      const last = bids.filter((e) => e.streamId === streamId).at(-1)!;
+      if (known.revision < last.revision) {
+        for (const e of await this.deps.readStream(streamId, known.revision + 1)) {
+          if (e.type === 'BidPlaced') known.positions.push(e.position);
+          known.revision = e.revision;
+        }
+      }
+    }
+    for (const e of bids) {
+      const positions = this.lotBids.get(e.streamId)!.positions;
+      let low = 0;
+      let high = positions.length;
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        if (positions[middle] <= e.position) low = middle + 1;
+        else high = middle;
+      }
+      counts.set(e.position, low);
+    }
+    return counts;
+  }
+
   private messageOf(
     event: FeedEvent,
     lots: Map<number, LotDoc>,
     increments: readonly IncrementRow[],
     types: AuctionTypes,
+    bidCount: number | undefined,
   ): StreamMessage | null {
     const d = event.data as Record<string, unknown>;
     const at = Date.parse(event.created);
@@ -169,7 +211,7 @@ export class AuctionStreamHub {
             LotId: lotId,
             CurrentBid: d.amount,
             Currency: lot?.Currency ?? null,
-            BidCount: lot?.BidCount ?? null,
+            BidCount: bidCount ?? lot?.BidCount ?? null,
             MinimumNextBid: lot ? minimumNextBid(increments, lot.StartingPrice, d.amount as number) : null,
             ReserveMet: lot ? reserveMet(lot.Reserve, d.amount as number) : null,
             EndTime: lot?.EndTime ?? null,

@@ -35,6 +35,7 @@ function hubOf(ctx: TenantContext, feed: TenantFeed): AuctionStreamHub {
       db,
       caughtUp: (position, types) => commands.waitFor({ position, events: types.map((type) => ({ type })) }),
       increments: () => incrementsOf(db),
+      readStream: (streamId, fromRevision) => commands.readStream(streamId, { fromRevision }),
       stopping: feed.stopping,
       now: () => Date.now(),
     });

@@ -1,9 +1,10 @@
 import { hash } from 'node:crypto';
-import type { EventLog, RecordedEvent } from '../ports/event-log.ts';
+import type { EventLog, RecordedEvent, Subscription } from '../ports/event-log.ts';
 import { publicData, type EventDefinition } from './define.ts';
 import { notAPosition, type PositionCodec } from './position.ts';
 import { ValidationError } from '../errors.ts';
 import { StreamSlots } from '../http/stream-slots.ts';
+import type { Logger } from '../logger.ts';
 
 /**
  * Streams open and long-polls waiting at once in one process (each holds a socket); one more is a 503. A house holds
@@ -15,6 +16,8 @@ export const MAX_FEED_READERS = 2000;
 const SCAN_BATCH = 1000;
 /** Events the shared subscription keeps after it saw them: streams and long-polls read them from memory. */
 const RECENT_KEPT = 20_000;
+/** The first wait before the shared subscription is opened again after the log ended it; doubled up to the last. */
+const RESUBSCRIBE_MS = [100, 5_000] as const;
 /** The namespace of the feed's event ids (UUIDv5 of a stream and revision). */
 const ID_NAMESPACE = Buffer.from('5f0b1c9e7a3d4e1fa2b6c8d0e4f61a2b', 'hex');
 
@@ -120,6 +123,8 @@ export class EventFeed {
     private readonly positions: PositionCodec,
     /** Aborted when the process stops: waiting requests answer at once (with what they have: nothing), streams end. */
     readonly stopping: AbortSignal = new AbortController().signal,
+    /** Where a subscription the log ended is reported. */
+    private readonly logger?: Pick<Logger, 'warn'>,
   ) {
     for (const definition of definitions) if (!definition.operator) this.byType.set(definition.type, definition);
     this.types = [...this.byType.keys()];
@@ -252,30 +257,62 @@ export class EventFeed {
     }
   }
 
-  /** Starts the one subscription that wakes waiters (from the log's head), once per process. */
+  /**
+   * Starts the one subscription that wakes waiters (from the log's head), once per process; a start that failed
+   * (the log unreachable, PostgreSQL restarting) is tried again by the next waiter rather than kept failing.
+   */
   private watch(): Promise<void> {
     this.watching ??= (async () => {
       const head = await this.log.headPosition();
       this.recentFrom = head;
       this.watched = head;
-      const subscription = this.log.subscribeToAll({ fromPosition: head, batchSize: SCAN_BATCH });
-      this.stopping.addEventListener('abort', () => void subscription.unsubscribe(), { once: true });
-      void (async () => {
-        try {
-          for await (const batch of subscription) {
-            this.keep(batch);
-            for (const waiter of this.waiters) {
-              if (batch.some((e) => e.position > waiter.from && e.metadata.tenant === waiter.tenant && waiter.types.has(e.type)))
-                waiter.wake(true);
-              else if (waiter.wakeOn && batch.some((e) => e.position > waiter.from && waiter.wakeOn!(e))) waiter.wake(false);
-            }
-          }
-        } catch {
-          // The log closed under it (shutdown); waiters end by their own timers.
-        }
-      })();
+      void this.follow();
     })();
+    const starting = this.watching;
+    starting.catch(() => {
+      if (this.watching === starting) this.watching = null;
+    });
     return this.watching;
+  }
+
+  /**
+   * Follows the log until the process stops. A client ends its subscription on a dropped connection, a server
+   * restart or a leader change and never resubscribes by itself: it is opened again from the last event seen.
+   */
+  private async follow(): Promise<void> {
+    let backoff: number = RESUBSCRIBE_MS[0];
+    while (!this.stopping.aborted) {
+      let subscription: Subscription | null = null;
+      const stop = () => void subscription?.unsubscribe();
+      this.stopping.addEventListener('abort', stop, { once: true });
+      try {
+        subscription = this.log.subscribeToAll({ fromPosition: this.watched, batchSize: SCAN_BATCH });
+        for await (const batch of subscription) {
+          backoff = RESUBSCRIBE_MS[0];
+          this.deliver(batch);
+        }
+      } catch (error) {
+        if (!this.stopping.aborted)
+          this.logger?.warn(
+            { err: error instanceof Error ? error.message : String(error), retryInMs: backoff },
+            'feed subscription ended; resubscribing',
+          );
+      } finally {
+        this.stopping.removeEventListener('abort', stop);
+      }
+      if (this.stopping.aborted) return;
+      await new Promise((resolve) => setTimeout(resolve, backoff).unref());
+      backoff = Math.min(backoff * 2, RESUBSCRIBE_MS[1]);
+    }
+  }
+
+  /** A batch of the subscription: kept, and the waiters it concerns woken. */
+  private deliver(batch: RecordedEvent[]): void {
+    this.keep(batch);
+    for (const waiter of this.waiters) {
+      if (batch.some((e) => e.position > waiter.from && e.metadata.tenant === waiter.tenant && waiter.types.has(e.type))) waiter.wake(true);
+      else if (waiter.wakeOn && batch.some((e) => e.position > waiter.from && waiter.wakeOn!(e))) waiter.wake(false);
+    }
   }
 
   /** Keeps a batch the subscription brought (the oldest go past RECENT_KEPT). */

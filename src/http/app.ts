@@ -54,7 +54,14 @@ export function buildApp(
    * every API request; a promise when the versions of the caches must be read again first
    * (ProjectionVersions.fresh: projections another process runs may have moved).
    */
-  ops: { role: string; metrics: Metrics | null; metricsElsewhere?: boolean; fresh?: () => Promise<void> | null } = {
+  ops: {
+    role: string;
+    metrics: Metrics | null;
+    metricsElsewhere?: boolean;
+    fresh?: () => Promise<void> | null;
+    /** Throws when an engine does not answer (/readyz). */
+    ping?: () => Promise<void>;
+  } = {
     role: 'all',
     metrics: null,
   },
@@ -175,6 +182,7 @@ export function buildApp(
     maxLagSeconds: config.readyMaxLagSeconds,
     metrics: ops.metricsElsewhere ? null : ops.metrics,
     projections: () => services.projector.status(),
+    ping: ops.ping,
   });
 
   /** A fixed answer (a document, a page): its ETag and compressed copies made once. */

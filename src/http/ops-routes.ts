@@ -33,15 +33,19 @@ export function mountOps(app: Express, sources: OpsSources): void {
   app.get('/readyz', async (_req: Request, res: Response) => {
     let projections: Record<string, ProjectionStatus> = {};
     let status: 'ready' | 'catching-up' | 'unavailable';
+    // `engines: unreachable`: a store did not answer (PostgreSQL down or restarting): nothing can be served.
+    let engines: 'reachable' | 'unreachable' = 'reachable';
     try {
       await sources.ping?.();
       projections = (await sources.projections?.()) ?? {};
       status = Object.values(projections).every((p) => p.lagSeconds <= maxLagSeconds) ? 'ready' : 'catching-up';
     } catch {
       status = 'unavailable';
+      engines = 'unreachable';
     }
     res.setHeader('Cache-Control', 'no-store');
-    res.status(status === 'ready' ? 200 : 503).json({ status, role: sources.role, maxLagSeconds, projections });
+    if (status !== 'ready') res.setHeader('Retry-After', '2');
+    res.status(status === 'ready' ? 200 : 503).json({ status, role: sources.role, engines, maxLagSeconds, projections });
   });
   const metrics = sources.metrics;
   if (metrics) app.get('/metrics', (req: Request, res: Response) => metrics.answer(req, res));

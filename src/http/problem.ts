@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { AppError, ValidationError } from '../errors.ts';
+import { AppError, unavailableFrom, ValidationError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { sendCompressed } from './send.ts';
 
@@ -35,8 +35,10 @@ export function sendProblem(res: Response, error: AppError, requestId: string) {
 export function problemMiddleware(logger: Logger) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const requestId = String(res.locals.requestId ?? '');
-    const known = error instanceof AppError ? error : fromExpress(error);
+    const known = error instanceof AppError ? error : (fromExpress(error) ?? unavailableFrom(error));
     if (known) {
+      if (known.status === 503 && !(error instanceof AppError))
+        logger.warn({ reqId: requestId, err: error instanceof Error ? error.message : String(error) }, 'engine unreachable: answered 503');
       sendProblem(res, known, requestId);
       return;
     }

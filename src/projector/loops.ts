@@ -2,10 +2,14 @@
 // live one batch at a time, storing idle checkpoints and retrying after failures.
 import type { EventLog } from '../ports/event-log.ts';
 import { CheckpointConflictError } from '../ports/read-models.ts';
+import { isEngineUnreachable } from '../errors.ts';
 import type { Projection } from './projection.ts';
 import type { Progress } from './progress.ts';
 import type { CatchUp } from './catch-up.ts';
 import { applyBatch, liveSearchWriter, storedCheckpoint, type ProjectorDeps } from './apply.ts';
+
+/** The longest wait before a projection whose store was unreachable tries again. */
+const UNREACHABLE_RETRY_MS = 1000;
 
 /** How long a projection may leave irrelevant events out of its stored checkpoint. */
 const IDLE_CHECKPOINT_MS = 1000;
@@ -49,7 +53,7 @@ export class Loops {
     const searchWriter = liveSearchWriter(this.deps, projection);
     let backoff = 100;
     while (!this.stopping()) {
-      let stored = await storedCheckpoint(this.deps, projection);
+      let stored = 0;
       let lastStore: number;
       // Writes of this loop, one after another: a batch, or the idle checkpoint below.
       let work: Promise<unknown> = Promise.resolve();
@@ -63,8 +67,10 @@ export class Loops {
         work = work
           .then(async () => {
             if (this.stopping() || pending <= stored || projection.kind === 'search') return;
-            await this.deps.documents.live().commit([], { projection: projection.name, expected: stored, position: pending });
-            stored = pending;
+            // The position stored, not `pending` after the await: batches that came meanwhile are not stored yet.
+            const position = pending;
+            await this.deps.documents.live().commit([], { projection: projection.name, expected: stored, position });
+            stored = position;
             lastStore = Date.now();
           })
           .catch(() => undefined); // a moved checkpoint shows up as a conflict on the next batch
@@ -75,6 +81,8 @@ export class Loops {
         await subscription?.unsubscribe();
       });
       try {
+        // Where it stands (read again after each failure: a store that was unreachable, a checkpoint moved).
+        stored = pending = await storedCheckpoint(this.deps, projection);
         // Behind (a first build, a long stop): the events of this projection's types alone, in large pages,
         // until the head; then the log live.
         stored = pending = await this.catchUp.from(projection, stored, searchWriter);
@@ -114,8 +122,12 @@ export class Loops {
         }
         const message = error instanceof Error ? error.message : String(error);
         this.failures.set(projection.name, message);
-        this.deps.logger.error({ projection: projection.name, err: message }, 'projection failed; retrying');
-        await new Promise((r) => setTimeout(r, backoff));
+        // An engine away (a database restarting) is tried again often, so the projection follows soon after its
+        // return; any other failure backs off further, up to 10 s.
+        const unreachable = isEngineUnreachable(error);
+        if (unreachable) this.deps.logger.warn({ projection: projection.name, err: message }, 'projection store unreachable; retrying');
+        else this.deps.logger.error({ projection: projection.name, err: message }, 'projection failed; retrying');
+        await new Promise((r) => setTimeout(r, unreachable ? Math.min(backoff, UNREACHABLE_RETRY_MS) : backoff));
         backoff = Math.min(backoff * 2, 10_000);
       }
     }

@@ -155,5 +155,61 @@ for (const [name, open] of [
       expect((await stopped).events).to.deep.equal([]);
       expect(Date.now() - started).to.be.below(2000);
     });
+
+    it('starts its subscription again for the next waiter when the log did not answer the first (a database restarting)', async () => {
+      const head = await log.headPosition();
+      const tenantA = feed.forTenant('a');
+      const headPosition = log.headPosition;
+      log.headPosition = async () => {
+        throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+      };
+      try {
+        const failed = await tenantA.page({ after: head, types: null, limit: 10, waitMs: 5000 }).then(
+          () => null,
+          (error: Error) => error,
+        );
+        expect(failed?.message).to.match(/ECONNREFUSED/);
+      } finally {
+        log.headPosition = headPosition;
+      }
+      const started = Date.now();
+      const waiting = tenantA.page({ after: head, types: null, limit: 10, waitMs: 5000 });
+      setTimeout(() => void append('a', 12), 100);
+      expect((await waiting).events.map((e) => e.data.id)).to.deep.equal([12]);
+      expect(Date.now() - started).to.be.below(2000);
+    });
   });
 }
+
+describe('the event feed when EventStoreDB ends its subscription (a dropped connection, a restart, a leader change)', () => {
+  // The client ends a subscription with an error or without one and never subscribes again by itself; every
+  // waiting page, auction stream and webhook of the process waits on the feed's one subscription.
+  for (const [how, error] of [
+    ['with an error', new Error('14 UNAVAILABLE: connection dropped')],
+    ['without one', undefined],
+  ] as const) {
+    it(`still wakes a waiting page with the next event after the client ended it ${how}`, async () => {
+      const fake = new FakeEsdbClient();
+      const log = new EsdbEventLog(fake);
+      const stopping = new AbortController();
+      const feed = new EventFeed(log, [ThingHappened], new PositionCodec(Buffer.from('spec secret')), stopping.signal).forTenant('a');
+      const append = (id: number) => log.appendToStream(`thing-a-${id}`, [toNewEvent(ThingHappened, { tenant: 'a', id, secret: 's' })]);
+      try {
+        await append(1);
+        const first = feed.page({ after: await log.headPosition(), types: null, limit: 10, waitMs: 3000 });
+        setTimeout(() => void append(2), 50);
+        expect((await first).events.map((e) => e.data.id)).to.deep.equal([2]);
+
+        fake.endSubscriptions(error);
+        const started = Date.now();
+        const waiting = feed.page({ after: await log.headPosition(), types: null, limit: 10, waitMs: 3000 });
+        setTimeout(() => void append(3), 300);
+        expect((await waiting).events.map((e) => e.data.id)).to.deep.equal([3]);
+        expect(Date.now() - started).to.be.below(2500);
+      } finally {
+        stopping.abort();
+        await log.close();
+      }
+    });
+  }
+});

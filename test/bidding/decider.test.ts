@@ -13,7 +13,7 @@ import {
   type LotBiddingState,
 } from '../../commands/bidding/decide.ts';
 import { DEFAULT_INCREMENTS } from '../../commands/bidding/rules.ts';
-import type { LotStreamEvent } from '../../commands/bidding/events.ts';
+import type { LotEvent } from '../../commands/lots/events.ts';
 import { AppError, ConflictError, NotFoundError, ValidationError } from '../../src/errors.ts';
 import { spec } from '../support/decider.ts';
 
@@ -31,10 +31,10 @@ const AT = before(6 * 3600);
 const uuid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const BID = uuid(999);
 
-type LotData = Extract<LotStreamEvent, { type: 'LotCatalogued' }>['data'];
+type LotData = Extract<LotEvent, { type: 'LotCatalogued' }>['data'];
 type PlaceMaxBid = Extract<BiddingCommand, { type: 'PlaceMaxBid' }>;
 
-const catalogued = (data: Partial<LotData> = {}): LotStreamEvent => ({
+const catalogued = (data: Partial<LotData> = {}): LotEvent => ({
   type: 'LotCatalogued',
   data: {
     tenant,
@@ -57,20 +57,20 @@ const catalogued = (data: Partial<LotData> = {}): LotStreamEvent => ({
     ...data,
   },
 });
-const maxBid = (memberId: number, maxAmount: number, at = AT, bidId = BID, outbidMemberId: number | null = null): LotStreamEvent => ({
+const maxBid = (memberId: number, maxAmount: number, at = AT, bidId = BID, outbidMemberId: number | null = null): LotEvent => ({
   type: 'MaxBidPlaced',
   data: { tenant, lotId, auctionId: AUCTION, bidId, memberId, maxAmount, outbidMemberId, at },
 });
-const bid = (amount: number, placedAt = AT, bidId = BID): LotStreamEvent => ({
+const bid = (amount: number, placedAt = AT, bidId = BID): LotEvent => ({
   type: 'BidPlaced',
   data: { tenant, lotId, auctionId: AUCTION, bidId, amount, bidType: 'online', placedAt },
 });
-const extended = (endTime: string, at: string): LotStreamEvent => ({
+const extended = (endTime: string, at: string): LotEvent => ({
   type: 'LotEndTimeExtended',
   data: { tenant, lotId, auctionId: AUCTION, endTime, at },
 });
-const closed = (closedAt: string): LotStreamEvent => ({ type: 'LotClosed', data: { tenant, lotId, auctionId: AUCTION, closedAt } });
-const settled = (sold: boolean, hammerPrice: number | null, winnerMemberId: number | null, at: string): LotStreamEvent => ({
+const closed = (closedAt: string): LotEvent => ({ type: 'LotClosed', data: { tenant, lotId, auctionId: AUCTION, closedAt } });
+const settled = (sold: boolean, hammerPrice: number | null, winnerMemberId: number | null, at: string): LotEvent => ({
   type: 'LotSettled',
   data: { tenant, lotId, auctionId: AUCTION, sold, hammerPrice, winnerMemberId, at },
 });
@@ -90,16 +90,16 @@ const place = (memberId: number, maxAmount: number, over: Partial<PlaceMaxBid> =
 });
 const close = (at: string): BiddingCommand => ({ type: 'CloseLot', tenant, lotId, at });
 
-const fold = (events: LotStreamEvent[]): LotBiddingState => events.reduce(biddingDecider.evolve, biddingDecider.initialState());
+const fold = (events: LotEvent[]): LotBiddingState => events.reduce(biddingDecider.evolve, biddingDecider.initialState());
 /** The state after the given events and the command's own. */
-const stateAfter = (given: LotStreamEvent[], command: BiddingCommand) => {
+const stateAfter = (given: LotEvent[], command: BiddingCommand) => {
   const state = fold(given);
   return biddingDecider.decide(command, state).reduce(biddingDecider.evolve, state);
 };
 /** The error a refused command throws (it must throw). */
-function refusal(given: LotStreamEvent[], command: BiddingCommand): AppError {
+function refusal(given: LotEvent[], command: BiddingCommand): AppError {
   const state = fold(given);
-  let events: LotStreamEvent[];
+  let events: LotEvent[];
   try {
     events = biddingDecider.decide(command, state);
   } catch (error) {
@@ -724,7 +724,7 @@ describe('bidding decider (timed bidding on a lot stream)', () => {
           const at = new Date(clock).toISOString();
           const command = place(memberId, maxAmount, { at, bidId: uuid(seed * 1000 + step) });
           const previous = { currentBid: state.currentBid, endTime: state.endTime!, bidCount: state.bidCount };
-          let events: LotStreamEvent[];
+          let events: LotEvent[];
           try {
             events = biddingDecider.decide(command, state);
           } catch (error) {

@@ -1,14 +1,20 @@
 import { biddingReadModels } from '../../projections/bidding/index.ts';
-import type { BiddingEvent } from '../../commands/bidding/events.ts';
+import type { TimedBiddingEvent } from '../../commands/lots/events.ts';
 import { givenEvents } from '../support/projection-spec.ts';
 
 const at = (minute: number) => `2026-11-22T12:${String(minute).padStart(2, '0')}:00.000Z`;
 const bidId = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
-const maxBid = (memberId: number, maxAmount: number, minute: number, outbidMemberId: number | null = null, lotId = 7): BiddingEvent => ({
+const maxBid = (
+  memberId: number,
+  maxAmount: number,
+  minute: number,
+  outbidMemberId: number | null = null,
+  lotId = 7,
+): TimedBiddingEvent => ({
   type: 'MaxBidPlaced',
   data: { tenant: 'demo', lotId, auctionId: 10, bidId: bidId(minute), memberId, maxAmount, outbidMemberId, at: at(minute) },
 });
-const settled = (sold: boolean, winnerMemberId: number | null, minute: number): BiddingEvent => ({
+const settled = (sold: boolean, winnerMemberId: number | null, minute: number): TimedBiddingEvent => ({
   type: 'LotSettled',
   data: { tenant: 'demo', lotId: 7, sold, hammerPrice: sold ? 3000 : null, winnerMemberId, at: at(minute) },
 });

@@ -116,6 +116,7 @@ describe("an auction's live stream", function () {
       db: server.runtime.services.documents.forTenant('demo'),
       caughtUp: async () => undefined,
       increments: async () => [{ from: 0, increment: 100 }],
+      readStream: async () => [],
       stopping: stopping.signal,
       now: () => Date.now(),
       prefillEvents: 10,
@@ -125,6 +126,78 @@ describe("an auction's live stream", function () {
     expect(hub.replay(TIMED_AUCTION, 995)).to.deep.equal({ reset: false, messages: [], position: 1000 });
     expect(hub.replay(TIMED_AUCTION, null)).to.deep.equal({ reset: false, messages: [], position: 1000 });
     stopping.abort();
+  });
+
+  it("tells each bid's BidCount as of that bid, counted on the lot's stream, whatever the pages and the lot's read model", async () => {
+    // Two processes read pages that end apart and the lot as it stands at each read: what a bid says must depend
+    // on neither. Here the lot's read model says 7 bids already; its stream holds the bids up to each one.
+    const stopping = new AbortController();
+    const lotId = lotIds[0];
+    const streamId = `lot-demo-${lotId}`;
+    const recorded = (type: string, revision: number, position: number) => ({
+      id: `e${position}`,
+      type,
+      version: 1,
+      streamId,
+      revision,
+      position,
+      token: String(position),
+      created: new Date().toISOString(),
+      data: { tenant: 'demo', lotId, amount: position * 100, placedAt: new Date().toISOString() },
+    });
+    const stream = [
+      recorded('LotCatalogued', 0, 900),
+      recorded('BidPlaced', 1, 1002),
+      recorded('MaxBidPlaced', 2, 1003),
+      recorded('BidPlaced', 3, 1004),
+      recorded('BidPlaced', 4, 1007),
+      recorded('BidPlaced', 5, 1009),
+    ];
+    const real = server.runtime.services.documents.forTenant('demo');
+    const [stored] = await real.collection('lots').find({ _id: String(lotId) });
+    const lot = { ...stored, BidCount: 7 };
+    const db = {
+      tenant: 'demo',
+      collection: (name: string) => (name === 'lots' ? { ...real.collection(name), find: async () => [lot] } : real.collection(name)),
+    } as unknown as typeof real;
+    const pages = [
+      [stream[1], stream[3]],
+      [stream[4], stream[5]],
+    ];
+    const hub = new AuctionStreamHub({
+      feed: {
+        page: ({ after, waitMs, signal }) =>
+          new Promise((resolve) => {
+            if (!waitMs) return resolve({ events: [], hasMore: false, through: Math.max(after, 1000) });
+            const events = pages.shift();
+            if (events) return resolve({ events, hasMore: false, through: events.at(-1)!.position });
+            signal?.addEventListener('abort', () => resolve({ events: [], hasMore: false, through: after }), { once: true });
+          }),
+        head: async () => 1000,
+        token: (position) => String(position),
+        position: async (text) => Number(text),
+        stopping: stopping.signal,
+        reading: () => () => undefined,
+      },
+      db,
+      caughtUp: async () => undefined,
+      increments: async () => [{ from: 0, increment: 100 }],
+      readStream: async (id, fromRevision) => stream.filter((e) => e.streamId === id && e.revision >= fromRevision),
+      stopping: stopping.signal,
+      now: () => Date.now(),
+      prefillEvents: 10,
+    });
+    await hub.start(async () => 1000);
+    const deadline = Date.now() + 2000;
+    while (hub.replay(TIMED_AUCTION, 1000).messages.length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    stopping.abort();
+    const told = hub.replay(TIMED_AUCTION, 1000).messages.map((m) => [m.position, m.data.BidCount]);
+    expect(told).to.deep.equal([
+      [1002, 1],
+      [1004, 2],
+      [1007, 3],
+      [1009, 4],
+    ]);
   });
 
   it("waits for each type's read models up to that type's last event, not the page's last", async () => {
@@ -170,6 +243,7 @@ describe("an auction's live stream", function () {
         if (waits.length === 2) waited();
       },
       increments: async () => [{ from: 0, increment: 100 }],
+      readStream: async () => [],
       stopping: stopping.signal,
       now: () => Date.now(),
       prefillEvents: 10,

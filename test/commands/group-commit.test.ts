@@ -9,10 +9,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts';
-import { runCommand } from '../../src/command-runner.ts';
+import { EsdbEventLog } from '../../src/adapters/esdb/esdb-event-log.ts';
+import { toEventData } from '../../src/adapters/esdb/mapping.ts';
+import { appendBytes, MAX_APPEND_BYTES, runCommand } from '../../src/command-runner.ts';
 import { WrongExpectedVersionError, type EventLog, type NewEvent } from '../../src/ports/event-log.ts';
-import { ConflictError, WriteContentionError } from '../../src/errors.ts';
+import { ConflictError, PayloadTooLargeError, WriteContentionError } from '../../src/errors.ts';
 import { counted, counter } from '../support/counter.ts';
+import { FakeEsdbClient, sizeOnDisk } from '../support/fake-esdb-client.ts';
 
 const event = (n: number): NewEvent => counted(n, 'direct');
 
@@ -158,6 +161,44 @@ describe('group commit', () => {
       expect(error).to.be.instanceOf(WriteContentionError);
       expect((error as WriteContentionError).tries).to.equal(3);
       expect(await log.readStream('counter-d')).to.deep.equal([]);
+    });
+  });
+
+  describe('the command runner on EventStoreDB (over the fake client, which refuses an append over 1 MiB as the server does)', () => {
+    let esdb: FakeEsdbClient;
+    let onEsdb: EsdbEventLog;
+    beforeEach(() => {
+      esdb = new FakeEsdbClient();
+      onEsdb = new EsdbEventLog(esdb);
+    });
+    afterEach(async () => onEsdb.close());
+    const large = (i: number, bytes = 100_000) => `c${i}-${'x'.repeat(bytes)}`;
+
+    it('bounds a batch by bytes: many large commands asked for at once all succeed, in appends the server takes', async () => {
+      const results = await Promise.all(Array.from({ length: 40 }, (_, i) => runCommand(onEsdb, 'counter-big', counter, { by: large(i) })));
+      const stored = await onEsdb.readStream('counter-big');
+      expect(stored.map((e) => e.data.n)).to.deep.equal(Array.from({ length: 40 }, (_, i) => i + 1));
+      expect(results.map((r) => r.view)).to.deep.equal(Array.from({ length: 40 }, (_, i) => i + 1));
+      // About 4 MB of events: at least 4 appends, still grouped (far fewer than 40).
+      const appends = new Set(results.map((r) => r.position)).size;
+      expect(appends).to.be.within(4, 20);
+    });
+
+    it('refuses with a 413 a command whose events alone exceed one append; the others of its batch are appended', async () => {
+      const outcomes = await Promise.allSettled([
+        runCommand(onEsdb, 'counter-huge', counter, { by: 'one' }),
+        runCommand(onEsdb, 'counter-huge', counter, { by: 'two' }),
+        runCommand(onEsdb, 'counter-huge', counter, { by: large(3, MAX_APPEND_BYTES) }),
+        runCommand(onEsdb, 'counter-huge', counter, { by: 'three' }),
+      ]);
+      expect(outcomes.map((o) => o.status)).to.deep.equal(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      expect((outcomes[2] as PromiseRejectedResult).reason).to.be.instanceOf(PayloadTooLargeError);
+      expect((await onEsdb.readStream('counter-huge')).map((e) => e.data.by)).to.deep.equal(['one', 'two', 'three']);
+    });
+
+    it("counts an event's bytes at least as the server does, with the adapter's own metadata", () => {
+      const news = { ...counted(1, large(1, 5000)), metadata: { tenant: 'demo', correlationId: 'req-'.repeat(10) } };
+      expect(appendBytes(news)).to.be.at.least(sizeOnDisk(toEventData(news, 'id')));
     });
   });
 });

@@ -5,6 +5,8 @@ import { EsdbStreamNotFoundError, EsdbWrongExpectedVersionError, NO_STREAM, STAR
 import type { NewEvent, RecordedEvent } from '../../src/ports/event-log.ts';
 import { WrongExpectedVersionError } from '../../src/ports/event-log.ts';
 import { FakeEsdbClient } from '../support/fake-esdb-client.ts';
+import { PositionCodec } from '../../src/events/position.ts';
+import { unavailableFrom, ValidationError } from '../../src/errors.ts';
 import { eventLogContract } from './event-log.contract.ts';
 
 const url = process.env.EVENTSTOREDB_URL;
@@ -311,6 +313,76 @@ describe('EventStoreDB event log adapter (over the in-memory client)', () => {
 
     it('refuse a batch size that is not a positive integer', () => {
       expect(() => log.subscribeToAll({ fromPosition: 0, batchSize: 0 })).to.throw(RangeError);
+    });
+  });
+
+  describe('a server away (down, restarting or not answering)', () => {
+    const timed = async (call: () => Promise<unknown>) => {
+      const started = Date.now();
+      const error = await rejection(call());
+      return { error, ms: Date.now() - started, answer: unavailableFrom(error) };
+    };
+
+    it('fails every call at once with the client’s UnavailableError, answered 503 with Retry-After, and serves again when it is back', async () => {
+      await log.appendToStream('s', [event(0)]);
+      fake.setOutage('unavailable');
+      for (const call of [
+        () => log.appendToStream('s', [event(1)]),
+        () => log.readAll({ fromPosition: 0, maxCount: 10 }),
+        () => log.readStream('s'),
+        () => log.headPosition(),
+      ]) {
+        const { error, ms, answer } = await timed(call);
+        expect((error as { type?: string }).type).to.equal('unavailable');
+        expect(ms).to.be.below(1000);
+        expect(answer?.status).to.equal(503);
+        expect(answer?.extra.retryAfterSeconds).to.be.greaterThan(0);
+      }
+      fake.setOutage(null);
+      await log.appendToStream('s', [event(1)]);
+      expect((await log.readStream('s')).map((e) => e.data.n)).to.deep.equal([0, 1]);
+    });
+
+    it('bounds a call it never answers by the deadline, reads too (the client gives reads none), answered 503', async () => {
+      const bounded = new EsdbEventLog(fake, 300);
+      await bounded.appendToStream('s', [event(0)]);
+      fake.setOutage('hung');
+      for (const call of [
+        () => bounded.readAll({ fromPosition: 0, maxCount: 10 }),
+        () => bounded.readStream('s'),
+        () => bounded.headPosition(),
+        () => bounded.appendToStream('s', [event(1)]),
+      ]) {
+        const { error, ms, answer } = await timed(call);
+        expect((error as { type?: string }).type).to.equal('deadline-exceeded');
+        expect(ms).to.be.within(250, 1500);
+        expect(answer?.status).to.equal(503);
+      }
+      fake.setOutage(null);
+      expect((await bounded.readStream('s')).map((e) => e.data.n)).to.deep.equal([0]);
+    });
+  });
+
+  describe('positions', () => {
+    it('are read from only where a record starts: the server (as the fake) fails at an offset inside one', async () => {
+      await log.appendToStream('s', [event(0), event(1)]);
+      const events = await log.readAll({ fromPosition: 0, maxCount: 10 });
+      const [first, second] = events.map((e) => e.position);
+      expect((await log.readAll({ fromPosition: first, maxCount: 10 })).map((e) => e.data.n)).to.deep.equal([1]);
+      expect(await rejection(log.readAll({ fromPosition: second + 1, maxCount: 10 }))).to.match(/no record starts at commit position/);
+      const inside = log.subscribeToAll({ fromPosition: second - 1, batchSize: 10 });
+      expect(await rejection(inside[Symbol.asyncIterator]().next())).to.match(/no record starts at commit position/);
+    });
+
+    it('that a client sends never reach the log unless the feed issued them: a forged or altered one is a 400', async () => {
+      await log.appendToStream('thing-a-1', [event(0, { metadata: { tenant: 'a' } })]);
+      const codec = new PositionCodec(Buffer.from('a secret of the spec, 32 bytes or more', 'utf8')).forTenant('a');
+      const [recorded] = await log.readAll({ fromPosition: 0, maxCount: 10 });
+      const issued = codec.token(recorded.position);
+      expect(codec.parse(issued, 'query.after')).to.equal(recorded.position);
+      const forged = codec.token(recorded.position + 1).slice(0, 21) + (issued[21] === 'A' ? 'B' : 'A');
+      for (const bad of [forged, String(recorded.position + 1), Buffer.from(`p:${recorded.position + 1}`).toString('base64url')])
+        expect(() => codec.parse(bad, 'query.after'), bad).to.throw(ValidationError);
     });
   });
 });

@@ -3,21 +3,24 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { aggregate, find, update } from 'mingo';
-import { MongoClient } from 'mongodb';
+import { MongoClient, MongoServerError } from 'mongodb';
 import { SqliteDocumentStore } from '../../src/adapters/embedded/sqlite-documents.ts';
 import {
   countByPipeline,
   fromCountBy,
   fromStored,
   indexKeys,
+  indexOptions,
   toMongoQuery,
   toMongoSort,
   toStored,
   type StoredDoc,
 } from '../../src/adapters/mongodb/filter.ts';
 import { databaseFromUrl, MongoDocumentStore, type MongoDocumentStoreOptions } from '../../src/adapters/mongodb/mongo-documents.ts';
+import { MongoLeases, type LeaseDoc } from '../../src/adapters/mongodb/mongo-leases.ts';
 import type { Doc, Filter, FindOptions } from '../../src/ports/read-models.ts';
 import { CheckpointConflictError } from '../../src/ports/read-models.ts';
+import { leaseStoreContract } from './leases.contract.ts';
 import { documentStoreContract } from './read-models.contract.ts';
 
 /*
@@ -219,7 +222,7 @@ describe('MongoDB read-model translation, evaluated by mingo and compared with t
     }
   });
 
-  it('puts the tenant first in every query and every index, and ends non-unique indexes with _id', () => {
+  it('puts the tenant first in every query and every index, ends non-unique indexes with _id, and keeps documents without a unique field out of its index', () => {
     expect(Object.keys(toMongoQuery('a', { $or: [{ Auction: 1 }], Number: 2 }))[0]).to.equal('_t');
     expect(toMongoQuery('a', { Number: { $gte: 2, $lte: 3 } })).to.deep.equal({ _t: 'a', Number: { $gte: 2, $lte: 3 } });
     expect(indexKeys({ fields: ['Auction', 'Number'] })).to.deep.equal([
@@ -232,6 +235,11 @@ describe('MongoDB read-model translation, evaluated by mingo and compared with t
       ['_t', 1],
       ['Email', 1],
     ]);
+    expect(indexOptions({ fields: ['Email', 'Tags.en'], unique: true })).to.deep.equal({
+      unique: true,
+      partialFilterExpression: { Email: { $exists: true }, 'Tags.en': { $exists: true } },
+    });
+    expect(indexOptions({ fields: ['Email'] })).to.deep.equal({ unique: false });
     expect(toMongoSort([['Number', -1]])).to.deep.equal([
       ['Number', -1],
       ['_id', -1],
@@ -261,14 +269,41 @@ describe('MongoDB read-model translation, evaluated by mingo and compared with t
   });
 });
 
+/** The driver's error for a duplicate key: a MongoServerError with code 11000, as the server answers. */
+const duplicateKey = (what: string) => new MongoServerError({ message: `E11000 duplicate key error: ${what}`, code: 11000 });
+
+/**
+ * An upsert the server retries as an update after its insert met a duplicate key: the filter is equality
+ * on the unique index's fields only (MongoDB docs, db.collection.updateOne, "Upsert with Duplicate Values":
+ * https://www.mongodb.com/docs/manual/reference/method/db.collection.updateOne/#upsert-with-duplicate-values;
+ * SERVER-37124). Here the index is `_id`'s.
+ */
+const retriedAsUpdate = (filter: Row) =>
+  Object.keys(filter).length === 1 && '_id' in filter && (filter._id === null || typeof filter._id !== 'object');
+
 /**
  * A small in-memory stand-in for the driver calls the adapter makes, with MongoDB's semantics where the
- * adapter relies on them: queries and updates evaluated by mingo, upserts that hit an existing `_id` failing
- * with code 11000, transactions that are all-or-nothing (serialized, and rolled back on any error).
+ * adapter relies on them: queries and updates evaluated by mingo; an upsert matches, then inserts in a later
+ * step (another write may come between, as on the server), and an insert that meets an existing `_id`
+ * fails with code 11000, except an upsert on `_id` equality, which the server retries as an update;
+ * transactions that are all-or-nothing (serialized, and rolled back on any error).
  */
+interface FakeIndex {
+  keys: Array<[string, number]>;
+  unique: boolean;
+  partialFilterExpression?: Row;
+}
+
+/** A document's value at a dotted path; a missing field is null, as an index key holds it. */
+function keyValue(row: Row, path: string): unknown {
+  let value: unknown = row;
+  for (const segment of path.split('.')) value = value !== null && typeof value === 'object' ? (value as Row)[segment] : undefined;
+  return value ?? null;
+}
+
 class FakeServer {
   collections = new Map<string, Row[]>();
-  indexes = new Map<string, Array<{ keys: Array<[string, number]>; unique: boolean }>>();
+  indexes = new Map<string, FakeIndex[]>();
   replicaSet = true;
   /** Makes bulkWrite on this collection fail, to show a transaction is all-or-nothing. */
   failBulkWriteOn: string | null = null;
@@ -316,34 +351,66 @@ class FakeServer {
     }
   }
 
+  /**
+   * Refuses a document whose key in a unique index another document of the collection has: a missing field
+   * is indexed as null, so two documents without it clash (MongoDB docs, "Unique Indexes", "Missing Document
+   * Field in a Unique Single-Field Index": https://www.mongodb.com/docs/manual/core/index-unique/), unless the
+   * index is partial and leaves them out ("Partial Indexes" with a unique constraint:
+   * https://www.mongodb.com/docs/manual/core/index-partial/).
+   */
+  private checkUnique(name: string, doc: Row): void {
+    const indexed = (index: FakeIndex, row: Row) =>
+      !index.partialFilterExpression || find([row], index.partialFilterExpression).all().length === 1;
+    for (const index of this.indexes.get(name) ?? []) {
+      if (!index.unique || !indexed(index, doc)) continue;
+      const key = JSON.stringify(index.keys.map(([path]) => keyValue(doc, path)));
+      const clash = this.rows(name).find(
+        (row) => row._id !== doc._id && indexed(index, row) && JSON.stringify(index.keys.map(([path]) => keyValue(row, path))) === key,
+      );
+      if (clash) throw duplicateKey(`index ${JSON.stringify(index.keys)} dup key ${key}`);
+    }
+  }
+
   private rows(name: string): Row[] {
     let rows = this.collections.get(name);
     if (!rows) this.collections.set(name, (rows = [])); // MongoDB creates a collection on first write
     return rows;
   }
 
-  private upsert(name: string, filter: Row, modifier: Row): Row {
+  private upsert(name: string, filter: Row, modifier: Row): { doc: Row; inserted: boolean } {
     const rows = this.rows(name);
     const doc: Row = Object.fromEntries(
       Object.entries(filter).filter(([k, v]) => !k.startsWith('$') && (v === null || typeof v !== 'object')),
     );
-    if (rows.some((row) => row._id === doc._id)) throw Object.assign(new Error('E11000 duplicate key'), { code: 11000 });
+    const existing = rows.find((row) => row._id === doc._id);
+    if (existing && retriedAsUpdate(filter)) {
+      const { $setOnInsert: _ignored, ...rest } = modifier;
+      update(existing, rest);
+      return { doc: existing, inserted: false };
+    }
+    if (existing) throw duplicateKey(`_id ${String(doc._id)}`);
     const { $setOnInsert, ...rest } = modifier;
     Object.assign(doc, $setOnInsert);
     update(doc, rest);
+    this.checkUnique(name, doc);
     rows.push(doc);
-    return doc;
+    return { doc, inserted: true };
   }
 
-  private updateOne(name: string, filter: Row, modifier: Row, upsert: boolean) {
+  private async updateOne(name: string, filter: Row, modifier: Row, upsert: boolean) {
     const found = find(this.rows(name), filter).next() as Row | undefined;
     if (found) {
       const { $setOnInsert: _ignored, ...rest } = modifier;
+      const changed = structuredClone(found);
+      update(changed, rest);
+      this.checkUnique(name, changed);
       update(found, rest);
       return { matchedCount: 1, upsertedCount: 0, doc: found };
     }
     if (!upsert) return { matchedCount: 0, upsertedCount: 0, doc: null };
-    return { matchedCount: 0, upsertedCount: 1, doc: this.upsert(name, filter, modifier) };
+    await Promise.resolve(); // the match and the insert are two steps on the server
+    const { doc, inserted } = this.upsert(name, filter, modifier);
+    return inserted ? { matchedCount: 0, upsertedCount: 1, doc } : { matchedCount: 1, upsertedCount: 0, doc };
   }
 
   private collection(name: string) {
@@ -362,11 +429,18 @@ class FakeServer {
       countDocuments: async (query: Row) => find(this.rows(name), query).all().length,
       aggregate: (pipeline: Row[]) => ({ toArray: async () => copy(aggregate(this.rows(name), pipeline)) }),
       updateOne: async (filter: Row, modifier: Row, options: { upsert?: boolean } = {}) => {
-        const { matchedCount, upsertedCount } = this.updateOne(name, filter, modifier, options.upsert ?? false);
+        const { matchedCount, upsertedCount } = await this.updateOne(name, filter, modifier, options.upsert ?? false);
         return { matchedCount, upsertedCount };
       },
       findOneAndUpdate: async (filter: Row, modifier: Row, options: { upsert?: boolean } = {}) =>
-        copy(this.updateOne(name, filter, modifier, options.upsert ?? false).doc),
+        copy((await this.updateOne(name, filter, modifier, options.upsert ?? false)).doc),
+      insertOne: async (doc: Row) => {
+        const rows = this.rows(name);
+        if (rows.some((row) => row._id === doc._id)) throw duplicateKey(`_id ${String(doc._id)}`);
+        this.checkUnique(name, doc);
+        rows.push(copy(doc));
+        return { acknowledged: true, insertedId: doc._id };
+      },
       deleteOne: async (filter: Row) => {
         const rows = this.rows(name);
         const found = find(rows, filter).next();
@@ -379,17 +453,19 @@ class FakeServer {
         for (const write of writes) {
           const { replaceOne, deleteOne } = write as { replaceOne?: { replacement: Row }; deleteOne?: { filter: Row } };
           const id = replaceOne ? replaceOne.replacement._id : deleteOne!.filter._id;
+          if (replaceOne) this.checkUnique(name, replaceOne.replacement);
           const at = rows.findIndex((row) => row._id === id);
           if (replaceOne && at >= 0) rows[at] = copy(replaceOne.replacement);
           else if (replaceOne) rows.push(copy(replaceOne.replacement));
           else if (at >= 0) rows.splice(at, 1);
         }
       },
-      createIndex: async (keys: Array<[string, number]>, options: { unique?: boolean } = {}) => {
+      createIndex: async (keys: Array<[string, number]>, options: { unique?: boolean; partialFilterExpression?: Row } = {}) => {
         this.rows(name);
         const list = this.indexes.get(name) ?? [];
+        const { partialFilterExpression } = options;
         if (!list.some((index) => JSON.stringify(index.keys) === JSON.stringify(keys)))
-          list.push({ keys, unique: options.unique ?? false });
+          list.push({ keys, unique: options.unique ?? false, ...(partialFilterExpression ? { partialFilterExpression } : {}) });
         this.indexes.set(name, list);
       },
     };
@@ -401,6 +477,9 @@ describe('MongoDB read-model adapter over an in-memory fake of the driver', () =
     MongoDocumentStore.open(server.client(), 'bidder', { aliasRefreshMs: 40, dropGraceMs: 0, ...options });
 
   documentStoreContract('MongoDB adapter over the in-memory fake driver (queries evaluated by mingo)', async () => open(new FakeServer()));
+  leaseStoreContract('MongoLeases over the in-memory fake driver', async () =>
+    MongoLeases.over(new FakeServer().client().db('bidder').collection<LeaseDoc>('_leases')),
+  );
 
   const docs = (tenant: string, ...ids: string[]) =>
     ids.map((id) => ({ op: 'put' as const, collection: 'items', tenant, doc: { _id: id, Auction: 1, Number: Number(id) } }));
@@ -415,7 +494,7 @@ describe('MongoDB read-model adapter over an in-memory fake of the driver', () =
     expect(String(error)).to.match(/standalone.*replica set/s);
   });
 
-  it('creates every index with the tenant first, unique when declared', async () => {
+  it('creates every index with the tenant first, unique when declared (over the documents that have its fields)', async () => {
     const server = new FakeServer();
     const store = await open(server);
     await store.ensureCollection(spec);
@@ -443,6 +522,7 @@ describe('MongoDB read-model adapter over an in-memory fake of the driver', () =
           ['Code', 1],
         ],
         unique: true,
+        partialFilterExpression: { Code: { $exists: true } },
       },
     ]);
     await store.close();

@@ -116,6 +116,30 @@ export function documentStoreContract(name: string, makeStore: () => Promise<Doc
       expect(await store.getCheckpoint(projection)).to.equal(12);
     });
 
+    it('accepts any number of documents without a unique field, and refuses a second with the same value in a tenant', async () => {
+      await store.ensureCollection({ name: 'codes', indexes: [{ fields: ['Code'], unique: true }] });
+      const put = (tenant: string, doc: { _id: string; Code?: string }) => ({ op: 'put' as const, collection: 'codes', tenant, doc });
+      await store
+        .live()
+        .commit([put('a', { _id: '1' }), put('a', { _id: '2' }), put('a', { _id: '3', Code: 'x' }), put('b', { _id: '1', Code: 'x' })], {
+          projection,
+          expected: 10,
+          position: 11,
+        });
+      const codes = store.forTenant('a').collection('codes');
+      expect(await codes.countDocuments({})).to.equal(3);
+      // A conflict fails the whole commit: nothing of the batch is written and the checkpoint stays.
+      let error: unknown;
+      await store
+        .live()
+        .commit([put('a', { _id: '5' }), put('a', { _id: '4', Code: 'x' })], { projection, expected: 11, position: 12 })
+        .catch((e: unknown) => (error = e));
+      expect(error).to.be.instanceOf(Error);
+      expect(error).to.not.be.instanceOf(CheckpointConflictError);
+      expect(await codes.countDocuments({})).to.equal(3);
+      expect(await store.getCheckpoint(projection)).to.equal(11);
+    });
+
     it('rebuilds into a fresh copy while reads use the old one, then swaps it in with its checkpoint', async () => {
       const rebuild = await store.startRebuild(projection, ['items']);
       expect(await rebuild.get('items', 'a', '1')).to.equal(null);

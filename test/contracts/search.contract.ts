@@ -299,7 +299,49 @@ export function searchIndexContract(name: string, makeIndex: () => Promise<Searc
       });
     });
   });
+  searchTypoContract(name, makeIndex);
   searchRebuildContract(name, makeIndex);
+}
+
+/**
+ * Typo variants beside exact matches: a search finds the documents that match its words exactly and those
+ * that match them within the typos allowed, however many exact matches there are. Runs inside the contract
+ * above, and alone against a fake that searches as the Typesense server does (typesense.test.ts).
+ */
+export function searchTypoContract(name: string, makeIndex: () => Promise<SearchIndex>): void {
+  describe(`search index typo variants: ${name}`, function () {
+    let index: SearchIndex;
+
+    beforeEach(async function () {
+      index = await makeIndex();
+      await index.ensureCollection(contractSpec);
+    });
+
+    afterEach(async function () {
+      await index.close();
+    });
+
+    const find = (q: string) => index.search('lots', TENANT, query(q));
+
+    it('finds an exact match plus a typo variant, the exact match first', async function () {
+      await index.upsert('lots', TENANT, [
+        lot('exact', { Title: 'Oak chair' }),
+        lot('typo', { Title: 'Oak chiar' }),
+        lot('other', { Title: 'Brass lamp' }),
+      ]);
+      expect(ids((await find('chair')).hits)).to.deep.equal(['exact', 'typo']);
+      expect(ids((await find('chiar')).hits)).to.deep.equal(['typo', 'exact']);
+      expect(ids((await find('oak chair')).hits)).to.deep.equal(['exact', 'typo']);
+    });
+
+    it('finds the typo variants however many documents match exactly', async function () {
+      const exact = Array.from({ length: 12 }, (_, i) => lot(`exact-${String(i).padStart(2, '0')}`, { Title: `Oak chair ${i}` }));
+      await index.upsert('lots', TENANT, [...exact, lot('typo', { Title: 'Pine chiar' })]);
+      const r = await find('chair');
+      expect(r.found).to.equal(13);
+      expect(ids(r.hits)).to.include('typo');
+    });
+  });
 }
 
 /**

@@ -5,7 +5,8 @@
  *   (and, for escaping, its source) specifies; hostile filter values are read back the way Typesense's
  *   filter parser reads them (`readFilter` below, after filter.cpp and string_utils.cpp);
  * - the adapter runs over a fake of the few client calls it makes (`FakeTypesense`): checked imports,
- *   partitions, deletes, checkpoints and the order of a rebuild's alias swap;
+ *   partitions, deletes, checkpoints and the order of a rebuild's alias swap; and over one that searches as
+ *   the server's typo loop does (`SearchingFakeTypesense`), for the search contract's typo part;
  * - those client calls (client.ts) are checked over HTTP against a recording stub: the endpoints, methods
  *   and parameters the API reference names, and how a 404 and a failed multi-search come back;
  * - the port's contract suite runs against a real Typesense only when TYPESENSE_URL (and
@@ -24,8 +25,8 @@ import { filterBy, literal } from '../../src/adapters/typesense/filter.ts';
 import { queryWords, searchParams, type TypesenseSearchParams } from '../../src/adapters/typesense/params.ts';
 import { hitScore, toSearchResult, type TypesenseSearchResponse } from '../../src/adapters/typesense/results.ts';
 import { checkpointSchema, collectionSchema, key, type TypesenseCollectionSchema } from '../../src/adapters/typesense/schema.ts';
-import { TypesenseIndex } from '../../src/adapters/typesense/typesense-index.ts';
-import { contractSpec, lot, query, searchIndexContract, searchRebuildContract } from './search.contract.ts';
+import { TypesenseIndex, TypesenseKeyRefusedError } from '../../src/adapters/typesense/typesense-index.ts';
+import { contractSpec, lot, query, searchIndexContract, searchRebuildContract, searchTypoContract } from './search.contract.ts';
 
 const TENANT = 'tenant-a';
 const T0 = 1_750_000_000_000;
@@ -234,13 +235,14 @@ describe('Typesense translation layer', function () {
       perPage: 20,
     };
 
-    it('asks for every word, the last as a prefix, typos from 4 and 8 letters, weights in field order, ties by id', function () {
+    it('asks for every word, the last as a prefix, typos from 4 and 8 letters however many exact matches, weights in field order, ties by id', function () {
       const expected: TypesenseSearchParams = {
         q: 'oak chair',
         query_by: 'Title,AttributeText,Description',
         query_by_weights: '15,14,13',
         prefix: true,
         num_typos: 2,
+        typo_tokens_threshold: 2 ** 31 - 1,
         min_len_1typo: 4,
         min_len_2typo: 8,
         drop_tokens_threshold: 0,
@@ -460,8 +462,70 @@ class FakeTypesense implements TypesenseApi {
   }
 }
 
+/** Damerau-Levenshtein distance (optimal string alignment: a transposition of neighbours is one typo). */
+function typos(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.length][b.length];
+}
+
+/**
+ * The fake client, searching its documents the way the server's typo loop does for the parameters the
+ * adapter sends (equality filters only). Typesense looks for matches with 0 typos, then 1, then up to
+ * `num_typos`, and stops as soon as the documents found so far reach `typo_tokens_threshold` (default 1):
+ * docs, https://typesense.org/docs/27.1/api/search.html#typo-tolerance-parameters ("if at least N results
+ * are not found for a search term, then Typesense will start looking for typo-corrected variations, until at
+ * least N results are found, up to a maximum of num_typo number of corrections ... Default: 1"); source,
+ * typesense/typesense src/index.cpp, the typo loop: `if(field_num_results >= typo_tokens_threshold) {
+ * // if typo threshold is breached, we are done`. A word of fewer than `min_len_1typo` (`min_len_2typo`)
+ * characters gets no typo (a second one); the last word also matches as a prefix when `prefix` is set.
+ * Hits rank by fewer typos, then by doc_id (the adapter's sort_by tie-break).
+ */
+class SearchingFakeTypesense extends FakeTypesense {
+  override async search(collection: string, params: TypesenseSearchParams) {
+    const conditions = readFilter(params.filter_by);
+    if (conditions.some((c) => c.op !== '=')) throw new Error('this fake evaluates equality filters only');
+    const words = params.q.split(' ');
+    const fields = params.query_by.split(',');
+    const threshold = params.typo_tokens_threshold ?? 1; // the server's default when the parameter is absent
+    const candidates = this.docs(collection).filter((doc) => conditions.every((c) => c.values.includes(String(doc[c.field]))));
+    const found = new Map<string, { doc: Record<string, unknown>; cost: number }>();
+    for (let allowed = 0; allowed <= params.num_typos; allowed++) {
+      for (const doc of candidates) {
+        if (found.has(String(doc.id))) continue;
+        const tokens = fields.flatMap((f) => queryWords(String(doc[f] ?? '')));
+        let cost = 0;
+        const matched = words.every((word, i) => {
+          const maxTypos = Math.min(allowed, word.length >= params.min_len_2typo ? 2 : word.length >= params.min_len_1typo ? 1 : 0);
+          const last = i === words.length - 1 && params.prefix;
+          const best = Math.min(...tokens.map((t) => (last && t.startsWith(word) ? 0 : typos(word, t))));
+          cost += best;
+          return best <= maxTypos;
+        });
+        if (matched) found.set(String(doc.id), { doc, cost });
+      }
+      if (found.size >= threshold) break; // the typo threshold is reached: no more typo variants
+    }
+    const hits = [...found.values()]
+      .sort((a, b) => a.cost - b.cost || String(a.doc.doc_id).localeCompare(String(b.doc.doc_id)))
+      .map(({ doc, cost }) => ({ document: { doc_id: doc.doc_id }, text_match: 100 - cost }));
+    const start = (params.page - 1) * params.per_page;
+    return { found: hits.length, hits: hits.slice(start, start + params.per_page), facet_counts: [] };
+  }
+}
+
 describe('Typesense index over a fake client', function () {
   let clock = 0;
+  searchTypoContract(
+    "Typesense over a fake client that searches as the server's typo loop does",
+    async () => new TypesenseIndex(new SearchingFakeTypesense(), { partitions: PARTITIONS }),
+  );
   searchRebuildContract(
     'Typesense over the fake client',
     async () => new TypesenseIndex(new FakeTypesense(), { partitions: PARTITIONS, now: () => ++clock }),
@@ -709,11 +773,54 @@ describe('Typesense client calls over HTTP (a recording stub, not a server)', fu
     answers = [];
   });
 
-  const connect = () => TypesenseIndex.connect(url, 'stub-key', { partitions: PARTITIONS, numRetries: 0 });
   const calls = () => recorded.map((r) => `${r.method} ${r.path}`);
+  /** An index past its start check (answered 404: no such checkpoint), with the recording cleared. */
+  const connect = async () => {
+    answers.push([404, '{"message":"Not Found"}']);
+    const index = await TypesenseIndex.connect(url, 'stub-key', { partitions: PARTITIONS, numRetries: 0 });
+    recorded = [];
+    return index;
+  };
+
+  it('checks the server and the key at connect: a 404 of its probe passes, a refused key or no server stops it', async function () {
+    await connect();
+    answers.push([404, '{"message":"Not Found"}']);
+    await TypesenseIndex.connect(url, 'stub-key', { numRetries: 0 });
+    expect(calls()).to.deep.equal(['GET /collections/_checkpoints/documents/_access_check']);
+    expect(recorded[0].apiKey).to.equal('stub-key');
+
+    // Typesense's answer to a wrong key (or one without documents:get on the checkpoints).
+    answers.push([401, '{"message":"Forbidden - a valid `x-typesense-api-key` header must be sent."}']);
+    const refused = await rejection(TypesenseIndex.connect(url, 'wrong-key', { numRetries: 0 }));
+    expect(refused).to.be.instanceOf(TypesenseKeyRefusedError);
+    expect(refused.message).to.match(/^Typesense at http:\/\/127\.0\.0\.1:\d+ refused the API key \(401/);
+
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const gone = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((resolve) => closed.close(resolve));
+    const unreachable = await rejection(TypesenseIndex.connect(gone, 'stub-key', { numRetries: 0 }));
+    expect(unreachable).to.not.be.instanceOf(TypesenseKeyRefusedError);
+    expect(unreachable.message).to.match(/^Typesense at http:\/\/127\.0\.0\.1:\d+ cannot be reached/);
+  });
+
+  it('with a search-only key (readOnly) declares collections without a request and searches, and refuses writes', async function () {
+    answers.push([404, '{"message":"Not Found"}']);
+    const index = await TypesenseIndex.connect(url, 'search-key', { partitions: PARTITIONS, numRetries: 0, readOnly: true });
+    await index.ensureCollection(contractSpec);
+    expect(calls()).to.deep.equal(['GET /collections/_checkpoints/documents/_access_check']);
+    answers.push([200, JSON.stringify({ results: [{ found: 0, hits: [] }] })], [404, '{"message":"Not Found"}']);
+    expect((await index.search('lots', TENANT, query('chair'))).found).to.equal(0);
+    expect(await index.getCheckpoint('lot-search')).to.equal(0);
+    expect(recorded.every((r) => r.apiKey === 'search-key')).to.equal(true);
+    await rejection(index.upsert('lots', TENANT, [lot('a')]));
+    await rejection(index.setCheckpoint('lot-search', 5));
+    await rejection(index.startRebuild('lots', 'lot-search'));
+    expect(recorded).to.have.length(3);
+  });
 
   it('creates the collection and alias, imports with action=upsert and reads every line back', async function () {
-    const index = connect();
+    const index = await connect();
     answers.push([404, '{"message":"Not Found"}'], [201, '{}'], [200, '{"name":"lots","collection_name":"lots_0"}']);
     await index.ensureCollection(contractSpec);
     expect(calls()).to.deep.equal(['GET /aliases/lots', 'POST /collections', 'PUT /aliases/lots']);
@@ -732,7 +839,7 @@ describe('Typesense client calls over HTTP (a recording stub, not a server)', fu
   });
 
   it('exports the holders of an id before an update, and deletes by filter_by', async function () {
-    const index = connect();
+    const index = await connect();
     answers.push([200, '{"name":"lots","collection_name":"lots_0"}']);
     await index.ensureCollection(contractSpec);
     recorded = [];
@@ -759,7 +866,7 @@ describe('Typesense client calls over HTTP (a recording stub, not a server)', fu
   });
 
   it('searches through POST /multi_search and throws the error of a failed search', async function () {
-    const index = connect();
+    const index = await connect();
     const hit = { document: { doc_id: '9' }, text_match: 3 };
     answers.push([200, JSON.stringify({ results: [{ found: 1, hits: [hit] }] })]);
     const result = await index.search('lots', TENANT, query('chair'));
@@ -775,7 +882,7 @@ describe('Typesense client calls over HTTP (a recording stub, not a server)', fu
   });
 
   it('reads a missing checkpoint as 0 and upserts checkpoints as documents', async function () {
-    const index = connect();
+    const index = await connect();
     answers.push([404, '{"message":"Not Found"}'], [201, '{}'], [201, '{"id":"lot-search","position":5}']);
     expect(await index.getCheckpoint('lot-search')).to.equal(0);
     await index.setCheckpoint('lot-search', 5);

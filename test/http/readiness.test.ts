@@ -16,12 +16,19 @@ const at = (position: number, lagSeconds: number, extra: Partial<ProjectionStatu
   ...extra,
 });
 
-async function readyz(sources: Parameters<typeof opsApp>[0]): Promise<{ status: number; body: any; cacheControl: string | null }> {
+async function readyz(
+  sources: Parameters<typeof opsApp>[0],
+): Promise<{ status: number; body: any; cacheControl: string | null; retryAfter: string | null }> {
   const server = http.createServer(opsApp(sources));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/readyz`);
-    return { status: response.status, body: await response.json(), cacheControl: response.headers.get('cache-control') };
+    return {
+      status: response.status,
+      body: await response.json(),
+      cacheControl: response.headers.get('cache-control'),
+      retryAfter: response.headers.get('retry-after'),
+    };
   } finally {
     await new Promise((resolve) => server.close(resolve));
   }
@@ -33,7 +40,7 @@ describe('/readyz', () => {
     const answer = await readyz({ role: 'api', metrics: null, projections: async () => projections });
     expect(answer.status).to.equal(200);
     expect(answer.cacheControl).to.equal('no-store');
-    expect(answer.body).to.deep.equal({ status: 'ready', role: 'api', maxLagSeconds: 10, projections });
+    expect(answer.body).to.deep.equal({ status: 'ready', role: 'api', engines: 'reachable', maxLagSeconds: 10, projections });
   });
 
   it('answers 503 catching-up once a projection is further behind than the bound, even one failing here', async () => {
@@ -56,7 +63,7 @@ describe('/readyz', () => {
     expect(strict.body.maxLagSeconds).to.equal(0);
   });
 
-  it('answers 503 unavailable when a store does not answer', async () => {
+  it('answers 503 unavailable, engines unreachable, with Retry-After, when a store does not answer (PostgreSQL down)', async () => {
     const down = await readyz({
       role: 'worker',
       metrics: null,
@@ -65,6 +72,7 @@ describe('/readyz', () => {
       },
     });
     expect(down.status).to.equal(503);
-    expect(down.body).to.deep.equal({ status: 'unavailable', role: 'worker', maxLagSeconds: 10, projections: {} });
+    expect(down.body).to.deep.equal({ status: 'unavailable', role: 'worker', engines: 'unreachable', maxLagSeconds: 10, projections: {} });
+    expect(Number(down.retryAfter)).to.be.greaterThan(0);
   });
 });

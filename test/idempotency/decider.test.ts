@@ -9,8 +9,8 @@ import {
   RepeatedRequest,
   requestKeyDecider,
   type RequestKeyCommand,
-} from '../../commands/idempotency/decide.ts';
-import type { IdempotencyEvent } from '../../commands/idempotency/events.ts';
+} from '../../src/idempotency/decide.ts';
+import type { IdempotencyEvent } from '../../src/idempotency/events.ts';
 import { AppError, ConflictError } from '../../src/errors.ts';
 import { spec } from '../support/decider.ts';
 
@@ -22,7 +22,12 @@ const BODY = 'b'.repeat(64);
 const OTHER_BODY = 'c'.repeat(64);
 const answer = { Accepted: 3, Rejected: 0 };
 
-const claim = (when = at, bodyHash = BODY): RequestKeyCommand => ({ type: 'Claim', ...key, bodyHash, at: when });
+const claim = (when = at, bodyHash = BODY): Extract<RequestKeyCommand, { type: 'Claim' }> => ({
+  type: 'Claim',
+  ...key,
+  bodyHash,
+  at: when,
+});
 const answerCommand = (when = at, bodyHash = BODY, given: Record<string, unknown> = answer): RequestKeyCommand => ({
   type: 'Answer',
   ...key,
@@ -65,6 +70,28 @@ describe('Idempotency-Key decider', () => {
         .given([claimed()])
         .when(claim(after(ABANDONED_AFTER_MS - 1), OTHER_BODY))
         .thenThrows(ConflictError, /still running/);
+    });
+
+    it('tells the repeat when the key frees itself (Retry-After), and frees it sooner for work bounded shorter (a bid: 30 s)', () => {
+      const refused = (when: string, abandonedAfterMs?: number) => {
+        try {
+          requestKeyDecider.decide(
+            { ...claim(when), abandonedAfterMs },
+            requestKeyDecider.evolve(requestKeyDecider.initialState(), claimed()),
+          );
+        } catch (error) {
+          return (error as ConflictError).extra.retryAfterSeconds;
+        }
+        return 'claimed';
+      };
+      expect(refused(after(1000))).to.equal(ABANDONED_AFTER_MS / 1000 - 1);
+      expect(refused(after(1000), 30_000)).to.equal(29);
+      expect(refused(after(29_500), 30_000)).to.equal(1);
+      expect(refused(after(30_000), 30_000)).to.equal('claimed');
+      spec(requestKeyDecider)
+        .given([claimed()])
+        .when({ ...claim(after(30_000)), abandonedAfterMs: 30_000 })
+        .then([claimed(after(30_000))]);
     });
 
     it('claims the key again once a request that never answered is 10 minutes old (its process died)', () => {

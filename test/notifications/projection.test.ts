@@ -10,9 +10,8 @@ import type { ReactorDeps } from '../../src/projector/projection.ts';
 import { NOTIFICATION_SUBSCRIPTIONS, notificationsReadModels, notificationSubscriptions } from '../../projections/notifications/index.ts';
 import type { NotificationsEvent } from '../../commands/notifications/events.ts';
 import { notificationsCommands } from '../../commands/notifications/index.ts';
-import type { CatalogueEvent } from '../../commands/catalogue/events.ts';
 import { givenEvents, onStream, registered } from '../support/projection-spec.ts';
-import { lotCatalogued as catalogued, lotClosed } from '../support/catalogue-events.ts';
+import { lotCatalogued as catalogued, lotClosed, type CatalogueEvent } from '../support/catalogue-events.ts';
 
 const notificationsProjection = registered(notificationsReadModels, 'documents');
 const notificationRemindersReactor = (deps: ReactorDeps) => registered(notificationsCommands, 'reactor', deps);

@@ -7,9 +7,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { openEngines } from '../../app/engines.ts';
 import { BullMqJobQueue } from '../../src/adapters/redis/bullmq-jobs.ts';
@@ -82,8 +84,43 @@ describe('engines chosen by their URLs', function () {
     expect(error!.message).not.to.contain('s3cret-pw');
   });
 
-  it('refuses TYPESENSE_URL without TYPESENSE_API_KEY, and an unknown ROLE', () => {
+  it('stops the start when Typesense refuses the key, naming the variable: an api uses TYPESENSE_SEARCH_API_KEY', async () => {
+    const keys: Array<string | undefined> = [];
+    const server = createServer((req, res) => {
+      keys.push(req.headers['x-typesense-api-key'] as string | undefined);
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end('{"message":"Forbidden - a valid `x-typesense-api-key` header must be sent."}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const env = {
+        DATA_DIR: tempDir(),
+        TYPESENSE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        TYPESENSE_API_KEY: 'admin-key',
+        TYPESENSE_SEARCH_API_KEY: 'search-key',
+      };
+      for (const [role, variable, key] of [
+        ['api', 'TYPESENSE_SEARCH_API_KEY', 'search-key'],
+        ['projector', 'TYPESENSE_API_KEY', 'admin-key'],
+      ] as const) {
+        const error = await openEngines(loadConfig({ ...env, ROLE: role }), logger, role).then(
+          () => null,
+          (e: Error) => e,
+        );
+        expect(error, role).to.be.instanceOf(ConfigError);
+        expect(error!.message).to.match(new RegExp(`^${variable}: Typesense at http://127\\.0\\.0\\.1:\\d+ refused the API key \\(401`));
+        expect(keys.pop()).to.equal(key);
+      }
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('refuses TYPESENSE_URL without TYPESENSE_API_KEY (an api may have TYPESENSE_SEARCH_API_KEY alone), and an unknown ROLE', () => {
     expect(() => loadConfig({ TYPESENSE_URL: 'http://127.0.0.1:8108' })).to.throw(/TYPESENSE_API_KEY/);
+    const searchOnly = { TYPESENSE_URL: 'http://127.0.0.1:8108', TYPESENSE_SEARCH_API_KEY: 'k' };
+    expect(loadConfig({ ...searchOnly, ROLE: 'api' }).engines.typesenseSearchApiKey).to.equal('k');
+    expect(() => loadConfig({ ...searchOnly, ROLE: 'projector' })).to.throw(/without TYPESENSE_API_KEY$/);
     expect(() => loadConfig({ ROLE: 'web' })).to.throw(/ROLE must be one of all, api, projector, worker/);
   });
 });

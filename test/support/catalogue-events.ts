@@ -1,9 +1,13 @@
-import type { CatalogueEvent } from '../../commands/catalogue/events.ts';
+import type { CatalogueEvent as AuctionOrCategoryEvent } from '../../commands/catalogue/events.ts';
+import type { CatalogueLotEvent } from '../../commands/lots/events.ts';
 
 /**
  * Catalogue events as the projection specs give them (test/projections/): a lot, an auction and a category
  * with plain defaults, each overridable. Times are RFC 3339 without milliseconds, as the intake writes them.
  */
+
+/** The catalogue's events: auctions and categories, and a lot's catalogue facts. */
+export type CatalogueEvent = AuctionOrCategoryEvent | CatalogueLotEvent;
 
 type Data<T extends CatalogueEvent['type']> = Extract<CatalogueEvent, { type: T }>['data'];
 

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { Readable } from 'node:stream';
+import { DeadlineExceededError, UnavailableError } from '@eventstore/db-client';
 import {
   ANY,
   BACKWARDS,
   END,
+  EsdbMaxAppendSizeExceededError,
   EsdbStreamNotFoundError,
   EsdbWrongExpectedVersionError,
   NO_STREAM,
@@ -26,7 +28,14 @@ import {
  * An in-memory stand-in for `@eventstore/db-client`'s client, for the calls the event log makes, behaving
  * as the client and server are documented to (and as the server's source reads):
  *
- * - appendToStream: expected revision ANY / NO_STREAM / STREAM_EXISTS / bigint; a mismatch throws the
+ * - appendToStream: refused with the client's MaxAppendSizeExceededError when its events take more than
+ *   the server's MaxAppendSize (default 1,048,576 bytes), counted as the server counts them before anything
+ *   else (EventStore/EventStore, src/EventStore.Core/Services/Transport/Grpc/Streams.Append.cs:
+ *   `size += Event.SizeOnDisk(eventType, data, metadata); if (size > _maxAppendSize) throw
+ *   RpcExceptions.MaxAppendSizeExceeded(...)`, with Event.SizeOnDisk = data bytes + metadata bytes + 2 ×
+ *   the type's length; the client sends data and metadata as JSON.stringify'd UTF-8, dist/streams/
+ *   appendToStream/append.js, and maps the answer to MaxAppendSizeExceededError, unpackError.js).
+ *   Expected revision ANY / NO_STREAM / STREAM_EXISTS / bigint; a mismatch throws the
  *   client's WrongExpectedVersionError (actualVersion bigint or 'no_stream'). Idempotence by event id: an
  *   append whose ids equal the events written after the expected revision (for ANY / STREAM_EXISTS: after
  *   the first id's event) is answered success without writing and without a position, as the server
@@ -39,6 +48,8 @@ import {
  *   filter (event type or stream name, regex or prefixes), as an object-mode readable stream that reads
  *   on only when its buffer is below the high-water mark (back-pressure). unsubscribe() ends it.
  * - Positions are byte offsets: commit = prepare = where the record starts, growing by the record's size.
+ *   Reading $all (or subscribing) from an offset where no record starts fails, as the server does: it reads
+ *   a record at that offset and fails in the middle of one (kurrent-io/KurrentDB#694).
  *   System events ($settings at start, a $statsCollected after every append by default) sit in $all
  *   between the service's events, so a missing filter shows.
  *
@@ -51,6 +62,14 @@ export interface FakeEsdbOptions {
   systemNoise?: boolean;
   /** Events a subscription receives per turn of the event loop, as messages arrive over the network (default 8). */
   deliveryChunk?: number;
+  /** The server's MaxAppendSize in bytes (default 1,048,576, the server's own default). */
+  maxAppendSize?: number;
+}
+
+/** The bytes an event counts for in an append, as the server counts them (Event.SizeOnDisk). */
+export function sizeOnDisk(event: JSONEventData): number {
+  const json = (value: unknown) => (value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value), 'utf8'));
+  return json(event.data) + (event.metadata ? json(event.metadata) : 0) + event.type.length * 2;
 }
 
 interface StoredRecord {
@@ -74,15 +93,39 @@ export class FakeEsdbClient implements EsdbClient {
   private nextPosition: bigint;
   private readonly systemNoise: boolean;
   private readonly deliveryChunk: number;
+  private readonly maxAppendSize: number;
   private loseAnswers = 0;
   private disposed = false;
   /** Events pushed into subscription streams so far (what the client has read from the server). */
   pushedBySubscriptions = 0;
+  /**
+   * The server away, as the client then answers (`dist/utils/CommandError.js`): `unavailable` (refused or lost:
+   * every call fails with UnavailableError, gRPC status 14, and open subscriptions end with it); `hung` (no
+   * answer: an append fails with DeadlineExceededError at its deadline, the client's default 10 s; a read never,
+   * since the client gives reads `deadline: Infinity`, `dist/streams/readAll.js`). null: up.
+   */
+  outage: 'unavailable' | 'hung' | null = null;
+
+  /** Goes away (every open subscription ends as the connection drops) or comes back (null). */
+  setOutage(outage: 'unavailable' | 'hung' | null) {
+    this.outage = outage;
+    if (outage) this.endSubscriptions(new UnavailableError(undefined, '14 UNAVAILABLE: No connection established'));
+  }
+
+  /** What the server away does to a call with this deadline (ms): fails it, or never answers before it. */
+  private async served(deadline = 10_000): Promise<void> {
+    if (this.outage === 'unavailable') throw new UnavailableError(undefined, '14 UNAVAILABLE: No connection established');
+    if (this.outage === 'hung') {
+      await new Promise((resolve) => setTimeout(resolve, deadline));
+      throw new DeadlineExceededError(undefined, '4 DEADLINE_EXCEEDED: Deadline exceeded');
+    }
+  }
 
   constructor(options: FakeEsdbOptions = {}) {
     this.nextPosition = options.firstPosition ?? 4096n;
     this.systemNoise = options.systemNoise ?? true;
     this.deliveryChunk = options.deliveryChunk ?? 8;
+    this.maxAppendSize = options.maxAppendSize ?? 1_048_576;
     this.appended.setMaxListeners(0);
     this.write('$settings', '$settings', { userStreamAcl: { $r: '$all' } });
   }
@@ -110,10 +153,16 @@ export class FakeEsdbClient implements EsdbClient {
   async appendToStream(
     streamName: string,
     events: JSONEventData[],
-    options: { expectedRevision?: AppendExpectedRevision } = {},
+    options: { expectedRevision?: AppendExpectedRevision; deadline?: number } = {},
   ): Promise<AppendResult> {
     this.assertOpen();
     await turn();
+    await this.served(options.deadline);
+    let size = 0;
+    for (const event of events) {
+      size += sizeOnDisk(event);
+      if (size > this.maxAppendSize) throw EsdbMaxAppendSizeExceededError.fromMaxAppendSize(this.maxAppendSize);
+    }
     const expected = options.expectedRevision ?? ANY;
     const stream = this.streams.get(streamName) ?? [];
     const current = stream.length - 1;
@@ -194,6 +243,7 @@ export class FakeEsdbClient implements EsdbClient {
     this.assertOpen();
     const { fromPosition = START, direction, maxCount = Number.MAX_SAFE_INTEGER } = options;
     return this.answer(() => {
+      this.assertRecordStart(fromPosition);
       let records: StoredRecord[];
       if (direction === BACKWARDS) {
         if (fromPosition === START) records = [];
@@ -230,7 +280,25 @@ export class FakeEsdbClient implements EsdbClient {
       (s) => this.subscriptions.delete(s),
     );
     this.subscriptions.add(subscription);
+    if (this.outage) subscription.end(new UnavailableError(undefined, '14 UNAVAILABLE: No connection established'));
+    else if (!this.isRecordStart(fromPosition)) subscription.end(this.notARecordStart(fromPosition));
     return subscription;
+  }
+
+  /** START, END, where a record starts, or the end of the log (where the next one will). */
+  private isRecordStart(position: ReadPosition): boolean {
+    if (position === START || position === END) return true;
+    const { commit, prepare } = position as { commit: bigint; prepare: bigint };
+    return commit === prepare && (commit === this.nextPosition || this.log.some((r) => r.position.commit === commit));
+  }
+
+  private notARecordStart(position: ReadPosition): Error {
+    const { commit } = position as { commit: bigint };
+    return new Error(`13 INTERNAL: Read all failed: no record starts at commit position ${commit}`);
+  }
+
+  private assertRecordStart(position: ReadPosition): void {
+    if (!this.isRecordStart(position)) throw this.notARecordStart(position);
   }
 
   async dispose(): Promise<void> {
@@ -270,9 +338,15 @@ export class FakeEsdbClient implements EsdbClient {
   /** A read answered as the client answers it: a readable stream, delivered after a turn, failing when iterated. */
   private answer<T>(produce: () => T[]): Readable & AsyncIterable<T> {
     let items: T[] | null = null;
+    const outage = () => this.outage;
     return new Readable({
       objectMode: true,
       read() {
+        if (outage() === 'hung') return; // no answer, and no deadline on a read
+        if (outage() === 'unavailable') {
+          setImmediate(() => this.destroy(new UnavailableError(undefined, '14 UNAVAILABLE: No connection established')));
+          return;
+        }
         setImmediate(() => {
           try {
             items ??= produce();

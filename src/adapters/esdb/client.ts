@@ -3,7 +3,7 @@
  *
  * Everything else in `src/adapters/esdb/` uses only what this file exports: the narrow `EsdbClient`
  * interface below (the five calls the event log makes), the constants and the filter it passes, and the
- * two error classes it recognises. The real client satisfies `EsdbClient` as it is, with no wrapper, so the
+ * error classes it recognises. The real client satisfies `EsdbClient` as it is, with no wrapper, so the
  * adapter runs the same code against the real client and against the in-memory fake used in the tests
  * (test/support/fake-esdb-client.ts).
  *
@@ -18,6 +18,8 @@ import {
   END,
   EventStoreDBClient,
   FORWARDS,
+  DeadlineExceededError,
+  MaxAppendSizeExceededError,
   NO_STREAM,
   START,
   STREAM_EXISTS,
@@ -43,6 +45,10 @@ export { ANY, BACKWARDS, END, FORWARDS, NO_STREAM, START, STREAM_EXISTS, exclude
 export { WrongExpectedVersionError as EsdbWrongExpectedVersionError };
 /** Raised while iterating `readStream` of a stream that does not exist. */
 export { StreamNotFoundError as EsdbStreamNotFoundError };
+/** What a call answers past its deadline (also what the adapter throws when a read runs past its own). */
+export { DeadlineExceededError as EsdbDeadlineExceededError };
+/** Thrown by `appendToStream` when the append's events exceed the server's MaxAppendSize (`maxAppendSize`, bytes). */
+export { MaxAppendSizeExceededError as EsdbMaxAppendSizeExceededError };
 export type { AllStreamResolvedEvent, AppendExpectedRevision, AppendResult, Filter, JSONEventData, Position, ReadPosition, ResolvedEvent };
 
 /** A subscription to $all as the client hands it out: a readable stream of events with back-pressure. */
@@ -58,7 +64,7 @@ export interface EsdbClient {
   appendToStream(
     streamName: string,
     events: JSONEventData[],
-    options?: { expectedRevision?: AppendExpectedRevision },
+    options?: { expectedRevision?: AppendExpectedRevision; deadline?: number },
   ): Promise<AppendResult>;
   readStream(
     streamName: string,

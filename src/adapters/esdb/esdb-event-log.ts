@@ -31,6 +31,7 @@ import { WrongExpectedVersionError } from '../../ports/event-log.ts';
 import {
   BACKWARDS,
   END,
+  EsdbDeadlineExceededError,
   EsdbStreamNotFoundError,
   EsdbWrongExpectedVersionError,
   FORWARDS,
@@ -56,12 +57,17 @@ import { PulledSubscription } from './pulled-subscription.ts';
 
 /** Events read backwards per page while looking for the newest non-system event. */
 const HEAD_PAGE = 100;
+/** How long a call may take (ms): past it, DeadlineExceededError, answered 503 (src/errors.ts). */
+export const ESDB_DEADLINE_MS = 10_000;
 
 export class EsdbEventLog implements EventLog {
   private closed = false;
   private readonly subscriptions = new Set<PulledSubscription>();
 
-  constructor(private readonly client: EsdbClient) {}
+  constructor(
+    private readonly client: EsdbClient,
+    private readonly deadline = ESDB_DEADLINE_MS,
+  ) {}
 
   /**
    * Connects to the server named by the connection string and checks, by reading the head of $all, that
@@ -90,7 +96,7 @@ export class EsdbEventLog implements EventLog {
       result = await this.client.appendToStream(
         streamId,
         events.map((event, i) => toEventData(event, ids[i])),
-        { expectedRevision: toClientExpected(expected) },
+        { expectedRevision: toClientExpected(expected), deadline: this.deadline },
       );
     } catch (error) {
       if (error instanceof EsdbWrongExpectedVersionError) {
@@ -139,7 +145,7 @@ export class EsdbEventLog implements EventLog {
   private async readStreamRaw(streamId: string, options: Parameters<EsdbClient['readStream']>[1]): Promise<RecordedEvent[]> {
     const events: RecordedEvent[] = [];
     try {
-      for await (const resolved of this.client.readStream(streamId, options)) events.push(toRecorded(resolved));
+      for await (const resolved of this.bounded(this.client.readStream(streamId, options))) events.push(toRecorded(resolved));
     } catch (error) {
       if (error instanceof EsdbStreamNotFoundError) return [];
       throw error;
@@ -163,7 +169,7 @@ export class EsdbEventLog implements EventLog {
       // One more than needed: the first event read may be the one at the cursor, already seen.
       const want = maxCount - events.length + 1;
       let read = 0;
-      const page = this.client.readAll({ fromPosition: toReadPosition(cursor), direction: FORWARDS, maxCount: want });
+      const page = this.bounded(this.client.readAll({ fromPosition: toReadPosition(cursor), direction: FORWARDS, maxCount: want }));
       for await (const resolved of page) {
         read++;
         const position = rawPosition(resolved);
@@ -176,6 +182,35 @@ export class EsdbEventLog implements EventLog {
     return events;
   }
 
+  /**
+   * A read of the client bounded by the deadline. The client's reads have none (`dist/streams/readAll.js` and
+   * `readStream.js` pass `deadline: Infinity` over the caller's), so a server that stops answering would hold the
+   * read, and the request waiting on it, for ever. Past it the read's stream is destroyed.
+   */
+  private bounded<T>(read: AsyncIterable<T>): AsyncIterable<T> {
+    const ms = this.deadline;
+    return {
+      async *[Symbol.asyncIterator]() {
+        let timer: NodeJS.Timeout | undefined;
+        const expired = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new EsdbDeadlineExceededError(undefined, `EventStoreDB read took longer than ${ms} ms`)), ms);
+        });
+        expired.catch(() => undefined);
+        const iterator = read[Symbol.asyncIterator]();
+        try {
+          for (;;) {
+            const next = await Promise.race([iterator.next(), expired]);
+            if (next.done) return;
+            yield next.value;
+          }
+        } finally {
+          clearTimeout(timer);
+          (read as { destroy?: () => unknown }).destroy?.();
+        }
+      },
+    };
+  }
+
   /** Position of the newest event that is not a system event (0 when there is none). */
   async headPosition(): Promise<number> {
     this.assertOpen();
@@ -183,7 +218,7 @@ export class EsdbEventLog implements EventLog {
     for (;;) {
       let read = 0;
       let oldest = 0;
-      const page = this.client.readAll({ fromPosition: from, direction: BACKWARDS, maxCount: HEAD_PAGE });
+      const page = this.bounded(this.client.readAll({ fromPosition: from, direction: BACKWARDS, maxCount: HEAD_PAGE }));
       for await (const resolved of page) {
         read++;
         oldest = rawPosition(resolved);

@@ -177,3 +177,13 @@ export function indexKeys(index: IndexSpec): Array<[string, 1]> {
   if (!index.unique && !index.fields.includes('_id')) keys.push(['_id', 1]);
   return keys;
 }
+
+/**
+ * Options of a declared index. A unique one indexes only the documents that have all its fields: MongoDB
+ * would index a missing field as null and refuse a second document without it, where the embedded store
+ * (SQLite) takes any number; a partial index may filter on `$exists: true`.
+ */
+export function indexOptions(index: IndexSpec): { unique: boolean; partialFilterExpression?: Record<string, { $exists: true }> } {
+  if (!index.unique) return { unique: false };
+  return { unique: true, partialFilterExpression: Object.fromEntries(index.fields.map((f) => [fieldPath(f), { $exists: true }])) };
+}

@@ -19,6 +19,7 @@ import {
   fromCountBy,
   fromStored,
   indexKeys,
+  indexOptions,
   storedId,
   toMongoQuery,
   toMongoSort,
@@ -92,6 +93,12 @@ export function databaseFromUrl(url: string): string | undefined {
   return match ? decodeURIComponent(match[1]) : undefined;
 }
 
+/**
+ * Bounded waits for a server that is away: the driver's defaults wait 30 s to select a server before
+ * MongoServerSelectionError (answered 503, src/errors.ts); a request waits at most this, a start fails as soon.
+ */
+export const MONGO_WAITS = { serverSelectionTimeoutMS: 5_000, connectTimeoutMS: 5_000 } as const;
+
 export class MongoDocumentStore implements DocumentStore {
   private readonly aliases: MongoCollection<AliasDoc>;
   private readonly checkpoints: MongoCollection<CheckpointDoc>;
@@ -120,7 +127,7 @@ export class MongoDocumentStore implements DocumentStore {
   static async connect(url: string, options: MongoDocumentStoreOptions = {}): Promise<MongoDocumentStore> {
     const dbName = options.dbName ?? databaseFromUrl(url);
     if (!dbName) throw new Error('MONGODB_URL must name the database, e.g. mongodb://mongo:27017/bidder?replicaSet=rs0');
-    const client = new MongoClient(url, { writeConcern: { w: 'majority' }, retryWrites: true });
+    const client = new MongoClient(url, { writeConcern: { w: 'majority' }, retryWrites: true, ...MONGO_WAITS });
     await client.connect();
     try {
       return await MongoDocumentStore.open(client, dbName, options);
@@ -173,7 +180,7 @@ export class MongoDocumentStore implements DocumentStore {
       ['_t', 1],
       ['_id', 1],
     ]);
-    for (const index of spec.indexes ?? []) await collection.createIndex(indexKeys(index), { unique: index.unique ?? false });
+    for (const index of spec.indexes ?? []) await collection.createIndex(indexKeys(index), indexOptions(index));
   }
 
   async ensureCollection(spec: CollectionSpec): Promise<void> {

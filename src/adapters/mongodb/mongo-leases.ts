@@ -1,27 +1,36 @@
 import { MongoClient, MongoServerError, type Collection } from 'mongodb';
+import { MONGO_WAITS } from './mongo-documents.ts';
 import { holderIsGone, type LeaseHolder, type LeaseStore } from '../../ports/leases.ts';
 
-interface LeaseDoc {
+export interface LeaseDoc {
   _id: string;
   holder: LeaseHolder;
   expires: Date;
 }
 
+const DUPLICATE_KEY = 11000;
+
 /**
- * Leases in MongoDB, beside the projections' checkpoints: one document per lease, taken with a conditional
- * upsert (free, expired, ours, or a gone holder's), so two processes can never both hold it: the loser's
- * upsert hits the unique `_id`.
+ * Leases in MongoDB, beside the projections' checkpoints: one document per lease. A free lease is claimed
+ * with an insert, so of two claimants the second hits the unique `_id` (an upsert would not do: MongoDB
+ * retries an upsert that meets a duplicate key on an `_id` equality as an update, and both would win). A
+ * held one (expired, ours, or a gone holder's) is taken with an update conditional on the document read.
  */
 export class MongoLeases implements LeaseStore {
   private constructor(
-    private readonly client: MongoClient,
+    private readonly client: MongoClient | null,
     private readonly leases: Collection<LeaseDoc>,
   ) {}
 
   static async connect(url: string): Promise<MongoLeases> {
-    const client = new MongoClient(url, { writeConcern: { w: 'majority' } });
+    const client = new MongoClient(url, { writeConcern: { w: 'majority' }, ...MONGO_WAITS });
     await client.connect();
     return new MongoLeases(client, client.db().collection<LeaseDoc>('_leases'));
+  }
+
+  /** Leases in a collection the caller owns (close leaves its client open): tests over a fake driver. */
+  static over(leases: Collection<LeaseDoc>): MongoLeases {
+    return new MongoLeases(null, leases);
   }
 
   async acquire(name: string, holder: LeaseHolder, ttlMs: number): Promise<{ acquired: true } | { acquired: false; heldBy: LeaseHolder }> {
@@ -29,14 +38,19 @@ export class MongoLeases implements LeaseStore {
     const free =
       !current || current.expires.getTime() <= Date.now() || current.holder.id === holder.id || holderIsGone(current.holder, holder);
     if (!free) return { acquired: false, heldBy: current.holder };
-    try {
-      // Replaces exactly the document read above (or inserts when there was none): a concurrent taker
-      // changed it, or inserted first, and this one then fails.
-      const filter = current ? { _id: name, 'holder.id': current.holder.id, expires: current.expires } : { _id: name };
-      const result = await this.leases.updateOne(filter, { $set: { holder, expires: new Date(Date.now() + ttlMs) } }, { upsert: !current });
-      if (result.matchedCount === 1 || result.upsertedCount === 1) return { acquired: true };
-    } catch (error) {
-      if (!(error instanceof MongoServerError && error.code === 11000)) throw error;
+    const expires = new Date(Date.now() + ttlMs);
+    if (!current) {
+      try {
+        await this.leases.insertOne({ _id: name, holder, expires });
+        return { acquired: true };
+      } catch (error) {
+        if (!(error instanceof MongoServerError && error.code === DUPLICATE_KEY)) throw error;
+      }
+    } else {
+      // Replaces exactly the document read above: a concurrent taker changed it, and this one then fails.
+      const filter = { _id: name, 'holder.id': current.holder.id, expires: current.expires };
+      const result = await this.leases.updateOne(filter, { $set: { holder, expires } });
+      if (result.matchedCount === 1) return { acquired: true };
     }
     const winner = await this.leases.findOne({ _id: name });
     return winner ? { acquired: false, heldBy: winner.holder } : this.acquire(name, holder, ttlMs);
@@ -52,6 +66,6 @@ export class MongoLeases implements LeaseStore {
   }
 
   async close(): Promise<void> {
-    await this.client.close();
+    await this.client?.close();
   }
 }

@@ -1,6 +1,7 @@
 // The PostgreSQL schema, created and migrated at start in numbered steps under an advisory lock: the first
 // process to hold it applies what is missing, the others wait for it and find nothing left to do.
 import type pg from 'pg';
+import { unbounded } from './pool.ts';
 
 /** A schema name as it appears in SQL: lower-case letters, digits and underscores (quoted anyway). */
 export function schemaIdent(schema: string): string {
@@ -16,8 +17,15 @@ export async function migrate(pool: pg.Pool, schema: string, part: string, steps
   const s = schemaIdent(schema);
   const client = await pool.connect();
   try {
-    await client.query('SELECT pg_advisory_lock(hashtext($1))', [`${schema}.migrations`]);
+    // The lock is tried rather than waited for, and the steps run without the statement time-out: a migration
+    // (or another process's, waited for) may take longer than a request's bounded statement.
+    while (
+      !(await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [`${schema}.migrations`])).rows[0]
+        .locked
+    )
+      await new Promise((resolve) => setTimeout(resolve, 100));
     try {
+      await client.query('SET statement_timeout = 0');
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
       await client.query(
         `CREATE TABLE IF NOT EXISTS ${s}.migrations (part text NOT NULL, version integer NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (part, version))`,
@@ -27,7 +35,7 @@ export async function migrate(pool: pg.Pool, schema: string, part: string, steps
       for (let version = applied + 1; version <= steps.length; version++) {
         await client.query('BEGIN');
         try {
-          await client.query(steps[version - 1](s));
+          await client.query(unbounded(steps[version - 1](s)));
           await client.query(`INSERT INTO ${s}.migrations (part, version) VALUES ($1, $2)`, [part, version]);
           await client.query('COMMIT');
         } catch (error) {
@@ -37,6 +45,7 @@ export async function migrate(pool: pg.Pool, schema: string, part: string, steps
       }
       return steps.length - applied;
     } finally {
+      await client.query('RESET statement_timeout');
       await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`${schema}.migrations`]);
     }
   } finally {

@@ -26,9 +26,9 @@ import type {
 } from '../../ports/read-models.ts';
 import { CheckpointConflictError } from '../../ports/read-models.ts';
 import { runSwap, startRebuild, type RebuildCopy, type RebuildEngine, type SwapReply, type SwapStep } from '../../read-models/rebuild.ts';
-import { inTransaction, openPart } from './pool.ts';
+import { inTransaction, openPart, unbounded, unboundedHere } from './pool.ts';
 import { schemaIdent, type MigrationSteps } from './migrate.ts';
-import { fieldExpr, filterToSql, sortToSql } from './pg-filter.ts';
+import { fieldExpr, fieldPath, filterToSql, sortToSql } from './pg-filter.ts';
 
 export const READ_MODEL_STEPS: MigrationSteps = [
   (s) => `
@@ -90,7 +90,9 @@ export class PgDocumentStore implements DocumentStore {
 
   /** Serializes this schema's DDL across processes (CREATE ... IF NOT EXISTS is not safe when run concurrently). */
   private async ddlLock(client: pg.PoolClient): Promise<void> {
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${this.schema}.read-models`]);
+    // DDL (an index built on a full copy) and the wait for another process's may take longer than a request's statement.
+    await unboundedHere(client);
+    await client.query(unbounded('SELECT pg_advisory_xact_lock(hashtext($1))', [`${this.schema}.read-models`]));
   }
 
   private async createPhysical(client: pg.PoolClient, physical: string): Promise<void> {
@@ -109,11 +111,16 @@ export class PgDocumentStore implements DocumentStore {
     for (const index of spec.indexes ?? []) {
       const columns = ['tenant', ...index.fields.map((f) => `(${fieldExpr(f)})`)];
       if (!index.unique && !index.fields.includes('_id')) columns.push('id');
-      const definition = `${index.unique ? 'UNIQUE ' : ''}(${columns.join(', ')})`;
+      // A unique index holds only the documents that have its fields: a missing one clashes with nothing, as in SQLite.
+      const present = index.fields.map((f) => `${fieldPath(f)} IS NOT NULL`).join(' AND ');
+      const where = index.unique && !index.fields.includes('_id') ? ` WHERE ${present}` : '';
+      const definition = `${index.unique ? 'UNIQUE ' : ''}(${columns.join(', ')})${where}`;
       const name = `${physical}_x${createHash('sha256').update(definition).digest('hex').slice(0, 10)}`;
       wanted.add(name);
       await client.query(
-        `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${name}" ON ${this.table(physical)} ${definition.replace(/^UNIQUE /, '')}`,
+        unbounded(
+          `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS "${name}" ON ${this.table(physical)} ${definition.replace(/^UNIQUE /, '')}`,
+        ),
       );
     }
     const { rows } = await client.query<{ indexname: string }>(
@@ -391,7 +398,11 @@ export class PgDocumentStore implements DocumentStore {
       // Readers of the replaced copies hold their lock until their statement ends; the DROP waits for them, and
       // a reader coming later finds the table gone and reads the alias again.
       for (const physical of replaced) await this.pool.query(`DROP TABLE IF EXISTS ${this.table(physical)}`);
-      for (const { physical } of copies) await this.pool.query(`ANALYZE ${this.table(physical)}`);
+      for (const { physical } of copies)
+        await this.transaction(async (client) => {
+          await unboundedHere(client);
+          await client.query(unbounded(`ANALYZE ${this.table(physical)}`));
+        });
     },
   };
 

@@ -20,7 +20,7 @@ import type {
 } from '../../ports/event-log.ts';
 import { WrongExpectedVersionError } from '../../ports/event-log.ts';
 import { migrate, schemaIdent, type MigrationSteps } from './migrate.ts';
-import { inTransaction, poolOf, type PoolSource } from './pool.ts';
+import { inTransaction, poolOf, releaseError, type PoolSource } from './pool.ts';
 
 /** The event log's schema, step by step. */
 export const EVENT_LOG_STEPS: MigrationSteps = [
@@ -59,6 +59,9 @@ interface Row {
   created: Date;
 }
 
+/** How soon a lost listener connection is tried again (and again) while PostgreSQL is away. */
+const LISTEN_RETRY_MS = 500;
+
 const COLUMNS = 'position, stream_id, revision, type, version, data, metadata, created';
 
 const toRecorded = (row: Row): RecordedEvent => ({
@@ -87,6 +90,7 @@ export class PgEventLog implements EventLog {
   private flushing: Promise<void> | null = null;
   private closed = false;
   private listener: pg.Client | null = null;
+  private relistenTimer: NodeJS.Timeout | null = null;
   private readonly waiters = new Set<() => void>();
 
   private readonly pool: pg.Pool;
@@ -116,16 +120,52 @@ export class PgEventLog implements EventLog {
     return log;
   }
 
+  /**
+   * Listens for other processes' appends on a connection of its own. When that connection is lost (PostgreSQL
+   * restarted), subscribers go on polling and a new listener is tried every LISTEN_RETRY_MS until one connects;
+   * subscribers are then woken, as appends may have come in meanwhile.
+   */
   private async listen(): Promise<void> {
     const client = new pg.Client(this.source.config);
-    client.on('error', () => {
-      // The connection dropped: subscribers go on polling; a new listener is tried on the next wake-up.
-      this.listener = null;
-    });
+    let lost = false;
+    const onLost = () => {
+      if (lost) return;
+      lost = true;
+      if (this.listener === client) this.listener = null;
+      client.end().catch(() => {});
+      this.relisten();
+    };
+    client.on('error', onLost);
+    client.on('end', onLost);
     client.on('notification', () => this.wakeAll());
-    await client.connect();
-    await client.query(`LISTEN "${this.channel}"`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN "${this.channel}"`);
+    } catch (error) {
+      lost = true;
+      client.removeAllListeners('end');
+      await client.end().catch(() => {});
+      throw error;
+    }
+    if (this.closed) {
+      await client.end().catch(() => {});
+      return;
+    }
     this.listener = client;
+  }
+
+  /** Tries a new listener after LISTEN_RETRY_MS, again and again until one connects or the log is closed. */
+  private relisten(): void {
+    if (this.closed || this.relistenTimer) return;
+    this.relistenTimer = setTimeout(() => {
+      this.relistenTimer = null;
+      if (this.closed) return;
+      this.listen().then(
+        () => this.wakeAll(),
+        () => this.relisten(),
+      );
+    }, LISTEN_RETRY_MS);
+    this.relistenTimer.unref();
   }
 
   private wakeAll() {
@@ -158,30 +198,35 @@ export class PgEventLog implements EventLog {
       for (const append of group) append.reject(error);
       return;
     }
+    let broken: Error | undefined;
     try {
       // A writer that raced past the revision check makes the unique key refuse the batch: then the group again,
       // append by append, so that only that append fails.
-      const outcomes = (await this.writeGroup(client, group, true)) ?? (await this.writeGroup(client, group, false))!;
-      // An append of nothing answers the head as of its commit.
-      const head = outcomes.some((o) => !(o instanceof Error) && o.position === -1) ? await this.headPosition() : 0;
+      const { outcomes, head } = (await this.writeGroup(client, group, true)) ?? (await this.writeGroup(client, group, false))!;
       group.forEach((append, i) => {
         const outcome = outcomes[i];
         if (outcome instanceof Error) append.reject(outcome);
         else append.resolve(outcome.position === -1 ? { ...outcome, position: head } : outcome);
       });
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
+      broken = releaseError(error);
+      if (!broken) await client.query('ROLLBACK').catch(() => {});
       for (const append of group) append.reject(error);
     } finally {
-      client.release();
+      client.release(broken);
     }
   }
 
   /**
-   * The group in one transaction: its outcomes in order (position -1 for an append of nothing), or null when
-   * `batched` and the unique (stream, revision) key refused the batch (rolled back, nothing written).
+   * The group in one transaction: its outcomes in order (position -1 for an append of nothing) and the head those
+   * answer, or null when `batched` and the unique (stream, revision) key refused the batch (rolled back, nothing
+   * written).
    */
-  private async writeGroup(client: pg.PoolClient, group: PendingAppend[], batched: boolean): Promise<Array<AppendResult | Error> | null> {
+  private async writeGroup(
+    client: pg.PoolClient,
+    group: PendingAppend[],
+    batched: boolean,
+  ): Promise<{ outcomes: Array<AppendResult | Error>; head: number } | null> {
     await client.query('BEGIN');
     // Positions in commit order: one appending transaction at a time draws positions, until it commits.
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${this.schema}.append`]);
@@ -192,8 +237,17 @@ export class PgEventLog implements EventLog {
     }
     const last = outcomes.reduce((max, o) => (o instanceof Error ? max : Math.max(max, o.position)), 0);
     if (last > 0) await client.query('SELECT pg_notify($1, $2)', [this.channel, String(last)]);
+    // An append of nothing answers the head as of its commit: read under the lock, before it (nothing is
+    // read after the commit, so a group whose commit succeeded is never answered as failed).
+    let head = last;
+    if (outcomes.some((o) => !(o instanceof Error) && o.position === -1)) {
+      const { rows } = await client.query<{ p: string | null }>(`SELECT max(position) AS p FROM ${this.s}.events`);
+      head = Number(rows[0]?.p ?? 0);
+    }
+    // A lost connection here fails the whole group: the transaction either committed whole or not at all,
+    // and its callers, answered 503, may find their events in the log or not (docs/architecture.md).
     await client.query('COMMIT');
-    return outcomes;
+    return { outcomes, head };
   }
 
   /** Whether an append may go on a stream at `current` (-1: no stream). */
@@ -433,6 +487,7 @@ export class PgEventLog implements EventLog {
     // Appends already asked for are committed first (they were accepted before the close).
     if (this.flushing) await this.flushing;
     this.closed = true;
+    if (this.relistenTimer) clearTimeout(this.relistenTimer);
     this.wakeAll();
     await this.listener?.end().catch(() => {});
     if (this.source.owned) await this.pool.end();

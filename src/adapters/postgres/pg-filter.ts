@@ -8,9 +8,13 @@ import { fieldSegments, filterSql, isOperatorCondition, operatorEntries } from '
 /** A field's SQL expression, written exactly as in the index definitions (pg-documents.ts), which is what lets PostgreSQL use them. */
 export function fieldExpr(field: string): string {
   if (field === '_id') return 'id';
+  return `coalesce(${fieldPath(field)}, 'null'::jsonb)`;
+}
+
+/** A field's `jsonb` value as stored: SQL NULL when the document has no such field. */
+export function fieldPath(field: string): string {
   const segments = fieldSegments(field); // letters, digits, `_` and `-` only: safe inside a literal
-  const path = segments.length === 1 ? `doc->'${segments[0]}'` : `doc #> '{${segments.join(',')}}'`;
-  return `coalesce(${path}, 'null'::jsonb)`;
+  return segments.length === 1 ? `doc->'${segments[0]}'` : `doc #> '{${segments.join(',')}}'`;
 }
 
 /** Adds a parameter, answering its placeholder. */

@@ -6,8 +6,9 @@
  *   last word in the query should be treated as a prefix"), true only then;
  * - typos: 1 from 4 characters, 2 from 8 (`num_typos: 2`, `min_len_1typo: 4`, `min_len_2typo: 8`); the
  *   distance is Damerau-Levenshtein, so "chiar" is one typo from "chair". Typesense looks for typo
- *   corrections only while fewer than `typo_tokens_threshold` (default 1) documents match the exact words;
- *   the embedded index always adds them;
+ *   corrections only while fewer than `typo_tokens_threshold` documents match ("until at least N results are
+ *   found"; default 1: one exact "chair" hides "chiar"); the embedded index always adds them, so the threshold
+ *   is one no search reaches (TYPO_TOKENS_THRESHOLD);
  * - 50 prefix/typo candidates per word (`max_candidates`), as the embedded index expands;
  * - no splitting or joining of words ("basket ball" for "basketball"): `split_join_tokens: 'off'`;
  * - case and accents: the query is folded with the service's one rule (src/text/fold.ts), as the
@@ -33,6 +34,8 @@ import { checkFieldName, DOC_ID, RESERVED_FIELDS, TOKEN_SEPARATORS } from './sch
 export const MAX_PER_PAGE = 250;
 export const DEFAULT_MAX_FACET_VALUES = 10_000;
 const MAX_WEIGHT = 15;
+/** More documents than any search matches: typo variants are always looked for (the server takes a uint32). */
+export const TYPO_TOKENS_THRESHOLD = 2 ** 31 - 1;
 
 export interface TypesenseSearchParams {
   q: string;
@@ -40,6 +43,7 @@ export interface TypesenseSearchParams {
   query_by_weights: string;
   prefix: boolean;
   num_typos: number;
+  typo_tokens_threshold: number;
   min_len_1typo: number;
   min_len_2typo: number;
   drop_tokens_threshold: number;
@@ -112,6 +116,7 @@ export function searchParams(tenant: string, request: SearchRequest, options: Se
     query_by_weights: queryBy.map((_, i) => Math.max(1, MAX_WEIGHT - i)).join(','),
     prefix: words[words.length - 1].length >= 2,
     num_typos: 2,
+    typo_tokens_threshold: TYPO_TOKENS_THRESHOLD,
     min_len_1typo: 4,
     min_len_2typo: 8,
     drop_tokens_threshold: 0,

@@ -1,8 +1,12 @@
 /**
  * The lot search index (SearchIndex port) on Typesense, with the `typesense` 3.x client.
  *
- *   const index = TypesenseIndex.connect(process.env.TYPESENSE_URL, process.env.TYPESENSE_API_KEY,
+ *   const index = await TypesenseIndex.connect(process.env.TYPESENSE_URL, process.env.TYPESENSE_API_KEY,
  *     { partitions: LOT_SEARCH_PARTITION });
+ *
+ * connect checks at once that the server answers and takes the key (checkAccess), so a wrong URL or key stops
+ * the start instead of failing every search. `readOnly` is for a process that only searches (the `api` role)
+ * with a search-only key: ensureCollection then asks the server nothing, and writes are refused.
  *
  * `url` is a node URL (`http://typesense:8108`) or several, comma-separated. `partitions` is the embedded
  * index's option of the same name: a collection listed there keeps one document per id and value of the
@@ -63,6 +67,27 @@ export interface TypesenseIndexOptions extends TypesenseClientOptions {
   maxFacetValues?: number;
   /** Clock for the names of rebuilt collections (tests). */
   now?: () => number;
+  /** Only searches and checkpoint reads (a search-only key): ensureCollection stays local, writes are refused. */
+  readOnly?: boolean;
+}
+
+/** The server refused the API key (401 or 403): a setting that cannot be used, not an outage. */
+export class TypesenseKeyRefusedError extends Error {
+  override name = 'TypesenseKeyRefusedError';
+}
+
+/** The node URLs without anything but scheme, host and port (a URL may carry credentials). */
+function origins(url: string): string {
+  return url
+    .split(',')
+    .map((u) => {
+      try {
+        return new globalThis.URL(u.trim()).origin;
+      } catch {
+        return '(an invalid URL)';
+      }
+    })
+    .join(',');
 }
 
 /** Ids per export or delete filter: keeps filter_by well under Typesense's 4,000-character query string. */
@@ -90,9 +115,12 @@ export class TypesenseIndex implements SearchIndex {
   private readonly specs = new Map<string, { spec: SearchCollectionSpec; layout: CollectionLayout }>();
   private checkpointsReady: Promise<void> | null = null;
   private closed = false;
+  private readonly readOnly: boolean;
 
-  static connect(url: string, apiKey: string, options: TypesenseIndexOptions = {}): TypesenseIndex {
-    return new TypesenseIndex(clientApi(typesenseClient(url, apiKey, options)), options);
+  static async connect(url: string, apiKey: string, options: TypesenseIndexOptions = {}): Promise<TypesenseIndex> {
+    const index = new TypesenseIndex(clientApi(typesenseClient(url, apiKey, options)), options);
+    await index.checkAccess(`Typesense at ${origins(url)}`);
+    return index;
   }
 
   constructor(
@@ -103,6 +131,29 @@ export class TypesenseIndex implements SearchIndex {
     this.prefix = options.prefix ?? '';
     this.maxFacetValues = options.maxFacetValues;
     this.now = options.now ?? Date.now;
+    this.readOnly = options.readOnly ?? false;
+  }
+
+  /**
+   * That the server answers and takes the key: a read of a checkpoint no projection has. A 404 (no such
+   * document, or no checkpoints collection yet) says both; the admin key and a search key with
+   * `documents:get` may read it. Typesense answers a refused key with 401 ("Forbidden - a valid
+   * `x-typesense-api-key` header must be sent."), and the client throws a server it cannot reach after its retries.
+   */
+  async checkAccess(where = 'Typesense'): Promise<void> {
+    try {
+      await this.api.retrieveDocument(this.checkpointCollection, '_access_check');
+    } catch (error) {
+      const status = statusOf(error);
+      if (status === 404) return;
+      const reason = error instanceof Error ? error.message : String(error);
+      if (status === 401 || status === 403) throw new TypesenseKeyRefusedError(`${where} refused the API key (${status}: ${reason})`);
+      throw new Error(`${where} cannot be reached: ${reason}`, { cause: error });
+    }
+  }
+
+  private assertWritable(): void {
+    if (this.readOnly) throw new Error('typesense index is read-only in this process (a search-only key)');
   }
 
   /** The alias of a port collection. */
@@ -142,6 +193,7 @@ export class TypesenseIndex implements SearchIndex {
     const schema = collectionSchema(spec, physical); // validates the spec before anything is sent
     const searchable = new Set(spec.fields.filter((f) => f.searchable).map((f) => f.name));
     this.specs.set(spec.name, { spec, layout: { partitionField: pf, searchable } });
+    if (this.readOnly) return; // the writing process creates it; searches need nothing local
     const alias = this.aliasOf(spec.name);
     try {
       await this.api.retrieveAlias(alias);
@@ -157,16 +209,19 @@ export class TypesenseIndex implements SearchIndex {
 
   async upsert(collection: string, tenant: string, docs: SearchDocument[]): Promise<void> {
     this.assertOpen();
+    this.assertWritable();
     await this.upsertInto(this.aliasOf(collection), collection, tenant, docs);
   }
 
   async update(collection: string, tenant: string, docs: SearchDocument[]): Promise<void> {
     this.assertOpen();
+    this.assertWritable();
     await this.updateIn(this.aliasOf(collection), collection, tenant, docs);
   }
 
   async delete(collection: string, tenant: string, ids: string[]): Promise<void> {
     this.assertOpen();
+    this.assertWritable();
     await this.deleteFrom(this.aliasOf(collection), collection, tenant, ids);
   }
 
@@ -196,6 +251,7 @@ export class TypesenseIndex implements SearchIndex {
 
   async setCheckpoint(projection: string, position: number): Promise<void> {
     this.assertOpen();
+    this.assertWritable();
     if (!Number.isSafeInteger(position) || position < 0) {
       throw new Error(`typesense: checkpoint ${position} is not a position`);
     }
@@ -214,6 +270,7 @@ export class TypesenseIndex implements SearchIndex {
 
   async startRebuild(collection: string, projection: string): Promise<SearchRebuild> {
     this.assertOpen();
+    this.assertWritable();
     const spec = this.specs.get(collection)?.spec;
     if (!spec) throw new Error(`typesense: ensureCollection(${collection}) must come before its rebuild`);
     const alias = this.aliasOf(collection);

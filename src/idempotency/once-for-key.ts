@@ -2,8 +2,8 @@
 // on its own stream before the work, and the answer recorded after it, so a repeat gets the first answer and runs
 // nothing.
 import { createHash } from 'node:crypto';
-import type { CommandStreams } from '../../src/command-streams.ts';
-import { ValidationError } from '../../src/errors.ts';
+import type { CommandStreams } from '../command-streams.ts';
+import { ValidationError } from '../errors.ts';
 import { requestKeyStreamId } from './events.ts';
 import { RepeatedRequest, requestKeyDecider } from './decide.ts';
 
@@ -24,12 +24,20 @@ const sha256 = (data: string | Buffer) => createHash('sha256').update(data).dige
 
 /**
  * Runs `work` once per key and body: without a key it just runs; with one, the first request runs it and
- * records its answer, a repeat within 24 hours gets that answer (422 with another body, 409 while it runs). A
- * `work` that throws (a refused request) records nothing and frees the key.
+ * records its answer, a repeat within 24 hours gets that answer (422 with another body, 409 with Retry-After while
+ * it runs). A `work` that throws (a refused request) records nothing and frees the key.
  */
 export async function onceForKey<A extends Answer>(
   commands: CommandStreams,
-  request: { tenant: string; scope: string; key: string | undefined; body: string | Buffer; at: () => string },
+  request: {
+    tenant: string;
+    scope: string;
+    key: string | undefined;
+    body: string | Buffer;
+    at: () => string;
+    /** How long a claim without an answer holds the key (default ABANDONED_AFTER_MS): longer than the work can take. */
+    abandonedAfterMs?: number;
+  },
   work: () => Promise<A>,
 ): Promise<A> {
   if (request.key === undefined) return work();
@@ -38,7 +46,7 @@ export async function onceForKey<A extends Answer>(
   const stream = requestKeyStreamId(request.tenant, request.scope, keyHash);
   const base = { tenant: request.tenant, scope: request.scope, keyHash, bodyHash };
   try {
-    await commands.run(stream, requestKeyDecider, { type: 'Claim', ...base, at: request.at() });
+    await commands.run(stream, requestKeyDecider, { type: 'Claim', ...base, at: request.at(), abandonedAfterMs: request.abandonedAfterMs });
   } catch (error) {
     if (error instanceof RepeatedRequest) return error.answer as A;
     throw error;

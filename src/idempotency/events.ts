@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent, defineEvents, isoDateTime, tenantId, type EventsOf } from '../../src/events/define.ts';
+import { defineEvent, defineEvents, isoDateTime, tenantId, type EventsOf } from '../events/define.ts';
 
 const stream = 'request-key-{tenant}-{scope}-{keyHash}';
 /** An answer given again: the JSON the operation answered the first time. */
