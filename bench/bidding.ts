@@ -177,7 +177,7 @@ function lotRecord(tenant: string, auctionId: number, lotId: number, lotNumber: 
 }
 
 /** Member tokens signed with the service's own secret (read from its DATA_DIR once it has started). */
-function memberTokens(dataset: Dataset, tenant: string, members: number[]): string[] {
+export function memberTokens(dataset: Dataset, tenant: string, members: number[]): string[] {
   const secret = Buffer.from(fs.readFileSync(path.join(dataset.dataDir, 'secrets', 'jwt.key'), 'utf8').trim(), 'utf8');
   const tokens = new TokenService(secret);
   return members.map((id) => tokens.issue('member', tenant, String(id)).Token);
@@ -186,7 +186,7 @@ function memberTokens(dataset: Dataset, tenant: string, members: number[]): stri
 const bidBody = (lotId: number, amount: number) => JSON.stringify({ LotId: lotId, MaxAmount: amount });
 
 /** Request n: member n mod 50 on `lotOf(n)`, each lot's maxima rising by STEP in the order the requests are made. */
-function bidRequests(tokens: string[], lotOf: (n: number) => number): AutocannonRequest[] {
+export function bidRequests(tokens: string[], lotOf: (n: number) => number): AutocannonRequest[] {
   let n = 0;
   const sent = new Map<number, number>();
   return [
@@ -272,7 +272,7 @@ export async function biddingBench(
 }
 
 /** Waits (at most a minute) until the process uses under a tenth of a core over a second. */
-async function settle(pid: number) {
+export async function settle(pid: number) {
   const started = performance.now();
   for (;;) {
     const from = cpuSecondsOf(pid);

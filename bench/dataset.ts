@@ -30,7 +30,9 @@ export interface DatasetInfo {
 }
 
 export function datasetEnv(dataset: Dataset, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { ...process.env, DATA_DIR: dataset.dataDir, DEMO_API_KEY: API_KEY, DEMO_MEMBER_PASSWORD: MEMBER_PASSWORD, ...extra };
+  // The embedded default unless `extra` says otherwise (the postgres step's service), whatever this shell sets.
+  const { POSTGRES_URL: _url, POSTGRES_SCHEMA: _schema, ...env } = process.env;
+  return { ...env, DATA_DIR: dataset.dataDir, DEMO_API_KEY: API_KEY, DEMO_MEMBER_PASSWORD: MEMBER_PASSWORD, ...extra };
 }
 
 export function headPosition(dataset: Dataset): number {
@@ -102,9 +104,9 @@ export async function ensureDataset(dataset: Dataset, fresh: boolean): Promise<{
   return { info, created: true };
 }
 
-/** A member of its own for this run's watchlist load (imported with the service stopped). */
-export async function importBenchMember(dataset: Dataset): Promise<{ memberId: number; email: string }> {
-  const memberId = Math.floor(Date.now() / 1000) % 2_000_000_000;
+/** A member of its own for this run's watchlist load (imported with the service stopped); `n` tells a run's members apart. */
+export async function importBenchMember(dataset: Dataset, n = 0): Promise<{ memberId: number; email: string }> {
+  const memberId = (Math.floor(Date.now() / 1000) % 1_000_000_000) * 2 + n;
   const email = `bench-${memberId}@example.com`;
   const record = {
     kind: 'member',

@@ -23,7 +23,9 @@
  *     then the back office (bench/backoffice.ts: feed pages, 500 streams, 10 webhooks, the watchlist PUT with streams
  *     and webhooks attached), timed bidding (bench/bidding.ts: a hot lot, 1,000 lots, the lot page with bids arriving,
  *     1,000 auction streams, a closing storm), the service's peak memory, the prints (bench/prints.ts) and the
- *     sign-up flows (bench/accounts.ts).
+ *     sign-up flows (bench/accounts.ts). Then `postgres` (bench/postgres.ts): the dataset's log copied into a fresh
+ *     schema on --postgres-url, a second service on it (--postgres-port), and per round, embedded then PostgreSQL:
+ *     one-event appends and a replay on the two logs, the lot page, the watchlist PUT and a hot lot's bids.
  *  3. All cores (`cores`, and `mixed`'s second half): the service stopped, started again on the same dataset with
  *     API_PROCESSES=auto (a cluster: projectors and job worker in the primary, one `api` per core on the one
  *     port), --rounds rounds of: the ceiling beside it, the lot page, distinct search, watchlist (`cores`) and the
@@ -39,7 +41,8 @@
  *
  * Options: --fresh  --lots 100000  --rounds 3  --connections 50  --warmup 2  --duration 10  --log-level info
  *          --port 3100  --ceiling-port 3101  --metrics-port 3102  --million
- *          --only lots,gzip,search,distinct,watch,mixed,cores,backoffice,bidding,index,prints,accounts,rebuild,restart (default;
+ *          --postgres-url $POSTGRES_URL or postgres://postgres@127.0.0.1:5432/postgres  --postgres-port 3103
+ *          --only lots,gzip,search,distinct,watch,mixed,cores,backoffice,bidding,postgres,index,prints,accounts,rebuild,restart (default;
  *          --million adds million,analysts; `distinct-typos` alone is the second mix only)
  *          --profile (node --cpu-prof on the loaded service; the top self-time functions per load)
  *          --api-processes 1 (API_PROCESSES of the service the steps other than `cores` and `mixed` load; `auto`
@@ -96,6 +99,7 @@ import {
 } from './processes.ts';
 import { ServiceClient } from './service-client.ts';
 import { analysts, analystsReport, type AnalystsResult } from './analysts.ts';
+import { DEFAULT_POSTGRES_URL, postgresColumn, postgresReport, shownUrl, unreachable, type PostgresColumn } from './postgres.ts';
 import { fmt, median, showSpread, spread, type Spread } from './stats.ts';
 
 // ---------------------------------------------------------------------------------------------- options
@@ -131,10 +135,13 @@ const opts = {
   ceilingPort: intOption('ceiling-port', 3101),
   /** API_PROCESSES=auto only: METRICS_PORT of the cluster (the primary's /metrics; its api processes' on the ports after). */
   metricsPort: intOption('metrics-port', 3102),
+  /** The `postgres` step: the PostgreSQL the second service runs on (a schema of the run's own, dropped after), and its port. */
+  postgresUrl: option('postgres-url', process.env.POSTGRES_URL || DEFAULT_POSTGRES_URL),
+  postgresPort: intOption('postgres-port', 3103),
   only: new Set(
     option(
       'only',
-      `lots,gzip,search,distinct,watch,mixed,cores,backoffice,bidding,index,prints,accounts,rebuild,restart${million ? ',million,analysts' : ''}`,
+      `lots,gzip,search,distinct,watch,mixed,cores,backoffice,bidding,postgres,index,prints,accounts,rebuild,restart${million ? ',million,analysts' : ''}`,
     )
       .split(',')
       .map((s) => s.trim()),
@@ -179,6 +186,8 @@ const TARGETS = {
   allCoresRatio: 1.5,
   mixedLotPageRatio: 0.5,
   mixedP99: 50,
+  /** The PostgreSQL event log read from position 0 (PRODUCTION.md "PostgreSQL"). */
+  pgReplayEventsPerSecond: 100_000,
 };
 
 /** Distinct queries for the uncached search load (more than rounds × seconds × any rate it reaches). */
@@ -392,7 +401,9 @@ async function main() {
   const member = await importBenchMember(dataset);
   say(`bench member ${member.email} (id ${member.memberId}) imported`);
   if (has('backoffice')) await importBackOfficeKey(dataset);
-  const biddingFixture = has('bidding') ? await importBiddingFixture(dataset) : null;
+  const biddingFixture = has('bidding') || has('postgres') ? await importBiddingFixture(dataset) : null;
+  // The postgres step's watchlist member: its own, so that its watchlist starts empty on both engine sets.
+  const pgMember = has('postgres') ? await importBenchMember(dataset, 1) : null;
   // Generated files (catalogue PDFs, factsheets) of earlier runs go, so the prints step measures first requests.
   fs.rmSync(path.join(dataset.dataDir, 'files'), { recursive: true, force: true });
 
@@ -556,7 +567,7 @@ async function main() {
 
   // ---- timed bidding, on the loaded service
   let bidding: BiddingResult | null = null;
-  if (biddingFixture) {
+  if (has('bidding') && biddingFixture) {
     say('timed bidding: a hot lot, 1,000 lots, the lot page with bids arriving, 1,000 auction streams, a closing storm');
     bidding = await biddingBench(client, dataset, biddingFixture, catalogueHeaders, loadOptions, opts.rounds, svcTarget);
   }
@@ -568,6 +579,32 @@ async function main() {
   say(`  heap used after the loads: ${showHeap(heapAfterLoads)}`);
   const printed: PrintsResult | null = has('prints') ? await prints(client, anon, svc.pid) : null;
   const accountFlows: AccountsResult | null = has('accounts') ? await accounts(client, anon, opts.duration, dataset.dataDir) : null;
+
+  // ---- the same loads on PostgreSQL beside the embedded service still running, rounds interleaved
+  let postgres: PostgresColumn | null = null;
+  let postgresSkipped: string | null = null;
+  if (has('postgres')) {
+    postgresSkipped = await unreachable(opts.postgresUrl);
+    if (postgresSkipped) say(`postgres: ${shownUrl(opts.postgresUrl)} cannot be reached (${postgresSkipped}): the step is skipped`);
+    else {
+      say('postgres: appends, replay, the lot page, the watchlist PUT and a hot lot on PostgreSQL beside the embedded default');
+      // The timed bidding step's hot lots are the fixture's first ones: this step takes those after them.
+      const hotTaken = has('bidding') ? Math.min(opts.rounds, biddingFixture!.hotLots.length) : 0;
+      postgres = await postgresColumn({
+        url: opts.postgresUrl,
+        port: opts.postgresPort,
+        dataset,
+        embedded: { client, target: svcTarget },
+        startService: (name, ds, env) => startService(name, ds, [], opts.apiProcesses, env),
+        memberEmail: pgMember!.email,
+        bidders: biddingFixture!.members,
+        hotLots: biddingFixture!.hotLots.slice(hotTaken, hotTaken + opts.rounds),
+        loadOptions,
+        rounds: opts.rounds,
+        appendSeconds: opts.duration,
+      });
+    }
+  }
   const shutdownMs = await stopProcess(svc);
   say(`service stopped (SIGTERM) in ${(shutdownMs / 1000).toFixed(1)} s, exit code ${svc.child.exitCode}`);
   const profiles: Array<{ name: string; round: number; profile: ProfileSummary }> = [];
@@ -854,6 +891,21 @@ async function main() {
         storm.lateBids === 0,
     );
   }
+  if (postgresSkipped) add(`postgres: the loads on PostgreSQL at ${shownUrl(opts.postgresUrl)}`, `not run: ${postgresSkipped}`, false);
+  if (postgres) {
+    const replayRate = spread(postgres.postgres.replay.map((r) => r.eventsPerSecond));
+    add(
+      `PostgreSQL replay ≥ ${fmt(TARGETS.pgReplayEventsPerSecond)} events/s`,
+      `${showSpread(replayRate)} events/s (${showSpread(spread(postgres.postgres.replay.map((r) => r.eventsPerCpuSecond)))} per CPU second of the reader)`,
+      replayRate.median >= TARGETS.pgReplayEventsPerSecond,
+    );
+    const pgLoads = [...postgres.postgres.lots, ...postgres.postgres.watch, ...postgres.postgres.hot];
+    const failed = pgLoads.reduce(
+      (n, l) => n + l.errors + Object.entries(l.statusCodes).reduce((m, [code, count]) => m + (Number(code) >= 500 ? count : 0), 0),
+      0,
+    );
+    add('PostgreSQL: no 5xx or errors in its HTTP loads', String(failed), failed === 0);
+  }
   const allLoads = [
     ...Object.values(loads).flat(),
     ...(backOffice ? [...backOffice.attached.alone, ...backOffice.attached.attached] : []),
@@ -1000,6 +1052,7 @@ async function main() {
       );
     }
   }
+  if (postgres) lines.push(...postgresReport(postgres));
   lines.push('');
   const kv = (k: string, v: string) => lines.push(`${pad(k, 45)} ${v}`);
   if (loads.lots.length && loads.ceiling.length)
@@ -1192,6 +1245,7 @@ async function main() {
     bidding,
     prints: printed,
     accounts: accountFlows,
+    postgres: postgres ?? (postgresSkipped ? { skipped: postgresSkipped } : null),
     watchlist: { member: member.email, watchlistSize },
     distinctQueriesUsed: distinctUsed,
     shutdownSeconds: shutdownMs / 1000,

@@ -264,6 +264,44 @@ describe(`PostgreSQL adapters on ${shown}`, function () {
     }
   });
 
+  it('fails only the append a writer outside the lock raced, and commits the rest of its group', async function () {
+    const log = await PgEventLog.open(URL, { schema });
+    const raced = `raced-${randomUUID()}`;
+    const other = `other-${randomUUID()}`;
+    const event = { type: 'T', version: 1, data: {}, metadata: { tenant: 't' } };
+    // A row of `raced` written without the append lock, not yet committed when the group checks the revisions.
+    const intruder = await admin.connect();
+    try {
+      await intruder.query('BEGIN');
+      await intruder.query(
+        `INSERT INTO "${schema}".events (position, stream_id, revision, type, version, data, metadata)
+         VALUES (nextval('"${schema}".event_positions'), $1, 0, 'T', 1, '{}', '{"tenant":"t"}')`,
+        [raced],
+      );
+      // Asked in one turn: one group, whose INSERT then waits on the intruder's row.
+      const first = log.appendToStream(raced, [event], { expectedRevision: 'no_stream' }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      const second = log.appendToStream(other, [event], { expectedRevision: 'no_stream' });
+      for (let i = 0; i < 100; i++) {
+        const { rows } = await admin.query(
+          `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO "${schema}".events%'`,
+        );
+        if (rows.length > 0) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await intruder.query('COMMIT');
+      expect(await first).to.have.property('name', 'WrongExpectedVersionError');
+      expect((await second).nextExpectedRevision).to.equal(0);
+      expect((await log.readStream(other)).map((e) => e.revision)).to.deep.equal([0]);
+      expect(await log.readStream(raced)).to.have.length(1);
+    } finally {
+      intruder.release();
+      await log.close();
+    }
+  });
+
   it('lets no subscriber skip an event while writers in three processes append at once: each sees every event once, in order', async function () {
     this.timeout(60_000);
     const ordered = `${schema}_o`;

@@ -198,83 +198,11 @@ export class PgEventLog implements EventLog {
       for (const append of group) append.reject(error);
       return;
     }
-    const outcomes: Array<AppendResult | Error> = [];
     let broken: Error | undefined;
     try {
-      await client.query('BEGIN');
-      // Positions in commit order: one appending transaction at a time draws positions, until it commits.
-      await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${this.schema}.append`]);
-      const revisions = new Map<string, number>();
-      let last = 0;
-      for (const append of group) {
-        let current = revisions.get(append.streamId);
-        if (current === undefined) {
-          const { rows } = await client.query<{ r: number | null }>(
-            `SELECT max(revision) AS r FROM ${this.s}.events WHERE stream_id = $1`,
-            [append.streamId],
-          );
-          current = rows[0]?.r ?? -1;
-        }
-        const { expected } = append;
-        const ok =
-          expected === 'any' ||
-          (expected === 'no_stream' && current === -1) ||
-          (expected === 'stream_exists' && current >= 0) ||
-          (typeof expected === 'number' && expected === current);
-        if (!ok) {
-          outcomes.push(new WrongExpectedVersionError(append.streamId, expected, current === -1 ? 'no_stream' : current));
-          continue;
-        }
-        if (append.events.length === 0) {
-          outcomes.push({ nextExpectedRevision: current, position: -1 });
-          continue;
-        }
-        // A unique (stream, revision) key refuses a writer that raced past the check: that append alone fails.
-        let positions: number[];
-        await client.query('SAVEPOINT append');
-        try {
-          // Positions drawn first (in order), then the rows written with them: one statement each.
-          const drawn = await client.query<{ p: string }>(`SELECT nextval('${this.s}.event_positions') AS p FROM generate_series(1, $1)`, [
-            append.events.length,
-          ]);
-          positions = drawn.rows.map((r) => Number(r.p)).sort((a, b) => a - b);
-          await client.query(
-            `INSERT INTO ${this.s}.events (position, stream_id, revision, type, version, data, metadata)
-             SELECT position, $1, $2::int + ord::int - 1, type, version, data, metadata
-             FROM unnest($3::bigint[], $4::text[], $5::int[], $6::json[], $7::json[]) WITH ORDINALITY AS e(position, type, version, data, metadata, ord)`,
-            [
-              append.streamId,
-              current + 1,
-              positions,
-              append.events.map((e) => e.type),
-              append.events.map((e) => e.version),
-              append.events.map((e) => JSON.stringify(e.data)),
-              append.events.map((e) => JSON.stringify(e.metadata)),
-            ],
-          );
-        } catch (error) {
-          if ((error as { code?: string }).code !== '23505') throw error;
-          await client.query('ROLLBACK TO SAVEPOINT append');
-          outcomes.push(new WrongExpectedVersionError(append.streamId, expected, current === -1 ? 'no_stream' : current));
-          continue;
-        }
-        await client.query('RELEASE SAVEPOINT append');
-        current += append.events.length;
-        revisions.set(append.streamId, current);
-        last = positions[positions.length - 1];
-        outcomes.push({ nextExpectedRevision: current, position: last });
-      }
-      if (last > 0) await client.query('SELECT pg_notify($1, $2)', [this.channel, String(last)]);
-      // An append of nothing answers the head as of its commit: read under the lock, before it (nothing is
-      // read after the commit, so a group whose commit succeeded is never answered as failed).
-      let head = last;
-      if (outcomes.some((o) => !(o instanceof Error) && o.position === -1)) {
-        const { rows } = await client.query<{ p: string | null }>(`SELECT max(position) AS p FROM ${this.s}.events`);
-        head = Number(rows[0]?.p ?? 0);
-      }
-      // A lost connection here fails the whole group: the transaction either committed whole or not at all,
-      // and its callers, answered 503, may find their events in the log or not (docs/architecture.md).
-      await client.query('COMMIT');
+      // A writer that raced past the revision check makes the unique key refuse the batch: then the group again,
+      // append by append, so that only that append fails.
+      const { outcomes, head } = (await this.writeGroup(client, group, true)) ?? (await this.writeGroup(client, group, false))!;
       group.forEach((append, i) => {
         const outcome = outcomes[i];
         if (outcome instanceof Error) append.reject(outcome);
@@ -287,6 +215,174 @@ export class PgEventLog implements EventLog {
     } finally {
       client.release(broken);
     }
+  }
+
+  /**
+   * The group in one transaction: its outcomes in order (position -1 for an append of nothing) and the head those
+   * answer, or null when `batched` and the unique (stream, revision) key refused the batch (rolled back, nothing
+   * written).
+   */
+  private async writeGroup(
+    client: pg.PoolClient,
+    group: PendingAppend[],
+    batched: boolean,
+  ): Promise<{ outcomes: Array<AppendResult | Error>; head: number } | null> {
+    await client.query('BEGIN');
+    // Positions in commit order: one appending transaction at a time draws positions, until it commits.
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${this.schema}.append`]);
+    const outcomes = batched ? await this.appendBatch(client, group) : await this.appendOneByOne(client, group);
+    if (!outcomes) {
+      await client.query('ROLLBACK');
+      return null;
+    }
+    const last = outcomes.reduce((max, o) => (o instanceof Error ? max : Math.max(max, o.position)), 0);
+    if (last > 0) await client.query('SELECT pg_notify($1, $2)', [this.channel, String(last)]);
+    // An append of nothing answers the head as of its commit: read under the lock, before it (nothing is
+    // read after the commit, so a group whose commit succeeded is never answered as failed).
+    let head = last;
+    if (outcomes.some((o) => !(o instanceof Error) && o.position === -1)) {
+      const { rows } = await client.query<{ p: string | null }>(`SELECT max(position) AS p FROM ${this.s}.events`);
+      head = Number(rows[0]?.p ?? 0);
+    }
+    // A lost connection here fails the whole group: the transaction either committed whole or not at all,
+    // and its callers, answered 503, may find their events in the log or not (docs/architecture.md).
+    await client.query('COMMIT');
+    return { outcomes, head };
+  }
+
+  /** Whether an append may go on a stream at `current` (-1: no stream). */
+  private static accepts(expected: ExpectedRevision, current: number): boolean {
+    return (
+      expected === 'any' ||
+      (expected === 'no_stream' && current === -1) ||
+      (expected === 'stream_exists' && current >= 0) ||
+      (typeof expected === 'number' && expected === current)
+    );
+  }
+
+  /**
+   * The group's appends in a fixed number of statements: the streams' revisions in one read, the checks here,
+   * the positions drawn in one and every accepted event written in one INSERT. Null when the INSERT hit the
+   * unique key (the transaction is then aborted).
+   */
+  private async appendBatch(client: pg.PoolClient, group: PendingAppend[]): Promise<Array<AppendResult | Error> | null> {
+    const streams = [...new Set(group.map((a) => a.streamId))];
+    // Each stream's last revision from the end of its index (a max() grouped over several streams would read
+    // every revision of each: long streams, a hot lot's, would make every group slower).
+    const { rows } = await client.query<{ stream_id: string; r: number | null }>(
+      `SELECT s.id AS stream_id, (SELECT revision FROM ${this.s}.events WHERE stream_id = s.id ORDER BY revision DESC LIMIT 1) AS r
+       FROM unnest($1::text[]) AS s(id)`,
+      [streams],
+    );
+    const revisions = new Map<string, number>(rows.map((row) => [row.stream_id, row.r ?? -1]));
+    const outcomes: Array<AppendResult | Error> = [];
+    const accepted: Array<{ index: number; append: PendingAppend; first: number }> = [];
+    let count = 0;
+    for (const append of group) {
+      const current = revisions.get(append.streamId) ?? -1;
+      if (!PgEventLog.accepts(append.expected, current)) {
+        outcomes.push(new WrongExpectedVersionError(append.streamId, append.expected, current === -1 ? 'no_stream' : current));
+        continue;
+      }
+      if (append.events.length === 0) {
+        outcomes.push({ nextExpectedRevision: current, position: -1 });
+        continue;
+      }
+      accepted.push({ index: outcomes.length, append, first: current + 1 });
+      revisions.set(append.streamId, current + append.events.length);
+      outcomes.push({ nextExpectedRevision: current + append.events.length, position: -1 });
+      count += append.events.length;
+    }
+    if (count === 0) return outcomes;
+    // Positions drawn first (in order), then the rows written with them, the group's appends in the order asked.
+    const drawn = await client.query<{ p: string }>(`SELECT nextval('${this.s}.event_positions') AS p FROM generate_series(1, $1)`, [
+      count,
+    ]);
+    const positions = drawn.rows.map((r) => Number(r.p)).sort((a, b) => a - b);
+    const columns = { streamIds: [] as string[], revisions: [] as number[], types: [] as string[], versions: [] as number[] };
+    const data: string[] = [];
+    const metadata: string[] = [];
+    let written = 0;
+    for (const { index, append, first } of accepted) {
+      append.events.forEach((e, j) => {
+        columns.streamIds.push(append.streamId);
+        columns.revisions.push(first + j);
+        columns.types.push(e.type);
+        columns.versions.push(e.version);
+        data.push(JSON.stringify(e.data));
+        metadata.push(JSON.stringify(e.metadata));
+      });
+      written += append.events.length;
+      outcomes[index] = { nextExpectedRevision: first + append.events.length - 1, position: positions[written - 1] };
+    }
+    try {
+      await client.query(
+        `INSERT INTO ${this.s}.events (position, stream_id, revision, type, version, data, metadata)
+         SELECT * FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::int[], $6::json[], $7::json[])`,
+        [positions, columns.streamIds, columns.revisions, columns.types, columns.versions, data, metadata],
+      );
+    } catch (error) {
+      if ((error as { code?: string }).code !== '23505') throw error;
+      return null;
+    }
+    return outcomes;
+  }
+
+  /** The group append by append, each in a savepoint: the unique key refuses a writer that raced past the check, that append alone. */
+  private async appendOneByOne(client: pg.PoolClient, group: PendingAppend[]): Promise<Array<AppendResult | Error>> {
+    const outcomes: Array<AppendResult | Error> = [];
+    const revisions = new Map<string, number>();
+    for (const append of group) {
+      let current = revisions.get(append.streamId);
+      if (current === undefined) {
+        const { rows } = await client.query<{ r: number | null }>(`SELECT max(revision) AS r FROM ${this.s}.events WHERE stream_id = $1`, [
+          append.streamId,
+        ]);
+        current = rows[0]?.r ?? -1;
+      }
+      const { expected } = append;
+      if (!PgEventLog.accepts(expected, current)) {
+        outcomes.push(new WrongExpectedVersionError(append.streamId, expected, current === -1 ? 'no_stream' : current));
+        continue;
+      }
+      if (append.events.length === 0) {
+        outcomes.push({ nextExpectedRevision: current, position: -1 });
+        continue;
+      }
+      let positions: number[];
+      await client.query('SAVEPOINT append');
+      try {
+        // Positions drawn first (in order), then the rows written with them: one statement each.
+        const drawn = await client.query<{ p: string }>(`SELECT nextval('${this.s}.event_positions') AS p FROM generate_series(1, $1)`, [
+          append.events.length,
+        ]);
+        positions = drawn.rows.map((r) => Number(r.p)).sort((a, b) => a - b);
+        await client.query(
+          `INSERT INTO ${this.s}.events (position, stream_id, revision, type, version, data, metadata)
+           SELECT position, $1, $2::int + ord::int - 1, type, version, data, metadata
+           FROM unnest($3::bigint[], $4::text[], $5::int[], $6::json[], $7::json[]) WITH ORDINALITY AS e(position, type, version, data, metadata, ord)`,
+          [
+            append.streamId,
+            current + 1,
+            positions,
+            append.events.map((e) => e.type),
+            append.events.map((e) => e.version),
+            append.events.map((e) => JSON.stringify(e.data)),
+            append.events.map((e) => JSON.stringify(e.metadata)),
+          ],
+        );
+      } catch (error) {
+        if ((error as { code?: string }).code !== '23505') throw error;
+        await client.query('ROLLBACK TO SAVEPOINT append');
+        outcomes.push(new WrongExpectedVersionError(append.streamId, expected, current === -1 ? 'no_stream' : current));
+        continue;
+      }
+      await client.query('RELEASE SAVEPOINT append');
+      current += append.events.length;
+      revisions.set(append.streamId, current);
+      outcomes.push({ nextExpectedRevision: current, position: positions[positions.length - 1] });
+    }
+    return outcomes;
   }
 
   async readStream(streamId: string, options: { fromRevision?: number } = {}): Promise<RecordedEvent[]> {
