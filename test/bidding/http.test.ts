@@ -1,16 +1,8 @@
 // Timed bidding through HTTP (API.md "Timed bidding", operations 58, 59, 61): the demo's timed auction, members who
 // register and bid, proxy bidding, reserve, soft close, the rules' refusals, Idempotency-Key, and the public bids.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
 import { importAnyRecord } from '../../app/features/intake.ts';
-import { SqliteDocumentStore } from '../../src/adapters/embedded/sqlite-documents.ts';
-import { MiniSearchIndex } from '../../src/adapters/embedded/minisearch/index.ts';
-import { LOT_SEARCH_PARTITION } from '../../projections/lot-search/index.ts';
-import { ProjectorRuntime } from '../../src/projector/runtime.ts';
-import type { DocumentStore } from '../../src/ports/read-models.ts';
-import { createLogger } from '../../src/logger.ts';
+import { collectionsOf, replayed } from '../support/replay.ts';
 import { biddingProjection } from '../../projections/bidding/projection.ts';
 import { catalogueProjection } from '../../projections/catalogue/projection.ts';
 import { bidsProjection } from '../../projections/bids/projection.ts';
@@ -217,31 +209,9 @@ describe('timed bidding over HTTP', function () {
   it("replays the log into fresh projections with the same bidders' views, lots and bid histories as the live ones", async () => {
     const { log, documents, projector } = server.runtime.services;
     await projector.catchUp();
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bidder-replay-'));
-    const fresh = new SqliteDocumentStore(path.join(dir, 'replayed.sqlite'));
-    try {
-      const projections = [biddingProjection, catalogueProjection, bidsProjection];
-      const search = await MiniSearchIndex.open({ dir: null, flushIntervalMs: 0, partitions: LOT_SEARCH_PARTITION });
-      const replay = new ProjectorRuntime({ log, documents: fresh, search, logger: createLogger({ level: 'silent' }) }, projections);
-      await replay.setup();
-      await replay.catchUp();
-      const snapshot = async (store: DocumentStore) => {
-        const result: Record<string, unknown[]> = {};
-        for (const projection of projections)
-          for (const collection of projection.collections)
-            result[collection.name] = await store
-              .forTenant('demo')
-              .collection(collection.name)
-              .find({}, { sort: [['_id', 1]] });
-        return result;
-      };
-      const [live, replayed] = [await snapshot(documents), await snapshot(fresh)];
-      expect(replayed.member_bids.length, 'the specs above placed bids').to.be.greaterThan(5);
-      expect(replayed).to.deep.equal(live);
-      await search.close();
-    } finally {
-      await fresh.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    const projections = [biddingProjection, catalogueProjection, bidsProjection];
+    const [live, replay] = [await collectionsOf(documents, projections, ['demo']), await replayed(log, projections, ['demo'])];
+    expect(replay['demo:member_bids'].length, 'the specs above placed bids').to.be.greaterThan(5);
+    expect(replay).to.deep.equal(live);
   });
 });

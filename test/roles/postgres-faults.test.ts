@@ -25,16 +25,15 @@ import {
 import { privatePostgresAvailable, startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres.ts';
 import { PgEventLog } from '../../src/adapters/postgres/pg-event-log.ts';
 import { PgDocumentStore } from '../../src/adapters/postgres/pg-documents.ts';
-import { SqliteDocumentStore } from '../../src/adapters/embedded/sqlite-documents.ts';
 import { MiniSearchIndex } from '../../src/adapters/embedded/minisearch/index.ts';
 import { LOT_SEARCH_PARTITION } from '../../projections/lot-search/index.ts';
 import { ProjectorRuntime } from '../../src/projector/runtime.ts';
 import { createLogger } from '../../src/logger.ts';
-import type { DocumentStore } from '../../src/ports/read-models.ts';
 import { watchlistProjection } from '../../projections/watchlist/projection.ts';
 import { biddingProjection } from '../../projections/bidding/projection.ts';
 import { catalogueProjection } from '../../projections/catalogue/projection.ts';
 import { bidsProjection } from '../../projections/bids/projection.ts';
+import { collectionsOf, replayed } from '../support/replay.ts';
 
 /** The longest answer allowed while PostgreSQL is down: READ_YOUR_WRITES_TIMEOUT_MS (5 s by default) plus a few seconds. */
 const ANSWER_BOUND_MS = 8000;
@@ -371,8 +370,6 @@ describe('PostgreSQL restarted during a stream of writes', function () {
     for (const s of shapes) {
       const log = await PgEventLog.open(server!.url, { schema: s.schema });
       const live = await PgDocumentStore.open(server!.url, { schema: s.schema });
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bidder-pg-faults-replay-'));
-      const fresh = new SqliteDocumentStore(path.join(dir, 'replayed.sqlite'));
       const search = await MiniSearchIndex.open({ dir: null, flushIntervalMs: 0, partitions: LOT_SEARCH_PARTITION });
       try {
         const projections = [watchlistProjection, biddingProjection, catalogueProjection, bidsProjection];
@@ -389,28 +386,13 @@ describe('PostgreSQL restarted during a stream of writes', function () {
           ).to.be.below(deadline);
           await sleep(100);
         }
-        const replay = new ProjectorRuntime({ log, documents: fresh, search, logger: createLogger({ level: 'silent' }) }, projections);
-        await replay.setup();
-        await replay.catchUp();
-        const snapshot = async (store: DocumentStore) => {
-          const result: Record<string, unknown[]> = {};
-          for (const projection of projections)
-            for (const collection of projection.collections)
-              result[collection.name] = await store
-                .forTenant('demo')
-                .collection(collection.name)
-                .find({}, { sort: [['_id', 1]] });
-          return result;
-        };
-        const [now, replayed] = [await snapshot(live), await snapshot(fresh)];
-        expect(replayed.watchlist.length, `${s.name}: watched lots`).to.be.greaterThan(0);
-        expect(replayed, s.name).to.deep.equal(now);
+        const [now, replay] = [await collectionsOf(live, projections, ['demo']), await replayed(log, projections, ['demo'])];
+        expect(replay['demo:watchlist'].length, `${s.name}: watched lots`).to.be.greaterThan(0);
+        expect(replay, s.name).to.deep.equal(now);
       } finally {
         await search.close();
-        await fresh.close();
         await live.close();
         await log.close();
-        fs.rmSync(dir, { recursive: true, force: true });
       }
     }
   });

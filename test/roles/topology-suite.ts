@@ -17,19 +17,15 @@ import { spawn } from 'node:child_process';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { readOutbox } from '../../src/adapters/embedded/file-outbox.ts';
-import { SqliteDocumentStore } from '../../src/adapters/embedded/sqlite-documents.ts';
-import { MiniSearchIndex } from '../../src/adapters/embedded/minisearch/index.ts';
 import { hashPassword } from '../../src/security/passwords.ts';
-import { ProjectorRuntime } from '../../src/projector/runtime.ts';
-import { createLogger } from '../../src/logger.ts';
 import { allProjections } from '../../app/features/projections.ts';
-import { LOT_SEARCH_PARTITION } from '../../projections/lot-search/index.ts';
 import type { EventLog } from '../../src/ports/event-log.ts';
 import type { DocumentStore } from '../../src/ports/read-models.ts';
 import type { FileStore } from '../../src/ports/files.ts';
 import type { JobQueue } from '../../src/ports/jobs.ts';
 import { readResponse, type TestResponse } from '../support/server.ts';
 import { openStream, type OpenStream } from '../support/sse.ts';
+import { collectionsOf, replayed } from '../support/replay.ts';
 import {
   call,
   exitWithin,
@@ -601,32 +597,11 @@ export function describeTopology(shape: TopologyShape): void {
       await eventually(15_000, async () => {
         for (const p of projections) expect(await stores.documents.getCheckpoint(p.name), `${p.name}'s checkpoint`).to.be.at.least(head);
       });
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bidder-topology-replay-'));
-      const fresh = new SqliteDocumentStore(path.join(dir, 'replayed.sqlite'));
-      const search = await MiniSearchIndex.open({ dir: null, flushIntervalMs: 0, partitions: LOT_SEARCH_PARTITION });
-      try {
-        const replay = new ProjectorRuntime(
-          { log: stores.log, documents: fresh, search, logger: createLogger({ level: 'silent' }) },
-          projections,
-        );
-        await replay.setup();
-        await replay.catchUp();
-        for (const projection of projections)
-          for (const collection of projection.kind === 'documents' ? projection.collections : [])
-            for (const tenant of TENANTS) {
-              const find = (store: DocumentStore) =>
-                store
-                  .forTenant(tenant)
-                  .collection(collection.name)
-                  .find({}, { sort: [['_id', 1]] });
-              const [live, replayed] = [await find(stores.documents), await find(fresh)];
-              expect(replayed, `${collection.name} of ${tenant}`).to.deep.equal(live);
-            }
-      } finally {
-        await search.close();
-        await fresh.close();
-        fs.rmSync(dir, { recursive: true, force: true });
-      }
+      const [live, replay] = [
+        await collectionsOf(stores.documents, projections, [...TENANTS]),
+        await replayed(stores.log, projections, [...TENANTS]),
+      ];
+      expect(replay).to.deep.equal(live);
     });
   });
 }
