@@ -19,6 +19,10 @@ export class AppError extends Error {
       type?: string;
       /** Problem extension members (RFC 9457 §3.2), e.g. `reason`, `minimumNextBid`; never the standard ones. */
       extensions?: Record<string, string | number | boolean | null>;
+      /** The problem's stable kebab-case `code` (API.md "Front ends in a browser"); left out: the status's own. */
+      code?: string;
+      /** The interface dictionary's key of a message for it (`message.bidTooLow`), where the house has one. */
+      messageKey?: string;
     } = {},
   ) {
     super(detail);
@@ -28,7 +32,28 @@ export class AppError extends Error {
     // An absolute URI that names the kind of problem (not a web page): urn:bidder-api:problem:not-found.
     return this.extra.type ?? `urn:bidder-api:problem:${this.title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
   }
+  /** What went wrong, for a front end to pick its own message by: the error's own code, else its status's. */
+  get code(): string {
+    return this.extra.code ?? STATUS_CODES[this.status] ?? 'error';
+  }
 }
+
+/** The `code` of a problem that names none of its own, by status. */
+export const STATUS_CODES: Record<number, string> = {
+  400: 'validation-failed',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not-found',
+  405: 'method-not-allowed',
+  408: 'request-timeout',
+  409: 'conflict',
+  413: 'too-large',
+  415: 'unsupported-media-type',
+  422: 'unprocessable',
+  429: 'rate-limited',
+  500: 'internal-error',
+  503: 'unavailable',
+};
 
 export class ValidationError extends AppError {
   constructor(detail: string, errors: FieldError[] = [], extensions?: Record<string, string | number | boolean | null>) {

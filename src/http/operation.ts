@@ -202,6 +202,11 @@ export interface OutputSpec<R extends z.ZodType = z.ZodType> {
    * 200 of the OpenAPI document describes these media types instead of `response`.
    */
   produces?: string[];
+  /**
+   * A `text/event-stream` answer's event types, each with the schema of its `data:` (JSON), for the OpenAPI
+   * document and the typed client.
+   */
+  streamEvents?: Record<string, z.ZodType>;
 }
 
 /** How an answer may be reused; an operation without it answers `no-store`. */

@@ -22,6 +22,8 @@ export function sendProblem(res: Response, error: AppError, requestId: string) {
       status: error.status,
       detail: error.message,
       instance: `urn:request:${requestId}`,
+      code: error.code,
+      ...(error.extra.messageKey ? { messageKey: error.extra.messageKey } : {}),
       ...(error.extra.errors?.length ? { errors: error.extra.errors } : {}),
     }),
     'utf8',
