@@ -1,0 +1,27 @@
+// The bidder API's typed client: createBidderClient (openapi-fetch over the generated types), problems with their
+// codes, and the streams opened through tickets with typed events.
+export {
+  createBidderClient,
+  signIn,
+  useAnonymousToken,
+  type BidderClient,
+  type BidderClientOptions,
+  type TokenResponse,
+} from './client.ts';
+export { ok, problemOf, ProblemError, type Problem } from './problems.ts';
+export {
+  openAuctionStream,
+  openMemberStream,
+  openStream,
+  streamTicket,
+  type EventSourceConstructor,
+  type EventSourceLike,
+  type LiveStream,
+  type StreamHandlers,
+  type StreamOptions,
+  type StreamPath,
+  type StreamState,
+  type StreamTicket,
+} from './streams.ts';
+export type { AuctionStreamEvents, MemberStreamEvents, ResetEvent } from './stream-events.ts';
+export type { components, operations, paths } from './schema.ts';

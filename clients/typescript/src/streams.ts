@@ -1,0 +1,174 @@
+// The two Server-Sent Event streams opened the way a browser can: a ticket (POST /v1/stream-tickets) is a URL the
+// browser's own EventSource opens with no header. The browser reconnects by itself (sending Last-Event-ID); when a
+// ticket stops working (its token expired, the service restarted without it) a new one is fetched and opened, and
+// the caller is told to re-read, as after a `reset`, since what came meanwhile may be missed.
+import type { Client } from 'openapi-fetch';
+import type { BidderClient } from './client.ts';
+import { ok, ProblemError } from './problems.ts';
+import type { AuctionStreamEvents, MemberStreamEvents } from './stream-events.ts';
+
+/** A stream's path, as a ticket names it. */
+export type StreamPath = '/v1/me/stream' | `/v1/auctions/${number}/stream`;
+
+/** `POST /v1/stream-tickets`: a URL of the stream to open with no header, and until when its token holds. */
+export interface StreamTicket {
+  Url: string;
+  ExpiresAt: string;
+}
+
+/** What the client needs of an EventSource (the browser's own, or the `eventsource` package's in Node). */
+export interface EventSourceLike {
+  readonly readyState: number;
+  onopen: ((event: Event) => unknown) | null;
+  onerror: ((event: Event) => unknown) | null;
+  addEventListener(type: string, listener: (event: MessageEvent) => void): void;
+  close(): void;
+}
+export type EventSourceConstructor = new (url: string) => EventSourceLike;
+
+/** EventSource's readyState once it has given up (a non-200 answer): it will not reconnect by itself. */
+const CLOSED = 2;
+
+export type StreamState = 'connecting' | 'open' | 'reconnecting' | 'closed';
+
+export type StreamHandlers<E> = { [K in keyof E]?: (data: E[K], event: { id: string; type: K }) => void };
+
+export interface StreamOptions<E> {
+  /** A handler per event type; `reset` may be left to `onResync`. */
+  on: StreamHandlers<E>;
+  /**
+   * Events may have been missed: re-read what the stream keeps up to date. `reset`: the service could not go on
+   * from the last event's position; `reopened`: a new ticket was opened after the last one stopped working.
+   */
+  onResync?: (why: 'reset' | 'reopened') => void;
+  onState?: (state: StreamState) => void;
+  /** A ticket could not be had, or an event's data was not JSON; the stream goes on (or, given up, is `closed`). */
+  onError?: (error: unknown) => void;
+  /** Another EventSource (in Node: `import { EventSource } from 'eventsource'`); default the global one. */
+  EventSource?: EventSourceConstructor;
+  /** The first wait before a new ticket (doubling up to `maxRetryMs`). */
+  retryMs?: number;
+  maxRetryMs?: number;
+}
+
+export interface LiveStream {
+  readonly state: StreamState;
+  close(): void;
+}
+
+/** POST /v1/stream-tickets as the service declares it (until the generated types carry it). */
+interface TicketPaths {
+  '/v1/stream-tickets': {
+    parameters: { query?: never; header?: never; path?: never; cookie?: never };
+    post: {
+      parameters: { query?: never; header?: never; path?: never; cookie?: never };
+      requestBody: { content: { 'application/json': { Path: string } } };
+      responses: { 200: { headers: { [name: string]: unknown }; content: { 'application/json': StreamTicket } } };
+    };
+  };
+}
+
+/** Statuses of a ticket request that another try would not change: the stream gives up (`closed`). */
+const FINAL = new Set([400, 401, 403, 404]);
+
+/** A ticket for one stream, made from the client's token (the member stream needs a member token). */
+export async function streamTicket(client: BidderClient, path: StreamPath): Promise<StreamTicket> {
+  const tickets = client as unknown as Client<TicketPaths>;
+  const ticket = ok(await tickets.POST('/v1/stream-tickets', { body: { Path: path } }));
+  // The Url as the service gave it; a relative one is the service's own.
+  return { ...ticket, Url: new URL(ticket.Url, `${client.baseUrl}/`).toString() };
+}
+
+/** Opens a stream through tickets and keeps it open until `close()`; events arrive typed by their name. */
+export function openStream<E>(client: BidderClient, path: StreamPath, options: StreamOptions<E>): LiveStream {
+  const Found = options.EventSource ?? (globalThis as { EventSource?: EventSourceConstructor }).EventSource;
+  if (!Found) throw new Error('No EventSource here: pass one in the options (in Node, the `eventsource` package).');
+  const Source: EventSourceConstructor = Found;
+  const retryMs = options.retryMs ?? 1000;
+  const maxRetryMs = options.maxRetryMs ?? 30_000;
+  let state: StreamState = 'connecting';
+  let source: EventSourceLike | null = null;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let failures = 0;
+  let wasOpen = false;
+  const closed = () => state === 'closed';
+  const setState = (next: StreamState) => {
+    if (state === next) return;
+    state = next;
+    options.onState?.(next);
+  };
+  const later = () => {
+    const wait = Math.min(maxRetryMs, retryMs * 2 ** failures++) * (0.75 + Math.random() / 2);
+    timer = setTimeout(connect, wait);
+  };
+  const types = new Set([...Object.keys(options.on), 'reset']);
+
+  async function connect() {
+    timer = null;
+    if (closed()) return;
+    let ticket: StreamTicket;
+    try {
+      ticket = await streamTicket(client, path);
+    } catch (error) {
+      options.onError?.(error);
+      if (error instanceof ProblemError && FINAL.has(error.status)) setState('closed');
+      else if (!closed()) later();
+      return;
+    }
+    if (closed()) return;
+    const opened = new Source(ticket.Url);
+    source = opened;
+    opened.onopen = () => {
+      failures = 0;
+      setState('open');
+      if (wasOpen) options.onResync?.('reopened');
+      wasOpen = true;
+    };
+    opened.onerror = () => {
+      if (closed() || source !== opened) return;
+      // CONNECTING: the browser reconnects by itself with Last-Event-ID. CLOSED: it gave up; a new ticket then.
+      setState('reconnecting');
+      if (opened.readyState === CLOSED) {
+        opened.close();
+        source = null;
+        later();
+      }
+    };
+    for (const type of types)
+      opened.addEventListener(type, (event) => {
+        let data: unknown;
+        try {
+          data = JSON.parse(event.data);
+        } catch (error) {
+          options.onError?.(error);
+          return;
+        }
+        if (type === 'reset') options.onResync?.('reset');
+        const handler = (options.on as Record<string, ((data: unknown, event: { id: string; type: string }) => void) | undefined>)[type];
+        handler?.(data, { id: event.lastEventId, type });
+      });
+  }
+
+  void connect();
+  return {
+    get state() {
+      return state;
+    },
+    close() {
+      setState('closed');
+      if (timer) clearTimeout(timer);
+      source?.close();
+      source = null;
+    },
+  };
+}
+
+/** An auction's public changes: `bid`, `extended` (soft close), `closed`, `live`. */
+export function openAuctionStream(client: BidderClient, auctionId: number, options: StreamOptions<AuctionStreamEvents>): LiveStream {
+  return openStream(client, `/v1/auctions/${auctionId}/stream`, options);
+}
+
+/** The signed-in member's own changes: `outbid`, `leading`, `won`, `lost`, `registration` (a member token). */
+export function openMemberStream(client: BidderClient, options: StreamOptions<MemberStreamEvents>): LiveStream {
+  return openStream(client, '/v1/me/stream', options);
+}
