@@ -11,6 +11,9 @@ COPY app ./app
 COPY commands ./commands
 COPY projections ./projections
 COPY queries ./queries
+# The reference bidder front end served at /demo/ (bundled at its first request) and the client it is built on.
+COPY clients/typescript ./clients/typescript
+COPY examples/bidder-web ./examples/bidder-web
 ENV NODE_ENV=production PORT=3000 DATA_DIR=/data
 RUN mkdir -p /data && chown node:node /data
 USER node

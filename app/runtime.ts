@@ -32,6 +32,8 @@ import { opsApp } from '../src/http/ops-routes.ts';
 import { holdLease, leaseHolder, type HeldLease } from '../src/roles/singleton.ts';
 import { dataPaths, openEngines, type Engines } from './engines.ts';
 import { noCounters } from '../src/counters.ts';
+import { bidderWeb } from '../examples/bidder-web/server.ts';
+import { storedDemoApiKey } from './seed/demo.ts';
 
 export { dataPaths } from './engines.ts';
 
@@ -192,6 +194,19 @@ export async function createRuntime(
   // Every open stream and waiting request listens for the stop (thousands of them).
   setMaxListeners(0, stopping.signal);
   const servesHttp = (role === 'all' && options.api !== false) || role === 'api' || !background;
+  // The reference bidder front end on the demo data (examples/bidder-web), with the demo's Api-Key once it is known.
+  const pages = config.seedDemo
+    ? [
+        {
+          path: '/demo',
+          handler: bidderWeb({
+            tenant: 'demo',
+            apiUrl: config.demoWebApiUrl,
+            apiKey: () => config.demoApiKey ?? storedDemoApiKey(paths.demoCredentials),
+          }),
+        },
+      ]
+    : [];
   const feed = servesHttp || runsJobs ? new EventFeed(log, eventCatalog, new PositionCodec(secret), stopping.signal, logger) : null;
   if (feed) metrics?.feedReaders(() => feed.readers);
   metrics?.auctionStreams(openAuctionStreams);
@@ -231,6 +246,7 @@ export async function createRuntime(
             (lines, { correlationId }) =>
               importLines(log, lines, undefined, { files, tenant, correlationId }),
         },
+        pages,
       )
     : (opsApp({
         role,

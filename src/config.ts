@@ -50,8 +50,10 @@ export interface Config {
   jwtSecret: string | null;
   demoApiKey: string | null;
   demoMemberPassword: string | null;
-  /** Seed the demo data into an empty DATA_DIR. */
+  /** Seed the demo data into an empty DATA_DIR (and serve the reference bidder front end at /demo/). */
   seedDemo: boolean;
+  /** Where the front end at /demo/ calls the API (DEMO_WEB_API_URL; another origin); null: its own origin. */
+  demoWebApiUrl: string | null;
   readYourWritesTimeoutMs: number;
   searchFlushIntervalMs: number;
   /**
@@ -221,6 +223,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     demoApiKey: env.DEMO_API_KEY || null,
     demoMemberPassword: env.DEMO_MEMBER_PASSWORD || null,
     seedDemo: env.SEED_DEMO !== 'false',
+    demoWebApiUrl: env.DEMO_WEB_API_URL || null,
     readYourWritesTimeoutMs: int(env.READ_YOUR_WRITES_TIMEOUT_MS, 5000, 'READ_YOUR_WRITES_TIMEOUT_MS'),
     searchFlushIntervalMs: int(env.SEARCH_FLUSH_INTERVAL_MS, 30000, 'SEARCH_FLUSH_INTERVAL_MS'),
     embeddedSearch: embeddedSearch(env.EMBEDDED_SEARCH),

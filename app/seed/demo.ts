@@ -50,6 +50,15 @@ export function demoCredentials(file: string, env: NodeJS.ProcessEnv = process.e
   return credentials;
 }
 
+/** The demo Api-Key kept by an earlier start (demoCredentials), without making one; null when none is kept yet. */
+export function storedDemoApiKey(file: string): string | null {
+  try {
+    return (JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<DemoCredentials>).apiKey ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The demo tenant's auctions: current (one live), upcoming and closed; two require accepted terms; the house
  * approves registrations for auction 3 by hand. The timed auction is apart (DEMO_TIMED_AUCTION).

@@ -1,6 +1,6 @@
 // The HTTP shell: CORS, request ids and logs, body checks, the docs, and every declared operation routed
 // through the same steps (credentials, validation, caching, answer), so each one is served alike.
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import compression from 'compression';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -67,6 +67,8 @@ export function buildApp(
   },
   /** What the back office's operations are served with (null: /backoffice/v1 is not served here). */
   backOffice: BackOfficeDoor | null = null,
+  /** Pages served beside the API under a path of their own (the reference front end at /demo), as app/ composes them. */
+  pages: Array<{ path: string; handler: RequestHandler }> = [],
 ) {
   const app = express();
   const auth = new Authenticator(directory, services.tokens);
@@ -201,6 +203,7 @@ export function buildApp(
   app.use('/docs/assets', compression({ threshold: 1024 }), express.static(swaggerDir, { index: false, maxAge: '1h' }));
   serveFixed('/docs', docsPage(), 'text/html; charset=utf-8');
   serveFixed('/docs/backoffice', docsPage(BACK_OFFICE_DOCS), 'text/html; charset=utf-8');
+  for (const page of pages) app.use(page.path, compression({ threshold: 1024 }), page.handler);
 
   const steps = new RequestSteps({ services, auth, derivedValues, responseCache, catalogueVersion, backOffice });
   const methodsByPath = new Map<string, Set<string>>();

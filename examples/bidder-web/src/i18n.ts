@@ -1,0 +1,110 @@
+// The page's texts: the house's interface dictionary (GET /v1/translations) in the chosen language, and the few texts
+// of this page the dictionary has no key for, kept here in the three demo languages.
+import { ok, type BidderClient } from '../../../clients/typescript/src/index.ts';
+
+/** Texts of this page beyond the house's dictionary (the dictionary wins where it has the key). */
+const OWN: Record<string, Record<string, string>> = {
+  en: {
+    'web.skip': 'Skip to content',
+    'web.searchLots': 'Search lots',
+    'web.lots': '{count} lots',
+    'web.extended': 'Bidding extended: it now ends {time}.',
+    'web.won': 'You won {title}.',
+    'web.lost': '{title} has closed; you did not win it.',
+    'web.leaderMustRaise': 'You are already the highest bidder: you can only raise your maximum bid.',
+    'web.registrationPending': 'Your registration for this auction is waiting for approval.',
+    'web.registrationRejected': 'Your registration for this auction was not approved.',
+    'web.auctionNotOpen': 'This auction is not open for bidding.',
+    'web.amountInvalid': 'Enter an amount, for example {example}.',
+    'web.registration': 'Registration: {status}',
+    'web.reserveMet': 'Reserve met',
+    'web.reserveNotMet': 'Reserve not met',
+    'web.quickBids': 'Suggested bids',
+    'web.newBid': 'New bid: {amount}',
+    'web.signInToBid': 'Sign in to bid.',
+    'web.signedInAs': 'Signed in as {email}',
+    'web.noBids': 'No bids yet.',
+    'web.yourMax': 'Your maximum: {amount}',
+  },
+  sv: {
+    'web.skip': 'Till innehållet',
+    'web.searchLots': 'Sök föremål',
+    'web.lots': '{count} föremål',
+    'web.extended': 'Budgivningen har förlängts: den slutar nu {time}.',
+    'web.won': 'Du vann {title}.',
+    'web.lost': '{title} är avslutat; du vann inte.',
+    'web.leaderMustRaise': 'Du har redan högsta budet: du kan bara höja ditt maxbud.',
+    'web.registrationPending': 'Din registrering för auktionen väntar på godkännande.',
+    'web.registrationRejected': 'Din registrering för auktionen godkändes inte.',
+    'web.auctionNotOpen': 'Auktionen är inte öppen för bud.',
+    'web.amountInvalid': 'Ange ett belopp, till exempel {example}.',
+    'web.registration': 'Registrering: {status}',
+    'web.reserveMet': 'Reservationspriset är uppnått',
+    'web.reserveNotMet': 'Reservationspriset är inte uppnått',
+    'web.quickBids': 'Föreslagna bud',
+    'web.newBid': 'Nytt bud: {amount}',
+    'web.signInToBid': 'Logga in för att lägga bud.',
+    'web.signedInAs': 'Inloggad som {email}',
+    'web.noBids': 'Inga bud ännu.',
+    'web.yourMax': 'Ditt maxbud: {amount}',
+  },
+  de: {
+    'web.skip': 'Zum Inhalt',
+    'web.searchLots': 'Lose suchen',
+    'web.lots': '{count} Lose',
+    'web.extended': 'Die Auktion wurde verlängert: sie endet jetzt {time}.',
+    'web.won': 'Sie haben {title} gewonnen.',
+    'web.lost': '{title} ist beendet; Sie haben es nicht gewonnen.',
+    'web.leaderMustRaise': 'Sie sind bereits Höchstbietender: Sie können nur Ihr Höchstgebot erhöhen.',
+    'web.registrationPending': 'Ihre Anmeldung zu dieser Auktion wartet auf Freigabe.',
+    'web.registrationRejected': 'Ihre Anmeldung zu dieser Auktion wurde nicht freigegeben.',
+    'web.auctionNotOpen': 'Diese Auktion ist nicht für Gebote geöffnet.',
+    'web.amountInvalid': 'Geben Sie einen Betrag ein, zum Beispiel {example}.',
+    'web.registration': 'Anmeldung: {status}',
+    'web.reserveMet': 'Mindestpreis erreicht',
+    'web.reserveNotMet': 'Mindestpreis nicht erreicht',
+    'web.quickBids': 'Vorgeschlagene Gebote',
+    'web.newBid': 'Neues Gebot: {amount}',
+    'web.signInToBid': 'Melden Sie sich an, um zu bieten.',
+    'web.signedInAs': 'Angemeldet als {email}',
+    'web.noBids': 'Noch keine Gebote.',
+    'web.yourMax': 'Ihr Höchstgebot: {amount}',
+  },
+};
+
+let language = 'en';
+let entries: Record<string, string> = {};
+
+export const currentLanguage = () => language;
+
+/** Loads the house's dictionary in a language (the client asks for it from now on). */
+export async function loadDictionary(client: BidderClient, code: string): Promise<void> {
+  client.language = code;
+  const answer = ok(await client.GET('/v1/translations'));
+  language = answer.Language;
+  entries = answer.Entries;
+  document.documentElement.lang = language;
+}
+
+/** Whether the dictionary or this page has a text for the key. */
+export const hasText = (key: string) => key in entries || key in (OWN[language] ?? OWN.en) || key in OWN.en;
+
+/** The text of a key with `{name}` filled in; the key itself when nobody has a text for it. */
+export function t(key: string, values: Record<string, string | number> = {}): string {
+  const text = entries[key] ?? OWN[language]?.[key] ?? OWN.en[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
+}
+
+/** A date and time as the chosen language writes it. */
+export const formatTime = (iso: string) =>
+  new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'medium' }).format(new Date(iso));
+
+/** Time left until `iso`, as `2 d 03:04:05` (or `00:00:00` once passed). */
+export function timeLeft(iso: string, now = Date.now()): string {
+  let seconds = Math.max(0, Math.floor((Date.parse(iso) - now) / 1000));
+  const days = Math.floor(seconds / 86400);
+  seconds -= days * 86400;
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const clock = `${pad(Math.floor(seconds / 3600))}:${pad(Math.floor((seconds % 3600) / 60))}:${pad(seconds % 60)}`;
+  return days > 0 ? `${days} d ${clock}` : clock;
+}

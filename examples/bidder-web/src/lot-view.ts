@@ -1,0 +1,303 @@
+// A lot: its facts kept live by the auction stream (bids, soft close, close), the member's standing from the member
+// stream, and, for a signed-in member, watching, registering and bidding with the increment table's steps.
+import { ok } from '../../../clients/typescript/src/index.ts';
+import type { Standing, View } from './context.ts';
+import { announce, append, h } from './dom.ts';
+import { currentLanguage, formatTime, t, timeLeft } from './i18n.ts';
+import { suggestedBids } from './increments.ts';
+import { messageOf } from './messages.ts';
+import { formatMoney, parseMoney, toInput } from './money.ts';
+
+export const lotView: View = async (context, root, params) => {
+  const { client, live, session } = context;
+  const lotId = Number(params.get('id'));
+  const [lot, history] = await Promise.all([
+    ok(await client.GET('/v1/lots/{id}', { params: { path: { id: lotId } } })),
+    ok(await client.GET('/v1/lots/{id}/bids', { params: { path: { id: lotId } } })),
+  ]);
+  context.titles.set(lot.Id, lot.Title);
+  const money = (minor: number) => formatMoney(minor, lot.Currency, currentLanguage());
+
+  // The facts, repainted on every change.
+  const currentBid = h('dd', { id: 'current-bid' });
+  const bidCount = h('dd', { id: 'bid-count' });
+  const minimum = h('dd', { id: 'minimum-bid' });
+  const endTime = h('time', { id: 'end-time' });
+  const left = h('span', { id: 'time-left', class: 'meta' });
+  const reserve = h('p', { class: 'meta', id: 'reserve' });
+  const standing = h('p', { id: 'my-status', class: 'standing', 'data-state': 'none' });
+  const historyList = h('ol', { id: 'history', class: 'history' });
+  const paint = () => {
+    currentBid.textContent = lot.CurrentBid === null ? '–' : money(lot.CurrentBid);
+    bidCount.textContent = String(lot.BidCount);
+    minimum.textContent = lot.IsClosed || lot.MinimumNextBid === null ? '–' : money(lot.MinimumNextBid);
+    endTime.dateTime = lot.EndTime;
+    endTime.textContent = formatTime(lot.EndTime);
+    left.textContent = lot.IsClosed ? t('status.closed') : `${t('label.timeLeft')}: ${timeLeft(lot.EndTime)}`;
+    reserve.textContent = lot.ReserveMet === null ? '' : t(lot.ReserveMet ? 'web.reserveMet' : 'web.reserveNotMet');
+    reserve.hidden = lot.ReserveMet === null;
+  };
+  const showStanding = (state: Standing | null) => {
+    standing.dataset.state = state ?? 'none';
+    standing.textContent =
+      state === 'leading'
+        ? t('message.highestBidder')
+        : state === 'outbid'
+          ? t('message.outbid', { title: lot.Title })
+          : state === 'won'
+            ? t('web.won', { title: lot.Title })
+            : state === 'lost'
+              ? t('web.lost', { title: lot.Title })
+              : '';
+    standing.hidden = state === null;
+  };
+  const addHistory = (amount: number, at: string) =>
+    historyList.prepend(h('li', {}, h('span', { class: 'price' }, money(amount)), ' ', h('time', { datetime: at }, formatTime(at))));
+  for (const item of [...history.Items].reverse()) addHistory(item.Amount, item.PlacedAt);
+
+  // Bidding: only a signed-in member who may bid on the lot sees the form.
+  const bidding = h('section', { class: 'bidding', 'aria-labelledby': 'bidding-heading' });
+  const bidError = h('p', { id: 'bid-error', class: 'error', role: 'alert' });
+  const amount = h('input', {
+    id: 'bid-amount',
+    name: 'amount',
+    inputmode: 'decimal',
+    autocomplete: 'off',
+    'aria-describedby': 'bid-hint bid-error',
+  });
+  const hint = h('p', { id: 'bid-hint', class: 'meta' });
+  const suggestions = h('div', { class: 'suggestions', role: 'group', 'aria-label': t('web.quickBids') });
+  const fillSuggestions = () => {
+    hint.textContent = lot.MinimumNextBid === null ? '' : `${t('label.minimumBid')}: ${money(lot.MinimumNextBid)}`;
+    if (lot.MinimumNextBid === null) return suggestions.replaceChildren();
+    suggestions.replaceChildren(
+      ...suggestedBids(context.increments, lot.MinimumNextBid).map((value) =>
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary',
+            onclick: () => {
+              amount.value = toInput(value, lot.Currency);
+              amount.focus();
+            },
+          },
+          money(value),
+        ),
+      ),
+    );
+  };
+  const showError = (text: string) => {
+    bidError.textContent = text;
+    amount.setAttribute('aria-invalid', 'true');
+    amount.focus();
+  };
+  const clearError = () => {
+    bidError.textContent = '';
+    amount.removeAttribute('aria-invalid');
+  };
+  const submit = h('button', { type: 'submit' }, t('button.placeBid'));
+  const form = h(
+    'form',
+    { id: 'bid-form', novalidate: true },
+    h('label', { for: 'bid-amount' }, `${t('label.maxBid')} (${lot.Currency})`),
+    amount,
+    hint,
+    suggestions,
+    submit,
+    bidError,
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    clearError();
+    const maxAmount = parseMoney(amount.value, lot.Currency);
+    if (maxAmount === null || maxAmount <= 0)
+      return showError(t('web.amountInvalid', { example: toInput(lot.MinimumNextBid ?? lot.StartingPrice, lot.Currency) }));
+    submit.disabled = true;
+    try {
+      const placed = ok(
+        await client.POST('/v1/me/bids', {
+          body: { LotId: lot.Id, MaxAmount: maxAmount },
+          // A retried press places nothing twice.
+          headers: { 'Idempotency-Key': crypto.randomUUID() },
+        }),
+      );
+      Object.assign(lot, {
+        CurrentBid: placed.CurrentBid,
+        BidCount: placed.BidCount,
+        MinimumNextBid: placed.MinimumNextBid,
+        EndTime: placed.EndTime,
+        ReserveMet: placed.ReserveMet,
+      });
+      paint();
+      fillSuggestions();
+      context.setStanding(lot.Id, placed.Leading ? 'leading' : 'outbid');
+      showStanding(context.standings.get(lot.Id) ?? null);
+      amount.value = '';
+      announce(`${t('message.bidAccepted')} ${placed.Leading ? t('message.highestBidder') : t('message.outbid', { title: lot.Title })}`);
+    } catch (error) {
+      const problem = (error as { problem?: { minimumNextBid?: number } }).problem;
+      if (typeof problem?.minimumNextBid === 'number') {
+        lot.MinimumNextBid = problem.minimumNextBid;
+        paint();
+        fillSuggestions();
+      }
+      showError(messageOf(error));
+    } finally {
+      submit.disabled = false;
+    }
+  });
+
+  const watch = h('button', { type: 'button', id: 'watch', class: 'secondary', 'aria-pressed': 'false' }, t('button.watch'));
+  const setWatched = (watched: boolean) => {
+    watch.setAttribute('aria-pressed', String(watched));
+    watch.textContent = t(watched ? 'button.unwatch' : 'button.watch');
+  };
+  watch.addEventListener('click', async () => {
+    const watched = watch.getAttribute('aria-pressed') === 'true';
+    try {
+      if (watched) ok(await client.DELETE('/v1/me/watchlist/{lotId}', { params: { path: { lotId: lot.Id } } }));
+      else ok(await client.PUT('/v1/me/watchlist/{lotId}', { params: { path: { lotId: lot.Id } }, body: { Type: 'watch' } }));
+      setWatched(!watched);
+      announce(t(watched ? 'message.removedFromWatchlist' : 'message.addedToWatchlist'));
+    } catch (error) {
+      announce(messageOf(error), true);
+    }
+  });
+
+  /** What a member sees of bidding: the form, a register button, or why not. */
+  const drawBidding = async () => {
+    const heading = h('h2', { id: 'bidding-heading' }, t('button.placeBid'));
+    if (!session.member) {
+      bidding.replaceChildren(
+        heading,
+        h('p', {}, t('web.signInToBid'), ' ', h('a', { href: `#/sign-in?next=${encodeURIComponent(location.hash)}` }, t('button.signIn'))),
+      );
+      return;
+    }
+    const may = ok(await client.GET('/v1/me/lots/{lotId}/registration', { params: { path: { lotId: lot.Id } } }));
+    if (may.MayBid) {
+      fillSuggestions();
+      bidding.replaceChildren(heading, form);
+      return;
+    }
+    if (may.Reason === 'not-registered') {
+      const register = h('button', { type: 'button', id: 'register' }, t('button.registerForAuction'));
+      const status = h('p', { class: 'error', role: 'alert' });
+      register.addEventListener('click', async () => {
+        register.disabled = true;
+        try {
+          const registration = ok(
+            await client.POST('/v1/me/registrations/{auctionId}', { params: { path: { auctionId: lot.AuctionId } } }),
+          );
+          announce(t('web.registration', { status: t(`status.${registration.Status}`) }));
+          await drawBidding();
+          (registration.Status === 'approved' ? amount : bidding.querySelector<HTMLElement>('h2'))?.focus();
+        } catch (error) {
+          status.textContent = messageOf(error);
+          register.disabled = false;
+        }
+      });
+      bidding.replaceChildren(heading, h('p', {}, t('message.registrationRequired')), register, status);
+      return;
+    }
+    const reasonKey: Record<string, string> = {
+      'registration-pending': 'web.registrationPending',
+      'registration-rejected': 'web.registrationRejected',
+      'terms-not-accepted': 'message.termsRequired',
+      'lot-closed': 'message.lotClosed',
+      'auction-not-open': 'web.auctionNotOpen',
+    };
+    bidding.replaceChildren(heading, h('p', {}, t(reasonKey[may.Reason ?? ''] ?? 'message.genericError')));
+  };
+
+  /** The member's standing on this lot and whether it is watched (a member only). */
+  const readMember = async () => {
+    if (!session.member) return showStanding(null);
+    const [bids, watchlist] = await Promise.all([
+      ok(await client.GET('/v1/me/bids', { params: { query: { pageSize: 100 } } })),
+      ok(await client.GET('/v1/me/watchlist', { params: { query: { page: 1 } } })),
+    ]);
+    const mine = bids.Items.find((item) => item.LotId === lot.Id);
+    if (mine) context.standings.set(lot.Id, mine.Status);
+    showStanding(context.standings.get(lot.Id) ?? null);
+    setWatched(watchlist.Items.some((item) => item.Id === lot.Id));
+  };
+
+  const images = lot.Images.length
+    ? h(
+        'ul',
+        { class: 'links' },
+        ...lot.Images.map((url, i) => h('li', {}, h('a', { href: url, rel: 'noopener' }, `${t('link.image')} ${i + 1}`))),
+      )
+    : null;
+  root.replaceChildren();
+  append(
+    root,
+    h('p', {}, h('a', { href: `#/auctions/${lot.AuctionId}` }, `← ${t('button.back')}`)),
+    h('h1', {}, `${t('label.lotNumber')} ${lot.LotNumber}: ${lot.Title}`),
+    standing,
+    h(
+      'dl',
+      { class: 'facts' },
+      h('div', {}, h('dt', {}, t('label.currentBid')), currentBid),
+      h('div', {}, h('dt', {}, t('label.bidCount')), bidCount),
+      h('div', {}, h('dt', {}, t('label.minimumBid')), minimum),
+      h('div', {}, h('dt', {}, t('label.endsAt')), h('dd', {}, endTime, ' ', left)),
+      lot.EstimateLow !== null && lot.EstimateHigh !== null
+        ? h('div', {}, h('dt', {}, t('label.estimate')), h('dd', {}, `${money(lot.EstimateLow)} – ${money(lot.EstimateHigh)}`))
+        : null,
+    ),
+    reserve,
+    bidding,
+    session.member ? watch : null,
+    h('p', { class: 'description' }, lot.Description),
+    images,
+    h('section', { 'aria-labelledby': 'history-heading' }, h('h2', { id: 'history-heading' }, t('heading.bidHistory')), historyList),
+  );
+  paint();
+  showStanding(null);
+  await Promise.all([drawBidding(), readMember()]);
+
+  const ticking = setInterval(() => {
+    if (!lot.IsClosed) left.textContent = `${t('label.timeLeft')}: ${timeLeft(lot.EndTime)}`;
+  }, 1000);
+  live.follow(lot.AuctionId);
+  const stopAuction = live.listen(
+    (event) => {
+      if (event.data && 'LotId' in event.data && event.data.LotId !== lot.Id) return;
+      if (event.type === 'bid') {
+        const { CurrentBid, BidCount, MinimumNextBid, EndTime, ReserveMet, PlacedAt } = event.data;
+        const extended = Date.parse(EndTime) > Date.parse(lot.EndTime);
+        Object.assign(lot, { CurrentBid, BidCount, MinimumNextBid, EndTime, ReserveMet });
+        addHistory(CurrentBid, PlacedAt);
+        announce(t('web.newBid', { amount: money(CurrentBid) }) + (extended ? ` ${t('web.extended', { time: formatTime(EndTime) })}` : ''));
+      } else if (event.type === 'extended') {
+        lot.EndTime = event.data.EndTime;
+        announce(t('web.extended', { time: formatTime(lot.EndTime) }));
+      } else if (event.type === 'closed') {
+        Object.assign(lot, { IsClosed: true, MinimumNextBid: null });
+        bidding.replaceChildren(h('p', {}, t('message.lotClosed')));
+        announce(t('message.lotClosed'));
+      } else return;
+      paint();
+      if (event.type !== 'closed') fillSuggestions();
+    },
+    // After a gap in the stream: the lot read again, and the view drawn anew.
+    () => context.navigate(location.hash),
+  );
+  const stopMember = context.onMemberEvent((event) => {
+    if (!('LotId' in event.data) || event.data.LotId !== lot.Id) return;
+    if (event.type === 'outbid' && event.data.MinimumNextBid !== null) {
+      Object.assign(lot, { CurrentBid: event.data.CurrentBid, MinimumNextBid: event.data.MinimumNextBid, EndTime: event.data.EndTime });
+      paint();
+      fillSuggestions();
+    }
+    showStanding(context.standings.get(lot.Id) ?? null);
+  });
+  return () => {
+    clearInterval(ticking);
+    stopAuction();
+    stopMember();
+  };
+};
