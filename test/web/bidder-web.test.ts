@@ -130,13 +130,18 @@ describe('the reference bidder front end in Chromium', function () {
     const seenAfter = Date.now() - answered;
     expect(seenAfter, 'outbid shown after the bid was answered (ms)').to.be.below(1000);
     expect(await first.locator('#my-status').textContent()).to.match(/^You have been outbid on .+\.$/);
-    expect(await first.locator('#announce-urgent').textContent()).to.match(/outbid/);
+    // Said at once to screen readers (the alert region).
+    await first.waitForFunction(() => /outbid/.test(document.getElementById('announce-urgent')?.textContent ?? ''), null, {
+      timeout: 1000,
+    });
     await second.locator('#my-status[data-state="leading"]').waitFor({ timeout: 5000 });
     expect(await second.locator('#my-status').textContent()).to.equal('Du har högsta budet.');
     // The first sees the other's bid live: the current bid and the history follow the auction stream.
-    const current = await second.locator('#current-bid').textContent();
-    await first.waitForFunction((text) => document.querySelector('#current-bid')?.textContent === text, null, { timeout: 2000 });
-    void current;
+    const current = await second.locator('#current-bid').getAttribute('data-amount');
+    await first.waitForFunction((amount) => document.querySelector<HTMLElement>('#current-bid')?.dataset.amount === amount, current, {
+      timeout: 1000,
+    });
+    expect(await first.locator('#history li').count()).to.equal(2);
   });
 
   it('shows a bid below the minimum as the house dictionary says it in the chosen language (sv)', async () => {

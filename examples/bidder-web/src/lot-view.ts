@@ -29,6 +29,8 @@ export const lotView: View = async (context, root, params) => {
   const historyList = h('ol', { id: 'history', class: 'history' });
   const paint = () => {
     currentBid.textContent = lot.CurrentBid === null ? '–' : money(lot.CurrentBid);
+    // The amount in minor units, as the API gives it (for scripts and tests, whatever the language).
+    currentBid.dataset.amount = String(lot.CurrentBid ?? '');
     bidCount.textContent = String(lot.BidCount);
     minimum.textContent = lot.IsClosed || lot.MinimumNextBid === null ? '–' : money(lot.MinimumNextBid);
     endTime.dateTime = lot.EndTime;
