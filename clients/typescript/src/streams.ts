@@ -118,9 +118,13 @@ export function openStream<E>(client: BidderClient, path: StreamPath, options: S
     if (closed()) return;
     const opened = new Source(ticket.Url);
     source = opened;
+    let openedOnce = false;
     opened.onopen = () => {
       failures = 0;
       setState('open');
+      // The browser's own reconnects resume with Last-Event-ID; only a new EventSource after an open one may miss events.
+      if (openedOnce) return;
+      openedOnce = true;
       if (wasOpen) options.onResync?.('reopened');
       wasOpen = true;
     };
