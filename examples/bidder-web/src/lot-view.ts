@@ -53,8 +53,11 @@ export const lotView: View = async (context, root, params) => {
               : '';
     standing.hidden = state === null;
   };
-  const addHistory = (amount: number, at: string) =>
+  const noBids = h('p', { id: 'no-bids', class: 'meta' }, t('web.noBids'));
+  const addHistory = (amount: number, at: string) => {
     historyList.prepend(h('li', {}, h('span', { class: 'price' }, money(amount)), ' ', h('time', { datetime: at }, formatTime(at))));
+    noBids.hidden = true;
+  };
   for (const item of [...history.Items].reverse()) addHistory(item.Amount, item.PlacedAt);
 
   // Bidding: only a signed-in member who may bid on the lot sees the form.
@@ -218,7 +221,7 @@ export const lotView: View = async (context, root, params) => {
     if (!session.member) return showStanding(null);
     const [bids, watchlist] = await Promise.all([
       ok(await client.GET('/v1/me/bids', { params: { query: { pageSize: 100 } } })),
-      ok(await client.GET('/v1/me/watchlist', { params: { query: { page: 1 } } })),
+      ok(await client.GET('/v1/me/watchlist', { params: { query: { pageSize: 100 } } })),
     ]);
     const mine = bids.Items.find((item) => item.LotId === lot.Id);
     if (mine) context.standings.set(lot.Id, mine.Status);
@@ -245,7 +248,7 @@ export const lotView: View = async (context, root, params) => {
       h('div', {}, h('dt', {}, t('label.currentBid')), currentBid),
       h('div', {}, h('dt', {}, t('label.bidCount')), bidCount),
       h('div', {}, h('dt', {}, t('label.minimumBid')), minimum),
-      h('div', {}, h('dt', {}, t('label.endsAt')), h('dd', {}, endTime, ' ', left)),
+      h('div', {}, h('dt', {}, t('label.endsAt')), h('dd', {}, endTime, h('br'), left)),
       lot.EstimateLow !== null && lot.EstimateHigh !== null
         ? h('div', {}, h('dt', {}, t('label.estimate')), h('dd', {}, `${money(lot.EstimateLow)} – ${money(lot.EstimateHigh)}`))
         : null,
@@ -255,7 +258,13 @@ export const lotView: View = async (context, root, params) => {
     session.member ? watch : null,
     h('p', { class: 'description' }, lot.Description),
     images,
-    h('section', { 'aria-labelledby': 'history-heading' }, h('h2', { id: 'history-heading' }, t('heading.bidHistory')), historyList),
+    h(
+      'section',
+      { 'aria-labelledby': 'history-heading' },
+      h('h2', { id: 'history-heading' }, t('heading.bidHistory')),
+      noBids,
+      historyList,
+    ),
   );
   paint();
   showStanding(null);
