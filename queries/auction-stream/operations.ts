@@ -57,7 +57,7 @@ export const streamAuction = defineOperation({
     summary: "An auction's public changes as they happen (Server-Sent Events)",
     description:
       '`text/event-stream`: `bid` `{LotId, CurrentBid, Currency, BidCount, MinimumNextBid, ReserveMet, EndTime, PlacedAt}`, `extended` `{LotId, EndTime}`, ' +
-      '`closed` `{LotId, Sold, HammerPrice}`, `live` `{IsLive, CurrentLotId}`; each with an opaque `id:`. A client that reconnects with `Last-Event-ID` gets every event it missed, in order ' +
+      '`closed` `{LotId, Sold, HammerPrice}` (for every lot of a timed auction at its end time; unsold: `Sold: false`, `HammerPrice: null`), `live` `{IsLive, CurrentLotId}`; each with an opaque `id:`. A client that reconnects with `Last-Event-ID` gets every event it missed, in order ' +
       '(at least the last 24 hours), or one `reset` event when that is too old, after which it reads the lots again. The stream opens with a comment and an `id:` ' +
       'that names where it starts (no event: an EventSource only takes it as its last event id), so a client dropped before its first event resumes from there. ' +
       'A stream without `Last-Event-ID` carries every event appended after its request arrived. A comment line comes at least every 15 seconds. No member data. ' +
