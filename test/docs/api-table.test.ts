@@ -15,7 +15,6 @@ const API_MD = new URL('../../../shared/spec/API.md', import.meta.url);
  */
 const NOT_YET_SERVED = new Map([
   [62, 'issue 31 (front ends in a browser: the member stream)'],
-  [63, 'issue 31 (front ends in a browser: stream tickets)'],
 ]);
 
 describe("API.md's table of operations", () => {
