@@ -86,6 +86,9 @@ describe('stream tickets', function () {
     const query = new URL(made.body.Url).search;
     const other = (await server.rawGet(`/v1/auctions/1/stream${query}`, { apiKey: null })).body;
     expect(JSON.parse(other)).to.include({ status: 401, code: 'ticket-invalid' });
+    const mine = await server.rawGet(`/v1/me/stream${query}`, { apiKey: null });
+    expect(mine.status).to.equal(401);
+    expect(JSON.parse(mine.body).code).to.equal('ticket-invalid');
     const lots = await server.rawGet(`/v1/lots${query}`, { apiKey: null });
     expect(lots.status).to.equal(401);
     // A bearer token is not a ticket, and a ticket is not a bearer token.
@@ -141,7 +144,9 @@ describe('stream tickets', function () {
       sha256(server.credentials.apiKey),
       '/v1/me/stream',
     );
-    expect(ghostTicket.ticket).to.be.a('string');
+    const refusedStream = await server.rawGet(`/v1/me/stream?ticket=${ghostTicket.ticket}`, { apiKey: null });
+    expect(refusedStream.status).to.equal(401);
+    expect(refusedStream.headers['content-type']).to.match(/^application\/problem\+json/);
   });
 
   it('answers bad input with a 4xx problem, never a 500', async () => {
