@@ -83,6 +83,29 @@ describe("a member's own stream", function () {
     }
   });
 
+  it("tells the house's decision through intake to its member only", async () => {
+    const theirs = await open(second);
+    const mine = await open(first);
+    try {
+      await intake({
+        kind: 'registrationDecision',
+        tenant: 'demo',
+        memberId: OTHER,
+        auctionId: 3,
+        status: 'rejected',
+        at: new Date().toISOString(),
+      });
+      const [message] = await theirs.events(1);
+      expect(message.event).to.equal('registration');
+      expect(JSON.parse(message.data!)).to.deep.equal({ AuctionId: 3, Status: 'rejected' });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(data(mine)).to.deep.equal([]);
+    } finally {
+      theirs.close();
+      mine.close();
+    }
+  });
+
   it('tells the bidder who lost the lead `outbid` within a second, the new leader `leading`, and a raise `leading` with the own maximum', async () => {
     await intake(lotRecord(7001, new Date(Date.now() + 3600_000)));
     const mine = await open(first);

@@ -176,6 +176,19 @@ describe('stream tickets', function () {
     expectProblem(await server.request('GET', '/v1/auctions/abc/stream?ticket=x', { apiKey: null }), 401);
   });
 
+  it('takes the ticket alone when headers come with it: another Api-Key or token is not looked at', async () => {
+    const made = await ticket(anonymous, `/v1/auctions/${TIMED_AUCTION}/stream`);
+    const stream = await openStream(server.base, relative(made.body.Url), {
+      'Api-Key': 'not-a-key',
+      Authorization: 'Bearer not-a-token-at-all',
+    });
+    try {
+      expect(stream.status).to.equal(200);
+    } finally {
+      stream.close();
+    }
+  });
+
   it('lets a page of another origin open a ticket URL: the answer carries Access-Control-Allow-Origin', async () => {
     const made = await ticket(anonymous, `/v1/auctions/${TIMED_AUCTION}/stream`);
     const stream = await openStream(server.base, relative(made.body.Url), { Origin: 'https://shop.example.com' });
