@@ -127,7 +127,11 @@ export class MemberStreamHub {
       this.position = this.coveredFrom;
       while (this.position < end) {
         const page = await this.deps.feed.page({ after: this.position, types: new Set(MEMBER_STREAM_TYPES), limit: 1000, waitMs: 0 });
-        await this.take(page.events);
+        const taken = await this.take(page.events);
+        if (taken.failed) {
+          this.position = Math.max(this.position, taken.through);
+          throw new Error('a lot stream could not be read');
+        }
         this.position = Math.max(this.position, page.through);
         if (!page.hasMore) break;
       }
@@ -165,11 +169,13 @@ export class MemberStreamHub {
           signal: this.deps.stopping,
         });
         if (page.events.length > 0) {
-          const messages = await this.take(page.events);
-          const last = page.events.at(-1)!;
-          await this.deps.caughtUp(last.position, [...new Set(page.events.map((e) => e.type))]);
-          this.position = Math.max(this.position, page.through);
+          const { messages, through, failed } = await this.take(page.events);
+          // What was told is told (kept, sent) even when a later event's lot could not be read: that one is read again.
+          if (messages.length > 0)
+            await this.deps.caughtUp(messages.at(-1)!.position, [...new Set(page.events.map((e) => e.type))]).catch(() => undefined);
+          this.position = Math.max(this.position, failed ? through : page.through);
           for (const message of messages) for (const listener of this.listeners.get(message.memberId) ?? []) listener(message);
+          if (failed) await new Promise((resolve) => setTimeout(resolve, 500));
         } else this.position = Math.max(this.position, page.through);
       } catch {
         // A read that failed (the log briefly unavailable): tried again shortly.
@@ -178,12 +184,23 @@ export class MemberStreamHub {
     }
   }
 
-  /** The messages of these events (kept for replays), each built once. */
-  private async take(events: FeedEvent[]): Promise<MemberMessage[]> {
-    if (events.length === 0) return [];
-    const increments = await this.deps.increments();
+  /**
+   * The messages of these events (kept for replays), each built once, up to an event whose lot could not be read
+   * (`failed`; `through`: the position of the last event told).
+   */
+  private async take(events: FeedEvent[]): Promise<{ messages: MemberMessage[]; through: number; failed: boolean }> {
     const messages: MemberMessage[] = [];
-    for (const event of events) messages.push(...(await this.messagesOf(event, increments)));
+    let through = 0;
+    let failed = false;
+    try {
+      const increments = events.length > 0 ? await this.deps.increments() : [];
+      for (const event of events) {
+        messages.push(...(await this.messagesOf(event, increments)));
+        through = event.position;
+      }
+    } catch {
+      failed = true;
+    }
     this.kept.push(...messages);
     const oldest = this.deps.now() - KEPT_MS;
     let drop = 0;
@@ -192,7 +209,7 @@ export class MemberStreamHub {
       this.coveredFrom = this.kept[drop - 1].position;
       this.kept.splice(0, drop);
     }
-    return messages;
+    return { messages, through, failed };
   }
 
   private async messagesOf(event: FeedEvent, increments: readonly IncrementRow[]): Promise<MemberMessage[]> {

@@ -260,6 +260,18 @@ describe("a member's own stream", function () {
     stopping.abort();
   });
 
+  it('holds at most 100 member streams of a house per client address: one more is a 429 with Retry-After', async () => {
+    const streams = await Promise.all(Array.from({ length: 100 }, () => open(first)));
+    try {
+      expect(streams.every((s) => s.status === 200)).to.equal(true);
+      const refused = await server.request('GET', '/v1/me/stream', { token: first });
+      expectProblem(refused, 429);
+      expect(Number(refused.headers.get('retry-after'))).to.be.above(0);
+    } finally {
+      for (const s of streams) s.close();
+    }
+  });
+
   it('is opened with a member ticket and no header; refuses other tokens, bad Last-Event-ID and a ticket of another path', async () => {
     const made = await server.request('POST', '/v1/stream-tickets', { token: second, body: { Path: '/v1/me/stream' } });
     expect(made.status, made.text).to.equal(200);
