@@ -52,13 +52,10 @@ export const createStreamTicket = defineOperation({
           .string()
           .max(5000)
           .openapi({ format: 'uri', description: "The stream's absolute URL with its ticket: `new EventSource(Url)`." }),
-        ExpiresAt: z
-          .string()
-          .max(30)
-          .openapi({
-            format: 'date-time',
-            description: "When the ticket stops opening the stream (its token's expiry, at most 12 hours).",
-          }),
+        ExpiresAt: z.string().max(30).openapi({
+          format: 'date-time',
+          description: "When the ticket stops opening the stream (its token's expiry, at most 12 hours).",
+        }),
       })
       .openapi('StreamTicket'),
   },
