@@ -12,6 +12,8 @@ import { MemberStreamHub, type MemberMessage } from './hub.ts';
 /** Member streams one process serves at once (one more is a 503); a house at most half, one client address 100 of a house's (429). */
 export const MAX_MEMBER_STREAMS = 2000;
 const slots = new StreamSlots('member streams', MAX_MEMBER_STREAMS, 100);
+/** Open member streams in this process (the gauge of /metrics). */
+export const openMemberStreams = () => slots.held;
 /** The longest a stream stays silent (a comment line then; at least every 15 seconds). */
 const HEARTBEAT_MS = 14_000;
 /** Messages waiting for a slow client; past this its stream ends (it reconnects with Last-Event-ID). */
