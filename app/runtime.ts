@@ -27,6 +27,7 @@ import { WebhookDispatcher } from '../commands/webhooks/index.ts';
 import { dispatcherCollections } from '../projections/webhooks/index.ts';
 import { importLines } from './features/intake.ts';
 import { openAuctionStreams } from '../queries/auction-stream/operations.ts';
+import { openMemberStreams } from '../queries/member-stream/operations.ts';
 import { Metrics } from '../src/http/metrics.ts';
 import { opsApp } from '../src/http/ops-routes.ts';
 import { holdLease, leaseHolder, type HeldLease } from '../src/roles/singleton.ts';
@@ -210,6 +211,7 @@ export async function createRuntime(
   const feed = servesHttp || runsJobs ? new EventFeed(log, eventCatalog, new PositionCodec(secret), stopping.signal, logger) : null;
   if (feed) metrics?.feedReaders(() => feed.readers);
   metrics?.auctionStreams(openAuctionStreams);
+  metrics?.memberStreams(openMemberStreams);
   const urls = new PublicUrlGuard(config.webhookAllowPrivate);
   // The dispatcher's own collections (not a projection's): every role reads them, the worker writes them.
   for (const spec of dispatcherCollections) await documents.ensureCollection(spec);

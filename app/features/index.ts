@@ -57,6 +57,8 @@ import { biddingCommands } from '../../commands/bidding/index.ts';
 import { biddingReadModels } from '../../projections/bidding/index.ts';
 import { biddingQueries } from '../../queries/bidding/index.ts';
 import { auctionStreamQueries } from '../../queries/auction-stream/index.ts';
+import { streamTicketsQueries } from '../../queries/stream-tickets/index.ts';
+import { memberStreamQueries } from '../../queries/member-stream/index.ts';
 import { webhooksReadModels } from '../../projections/webhooks/index.ts';
 import { webhooksQueries } from '../../queries/webhooks/index.ts';
 
@@ -90,7 +92,15 @@ export const features: Feature[] = [
   // A lot's stream: the events catalogue intake and timed bidding both write.
   defineFeature('lots', lotsCommands),
   // Read models before the commands' part, whose reactors then run after the projections.
-  defineFeature('bidding', biddingReadModels, biddingCommands, biddingQueries, auctionStreamQueries),
+  defineFeature(
+    'bidding',
+    biddingReadModels,
+    biddingCommands,
+    biddingQueries,
+    auctionStreamQueries,
+    streamTicketsQueries,
+    memberStreamQueries,
+  ),
   defineFeature('documents', documentsCommands, documentsReadModels, documentsQueries),
   defineFeature('translations', translationsCommands, translationsReadModels, translationsQueries),
   defineFeature('members', membersCommands, membersReadModels, membersQueries, sessionsQueries),

@@ -65,7 +65,14 @@ export type BiddingCommand =
       increments: readonly IncrementRow[];
       extensionWindowSeconds: number;
     }
-  | { type: 'CloseLot'; tenant: string; lotId: number; at: string };
+  | {
+      type: 'CloseLot';
+      tenant: string;
+      lotId: number;
+      at: string;
+      /** The mode of the lot's auction, looked up by the close job: an `external` lot is intake's to close. */
+      bidding: 'timed' | 'external';
+    };
 
 const ms = (iso: string) => Date.parse(iso);
 const later = (a: string, b: string) => (ms(b) > ms(a) ? b : a);
@@ -221,6 +228,9 @@ export const biddingDecider: Decider<LotBiddingState, BiddingCommand, LotEvent, 
         if (!state.lot || state.endTime === null) throw new NotFoundError(`Lot ${lotId} does not exist.`);
         // Closed already (the job ran twice), or too early (the end time moved): nothing; the caller reschedules.
         if (state.closed || ms(at) < ms(state.endTime)) return [];
+        // A lot of an auction whose bids come through intake closes by intake's record, unless this service
+        // took maximum bids on it (its auction was timed then): those are decided here.
+        if (command.bidding !== 'timed' && state.maxBids === 0) return [];
         const leader = leaderOf(state);
         const reserve = state.lot.reservePrice ?? null;
         const sold = leader !== null && state.currentBid !== null && (reserve === null || state.currentBid >= reserve);

@@ -1,10 +1,11 @@
-// Timed bidding's background jobs: closing a lot at its end time, and the "outbid" mail.
+// Timed bidding's background jobs: closing a lot at its end time (and planning the closes of a timed auction's
+// lots), and the "outbid" mail.
 import type { JobDeps } from '../../src/feature.ts';
 import type { JobProcessor } from '../../src/ports/jobs.ts';
 import { runCommand } from '../../src/command-runner.ts';
 import { defineCounter } from '../../src/counters.ts';
 import { NotFoundError } from '../../src/errors.ts';
-import { catalogueLots } from '../../projections/catalogue/index.ts';
+import { catalogueLots, timedAuctionIds } from '../../projections/catalogue/index.ts';
 import { memberAccounts } from '../../projections/members/index.ts';
 import { senderOf, tenantSettings } from '../../projections/access/index.ts';
 import { memberLanguage } from '../../projections/profile/index.ts';
@@ -34,6 +35,22 @@ export const closeLotJob = (tenant: string, lotId: number, endTime: string, dela
   ...(delayMs > 0 ? { delayMs } : {}),
 });
 
+/**
+ * Plans a close for every open lot of an auction that became (or was catalogued again as) timed, from the
+ * catalogue read model: its lots catalogued before are not seen again by the reactor. One per AuctionCatalogued.
+ */
+export const PLAN_CLOSES = 'bidding-plan-closes';
+export interface PlanClosesJobData {
+  tenant: string;
+  auctionId: number;
+}
+/** Keyed by the event's position: a replay adds nothing, a later record of the auction plans again. */
+export const planClosesJob = (tenant: string, auctionId: number, position: number) => ({
+  jobId: `plan-closes-${tenant}-${auctionId}-${position}`,
+  attempts: 5,
+  backoffMs: 1000,
+});
+
 /** The "outbid" mail: at most one per lot and member in a ten-minute window (its job id). */
 export const OUTBID_MAIL = 'bidding-outbid-mail';
 export interface OutbidMailJobData {
@@ -58,6 +75,9 @@ function closeLot(deps: JobDeps): JobProcessor {
   return async (job) => {
     const { tenant, lotId } = job.data as CloseLotJobData;
     const now = deps.now();
+    // The mode of the lot's auction as the catalogue read model has it now (an external lot is intake's to close).
+    const db = deps.documents.forTenant(tenant);
+    const [lot, timed] = await Promise.all([catalogueLots(db).findById(String(lotId)), timedAuctionIds(db)]);
     let result;
     try {
       result = await runCommand(deps.log, lotStreamId(tenant, lotId), biddingDecider, {
@@ -65,6 +85,7 @@ function closeLot(deps: JobDeps): JobProcessor {
         tenant,
         lotId,
         at: now.toISOString(),
+        bidding: lot && timed.has(lot.AuctionId) ? 'timed' : 'external',
       });
     } catch (error) {
       if (error instanceof NotFoundError) return; // no such lot: nothing to close
@@ -75,6 +96,18 @@ function closeLot(deps: JobDeps): JobProcessor {
     const { closed, endTime } = result.view!;
     if (!closed && endTime !== null && Date.parse(endTime) > now.getTime())
       await deps.jobs.add(CLOSE_LOT, { tenant, lotId }, closeLotJob(tenant, lotId, endTime, Date.parse(endTime) - now.getTime()));
+  };
+}
+
+/** Adds a close at its end time for each open lot of a timed auction (kept keyed by that time: a lot planned already adds nothing). */
+function planCloses(deps: JobDeps): JobProcessor {
+  return async (job) => {
+    const { tenant, auctionId } = job.data as PlanClosesJobData;
+    const db = deps.documents.forTenant(tenant);
+    if (!(await timedAuctionIds(db)).has(auctionId)) return; // external again since: intake closes its lots
+    const now = deps.now().getTime();
+    for (const lot of await catalogueLots(db).find({ AuctionId: auctionId, Closed: false }))
+      await deps.jobs.add(CLOSE_LOT, { tenant, lotId: lot.Id }, closeLotJob(tenant, lot.Id, lot.EndTime, Date.parse(lot.EndTime) - now));
   };
 }
 
@@ -132,5 +165,5 @@ function outbidMail(deps: JobDeps): JobProcessor {
 
 /** The background jobs of timed bidding, by job name. */
 export function biddingJobs(deps: JobDeps): Record<string, JobProcessor> {
-  return { [CLOSE_LOT]: closeLot(deps), [OUTBID_MAIL]: outbidMail(deps) };
+  return { [CLOSE_LOT]: closeLot(deps), [PLAN_CLOSES]: planCloses(deps), [OUTBID_MAIL]: outbidMail(deps) };
 }

@@ -95,6 +95,9 @@ export interface LotDoc extends Doc {
   Created: string;
 }
 
+/** The catalogue projection's name (its checkpoint is what a reactor reading these collections waits for). */
+export const CATALOGUE_PROJECTION = 'catalogue';
+
 /** The catalogue's collections, and the typed accessors queries use. */
 export const AUCTIONS = 'auctions';
 export const CATEGORIES = 'categories';
@@ -121,6 +124,12 @@ export function auctionStatus(doc: AuctionDoc, nowIso: string): (typeof AUCTION_
 export const lotExists = async (db: TenantScope, lotId: number) => (await catalogueLots(db).countDocuments({ _id: String(lotId) })) > 0;
 
 export const isoMs = (time: string) => new Date(time).toISOString();
+
+/** The ids of the tenant's auctions in `timed` mode (one lookup): the lots timed bidding closes at their end time. */
+export async function timedAuctionIds(db: TenantScope): Promise<ReadonlySet<number>> {
+  const doc = await db.collection<AuctionTypesDoc>(AUCTION_TYPES).findById(AUCTION_TYPES_ID);
+  return new Set(Object.keys(doc?.Timed ?? {}).map(Number));
+}
 
 /** The tenant's increment table and extension window, as configured (null: the defaults). */
 export const biddingSettings = (db: TenantScope) => db.collection<BiddingSettingsDoc>(AUCTION_TYPES).findById(BIDDING_SETTINGS_ID);

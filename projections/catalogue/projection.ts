@@ -6,6 +6,7 @@ import {
   AUCTION_TYPES,
   AUCTION_TYPES_ID,
   BIDDING_SETTINGS_ID,
+  CATALOGUE_PROJECTION,
   isoMs,
   type BiddingSettingsDoc,
   type AuctionDoc,
@@ -71,7 +72,7 @@ async function lotsChanged(uow: UnitOfWork, tenant: string, lotId: number, posit
 
 /** Auctions, categories and lots, with lot counts kept per auction and category. */
 export const catalogueProjection = defineDocumentProjection({
-  name: 'catalogue',
+  name: CATALOGUE_PROJECTION,
   events: [catalogueEvents, lotEvents, accessEvents],
   handles: [
     'AuctionCatalogued',

@@ -1,7 +1,7 @@
 // An auction's live stream (`GET /v1/auctions/{id}/stream`): bids, extensions, closes and live status as
 // Server-Sent Events, resumable.
 import { defineOperation, type TenantContext } from '../../src/http/operation.ts';
-import { idText, z } from '../../src/http/schemas.ts';
+import { idText, streamTicketQuery, z } from '../../src/http/schemas.ts';
 import { ServiceUnavailableError } from '../../src/errors.ts';
 import type { TenantFeed } from '../../src/events/feed.ts';
 import { openEventStream, StreamedAnswer } from '../../src/http/event-stream.ts';
@@ -52,16 +52,17 @@ export const streamAuction = defineOperation({
     method: 'get',
     path: '/v1/auctions/{id}/stream',
     auth: 'anon',
+    tickets: true,
   },
   docs: {
     summary: "An auction's public changes as they happen (Server-Sent Events)",
     description:
       '`text/event-stream`: `bid` `{LotId, CurrentBid, Currency, BidCount, MinimumNextBid, ReserveMet, EndTime, PlacedAt}`, `extended` `{LotId, EndTime}`, ' +
-      '`closed` `{LotId, Sold, HammerPrice}`, `live` `{IsLive, CurrentLotId}`; each with an opaque `id:`. A client that reconnects with `Last-Event-ID` gets every event it missed, in order ' +
+      '`closed` `{LotId, Sold, HammerPrice}` (for every lot of a timed auction at its end time; unsold: `Sold: false`, `HammerPrice: null`), `live` `{IsLive, CurrentLotId}`; each with an opaque `id:`. A client that reconnects with `Last-Event-ID` gets every event it missed, in order ' +
       '(at least the last 24 hours), or one `reset` event when that is too old, after which it reads the lots again. The stream opens with a comment and an `id:` ' +
       'that names where it starts (no event: an EventSource only takes it as its last event id), so a client dropped before its first event resumes from there. ' +
       'A stream without `Last-Event-ID` carries every event appended after its request arrived. A comment line comes at least every 15 seconds. No member data. ' +
-      'Browsers open it with a fetch-based event-source client (it needs the `Api-Key` and `Authorization` headers). A process serves at most 2,000 streams (`503`); ' +
+      'Browsers open it with a fetch-based event-source client (with the `Api-Key` and `Authorization` headers), or with their own `EventSource` and no header through a stream ticket (`POST /v1/stream-tickets`: `?ticket=…`). A process serves at most 2,000 streams (`503`); ' +
       'one client address holds at most 100 streams of a house on a process, and a house at most half of its streams (`429`, `Retry-After`).',
     errors: [404, 429, 503],
     examples: {
@@ -72,7 +73,7 @@ export const streamAuction = defineOperation({
         ': heartbeat\n\n',
     },
   },
-  input: { params: z.object({ id: idText('The auction id.') }) },
+  input: { params: z.object({ id: idText('The auction id.') }), query: z.object({ ticket: streamTicketQuery }) },
   output: { response: z.string().max(1_000_000).openapi({ description: 'A text/event-stream.' }), produces: ['text/event-stream'] },
   async handler({ params }, ctx) {
     const feed = ctx.events;

@@ -41,9 +41,9 @@ export const lotSchema = z
     BiddingMode: z
       .enum(['external', 'timed'])
       .openapi({ description: '`timed`: bids are placed here (`POST /v1/me/bids`); `external`: the house takes them elsewhere.' }),
-    MinimumNextBid: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).openapi({
+    MinimumNextBid: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().openapi({
       description:
-        "The least bid accepted next: the starting price before the first bid, then the current bid plus the house's increment at it.",
+        "The least bid accepted next: the starting price before the first bid, then the current bid plus the house's increment at it; null once the lot is closed (`IsClosed`).",
     }),
     ReserveMet: z
       .boolean()
@@ -119,6 +119,9 @@ export function toLotDto(
   bidding: LotBidding,
 ): LotDto {
   const text = pick(doc.Texts, language, fallback);
+  // Closed by its end time on the request's clock (a close moves EndTime to the closing time): the answer tells
+  // when that happens by itself (ctx.changesAt at EndTime), so a cached one never shows a minimum after the end.
+  const isClosed = doc.EndTime <= nowIso;
   return {
     Id: doc.Id,
     AuctionId: doc.AuctionId,
@@ -129,7 +132,7 @@ export function toLotDto(
     CategoryId: doc.CategoryId,
     HotLot: doc.HotLot,
     VatFree: doc.VatFree,
-    IsClosed: doc.EndTime <= nowIso,
+    IsClosed: isClosed,
     EndTime: doc.EndTime,
     Currency: doc.Currency,
     StartingPrice: doc.StartingPrice,
@@ -138,7 +141,7 @@ export function toLotDto(
     CurrentBid: doc.CurrentBid,
     BidCount: doc.BidCount,
     BiddingMode: bidding.mode,
-    MinimumNextBid: minimumNextBid(bidding.increments, doc.StartingPrice, doc.CurrentBid),
+    MinimumNextBid: isClosed ? null : minimumNextBid(bidding.increments, doc.StartingPrice, doc.CurrentBid),
     ReserveMet: reserveMet(doc.Reserve, doc.CurrentBid),
     Images: doc.Images,
     Attributes: doc.Attributes.map((a) => ({

@@ -227,13 +227,20 @@ export function buildApp(
         if (!(result instanceof StreamedAnswer)) sendJson(req, res, result);
         return;
       }
-      const base: BaseContext = await steps.baseContext(req, res);
+      // A stream ticket in the URL stands in for the headers on the operations that take one (API.md operation 63).
+      const ticketCaller = await steps.ticketCaller(operation, req);
+      const base: BaseContext = await steps.baseContext(req, res, ticketCaller);
       // When the answer changes by itself (a lot closing), as the handler tells it (ctx.changesAt); null: not told.
       let changesAt: number | null = null;
       const ctx = token
-        ? await steps.tenantContext(operation, base, (time) => {
-            changesAt = Math.min(changesAt ?? Number.POSITIVE_INFINITY, time);
-          })
+        ? await steps.tenantContext(
+            operation,
+            base,
+            (time) => {
+              changesAt = Math.min(changesAt ?? Number.POSITIVE_INFINITY, time);
+            },
+            ticketCaller,
+          )
         : base;
       const shared = isShared(operation, req);
       representationHeaders(res, token ? (ctx as TenantContext).language : null, shared);

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { UnauthorizedError } from '../errors.ts';
+import { AppError, UnauthorizedError } from '../errors.ts';
 import { sha256 } from '../security/passwords.ts';
 import type { TokenClaims, TokenService } from '../security/tokens.ts';
 import type { AccessDirectory, ApiKeyInfo, Application, BackOfficeKeyInfo, Member, Tenant } from './access-directory.ts';
@@ -32,7 +32,7 @@ export class Authenticator {
 
   constructor(
     private readonly directory: AccessDirectory,
-    private readonly tokens: Pick<TokenService, 'verify'>,
+    private readonly tokens: Pick<TokenService, 'verify' | 'tickets'>,
   ) {}
 
   async apiKey(req: Request): Promise<ApiKeyInfo> {
@@ -88,6 +88,23 @@ export class Authenticator {
     if (!tenant) return null;
     if (claims.kind === 'anonymous' && !tenant.PublicAccess) return null;
     return { claims, tenant };
+  }
+
+  /**
+   * The caller a stream ticket stands for (API.md operation 63), instead of the Api-Key and bearer headers: a
+   * valid, unexpired ticket of exactly this path, whose Api-Key still acts for its tenant and whose token's
+   * tenant still takes it; else 401 `ticket-invalid`. Member checks follow as for a bearer token (requireMember).
+   */
+  async ticketCaller(ticket: string, path: string): Promise<Caller> {
+    const found = this.tokens.tickets.verify(ticket);
+    if (!found || found.path !== path.replace(/\/+$/, '') || !/^[0-9a-f]{64}$/.test(found.apiKeyHash)) throw invalidTicket();
+    const hash = found.apiKeyHash;
+    const apiKey = await this.keys.get(hash, () => this.directory.apiKey(hash), this.accessVersion());
+    const claims = found.token;
+    if (!apiKey || !apiKey.tenants.includes(claims.tenant)) throw invalidTicket();
+    const tenant = await this.tenant(claims.tenant);
+    if (!tenant || (claims.kind === 'anonymous' && !tenant.PublicAccess)) throw invalidTicket();
+    return { apiKey, claims, tenant };
   }
 
   async requireToken(req: Request, apiKey: ApiKeyInfo) {
@@ -157,6 +174,13 @@ export class Authenticator {
       throw new UnauthorizedError('This token no longer works: its member was removed, or its sessions were ended by a password reset.');
     return member;
   }
+}
+
+/** A ticket that is not valid for this request (its path, its tenant, expired, or not a ticket at all). */
+function invalidTicket(): AppError {
+  return new AppError(401, 'Unauthorized', 'The stream ticket is not valid for this stream, or has expired: ask for a new one.', {
+    code: 'ticket-invalid',
+  });
 }
 
 /**

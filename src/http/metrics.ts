@@ -24,6 +24,7 @@ export class Metrics {
   private readonly deliveryLag: Gauge<'webhook'>;
   private feedReadersOf: () => number = () => 0;
   private auctionStreamsOf: () => number = () => 0;
+  private memberStreamsOf: () => number = () => 0;
   /** What the webhook dispatcher reports (its deliveries by outcome, and the lag of each webhook as `tenant/id`). */
   readonly webhooks = {
     delivery: (outcome: 'delivered' | 'failed') => this.deliveries.inc({ outcome }),
@@ -49,6 +50,11 @@ export class Metrics {
   /** Where the auction-streams gauge reads from (the open GET /v1/auctions/{id}/stream of this process). */
   auctionStreams(count: () => number): void {
     this.auctionStreamsOf = count;
+  }
+
+  /** Where the member-streams gauge reads from (the open GET /v1/me/stream of this process). */
+  memberStreams(count: () => number): void {
+    this.memberStreamsOf = count;
   }
 
   /** Where the feed-readers gauge reads from (the process's event feed). */
@@ -105,6 +111,15 @@ export class Metrics {
       registers: [this.registry],
       collect() {
         this.set(auctionStreams());
+      },
+    });
+    const memberStreams = () => this.memberStreamsOf();
+    new Gauge({
+      name: 'bidder_member_streams',
+      help: 'Member streams (GET /v1/me/stream) open in this process.',
+      registers: [this.registry],
+      collect() {
+        this.set(memberStreams());
       },
     });
     new Gauge({

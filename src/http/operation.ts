@@ -46,7 +46,8 @@ export interface BaseContext {
   now: Date;
   /** Rate limits; a limit per tenant names the tenant in its key. */
   limiter: RateLimiter;
-  tokens: Pick<TokenService, 'issue'>;
+  /** Tokens to issue, and stream tickets (operation 63). */
+  tokens: Pick<TokenService, 'issue' | 'tickets'>;
   logger: Logger;
   /** What the operation counts of its decisions, for /metrics. */
   counters: Counters;
@@ -158,6 +159,11 @@ export interface Route<A extends Auth = Auth> {
   /** OpenAPI-style path: /v1/lots/{id}. */
   path: string;
   auth: A;
+  /**
+   * A `GET` a browser's own EventSource opens: a stream ticket in the URL (`?ticket=`, operation 63) then stands
+   * in for the Api-Key and bearer headers (src/http/request-steps.ts).
+   */
+  tickets?: true;
 }
 
 /** What the OpenAPI document says of an operation beyond its schemas. */

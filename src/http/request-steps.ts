@@ -3,7 +3,7 @@
 import type { Request, Response } from 'express';
 import { requestCommands } from '../command-streams.ts';
 import type { Services } from '../services.ts';
-import type { Authenticator } from './auth.ts';
+import type { Authenticator, Caller } from './auth.ts';
 import { CATALOGUE_VARY, SHARED_CACHE_CONTROL } from './catalogue-fast-path.ts';
 import type { DerivedValues } from './derived-values.ts';
 import { rawQueryValue } from './input.ts';
@@ -38,13 +38,16 @@ export interface StepDeps {
 export class RequestSteps {
   constructor(private readonly deps: StepDeps) {}
 
-  /** What every handler is given: the request, its Api-Key (checked: 401 when missing or unknown), the clock's instant. */
-  async baseContext(req: Request, res: Response): Promise<BaseContext> {
+  /**
+   * What every handler is given: the request, its Api-Key (checked: 401 when missing or unknown; or the one a
+   * stream ticket was made with), the clock's instant.
+   */
+  async baseContext(req: Request, res: Response, ticketCaller: Caller | null = null): Promise<BaseContext> {
     const { services, auth } = this.deps;
     return {
       requestId: String(res.locals.requestId),
       ip: req.ip ?? 'unknown',
-      apiKey: await auth.apiKey(req),
+      apiKey: ticketCaller?.apiKey ?? (await auth.apiKey(req)),
       auth,
       req,
       res,
@@ -92,10 +95,15 @@ export class RequestSteps {
    * and the engines bound to the tenant; with the member for a member operation. `changesAt` receives what the
    * handler tells of when its answer changes by itself.
    */
-  async tenantContext(operation: Operation, base: BaseContext, changesAt: (time: number) => void): Promise<TenantContext | MemberContext> {
+  async tenantContext(
+    operation: Operation,
+    base: BaseContext,
+    changesAt: (time: number) => void,
+    ticketCaller: Caller | null = null,
+  ): Promise<TenantContext | MemberContext> {
     const { services, auth, derivedValues } = this.deps;
     const req = base.req;
-    const { claims, tenant } = await auth.requireToken(req, base.apiKey);
+    const { claims, tenant } = ticketCaller ?? (await auth.requireToken(req, base.apiKey));
     const languageParam = operation.input?.languageParam;
     const override = (languageParam && rawQueryValue(req, languageParam)) || rawQueryValue(req, 'lang');
     const id = tenant.Tenant;
@@ -116,6 +124,17 @@ export class RequestSteps {
       derived: (key, compute, stillTrue) => derivedValues.get(id, key, compute, stillTrue),
     };
     return operation.route.auth === 'member' ? { ...tenantCtx, member: await auth.requireMember(claims) } : tenantCtx;
+  }
+
+  /**
+   * The caller of a stream ticket (`?ticket=`, API.md operation 63) on an operation that takes one: it then
+   * stands in for the Api-Key and bearer headers, which are not looked at (401 when not valid for this path).
+   * Null: no ticket, the headers decide.
+   */
+  async ticketCaller(operation: Operation, req: Request): Promise<Caller | null> {
+    if (operation.route.tickets !== true) return null;
+    const ticket = rawQueryValue(req, 'ticket');
+    return ticket === undefined ? null : this.deps.auth.ticketCaller(ticket, req.path);
   }
 
   /** The version a shared answer is kept and found under; null when answers are not cached. */

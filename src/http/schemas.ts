@@ -39,6 +39,12 @@ export const boolText = (description?: string) =>
     .transform((v) => v.toLowerCase() === 'true' || v === '1')
     .openapi({ type: 'boolean', description });
 
+/** `?ticket=` of a stream a browser opens without headers (operation 63): checked by the shell, before validation. */
+export const streamTicketQuery = z.string().max(4096).optional().openapi({
+  description:
+    'A stream ticket (`POST /v1/stream-tickets`): then no `Api-Key` nor `Authorization` header is needed, and none is looked at.',
+});
+
 export const pageQuery = {
   page: int32Text({ min: 1, description: '1-based page number.' }).optional(),
   pageSize: int32Text({

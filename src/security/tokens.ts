@@ -1,5 +1,6 @@
 import jwt from 'jsonwebtoken';
 import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
+import { StreamTickets } from './stream-tickets.ts';
 
 export type TokenKind = 'anonymous' | 'application' | 'member';
 
@@ -39,6 +40,8 @@ export const defaultLifetimes: TokenLifetimes = { anonymous: 3600, application: 
 export class TokenService {
   /** A prepared key: given a Buffer, jsonwebtoken tries (and fails) to parse it as a public key on every verify. */
   private readonly secret: KeyObject;
+  /** Stream tickets (API.md operation 63), signed with the same secret under their own audience. */
+  readonly tickets: StreamTickets;
 
   constructor(
     secret: Buffer,
@@ -46,6 +49,7 @@ export class TokenService {
   ) {
     if (secret.length < 32) throw new Error('the token secret must be at least 32 bytes');
     this.secret = createSecretKey(secret);
+    this.tickets = new StreamTickets(this.secret);
   }
 
   issue(kind: TokenKind, tenant: string, sub: string, options: IssueOptions = {}): { Token: string; ExpiresAt: string } {

@@ -88,7 +88,7 @@ const place = (memberId: number, maxAmount: number, over: Partial<PlaceMaxBid> =
   extensionWindowSeconds: WINDOW,
   ...over,
 });
-const close = (at: string): BiddingCommand => ({ type: 'CloseLot', tenant, lotId, at });
+const close = (at: string, bidding: 'timed' | 'external' = 'timed'): BiddingCommand => ({ type: 'CloseLot', tenant, lotId, at, bidding });
 
 const fold = (events: LotEvent[]): LotBiddingState => events.reduce(biddingDecider.evolve, biddingDecider.initialState());
 /** The state after the given events and the command's own. */
@@ -661,6 +661,15 @@ describe('bidding decider (timed bidding on a lot stream)', () => {
         .given([catalogued()])
         .when(close(END))
         .then([closed(END), settled(false, null, null, END)]);
+    });
+
+    it('leaves a lot of an external auction to intake, unless this service took maximum bids on it', () => {
+      spec(biddingDecider).given([catalogued()]).when(close(END, 'external')).thenNothingHappened();
+      // Bids taken while the auction was timed are decided here, whatever its mode now.
+      spec(biddingDecider)
+        .given(contested)
+        .when(close(END, 'external'))
+        .then([closed(END), settled(true, 2100, 1, END)]);
     });
 
     it('does nothing before the end time (the job is rescheduled), also after an extension', () => {

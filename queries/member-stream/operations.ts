@@ -1,0 +1,172 @@
+// The member's own stream (`GET /v1/me/stream`, API.md operation 62): outbid, leading, won, lost and registration
+// decisions of the caller as Server-Sent Events, resumable, with the auction stream's rules.
+import { defineOperation, type MemberContext } from '../../src/http/operation.ts';
+import { streamTicketQuery, z } from '../../src/http/schemas.ts';
+import { ServiceUnavailableError } from '../../src/errors.ts';
+import type { TenantFeed } from '../../src/events/feed.ts';
+import { openEventStream, StreamedAnswer } from '../../src/http/event-stream.ts';
+import { StreamSlots } from '../../src/http/stream-slots.ts';
+import { incrementsOf } from '../lots/dto.ts';
+import { MemberStreamHub, type MemberMessage } from './hub.ts';
+
+/** Member streams one process serves at once (one more is a 503); a house at most half, one client address 100 of a house's (429). */
+export const MAX_MEMBER_STREAMS = 2000;
+const slots = new StreamSlots('member streams', MAX_MEMBER_STREAMS, 100);
+/** Open member streams in this process (the gauge of /metrics). */
+export const openMemberStreams = () => slots.held;
+/** The longest a stream stays silent (a comment line then; at least every 15 seconds). */
+const HEARTBEAT_MS = 14_000;
+/** Messages waiting for a slow client; past this its stream ends (it reconnects with Last-Event-ID). */
+const QUEUE_LIMIT = 10_000;
+
+const hubs = new WeakMap<TenantFeed, MemberStreamHub>();
+function hubOf(ctx: MemberContext, feed: TenantFeed): MemberStreamHub {
+  let hub = hubs.get(feed);
+  if (!hub) {
+    const { db, commands } = ctx;
+    hub = new MemberStreamHub({
+      feed,
+      readStream: (streamId, fromRevision) => commands.readStream(streamId, { fromRevision }),
+      caughtUp: (position, types) => commands.waitFor({ position, events: types.map((type) => ({ type })) }),
+      increments: () => incrementsOf(db),
+      stopping: feed.stopping,
+      now: () => Date.now(),
+    });
+    hubs.set(feed, hub);
+  }
+  return hub;
+}
+
+const money = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const lotId = z.number().int().min(1).max(2147483647);
+const dateTime = z.string().max(30).openapi({ format: 'date-time' });
+
+/** Each event type of the member stream and its `data:` (JSON). */
+export const memberStreamEvents = {
+  outbid: z
+    .object({ LotId: lotId, CurrentBid: money.nullable(), MinimumNextBid: money, EndTime: dateTime.nullable() })
+    .openapi('MemberOutbidEvent', {
+      description: "The caller's maximum no longer leads the lot (another bidder's is higher, or an equal one came first).",
+    }),
+  leading: z
+    .object({ LotId: lotId, CurrentBid: money.nullable(), MaxAmount: money })
+    .openapi('MemberLeadingEvent', { description: "The caller's bid took or kept the lead; `MaxAmount` is the caller's own maximum." }),
+  won: z
+    .object({ LotId: lotId, HammerPrice: money.nullable() })
+    .openapi('MemberWonEvent', { description: 'A lot the caller bid on closed, sold to the caller.' }),
+  lost: z
+    .object({ LotId: lotId })
+    .openapi('MemberLostEvent', { description: 'A lot the caller bid on closed, not sold to the caller (or unsold).' }),
+  registration: z
+    .object({ AuctionId: z.number().int().min(1).max(2147483647), Status: z.enum(['approved', 'rejected']) })
+    .openapi('MemberRegistrationEvent', { description: "The house decided the caller's registration for an auction." }),
+  reset: z
+    .object({ Reason: z.string().max(200) })
+    .openapi('MemberStreamResetEvent', { description: '`Last-Event-ID` is too old: read `/v1/me/bids` and `/v1/me/registrations` again.' }),
+};
+
+export const streamMyChanges = defineOperation({
+  route: {
+    number: 62,
+    operationId: 'streamMyChanges',
+    group: 'Timed bidding',
+    method: 'get',
+    path: '/v1/me/stream',
+    auth: 'member',
+    tickets: true,
+  },
+  docs: {
+    summary: "The caller's own bidding and registration changes as they happen (Server-Sent Events)",
+    description:
+      '`text/event-stream` of the caller only: `outbid` `{LotId, CurrentBid, MinimumNextBid, EndTime}` when the caller loses the lead (or bids below a higher maximum: outbid at once), ' +
+      "`leading` `{LotId, CurrentBid, MaxAmount}` when the caller's bid takes or keeps the lead (`MaxAmount`: the caller's own maximum), `won` `{LotId, HammerPrice}` and `lost` `{LotId}` " +
+      'when a lot the caller bid on closes, `registration` `{AuctionId, Status}` when the house decides a registration of the caller (`approved`, also at once, or `rejected`). ' +
+      "Never another member's identity or maximum. Each event has an opaque `id:`; a client that reconnects with `Last-Event-ID` gets what it missed (at least the last 24 hours) " +
+      'or one `reset`, after which it reads `/v1/me/bids` again. A comment line comes at least every 15 seconds. A browser opens it with its own `EventSource` through a stream ticket ' +
+      '(`POST /v1/stream-tickets`, `Path: /v1/me/stream`). A process serves at most 2,000 member streams (`503`); one client address holds at most 100 of a house on a process, ' +
+      'and a house at most half (`429`, `Retry-After`).',
+    errors: [429, 503],
+    examples: {
+      response:
+        ': stream open\nid: IqwuSWzi3jFRKHKmIwtVZg\n\n' +
+        'id: HTH6bF7FdqN-CPwJg4Zi1w\nevent: leading\ndata: {"LotId":2001,"CurrentBid":23300,"MaxAmount":30000}\n\n' +
+        'id: OcdJNc4mFFPVMOnpZolEPA\nevent: outbid\ndata: {"LotId":2001,"CurrentBid":30500,"MinimumNextBid":31000,"EndTime":"2026-12-01T18:00:00.000Z"}\n\n' +
+        ': heartbeat\n\n',
+    },
+  },
+  input: { query: z.object({ ticket: streamTicketQuery }) },
+  output: {
+    response: z.string().max(1_000_000).openapi({ description: 'A text/event-stream.' }),
+    produces: ['text/event-stream'],
+    streamEvents: memberStreamEvents,
+  },
+  async handler(_input, ctx) {
+    const feed = ctx.events;
+    if (!feed) throw new ServiceUnavailableError('This process serves no streams.');
+    const header = ctx.req.headers['last-event-id'];
+    const lastEventId = typeof header === 'string' && header.trim() !== '' ? header.trim() : null;
+    // A new stream starts at the log's head as its request arrived (as the auction stream does).
+    const after = lastEventId === null ? await feed.head() : await feed.position(lastEventId, 'header.Last-Event-ID');
+    const release = slots.take(ctx.tenant.Tenant, ctx.ip);
+    try {
+      const hub = hubOf(ctx, feed);
+      await hub.start(() => feed.head());
+      await serve(hub, ctx.member.Id, after, ctx);
+    } finally {
+      release();
+    }
+    return StreamedAnswer.done;
+  },
+});
+
+async function serve(hub: MemberStreamHub, memberId: number, after: number, ctx: MemberContext): Promise<void> {
+  const stream = openEventStream(ctx.res);
+  const token = ctx.events!.token;
+  const stopping = ctx.events!.stopping;
+  const queue: MemberMessage[] = [];
+  let wake: (() => void) | null = null;
+  // Listening before the replay is read: a message in both is sent once (by position).
+  const stop = hub.listen(memberId, (message) => {
+    queue.push(message);
+    wake?.();
+  });
+  try {
+    const start = hub.replay(memberId, after);
+    let sent = after;
+    await stream.mark(token(after), 'stream open');
+    if (start.reset) {
+      await stream.event(token(start.position), 'reset', { Reason: 'The position is too old: read your bids again.' });
+      sent = start.position;
+    }
+    queue.unshift(...start.messages);
+    while (!stream.gone.aborted && !stopping.aborted) {
+      if (queue.length > QUEUE_LIMIT) break;
+      const message = queue.shift();
+      if (message) {
+        if (message.position <= sent) continue;
+        if (!(await stream.event(token(message.position), message.event, message.data))) break;
+        sent = message.position;
+        continue;
+      }
+      const woken = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), HEARTBEAT_MS);
+        const done = () => {
+          clearTimeout(timer);
+          wake = null;
+          stream.gone.removeEventListener('abort', done);
+          stopping.removeEventListener('abort', done);
+          resolve(true);
+        };
+        wake = done;
+        stream.gone.addEventListener('abort', done, { once: true });
+        stopping.addEventListener('abort', done, { once: true });
+      });
+      if (!woken && !(await stream.comment('heartbeat'))) break;
+    }
+  } finally {
+    stop();
+    stream.end();
+  }
+}
+
+export const memberStreamOperations = [streamMyChanges];
