@@ -1201,9 +1201,9 @@ export interface paths {
     };
     /**
      * An auction's public changes as they happen (Server-Sent Events)
-     * @description `text/event-stream`: `bid` `{LotId, CurrentBid, Currency, BidCount, MinimumNextBid, ReserveMet, EndTime, PlacedAt}`, `extended` `{LotId, EndTime}`, `closed` `{LotId, Sold, HammerPrice}`, `live` `{IsLive, CurrentLotId}`; each with an opaque `id:`. A client that reconnects with `Last-Event-ID` gets every event it missed, in order (at least the last 24 hours), or one `reset` event when that is too old, after which it reads the lots again. The stream opens with a comment and an `id:` that names where it starts (no event: an EventSource only takes it as its last event id), so a client dropped before its first event resumes from there. A stream without `Last-Event-ID` carries every event appended after its request arrived. A comment line comes at least every 15 seconds. No member data. Browsers open it with a fetch-based event-source client (it needs the `Api-Key` and `Authorization` headers). A process serves at most 2,000 streams (`503`); one client address holds at most 100 streams of a house on a process, and a house at most half of its streams (`429`, `Retry-After`).
+     * @description `text/event-stream`: `bid` `{LotId, CurrentBid, Currency, BidCount, MinimumNextBid, ReserveMet, EndTime, PlacedAt}`, `extended` `{LotId, EndTime}`, `closed` `{LotId, Sold, HammerPrice}` (for every lot of a timed auction at its end time; unsold: `Sold: false`, `HammerPrice: null`), `live` `{IsLive, CurrentLotId}`; each with an opaque `id:`. A client that reconnects with `Last-Event-ID` gets every event it missed, in order (at least the last 24 hours), or one `reset` event when that is too old, after which it reads the lots again. The stream opens with a comment and an `id:` that names where it starts (no event: an EventSource only takes it as its last event id), so a client dropped before its first event resumes from there. A stream without `Last-Event-ID` carries every event appended after its request arrived. A comment line comes at least every 15 seconds. No member data. Browsers open it with a fetch-based event-source client (with the `Api-Key` and `Authorization` headers), or with their own `EventSource` and no header through a stream ticket (`POST /v1/stream-tickets`: `?ticket=…`). A process serves at most 2,000 streams (`503`); one client address holds at most 100 streams of a house on a process, and a house at most half of its streams (`429`, `Retry-After`).
      *
-     *     Credentials: the `Api-Key` header and a bearer token of the auction house (anonymous, application or member).
+     *     Credentials: the `Api-Key` header and a bearer token of the auction house (anonymous, application or member). Query parameter names are case-insensitive.
      */
     get: operations['streamAuction'];
     put?: never;
@@ -1230,6 +1230,50 @@ export interface paths {
     get: operations['listIncrements'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/me/stream': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The caller's own bidding and registration changes as they happen (Server-Sent Events)
+     * @description `text/event-stream` of the caller only: `outbid` `{LotId, CurrentBid, MinimumNextBid, EndTime}` when the caller loses the lead (or bids below a higher maximum: outbid at once), `leading` `{LotId, CurrentBid, MaxAmount}` when the caller's bid takes or keeps the lead (`MaxAmount`: the caller's own maximum), `won` `{LotId, HammerPrice}` and `lost` `{LotId}` when a lot the caller bid on closes, `registration` `{AuctionId, Status}` when the house decides a registration of the caller (`approved`, also at once, or `rejected`). Never another member's identity or maximum. Each event has an opaque `id:`; a client that reconnects with `Last-Event-ID` gets what it missed (at least the last 24 hours) or one `reset`, after which it reads `/v1/me/bids` again. A comment line comes at least every 15 seconds. A browser opens it with its own `EventSource` through a stream ticket (`POST /v1/stream-tickets`, `Path: /v1/me/stream`). A process serves at most 2,000 member streams (`503`); one client address holds at most 100 of a house on a process, and a house at most half (`429`, `Retry-After`).
+     *
+     *     Credentials: the `Api-Key` header and a member token (from `POST /v1/sessions`). Query parameter names are case-insensitive.
+     */
+    get: operations['streamMyChanges'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/stream-tickets': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A URL that opens one stream without headers (for a browser's EventSource)
+     * @description `Path`: `/v1/auctions/{id}/stream` (any token of the house) or `/v1/me/stream` (a member token; another token is `401` with the code `member-token-required`). The answer's `Url` is that stream's absolute URL with `?ticket=…`: open it with `new EventSource(Url)`, no header. The ticket authenticates a `GET` of that one path for the house, member and Api-Key of the token it was made from, until `ExpiresAt`: when that token expires, and at most 12 hours. The browser's own reconnects (the same URL with `Last-Event-ID`) keep working until then; afterwards, or once the member is removed or signed out by a password reset, the stream answers `401` (code `ticket-invalid`): ask for a new ticket. With a ticket in the URL the `Api-Key` and `Authorization` headers are not looked at. Another path is `400` (code `stream-path-invalid`); an auction the house does not have is `404`. Keep the URL as you would keep the token: it never appears in the service's logs.
+     *
+     *     Credentials: the `Api-Key` header and a bearer token of the auction house (anonymous, application or member).
+     */
+    post: operations['createStreamTicket'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1478,9 +1522,9 @@ export interface components {
       BiddingMode: 'external' | 'timed';
       /**
        * Format: int64
-       * @description The least bid accepted next: the starting price before the first bid, then the current bid plus the house's increment at it.
+       * @description The least bid accepted next: the starting price before the first bid, then the current bid plus the house's increment at it; null once the lot is closed (`IsClosed`).
        */
-      MinimumNextBid: number;
+      MinimumNextBid: number | null;
       /** @description Whether the current bid reaches the reserve price (never shown); null when the lot has no reserve. */
       ReserveMet: boolean | null;
       Images: string[];
@@ -2324,6 +2368,25 @@ export interface components {
       From: number;
       /** Format: int64 */
       Increment: number;
+    };
+    StreamTicket: {
+      /**
+       * Format: uri
+       * @description The stream's absolute URL with its ticket: `new EventSource(Url)`.
+       */
+      Url: string;
+      /**
+       * Format: date-time
+       * @description When the ticket stops opening the stream (its token's expiry, at most 12 hours).
+       */
+      ExpiresAt: string;
+    };
+    StreamTicketRequest: {
+      /**
+       * @description The stream to open: `/v1/auctions/{id}/stream` or `/v1/me/stream`.
+       * @example /v1/me/stream
+       */
+      Path: string;
     };
   };
   responses: never;
@@ -13001,7 +13064,10 @@ export interface operations {
   };
   streamAuction: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description A stream ticket (`POST /v1/stream-tickets`): then no `Api-Key` nor `Authorization` header is needed, and none is looked at. */
+        ticket?: string;
+      };
       header?: {
         /** @description The `id:` of the last event received (a `Position`), which `EventSource` sends by itself when it reconnects: the stream goes on after it, missing nothing and repeating nothing. It wins over `after`; an id the feed did not give is `400`. */
         'Last-Event-ID'?: components['parameters']['Last-Event-ID'];
@@ -13333,6 +13399,387 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  streamMyChanges: {
+    parameters: {
+      query?: {
+        /** @description A stream ticket (`POST /v1/stream-tickets`): then no `Api-Key` nor `Authorization` header is needed, and none is looked at. */
+        ticket?: string;
+      };
+      header?: {
+        /** @description The `id:` of the last event received (a `Position`), which `EventSource` sends by itself when it reconnects: the stream goes on after it, missing nothing and repeating nothing. It wins over `after`; an id the feed did not give is `400`. */
+        'Last-Event-ID'?: components['parameters']['Last-Event-ID'];
+        /**
+         * @description Preferred languages with q-values (`sv-SE, sv;q=0.9, en;q=0.5`), matched against the auction house's published languages (`sv-SE` falls back to `sv`); the house's default language when none matches. The query parameter `lang` (and an operation's own language parameter) overrides it. `Content-Language` says which language was used.
+         * @example sv-SE, sv;q=0.9, en;q=0.5
+         */
+        'Accept-Language'?: components['parameters']['Accept-Language'];
+        /** @description A request id of the caller's choice, echoed in the answer's `X-Request-Id` and logged; another form is replaced by a new UUID (never rejected). */
+        'X-Request-Id'?: components['parameters']['X-Request-Id'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The stream, open until the client leaves or the service stops: an event per change (`id:` an opaque position, `event:` its kind, `data:` JSON on one line), and a comment line at least every 15 seconds. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'Content-Language': components['headers']['Content-Language'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example : stream open
+           *     id: IqwuSWzi3jFRKHKmIwtVZg
+           *
+           *     id: HTH6bF7FdqN-CPwJg4Zi1w
+           *     event: leading
+           *     data: {"LotId":2001,"CurrentBid":23300,"MaxAmount":30000}
+           *
+           *     id: OcdJNc4mFFPVMOnpZolEPA
+           *     event: outbid
+           *     data: {"LotId":2001,"CurrentBid":30500,"MinimumNextBid":31000,"EndTime":"2026-12-01T18:00:00.000Z"}
+           *
+           *     : heartbeat
+           */
+          'text/event-stream': components['schemas']['EventStream'];
+        };
+      };
+      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:bad-request",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "The request has invalid values.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "errors": [
+           *         {
+           *           "field": "query.ticket",
+           *           "message": "must be given once"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "A valid bearer token of the tenant is required.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Too many requests of this kind: wait the seconds `Retry-After` gives. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:too-many-requests",
+           *       "title": "Too Many Requests",
+           *       "status": 429,
+           *       "detail": "Too many requests; try again later.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:internal-server-error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "An unexpected error occurred.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description This process already has as many event streams and waiting requests open as it serves (2,000): nothing was read. Try again in a moment (another process may take it). */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:service-unavailable",
+           *       "title": "Service Unavailable",
+           *       "status": 503,
+           *       "detail": "This process serves 2000 streams and waiting requests already; try again later.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createStreamTicket: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Preferred languages with q-values (`sv-SE, sv;q=0.9, en;q=0.5`), matched against the auction house's published languages (`sv-SE` falls back to `sv`); the house's default language when none matches. The query parameter `lang` (and an operation's own language parameter) overrides it. `Content-Language` says which language was used.
+         * @example sv-SE, sv;q=0.9, en;q=0.5
+         */
+        'Accept-Language'?: components['parameters']['Accept-Language'];
+        /** @description A request id of the caller's choice, echoed in the answer's `X-Request-Id` and logged; another form is replaced by a new UUID (never rejected). */
+        'X-Request-Id'?: components['parameters']['X-Request-Id'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "Path": "/v1/auctions/10/stream"
+         *     }
+         */
+        'application/json': components['schemas']['StreamTicketRequest'];
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          Vary: components['headers']['Vary'];
+          'Content-Language': components['headers']['Content-Language'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "Url": "https://api.example.com/v1/auctions/10/stream?ticket=eyJhbGciOiJIUzI1NiJ9.eyJwYXRoIjoiL3YxL2F1Y3Rpb25zLzEwL3N0cmVhbSJ9.c2lnbmF0dXJl",
+           *       "ExpiresAt": "2026-12-01T18:00:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['StreamTicket'];
+        };
+      };
+      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:bad-request",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "The request has invalid values.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "errors": [
+           *         {
+           *           "field": "body.Path",
+           *           "message": "Invalid input: expected string, received number"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "A valid bearer token of the tenant is required.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:not-found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "The resource does not exist.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The JSON body is larger than 64 kB. */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:payload-too-large",
+           *       "title": "Payload Too Large",
+           *       "status": 413,
+           *       "detail": "The request body is too large.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The body is not `application/json` (UTF-8). */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:unsupported-media-type",
+           *       "title": "Unsupported Media Type",
+           *       "status": 415,
+           *       "detail": "The request body must be application/json.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:internal-server-error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "An unexpected error occurred.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:service-unavailable",
+           *       "title": "Service Unavailable",
+           *       "status": 503,
+           *       "detail": "Too many changes to the same data were being made at once, and this one was not made. Try again in a moment.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
            *     }
            */

@@ -2,8 +2,8 @@
 // browser's own EventSource opens with no header. The browser reconnects by itself (sending Last-Event-ID); when a
 // ticket stops working (its token expired, the service restarted without it) a new one is fetched and opened, and
 // the caller is told to re-read, as after a `reset`, since what came meanwhile may be missed.
-import type { Client } from 'openapi-fetch';
 import type { BidderClient } from './client.ts';
+import type { components } from './schema.ts';
 import { ok, ProblemError } from './problems.ts';
 import type { AuctionStreamEvents, MemberStreamEvents } from './stream-events.ts';
 
@@ -11,10 +11,7 @@ import type { AuctionStreamEvents, MemberStreamEvents } from './stream-events.ts
 export type StreamPath = '/v1/me/stream' | `/v1/auctions/${number}/stream`;
 
 /** `POST /v1/stream-tickets`: a URL of the stream to open with no header, and until when its token holds. */
-export interface StreamTicket {
-  Url: string;
-  ExpiresAt: string;
-}
+export type StreamTicket = components['schemas']['StreamTicket'];
 
 /** What the client needs of an EventSource (the browser's own, or the `eventsource` package's in Node). */
 export interface EventSourceLike {
@@ -56,25 +53,12 @@ export interface LiveStream {
   close(): void;
 }
 
-/** POST /v1/stream-tickets as the service declares it (until the generated types carry it). */
-interface TicketPaths {
-  '/v1/stream-tickets': {
-    parameters: { query?: never; header?: never; path?: never; cookie?: never };
-    post: {
-      parameters: { query?: never; header?: never; path?: never; cookie?: never };
-      requestBody: { content: { 'application/json': { Path: string } } };
-      responses: { 200: { headers: { [name: string]: unknown }; content: { 'application/json': StreamTicket } } };
-    };
-  };
-}
-
 /** Statuses of a ticket request that another try would not change: the stream gives up (`closed`). */
 const FINAL = new Set([400, 401, 403, 404]);
 
 /** A ticket for one stream, made from the client's token (the member stream needs a member token). */
 export async function streamTicket(client: BidderClient, path: StreamPath): Promise<StreamTicket> {
-  const tickets = client as unknown as Client<TicketPaths>;
-  const ticket = ok(await tickets.POST('/v1/stream-tickets', { body: { Path: path } }));
+  const ticket = ok(await client.POST('/v1/stream-tickets', { body: { Path: path } }));
   // The Url as the service gave it; a relative one is the service's own.
   return { ...ticket, Url: new URL(ticket.Url, `${client.baseUrl}/`).toString() };
 }
