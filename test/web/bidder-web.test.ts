@@ -142,6 +142,7 @@ describe('the reference bidder front end in Chromium', function () {
       timeout: 1000,
     });
     expect(await first.locator('#history li').count()).to.equal(2);
+    if (process.env.BIDDER_WEB_SCREENSHOT) await first.screenshot({ path: process.env.BIDDER_WEB_SCREENSHOT, fullPage: true });
   });
 
   it('shows a bid below the minimum as the house dictionary says it in the chosen language (sv)', async () => {
@@ -159,6 +160,30 @@ describe('the reference bidder front end in Chromium', function () {
     expect(await second.evaluate(() => document.activeElement?.id)).to.equal('bid-amount');
   });
 
+  it("browses from the house's auctions to the timed one, searches its lots, and watches a lot with the keyboard", async () => {
+    // Within the page (a reload would abort its streams): the house's name leads to its auctions.
+    await first.getByRole('link', { name: 'Demo Auctions' }).click();
+    await first.getByRole('link', { name: 'Timed Online Sale' }).click();
+    await first.locator('#lots li').first().waitFor({ timeout: 5000 });
+    expect(await first.locator('#result-count').textContent()).to.equal('60 lots');
+    await first.getByLabel('Search lots').fill('mirror');
+    await first.getByLabel('Search lots').press('Enter');
+    await first.waitForFunction(() => !['', '60 lots'].includes(document.querySelector('#result-count')?.textContent ?? ''), null, {
+      timeout: 5000,
+    });
+    const titles = await first.locator('#lots li a').allTextContents();
+    expect(titles.length).to.be.above(0).and.below(60);
+    expect(titles.some((title) => /mirror/i.test(title))).to.equal(true);
+    // The lot, by keyboard: its link, then the watch toggle.
+    await first.locator('#lots li a').first().focus();
+    await first.keyboard.press('Enter');
+    await first.locator('#watch').waitFor({ timeout: 5000 });
+    expect(await first.evaluate(() => document.activeElement?.tagName)).to.equal('H1');
+    await first.locator('#watch').focus();
+    await first.keyboard.press('Enter');
+    await first.locator('#watch[aria-pressed="true"]').waitFor({ timeout: 5000 });
+  });
+
   it('made every call across origins with no CORS failure, and logged no error beyond the refused bid', async () => {
     expect(crossOrigin.length).to.be.above(10);
     expect(new Set(crossOrigin)).to.have.keys(`http://localhost:${service.port} → http://127.0.0.1:${service.port}`);
@@ -166,6 +191,5 @@ describe('the reference bidder front end in Chromium', function () {
     // The refused bid's 400 is the one answer of 4xx; Chromium logs it as "Failed to load resource", nothing else.
     expect(clientErrors.map((e) => e.replace(/http:\/\/[^/]+/, ''))).to.deep.equal(['400 POST /v1/me/bids']);
     expect(consoleErrors).to.deep.equal(['Failed to load resource: the server responded with a status of 400 (Bad Request)']);
-    if (process.env.BIDDER_WEB_SCREENSHOT) await first.screenshot({ path: process.env.BIDDER_WEB_SCREENSHOT, fullPage: true });
   });
 });
