@@ -15,6 +15,8 @@
  * - A read model is reached through `projections/<f>/index.ts` (collection names and typed accessors), never
  *   its projection definition.
  * - No feature imports another feature's operations.ts (only app/ does); commands never import queries.
+ * - The typed client (clients/typescript/src/) imports none of the service's code, and the reference front end's browser
+ *   code (examples/bidder-web/src/) only the client and itself: both know the service by its public API alone.
  */
 const EVENTS = '^commands/[^/]+/events[.]ts$';
 const OFFERED = '^commands/[^/]+/(events|rules|dto)[.]ts$';
@@ -112,6 +114,20 @@ module.exports = {
       severity: 'error',
       from: { path: '^(commands|projections|queries)/' },
       to: { circular: true },
+    },
+    {
+      name: 'client-knows-only-the-public-api',
+      comment: "The typed client is generated from the OpenAPI document and talks HTTP: it imports none of the service's code.",
+      severity: 'error',
+      from: { path: '^clients/typescript/src/' },
+      to: { path: '^(src|app|commands|projections|queries|examples)/' },
+    },
+    {
+      name: 'front-end-built-on-the-client',
+      comment: "The reference front end's browser code is built only on the client package and the public API.",
+      severity: 'error',
+      from: { path: '^examples/bidder-web/src/' },
+      to: { path: '^(src|app|commands|projections|queries|examples/(?!bidder-web/src/))' },
     },
     {
       name: 'features-registered-through-index',

@@ -23,9 +23,14 @@ describe('dependencies between the trees', function () {
 
   it('follow the rules of .dependency-cruiser.cjs: the core imports no feature, read models are reached through their index, projections read only events, commands share only events, rules and answer shapes', async () => {
     const options = await extractDepcruiseOptions('./.dependency-cruiser.cjs');
-    const { output } = await cruise(['src', 'commands', 'projections', 'queries', 'app'], options, undefined, {
-      tsConfig: extractTSConfig('tsconfig.json'),
-    });
+    const { output } = await cruise(
+      ['src', 'commands', 'projections', 'queries', 'app', 'clients/typescript/src', 'examples/bidder-web/src'],
+      options,
+      undefined,
+      {
+        tsConfig: extractTSConfig('tsconfig.json'),
+      },
+    );
     const result = output as ICruiseResult;
     const violations = result.summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`);
     expect(violations, `dependency violations:\n  ${violations.join('\n  ')}\n`).to.deep.equal([]);
