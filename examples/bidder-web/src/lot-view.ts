@@ -288,8 +288,11 @@ export const lotView: View = async (context, root, params) => {
         announce(t('web.extended', { time: formatTime(lot.EndTime) }));
       } else if (event.type === 'closed') {
         Object.assign(lot, { IsClosed: true, MinimumNextBid: null });
-        bidding.replaceChildren(h('p', {}, t('message.lotClosed')));
-        announce(t('message.lotClosed'));
+        const { Sold, HammerPrice } = event.data;
+        const outcome =
+          Sold && HammerPrice !== null ? `${t('status.sold')}: ${t('label.hammerPrice')} ${money(HammerPrice)}` : t('status.unsold');
+        bidding.replaceChildren(h('p', { id: 'lot-outcome' }, `${t('message.lotClosed')} ${outcome}`));
+        announce(`${t('message.lotClosed')} ${outcome}`);
       } else return;
       paint();
       if (event.type !== 'closed') fillSuggestions();
