@@ -177,8 +177,10 @@ describe('the reference bidder front end in Chromium', function () {
     // The lot, by keyboard: its link, then the watch toggle.
     await first.locator('#lots li a').first().focus();
     await first.keyboard.press('Enter');
-    await first.locator('#watch').waitFor({ timeout: 5000 });
-    expect(await first.evaluate(() => document.activeElement?.tagName)).to.equal('H1');
+    // The new view's heading takes the focus once it is drawn.
+    await first.waitForFunction(() => document.activeElement?.tagName === 'H1' && document.getElementById('watch') !== null, null, {
+      timeout: 5000,
+    });
     await first.locator('#watch').focus();
     await first.keyboard.press('Enter');
     await first.locator('#watch[aria-pressed="true"]').waitFor({ timeout: 5000 });
