@@ -1,6 +1,6 @@
 // The two Server-Sent Event streams opened the way a browser can: a ticket (POST /v1/stream-tickets) is a URL the
 // browser's own EventSource opens with no header. The browser reconnects by itself (sending Last-Event-ID); when a
-// ticket stops working (its token expired, the service restarted without it) a new one is fetched and opened, and
+// ticket stops working (its token expired, a password reset ended the member's sessions) a new one is fetched and opened, and
 // the caller is told to re-read, as after a `reset`, since what came meanwhile may be missed.
 import type { BidderClient } from './client.ts';
 import type { components } from './schema.ts';

@@ -3,6 +3,7 @@
 import {
   ok,
   openMemberStream,
+  ProblemError,
   signIn as signInThroughApi,
   useAnonymousToken,
   type BidderClient,
@@ -71,7 +72,11 @@ export class Session {
     this.memberStream = openMemberStream(this.client, {
       on: this.memberEvents.on,
       onResync: this.memberEvents.onResync,
-      onError: (error) => console.warn('member stream:', error),
+      onError: (error) => {
+        // The member token no longer holds (expired, or a password reset ended it): signed out, as the service sees it.
+        if (error instanceof ProblemError && error.status === 401) void this.signOut();
+        else console.warn('member stream:', error);
+      },
     });
     this.changed();
   }
