@@ -46,7 +46,7 @@ async function boot() {
       if (standing === 'outbid') announce(t('message.outbid', { title }), true);
       else if (standing === 'leading') announce(t('message.highestBidder'));
       else announce(t(standing === 'won' ? 'web.won' : 'web.lost', { title }));
-    }
+    } else if (event.type === 'registration') announce(t('web.registration', { status: t(`status.${event.data.Status}`) }));
     memberListeners.forEach((listener) => listener(event));
   };
   const session = new Session(client, config.tenant, {
