@@ -75,7 +75,8 @@ export const auctionView: View = async (context, root, params) => {
       if (event.type !== 'bid' && event.type !== 'closed') return;
       const shown = rows.get(event.data.LotId);
       if (!shown) return;
-      if (event.type === 'bid') Object.assign(shown.lot, { CurrentBid: event.data.CurrentBid, BidCount: event.data.BidCount });
+      if (event.type === 'bid')
+        Object.assign(shown.lot, { CurrentBid: event.data.CurrentBid, BidCount: event.data.BidCount ?? shown.lot.BidCount + 1 });
       else shown.lot.IsClosed = true;
       paint(event.data.LotId);
     },

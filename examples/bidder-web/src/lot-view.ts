@@ -278,7 +278,10 @@ export const lotView: View = async (context, root, params) => {
     (event) => {
       if (event.data && 'LotId' in event.data && event.data.LotId !== lot.Id) return;
       if (event.type === 'bid') {
-        const { CurrentBid, BidCount, MinimumNextBid, EndTime, ReserveMet, PlacedAt } = event.data;
+        const { CurrentBid, MinimumNextBid, ReserveMet, PlacedAt } = event.data;
+        // Fields the event may leave out (null) keep what the lot had.
+        const BidCount = event.data.BidCount ?? lot.BidCount + 1;
+        const EndTime = event.data.EndTime ?? lot.EndTime;
         const extended = Date.parse(EndTime) > Date.parse(lot.EndTime);
         Object.assign(lot, { CurrentBid, BidCount, MinimumNextBid, EndTime, ReserveMet });
         addHistory(CurrentBid, PlacedAt);
@@ -303,7 +306,11 @@ export const lotView: View = async (context, root, params) => {
   const stopMember = context.onMemberEvent((event) => {
     if (!('LotId' in event.data) || event.data.LotId !== lot.Id) return;
     if (event.type === 'outbid' && event.data.MinimumNextBid !== null) {
-      Object.assign(lot, { CurrentBid: event.data.CurrentBid, MinimumNextBid: event.data.MinimumNextBid, EndTime: event.data.EndTime });
+      Object.assign(lot, {
+        CurrentBid: event.data.CurrentBid ?? lot.CurrentBid,
+        MinimumNextBid: event.data.MinimumNextBid,
+        EndTime: event.data.EndTime ?? lot.EndTime,
+      });
       paint();
       fillSuggestions();
     }
