@@ -160,7 +160,7 @@ describe('the reference bidder front end in Chromium', function () {
     expect(await second.evaluate(() => document.activeElement?.id)).to.equal('bid-amount');
   });
 
-  it("browses from the house's auctions to the timed one, searches its lots, and watches a lot with the keyboard", async () => {
+  it("browses from the house's auctions to the timed one, searches its lots, watches a lot with the keyboard and changes the language", async () => {
     // Within the page (a reload would abort its streams): the house's name leads to its auctions.
     await first.getByRole('link', { name: 'Demo Auctions' }).click();
     await first.getByRole('link', { name: 'Timed Online Sale' }).click();
@@ -184,6 +184,11 @@ describe('the reference bidder front end in Chromium', function () {
     await first.locator('#watch').focus();
     await first.keyboard.press('Enter');
     await first.locator('#watch[aria-pressed="true"]').waitFor({ timeout: 5000 });
+    // Another language from the header's menu: the page speaks German, and says so.
+    await first.getByLabel('Language').selectOption('de');
+    await first.waitForFunction(() => document.getElementById('watch')?.textContent === 'Nicht mehr beobachten', null, { timeout: 5000 });
+    expect(await first.evaluate(() => document.documentElement.lang)).to.equal('de');
+    await first.getByLabel('Sprache').selectOption('en');
   });
 
   it('made every call across origins with no CORS failure, and logged no error beyond the refused bid', async () => {
