@@ -145,7 +145,12 @@ describe('the OpenAPI document', () => {
       expect(responses, label).to.include.keys('200', '400', '401', '500');
       for (const [status, response] of Object.entries(responses)) {
         expect(response.headers, `${label} ${status}`).to.have.property('X-Request-Id');
-        if (Number(status) >= 400) expect(deref(response.content['application/problem+json'].schema), `${label} ${status}`).to.equal(deref({ $ref: '#/components/schemas/Problem' }));
+        if (Number(status) >= 400) {
+          // The Problem, with `code` narrowed to the codes this operation answers with this status.
+          const [problem, narrowed] = response.content['application/problem+json'].schema.allOf;
+          expect(problem, `${label} ${status}`).to.deep.equal({ $ref: '#/components/schemas/Problem' });
+          expect(narrowed.properties.code.enum, `${label} ${status}`).to.be.an('array').that.is.not.empty;
+        }
       }
       if (!stream(op)) expect(responses[200].headers, label).to.have.property('ETag');
       expect(responses[401].headers, label).to.have.property('WWW-Authenticate');
