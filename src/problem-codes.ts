@@ -10,6 +10,8 @@ export interface ProblemCodeInfo {
   messageKey?: string;
   /** A `Reason` of operation 33, which the problem repeats in the extension `reason`. */
   reason?: true;
+  /** Where it occurs when no operation lists it (docs/problems.md). */
+  where?: string;
 }
 
 export const PROBLEM_CODES = {
@@ -112,7 +114,11 @@ export const PROBLEM_CODES = {
       "It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.",
   },
   // 405, 408
-  'method-not-allowed': { status: 405, meaning: 'The path exists, not with this method (`Allow` names those it takes).' },
+  'method-not-allowed': {
+    status: 405,
+    meaning: 'The path exists, not with this method (`Allow` names those it takes).',
+    where: 'any path, with a method it does not take',
+  },
   'request-timeout': { status: 408, meaning: 'The body arrived slower than the operation accepts; nothing of it was taken.' },
   // 409
   'bidding-ended': {
@@ -124,7 +130,11 @@ export const PROBLEM_CODES = {
     status: 409,
     meaning: "The lot's auction does not take bids over this API (its bids come from the auction house).",
   },
-  'auction-timed': { status: 409, meaning: 'Intake of a bid on a lot of a timed auction, whose bids bidders place over the API.' },
+  'auction-timed': {
+    status: 409,
+    meaning: 'Intake of a bid on a lot of a timed auction, whose bids bidders place over the API.',
+    where: 'a line of back-office intake (its `Detail`)',
+  },
   'auction-closed': {
     status: 409,
     meaning: 'The auction is closed: registration is no longer possible.',
@@ -134,6 +144,7 @@ export const PROBLEM_CODES = {
   'member-email-mismatch': {
     status: 409,
     meaning: 'Intake: the member exists with another email address, or its id is closed (an abandoned sign-up).',
+    where: 'a line of back-office intake (its `Detail`)',
   },
   'idempotency-key-in-use': {
     status: 409,
@@ -156,10 +167,22 @@ export const PROBLEM_CODES = {
     messageKey: 'message.limitReached',
   },
   'webhook-limit-reached': { status: 409, meaning: 'The house holds the most webhooks allowed: delete one first.' },
-  'invoice-issued': { status: 409, meaning: 'Intake: the invoice was issued already with other content; an issued invoice never changes.' },
-  'invoice-number-taken': { status: 409, meaning: 'Intake: the invoice number belongs to another invoice.' },
+  'invoice-issued': {
+    status: 409,
+    meaning: 'Intake: the invoice was issued already with other content; an issued invoice never changes.',
+    where: 'a line of back-office intake (its `Detail`)',
+  },
+  'invoice-number-taken': {
+    status: 409,
+    meaning: 'Intake: the invoice number belongs to another invoice.',
+    where: 'a line of back-office intake (its `Detail`)',
+  },
   'invoice-paid': { status: 409, meaning: 'The invoice is paid: its shipping can no longer change.' },
-  'invoice-numbers-exhausted': { status: 409, meaning: 'The house has no invoice id or number left (int32).' },
+  'invoice-numbers-exhausted': {
+    status: 409,
+    meaning: 'The house has no invoice id or number left (int32).',
+    where: 'a line of back-office intake (its `Detail`); `raiseInvoice` when none is left',
+  },
   // 413, 415
   'too-large': { status: 413, meaning: 'The body, the file, or the change it makes is larger than the operation takes.' },
   'unsupported-media-type': {
@@ -167,7 +190,7 @@ export const PROBLEM_CODES = {
     meaning:
       'The body is not of the type the operation takes (JSON in UTF-8, multipart, NDJSON), or its `Content-Encoding` is not taken, or an uploaded file is not a PDF, JPEG or PNG.',
   },
-  'headers-too-large': { status: 431, meaning: 'The request line and headers are larger than 16 KB.' },
+  'headers-too-large': { status: 431, meaning: 'The request line and headers are larger than 16 KB.', where: 'any request' },
   // 422
   'idempotency-key-reused': { status: 422, meaning: 'This `Idempotency-Key` was used with another body in the last 24 hours.' },
   // 429
