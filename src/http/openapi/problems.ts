@@ -28,6 +28,7 @@ export const STATUS_TEXT: Record<number, string> = {
   409: 'It conflicts with the current state.',
   413: 'The JSON body is larger than 64 kB.',
   415: 'The body is not `application/json` (UTF-8).',
+  422: 'The `Idempotency-Key` was used with another body in the last 24 hours: nothing was done.',
   429: 'Too many requests of this kind: wait the seconds `Retry-After` gives.',
   503: 'The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.',
   500: 'An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.',
