@@ -34,11 +34,9 @@ export function registerStreamEvents(registry: OpenAPIRegistry, op: Operation): 
   );
   registry.register(
     `${base}Event`,
-    z
-      .discriminatedUnion('event', options as never)
-      .openapi({
-        description: `An event of ${op.route.method.toUpperCase()} ${op.route.path}: its \`event:\` line names its type and the shape of its \`data:\`.`,
-      }),
+    z.discriminatedUnion('event', options as never).openapi({
+      description: `An event of ${op.route.method.toUpperCase()} ${op.route.path}: its \`event:\` line names its type and the shape of its \`data:\`.`,
+    }),
   );
   return ref('schemas', `${base}Event`);
 }
