@@ -206,7 +206,8 @@ export const PROBLEM_CODES = {
   },
   'too-many-streams': {
     status: 429,
-    meaning: 'The client address, or the house, holds the most open streams of this process: close one, or wait `Retry-After`.',
+    meaning:
+      'The client address, or the house, holds the most open streams (or waiting feed requests) of this process: close one, or wait `Retry-After`.',
   },
   // 5xx
   'internal-error': {
