@@ -159,7 +159,8 @@ function buildDocument(operations: Operation[], kind: DocumentKind) {
                 { type: 'object', required: ['code'], properties: { code: { type: 'string', enum: codes } } },
               ],
             },
-            example: problemExample(status, op, codes[0]),
+            // The example's code fits its detail (a 401 of an operation that takes a token: the token's).
+            example: problemExample(status, op, codes.includes('token-invalid') ? 'token-invalid' : codes[0]),
           },
         },
       };
