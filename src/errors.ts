@@ -8,6 +8,12 @@ export interface FieldError {
   message: string;
 }
 
+import { isReason, messageKeyOf, STATUS_CODES, type ProblemCode } from './problem-codes.ts';
+
+export { PROBLEM_CODES, STATUS_CODES, type ProblemCode } from './problem-codes.ts';
+
+type Extensions = Record<string, string | number | boolean | null>;
+
 export class AppError extends Error {
   constructor(
     readonly status: number,
@@ -18,11 +24,9 @@ export class AppError extends Error {
       retryAfterSeconds?: number;
       type?: string;
       /** Problem extension members (RFC 9457 §3.2), e.g. `reason`, `minimumNextBid`; never the standard ones. */
-      extensions?: Record<string, string | number | boolean | null>;
-      /** The problem's stable kebab-case `code` (API.md "Front ends in a browser"); left out: the status's own. */
-      code?: string;
-      /** The interface dictionary's key of a message for it (`message.bidTooLow`), where the house has one. */
-      messageKey?: string;
+      extensions?: Extensions;
+      /** The problem's stable `code` (src/problem-codes.ts); left out: its status's own. */
+      code?: ProblemCode;
     } = {},
   ) {
     super(detail);
@@ -33,41 +37,30 @@ export class AppError extends Error {
     return this.extra.type ?? `urn:bidder-api:problem:${this.title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
   }
   /** What went wrong, for a front end to pick its own message by: the error's own code, else its status's. */
-  get code(): string {
-    return this.extra.code ?? STATUS_CODES[this.status] ?? 'error';
+  get code(): ProblemCode {
+    return this.extra.code ?? STATUS_CODES[this.status] ?? 'internal-error';
+  }
+  /** The interface dictionary's key of a message for the code, where the house has one. */
+  get messageKey(): string | undefined {
+    return messageKeyOf(this.code);
   }
 }
-
-/** The `code` of a problem that names none of its own, by status. */
-export const STATUS_CODES: Record<number, string> = {
-  400: 'validation-failed',
-  401: 'unauthorized',
-  403: 'forbidden',
-  404: 'not-found',
-  405: 'method-not-allowed',
-  408: 'request-timeout',
-  409: 'conflict',
-  413: 'too-large',
-  415: 'unsupported-media-type',
-  422: 'unprocessable',
-  429: 'rate-limited',
-  500: 'internal-error',
-  503: 'unavailable',
-};
 
 export class ValidationError extends AppError {
-  constructor(detail: string, errors: FieldError[] = [], extensions?: Record<string, string | number | boolean | null>) {
-    super(400, 'Bad Request', detail, { errors, extensions });
+  constructor(detail: string, errors: FieldError[] = [], options: { code?: ProblemCode; extensions?: Extensions } = {}) {
+    super(400, 'Bad Request', detail, { errors, ...options });
   }
 }
+/** A 401: `code` tells a bad Api-Key, a bad token, a missing member token and wrong credentials apart. */
 export class UnauthorizedError extends AppError {
-  constructor(detail = 'A valid credential is required.') {
-    super(401, 'Unauthorized', detail);
+  constructor(code: ProblemCode, detail = 'A valid credential is required.') {
+    super(401, 'Unauthorized', detail, { code });
   }
 }
+/** A 403; a code that is a `Reason` of operation 33 is repeated in the extension `reason`. */
 export class ForbiddenError extends AppError {
-  constructor(detail: string, extensions?: Record<string, string | number | boolean | null>) {
-    super(403, 'Forbidden', detail, { extensions });
+  constructor(code: ProblemCode, detail: string, extensions?: Extensions) {
+    super(403, 'Forbidden', detail, { code, extensions: isReason(code) ? { reason: code, ...extensions } : extensions });
   }
 }
 export class NotFoundError extends AppError {
@@ -76,8 +69,8 @@ export class NotFoundError extends AppError {
   }
 }
 export class ConflictError extends AppError {
-  constructor(detail: string, retryAfterSeconds?: number) {
-    super(409, 'Conflict', detail, retryAfterSeconds === undefined ? {} : { retryAfterSeconds });
+  constructor(code: ProblemCode, detail: string, retryAfterSeconds?: number) {
+    super(409, 'Conflict', detail, retryAfterSeconds === undefined ? { code } : { code, retryAfterSeconds });
   }
 }
 export class PayloadTooLargeError extends AppError {
@@ -97,8 +90,8 @@ export class RequestTimeoutError extends AppError {
   }
 }
 export class TooManyRequestsError extends AppError {
-  constructor(detail: string, retryAfterSeconds: number) {
-    super(429, 'Too Many Requests', detail, { retryAfterSeconds });
+  constructor(detail: string, retryAfterSeconds: number, code: ProblemCode = 'rate-limited') {
+    super(429, 'Too Many Requests', detail, { retryAfterSeconds, code });
   }
 }
 export class ServiceUnavailableError extends AppError {

@@ -5,7 +5,7 @@ import { defineOperation } from '../../src/http/operation.ts';
 import { INT32_MAX, z } from '../../src/http/schemas.ts';
 import { TooManyRequestsError } from '../../src/errors.ts';
 import { readNdjsonBody } from '../../src/http/ndjson-body.ts';
-import { idempotencyKeyOf, onceForKey } from '../../src/idempotency/index.ts';
+import { onceForKey } from '../../src/idempotency/index.ts';
 
 /** The largest intake body (BACKOFFICE.md). */
 export const INTAKE_BODY_LIMIT = 64 * 1024 * 1024;
@@ -31,9 +31,11 @@ export const postIntake = defineOperation({
       'the same key with another body is `422`; while the first request with a key runs, another is `409`. ' +
       'A house has at most 2 intake requests read at once by a process (a third is `429`, `Retry-After: 1`); a body that arrives slower than 16 KiB in 10 s is ended with `408`.',
     errors: [408, 409, 413, 415, 422, 429],
+    problems: ['idempotency-key-in-use', 'idempotency-key-reused', 'rate-limited'],
     examples: { response: { Records: 3, Appended: 2, Errors: [{ Line: 2, Detail: "tenant: must be the key's own tenant (demo)" }] } },
   },
   input: {
+    idempotencyKey: true,
     ndjson: {
       maxBytes: INTAKE_BODY_LIMIT,
       description: 'Records of docs/intake.md, one JSON object a line (UTF-8).',
@@ -54,8 +56,7 @@ export const postIntake = defineOperation({
       })
       .openapi('IntakeAnswer'),
   },
-  async handler(_input, ctx) {
-    const key = idempotencyKeyOf(ctx.req.headers['idempotency-key']);
+  async handler({ idempotencyKey: key }, ctx) {
     const mine = running.get(ctx.tenant) ?? 0;
     if (mine >= AT_ONCE)
       throw new TooManyRequestsError(`${AT_ONCE} intake requests of this house are being read; send again in a second.`, 1);

@@ -139,22 +139,34 @@ export class BidBelowMinimumError extends ValidationError {
   constructor(readonly minimumNextBid: number) {
     const message = `must be at least the minimum next bid, ${minimumNextBid}`;
     super(`MaxAmount must be at least ${minimumNextBid}, the minimum next bid on this lot.`, [{ field: 'body.MaxAmount', message }], {
-      minimumNextBid,
+      code: 'bid-too-low',
+      extensions: { minimumNextBid },
     });
+  }
+}
+
+/** The leader's new maximum is not above their own: a leader may only raise it. */
+export class LeaderMustRaiseError extends ValidationError {
+  constructor(current: number) {
+    super(
+      `You lead this lot: a new maximum must be higher than your current one, ${current}.`,
+      [{ field: 'body.MaxAmount', message: `must be higher than your current maximum, ${current}` }],
+      { code: 'leader-must-raise' },
+    );
   }
 }
 
 /** A bid on a lot whose end time has passed (by the service's clock) or that is closed. */
 export class BiddingEndedError extends ConflictError {
   constructor() {
-    super('Bidding on this lot has ended.');
+    super('bidding-ended', 'Bidding on this lot has ended.');
   }
 }
 
 /** A bid on a lot of an auction whose bids are not taken by this service. */
 export class NotTimedError extends ConflictError {
   constructor() {
-    super("This lot's auction does not take bids over this API (its bids come from the auction house).");
+    super('auction-not-timed', "This lot's auction does not take bids over this API (its bids come from the auction house).");
   }
 }
 
@@ -271,10 +283,7 @@ function placeMaxBid(command: Extract<BiddingCommand, { type: 'PlaceMaxBid' }>, 
   if (maxAmount < minimum) throw new BidBelowMinimumError(minimum);
   const before = ranking(state.maxima.values()).leader;
   const wasLeading = before?.memberId === memberId;
-  if (wasLeading && maxAmount <= before.maxAmount)
-    throw new ValidationError(`You lead this lot: a new maximum must be higher than your current one, ${before.maxAmount}.`, [
-      { field: 'body.MaxAmount', message: `must be higher than your current maximum, ${before.maxAmount}` },
-    ]);
+  if (wasLeading && maxAmount <= before.maxAmount) throw new LeaderMustRaiseError(before.maxAmount);
 
   // The maxima with the caller's new one (the state is not changed: decide is pure).
   const mine: Maximum = { memberId, maxAmount, at, seq: state.maxBids + 1 };

@@ -4,6 +4,7 @@ import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
 import { MAX_BID_AMOUNT } from './rules.ts';
 import { placeMaxBid } from './place-bid.ts';
+import { lotRegistrationReasons } from '../registrations/rules.ts';
 
 const amount = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
@@ -33,6 +34,15 @@ export const placeBid = defineOperation({
       "A bid that changes `CurrentBid` within the house's extension window before `EndTime` moves `EndTime` to the bid's time plus the window. " +
       '`Idempotency-Key`: the same key and body again answers the first answer and places nothing; another body is `422`.',
     errors: [403, 404, 409, 422],
+    problems: [
+      'bid-too-low',
+      'leader-must-raise',
+      ...lotRegistrationReasons,
+      'bidding-ended',
+      'auction-not-timed',
+      'idempotency-key-in-use',
+      'idempotency-key-reused',
+    ],
     examples: {
       body: { LotId: 1001, MaxAmount: 25000 },
       response: {
@@ -50,6 +60,7 @@ export const placeBid = defineOperation({
     },
   },
   input: {
+    idempotencyKey: true,
     body: z
       .object({
         LotId: z.number().int().min(1).max(2147483647),
@@ -58,7 +69,7 @@ export const placeBid = defineOperation({
       .openapi('PlaceBidRequest'),
   },
   output: { response: placedBidSchema },
-  handler: ({ body }, ctx) => placeMaxBid(ctx, body),
+  handler: ({ body, idempotencyKey }, ctx) => placeMaxBid(ctx, body, idempotencyKey),
 });
 
 export const biddingCommandOperations = [placeBid];

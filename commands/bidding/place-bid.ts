@@ -6,7 +6,7 @@ import { defineCounter } from '../../src/counters.ts';
 import { AppError, ForbiddenError, NotFoundError, ValidationError, WriteContentionError } from '../../src/errors.ts';
 import { biddingSettings, catalogueAuctions, catalogueLots } from '../../projections/catalogue/index.ts';
 import { mayBidReason } from '../registrations/rules.ts';
-import { idempotencyKeyOf, onceForKey } from '../../src/idempotency/index.ts';
+import { onceForKey } from '../../src/idempotency/index.ts';
 import { lotStreamId } from '../lots/events.ts';
 import { BidBelowMinimumError, BiddingEndedError, biddingDecider, NotTimedError } from './decide.ts';
 import { DEFAULT_EXTENSION_WINDOW_SECONDS, DEFAULT_INCREMENTS } from './rules.ts';
@@ -38,8 +38,7 @@ function refusalOf(error: unknown): string {
 }
 
 /** The caller's standing on the lot right after the bid (the PlacedBid answer). */
-export async function placeMaxBid(ctx: MemberContext, body: { LotId: number; MaxAmount: number }) {
-  const key = idempotencyKeyOf(ctx.req.headers['idempotency-key']);
+export async function placeMaxBid(ctx: MemberContext, body: { LotId: number; MaxAmount: number }, key: string | undefined) {
   const memberId = ctx.member.Id;
   const request = {
     tenant: ctx.tenant.Tenant,
@@ -65,7 +64,7 @@ export async function placeMaxBid(ctx: MemberContext, body: { LotId: number; Max
     if (lot.Closed) throw new BiddingEndedError();
     // Whether the end time has passed is decided on the lot's stream: an extension there may not be projected yet.
     const reason = await mayBidReason(ctx.db, memberId, lot, at, { endDecidedOnStream: true, auction });
-    if (reason !== null) throw new ForbiddenError(`The caller may not bid on this lot: ${reason}.`, { reason });
+    if (reason !== null) throw new ForbiddenError(reason, `The caller may not bid on this lot: ${reason}.`);
     const increments = settings?.Increments ?? DEFAULT_INCREMENTS;
     const bidId = randomUUID();
     const stream = lotStreamId(ctx.tenant.Tenant, body.LotId);

@@ -135,6 +135,7 @@ export const lotDecider: Decider<LotState, LotCommand, LotEvent> = {
         if (state.bidIds.has(command.bidId)) return [];
         if (command.auctionBidding === 'timed')
           throw new ConflictError(
+            'auction-timed',
             `Lot ${command.lotId} belongs to a timed auction: its bids are placed by bidders (POST /v1/me/bids), not through intake.`,
           );
         const { type: _type, auctionBidding: _mode, ...data } = command;

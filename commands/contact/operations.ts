@@ -19,6 +19,7 @@ export const sendContactMessage = defineOperation({
       'Delivered in the background (on the embedded default: a file in the outbox). LotId, when given, must be a lot of the tenant (404 otherwise). ' +
       'At most 10 messages an hour from one address (429).',
     errors: [404, 429],
+    problems: ['rate-limited'],
     examples: {
       body: {
         Name: 'Anna Berg',

@@ -71,6 +71,6 @@ export const identityDocumentsDecider: Decider<IdentityDocumentsState, IdentityD
 
 export class IdentityDocumentLimitError extends ConflictError {
   constructor() {
-    super(`A member may hold at most ${MAX_IDENTITY_DOCUMENTS} identity documents; remove one first.`);
+    super('identity-document-limit-reached', `A member may hold at most ${MAX_IDENTITY_DOCUMENTS} identity documents; remove one first.`);
   }
 }

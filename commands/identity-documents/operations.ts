@@ -70,6 +70,7 @@ export const uploadIdentityDocument = defineOperation({
       'The document starts `pending` until the house decides. Its file is kept private: it is listed to its owner only and never served back. ' +
       'Nothing is kept of a refused upload.',
     errors: [409],
+    problems: ['identity-document-limit-reached'],
     examples: { response: { Id: '7c9e6679-7425-40de-944b-e07fc1f90ae7' } },
   },
   input: {

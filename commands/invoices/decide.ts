@@ -132,10 +132,13 @@ export const invoiceRegisterDecider: Decider<InvoiceRegister, InvoiceCommand, In
         const existing = state.invoices.get(data.invoiceId);
         if (existing) {
           if (existing.issued && sameIssue(existing.issued, data)) return [];
-          throw new ConflictError(`Invoice ${data.invoiceId} was already issued with other content; an issued invoice cannot be changed.`);
+          throw new ConflictError(
+            'invoice-issued',
+            `Invoice ${data.invoiceId} was already issued with other content; an issued invoice cannot be changed.`,
+          );
         }
         if (data.number !== null && state.numbers.has(data.number))
-          throw new ConflictError(`Invoice number ${data.number} is taken by another invoice.`);
+          throw new ConflictError('invoice-number-taken', `Invoice number ${data.number} is taken by another invoice.`);
         const number = data.number ?? nextNumber(state);
         return [{ type: 'InvoiceIssued', data: { ...data, number } }];
       }
@@ -148,7 +151,7 @@ export const invoiceRegisterDecider: Decider<InvoiceRegister, InvoiceCommand, In
         const { tenant, memberId, auctionId, costType, currency, vatFree, at } = command;
         // Raised again while the first is unpaid (a double click, a retried request): the same invoice answers.
         if (state.openCosts.has(costKey(memberId, costType, auctionId))) return [];
-        if (state.lastId >= INT32_MAX) throw new ConflictError('The house has no invoice id left.');
+        if (state.lastId >= INT32_MAX) throw new ConflictError('invoice-numbers-exhausted', 'The house has no invoice id left.');
         return [
           {
             type: 'CostInvoiceRaised',
@@ -182,7 +185,8 @@ export const invoiceRegisterDecider: Decider<InvoiceRegister, InvoiceCommand, In
       case 'ChooseShipping': {
         const invoice = state.invoices.get(command.invoiceId);
         if (!invoice || invoice.memberId !== command.memberId) throw new NotFoundError(`Invoice ${command.invoiceId} does not exist.`);
-        if (invoice.status === 'paid') throw new ConflictError(`Invoice ${command.invoiceId} is paid: its shipping can no longer change.`);
+        if (invoice.status === 'paid')
+          throw new ConflictError('invoice-paid', `Invoice ${command.invoiceId} is paid: its shipping can no longer change.`);
         if (sameShipping(invoice.shipping, command.shipping)) return [];
         const { tenant, invoiceId, memberId, at } = command;
         return [{ type: 'InvoiceShippingSelected', data: { tenant, invoiceId, memberId, ...command.shipping, at } }];
@@ -194,7 +198,7 @@ export const invoiceRegisterDecider: Decider<InvoiceRegister, InvoiceCommand, In
 };
 
 function nextNumber(state: InvoiceRegister): number {
-  if (state.lastNumber >= INT32_MAX) throw new ConflictError('The house has no invoice number left.');
+  if (state.lastNumber >= INT32_MAX) throw new ConflictError('invoice-numbers-exhausted', 'The house has no invoice number left.');
   return state.lastNumber + 1;
 }
 

@@ -125,6 +125,7 @@ export const chooseInvoiceShipping = defineOperation({
       'are required unless `pickup`, where they are optional. A replacement: the preference is stored as sent, and sending the same again changes nothing. ' +
       "A paid invoice's shipping can no longer change (409). Another member's invoice, or an unknown id, is 404. The answer is the invoice.",
     errors: [404, 409],
+    problems: ['invoice-paid'],
     examples: {
       body: { Method: 'post', Name: 'Demo Bidder', Address: 'Keizersgracht 1', ZipCode: '1015 CJ', City: 'Amsterdam', Country: 'NL' },
       response: {

@@ -68,7 +68,7 @@ export async function claimEmail(
     else {
       let held = await loadMember(streams, tenant, holder.memberId);
       if (!held.exists && !held.abandoned && !held.removed) {
-        if (claim.now.getTime() - Date.parse(holder.at) < ORPHAN_CLAIM_GRACE_MS) throw new ConflictError(EMAIL_TAKEN_DETAIL);
+        if (claim.now.getTime() - Date.parse(holder.at) < ORPHAN_CLAIM_GRACE_MS) throw new ConflictError('email-taken', EMAIL_TAKEN_DETAIL);
         await streams.run(memberStreamId(tenant, holder.memberId), memberDecider, {
           type: 'AbandonSignUp',
           tenant,
@@ -78,7 +78,7 @@ export async function claimEmail(
         });
         held = await loadMember(streams, tenant, holder.memberId);
       }
-      if (held.exists && !held.removed) throw new ConflictError(EMAIL_TAKEN_DETAIL);
+      if (held.exists && !held.removed) throw new ConflictError('email-taken', EMAIL_TAKEN_DETAIL);
       replacing = holder.memberId;
     }
   }

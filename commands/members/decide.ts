@@ -9,7 +9,8 @@ type SignUpData = EventOf<typeof MemberSignedUp>['data'];
 
 /** The one answer to a confirmation or reset key that does not work, whatever the reason (and for an unknown email). */
 export const BAD_KEY_DETAIL = 'The key is wrong, used or expired.';
-export const badKey = () => new ValidationError(BAD_KEY_DETAIL, [{ field: 'body.Key', message: 'is wrong, used or expired' }]);
+export const badKey = () =>
+  new ValidationError(BAD_KEY_DETAIL, [{ field: 'body.Key', message: 'is wrong, used or expired' }], { code: 'key-invalid' });
 
 export const EMAIL_TAKEN_DETAIL = 'This email address is already registered.';
 
@@ -147,10 +148,11 @@ export const memberDecider: Decider<MemberState, MemberCommand, MemberEvent> = {
     switch (command.type) {
       case 'ImportMember': {
         if (state.removed) return [];
-        if (state.abandoned) throw new ConflictError(`Member id ${command.signUp.memberId} is closed (an abandoned sign-up).`);
+        if (state.abandoned)
+          throw new ConflictError('member-email-mismatch', `Member id ${command.signUp.memberId} is closed (an abandoned sign-up).`);
         const { tenant, memberId } = command.signUp;
         if (state.exists && state.email !== command.signUp.email.toLowerCase())
-          throw new ConflictError(`Member ${memberId} exists with another email address.`);
+          throw new ConflictError('member-email-mismatch', `Member ${memberId} exists with another email address.`);
         const events: MemberEvent[] = [];
         if (!state.exists) events.push({ type: 'MemberSignedUp', data: command.signUp });
         if (command.confirmed && !state.confirmed)
@@ -253,7 +255,7 @@ export const emailClaimDecider: Decider<EmailClaimState, EmailClaimCommand, Memb
         if (state.holder.memberId === command.memberId) return [];
         // Taken over only from the holder the caller proved free; anyone else (a claim that moved meanwhile) keeps it.
         if (command.replacing !== null && state.holder.memberId === command.replacing) return [claim];
-        throw new ConflictError(EMAIL_TAKEN_DETAIL);
+        throw new ConflictError('email-taken', EMAIL_TAKEN_DETAIL);
       }
       default:
         return assertNever(command.type);

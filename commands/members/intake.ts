@@ -45,7 +45,8 @@ export async function importMember(deps: Pick<IntakeDeps, 'log' | 'correlationId
   const { log, correlationId } = deps;
   const email = normalizeEmail(record.email);
   const state = await loadMember(log, record.tenant, record.memberId);
-  if (state.exists && state.email !== email) throw new ConflictError(`Member ${record.memberId} exists with another email address.`);
+  if (state.exists && state.email !== email)
+    throw new ConflictError('member-email-mismatch', `Member ${record.memberId} exists with another email address.`);
   const isNew = !state.exists && !state.removed;
   if (isNew && !record.password && !record.passwordHash) throw new Error('a new member needs a password or passwordHash');
   // scrypt is slow: hashed only for a new account, and before the claim (a short gap between the appends).

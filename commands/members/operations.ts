@@ -34,6 +34,7 @@ export const signUp = defineOperation({
       'A confirmation key is mailed to the address, valid 24 hours and once (POST /v1/members/confirmation); the account cannot sign in until it is confirmed. ' +
       'At most 10 sign-ups an hour from one client address (429 with Retry-After).',
     errors: [409, 429],
+    problems: ['email-taken', 'rate-limited'],
     examples: {
       body: {
         Email: 'anna.berg@example.com',
@@ -86,7 +87,7 @@ export const signUp = defineOperation({
       'Too many sign-ups from this address; try again later.',
     );
     // A quick answer for a known address; the email claim decides for certain (concurrent sign-ups, imports).
-    if (await findByEmail(ctx, address)) throw new ConflictError(EMAIL_TAKEN_DETAIL);
+    if (await findByEmail(ctx, address)) throw new ConflictError('email-taken', EMAIL_TAKEN_DETAIL);
     const passwordHash = await hashPassword(body.Password);
     const keyId = ctx.keys.newId();
     const now = ctx.now;
@@ -118,6 +119,7 @@ export const confirmEmail = defineOperation({
       'Sets `Validated`, after which the account can sign in. A wrong, used or expired key is 400, and so is an address that has no account (the same answer). ' +
       'At most 30 attempts an hour from one client address (429 with Retry-After).',
     errors: [429],
+    problems: ['key-invalid', 'rate-limited'],
     examples: { body: { Email: 'anna.berg@example.com', Key: 'q3Xv0mRk9LJ2cT5yWb8nHs1ZpD4fGe7A' }, response: { Validated: true } },
   },
   input: { body: z.object({ Email: email(), Key: oneTimeKey('The key of the confirmation mail.') }).openapi('EmailConfirmationRequest') },
@@ -155,6 +157,7 @@ export const requestPasswordReset = defineOperation({
       'is mailed to it, valid 1 hour and once; asking again voids the earlier keys. At most 3 reset mails an hour go to one account (further requests are ' +
       'answered alike and send nothing), and at most 10 requests an hour are taken from one client address (429 with Retry-After).',
     errors: [429],
+    problems: ['rate-limited'],
     examples: { body: { Email: 'anna.berg@example.com' }, response: { Accepted: true } },
   },
   input: { body: z.object({ Email: email() }).openapi('PasswordResetRequest') },
@@ -203,6 +206,7 @@ export const confirmPasswordReset = defineOperation({
       'and so is an address that has no account (the same answer). The reset ends every session of the member: member tokens issued before it are 401. ' +
       'It also confirms the email address, if it was not confirmed yet. At most 20 attempts an hour from one client address (429 with Retry-After).',
     errors: [429],
+    problems: ['key-invalid', 'rate-limited'],
     examples: {
       body: { Email: 'anna.berg@example.com', Key: 'q3Xv0mRk9LJ2cT5yWb8nHs1ZpD4fGe7A', Password: 'a new and better passphrase' },
       response: { PasswordChanged: true },

@@ -158,18 +158,25 @@ export const memberNotificationsDecider: Decider<MemberNotificationsState, Notif
   decide: (command, state) => {
     if (command.type !== 'Subscribe') return decideOnSubscription(command, state.subscriptions.get(command.subscriptionId) ?? null);
     const { tenant, subscriptionId, memberId, lotId, minutesBefore, channel, clientEndTime, lot, at } = command;
-    if (state.subscriptions.has(subscriptionId)) throw new ConflictError(`Subscription ${subscriptionId} exists already.`);
+    if (state.subscriptions.has(subscriptionId))
+      throw new ConflictError('reminder-exists', `Subscription ${subscriptionId} exists already.`);
     if (!lot) throw new NotFoundError(`Lot ${lotId} does not exist.`);
-    if (Date.parse(lot.endTime) <= Date.parse(at)) throw new ConflictError(`Lot ${lotId} is closed: bidding ended at ${lot.endTime}.`);
+    if (Date.parse(lot.endTime) <= Date.parse(at))
+      throw new ConflictError('bidding-ended', `Lot ${lotId} is closed: bidding ended at ${lot.endTime}.`);
     // The same reminder asked for again (a client's retry, perhaps in parallel) is the one that is pending.
     const pending = state.pendingByRequest.get(requestKey(command));
     if (pending) throw new SameReminderPending(pending);
     if (channel === 'sms' && !command.hasPhone)
-      throw new ValidationError('An SMS reminder (Type 2) needs a phone number in the profile; add one, or choose e-mail (Type 1).', [
-        { field: 'body.Type', message: 'SMS needs a phone number in the profile' },
-      ]);
+      throw new ValidationError(
+        'An SMS reminder (Type 2) needs a phone number in the profile; add one, or choose e-mail (Type 1).',
+        [{ field: 'body.Type', message: 'SMS needs a phone number in the profile' }],
+        { code: 'phone-number-required' },
+      );
     if (state.pending + command.legacyPending >= MAX_ACTIVE_SUBSCRIPTIONS)
-      throw new ConflictError(`A member holds at most ${MAX_ACTIVE_SUBSCRIPTIONS} active reminders; remove some first.`);
+      throw new ConflictError(
+        'reminder-limit-reached',
+        `A member holds at most ${MAX_ACTIVE_SUBSCRIPTIONS} active reminders; remove some first.`,
+      );
     return [
       {
         type: 'NotificationSubscribed',

@@ -44,6 +44,7 @@ export const subscribeNotification = defineOperation({
       "(400 when the profile has none). `MemberId` is ignored (the member is the token's) and `EndDateTime` is informational. " +
       'Asking again for the same lot, `SendTime` and `Type` while that reminder is pending answers the same `Id`. At most 1,000 pending reminders per member (409).',
     errors: [404, 409],
+    problems: ['phone-number-required', 'reminder-exists', 'bidding-ended', 'reminder-limit-reached'],
     examples: {
       body: { GeneralId: 412, EndDateTime: '2026-11-29T18:00:00Z', SendTime: 30, Type: 1 },
       response: { Id: '7d9f1c2e-4b3a-4e5f-9a8b-0c1d2e3f4a5b' },

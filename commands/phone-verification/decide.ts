@@ -84,13 +84,17 @@ export const phoneVerificationDecider: Decider<PhoneVerificationState, PhoneVeri
         const { tenant, memberId, at } = command;
         const code = state.current;
         if (!code || code.used || code.failedAttempts >= MAX_FAILED_ATTEMPTS || Date.parse(at) >= Date.parse(code.expiresAt))
-          throw new ValidationError('The code is wrong, expired or already used; request a new one.', [
-            { field, message: 'no valid code: request a new one (POST /v1/me/phone-verification)' },
-          ]);
+          throw new ValidationError(
+            'The code is wrong, expired or already used; request a new one.',
+            [{ field, message: 'no valid code: request a new one (POST /v1/me/phone-verification)' }],
+            { code: 'verification-code-invalid' },
+          );
         if (code.phone !== command.currentPhone)
-          throw new ValidationError('The code was sent to another phone number than the profile has now; request a new one.', [
-            { field, message: 'sent to a phone number the profile no longer has' },
-          ]);
+          throw new ValidationError(
+            'The code was sent to another phone number than the profile has now; request a new one.',
+            [{ field, message: 'sent to a phone number the profile no longer has' }],
+            { code: 'verification-code-invalid' },
+          );
         if (!command.codeMatches(code.codeId, command.code))
           return [
             {

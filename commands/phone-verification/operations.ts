@@ -22,9 +22,11 @@ async function profilePhone(ctx: MemberContext): Promise<string | null> {
   const region = ctx.tenant.Country && isSupportedCountry(ctx.tenant.Country) ? (ctx.tenant.Country as CountryCode) : undefined;
   const parsed = parsePhoneNumberFromString(phone, region ? { defaultCountry: region } : undefined);
   if (!parsed?.isValid())
-    throw new ValidationError("The profile's phone number is not one a text can be sent to; correct it first (PUT /v1/me).", [
-      { field: 'profile.Phone', message: 'not a phone number' },
-    ]);
+    throw new ValidationError(
+      "The profile's phone number is not one a text can be sent to; correct it first (PUT /v1/me).",
+      [{ field: 'profile.Phone', message: 'not a phone number' }],
+      { code: 'phone-number-required' },
+    );
   return parsed.number;
 }
 
@@ -50,6 +52,7 @@ export const requestPhoneVerification = defineOperation({
       'The code is valid for 10 minutes and once; asking again sends a new code and voids the previous one. At most 3 codes per member an hour (429 with Retry-After). ' +
       'No phone in the profile, or one that is not a phone number: 400.',
     errors: [429],
+    problems: ['phone-number-required', 'rate-limited'],
     examples: { response: { Phone: '+46701234567', ExpiresAt: '2026-11-21T12:10:00.000Z' } },
   },
   output: {
@@ -63,9 +66,11 @@ export const requestPhoneVerification = defineOperation({
   async handler(_input, ctx) {
     const phone = await profilePhone(ctx);
     if (phone === null)
-      throw new ValidationError('The profile has no phone number; add one first (PUT /v1/me).', [
-        { field: 'profile.Phone', message: 'no phone number in the profile' },
-      ]);
+      throw new ValidationError(
+        'The profile has no phone number; add one first (PUT /v1/me).',
+        [{ field: 'profile.Phone', message: 'no phone number in the profile' }],
+        { code: 'phone-number-required' },
+      );
     const result = await ctx.commands.run(phoneStreamId(ctx.tenant.Tenant, ctx.member.Id), phoneVerificationDecider, {
       type: 'IssueCode',
       tenant: ctx.tenant.Tenant,
@@ -91,6 +96,7 @@ export const confirmPhoneVerification = defineOperation({
   },
   docs: {
     summary: 'Confirm the phone with the code texted to it',
+    problems: ['verification-code-invalid', 'phone-number-required'],
     description:
       'The code of the latest text (`POST /v1/me/phone-verification`). The right code sets `SmsVerificationCompleted` for the phone it was sent to, ' +
       "while that is still the profile's phone. A wrong, expired or used code is a 400; wrong codes are counted, and the 5th voids the code (request a new one).",
@@ -133,6 +139,7 @@ export const confirmPhoneVerification = defineOperation({
           ? `The code is not right; ${left} more ${left === 1 ? 'try' : 'tries'} before it is void.`
           : 'The code is not right, and is void now; request a new one.',
         [{ field: 'body.Code', message: 'not the code that was texted' }],
+        { code: 'verification-code-invalid' },
       );
     }
     if (event?.type !== 'MemberPhoneVerified') throw new Error('no verification recorded');

@@ -51,9 +51,11 @@ export const registrationDecider: Decider<RegistrationState, RegistrationCommand
         // Asking again answers what is there, whatever the auction and terms say now (a retry succeeds).
         if (state.status !== 'none') return [];
         const { tenant, memberId, auctionId, at } = command;
-        if (command.auctionClosed) throw new ConflictError(`Auction ${auctionId} is closed: registration is no longer possible.`);
+        if (command.auctionClosed)
+          throw new ConflictError('auction-closed', `Auction ${auctionId} is closed: registration is no longer possible.`);
         if (command.termsRequired && !command.termsAccepted)
           throw new ForbiddenError(
+            'terms-not-accepted',
             `Auction ${auctionId} requires its terms to be accepted first (POST /v1/auctions/${auctionId}/terms-acceptance).`,
           );
         const status = command.approval === 'automatic' && command.memberConfirmed ? 'approved' : 'pending';

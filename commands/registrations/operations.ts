@@ -25,6 +25,7 @@ export const requestRegistration = defineOperation({
       '(also once the auction has closed). Closed auction: 409. The auction requires its terms and the caller has not accepted them ' +
       "(`POST /v1/auctions/{id}/terms-acceptance`): 403. Unknown auction, or another auction house's: 404.",
     errors: [403, 404, 409],
+    problems: ['terms-not-accepted', 'auction-closed'],
     examples: { response: { AuctionId: 3, Status: 'pending' } },
   },
   input: { params: z.object({ auctionId: idText('The auction to register for.') }) },

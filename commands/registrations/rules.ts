@@ -1,10 +1,14 @@
 // Whether a member may bid on a lot: the rule bidding's operations and the registrations' answers share.
 import type { TenantScope } from '../../src/ports/read-models.ts';
+import type { ProblemCode } from '../../src/problem-codes.ts';
 import { auctionStatus, catalogueAuctions, type AuctionDoc, type LotDoc } from '../../projections/catalogue/index.ts';
 import { termsAcceptances, termsId } from '../../projections/terms/index.ts';
 import { findRegistration, type RegistrationDoc } from '../../projections/registrations/index.ts';
 
-/** Why a member may not bid on a lot, in the order they are checked (the first that applies). */
+/**
+ * Why a member may not bid on a lot, in the order they are checked (the first that applies); each is also the
+ * `code` of the 403 of a refused bid (src/problem-codes.ts).
+ */
 export const lotRegistrationReasons = [
   'lot-closed',
   'auction-not-open',
@@ -12,7 +16,7 @@ export const lotRegistrationReasons = [
   'not-registered',
   'registration-pending',
   'registration-rejected',
-] as const;
+] as const satisfies readonly ProblemCode[];
 export type LotRegistrationReason = (typeof lotRegistrationReasons)[number];
 
 /** What decides whether a member may bid on a lot. */

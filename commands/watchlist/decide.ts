@@ -54,6 +54,6 @@ export const MAX_WATCHED = 5000;
 
 export class WatchlistFullError extends ConflictError {
   constructor() {
-    super(`A watchlist holds at most ${MAX_WATCHED} lots; remove some first.`);
+    super('watchlist-full', `A watchlist holds at most ${MAX_WATCHED} lots; remove some first.`);
   }
 }

@@ -24,6 +24,7 @@ export const watchLot = defineOperation({
       'The body is optional. `Type` is the watch type (`watch` by default); watching again with the same type changes nothing, with another type changes the type. ' +
       "`MemberId` is ignored (the member is the token's); `Id`, when given, must equal the path's lot id. Unknown lot, or another tenant's: 404. A watchlist holds at most 5,000 lots (409).",
     errors: [404, 409],
+    problems: ['watchlist-full'],
     examples: { body: { Type: 'favourite' }, response: { LotId: 412, Watched: true, Type: 'favourite' } },
   },
   input: {

@@ -46,7 +46,8 @@ export const webhooksDecider: Decider<WebhooksState, WebhookCommand, WebhooksEve
   decide(command, state) {
     switch (command.type) {
       case 'RegisterWebhook': {
-        if (state.live.size >= MAX_WEBHOOKS) throw new ConflictError(`A house has at most ${MAX_WEBHOOKS} webhooks; delete one first.`);
+        if (state.live.size >= MAX_WEBHOOKS)
+          throw new ConflictError('webhook-limit-reached', `A house has at most ${MAX_WEBHOOKS} webhooks; delete one first.`);
         const { type: _type, ...data } = command;
         return [{ type: 'WebhookRegistered', data: { ...data, webhookId: state.lastId + 1 } }];
       }

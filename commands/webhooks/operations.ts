@@ -30,6 +30,7 @@ export const registerWebhook = defineOperation({
       'and a host that resolves only to public addresses (checked again at each delivery); otherwise `400`. ' +
       '`Types` omitted or null: every event type. The answer carries `Secret`, shown only here: keep it to verify signatures. At most 20 webhooks a house (`409`).',
     errors: [409],
+    problems: ['webhook-limit-reached'],
     examples: {
       body: { Url: webhookExample.Url, Types: webhookExample.Types, Description: webhookExample.Description },
       response: { ...webhookExample, LastDeliveredPosition: undefined, Secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },

@@ -9,6 +9,7 @@ import { StreamSlots } from '../../src/http/stream-slots.ts';
 import { findAuction } from '../../projections/catalogue/index.ts';
 import { incrementsOf } from '../lots/dto.ts';
 import { AuctionStreamHub, STREAM_TYPES, type StreamMessage } from './hub.ts';
+import { auctionStreamEvents } from './events.ts';
 
 /**
  * Auction streams one process serves at once (one more is a 503); a house holds at most half of them, and one client
@@ -65,6 +66,7 @@ export const streamAuction = defineOperation({
       'Browsers open it with a fetch-based event-source client (with the `Api-Key` and `Authorization` headers), or with their own `EventSource` and no header through a stream ticket (`POST /v1/stream-tickets`: `?ticket=…`). A process serves at most 2,000 streams (`503`); ' +
       'one client address holds at most 100 streams of a house on a process, and a house at most half of its streams (`429`, `Retry-After`).',
     errors: [404, 429, 503],
+    problems: ['too-many-streams'],
     examples: {
       response:
         ': stream open\nid: IqwuSWzi3jFRKHKmIwtVZg\n\n' +
@@ -74,7 +76,11 @@ export const streamAuction = defineOperation({
     },
   },
   input: { params: z.object({ id: idText('The auction id.') }), query: z.object({ ticket: streamTicketQuery }) },
-  output: { response: z.string().max(1_000_000).openapi({ description: 'A text/event-stream.' }), produces: ['text/event-stream'] },
+  output: {
+    response: z.string().max(1_000_000).openapi({ description: 'A text/event-stream.' }),
+    produces: ['text/event-stream'],
+    streamEvents: auctionStreamEvents,
+  },
   async handler({ params }, ctx) {
     const feed = ctx.events;
     if (!feed) throw new ServiceUnavailableError('This process serves no streams.');

@@ -70,6 +70,7 @@ export const listEvents = defineOperation({
       'With `wait`, a request that finds nothing newer waits up to that many seconds for an event and answers as soon as one comes. ' +
       "A house holds at most half of a process's streams and waiting requests (`429`, `Retry-After`).",
     errors: [400, 429, 503],
+    problems: ['too-many-streams'],
     examples: {
       response: {
         Items: [
@@ -124,7 +125,7 @@ export const listEvents = defineOperation({
         done();
         ctx.res.off('close', onClose);
       });
-    if (!(await ctx.keyStillValid())) throw new UnauthorizedError(REVOKED);
+    if (!(await ctx.keyStillValid())) throw new UnauthorizedError('backoffice-key-invalid', REVOKED);
     const last = page.events.at(-1);
     return {
       Items: page.events.map(feedItem),
@@ -150,6 +151,7 @@ export const streamEvents = defineOperation({
       'A comment line comes at least every 15 seconds. A client that reconnects with `Last-Event-ID` (which EventSource sends by itself) misses nothing and gets nothing twice; ' +
       "`Last-Event-ID` wins over `after`. A house holds at most half of a process's streams and waiting requests (`429`, `Retry-After`).",
     errors: [400, 429, 503],
+    problems: ['too-many-streams'],
   },
   input: {
     query: z.object({

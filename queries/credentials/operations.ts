@@ -19,6 +19,7 @@ export const issueApplicationToken = defineOperation({
       'For a server-side application registered with an auction house: the token reaches what an anonymous token reaches, for that house. ' +
       'An unknown ClientId, a wrong ClientSecret, or an application of a house this Api-Key may not act for is 401. After 10 failures from one address within a minute, 429 with Retry-After.',
     errors: [429],
+    problems: ['invalid-credentials', 'too-many-attempts'],
     examples: { body: { ClientId: 'demo-web', ClientSecret: 'kX9v2QmT7pLr4sWz8yBn' }, response: tokenExample },
   },
   input: {
@@ -35,7 +36,11 @@ export const issueApplicationToken = defineOperation({
     if (!reserved.allowed) {
       await limiter.release(key);
       const failures = await limiter.peek(key, FAILED_CLIENT_LIMIT);
-      throw new TooManyRequestsError('Too many failed attempts; try again later.', failures.allowed ? 1 : reserved.retryAfterSeconds);
+      throw new TooManyRequestsError(
+        'Too many failed attempts; try again later.',
+        failures.allowed ? 1 : reserved.retryAfterSeconds,
+        'too-many-attempts',
+      );
     }
     let app;
     try {
@@ -47,7 +52,7 @@ export const issueApplicationToken = defineOperation({
     const given = Buffer.from(sha256(body.ClientSecret), 'hex');
     const expected = Buffer.from(app?.SecretHash ?? sha256(''), 'hex');
     const ok = app !== null && timingSafeEqual(given, expected) && ctx.apiKey.tenants.includes(app.Tenant);
-    if (!ok || !app) throw new UnauthorizedError('Unknown ClientId or wrong ClientSecret.');
+    if (!ok || !app) throw new UnauthorizedError('invalid-credentials', 'Unknown ClientId or wrong ClientSecret.');
     await limiter.release(key);
     return tokens.issue('application', app.Tenant, `application:${app.ClientId}`);
   },

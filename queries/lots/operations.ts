@@ -102,6 +102,7 @@ export const listLots = defineOperation({
       'Closed lots are left out unless ShowClosedLots=true. StartLotNumber and EndLotNumber bound the lot number, both inclusive. ' +
       "Consigners are private: `OwnerId` is accepted only with a member token and the caller's own member id (any other use is 403); no lot says who consigned it.",
     errors: [403],
+    problems: ['owner-not-caller', 'session-ended'],
     examples: { response: { Items: [lotExample], TotalCount: 1, Page: 1, PageSize: 20, TotalPages: 1 } },
   },
   input: { query: lotsQuery, languageParam: 'LanguageCode' },
@@ -121,7 +122,7 @@ export const listLots = defineOperation({
       meta.errors.push({ field: 'query.EndLotNumber', message: 'must not be below StartLotNumber' });
     if (meta.errors.length) throw new ValidationError('The request has invalid values.', meta.errors);
     if (query.OwnerId !== undefined && (ctx.claims.kind !== 'member' || ctx.claims.sub !== String(query.OwnerId)))
-      throw new ForbiddenError('OwnerId may only name the signed-in member themself (consigners are private).');
+      throw new ForbiddenError('owner-not-caller', 'OwnerId may only name the signed-in member themself (consigners are private).');
     if (query.OwnerId !== undefined) await ctx.auth.requireMember(ctx.claims);
 
     const filter: Filter = { ...meta.filter };

@@ -86,6 +86,7 @@ export const streamMyChanges = defineOperation({
       '(`POST /v1/stream-tickets`, `Path: /v1/me/stream`). A process serves at most 2,000 member streams (`503`); one client address holds at most 100 of a house on a process, ' +
       'and a house at most half (`429`, `Retry-After`).',
     errors: [429, 503],
+    problems: ['too-many-streams'],
     examples: {
       response:
         ': stream open\nid: IqwuSWzi3jFRKHKmIwtVZg\n\n' +

@@ -20,6 +20,7 @@ export const memberAvailability = defineOperation({
       '`Available` is false when the address (compared without regard to case) belongs to an account of the auction house. A value that is not an email address is 400. ' +
       'At most 60 look-ups an hour from one client address (429 with Retry-After).',
     errors: [429],
+    problems: ['rate-limited'],
     examples: { response: { Available: true } },
   },
   input: { query: z.object({ email: z.email().max(320).openapi({ description: 'The email address to look up.' }) }) },

@@ -21,6 +21,7 @@ export const signIn = defineOperation({
       'and 100 per account from all addresses in an hour; parallel requests never get more passwords checked than that. ' +
       'An account whose email is not confirmed yet is 403 (only once the password is right). A password reset ends every session: tokens issued before it are 401.',
     errors: [403, 429],
+    problems: ['invalid-credentials', 'email-not-confirmed', 'too-many-attempts'],
     examples: {
       body: { Email: 'anna.berg@example.com', Password: 'correct horse battery staple' },
       response: {
@@ -44,9 +45,9 @@ export const signIn = defineOperation({
       await reservation.release();
       throw error;
     }
-    if (!ok || !member) throw new UnauthorizedError('Wrong email or password.');
+    if (!ok || !member) throw new UnauthorizedError('invalid-credentials', 'Wrong email or password.');
     await reservation.release();
-    if (!member.Validated) throw new ForbiddenError('Confirm your email address before signing in.');
+    if (!member.Validated) throw new ForbiddenError('email-not-confirmed', 'Confirm your email address before signing in.');
     // The token remembers the sessions' start the checked hash belongs to: a later reset voids it.
     const sessionsValidFrom = member.SessionsValidFrom ? Date.parse(member.SessionsValidFrom) : null;
     return ctx.tokens.issue('member', ctx.tenant.Tenant, String(member.Id), { sessionsValidFrom });

@@ -52,7 +52,7 @@ export async function reserveSignIn(
     held.push(key);
     if (!decision.allowed) {
       await releaseAll();
-      throw new TooManyRequestsError('Too many failed sign-ins; try again later.', decision.retryAfterSeconds);
+      throw new TooManyRequestsError('Too many failed sign-ins; try again later.', decision.retryAfterSeconds, 'too-many-attempts');
     }
   }
   return { release: releaseAll };

@@ -26,6 +26,7 @@ export const createStreamTicket = defineOperation({
       '(code `ticket-invalid`): ask for a new ticket. With a ticket in the URL the `Api-Key` and `Authorization` headers are not looked at. Another path is `400` (code ' +
       "`stream-path-invalid`); an auction the house does not have is `404`. Keep the URL as you would keep the token: it never appears in the service's logs.",
     errors: [404],
+    problems: ['stream-path-invalid', 'member-token-required', 'session-ended'],
     examples: {
       body: { Path: '/v1/auctions/10/stream' },
       response: {

@@ -38,10 +38,10 @@ export class Authenticator {
   async apiKey(req: Request): Promise<ApiKeyInfo> {
     const key = req.headers['api-key'];
     if (typeof key !== 'string' || key.length === 0 || key.length > 200)
-      throw new UnauthorizedError('The Api-Key header is missing or unknown.');
+      throw new UnauthorizedError('api-key-invalid', 'The Api-Key header is missing or unknown.');
     const hash = sha256(key);
     const info = await this.keys.get(hash, () => this.directory.apiKey(hash), this.accessVersion());
-    if (!info) throw new UnauthorizedError('The Api-Key header is missing or unknown.');
+    if (!info) throw new UnauthorizedError('api-key-invalid', 'The Api-Key header is missing or unknown.');
     return info;
   }
 
@@ -53,7 +53,7 @@ export class Authenticator {
   async backOfficeKey(req: Request): Promise<BackOfficeKeyInfo> {
     const raw = this.bearer(req);
     const found = raw && this.directory.backOfficeKey ? await this.directory.backOfficeKey(sha256(raw)) : null;
-    if (!found) throw new UnauthorizedError('A valid back-office key is required (Authorization: Bearer <key>).');
+    if (!found) throw new UnauthorizedError('backoffice-key-invalid', 'A valid back-office key is required (Authorization: Bearer <key>).');
     return found;
   }
 
@@ -109,7 +109,7 @@ export class Authenticator {
 
   async requireToken(req: Request, apiKey: ApiKeyInfo) {
     const found = await this.token(req, apiKey);
-    if (!found) throw new UnauthorizedError('A valid bearer token of the tenant is required.');
+    if (!found) throw new UnauthorizedError('token-invalid', 'A valid bearer token of the tenant is required.');
     this.remember(req, { apiKey, ...found });
     return found;
   }
@@ -168,19 +168,21 @@ export class Authenticator {
   }
 
   async requireMember(claims: TokenClaims): Promise<Member> {
-    if (claims.kind !== 'member') throw new UnauthorizedError('This operation needs a member token (POST /v1/sessions).');
+    if (claims.kind !== 'member')
+      throw new UnauthorizedError('member-token-required', 'This operation needs a member token (POST /v1/sessions).');
     const member = await this.member(claims);
     if (!member)
-      throw new UnauthorizedError('This token no longer works: its member was removed, or its sessions were ended by a password reset.');
+      throw new UnauthorizedError(
+        'session-ended',
+        'This token no longer works: its member was removed, or its sessions were ended by a password reset.',
+      );
     return member;
   }
 }
 
 /** A ticket that is not valid for this request (its path, its tenant, expired, or not a ticket at all). */
 function invalidTicket(): AppError {
-  return new AppError(401, 'Unauthorized', 'The stream ticket is not valid for this stream, or has expired: ask for a new one.', {
-    code: 'ticket-invalid',
-  });
+  return new UnauthorizedError('ticket-invalid', 'The stream ticket is not valid for this stream, or has expired: ask for a new one.');
 }
 
 /**

@@ -3,6 +3,7 @@
 import type { Request } from 'express';
 import type { z } from 'zod';
 import { ValidationError, type FieldError } from '../errors.ts';
+import { idempotencyKeyOf } from '../idempotency/once-for-key.ts';
 import type { Operation } from './operation.ts';
 
 function issues(where: string, error: z.ZodError): FieldError[] {
@@ -65,9 +66,21 @@ function hasBody(req: Request): boolean {
 }
 
 /** The request's params, query and body as the operation's `input` declares them; a 400 naming every bad value. */
-export function parseInput(operation: Operation, req: Request): { params: unknown; query: unknown; body: unknown } {
+export function parseInput(
+  operation: Operation,
+  req: Request,
+): { params: unknown; query: unknown; body: unknown; idempotencyKey?: string } {
   const spec = operation.input;
   const errors: FieldError[] = [];
+  let idempotencyKey: string | undefined;
+  if (spec?.idempotencyKey) {
+    try {
+      idempotencyKey = idempotencyKeyOf(req.headers['idempotency-key']);
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      errors.push(...(error.extra.errors ?? []));
+    }
+  }
   let params: unknown = {};
   if (spec?.params) {
     const result = spec.params.safeParse(req.params);
@@ -93,7 +106,7 @@ export function parseInput(operation: Operation, req: Request): { params: unknow
     }
   }
   if (errors.length) throw new ValidationError('The request has invalid values.', errors);
-  return { params, query, body };
+  return { params, query, body, ...(spec?.idempotencyKey ? { idempotencyKey } : {}) };
 }
 
 export { hasBody };

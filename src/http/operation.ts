@@ -1,6 +1,7 @@
 // How an HTTP operation is declared (defineOperation) and what its handler is given: one declaration per
 // operation, read by the router, the validation, the response cache and the OpenAPI document.
 import type { Counters } from '../counters.ts';
+import type { ProblemCode } from '../problem-codes.ts';
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import type { TenantScope } from '../ports/read-models.ts';
@@ -146,6 +147,8 @@ export interface Input<P, Q, B> {
   params: P;
   query: Q;
   body: B;
+  /** The `Idempotency-Key` header, checked, when the operation takes one (`InputSpec.idempotencyKey`). */
+  idempotencyKey?: string;
 }
 
 /** Where an operation is served and who may call it. */
@@ -172,6 +175,11 @@ export interface Docs {
   description?: string;
   /** Extra status codes the operation answers (401 and 400 are added by auth/input; 413, 415 and 503 by its kind). */
   errors?: number[];
+  /**
+   * The problem codes of its own the operation may answer (src/problem-codes.ts), beyond those its credentials,
+   * input, body and `errors` bring (a status of `errors` without a code here is documented with its default code).
+   */
+  problems?: ProblemCode[];
   /** Examples for the OpenAPI document (checked against the schemas by a test). */
   examples?: { body?: unknown; response?: unknown };
 }
@@ -197,6 +205,11 @@ export interface InputSpec<P extends z.ZodObject = z.ZodObject, Q extends z.ZodO
   ndjson?: { maxBytes: number; description: string; example: string };
   /** The query parameter that overrides Accept-Language (`LanguageCode`); `lang` is accepted everywhere. */
   languageParam?: string;
+  /**
+   * The operation honours an `Idempotency-Key` header (src/idempotency/): it is checked (400) and handed to the
+   * handler as `input.idempotencyKey`, and the OpenAPI document lists it.
+   */
+  idempotencyKey?: boolean;
 }
 
 /** What an operation answers. */

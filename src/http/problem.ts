@@ -23,7 +23,7 @@ export function sendProblem(res: Response, error: AppError, requestId: string) {
       detail: error.message,
       instance: `urn:request:${requestId}`,
       code: error.code,
-      ...(error.extra.messageKey ? { messageKey: error.extra.messageKey } : {}),
+      ...(error.messageKey ? { messageKey: error.messageKey } : {}),
       ...(error.extra.errors?.length ? { errors: error.extra.errors } : {}),
     }),
     'utf8',

@@ -2,6 +2,7 @@
 // order; they allocate nothing beyond the contexts and the answer (catalogue pages are answered at high rates).
 import type { Request, Response } from 'express';
 import { requestCommands } from '../command-streams.ts';
+import { UnauthorizedError } from '../errors.ts';
 import type { Services } from '../services.ts';
 import type { Authenticator, Caller } from './auth.ts';
 import { CATALOGUE_VARY, SHARED_CACHE_CONTROL } from './catalogue-fast-path.ts';
@@ -103,7 +104,14 @@ export class RequestSteps {
   ): Promise<TenantContext | MemberContext> {
     const { services, auth, derivedValues } = this.deps;
     const req = base.req;
-    const { claims, tenant } = ticketCaller ?? (await auth.requireToken(req, base.apiKey));
+    const { claims, tenant } =
+      ticketCaller ??
+      (await auth.requireToken(req, base.apiKey).catch((error: unknown) => {
+        // A member operation called with no token at all needs a member token (sign in), not another anonymous one.
+        if (operation.route.auth === 'member' && auth.bearer(req) === null)
+          throw new UnauthorizedError('member-token-required', 'A valid bearer token of the tenant is required.');
+        throw error;
+      }));
     const languageParam = operation.input?.languageParam;
     const override = (languageParam && rawQueryValue(req, languageParam)) || rawQueryValue(req, 'lang');
     const id = tenant.Tenant;

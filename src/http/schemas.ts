@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
+import { PROBLEM_CODES, type ProblemCode } from '../problem-codes.ts';
 
 extendZodWithOpenApi(z);
 
@@ -100,7 +101,36 @@ export const problemSchema = z
       .max(2000)
       .optional()
       .openapi({ description: 'On `400`: each bad value.' }),
+    code: z.enum(Object.keys(PROBLEM_CODES) as [ProblemCode, ...ProblemCode[]]).openapi({
+      description:
+        'What went wrong, a stable kebab-case name for a front end to pick its own message by (never parse `detail`); each operation lists the codes it may answer. The table: docs/problems.md.',
+    }),
+    messageKey: z
+      .string()
+      .max(100)
+      .regex(/^message\.[A-Za-z]+$/)
+      .optional()
+      .openapi({ description: "The interface dictionary's key of a message for `code` (`message.bidTooLow`), where the house has one." }),
+    minimumNextBid: z
+      .number()
+      .int()
+      .min(0)
+      .max(Number.MAX_SAFE_INTEGER)
+      .optional()
+      .openapi({ description: 'On `bid-too-low`: the least `MaxAmount` the lot takes now (minor units).' }),
+    reason: z
+      .string()
+      .max(50)
+      .regex(/^[a-z]+(-[a-z]+)*$/)
+      .optional()
+      .openapi({
+        description:
+          'On a `403` of a bid: why the caller may not bid, a `Reason` of `GET /v1/me/lots/{lotId}/registration` (the same as `code`).',
+      }),
   })
-  .openapi('Problem', { description: 'RFC 9457 problem details: every error answer of the API has this shape.' });
+  .openapi('Problem', {
+    description:
+      'RFC 9457 problem details: every error answer of the API has this shape. `code`, `messageKey`, `minimumNextBid`, `reason` and `errors` are its extension members.',
+  });
 
 export { z };

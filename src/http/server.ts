@@ -3,18 +3,24 @@ import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Express } from 'express';
 import { checkContinue } from './request-body.ts';
+import type { ProblemCode } from '../problem-codes.ts';
 
 /** Statuses Node's HTTP parser gives its errors (the ones it would answer itself with an empty body). */
-function statusOf(code: string | undefined): { status: number; title: string; detail: string } {
+function statusOf(code: string | undefined): { status: number; title: string; detail: string; problemCode: ProblemCode } {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      return { status: 431, title: 'Request Header Fields Too Large', detail: 'The request line and headers may be at most 16 KB.' };
+      return {
+        status: 431,
+        title: 'Request Header Fields Too Large',
+        detail: 'The request line and headers may be at most 16 KB.',
+        problemCode: 'headers-too-large',
+      };
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return { status: 413, title: 'Payload Too Large', detail: 'The chunk extensions are too large.' };
+      return { status: 413, title: 'Payload Too Large', detail: 'The chunk extensions are too large.', problemCode: 'too-large' };
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return { status: 408, title: 'Request Timeout', detail: 'The request was not received in time.' };
+      return { status: 408, title: 'Request Timeout', detail: 'The request was not received in time.', problemCode: 'request-timeout' };
     default:
-      return { status: 400, title: 'Bad Request', detail: 'The request is not valid HTTP/1.1.' };
+      return { status: 400, title: 'Bad Request', detail: 'The request is not valid HTTP/1.1.', problemCode: 'validation-failed' };
   }
 }
 
@@ -30,7 +36,7 @@ export function problemOnClientError(error: Error & { code?: string }, socket: S
     socket.destroy();
     return;
   }
-  const { status, title, detail } = statusOf(error.code);
+  const { status, title, detail, problemCode } = statusOf(error.code);
   const requestId = randomUUID();
   const body = JSON.stringify({
     type: `urn:bidder-api:problem:${title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`,
@@ -38,6 +44,7 @@ export function problemOnClientError(error: Error & { code?: string }, socket: S
     status,
     detail,
     instance: `urn:request:${requestId}`,
+    code: problemCode,
   });
   socket.end(
     `HTTP/1.1 ${status} ${title}\r\n` +

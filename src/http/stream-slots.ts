@@ -36,6 +36,7 @@ export class StreamSlots {
       throw new TooManyRequestsError(
         `This house holds ${this.perTenant} ${this.what} of this process already, its share; try again when one has ended.`,
         SLOT_RETRY_AFTER_SECONDS,
+        'too-many-streams',
       );
     const addressKey = this.perAddress !== null && address !== undefined ? `${tenant}\n${address}` : null;
     const addressHeld = addressKey === null ? 0 : (this.byAddress.get(addressKey) ?? 0);
@@ -43,6 +44,7 @@ export class StreamSlots {
       throw new TooManyRequestsError(
         `This client address holds ${this.perAddress} ${this.what} of this house already; close one first.`,
         SLOT_RETRY_AFTER_SECONDS,
+        'too-many-streams',
       );
     this.open += 1;
     this.byTenant.set(tenant, tenantHeld + 1);

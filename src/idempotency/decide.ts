@@ -55,11 +55,14 @@ export const requestKeyDecider: Decider<RequestKeyState, RequestKeyCommand, Idem
     const { answered, received } = state;
     if (answered && now - answered.at < IDEMPOTENCY_WINDOW_MS) {
       if (answered.bodyHash !== command.bodyHash)
-        throw new AppError(422, 'Unprocessable Content', 'This Idempotency-Key was used with another body in the last 24 hours.');
+        throw new AppError(422, 'Unprocessable Content', 'This Idempotency-Key was used with another body in the last 24 hours.', {
+          code: 'idempotency-key-reused',
+        });
       throw new RepeatedRequest(answered.answer);
     }
     if (!answered && received && now - received.at < abandonedAfterMs)
       throw new ConflictError(
+        'idempotency-key-in-use',
         'A request with this Idempotency-Key is still running; ask again when it has answered.',
         Math.max(1, Math.ceil((received.at + abandonedAfterMs - now) / 1000)),
       );

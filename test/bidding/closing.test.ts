@@ -119,7 +119,8 @@ describe('timed bidding at the end of a lot', function () {
       (await server.events()).find((e) => e.type === 'LotClosed' && e.data.lotId === 9001)!.data.closedAt as string,
     );
     expect(closedAt).to.be.at.least(extendedTo);
-    expectProblem(await bid(201, 9001, 50_000), 409);
+    const ended = expectProblem(await bid(201, 9001, 50_000), 409, 'bidding-ended');
+    expect(ended.messageKey).to.equal('message.lotClosed');
   });
 
   it('closes a lot whose reserve was not met unsold: every bidder lost', async () => {

@@ -121,7 +121,7 @@ describe('timed bidding over HTTP', function () {
     const target = lots[10];
     const before = (await server.events()).length;
     const tooLow = await bid(101, { LotId: target.Id, MaxAmount: target.MinimumNextBid - 1 });
-    expectProblem(tooLow, 400);
+    expectProblem(tooLow, 400, 'bid-too-low');
     expect(tooLow.body.minimumNextBid).to.equal(target.MinimumNextBid);
     for (const body of [
       { LotId: target.Id, MaxAmount: 1_000_000_001 },
@@ -131,33 +131,55 @@ describe('timed bidding over HTTP', function () {
       { LotId: target.Id },
       { MaxAmount: 5000 },
     ])
-      expectProblem(await bid(101, body), 400);
-    expectProblem(await bid(101, { LotId: 999_999, MaxAmount: 5000 }), 404);
+      expectProblem(await bid(101, body), 400, 'validation-failed');
+    expectProblem(await bid(101, { LotId: 999_999, MaxAmount: 5000 }), 404, 'not-found');
     // An external auction's lot: 409.
-    expectProblem(await bid(101, { LotId: 1, MaxAmount: 1_000_000 }), 409);
+    expectProblem(await bid(101, { LotId: 1, MaxAmount: 1_000_000 }), 409, 'auction-not-timed');
     // Not registered: 403 with the reason.
     const stranger = await bid(1, { LotId: target.Id, MaxAmount: target.MinimumNextBid }, {});
-    expect(stranger.status).to.equal(401);
+    expectProblem(stranger, 401, 'member-token-required');
+    expect(stranger.body.messageKey).to.equal('message.signInRequired');
+    // An anonymous token is no member token either; a token that is not one at all is another matter.
+    const anonymous = await server.request('POST', '/v1/me/bids', {
+      token: await server.anonymousToken(),
+      body: { LotId: target.Id, MaxAmount: target.MinimumNextBid },
+    });
+    expectProblem(anonymous, 401, 'member-token-required');
+    const forged = await server.request('POST', '/v1/me/bids', {
+      token: 'not.a.token-at-all',
+      body: { LotId: target.Id, MaxAmount: 5000 },
+    });
+    expectProblem(forged, 401, 'token-invalid');
+    const noKey = await server.request('POST', '/v1/me/bids', {
+      token: tokens.get(101),
+      apiKey: null,
+      body: { LotId: target.Id, MaxAmount: 5000 },
+    });
+    expectProblem(noKey, 401, 'api-key-invalid');
     const demoMember = await server.memberToken('demo');
     const notRegistered = await server.request('POST', '/v1/me/bids', {
       token: demoMember,
       body: { LotId: target.Id, MaxAmount: target.MinimumNextBid },
     });
-    expectProblem(notRegistered, 403);
-    expect(notRegistered.body.reason).to.equal('not-registered');
+    expectProblem(notRegistered, 403, 'not-registered');
+    expect(notRegistered.body).to.include({ reason: 'not-registered', messageKey: 'message.registrationRequired' });
     // Another tenant's member cannot reach the lot.
     const other = await server.request('POST', '/v1/me/bids', {
       token: await server.memberToken('demo2'),
       body: { LotId: target.Id, MaxAmount: 99_000 },
     });
-    expectProblem(other, 404);
+    expectProblem(other, 404, 'not-found');
     expect((await server.events()).length).to.equal(before);
     // A leader may only raise.
     const leader = await bid(103, { LotId: target.Id, MaxAmount: target.MinimumNextBid + 500 });
     expect(leader.status).to.equal(200);
-    expectProblem(await bid(103, { LotId: target.Id, MaxAmount: target.MinimumNextBid + 500 }), 400);
+    // The same amount again is under the minimum that the leader's own bid raised.
+    expectProblem(await bid(103, { LotId: target.Id, MaxAmount: target.MinimumNextBid + 500 }), 400, 'bid-too-low');
     const raised = await bid(103, { LotId: target.Id, MaxAmount: target.MinimumNextBid + 10_000 });
     expect(raised.body).to.include({ Leading: true, CurrentBid: leader.body.CurrentBid, BidCount: leader.body.BidCount });
+    // Above the minimum but not above their own maximum: a leader may only raise.
+    const lower = expectProblem(await bid(103, { LotId: target.Id, MaxAmount: target.MinimumNextBid + 5000 }), 400, 'leader-must-raise');
+    expect(lower.messageKey).to.equal('message.leaderMustRaise');
   });
 
   it('answers the first answer again for the same Idempotency-Key and body, 422 for another body', async () => {
@@ -168,7 +190,7 @@ describe('timed bidding over HTTP', function () {
     const events = (await server.events()).length;
     const again = await bid(101, { LotId: target.Id, MaxAmount: target.MinimumNextBid + 300 }, headers);
     expect(again.body).to.deep.equal(first.body);
-    expectProblem(await bid(101, { LotId: target.Id, MaxAmount: target.MinimumNextBid + 999 }, headers), 422);
+    expectProblem(await bid(101, { LotId: target.Id, MaxAmount: target.MinimumNextBid + 999 }, headers), 422, 'idempotency-key-reused');
     expect((await server.events()).length).to.equal(events);
     // A refused first try frees its key.
     const refused = await bid(102, { LotId: target.Id, MaxAmount: 1 }, { 'Idempotency-Key': 'retry-me' });

@@ -164,7 +164,7 @@ describe('POST /v1/contact (operation 54)', () => {
       }
     }
     expect(limited, 'no 429 within 12 messages').to.not.equal(null);
-    expectProblem(limited!, 429);
+    expectProblem(limited!, 429, 'rate-limited');
     expect(accepted).to.be.greaterThan(0);
     // Every demo message of this file so far was sent from this address: the 429 comes once 10 were sent
     // (one request of the 404 test also reached the limiter, so 9 or 10 were stored).

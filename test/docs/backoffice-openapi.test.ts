@@ -122,7 +122,8 @@ describe('the back office OpenAPI document', () => {
       expect(responses, label(op)).to.include.keys('200', '400', '401', '500');
       for (const [status, response] of Object.entries(responses)) {
         expect(response.headers, `${label(op)} ${status}`).to.have.property('X-Request-Id');
-        if (Number(status) >= 400) expect(response.content['application/problem+json'].schema, `${label(op)} ${status}`).to.deep.equal({ $ref: '#/components/schemas/Problem' });
+        if (Number(status) >= 400)
+          expect(response.content['application/problem+json'].schema.allOf[0], `${label(op)} ${status}`).to.deep.equal({ $ref: '#/components/schemas/Problem' });
       }
       for (const status of op.docs.errors ?? []) expect(responses, `${label(op)} lists ${status}`).to.have.property(String(status));
       if (op.input?.body || op.input?.ndjson) expect(responses, label(op)).to.include.keys('413', '415');
@@ -177,7 +178,7 @@ describe('the back office OpenAPI document', () => {
     const probe = defineOperation({
       route: { number: 99, operationId: 'probeNdjson', group: 'Back office', method: 'post', path: '/backoffice/v1/probe', auth: 'backoffice' },
       docs: { summary: 'A probe', examples: { response: { Taken: 1 } } },
-      input: { ndjson: { maxBytes: 1024 * 1024, description: 'Probe lines.', example: '{"a":1}\n{"a":2}\n' } },
+      input: { idempotencyKey: true, ndjson: { maxBytes: 1024 * 1024, description: 'Probe lines.', example: '{"a":1}\n{"a":2}\n' } },
       output: { response: z.object({ Taken: z.number().int().min(0).max(10) }) },
       handler: async () => ({ Taken: 1 }),
     }) as unknown as Operation;

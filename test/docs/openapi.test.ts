@@ -145,7 +145,12 @@ describe('the OpenAPI document', () => {
       expect(responses, label).to.include.keys('200', '400', '401', '500');
       for (const [status, response] of Object.entries(responses)) {
         expect(response.headers, `${label} ${status}`).to.have.property('X-Request-Id');
-        if (Number(status) >= 400) expect(deref(response.content['application/problem+json'].schema), `${label} ${status}`).to.equal(deref({ $ref: '#/components/schemas/Problem' }));
+        if (Number(status) >= 400) {
+          // The Problem, with `code` narrowed to the codes this operation answers with this status.
+          const [problem, narrowed] = response.content['application/problem+json'].schema.allOf;
+          expect(problem, `${label} ${status}`).to.deep.equal({ $ref: '#/components/schemas/Problem' });
+          expect(narrowed.properties.code.enum, `${label} ${status}`).to.be.an('array').that.is.not.empty;
+        }
       }
       if (!stream(op)) expect(responses[200].headers, label).to.have.property('ETag');
       expect(responses[401].headers, label).to.have.property('WWW-Authenticate');
@@ -159,5 +164,75 @@ describe('the OpenAPI document', () => {
     const bearer = (doc.components as any).securitySchemes.Bearer;
     expect(bearer.description).to.match(/HS256/).and.match(/RFC8725/);
     expect((doc.components as any).securitySchemes.ApiKey.description).to.be.a('string').and.not.equal('');
+  });
+
+  it('describes the problem with every extension the service sends: code, messageKey, minimumNextBid, reason, errors', () => {
+    const problem = (doc.components as any).schemas.Problem;
+    expect(problem.properties).to.include.keys('code', 'messageKey', 'minimumNextBid', 'reason', 'errors');
+    expect(problem.required).to.include('code');
+    expect(problem.properties.code.enum).to.include.members(['bid-too-low', 'leader-must-raise', 'bidding-ended', 'member-token-required']);
+  });
+
+  it("lists each operation's codes by status: its credentials', its input's and its own", () => {
+    const codesOf = (op: Operation, status: number): string[] =>
+      entryOf(op).responses[status]?.content['application/problem+json'].schema.allOf[1].properties.code.enum ?? [];
+    const placeBid = operations.find((op) => op.route.operationId === 'placeBid')!;
+    expect(codesOf(placeBid, 400)).to.deep.equal(['validation-failed', 'bid-too-low', 'leader-must-raise']);
+    expect(codesOf(placeBid, 401)).to.deep.equal(['api-key-invalid', 'token-invalid', 'member-token-required', 'session-ended']);
+    expect(codesOf(placeBid, 403)).to.include.members(['not-registered', 'terms-not-accepted', 'registration-pending']);
+    expect(codesOf(placeBid, 409)).to.include.members(['bidding-ended', 'auction-not-timed']);
+    expect(codesOf(placeBid, 422)).to.deep.equal(['idempotency-key-reused']);
+    expect(entryOf(placeBid).responses[403].content['application/problem+json'].example).to.include({ code: 'lot-closed', reason: 'lot-closed' });
+    for (const op of operations) {
+      const label = `${op.route.method} ${op.route.path}`;
+      expect(codesOf(op, 400), label).to.include('validation-failed');
+      if (op.input?.body) expect([...codesOf(op, 413), ...codesOf(op, 415)], label).to.deep.equal(['too-large', 'unsupported-media-type']);
+      if (op.docs.errors?.includes(404)) expect(codesOf(op, 404), label).to.deep.equal(['not-found']);
+      for (const code of op.docs.problems ?? []) expect(JSON.stringify(entryOf(op).responses), `${label} ${code}`).to.include(`"${code}"`);
+    }
+  });
+
+  it('names Idempotency-Key on every operation that takes it (input.idempotencyKey), and on no other', () => {
+    const taking = operations.filter((op) => op.input?.idempotencyKey).map((op) => op.route.operationId);
+    expect(taking).to.include('placeBid');
+    for (const op of operations)
+      expect(parameterNames(op).includes('header:Idempotency-Key'), op.route.operationId).to.equal(taking.includes(op.route.operationId));
+  });
+
+  it("types each stream's events: a component per event type with its data, and their union by `event`", () => {
+    const streaming = operations.filter((op) => op.output.streamEvents);
+    expect(streaming.map((op) => op.route.operationId)).to.include('streamAuction');
+    for (const op of streaming) {
+      const media = entryOf(op).responses[200].content['text/event-stream'];
+      const union = deref(media['x-item-schema']);
+      expect(Object.keys(union.discriminator.mapping)).to.deep.equal(Object.keys(op.output.streamEvents!));
+      for (const [event, target] of Object.entries(union.discriminator.mapping as Record<string, string>)) {
+        const item = deref({ $ref: target });
+        expect(item.properties.event.enum, event).to.deep.equal([event]);
+        expect(item.required).to.include.members(['id', 'event', 'data']);
+      }
+    }
+    // The events of each stream's example are true to their schemas.
+    for (const op of streaming) {
+      const example = String(op.docs.examples?.response ?? '');
+      for (const [, event, data] of example.matchAll(/^event: (\S+)\ndata: (.*)$/gm)) {
+        const schema = op.output.streamEvents![event];
+        expect(schema, `${op.route.operationId}: an example event ${event} it does not declare`).to.not.equal(undefined);
+        const result = schema.safeParse(JSON.parse(data));
+        expect(result.success, `${op.route.operationId} ${event}: ${JSON.stringify(result.error?.issues)}`).to.equal(true);
+      }
+    }
+    const auction = operations.find((op) => op.route.operationId === 'streamAuction')!;
+    const bid = deref(deref(entryOf(auction).responses[200].content['text/event-stream']['x-item-schema']).oneOf[0]);
+    expect(Object.keys(deref(bid.properties.data).properties)).to.deep.equal([
+      'LotId',
+      'CurrentBid',
+      'Currency',
+      'BidCount',
+      'MinimumNextBid',
+      'ReserveMet',
+      'EndTime',
+      'PlacedAt',
+    ]);
   });
 });

@@ -143,7 +143,7 @@ describe('bodies over their limit (413) as browsers and fetch send them', functi
           body: uploadForm(pngOfSize(11 * 1024 * 1024)),
         }),
       );
-      const problem = expectProblem(response, 413);
+      const problem = expectProblem(response, 413, 'too-large');
       expect(problem.detail).to.include(String(MAX_IDENTITY_DOCUMENT_BYTES));
       expect(await stored()).to.deep.equal(before);
     });
@@ -177,7 +177,7 @@ describe('bodies over their limit (413) as browsers and fetch send them', functi
           body: uploadForm(pngOfSize(5 * 1024 * 1024)),
         }),
       );
-      expectProblem(response, 415);
+      expectProblem(response, 415, 'unsupported-media-type');
       expect(await stored()).to.deep.equal(before);
     });
 

@@ -69,7 +69,7 @@ describe('multipart uploads (src/http/multipart.ts)', () => {
             fields: z.object({ Kind: z.enum(['a', 'b']), Note: z.string().max(MAX_FIELD_BYTES).optional() }),
             maxFileBytes: 1000,
             async receive(stream, info) {
-              if (info.fileName === 'conflict.bin') throw new ConflictError('not now');
+              if (info.fileName === 'conflict.bin') throw new ConflictError('watchlist-full', 'not now');
               const key = `k${++n}`;
               kept.set(key, await collect(stream));
               return key;

@@ -140,7 +140,7 @@ describe('GET /v1/lots and GET /v1/lots/{id}', () => {
     });
 
     it('an unknown id is a 404 problem', async () => {
-      for (const id of [1221, 5000, 2147483647]) expectProblem(await get(`/v1/lots/${id}`), 404);
+      for (const id of [1221, 5000, 2147483647]) expectProblem(await get(`/v1/lots/${id}`), 404, 'not-found');
     });
 
     it('an id that is not an int32 is a 400 naming the id, never a 500', async () => {

@@ -166,8 +166,8 @@ describe('sign-up, email confirmation and availability (operations 34–36)', ()
 
     it('answers 409 to the same address again, in any case; the address signs up in another tenant', async () => {
       const before = await head();
-      expectProblem(await signUp({ Email: email, Password: PASSWORD }), 409);
-      expectProblem(await signUp({ Email: 'ANNA.berg@EXAMPLE.com', Password: PASSWORD }), 409);
+      expectProblem(await signUp({ Email: email, Password: PASSWORD }), 409, 'email-taken');
+      expectProblem(await signUp({ Email: 'ANNA.berg@EXAMPLE.com', Password: PASSWORD }), 409, 'email-taken');
       expect(await head()).to.equal(before);
       const other = await signUp({ Email: email, Password: PASSWORD }, { tenant: 'demo2' });
       expect(other.status, other.text).to.equal(200);
@@ -246,7 +246,7 @@ describe('sign-up, email confirmation and availability (operations 34–36)', ()
     const headers = fromNewAddress();
     for (let i = 0; i < 10; i++) expectProblem(await signUp({ Email: 'bidder@example.com', Password: PASSWORD }, { headers }), 409);
     const limited = await signUp({ Email: 'new.person@example.com', Password: PASSWORD }, { headers });
-    expectProblem(limited, 429);
+    expectProblem(limited, 429, 'rate-limited');
     const retryAfter = Number(limited.headers.get('retry-after'));
     expect(retryAfter).to.be.within(1, 3600);
     expectProblem(await signUp({ Email: 'bidder@example.com', Password: PASSWORD }), 409);

@@ -219,8 +219,8 @@ describe('lot-end reminders (operations 52, 53)', function () {
       await importRecord(server.runtime.services.log, { kind: 'lotClosed', tenant: 'demo', lotId: 5102, closedAt: iso(Date.now() - 1000) });
       await server.runtime.services.projector.catchUp();
       const before = await head();
-      expectProblem(await subscribe({ GeneralId: 5101, SendTime: 0, Type: 1 }), 409);
-      expectProblem(await subscribe({ GeneralId: 5102, SendTime: 0, Type: 1 }), 409);
+      expectProblem(await subscribe({ GeneralId: 5101, SendTime: 0, Type: 1 }), 409, 'bidding-ended');
+      expectProblem(await subscribe({ GeneralId: 5102, SendTime: 0, Type: 1 }), 409, 'bidding-ended');
       expect(await head()).to.equal(before);
     });
 

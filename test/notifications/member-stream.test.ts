@@ -143,7 +143,8 @@ describe("lot-end reminders on the member's stream, and those made before it", f
     );
     const ok = answers.filter((a) => a.status === 200);
     expect(ok, answers.map((a) => a.status).join(' ')).to.have.length(5);
-    for (const refused of answers.filter((a) => a.status !== 200)) expect(expectProblem(refused, 409).detail).to.match(/at most 1000/);
+    for (const refused of answers.filter((a) => a.status !== 200))
+      expect(expectProblem(refused, 409, 'reminder-limit-reached').detail).to.match(/at most 1000/);
     expect(new Set(ok.map((a) => a.body.Id)).size).to.equal(5);
 
     await settle();

@@ -120,7 +120,7 @@ describe('phone verification (operations 40 and 41)', () => {
     const code = await codeFor(token, '+31612345678');
     expect((await confirm(token, { Code: code })).status).to.equal(200);
     const before = await head();
-    const problem = expectProblem(await confirm(token, { Code: code }), 400);
+    const problem = expectProblem(await confirm(token, { Code: code }), 400, 'verification-code-invalid');
     expect(problem.errors.map((e: { field: string }) => e.field)).to.deep.equal(['body.Code']);
     expect(await head()).to.equal(before);
   });
@@ -131,7 +131,7 @@ describe('phone verification (operations 40 and 41)', () => {
     const wrong = code === '000000' ? '111111' : '000000';
     const before = await head();
     for (let i = 1; i <= 5; i++) {
-      const problem = expectProblem(await confirm(token, { Code: wrong }), 400);
+      const problem = expectProblem(await confirm(token, { Code: wrong }), 400, 'verification-code-invalid');
       expect(problem.errors.map((e: { field: string }) => e.field)).to.deep.equal(['body.Code']);
       expect(problem.detail).to.match(i < 5 ? new RegExp(`${5 - i} more`) : /void/);
     }
@@ -173,7 +173,7 @@ describe('phone verification (operations 40 and 41)', () => {
     const before = await head();
     const textsBefore = (await texts('+31687654321')).length;
     const limited = await requestCode(token);
-    expectProblem(limited, 429);
+    expectProblem(limited, 429, 'rate-limited');
     const retryAfter = Number(limited.headers.get('retry-after'));
     expect(retryAfter).to.be.within(3500, 3600);
     expect(await head()).to.equal(before);
@@ -190,7 +190,7 @@ describe('phone verification (operations 40 and 41)', () => {
   it('answers 400 when the profile has no phone, and appends nothing', async () => {
     const { token } = await newMember('demo', '');
     const before = await head();
-    const problem = expectProblem(await requestCode(token), 400);
+    const problem = expectProblem(await requestCode(token), 400, 'phone-number-required');
     expect(problem.errors.map((e: { field: string }) => e.field)).to.deep.equal(['profile.Phone']);
     expect(problem.detail).to.match(/no phone/);
 
@@ -198,7 +198,7 @@ describe('phone verification (operations 40 and 41)', () => {
     const { token: other } = await newMember();
     expect((await server.request('PUT', '/v1/me', { token: other, body: { FirstName: 'Piet' } })).status).to.equal(200);
     const mid = await head();
-    expectProblem(await requestCode(other), 400);
+    expectProblem(await requestCode(other), 400, 'phone-number-required');
     expect(await head()).to.equal(mid);
     expect(mid).to.be.greaterThan(before);
   });

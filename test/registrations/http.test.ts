@@ -131,7 +131,7 @@ describe('auction and lot registration (operations 31–33)', () => {
 
     it('answers 409 for a closed auction, and appends nothing', async () => {
       const before = await head();
-      const problem = expectProblem(await post(4, token(2)), 409);
+      const problem = expectProblem(await post(4, token(2)), 409, 'auction-closed');
       expect(problem.detail).to.match(/closed/);
       expect(await head()).to.equal(before);
       expect(await status(4, token(2))).to.equal('none');
@@ -139,7 +139,8 @@ describe('auction and lot registration (operations 31–33)', () => {
 
     it('answers 403 when the auction requires terms the member has not accepted, and registers once they are accepted', async () => {
       const before = await head();
-      const problem = expectProblem(await post(5, token(2)), 403);
+      const problem = expectProblem(await post(5, token(2)), 403, 'terms-not-accepted');
+      expect(problem).to.include({ reason: 'terms-not-accepted', messageKey: 'message.termsRequired' });
       expect(problem.detail).to.match(/terms/);
       expect(await head()).to.equal(before);
       expect(await status(5, token(2))).to.equal('none');
@@ -154,7 +155,7 @@ describe('auction and lot registration (operations 31–33)', () => {
 
     it("accepting the terms of another auction does not open this one's registration", async () => {
       expect((await server.request('POST', '/v1/auctions/5/terms-acceptance', { token: token(6) })).status).to.equal(200);
-      expectProblem(await post(2, token(6)), 403);
+      expectProblem(await post(2, token(6)), 403, 'terms-not-accepted');
       expect(await status(2, token(6))).to.equal('none');
     });
 

@@ -61,8 +61,16 @@ describe('POST /v1/sessions (operation 37)', () => {
 
   it('answers 401 with identical bodies for a wrong password and for an unknown email', async () => {
     const before = await head();
-    const wrongPassword = expectProblem(await signIn('demo', { Email: 'bidder@example.com', Password: 'not-the-password' }), 401);
-    const unknownEmail = expectProblem(await signIn('demo', { Email: 'nobody@example.com', Password: 'not-the-password' }), 401);
+    const wrongPassword = expectProblem(
+      await signIn('demo', { Email: 'bidder@example.com', Password: 'not-the-password' }),
+      401,
+      'invalid-credentials',
+    );
+    const unknownEmail = expectProblem(
+      await signIn('demo', { Email: 'nobody@example.com', Password: 'not-the-password' }),
+      401,
+      'invalid-credentials',
+    );
     sameProblem(wrongPassword, unknownEmail);
     expect(await head()).to.equal(before);
   });
@@ -105,9 +113,13 @@ describe('POST /v1/sessions (operation 37)', () => {
 
   it('needs a tenant token: no token, a bad token or no Api-Key is 401', async () => {
     const body = { Email: 'bidder@example.com', Password: TEST_PASSWORD };
-    expectProblem(await signIn('demo', body, null), 401);
-    expectProblem(await signIn('demo', body, 'not-a-valid-token-at-all'), 401);
-    expectProblem(await server.request('POST', '/v1/sessions', { apiKey: null, token: await server.anonymousToken('demo'), body }), 401);
+    expectProblem(await signIn('demo', body, null), 401, 'token-invalid');
+    expectProblem(await signIn('demo', body, 'not-a-valid-token-at-all'), 401, 'token-invalid');
+    expectProblem(
+      await server.request('POST', '/v1/sessions', { apiKey: null, token: await server.anonymousToken('demo'), body }),
+      401,
+      'api-key-invalid',
+    );
   });
 
   it('answers 401 for a member of another tenant only (other@example.com exists in demo2, not demo)', async () => {
@@ -119,7 +131,7 @@ describe('POST /v1/sessions (operation 37)', () => {
     for (let i = 1; i <= 5; i++) expectProblem(await signIn('demo2', { Email: 'bidder@example.com', Password: `wrong-${i}` }), 401);
 
     const locked: TestResponse = await signIn('demo2', { Email: 'bidder@example.com', Password: TEST_PASSWORD });
-    expectProblem(locked, 429);
+    expectProblem(locked, 429, 'too-many-attempts');
     const retryAfter = Number(locked.headers.get('retry-after'));
     expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 15 * 60, `Retry-After ${retryAfter}`).to.equal(true);
     // The lock is on the email, whatever its case.

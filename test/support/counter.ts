@@ -26,7 +26,7 @@ export const counter: Decider<{ n: number }, CounterCommand, CounterEvent, numbe
   evolve: (state, event) => ((state.n = event.data.n), state),
   view: (state) => state.n,
   decide: (command, state) => {
-    if (command.fail) throw new ConflictError(`refused at ${state.n}`);
+    if (command.fail) throw new ConflictError('reminder-exists', `refused at ${state.n}`);
     if (command.expect !== undefined && command.expect !== state.n) return [];
     return [{ type: 'Counted', data: { tenant: 'demo', n: state.n + 1, by: command.by } }];
   },

@@ -8,6 +8,8 @@ import { listen } from '../../src/http/server.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { demoCredentials, seedDemo, type DemoCredentials } from '../../app/seed/demo.ts';
+import { PROBLEM_CODES, type ProblemCode } from '../../src/problem-codes.ts';
+import { recordProblem } from './problem-codes.ts';
 
 export const TEST_PASSWORD = 'correct horse battery staple';
 
@@ -102,7 +104,9 @@ export async function startTestServer(
       body = JSON.stringify(o.body);
       headers['Content-Type'] ??= 'application/json';
     }
-    return readResponse(await fetch(base + urlPath, { method, headers, body: body as BodyInit | undefined }));
+    const response = await readResponse(await fetch(base + urlPath, { method, headers, body: body as BodyInit | undefined }));
+    recordProblem(method, urlPath, response.status, response.body);
+    return response;
   };
 
   const anonymous = new Map<string, string>();
@@ -187,8 +191,11 @@ export async function readResponse(response: Response): Promise<TestResponse> {
   return { status: response.status, headers: response.headers, body, text };
 }
 
-/** Asserts a problem+json answer with the given status; returns the parsed problem. */
-export function expectProblem(response: TestResponse, status: number) {
+/**
+ * Asserts a problem+json answer with the given status, a `code` of the catalogue of that status (the given one, when
+ * given) and the catalogue's `messageKey` for it; returns the parsed problem.
+ */
+export function expectProblem(response: TestResponse, status: number, code?: ProblemCode) {
   if (response.status !== status) throw new Error(`expected ${status}, got ${response.status}: ${response.text}`);
   const type = response.headers.get('content-type') ?? '';
   if (!type.startsWith('application/problem+json')) throw new Error(`expected problem+json, got ${type}`);
@@ -196,6 +203,11 @@ export function expectProblem(response: TestResponse, status: number) {
   for (const field of ['type', 'title', 'status', 'detail'])
     if (!(field in body)) throw new Error(`problem without ${field}: ${response.text}`);
   if (body.status !== status) throw new Error(`problem status ${body.status} != ${status}`);
+  const info = (PROBLEM_CODES as Record<string, { status: number; messageKey?: string }>)[body.code];
+  if (!info || info.status !== status)
+    throw new Error(`problem code ${JSON.stringify(body.code)} is not one of ${status}: ${response.text}`);
+  if (code !== undefined && body.code !== code) throw new Error(`expected code ${code}, got ${body.code}: ${response.text}`);
+  if (body.messageKey !== info.messageKey) throw new Error(`messageKey ${body.messageKey} != ${info.messageKey}: ${response.text}`);
   if (/\bat\s+\S+\s+\(|node_modules|\.ts:\d+/.test(response.text)) throw new Error(`problem leaks internals: ${response.text}`);
   return body;
 }

@@ -7,7 +7,17 @@ import { GROUPS } from '../groups.ts';
 import { CREDENTIALS, SECURITY } from './credentials.ts';
 import type { DocumentKind } from './document-kind.ts';
 import { BACK_OFFICE, BIDDER } from './prose.ts';
-import { bodyStatusText, BUSY_READ_TEXT, mebibytes, problemExample, STATUS_TEXT, UNAUTHORIZED } from './problems.ts';
+import {
+  bodyStatusText,
+  BUSY_READ_TEXT,
+  codesText,
+  mebibytes,
+  operationProblemCodes,
+  problemExample,
+  STATUS_TEXT,
+  UNAUTHORIZED,
+} from './problems.ts';
+import { registerStreamEvents } from './stream-events.ts';
 import { EVENT_STREAM_EXAMPLE, ref, registerEventStream, registerIdempotencyKey, registerShared } from './components.ts';
 import { dropUnusedComponents, integerFormats } from './post-process.ts';
 
@@ -47,7 +57,7 @@ function buildDocument(operations: Operation[], kind: DocumentKind) {
   const registry = new OpenAPIRegistry();
   registerShared(registry, kind);
   if (operations.some(streams)) registerEventStream(registry);
-  if (operations.some((op) => op.input?.ndjson)) registerIdempotencyKey(registry);
+  if (operations.some((op) => op.input?.idempotencyKey)) registerIdempotencyKey(registry);
   registry.register('Problem', problemSchema);
   const statusText = { ...STATUS_TEXT, ...kind.statusText };
 
@@ -57,11 +67,9 @@ function buildDocument(operations: Operation[], kind: DocumentKind) {
     const language = route.auth === 'anon' || route.auth === 'member';
     const stream = streams(op);
     const binary = !stream && (output.produces?.length ?? 0) > 0;
-    // Every operation reads its query (a repeated or bracketed parameter is 400, whatever the operation).
-    const statuses = new Set<number>([400, 401, 500, ...(docs.errors ?? [])]);
-    if (input.body || input.upload || input.ndjson) statuses.add(413).add(415);
-    // A change may lose the race for its stream for longer than its budget (src/command-runner.ts).
-    if (route.method !== 'get') statuses.add(503);
+    // The codes of each error status: of its credentials, input, body and kind, and its own (problems.ts).
+    const problemCodes = operationProblemCodes(op);
+    const itemSchema = stream ? registerStreamEvents(registry, op) : null;
 
     const common = {
       'X-Request-Id': ref('headers', 'X-Request-Id'),
@@ -88,6 +96,8 @@ function buildDocument(operations: Operation[], kind: DocumentKind) {
             content: {
               'text/event-stream': {
                 schema: ref('schemas', 'EventStream'),
+                // Each event's shape (OpenAPI 3.2's `itemSchema`, an extension in 3.1).
+                ...(itemSchema ? { 'x-item-schema': itemSchema } : {}),
                 // An operation's own example of its stream, else the feed's.
                 example: typeof op.docs.examples?.response === 'string' ? op.docs.examples.response : EVENT_STREAM_EXAMPLE,
               },
@@ -121,7 +131,7 @@ function buildDocument(operations: Operation[], kind: DocumentKind) {
         description: 'Not modified: the `If-None-Match` of the request names the current `ETag`. No body; reuse the copy held.',
         headers: representation,
       };
-    for (const status of [...statuses].sort()) {
+    for (const [status, codes] of problemCodes) {
       const headers: Record<string, object> = {
         ...common,
         Vary: ref('headers', 'Vary'),
@@ -132,21 +142,34 @@ function buildDocument(operations: Operation[], kind: DocumentKind) {
       const busyRead = status === 503 && route.method === 'get';
       if (status === 429 || (status === 503 && !busyRead)) headers['Retry-After'] = ref('headers', 'Retry-After');
       responses[status] = {
-        description:
+        description: `${
           status === 401
             ? UNAUTHORIZED[route.auth]
             : busyRead
               ? BUSY_READ_TEXT
-              : (bodyStatusText(status, op) ?? statusText[status] ?? 'Error.'),
+              : (bodyStatusText(status, op) ?? statusText[status] ?? 'Error.')
+        }\n\n${codesText(codes)}`,
         headers,
-        content: { 'application/problem+json': { schema: problemSchema, example: problemExample(status, op) } },
+        content: {
+          'application/problem+json': {
+            // The Problem with `code` narrowed to this status's codes of the operation.
+            schema: {
+              allOf: [
+                ref('schemas', 'Problem'),
+                { type: 'object', required: ['code'], properties: { code: { type: 'string', enum: codes } } },
+              ],
+            },
+            // The example's code fits its detail (a 401 of an operation that takes a token: the token's).
+            example: problemExample(status, op, codes.includes('token-invalid') ? 'token-invalid' : codes[0]),
+          },
+        },
       };
     }
 
     const parameters = [
       ...(conditional ? [ref('parameters', 'If-None-Match')] : []),
       ...(stream ? [ref('parameters', 'Last-Event-ID')] : []),
-      ...(input.ndjson ? [ref('parameters', 'Idempotency-Key')] : []),
+      ...(input.idempotencyKey ? [ref('parameters', 'Idempotency-Key')] : []),
       ...(language ? [ref('parameters', 'Accept-Language')] : []),
       ref('parameters', 'X-Request-Id'),
     ];

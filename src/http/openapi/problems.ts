@@ -2,6 +2,7 @@
 // as the service words them (by the operation's credentials, method and body).
 import type { Auth, Operation } from '../operation.ts';
 import { WRITE_CONTENTION_DETAIL } from '../../errors.ts';
+import { isReason, messageKeyOf, PROBLEM_CODES, STATUS_CODES, type ProblemCode } from '../../problem-codes.ts';
 import { MAX_FEED_READERS } from '../../events/feed.ts';
 
 export const UNAUTHORIZED: Record<Auth, string> = {
@@ -27,6 +28,7 @@ export const STATUS_TEXT: Record<number, string> = {
   409: 'It conflicts with the current state.',
   413: 'The JSON body is larger than 64 kB.',
   415: 'The body is not `application/json` (UTF-8).',
+  422: 'The `Idempotency-Key` was used with another body in the last 24 hours: nothing was done.',
   429: 'Too many requests of this kind: wait the seconds `Retry-After` gives.',
   503: 'The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.',
   500: 'An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.',
@@ -62,8 +64,53 @@ const DETAILS: Record<number, string> = {
   503: WRITE_CONTENTION_DETAIL,
 };
 
-/** An example problem of a status, as the service words it for this operation. */
-export function problemExample(status: number, op: Operation) {
+/** The 401 codes of each kind of credentials (src/http/auth.ts, src/http/request-steps.ts). */
+export const CREDENTIAL_CODES: Record<Auth, ProblemCode[]> = {
+  open: ['api-key-invalid'],
+  anon: ['api-key-invalid', 'token-invalid'],
+  member: ['api-key-invalid', 'token-invalid', 'member-token-required', 'session-ended'],
+  backoffice: ['backoffice-key-invalid'],
+};
+
+/**
+ * The problem codes an operation may answer, by status: those its credentials (401), input (400), body (413, 415),
+ * kind (500, 503) bring, the operation's own (`docs.problems`), and the default code of any other status it names
+ * in `docs.errors`. A status with no code of its own and no default (a 403, a 409) is refused: its codes must be
+ * named.
+ */
+export function operationProblemCodes(op: Operation): Map<number, ProblemCode[]> {
+  const { route, docs, input = {} } = op;
+  const codes: ProblemCode[] = ['validation-failed', ...CREDENTIAL_CODES[route.auth], 'internal-error'];
+  if (input.body || input.upload || input.ndjson) codes.push('too-large', 'unsupported-media-type');
+  if (route.method !== 'get') codes.push('unavailable');
+  if (route.tickets) codes.push('ticket-invalid');
+  codes.push(...(docs.problems ?? []));
+  const byStatus = new Map<number, ProblemCode[]>();
+  for (const code of new Set(codes)) {
+    const { status } = PROBLEM_CODES[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  for (const status of docs.errors ?? []) {
+    if (byStatus.has(status)) continue;
+    const fallback = STATUS_CODES[status];
+    if (!fallback)
+      throw new Error(`${route.operationId} answers ${status} but names none of its codes in docs.problems (src/problem-codes.ts)`);
+    byStatus.set(status, [fallback]);
+  }
+  return new Map([...byStatus].sort(([a], [b]) => a - b));
+}
+
+/** A response's description of its codes: a list of each with its meaning, and its messageKey where there is one. */
+export function codesText(codes: readonly ProblemCode[]): string {
+  const line = (code: ProblemCode) => {
+    const key = messageKeyOf(code);
+    return `- \`${code}\`: ${PROBLEM_CODES[code].meaning}${key ? ` (\`messageKey\`: \`${key}\`)` : ''}`;
+  };
+  return ['The `code` is one of:', ...codes.map(line)].join('\n');
+}
+
+/** An example problem of a status, as the service words it for this operation (with the first of its codes). */
+export function problemExample(status: number, op: Operation, code: ProblemCode = STATUS_CODES[status] ?? 'internal-error') {
   const firstKey = (schema: { shape?: object } | undefined) => Object.keys(schema?.shape ?? {})[0];
   const { params, query, body } = op.input ?? {};
   const badValue = params
@@ -79,6 +126,10 @@ export function problemExample(status: number, op: Operation) {
     status,
     detail: problemDetail(status, op),
     instance: 'urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60',
+    code,
+    ...(messageKeyOf(code) ? { messageKey: messageKeyOf(code) } : {}),
+    ...(code === 'bid-too-low' ? { minimumNextBid: 13000 } : {}),
+    ...(isReason(code) ? { reason: code } : {}),
     ...(status === 400 ? { errors: [badValue] } : {}),
   };
 }
