@@ -69,6 +69,7 @@ describe('the typed client package', function () {
         const problem = (error as ProblemError).problem;
         expect((error as ProblemError).status).to.equal(400);
         expect(problem.minimumNextBid).to.equal(other.MinimumNextBid);
+        expect(problem).to.include({ code: 'bid-too-low', messageKey: 'message.bidTooLow' });
       }
     });
 

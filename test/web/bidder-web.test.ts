@@ -153,7 +153,11 @@ describe('the reference bidder front end in Chromium', function () {
       (await call(service.base, 'POST', '/v1/tokens/anonymous', null, { clientId: 'demo' })).body.Token,
     );
     await second.locator('#bid-amount').fill('1');
+    const refused = second.waitForResponse((r) => r.url().endsWith('/v1/me/bids') && r.request().method() === 'POST');
     await second.locator('#bid-form button[type=submit]').click();
+    // The service names what went wrong by code and the dictionary's key; the page shows that key's text.
+    const problem = await (await refused).json();
+    expect(problem).to.include({ status: 400, code: 'bid-too-low', messageKey: 'message.bidTooLow' });
     await second.locator('#bid-error:not(:empty)').waitFor({ timeout: 5000 });
     expect(await second.locator('#bid-error').textContent()).to.equal(dictionary.body.Entries['message.bidTooLow']);
     expect(await second.locator('#bid-amount').getAttribute('aria-invalid')).to.equal('true');

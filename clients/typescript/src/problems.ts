@@ -2,17 +2,12 @@
 // and `ok()`, which turns an openapi-fetch answer into its data or a thrown ProblemError.
 import type { components } from './schema.ts';
 
-/** A problem+json body: the documented fields, and the extensions a front end picks its message by. */
-export type Problem = components['schemas']['Problem'] & {
-  /** What went wrong, stable and kebab-case (`bid-too-low`, `leader-must-raise`, `bidding-ended`, `not-registered`). */
-  code?: string;
-  /** The key of the house's interface dictionary (GET /v1/translations) with a message for it (`message.bidTooLow`). */
-  messageKey?: string;
-  /** On `bid-too-low`: the least `MaxAmount` that would be taken, in minor units. */
-  minimumNextBid?: number;
-  /** On a `403` of a bid: why the caller may not bid (the `Reason` values of GET /v1/me/lots/{lotId}/registration). */
-  reason?: string;
-};
+/**
+ * A problem+json body as the document describes it: `code` says what went wrong (`bid-too-low`, `leader-must-raise`,
+ * `bidding-ended`, `not-registered`, …), `messageKey` names the house's dictionary message for it (`message.bidTooLow`),
+ * `minimumNextBid` and `reason` come with a refused bid. A code this client does not know yet is kept as it came.
+ */
+export type Problem = Omit<components['schemas']['Problem'], 'code'> & { code: components['schemas']['Problem']['code'] | (string & {}) };
 
 /** An answer that was not a success, with its problem (one made up from the status when the body was none). */
 export class ProblemError extends Error {
@@ -23,9 +18,9 @@ export class ProblemError extends Error {
     super(`${status} ${problem.title}: ${problem.detail}`);
     this.name = 'ProblemError';
   }
-  /** The problem's `code`, or `network-error` / `http-<status>` when the answer carried none. */
+  /** The problem's `code` (`http-<status>` when the answer was no problem). */
   get code(): string {
-    return this.problem.code ?? (this.status === 0 ? 'network-error' : `http-${this.status}`);
+    return this.problem.code;
   }
 }
 
@@ -37,6 +32,7 @@ export function problemOf(error: unknown, response: Response): Problem {
     title: response.statusText || 'Error',
     status: response.status,
     detail: typeof error === 'string' && error ? error.slice(0, 1000) : `The answer was ${response.status}.`,
+    code: `http-${response.status}`,
   };
 }
 

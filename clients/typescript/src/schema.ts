@@ -1291,7 +1291,7 @@ export interface components {
     BinaryFile: string;
     /** @description A `text/event-stream` (Server-Sent Events, WHATWG HTML): events of `id:`, `event:` and `data:` lines, each ended by an empty line, and comment lines (`:`) between them. It has no end and so no length: it lasts while the connection does. */
     EventStream: string;
-    /** @description RFC 9457 problem details: every error answer of the API has this shape. */
+    /** @description RFC 9457 problem details: every error answer of the API has this shape. `code`, `messageKey`, `minimumNextBid`, `reason` and `errors` are its extension members. */
     Problem: {
       /**
        * Format: uri
@@ -1315,7 +1315,311 @@ export interface components {
         field: string;
         message: string;
       }[];
+      /**
+       * @description What went wrong, a stable kebab-case name for a front end to pick its own message by (never parse `detail`); each operation lists the codes it may answer. The table: docs/problems.md.
+       * @enum {string}
+       */
+      code:
+        | 'validation-failed'
+        | 'bid-too-low'
+        | 'leader-must-raise'
+        | 'key-invalid'
+        | 'verification-code-invalid'
+        | 'phone-number-required'
+        | 'stream-path-invalid'
+        | 'api-key-invalid'
+        | 'token-invalid'
+        | 'ticket-invalid'
+        | 'member-token-required'
+        | 'session-ended'
+        | 'invalid-credentials'
+        | 'backoffice-key-invalid'
+        | 'lot-closed'
+        | 'auction-not-open'
+        | 'terms-not-accepted'
+        | 'not-registered'
+        | 'registration-pending'
+        | 'registration-rejected'
+        | 'email-not-confirmed'
+        | 'owner-not-caller'
+        | 'not-found'
+        | 'method-not-allowed'
+        | 'request-timeout'
+        | 'bidding-ended'
+        | 'auction-not-timed'
+        | 'auction-timed'
+        | 'auction-closed'
+        | 'email-taken'
+        | 'member-email-mismatch'
+        | 'idempotency-key-in-use'
+        | 'reminder-exists'
+        | 'reminder-limit-reached'
+        | 'watchlist-full'
+        | 'identity-document-limit-reached'
+        | 'webhook-limit-reached'
+        | 'invoice-issued'
+        | 'invoice-number-taken'
+        | 'invoice-paid'
+        | 'invoice-numbers-exhausted'
+        | 'too-large'
+        | 'unsupported-media-type'
+        | 'headers-too-large'
+        | 'idempotency-key-reused'
+        | 'rate-limited'
+        | 'too-many-attempts'
+        | 'too-many-streams'
+        | 'internal-error'
+        | 'unavailable';
+      /** @description The interface dictionary's key of a message for `code` (`message.bidTooLow`), where the house has one. */
+      messageKey?: string;
+      /**
+       * Format: int64
+       * @description On `bid-too-low`: the least `MaxAmount` the lot takes now (minor units).
+       */
+      minimumNextBid?: number;
+      /** @description On a `403` of a bid: why the caller may not bid, a `Reason` of `GET /v1/me/lots/{lotId}/registration` (the same as `code`). */
+      reason?: string;
     };
+    /** @description The `bid` event of GET /v1/auctions/{id}/stream; `data` is its `data:` line (JSON). */
+    AuctionStreamBidEvent: {
+      /** @description The `id:` line: an opaque position, sent back as `Last-Event-ID` to resume. */
+      id: string;
+      /**
+       * @description The `event:` line. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      event: 'bid';
+      data: components['schemas']['AuctionStreamBid'];
+    };
+    /** @description A public bid: the current bid of a lot changed. */
+    AuctionStreamBid: {
+      /** Format: int32 */
+      LotId: number;
+      /**
+       * Format: int64
+       * @description The new current bid (minor units).
+       */
+      CurrentBid: number;
+      Currency: string | null;
+      /** Format: int32 */
+      BidCount: number | null;
+      /**
+       * Format: int64
+       * @description The least next bid; null when the lot is not known yet.
+       */
+      MinimumNextBid: number | null;
+      /** @description Null when the lot has no reserve. */
+      ReserveMet: boolean | null;
+      /**
+       * Format: date-time
+       * @description When bidding ends (moved by soft close).
+       */
+      EndTime: string | null;
+      /**
+       * Format: date-time
+       * @description When the bid was placed.
+       */
+      PlacedAt: string;
+    };
+    /** @description The `extended` event of GET /v1/auctions/{id}/stream; `data` is its `data:` line (JSON). */
+    AuctionStreamExtendedEvent: {
+      /** @description The `id:` line: an opaque position, sent back as `Last-Event-ID` to resume. */
+      id: string;
+      /**
+       * @description The `event:` line. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      event: 'extended';
+      data: components['schemas']['AuctionStreamExtended'];
+    };
+    /** @description A bid in the last minutes moved the lot's end time (soft close). */
+    AuctionStreamExtended: {
+      /** Format: int32 */
+      LotId: number;
+      /**
+       * Format: date-time
+       * @description The new end time.
+       */
+      EndTime: string;
+    };
+    /** @description The `closed` event of GET /v1/auctions/{id}/stream; `data` is its `data:` line (JSON). */
+    AuctionStreamClosedEvent: {
+      /** @description The `id:` line: an opaque position, sent back as `Last-Event-ID` to resume. */
+      id: string;
+      /**
+       * @description The `event:` line. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      event: 'closed';
+      data: components['schemas']['AuctionStreamClosed'];
+    };
+    /** @description The lot closed, sold or not. */
+    AuctionStreamClosed: {
+      /** Format: int32 */
+      LotId: number;
+      Sold: boolean;
+      /**
+       * Format: int64
+       * @description The price it sold for; null when unsold.
+       */
+      HammerPrice: number | null;
+    };
+    /** @description The `live` event of GET /v1/auctions/{id}/stream; `data` is its `data:` line (JSON). */
+    AuctionStreamLiveEvent: {
+      /** @description The `id:` line: an opaque position, sent back as `Last-Event-ID` to resume. */
+      id: string;
+      /**
+       * @description The `event:` line. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      event: 'live';
+      data: components['schemas']['AuctionStreamLive'];
+    };
+    /** @description The live auction started or stopped, or moved to another lot. */
+    AuctionStreamLive: {
+      IsLive: boolean;
+      /** Format: int32 */
+      CurrentLotId: number | null;
+    };
+    /** @description The `reset` event of GET /v1/auctions/{id}/stream; `data` is its `data:` line (JSON). */
+    AuctionStreamResetEvent: {
+      /** @description The `id:` line: an opaque position, sent back as `Last-Event-ID` to resume. */
+      id: string;
+      /**
+       * @description The `event:` line. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      event: 'reset';
+      data: components['schemas']['AuctionStreamReset'];
+    };
+    /** @description The `Last-Event-ID` is too old to resume from: read the lots again; the stream goes on from here. */
+    AuctionStreamReset: {
+      Reason: string;
+    };
+    /** @description An event of GET /v1/auctions/{id}/stream: its `event:` line names its type and the shape of its `data:`. */
+    AuctionStreamEvent:
+      | components['schemas']['AuctionStreamBidEvent']
+      | components['schemas']['AuctionStreamExtendedEvent']
+      | components['schemas']['AuctionStreamClosedEvent']
+      | components['schemas']['AuctionStreamLiveEvent']
+      | components['schemas']['AuctionStreamResetEvent'];
+    /** @description The `outbid` event of GET /v1/me/stream; `data` is its `data:` line (JSON). */
+    MyChangesStreamOutbidEvent: {
+      /** @description The `id:` line: an opaque position, sent back as `Last-Event-ID` to resume. */
+      id: string;
+      /**
+       * @description The `event:` line. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      event: 'outbid';
+      data: components['schemas']['MemberOutbidEvent'];
+    };
+    /** @description The caller's maximum no longer leads the lot (another bidder's is higher, or an equal one came first). */
+    MemberOutbidEvent: {
+      /** Format: int32 */
+      LotId: number;
+      /** Format: int64 */
+      CurrentBid: number | null;
+      /** Format: int64 */
+      MinimumNextBid: number;
+      /** Format: date-time */
+      EndTime: string | null;
+    };
+    /** @description The `leading` event of GET /v1/me/stream; `data` is its `data:` line (JSON). */
+    MyChangesStreamLeadingEvent: {
+      /** @description The `id:` line: an opaque position, sent back as `Last-Event-ID` to resume. */
+      id: string;
+      /**
+       * @description The `event:` line. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      event: 'leading';
+      data: components['schemas']['MemberLeadingEvent'];
+    };
+    /** @description The caller's bid took or kept the lead; `MaxAmount` is the caller's own maximum. */
+    MemberLeadingEvent: {
+      /** Format: int32 */
+      LotId: number;
+      /** Format: int64 */
+      CurrentBid: number | null;
+      /** Format: int64 */
+      MaxAmount: number;
+    };
+    /** @description The `won` event of GET /v1/me/stream; `data` is its `data:` line (JSON). */
+    MyChangesStreamWonEvent: {
+      /** @description The `id:` line: an opaque position, sent back as `Last-Event-ID` to resume. */
+      id: string;
+      /**
+       * @description The `event:` line. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      event: 'won';
+      data: components['schemas']['MemberWonEvent'];
+    };
+    /** @description A lot the caller bid on closed, sold to the caller. */
+    MemberWonEvent: {
+      /** Format: int32 */
+      LotId: number;
+      /** Format: int64 */
+      HammerPrice: number | null;
+    };
+    /** @description The `lost` event of GET /v1/me/stream; `data` is its `data:` line (JSON). */
+    MyChangesStreamLostEvent: {
+      /** @description The `id:` line: an opaque position, sent back as `Last-Event-ID` to resume. */
+      id: string;
+      /**
+       * @description The `event:` line. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      event: 'lost';
+      data: components['schemas']['MemberLostEvent'];
+    };
+    /** @description A lot the caller bid on closed, not sold to the caller (or unsold). */
+    MemberLostEvent: {
+      /** Format: int32 */
+      LotId: number;
+    };
+    /** @description The `registration` event of GET /v1/me/stream; `data` is its `data:` line (JSON). */
+    MyChangesStreamRegistrationEvent: {
+      /** @description The `id:` line: an opaque position, sent back as `Last-Event-ID` to resume. */
+      id: string;
+      /**
+       * @description The `event:` line. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      event: 'registration';
+      data: components['schemas']['MemberRegistrationEvent'];
+    };
+    /** @description The house decided the caller's registration for an auction. */
+    MemberRegistrationEvent: {
+      /** Format: int32 */
+      AuctionId: number;
+      /** @enum {string} */
+      Status: 'approved' | 'rejected';
+    };
+    /** @description The `reset` event of GET /v1/me/stream; `data` is its `data:` line (JSON). */
+    MyChangesStreamResetEvent: {
+      /** @description The `id:` line: an opaque position, sent back as `Last-Event-ID` to resume. */
+      id: string;
+      /**
+       * @description The `event:` line. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      event: 'reset';
+      data: components['schemas']['MemberStreamResetEvent'];
+    };
+    /** @description `Last-Event-ID` is too old: read `/v1/me/bids` and `/v1/me/registrations` again. */
+    MemberStreamResetEvent: {
+      Reason: string;
+    };
+    /** @description An event of GET /v1/me/stream: its `event:` line names its type and the shape of its `data:`. */
+    MyChangesStreamEvent:
+      | components['schemas']['MyChangesStreamOutbidEvent']
+      | components['schemas']['MyChangesStreamLeadingEvent']
+      | components['schemas']['MyChangesStreamWonEvent']
+      | components['schemas']['MyChangesStreamLostEvent']
+      | components['schemas']['MyChangesStreamRegistrationEvent']
+      | components['schemas']['MyChangesStreamResetEvent'];
     TokenResponse: {
       /** @description A JWT, for `Authorization: Bearer <Token>`. Treat it as opaque. */
       Token: string;
@@ -2402,6 +2706,11 @@ export interface components {
     'X-Request-Id': string;
     /** @description The `id:` of the last event received (a `Position`), which `EventSource` sends by itself when it reconnects: the stream goes on after it, missing nothing and repeating nothing. It wins over `after`; an id the feed did not give is `400`. */
     'Last-Event-ID': string;
+    /**
+     * @description A key of your choice (1 to 200 visible ASCII characters, a UUID for instance) that makes a retry safe: the same key with the same body within 24 hours answers the first answer again and takes nothing; the same key with another body is `422`; while the first request with the key still runs, another is `409`.
+     * @example 5f0c7a52-1d2b-4c1e-8a47-0e9b3f6d2c11
+     */
+    'Idempotency-Key': string;
   };
   requestBodies: never;
   headers: {
@@ -2475,7 +2784,12 @@ export interface operations {
           'application/json': components['schemas']['TokenResponse'];
         };
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2492,6 +2806,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "body.ClientId",
@@ -2500,10 +2815,19 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown. */
+      /**
+       * @description The `Api-Key` header is missing or unknown.
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `invalid-credentials`: Wrong email or password (sign-in), or unknown ClientId or wrong ClientSecret (application token). (`messageKey`: `message.invalidCredentials`)
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2520,13 +2844,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "The Api-Key header is missing or unknown.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "api-key-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'invalid-credentials';
+          };
         };
       };
-      /** @description The JSON body is larger than 64 kB. */
+      /**
+       * @description The JSON body is larger than 64 kB.
+       *
+       *     The `code` is one of:
+       *     - `too-large`: The body, the file, or the change it makes is larger than the operation takes.
+       */
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2542,13 +2875,22 @@ export interface operations {
            *       "title": "Payload Too Large",
            *       "status": 413,
            *       "detail": "The request body is too large.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "too-large"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'too-large';
+          };
         };
       };
-      /** @description The body is not `application/json` (UTF-8). */
+      /**
+       * @description The body is not `application/json` (UTF-8).
+       *
+       *     The `code` is one of:
+       *     - `unsupported-media-type`: The body is not of the type the operation takes (JSON in UTF-8, multipart, NDJSON), or its `Content-Encoding` is not taken, or an uploaded file is not a PDF, JPEG or PNG.
+       */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2564,13 +2906,22 @@ export interface operations {
            *       "title": "Unsupported Media Type",
            *       "status": 415,
            *       "detail": "The request body must be application/json.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unsupported-media-type"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unsupported-media-type';
+          };
         };
       };
-      /** @description Too many requests of this kind: wait the seconds `Retry-After` gives. */
+      /**
+       * @description Too many requests of this kind: wait the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `too-many-attempts`: Too many failed sign-ins or client credentials: wait the seconds `Retry-After` gives. (`messageKey`: `message.tooManyAttempts`)
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2587,13 +2938,23 @@ export interface operations {
            *       "title": "Too Many Requests",
            *       "status": 429,
            *       "detail": "Too many requests; try again later.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "too-many-attempts",
+           *       "messageKey": "message.tooManyAttempts"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'too-many-attempts';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2609,13 +2970,23 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
-      /** @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives. */
+      /**
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2632,10 +3003,15 @@ export interface operations {
            *       "title": "Service Unavailable",
            *       "status": 503,
            *       "detail": "Too many changes to the same data were being made at once, and this one was not made. Try again in a moment.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unavailable",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unavailable';
+          };
         };
       };
     };
@@ -2682,7 +3058,12 @@ export interface operations {
           'application/json': components['schemas']['TokenResponse'];
         };
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2699,6 +3080,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "body.clientId",
@@ -2707,10 +3089,18 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown. */
+      /**
+       * @description The `Api-Key` header is missing or unknown.
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2727,13 +3117,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "The Api-Key header is missing or unknown.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "api-key-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid';
+          };
         };
       };
-      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2749,13 +3148,22 @@ export interface operations {
            *       "title": "Not Found",
            *       "status": 404,
            *       "detail": "The resource does not exist.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
         };
       };
-      /** @description The JSON body is larger than 64 kB. */
+      /**
+       * @description The JSON body is larger than 64 kB.
+       *
+       *     The `code` is one of:
+       *     - `too-large`: The body, the file, or the change it makes is larger than the operation takes.
+       */
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2771,13 +3179,22 @@ export interface operations {
            *       "title": "Payload Too Large",
            *       "status": 413,
            *       "detail": "The request body is too large.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "too-large"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'too-large';
+          };
         };
       };
-      /** @description The body is not `application/json` (UTF-8). */
+      /**
+       * @description The body is not `application/json` (UTF-8).
+       *
+       *     The `code` is one of:
+       *     - `unsupported-media-type`: The body is not of the type the operation takes (JSON in UTF-8, multipart, NDJSON), or its `Content-Encoding` is not taken, or an uploaded file is not a PDF, JPEG or PNG.
+       */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2793,13 +3210,22 @@ export interface operations {
            *       "title": "Unsupported Media Type",
            *       "status": 415,
            *       "detail": "The request body must be application/json.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unsupported-media-type"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unsupported-media-type';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2815,13 +3241,23 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
-      /** @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives. */
+      /**
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2838,10 +3274,15 @@ export interface operations {
            *       "title": "Service Unavailable",
            *       "status": 503,
            *       "detail": "Too many changes to the same data were being made at once, and this one was not made. Try again in a moment.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unavailable",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unavailable';
+          };
         };
       };
     };
@@ -2894,7 +3335,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2911,6 +3357,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "query.x[]",
@@ -2919,10 +3366,18 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown. */
+      /**
+       * @description The `Api-Key` header is missing or unknown.
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2939,13 +3394,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "The Api-Key header is missing or unknown.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "api-key-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -2961,10 +3425,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -3048,7 +3517,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3065,6 +3539,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "query.status",
@@ -3073,10 +3548,19 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3093,13 +3577,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3115,10 +3608,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -3190,7 +3688,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3207,6 +3710,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "path.id",
@@ -3215,10 +3719,19 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3235,13 +3748,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid';
+          };
         };
       };
-      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3257,13 +3779,22 @@ export interface operations {
            *       "title": "Not Found",
            *       "status": 404,
            *       "detail": "The resource does not exist.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3279,10 +3810,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -3342,7 +3878,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3359,6 +3900,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "path.id",
@@ -3367,10 +3909,19 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3387,13 +3938,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid';
+          };
         };
       };
-      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3409,13 +3969,22 @@ export interface operations {
            *       "title": "Not Found",
            *       "status": 404,
            *       "detail": "The resource does not exist.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3431,10 +4000,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -3491,7 +4065,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3508,6 +4087,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "path.id",
@@ -3516,10 +4096,19 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3536,13 +4125,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid';
+          };
         };
       };
-      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3558,13 +4156,22 @@ export interface operations {
            *       "title": "Not Found",
            *       "status": 404,
            *       "detail": "The resource does not exist.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3580,10 +4187,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -3656,7 +4268,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3673,6 +4290,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "path.id",
@@ -3681,10 +4299,19 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3701,13 +4328,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid';
+          };
         };
       };
-      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3723,13 +4359,22 @@ export interface operations {
            *       "title": "Not Found",
            *       "status": 404,
            *       "detail": "The resource does not exist.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3745,10 +4390,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -3813,7 +4463,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3830,6 +4485,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "path.id",
@@ -3838,10 +4494,19 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3858,13 +4523,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid';
+          };
         };
       };
-      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3880,13 +4554,22 @@ export interface operations {
            *       "title": "Not Found",
            *       "status": 404,
            *       "detail": "The resource does not exist.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3902,10 +4585,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -3982,7 +4670,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -3999,6 +4692,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "path.id",
@@ -4007,10 +4701,19 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4027,13 +4730,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid';
+          };
         };
       };
-      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4049,13 +4761,22 @@ export interface operations {
            *       "title": "Not Found",
            *       "status": 404,
            *       "detail": "The resource does not exist.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4071,10 +4792,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -4122,7 +4848,12 @@ export interface operations {
           'application/json': components['schemas']['TermsAcceptance'];
         };
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4139,6 +4870,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "path.id",
@@ -4147,10 +4879,21 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists. */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists.
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `member-token-required`: A member operation was called with an anonymous or application token, or with none: sign in (`POST /v1/sessions`). (`messageKey`: `message.signInRequired`)
+       *     - `session-ended`: The member token's member was removed, or its sessions were ended by a password reset: sign in again. (`messageKey`: `message.signInRequired`)
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4167,13 +4910,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'member-token-required' | 'session-ended';
+          };
         };
       };
-      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4189,13 +4941,22 @@ export interface operations {
            *       "title": "Not Found",
            *       "status": 404,
            *       "detail": "The resource does not exist.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4211,13 +4972,23 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
-      /** @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives. */
+      /**
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4234,10 +5005,15 @@ export interface operations {
            *       "title": "Service Unavailable",
            *       "status": 503,
            *       "detail": "Too many changes to the same data were being made at once, and this one was not made. Try again in a moment.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unavailable",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unavailable';
+          };
         };
       };
     };
@@ -4305,7 +5081,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4322,6 +5103,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "path.id",
@@ -4330,10 +5112,19 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4350,13 +5141,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid';
+          };
         };
       };
-      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4372,13 +5172,22 @@ export interface operations {
            *       "title": "Not Found",
            *       "status": 404,
            *       "detail": "The resource does not exist.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4394,10 +5203,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -4457,7 +5271,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4474,6 +5293,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "path.id",
@@ -4482,10 +5302,19 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4502,13 +5331,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid';
+          };
         };
       };
-      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4524,13 +5362,22 @@ export interface operations {
            *       "title": "Not Found",
            *       "status": 404,
            *       "detail": "The resource does not exist.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4546,10 +5393,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -4642,7 +5494,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4659,6 +5516,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "query.showAll",
@@ -4667,10 +5525,19 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4687,13 +5554,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4709,10 +5585,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -4787,7 +5668,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4804,6 +5690,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "path.id",
@@ -4812,10 +5699,19 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4832,13 +5728,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid';
+          };
         };
       };
-      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4854,13 +5759,22 @@ export interface operations {
            *       "title": "Not Found",
            *       "status": 404,
            *       "detail": "The resource does not exist.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -4876,10 +5790,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -5008,7 +5927,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5025,6 +5949,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "query.AuctionId",
@@ -5033,10 +5958,20 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `session-ended`: The member token's member was removed, or its sessions were ended by a password reset: sign in again. (`messageKey`: `message.signInRequired`)
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5053,13 +5988,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'session-ended';
+          };
         };
       };
-      /** @description The caller may not do this. */
+      /**
+       * @description The caller may not do this.
+       *
+       *     The `code` is one of:
+       *     - `owner-not-caller`: `OwnerId` names another member than the signed-in one.
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5075,13 +6019,22 @@ export interface operations {
            *       "title": "Forbidden",
            *       "status": 403,
            *       "detail": "The caller may not do this.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "owner-not-caller"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'owner-not-caller';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5097,10 +6050,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -5253,7 +6211,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5270,6 +6233,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "query.q",
@@ -5278,10 +6242,19 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5298,13 +6271,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5320,10 +6302,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -5415,7 +6402,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5432,6 +6424,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "path.id",
@@ -5440,10 +6433,19 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5460,13 +6462,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid';
+          };
         };
       };
-      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5482,13 +6493,22 @@ export interface operations {
            *       "title": "Not Found",
            *       "status": 404,
            *       "detail": "The resource does not exist.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5504,10 +6524,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -5567,7 +6592,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5584,6 +6614,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "path.id",
@@ -5592,10 +6623,19 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5612,13 +6652,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid';
+          };
         };
       };
-      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5634,13 +6683,22 @@ export interface operations {
            *       "title": "Not Found",
            *       "status": 404,
            *       "detail": "The resource does not exist.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5656,10 +6714,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -5739,7 +6802,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5756,6 +6824,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "query.OnlyOpenLots",
@@ -5764,10 +6833,19 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5784,13 +6862,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5806,10 +6893,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -5879,7 +6971,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5896,6 +6993,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "path.id",
@@ -5904,10 +7002,19 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5924,13 +7031,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid';
+          };
         };
       };
-      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5946,13 +7062,22 @@ export interface operations {
            *       "title": "Not Found",
            *       "status": 404,
            *       "detail": "The resource does not exist.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -5968,10 +7093,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -6053,7 +7183,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6070,6 +7205,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "query.auctionId",
@@ -6078,10 +7214,19 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6098,13 +7243,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6120,10 +7274,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -6203,7 +7362,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6220,6 +7384,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "path.id",
@@ -6228,10 +7393,19 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6248,13 +7422,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid';
+          };
         };
       };
-      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6270,13 +7453,22 @@ export interface operations {
            *       "title": "Not Found",
            *       "status": 404,
            *       "detail": "The resource does not exist.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6292,10 +7484,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -6401,7 +7598,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6418,6 +7620,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "query.page",
@@ -6426,10 +7629,21 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists. */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists.
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `member-token-required`: A member operation was called with an anonymous or application token, or with none: sign in (`POST /v1/sessions`). (`messageKey`: `message.signInRequired`)
+       *     - `session-ended`: The member token's member was removed, or its sessions were ended by a password reset: sign in again. (`messageKey`: `message.signInRequired`)
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6446,13 +7660,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'member-token-required' | 'session-ended';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6468,10 +7691,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -6528,7 +7756,12 @@ export interface operations {
           'application/json': components['schemas']['WatchResult'];
         };
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6545,6 +7778,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "path.lotId",
@@ -6553,10 +7787,21 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists. */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists.
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `member-token-required`: A member operation was called with an anonymous or application token, or with none: sign in (`POST /v1/sessions`). (`messageKey`: `message.signInRequired`)
+       *     - `session-ended`: The member token's member was removed, or its sessions were ended by a password reset: sign in again. (`messageKey`: `message.signInRequired`)
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6573,13 +7818,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'member-token-required' | 'session-ended';
+          };
         };
       };
-      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6595,13 +7849,22 @@ export interface operations {
            *       "title": "Not Found",
            *       "status": 404,
            *       "detail": "The resource does not exist.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
         };
       };
-      /** @description It conflicts with the current state. */
+      /**
+       * @description It conflicts with the current state.
+       *
+       *     The `code` is one of:
+       *     - `watchlist-full`: The watchlist holds the most lots allowed: remove some first. (`messageKey`: `message.limitReached`)
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6617,13 +7880,23 @@ export interface operations {
            *       "title": "Conflict",
            *       "status": 409,
            *       "detail": "It conflicts with the current state.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "watchlist-full",
+           *       "messageKey": "message.limitReached"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'watchlist-full';
+          };
         };
       };
-      /** @description The JSON body is larger than 64 kB. */
+      /**
+       * @description The JSON body is larger than 64 kB.
+       *
+       *     The `code` is one of:
+       *     - `too-large`: The body, the file, or the change it makes is larger than the operation takes.
+       */
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6639,13 +7912,22 @@ export interface operations {
            *       "title": "Payload Too Large",
            *       "status": 413,
            *       "detail": "The request body is too large.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "too-large"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'too-large';
+          };
         };
       };
-      /** @description The body is not `application/json` (UTF-8). */
+      /**
+       * @description The body is not `application/json` (UTF-8).
+       *
+       *     The `code` is one of:
+       *     - `unsupported-media-type`: The body is not of the type the operation takes (JSON in UTF-8, multipart, NDJSON), or its `Content-Encoding` is not taken, or an uploaded file is not a PDF, JPEG or PNG.
+       */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6661,13 +7943,22 @@ export interface operations {
            *       "title": "Unsupported Media Type",
            *       "status": 415,
            *       "detail": "The request body must be application/json.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unsupported-media-type"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unsupported-media-type';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6683,13 +7974,23 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
-      /** @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives. */
+      /**
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6706,10 +8007,15 @@ export interface operations {
            *       "title": "Service Unavailable",
            *       "status": 503,
            *       "detail": "Too many changes to the same data were being made at once, and this one was not made. Try again in a moment.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unavailable",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unavailable';
+          };
         };
       };
     };
@@ -6757,7 +8063,12 @@ export interface operations {
           'application/json': components['schemas']['WatchResult'];
         };
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6774,6 +8085,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "path.lotId",
@@ -6782,10 +8094,21 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists. */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists.
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `member-token-required`: A member operation was called with an anonymous or application token, or with none: sign in (`POST /v1/sessions`). (`messageKey`: `message.signInRequired`)
+       *     - `session-ended`: The member token's member was removed, or its sessions were ended by a password reset: sign in again. (`messageKey`: `message.signInRequired`)
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6802,13 +8125,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'member-token-required' | 'session-ended';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6824,13 +8156,23 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
-      /** @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives. */
+      /**
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6847,10 +8189,15 @@ export interface operations {
            *       "title": "Service Unavailable",
            *       "status": 503,
            *       "detail": "Too many changes to the same data were being made at once, and this one was not made. Try again in a moment.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unavailable",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unavailable';
+          };
         };
       };
     };
@@ -6954,7 +8301,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6971,6 +8323,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "query.auctionId",
@@ -6979,10 +8332,21 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists. */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists.
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `member-token-required`: A member operation was called with an anonymous or application token, or with none: sign in (`POST /v1/sessions`). (`messageKey`: `message.signInRequired`)
+       *     - `session-ended`: The member token's member was removed, or its sessions were ended by a password reset: sign in again. (`messageKey`: `message.signInRequired`)
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6999,13 +8363,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'member-token-required' | 'session-ended';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7021,10 +8394,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -7107,7 +8485,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7124,6 +8507,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "query.page",
@@ -7132,10 +8516,21 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists. */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists.
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `member-token-required`: A member operation was called with an anonymous or application token, or with none: sign in (`POST /v1/sessions`). (`messageKey`: `message.signInRequired`)
+       *     - `session-ended`: The member token's member was removed, or its sessions were ended by a password reset: sign in again. (`messageKey`: `message.signInRequired`)
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7152,13 +8547,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'member-token-required' | 'session-ended';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7174,10 +8578,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -7237,7 +8646,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7254,6 +8668,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "query.x[]",
@@ -7262,10 +8677,19 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7282,13 +8706,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7304,10 +8737,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -7370,7 +8808,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7387,6 +8830,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "path.id",
@@ -7395,10 +8839,19 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7415,13 +8868,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid';
+          };
         };
       };
-      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7437,13 +8899,22 @@ export interface operations {
            *       "title": "Not Found",
            *       "status": 404,
            *       "detail": "The resource does not exist.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7459,10 +8930,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -7524,7 +9000,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7541,6 +9022,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "path.auctionId",
@@ -7549,10 +9031,21 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists. */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists.
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `member-token-required`: A member operation was called with an anonymous or application token, or with none: sign in (`POST /v1/sessions`). (`messageKey`: `message.signInRequired`)
+       *     - `session-ended`: The member token's member was removed, or its sessions were ended by a password reset: sign in again. (`messageKey`: `message.signInRequired`)
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7569,13 +9062,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'member-token-required' | 'session-ended';
+          };
         };
       };
-      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7591,13 +9093,22 @@ export interface operations {
            *       "title": "Not Found",
            *       "status": 404,
            *       "detail": "The resource does not exist.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7613,10 +9124,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -7663,7 +9179,12 @@ export interface operations {
           'application/json': components['schemas']['AuctionRegistration'];
         };
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7680,6 +9201,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "path.auctionId",
@@ -7688,10 +9210,21 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists. */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists.
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `member-token-required`: A member operation was called with an anonymous or application token, or with none: sign in (`POST /v1/sessions`). (`messageKey`: `message.signInRequired`)
+       *     - `session-ended`: The member token's member was removed, or its sessions were ended by a password reset: sign in again. (`messageKey`: `message.signInRequired`)
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7708,13 +9241,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'member-token-required' | 'session-ended';
+          };
         };
       };
-      /** @description The caller may not do this. */
+      /**
+       * @description The caller may not do this.
+       *
+       *     The `code` is one of:
+       *     - `terms-not-accepted`: The auction's terms must be accepted first (`POST /v1/auctions/{id}/terms-acceptance`). (`messageKey`: `message.termsRequired`)
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7730,13 +9272,24 @@ export interface operations {
            *       "title": "Forbidden",
            *       "status": 403,
            *       "detail": "The caller may not do this.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "terms-not-accepted",
+           *       "messageKey": "message.termsRequired",
+           *       "reason": "terms-not-accepted"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'terms-not-accepted';
+          };
         };
       };
-      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7752,13 +9305,22 @@ export interface operations {
            *       "title": "Not Found",
            *       "status": 404,
            *       "detail": "The resource does not exist.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
         };
       };
-      /** @description It conflicts with the current state. */
+      /**
+       * @description It conflicts with the current state.
+       *
+       *     The `code` is one of:
+       *     - `auction-closed`: The auction is closed: registration is no longer possible. (`messageKey`: `message.auctionClosed`)
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7774,13 +9336,23 @@ export interface operations {
            *       "title": "Conflict",
            *       "status": 409,
            *       "detail": "It conflicts with the current state.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "auction-closed",
+           *       "messageKey": "message.auctionClosed"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'auction-closed';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7796,13 +9368,23 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
-      /** @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives. */
+      /**
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7819,10 +9401,15 @@ export interface operations {
            *       "title": "Service Unavailable",
            *       "status": 503,
            *       "detail": "Too many changes to the same data were being made at once, and this one was not made. Try again in a moment.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unavailable",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unavailable';
+          };
         };
       };
     };
@@ -7885,7 +9472,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7902,6 +9494,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "path.lotId",
@@ -7910,10 +9503,21 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists. */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists.
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `member-token-required`: A member operation was called with an anonymous or application token, or with none: sign in (`POST /v1/sessions`). (`messageKey`: `message.signInRequired`)
+       *     - `session-ended`: The member token's member was removed, or its sessions were ended by a password reset: sign in again. (`messageKey`: `message.signInRequired`)
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7930,13 +9534,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'member-token-required' | 'session-ended';
+          };
         };
       };
-      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7952,13 +9565,22 @@ export interface operations {
            *       "title": "Not Found",
            *       "status": 404,
            *       "detail": "The resource does not exist.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -7974,10 +9596,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -8034,7 +9661,12 @@ export interface operations {
           'application/json': components['schemas']['SignUpResult'];
         };
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8051,6 +9683,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "body.Email",
@@ -8059,10 +9692,19 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8079,13 +9721,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid';
+          };
         };
       };
-      /** @description It conflicts with the current state. */
+      /**
+       * @description It conflicts with the current state.
+       *
+       *     The `code` is one of:
+       *     - `email-taken`: The email address is already registered. (`messageKey`: `message.emailTaken`)
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8101,13 +9752,23 @@ export interface operations {
            *       "title": "Conflict",
            *       "status": 409,
            *       "detail": "It conflicts with the current state.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "email-taken",
+           *       "messageKey": "message.emailTaken"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'email-taken';
+          };
         };
       };
-      /** @description The JSON body is larger than 64 kB. */
+      /**
+       * @description The JSON body is larger than 64 kB.
+       *
+       *     The `code` is one of:
+       *     - `too-large`: The body, the file, or the change it makes is larger than the operation takes.
+       */
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8123,13 +9784,22 @@ export interface operations {
            *       "title": "Payload Too Large",
            *       "status": 413,
            *       "detail": "The request body is too large.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "too-large"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'too-large';
+          };
         };
       };
-      /** @description The body is not `application/json` (UTF-8). */
+      /**
+       * @description The body is not `application/json` (UTF-8).
+       *
+       *     The `code` is one of:
+       *     - `unsupported-media-type`: The body is not of the type the operation takes (JSON in UTF-8, multipart, NDJSON), or its `Content-Encoding` is not taken, or an uploaded file is not a PDF, JPEG or PNG.
+       */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8145,13 +9815,22 @@ export interface operations {
            *       "title": "Unsupported Media Type",
            *       "status": 415,
            *       "detail": "The request body must be application/json.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unsupported-media-type"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unsupported-media-type';
+          };
         };
       };
-      /** @description Too many requests of this kind: wait the seconds `Retry-After` gives. */
+      /**
+       * @description Too many requests of this kind: wait the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `rate-limited`: Too many requests of this kind: wait the seconds `Retry-After` gives. (`messageKey`: `message.tooManyAttempts`)
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8168,13 +9847,23 @@ export interface operations {
            *       "title": "Too Many Requests",
            *       "status": 429,
            *       "detail": "Too many requests; try again later.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "rate-limited",
+           *       "messageKey": "message.tooManyAttempts"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'rate-limited';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8190,13 +9879,23 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
-      /** @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives. */
+      /**
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8213,10 +9912,15 @@ export interface operations {
            *       "title": "Service Unavailable",
            *       "status": 503,
            *       "detail": "Too many changes to the same data were being made at once, and this one was not made. Try again in a moment.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unavailable",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unavailable';
+          };
         };
       };
     };
@@ -8269,7 +9973,13 @@ export interface operations {
           'application/json': components['schemas']['EmailConfirmationResult'];
         };
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `key-invalid`: The confirmation or password-reset key is wrong, used or expired. (`messageKey`: `message.linkExpired`)
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8286,6 +9996,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "body.Email",
@@ -8294,10 +10005,19 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed' | 'key-invalid';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8314,13 +10034,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid';
+          };
         };
       };
-      /** @description The JSON body is larger than 64 kB. */
+      /**
+       * @description The JSON body is larger than 64 kB.
+       *
+       *     The `code` is one of:
+       *     - `too-large`: The body, the file, or the change it makes is larger than the operation takes.
+       */
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8336,13 +10065,22 @@ export interface operations {
            *       "title": "Payload Too Large",
            *       "status": 413,
            *       "detail": "The request body is too large.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "too-large"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'too-large';
+          };
         };
       };
-      /** @description The body is not `application/json` (UTF-8). */
+      /**
+       * @description The body is not `application/json` (UTF-8).
+       *
+       *     The `code` is one of:
+       *     - `unsupported-media-type`: The body is not of the type the operation takes (JSON in UTF-8, multipart, NDJSON), or its `Content-Encoding` is not taken, or an uploaded file is not a PDF, JPEG or PNG.
+       */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8358,13 +10096,22 @@ export interface operations {
            *       "title": "Unsupported Media Type",
            *       "status": 415,
            *       "detail": "The request body must be application/json.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unsupported-media-type"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unsupported-media-type';
+          };
         };
       };
-      /** @description Too many requests of this kind: wait the seconds `Retry-After` gives. */
+      /**
+       * @description Too many requests of this kind: wait the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `rate-limited`: Too many requests of this kind: wait the seconds `Retry-After` gives. (`messageKey`: `message.tooManyAttempts`)
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8381,13 +10128,23 @@ export interface operations {
            *       "title": "Too Many Requests",
            *       "status": 429,
            *       "detail": "Too many requests; try again later.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "rate-limited",
+           *       "messageKey": "message.tooManyAttempts"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'rate-limited';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8403,13 +10160,23 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
-      /** @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives. */
+      /**
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8426,10 +10193,15 @@ export interface operations {
            *       "title": "Service Unavailable",
            *       "status": 503,
            *       "detail": "Too many changes to the same data were being made at once, and this one was not made. Try again in a moment.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unavailable",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unavailable';
+          };
         };
       };
     };
@@ -8490,7 +10262,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8507,6 +10284,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "query.email",
@@ -8515,10 +10293,19 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8535,13 +10322,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid';
+          };
         };
       };
-      /** @description Too many requests of this kind: wait the seconds `Retry-After` gives. */
+      /**
+       * @description Too many requests of this kind: wait the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `rate-limited`: Too many requests of this kind: wait the seconds `Retry-After` gives. (`messageKey`: `message.tooManyAttempts`)
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8558,13 +10354,23 @@ export interface operations {
            *       "title": "Too Many Requests",
            *       "status": 429,
            *       "detail": "Too many requests; try again later.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "rate-limited",
+           *       "messageKey": "message.tooManyAttempts"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'rate-limited';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8580,10 +10386,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -8637,7 +10448,12 @@ export interface operations {
           'application/json': components['schemas']['TokenResponse'];
         };
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8654,6 +10470,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "body.Email",
@@ -8662,10 +10479,20 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `invalid-credentials`: Wrong email or password (sign-in), or unknown ClientId or wrong ClientSecret (application token). (`messageKey`: `message.invalidCredentials`)
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8682,13 +10509,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'invalid-credentials';
+          };
         };
       };
-      /** @description The caller may not do this. */
+      /**
+       * @description The caller may not do this.
+       *
+       *     The `code` is one of:
+       *     - `email-not-confirmed`: The account exists but its email address is not confirmed yet: follow the link of the confirmation mail. (`messageKey`: `message.confirmEmailFirst`)
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8704,13 +10540,23 @@ export interface operations {
            *       "title": "Forbidden",
            *       "status": 403,
            *       "detail": "The caller may not do this.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "email-not-confirmed",
+           *       "messageKey": "message.confirmEmailFirst"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'email-not-confirmed';
+          };
         };
       };
-      /** @description The JSON body is larger than 64 kB. */
+      /**
+       * @description The JSON body is larger than 64 kB.
+       *
+       *     The `code` is one of:
+       *     - `too-large`: The body, the file, or the change it makes is larger than the operation takes.
+       */
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8726,13 +10572,22 @@ export interface operations {
            *       "title": "Payload Too Large",
            *       "status": 413,
            *       "detail": "The request body is too large.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "too-large"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'too-large';
+          };
         };
       };
-      /** @description The body is not `application/json` (UTF-8). */
+      /**
+       * @description The body is not `application/json` (UTF-8).
+       *
+       *     The `code` is one of:
+       *     - `unsupported-media-type`: The body is not of the type the operation takes (JSON in UTF-8, multipart, NDJSON), or its `Content-Encoding` is not taken, or an uploaded file is not a PDF, JPEG or PNG.
+       */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8748,13 +10603,22 @@ export interface operations {
            *       "title": "Unsupported Media Type",
            *       "status": 415,
            *       "detail": "The request body must be application/json.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unsupported-media-type"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unsupported-media-type';
+          };
         };
       };
-      /** @description Too many requests of this kind: wait the seconds `Retry-After` gives. */
+      /**
+       * @description Too many requests of this kind: wait the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `too-many-attempts`: Too many failed sign-ins or client credentials: wait the seconds `Retry-After` gives. (`messageKey`: `message.tooManyAttempts`)
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8771,13 +10635,23 @@ export interface operations {
            *       "title": "Too Many Requests",
            *       "status": 429,
            *       "detail": "Too many requests; try again later.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "too-many-attempts",
+           *       "messageKey": "message.tooManyAttempts"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'too-many-attempts';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8793,13 +10667,23 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
-      /** @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives. */
+      /**
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8816,10 +10700,15 @@ export interface operations {
            *       "title": "Service Unavailable",
            *       "status": 503,
            *       "detail": "Too many changes to the same data were being made at once, and this one was not made. Try again in a moment.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unavailable",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unavailable';
+          };
         };
       };
     };
@@ -8871,7 +10760,12 @@ export interface operations {
           'application/json': components['schemas']['PasswordResetAccepted'];
         };
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8888,6 +10782,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "body.Email",
@@ -8896,10 +10791,19 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8916,13 +10820,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid';
+          };
         };
       };
-      /** @description The JSON body is larger than 64 kB. */
+      /**
+       * @description The JSON body is larger than 64 kB.
+       *
+       *     The `code` is one of:
+       *     - `too-large`: The body, the file, or the change it makes is larger than the operation takes.
+       */
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8938,13 +10851,22 @@ export interface operations {
            *       "title": "Payload Too Large",
            *       "status": 413,
            *       "detail": "The request body is too large.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "too-large"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'too-large';
+          };
         };
       };
-      /** @description The body is not `application/json` (UTF-8). */
+      /**
+       * @description The body is not `application/json` (UTF-8).
+       *
+       *     The `code` is one of:
+       *     - `unsupported-media-type`: The body is not of the type the operation takes (JSON in UTF-8, multipart, NDJSON), or its `Content-Encoding` is not taken, or an uploaded file is not a PDF, JPEG or PNG.
+       */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8960,13 +10882,22 @@ export interface operations {
            *       "title": "Unsupported Media Type",
            *       "status": 415,
            *       "detail": "The request body must be application/json.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unsupported-media-type"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unsupported-media-type';
+          };
         };
       };
-      /** @description Too many requests of this kind: wait the seconds `Retry-After` gives. */
+      /**
+       * @description Too many requests of this kind: wait the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `rate-limited`: Too many requests of this kind: wait the seconds `Retry-After` gives. (`messageKey`: `message.tooManyAttempts`)
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8983,13 +10914,23 @@ export interface operations {
            *       "title": "Too Many Requests",
            *       "status": 429,
            *       "detail": "Too many requests; try again later.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "rate-limited",
+           *       "messageKey": "message.tooManyAttempts"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'rate-limited';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9005,13 +10946,23 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
-      /** @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives. */
+      /**
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9028,10 +10979,15 @@ export interface operations {
            *       "title": "Service Unavailable",
            *       "status": 503,
            *       "detail": "Too many changes to the same data were being made at once, and this one was not made. Try again in a moment.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unavailable",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unavailable';
+          };
         };
       };
     };
@@ -9085,7 +11041,13 @@ export interface operations {
           'application/json': components['schemas']['PasswordResetResult'];
         };
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `key-invalid`: The confirmation or password-reset key is wrong, used or expired. (`messageKey`: `message.linkExpired`)
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9102,6 +11064,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "body.Email",
@@ -9110,10 +11073,19 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed' | 'key-invalid';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9130,13 +11102,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid';
+          };
         };
       };
-      /** @description The JSON body is larger than 64 kB. */
+      /**
+       * @description The JSON body is larger than 64 kB.
+       *
+       *     The `code` is one of:
+       *     - `too-large`: The body, the file, or the change it makes is larger than the operation takes.
+       */
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9152,13 +11133,22 @@ export interface operations {
            *       "title": "Payload Too Large",
            *       "status": 413,
            *       "detail": "The request body is too large.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "too-large"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'too-large';
+          };
         };
       };
-      /** @description The body is not `application/json` (UTF-8). */
+      /**
+       * @description The body is not `application/json` (UTF-8).
+       *
+       *     The `code` is one of:
+       *     - `unsupported-media-type`: The body is not of the type the operation takes (JSON in UTF-8, multipart, NDJSON), or its `Content-Encoding` is not taken, or an uploaded file is not a PDF, JPEG or PNG.
+       */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9174,13 +11164,22 @@ export interface operations {
            *       "title": "Unsupported Media Type",
            *       "status": 415,
            *       "detail": "The request body must be application/json.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unsupported-media-type"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unsupported-media-type';
+          };
         };
       };
-      /** @description Too many requests of this kind: wait the seconds `Retry-After` gives. */
+      /**
+       * @description Too many requests of this kind: wait the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `rate-limited`: Too many requests of this kind: wait the seconds `Retry-After` gives. (`messageKey`: `message.tooManyAttempts`)
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9197,13 +11196,23 @@ export interface operations {
            *       "title": "Too Many Requests",
            *       "status": 429,
            *       "detail": "Too many requests; try again later.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "rate-limited",
+           *       "messageKey": "message.tooManyAttempts"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'rate-limited';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9219,13 +11228,23 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
-      /** @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives. */
+      /**
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9242,10 +11261,15 @@ export interface operations {
            *       "title": "Service Unavailable",
            *       "status": 503,
            *       "detail": "Too many changes to the same data were being made at once, and this one was not made. Try again in a moment.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unavailable",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unavailable';
+          };
         };
       };
     };
@@ -9289,7 +11313,13 @@ export interface operations {
           'application/json': components['schemas']['PhoneVerificationSent'];
         };
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `phone-number-required`: The profile has no phone number a text can be sent to (phone verification, an SMS reminder). (`messageKey`: `message.phoneRequired`)
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9306,6 +11336,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "query.x[]",
@@ -9314,10 +11345,21 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed' | 'phone-number-required';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists. */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists.
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `member-token-required`: A member operation was called with an anonymous or application token, or with none: sign in (`POST /v1/sessions`). (`messageKey`: `message.signInRequired`)
+       *     - `session-ended`: The member token's member was removed, or its sessions were ended by a password reset: sign in again. (`messageKey`: `message.signInRequired`)
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9334,13 +11376,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'member-token-required' | 'session-ended';
+          };
         };
       };
-      /** @description Too many requests of this kind: wait the seconds `Retry-After` gives. */
+      /**
+       * @description Too many requests of this kind: wait the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `rate-limited`: Too many requests of this kind: wait the seconds `Retry-After` gives. (`messageKey`: `message.tooManyAttempts`)
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9357,13 +11408,23 @@ export interface operations {
            *       "title": "Too Many Requests",
            *       "status": 429,
            *       "detail": "Too many requests; try again later.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "rate-limited",
+           *       "messageKey": "message.tooManyAttempts"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'rate-limited';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9379,13 +11440,23 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
-      /** @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives. */
+      /**
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9402,10 +11473,15 @@ export interface operations {
            *       "title": "Service Unavailable",
            *       "status": 503,
            *       "detail": "Too many changes to the same data were being made at once, and this one was not made. Try again in a moment.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unavailable",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unavailable';
+          };
         };
       };
     };
@@ -9458,7 +11534,14 @@ export interface operations {
           'application/json': components['schemas']['PhoneVerificationResult'];
         };
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `verification-code-invalid`: The phone verification code is wrong, expired, used, or was sent to another number: request a new one. (`messageKey`: `message.codeInvalid`)
+       *     - `phone-number-required`: The profile has no phone number a text can be sent to (phone verification, an SMS reminder). (`messageKey`: `message.phoneRequired`)
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9475,6 +11558,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "body.Code",
@@ -9483,10 +11567,21 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed' | 'verification-code-invalid' | 'phone-number-required';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists. */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists.
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `member-token-required`: A member operation was called with an anonymous or application token, or with none: sign in (`POST /v1/sessions`). (`messageKey`: `message.signInRequired`)
+       *     - `session-ended`: The member token's member was removed, or its sessions were ended by a password reset: sign in again. (`messageKey`: `message.signInRequired`)
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9503,13 +11598,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'member-token-required' | 'session-ended';
+          };
         };
       };
-      /** @description The JSON body is larger than 64 kB. */
+      /**
+       * @description The JSON body is larger than 64 kB.
+       *
+       *     The `code` is one of:
+       *     - `too-large`: The body, the file, or the change it makes is larger than the operation takes.
+       */
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9525,13 +11629,22 @@ export interface operations {
            *       "title": "Payload Too Large",
            *       "status": 413,
            *       "detail": "The request body is too large.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "too-large"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'too-large';
+          };
         };
       };
-      /** @description The body is not `application/json` (UTF-8). */
+      /**
+       * @description The body is not `application/json` (UTF-8).
+       *
+       *     The `code` is one of:
+       *     - `unsupported-media-type`: The body is not of the type the operation takes (JSON in UTF-8, multipart, NDJSON), or its `Content-Encoding` is not taken, or an uploaded file is not a PDF, JPEG or PNG.
+       */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9547,13 +11660,22 @@ export interface operations {
            *       "title": "Unsupported Media Type",
            *       "status": 415,
            *       "detail": "The request body must be application/json.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unsupported-media-type"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unsupported-media-type';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9569,13 +11691,23 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
-      /** @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives. */
+      /**
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9592,10 +11724,15 @@ export interface operations {
            *       "title": "Service Unavailable",
            *       "status": 503,
            *       "detail": "Too many changes to the same data were being made at once, and this one was not made. Try again in a moment.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unavailable",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unavailable';
+          };
         };
       };
     };
@@ -9713,7 +11850,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9730,6 +11872,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "query.x[]",
@@ -9738,10 +11881,21 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists. */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists.
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `member-token-required`: A member operation was called with an anonymous or application token, or with none: sign in (`POST /v1/sessions`). (`messageKey`: `message.signInRequired`)
+       *     - `session-ended`: The member token's member was removed, or its sessions were ended by a password reset: sign in again. (`messageKey`: `message.signInRequired`)
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9758,13 +11912,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'member-token-required' | 'session-ended';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9780,10 +11943,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -9910,7 +12078,12 @@ export interface operations {
           'application/json': components['schemas']['MemberDto'];
         };
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9927,6 +12100,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "body.Language",
@@ -9935,10 +12109,21 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists. */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists.
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `member-token-required`: A member operation was called with an anonymous or application token, or with none: sign in (`POST /v1/sessions`). (`messageKey`: `message.signInRequired`)
+       *     - `session-ended`: The member token's member was removed, or its sessions were ended by a password reset: sign in again. (`messageKey`: `message.signInRequired`)
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9955,13 +12140,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'member-token-required' | 'session-ended';
+          };
         };
       };
-      /** @description The JSON body is larger than 64 kB. */
+      /**
+       * @description The JSON body is larger than 64 kB.
+       *
+       *     The `code` is one of:
+       *     - `too-large`: The body, the file, or the change it makes is larger than the operation takes.
+       */
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9977,13 +12171,22 @@ export interface operations {
            *       "title": "Payload Too Large",
            *       "status": 413,
            *       "detail": "The request body is too large.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "too-large"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'too-large';
+          };
         };
       };
-      /** @description The body is not `application/json` (UTF-8). */
+      /**
+       * @description The body is not `application/json` (UTF-8).
+       *
+       *     The `code` is one of:
+       *     - `unsupported-media-type`: The body is not of the type the operation takes (JSON in UTF-8, multipart, NDJSON), or its `Content-Encoding` is not taken, or an uploaded file is not a PDF, JPEG or PNG.
+       */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9999,13 +12202,22 @@ export interface operations {
            *       "title": "Unsupported Media Type",
            *       "status": 415,
            *       "detail": "The request body must be application/json.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unsupported-media-type"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unsupported-media-type';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10021,13 +12233,23 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
-      /** @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives. */
+      /**
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10044,10 +12266,15 @@ export interface operations {
            *       "title": "Service Unavailable",
            *       "status": 503,
            *       "detail": "Too many changes to the same data were being made at once, and this one was not made. Try again in a moment.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unavailable",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unavailable';
+          };
         };
       };
     };
@@ -10113,7 +12340,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10130,6 +12362,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "query.x[]",
@@ -10138,10 +12371,21 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists. */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists.
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `member-token-required`: A member operation was called with an anonymous or application token, or with none: sign in (`POST /v1/sessions`). (`messageKey`: `message.signInRequired`)
+       *     - `session-ended`: The member token's member was removed, or its sessions were ended by a password reset: sign in again. (`messageKey`: `message.signInRequired`)
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10158,13 +12402,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'member-token-required' | 'session-ended';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10180,10 +12433,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -10242,7 +12500,12 @@ export interface operations {
           'application/json': components['schemas']['IdentityDocumentReceipt'];
         };
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10259,6 +12522,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "query.x[]",
@@ -10267,10 +12531,21 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists. */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists.
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `member-token-required`: A member operation was called with an anonymous or application token, or with none: sign in (`POST /v1/sessions`). (`messageKey`: `message.signInRequired`)
+       *     - `session-ended`: The member token's member was removed, or its sessions were ended by a password reset: sign in again. (`messageKey`: `message.signInRequired`)
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10287,13 +12562,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'member-token-required' | 'session-ended';
+          };
         };
       };
-      /** @description It conflicts with the current state. */
+      /**
+       * @description It conflicts with the current state.
+       *
+       *     The `code` is one of:
+       *     - `identity-document-limit-reached`: The member holds the most identity documents allowed: remove one first. (`messageKey`: `message.limitReached`)
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10309,13 +12593,23 @@ export interface operations {
            *       "title": "Conflict",
            *       "status": 409,
            *       "detail": "It conflicts with the current state.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "identity-document-limit-reached",
+           *       "messageKey": "message.limitReached"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'identity-document-limit-reached';
+          };
         };
       };
-      /** @description The JSON body is larger than 64 kB. */
+      /**
+       * @description The JSON body is larger than 64 kB.
+       *
+       *     The `code` is one of:
+       *     - `too-large`: The body, the file, or the change it makes is larger than the operation takes.
+       */
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10331,13 +12625,22 @@ export interface operations {
            *       "title": "Payload Too Large",
            *       "status": 413,
            *       "detail": "The request body is too large.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "too-large"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'too-large';
+          };
         };
       };
-      /** @description The body is not `application/json` (UTF-8). */
+      /**
+       * @description The body is not `application/json` (UTF-8).
+       *
+       *     The `code` is one of:
+       *     - `unsupported-media-type`: The body is not of the type the operation takes (JSON in UTF-8, multipart, NDJSON), or its `Content-Encoding` is not taken, or an uploaded file is not a PDF, JPEG or PNG.
+       */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10353,13 +12656,22 @@ export interface operations {
            *       "title": "Unsupported Media Type",
            *       "status": 415,
            *       "detail": "The request body must be application/json.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unsupported-media-type"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unsupported-media-type';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10375,13 +12687,23 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
-      /** @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives. */
+      /**
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10398,10 +12720,15 @@ export interface operations {
            *       "title": "Service Unavailable",
            *       "status": 503,
            *       "detail": "Too many changes to the same data were being made at once, and this one was not made. Try again in a moment.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unavailable",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unavailable';
+          };
         };
       };
     };
@@ -10448,7 +12775,12 @@ export interface operations {
           'application/json': components['schemas']['IdentityDocumentRemoval'];
         };
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10465,6 +12797,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "path.id",
@@ -10473,10 +12806,21 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists. */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists.
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `member-token-required`: A member operation was called with an anonymous or application token, or with none: sign in (`POST /v1/sessions`). (`messageKey`: `message.signInRequired`)
+       *     - `session-ended`: The member token's member was removed, or its sessions were ended by a password reset: sign in again. (`messageKey`: `message.signInRequired`)
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10493,13 +12837,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'member-token-required' | 'session-ended';
+          };
         };
       };
-      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10515,13 +12868,22 @@ export interface operations {
            *       "title": "Not Found",
            *       "status": 404,
            *       "detail": "The resource does not exist.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10537,13 +12899,23 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
-      /** @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives. */
+      /**
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10560,10 +12932,15 @@ export interface operations {
            *       "title": "Service Unavailable",
            *       "status": 503,
            *       "detail": "Too many changes to the same data were being made at once, and this one was not made. Try again in a moment.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unavailable",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unavailable';
+          };
         };
       };
     };
@@ -10654,7 +13031,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10671,6 +13053,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "query.page",
@@ -10679,10 +13062,21 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists. */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists.
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `member-token-required`: A member operation was called with an anonymous or application token, or with none: sign in (`POST /v1/sessions`). (`messageKey`: `message.signInRequired`)
+       *     - `session-ended`: The member token's member was removed, or its sessions were ended by a password reset: sign in again. (`messageKey`: `message.signInRequired`)
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10699,13 +13093,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'member-token-required' | 'session-ended';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10721,10 +13124,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -10797,7 +13205,12 @@ export interface operations {
           'application/json': components['schemas']['Invoice'];
         };
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10814,6 +13227,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "body.CostType",
@@ -10822,10 +13236,21 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists. */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists.
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `member-token-required`: A member operation was called with an anonymous or application token, or with none: sign in (`POST /v1/sessions`). (`messageKey`: `message.signInRequired`)
+       *     - `session-ended`: The member token's member was removed, or its sessions were ended by a password reset: sign in again. (`messageKey`: `message.signInRequired`)
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10842,13 +13267,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'member-token-required' | 'session-ended';
+          };
         };
       };
-      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10864,13 +13298,22 @@ export interface operations {
            *       "title": "Not Found",
            *       "status": 404,
            *       "detail": "The resource does not exist.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
         };
       };
-      /** @description The JSON body is larger than 64 kB. */
+      /**
+       * @description The JSON body is larger than 64 kB.
+       *
+       *     The `code` is one of:
+       *     - `too-large`: The body, the file, or the change it makes is larger than the operation takes.
+       */
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10886,13 +13329,22 @@ export interface operations {
            *       "title": "Payload Too Large",
            *       "status": 413,
            *       "detail": "The request body is too large.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "too-large"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'too-large';
+          };
         };
       };
-      /** @description The body is not `application/json` (UTF-8). */
+      /**
+       * @description The body is not `application/json` (UTF-8).
+       *
+       *     The `code` is one of:
+       *     - `unsupported-media-type`: The body is not of the type the operation takes (JSON in UTF-8, multipart, NDJSON), or its `Content-Encoding` is not taken, or an uploaded file is not a PDF, JPEG or PNG.
+       */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10908,13 +13360,22 @@ export interface operations {
            *       "title": "Unsupported Media Type",
            *       "status": 415,
            *       "detail": "The request body must be application/json.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unsupported-media-type"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unsupported-media-type';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10930,13 +13391,23 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
-      /** @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives. */
+      /**
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -10953,10 +13424,15 @@ export interface operations {
            *       "title": "Service Unavailable",
            *       "status": 503,
            *       "detail": "Too many changes to the same data were being made at once, and this one was not made. Try again in a moment.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unavailable",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unavailable';
+          };
         };
       };
     };
@@ -11037,7 +13513,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11054,6 +13535,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "path.id",
@@ -11062,10 +13544,21 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists. */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists.
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `member-token-required`: A member operation was called with an anonymous or application token, or with none: sign in (`POST /v1/sessions`). (`messageKey`: `message.signInRequired`)
+       *     - `session-ended`: The member token's member was removed, or its sessions were ended by a password reset: sign in again. (`messageKey`: `message.signInRequired`)
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11082,13 +13575,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'member-token-required' | 'session-ended';
+          };
         };
       };
-      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11104,13 +13606,22 @@ export interface operations {
            *       "title": "Not Found",
            *       "status": 404,
            *       "detail": "The resource does not exist.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11126,10 +13637,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -11186,7 +13702,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11203,6 +13724,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "path.id",
@@ -11211,10 +13733,21 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists. */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists.
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `member-token-required`: A member operation was called with an anonymous or application token, or with none: sign in (`POST /v1/sessions`). (`messageKey`: `message.signInRequired`)
+       *     - `session-ended`: The member token's member was removed, or its sessions were ended by a password reset: sign in again. (`messageKey`: `message.signInRequired`)
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11231,13 +13764,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'member-token-required' | 'session-ended';
+          };
         };
       };
-      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11253,13 +13795,22 @@ export interface operations {
            *       "title": "Not Found",
            *       "status": 404,
            *       "detail": "The resource does not exist.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11275,10 +13826,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -11366,7 +13922,12 @@ export interface operations {
           'application/json': components['schemas']['Invoice'];
         };
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11383,6 +13944,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "path.id",
@@ -11391,10 +13953,21 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists. */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists.
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `member-token-required`: A member operation was called with an anonymous or application token, or with none: sign in (`POST /v1/sessions`). (`messageKey`: `message.signInRequired`)
+       *     - `session-ended`: The member token's member was removed, or its sessions were ended by a password reset: sign in again. (`messageKey`: `message.signInRequired`)
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11411,13 +13984,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'member-token-required' | 'session-ended';
+          };
         };
       };
-      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11433,13 +14015,22 @@ export interface operations {
            *       "title": "Not Found",
            *       "status": 404,
            *       "detail": "The resource does not exist.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
         };
       };
-      /** @description It conflicts with the current state. */
+      /**
+       * @description It conflicts with the current state.
+       *
+       *     The `code` is one of:
+       *     - `invoice-paid`: The invoice is paid: its shipping can no longer change.
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11455,13 +14046,22 @@ export interface operations {
            *       "title": "Conflict",
            *       "status": 409,
            *       "detail": "It conflicts with the current state.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "invoice-paid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'invoice-paid';
+          };
         };
       };
-      /** @description The JSON body is larger than 64 kB. */
+      /**
+       * @description The JSON body is larger than 64 kB.
+       *
+       *     The `code` is one of:
+       *     - `too-large`: The body, the file, or the change it makes is larger than the operation takes.
+       */
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11477,13 +14077,22 @@ export interface operations {
            *       "title": "Payload Too Large",
            *       "status": 413,
            *       "detail": "The request body is too large.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "too-large"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'too-large';
+          };
         };
       };
-      /** @description The body is not `application/json` (UTF-8). */
+      /**
+       * @description The body is not `application/json` (UTF-8).
+       *
+       *     The `code` is one of:
+       *     - `unsupported-media-type`: The body is not of the type the operation takes (JSON in UTF-8, multipart, NDJSON), or its `Content-Encoding` is not taken, or an uploaded file is not a PDF, JPEG or PNG.
+       */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11499,13 +14108,22 @@ export interface operations {
            *       "title": "Unsupported Media Type",
            *       "status": 415,
            *       "detail": "The request body must be application/json.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unsupported-media-type"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unsupported-media-type';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11521,13 +14139,23 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
-      /** @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives. */
+      /**
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11544,10 +14172,15 @@ export interface operations {
            *       "title": "Service Unavailable",
            *       "status": 503,
            *       "detail": "Too many changes to the same data were being made at once, and this one was not made. Try again in a moment.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unavailable",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unavailable';
+          };
         };
       };
     };
@@ -11602,7 +14235,13 @@ export interface operations {
           'application/json': components['schemas']['NotificationSubscription'];
         };
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `phone-number-required`: The profile has no phone number a text can be sent to (phone verification, an SMS reminder). (`messageKey`: `message.phoneRequired`)
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11619,6 +14258,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "body.MemberId",
@@ -11627,10 +14267,21 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed' | 'phone-number-required';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists. */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists.
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `member-token-required`: A member operation was called with an anonymous or application token, or with none: sign in (`POST /v1/sessions`). (`messageKey`: `message.signInRequired`)
+       *     - `session-ended`: The member token's member was removed, or its sessions were ended by a password reset: sign in again. (`messageKey`: `message.signInRequired`)
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11647,13 +14298,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'member-token-required' | 'session-ended';
+          };
         };
       };
-      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11669,13 +14329,24 @@ export interface operations {
            *       "title": "Not Found",
            *       "status": 404,
            *       "detail": "The resource does not exist.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
         };
       };
-      /** @description It conflicts with the current state. */
+      /**
+       * @description It conflicts with the current state.
+       *
+       *     The `code` is one of:
+       *     - `reminder-exists`: A reminder with this subscription id exists already.
+       *     - `bidding-ended`: The lot's end time has passed (by the service's clock) or it is closed: no bid, no reminder. (`messageKey`: `message.lotClosed`)
+       *     - `reminder-limit-reached`: The member holds the most active reminders (notifications) allowed: remove some first. (`messageKey`: `message.limitReached`)
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11691,13 +14362,22 @@ export interface operations {
            *       "title": "Conflict",
            *       "status": 409,
            *       "detail": "It conflicts with the current state.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "reminder-exists"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'reminder-exists' | 'bidding-ended' | 'reminder-limit-reached';
+          };
         };
       };
-      /** @description The JSON body is larger than 64 kB. */
+      /**
+       * @description The JSON body is larger than 64 kB.
+       *
+       *     The `code` is one of:
+       *     - `too-large`: The body, the file, or the change it makes is larger than the operation takes.
+       */
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11713,13 +14393,22 @@ export interface operations {
            *       "title": "Payload Too Large",
            *       "status": 413,
            *       "detail": "The request body is too large.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "too-large"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'too-large';
+          };
         };
       };
-      /** @description The body is not `application/json` (UTF-8). */
+      /**
+       * @description The body is not `application/json` (UTF-8).
+       *
+       *     The `code` is one of:
+       *     - `unsupported-media-type`: The body is not of the type the operation takes (JSON in UTF-8, multipart, NDJSON), or its `Content-Encoding` is not taken, or an uploaded file is not a PDF, JPEG or PNG.
+       */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11735,13 +14424,22 @@ export interface operations {
            *       "title": "Unsupported Media Type",
            *       "status": 415,
            *       "detail": "The request body must be application/json.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unsupported-media-type"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unsupported-media-type';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11757,13 +14455,23 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
-      /** @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives. */
+      /**
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11780,10 +14488,15 @@ export interface operations {
            *       "title": "Service Unavailable",
            *       "status": 503,
            *       "detail": "Too many changes to the same data were being made at once, and this one was not made. Try again in a moment.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unavailable",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unavailable';
+          };
         };
       };
     };
@@ -11829,7 +14542,12 @@ export interface operations {
           'application/json': components['schemas']['NotificationSubscription'];
         };
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11846,6 +14564,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "path.id",
@@ -11854,10 +14573,21 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists. */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists.
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `member-token-required`: A member operation was called with an anonymous or application token, or with none: sign in (`POST /v1/sessions`). (`messageKey`: `message.signInRequired`)
+       *     - `session-ended`: The member token's member was removed, or its sessions were ended by a password reset: sign in again. (`messageKey`: `message.signInRequired`)
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11874,13 +14604,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'member-token-required' | 'session-ended';
+          };
         };
       };
-      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11896,13 +14635,22 @@ export interface operations {
            *       "title": "Not Found",
            *       "status": 404,
            *       "detail": "The resource does not exist.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11918,13 +14666,23 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
-      /** @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives. */
+      /**
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -11941,10 +14699,15 @@ export interface operations {
            *       "title": "Service Unavailable",
            *       "status": 503,
            *       "detail": "Too many changes to the same data were being made at once, and this one was not made. Try again in a moment.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unavailable",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unavailable';
+          };
         };
       };
     };
@@ -12000,7 +14763,12 @@ export interface operations {
           'application/json': components['schemas']['ContactReceipt'];
         };
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12017,6 +14785,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "body.Name",
@@ -12025,10 +14794,19 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12045,13 +14823,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid';
+          };
         };
       };
-      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12067,13 +14854,22 @@ export interface operations {
            *       "title": "Not Found",
            *       "status": 404,
            *       "detail": "The resource does not exist.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
         };
       };
-      /** @description The JSON body is larger than 64 kB. */
+      /**
+       * @description The JSON body is larger than 64 kB.
+       *
+       *     The `code` is one of:
+       *     - `too-large`: The body, the file, or the change it makes is larger than the operation takes.
+       */
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12089,13 +14885,22 @@ export interface operations {
            *       "title": "Payload Too Large",
            *       "status": 413,
            *       "detail": "The request body is too large.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "too-large"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'too-large';
+          };
         };
       };
-      /** @description The body is not `application/json` (UTF-8). */
+      /**
+       * @description The body is not `application/json` (UTF-8).
+       *
+       *     The `code` is one of:
+       *     - `unsupported-media-type`: The body is not of the type the operation takes (JSON in UTF-8, multipart, NDJSON), or its `Content-Encoding` is not taken, or an uploaded file is not a PDF, JPEG or PNG.
+       */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12111,13 +14916,22 @@ export interface operations {
            *       "title": "Unsupported Media Type",
            *       "status": 415,
            *       "detail": "The request body must be application/json.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unsupported-media-type"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unsupported-media-type';
+          };
         };
       };
-      /** @description Too many requests of this kind: wait the seconds `Retry-After` gives. */
+      /**
+       * @description Too many requests of this kind: wait the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `rate-limited`: Too many requests of this kind: wait the seconds `Retry-After` gives. (`messageKey`: `message.tooManyAttempts`)
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12134,13 +14948,23 @@ export interface operations {
            *       "title": "Too Many Requests",
            *       "status": 429,
            *       "detail": "Too many requests; try again later.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "rate-limited",
+           *       "messageKey": "message.tooManyAttempts"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'rate-limited';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12156,13 +14980,23 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
-      /** @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives. */
+      /**
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12179,10 +15013,15 @@ export interface operations {
            *       "title": "Service Unavailable",
            *       "status": 503,
            *       "detail": "Too many changes to the same data were being made at once, and this one was not made. Try again in a moment.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unavailable",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unavailable';
+          };
         };
       };
     };
@@ -12249,7 +15088,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12266,6 +15110,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "query.x[]",
@@ -12274,10 +15119,19 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12294,13 +15148,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12316,10 +15179,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -12381,7 +15249,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12398,6 +15271,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "query.x[]",
@@ -12406,10 +15280,19 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12426,13 +15309,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12448,10 +15340,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -12526,7 +15423,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12543,6 +15445,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "path.id",
@@ -12551,10 +15454,19 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12571,13 +15483,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid';
+          };
         };
       };
-      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12593,13 +15514,22 @@ export interface operations {
            *       "title": "Not Found",
            *       "status": 404,
            *       "detail": "The resource does not exist.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12615,10 +15545,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -12700,7 +15635,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12717,6 +15657,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "query.status",
@@ -12725,10 +15666,21 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists. */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists.
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `member-token-required`: A member operation was called with an anonymous or application token, or with none: sign in (`POST /v1/sessions`). (`messageKey`: `message.signInRequired`)
+       *     - `session-ended`: The member token's member was removed, or its sessions were ended by a password reset: sign in again. (`messageKey`: `message.signInRequired`)
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12745,13 +15697,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'member-token-required' | 'session-ended';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12767,10 +15728,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -12779,6 +15745,11 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
+        /**
+         * @description A key of your choice (1 to 200 visible ASCII characters, a UUID for instance) that makes a retry safe: the same key with the same body within 24 hours answers the first answer again and takes nothing; the same key with another body is `422`; while the first request with the key still runs, another is `409`.
+         * @example 5f0c7a52-1d2b-4c1e-8a47-0e9b3f6d2c11
+         */
+        'Idempotency-Key'?: components['parameters']['Idempotency-Key'];
         /**
          * @description Preferred languages with q-values (`sv-SE, sv;q=0.9, en;q=0.5`), matched against the auction house's published languages (`sv-SE` falls back to `sv`); the house's default language when none matches. The query parameter `lang` (and an operation's own language parameter) overrides it. `Content-Language` says which language was used.
          * @example sv-SE, sv;q=0.9, en;q=0.5
@@ -12832,7 +15803,14 @@ export interface operations {
           'application/json': components['schemas']['PlacedBid'];
         };
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `bid-too-low`: `MaxAmount` is below the lot's minimum next bid, which the extension `minimumNextBid` names. (`messageKey`: `message.bidTooLow`)
+       *     - `leader-must-raise`: The caller leads the lot already: a new maximum must be higher than their own. (`messageKey`: `message.leaderMustRaise`)
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12849,6 +15827,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "body.LotId",
@@ -12857,10 +15836,21 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed' | 'bid-too-low' | 'leader-must-raise';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists. */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists.
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `member-token-required`: A member operation was called with an anonymous or application token, or with none: sign in (`POST /v1/sessions`). (`messageKey`: `message.signInRequired`)
+       *     - `session-ended`: The member token's member was removed, or its sessions were ended by a password reset: sign in again. (`messageKey`: `message.signInRequired`)
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12877,13 +15867,27 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'member-token-required' | 'session-ended';
+          };
         };
       };
-      /** @description The caller may not do this. */
+      /**
+       * @description The caller may not do this.
+       *
+       *     The `code` is one of:
+       *     - `lot-closed`: The lot is closed. (`messageKey`: `message.lotClosed`)
+       *     - `auction-not-open`: The auction is not open for bidding (not current, not live). (`messageKey`: `message.auctionNotOpen`)
+       *     - `terms-not-accepted`: The auction's terms must be accepted first (`POST /v1/auctions/{id}/terms-acceptance`). (`messageKey`: `message.termsRequired`)
+       *     - `not-registered`: The caller is not registered for the auction. (`messageKey`: `message.registrationRequired`)
+       *     - `registration-pending`: The caller's registration awaits the house's decision. (`messageKey`: `message.registrationPending`)
+       *     - `registration-rejected`: The house rejected the caller's registration. (`messageKey`: `message.registrationRejected`)
+       */
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12899,13 +15903,30 @@ export interface operations {
            *       "title": "Forbidden",
            *       "status": 403,
            *       "detail": "The caller may not do this.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "lot-closed",
+           *       "messageKey": "message.lotClosed",
+           *       "reason": "lot-closed"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code:
+              | 'lot-closed'
+              | 'auction-not-open'
+              | 'terms-not-accepted'
+              | 'not-registered'
+              | 'registration-pending'
+              | 'registration-rejected';
+          };
         };
       };
-      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12921,13 +15942,24 @@ export interface operations {
            *       "title": "Not Found",
            *       "status": 404,
            *       "detail": "The resource does not exist.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
         };
       };
-      /** @description It conflicts with the current state. */
+      /**
+       * @description It conflicts with the current state.
+       *
+       *     The `code` is one of:
+       *     - `bidding-ended`: The lot's end time has passed (by the service's clock) or it is closed: no bid, no reminder. (`messageKey`: `message.lotClosed`)
+       *     - `auction-not-timed`: The lot's auction does not take bids over this API (its bids come from the auction house).
+       *     - `idempotency-key-in-use`: A request with this `Idempotency-Key` is still running: ask again after `Retry-After`.
+       */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12943,13 +15975,23 @@ export interface operations {
            *       "title": "Conflict",
            *       "status": 409,
            *       "detail": "It conflicts with the current state.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "bidding-ended",
+           *       "messageKey": "message.lotClosed"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'bidding-ended' | 'auction-not-timed' | 'idempotency-key-in-use';
+          };
         };
       };
-      /** @description The JSON body is larger than 64 kB. */
+      /**
+       * @description The JSON body is larger than 64 kB.
+       *
+       *     The `code` is one of:
+       *     - `too-large`: The body, the file, or the change it makes is larger than the operation takes.
+       */
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12965,13 +16007,22 @@ export interface operations {
            *       "title": "Payload Too Large",
            *       "status": 413,
            *       "detail": "The request body is too large.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "too-large"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'too-large';
+          };
         };
       };
-      /** @description The body is not `application/json` (UTF-8). */
+      /**
+       * @description The body is not `application/json` (UTF-8).
+       *
+       *     The `code` is one of:
+       *     - `unsupported-media-type`: The body is not of the type the operation takes (JSON in UTF-8, multipart, NDJSON), or its `Content-Encoding` is not taken, or an uploaded file is not a PDF, JPEG or PNG.
+       */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -12987,13 +16038,22 @@ export interface operations {
            *       "title": "Unsupported Media Type",
            *       "status": 415,
            *       "detail": "The request body must be application/json.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unsupported-media-type"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unsupported-media-type';
+          };
         };
       };
-      /** @description Error. */
+      /**
+       * @description The `Idempotency-Key` was used with another body in the last 24 hours: nothing was done.
+       *
+       *     The `code` is one of:
+       *     - `idempotency-key-reused`: This `Idempotency-Key` was used with another body in the last 24 hours.
+       */
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13009,13 +16069,22 @@ export interface operations {
            *       "title": "Unprocessable Content",
            *       "status": 422,
            *       "detail": "This Idempotency-Key was used with another body in the last 24 hours.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "idempotency-key-reused"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'idempotency-key-reused';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13031,13 +16100,23 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
-      /** @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives. */
+      /**
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13054,10 +16133,15 @@ export interface operations {
            *       "title": "Service Unavailable",
            *       "status": 503,
            *       "detail": "Too many changes to the same data were being made at once, and this one was not made. Try again in a moment.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unavailable",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unavailable';
+          };
         };
       };
     };
@@ -13114,7 +16198,12 @@ export interface operations {
           'text/event-stream': components['schemas']['EventStream'];
         };
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13131,6 +16220,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "path.id",
@@ -13139,10 +16229,20 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `ticket-invalid`: A stream ticket (`?ticket=`) that is not valid for this stream: another path or house, expired with its token, its member removed or signed out, or not a ticket.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13159,13 +16259,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'ticket-invalid';
+          };
         };
       };
-      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13181,13 +16290,22 @@ export interface operations {
            *       "title": "Not Found",
            *       "status": 404,
            *       "detail": "The resource does not exist.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
         };
       };
-      /** @description Too many requests of this kind: wait the seconds `Retry-After` gives. */
+      /**
+       * @description Too many requests of this kind: wait the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `too-many-streams`: The client address, or the house, holds the most open streams (or waiting feed requests) of this process: close one, or wait `Retry-After`.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13204,13 +16322,22 @@ export interface operations {
            *       "title": "Too Many Requests",
            *       "status": 429,
            *       "detail": "Too many requests; try again later.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "too-many-streams"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'too-many-streams';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13226,13 +16353,23 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
-      /** @description This process already has as many event streams and waiting requests open as it serves (2,000): nothing was read. Try again in a moment (another process may take it). */
+      /**
+       * @description This process already has as many event streams and waiting requests open as it serves (2,000): nothing was read. Try again in a moment (another process may take it).
+       *
+       *     The `code` is one of:
+       *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13248,10 +16385,15 @@ export interface operations {
            *       "title": "Service Unavailable",
            *       "status": 503,
            *       "detail": "This process serves 2000 streams and waiting requests already; try again later.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unavailable",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unavailable';
+          };
         };
       };
     };
@@ -13332,7 +16474,12 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13349,6 +16496,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "query.x[]",
@@ -13357,10 +16505,19 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13377,13 +16534,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13399,10 +16565,15 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
     };
@@ -13456,7 +16627,12 @@ export interface operations {
           'text/event-stream': components['schemas']['EventStream'];
         };
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13473,6 +16649,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "query.ticket",
@@ -13481,10 +16658,22 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists. */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists.
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `member-token-required`: A member operation was called with an anonymous or application token, or with none: sign in (`POST /v1/sessions`). (`messageKey`: `message.signInRequired`)
+       *     - `session-ended`: The member token's member was removed, or its sessions were ended by a password reset: sign in again. (`messageKey`: `message.signInRequired`)
+       *     - `ticket-invalid`: A stream ticket (`?ticket=`) that is not valid for this stream: another path or house, expired with its token, its member removed or signed out, or not a ticket.
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13501,13 +16690,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'member-token-required' | 'session-ended' | 'ticket-invalid';
+          };
         };
       };
-      /** @description Too many requests of this kind: wait the seconds `Retry-After` gives. */
+      /**
+       * @description Too many requests of this kind: wait the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `too-many-streams`: The client address, or the house, holds the most open streams (or waiting feed requests) of this process: close one, or wait `Retry-After`.
+       */
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13524,13 +16722,22 @@ export interface operations {
            *       "title": "Too Many Requests",
            *       "status": 429,
            *       "detail": "Too many requests; try again later.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "too-many-streams"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'too-many-streams';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13546,13 +16753,23 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
-      /** @description This process already has as many event streams and waiting requests open as it serves (2,000): nothing was read. Try again in a moment (another process may take it). */
+      /**
+       * @description This process already has as many event streams and waiting requests open as it serves (2,000): nothing was read. Try again in a moment (another process may take it).
+       *
+       *     The `code` is one of:
+       *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13568,10 +16785,15 @@ export interface operations {
            *       "title": "Service Unavailable",
            *       "status": 503,
            *       "detail": "This process serves 2000 streams and waiting requests already; try again later.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unavailable",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unavailable';
+          };
         };
       };
     };
@@ -13624,7 +16846,13 @@ export interface operations {
           'application/json': components['schemas']['StreamTicket'];
         };
       };
-      /** @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. */
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `stream-path-invalid`: A stream ticket was asked for a `Path` that is neither `/v1/auctions/{id}/stream` (an int32 id) nor `/v1/me/stream`.
+       */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13641,6 +16869,7 @@ export interface operations {
            *       "status": 400,
            *       "detail": "The request has invalid values.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
            *       "errors": [
            *         {
            *           "field": "body.Path",
@@ -13649,10 +16878,21 @@ export interface operations {
            *       ]
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed' | 'stream-path-invalid';
+          };
         };
       };
-      /** @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off). */
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `member-token-required`: A member operation was called with an anonymous or application token, or with none: sign in (`POST /v1/sessions`). (`messageKey`: `message.signInRequired`)
+       *     - `session-ended`: The member token's member was removed, or its sessions were ended by a password reset: sign in again. (`messageKey`: `message.signInRequired`)
+       */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13669,13 +16909,22 @@ export interface operations {
            *       "title": "Unauthorized",
            *       "status": 401,
            *       "detail": "A valid bearer token of the tenant is required.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'member-token-required' | 'session-ended';
+          };
         };
       };
-      /** @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one). */
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13691,13 +16940,22 @@ export interface operations {
            *       "title": "Not Found",
            *       "status": 404,
            *       "detail": "The resource does not exist.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
         };
       };
-      /** @description The JSON body is larger than 64 kB. */
+      /**
+       * @description The JSON body is larger than 64 kB.
+       *
+       *     The `code` is one of:
+       *     - `too-large`: The body, the file, or the change it makes is larger than the operation takes.
+       */
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13713,13 +16971,22 @@ export interface operations {
            *       "title": "Payload Too Large",
            *       "status": 413,
            *       "detail": "The request body is too large.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "too-large"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'too-large';
+          };
         };
       };
-      /** @description The body is not `application/json` (UTF-8). */
+      /**
+       * @description The body is not `application/json` (UTF-8).
+       *
+       *     The `code` is one of:
+       *     - `unsupported-media-type`: The body is not of the type the operation takes (JSON in UTF-8, multipart, NDJSON), or its `Content-Encoding` is not taken, or an uploaded file is not a PDF, JPEG or PNG.
+       */
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13735,13 +17002,22 @@ export interface operations {
            *       "title": "Unsupported Media Type",
            *       "status": 415,
            *       "detail": "The request body must be application/json.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unsupported-media-type"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unsupported-media-type';
+          };
         };
       };
-      /** @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it. */
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13757,13 +17033,23 @@ export interface operations {
            *       "title": "Internal Server Error",
            *       "status": 500,
            *       "detail": "An unexpected error occurred.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
         };
       };
-      /** @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives. */
+      /**
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -13780,10 +17066,15 @@ export interface operations {
            *       "title": "Service Unavailable",
            *       "status": 503,
            *       "detail": "Too many changes to the same data were being made at once, and this one was not made. Try again in a moment.",
-           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60"
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unavailable",
+           *       "messageKey": "message.genericError"
            *     }
            */
-          'application/problem+json': components['schemas']['Problem'];
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unavailable';
+          };
         };
       };
     };

@@ -5,7 +5,7 @@ import type { Standing, View } from './context.ts';
 import { announce, append, h } from './dom.ts';
 import { currentLanguage, formatTime, t, timeLeft } from './i18n.ts';
 import { suggestedBids } from './increments.ts';
-import { messageOf } from './messages.ts';
+import { keyForCode, messageOf } from './messages.ts';
 import { formatMoney, parseMoney, toInput } from './money.ts';
 
 export const lotView: View = async (context, root, params) => {
@@ -206,14 +206,7 @@ export const lotView: View = async (context, root, params) => {
       bidding.replaceChildren(heading, h('p', {}, t('message.registrationRequired')), register, status);
       return;
     }
-    const reasonKey: Record<string, string> = {
-      'registration-pending': 'web.registrationPending',
-      'registration-rejected': 'web.registrationRejected',
-      'terms-not-accepted': 'message.termsRequired',
-      'lot-closed': 'message.lotClosed',
-      'auction-not-open': 'web.auctionNotOpen',
-    };
-    bidding.replaceChildren(heading, h('p', {}, t(reasonKey[may.Reason ?? ''] ?? 'message.genericError')));
+    bidding.replaceChildren(heading, h('p', {}, t(keyForCode(may.Reason ?? ''))));
   };
 
   /** The member's standing on this lot and whether it is watched (a member only). */

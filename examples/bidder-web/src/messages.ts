@@ -3,33 +3,35 @@
 import { ProblemError } from '../../../clients/typescript/src/index.ts';
 import { hasText, t } from './i18n.ts';
 
-/** Dictionary keys (or this page's own) by the problem's `code` or `reason`. */
-const BY_CODE: Record<string, string> = {
-  'bid-too-low': 'message.bidTooLow',
-  'leader-must-raise': 'web.leaderMustRaise',
-  'bidding-ended': 'message.lotClosed',
-  'lot-closed': 'message.lotClosed',
-  'auction-not-timed': 'web.auctionNotOpen',
-  'auction-not-open': 'web.auctionNotOpen',
-  'not-registered': 'message.registrationRequired',
-  'registration-pending': 'web.registrationPending',
-  'registration-rejected': 'web.registrationRejected',
-  'terms-not-accepted': 'message.termsRequired',
-  'member-token-required': 'message.signInRequired',
-  unauthorized: 'message.signInRequired',
-  'rate-limited': 'message.tooManyAttempts',
+/** Keys by the problem's `code` or a `reason`: the house's dictionary's first, this page's own where a house has none. */
+const BY_CODE: Record<string, string[]> = {
+  'bid-too-low': ['message.bidTooLow'],
+  'leader-must-raise': ['message.leaderMustRaise', 'web.leaderMustRaise'],
+  'bidding-ended': ['message.lotClosed'],
+  'lot-closed': ['message.lotClosed'],
+  'auction-not-timed': ['message.auctionNotOpen', 'web.auctionNotOpen'],
+  'auction-not-open': ['message.auctionNotOpen', 'web.auctionNotOpen'],
+  'not-registered': ['message.registrationRequired'],
+  'registration-pending': ['message.registrationPending', 'web.registrationPending'],
+  'registration-rejected': ['message.registrationRejected', 'web.registrationRejected'],
+  'terms-not-accepted': ['message.termsRequired'],
+  'member-token-required': ['message.signInRequired'],
+  'session-ended': ['message.signInRequired'],
+  'token-invalid': ['message.signInRequired'],
+  'invalid-credentials': ['message.invalidCredentials'],
+  'rate-limited': ['message.tooManyAttempts'],
+  'too-many-attempts': ['message.tooManyAttempts'],
 };
 
-/** The key of the message for a failed call; `overrides` by code first (sign-in: `unauthorized` is a wrong password). */
-export function messageKeyOf(error: unknown, overrides: Record<string, string> = {}): string {
+/** The message key for a code or a reason (`not-registered`), or the generic message's. */
+export const keyForCode = (code: string): string => BY_CODE[code]?.find(hasText) ?? 'message.genericError';
+
+/** The key of the message for a failed call. */
+export function messageKeyOf(error: unknown): string {
   if (!(error instanceof ProblemError)) return 'message.genericError';
   const { problem } = error;
-  // A service from before `code` named a too-low bid only by its `minimumNextBid`.
-  const code = problem.minimumNextBid !== undefined && (!problem.code || problem.code === 'validation-failed') ? 'bid-too-low' : error.code;
-  if (overrides[code]) return overrides[code];
   if (problem.messageKey && hasText(problem.messageKey)) return problem.messageKey;
-  const key = BY_CODE[code] ?? (problem.reason ? BY_CODE[problem.reason] : undefined);
-  return key && hasText(key) ? key : 'message.genericError';
+  return keyForCode(BY_CODE[problem.code] ? problem.code : (problem.reason ?? problem.code));
 }
 
-export const messageOf = (error: unknown, overrides: Record<string, string> = {}) => t(messageKeyOf(error, overrides));
+export const messageOf = (error: unknown) => t(messageKeyOf(error));

@@ -28,11 +28,7 @@ export const signInView: View = async ({ session, navigate }, root, params) => {
       await session.signIn(email.value.trim(), password.value);
       navigate(next);
     } catch (failure) {
-      // A wrong pair is a 401 here, not a missing sign-in.
-      error.textContent = messageOf(failure, {
-        unauthorized: 'message.invalidCredentials',
-        'invalid-credentials': 'message.invalidCredentials',
-      });
+      error.textContent = messageOf(failure);
       password.value = '';
       password.focus();
     } finally {
