@@ -222,11 +222,13 @@ export const lotView: View = async (context, root, params) => {
     setWatched(watchlist.Items.some((item) => item.Id === lot.Id));
   };
 
-  const images = lot.Images.length
+  // Links to the lot's images (the demo's hosts do not resolve, so they are not loaded); web addresses only.
+  const imageUrls = lot.Images.filter((url) => /^https?:\/\//i.test(url));
+  const images = imageUrls.length
     ? h(
         'ul',
         { class: 'links' },
-        ...lot.Images.map((url, i) => h('li', {}, h('a', { href: url, rel: 'noopener' }, `${t('link.image')} ${i + 1}`))),
+        ...imageUrls.map((url, i) => h('li', {}, h('a', { href: url, rel: 'noopener' }, `${t('link.image')} ${i + 1}`))),
       )
     : null;
   root.replaceChildren();
