@@ -1,20 +1,22 @@
 // A lot: its facts kept live by the auction stream (bids, soft close, close), the member's standing from the member
-// stream, and, for a signed-in member, watching, registering and bidding with the increment table's steps.
+// stream, and, for a signed-in member, watching, registering and bidding (bid-form.ts).
 import { ok } from '../../../clients/typescript/src/index.ts';
 import type { Standing, View } from './context.ts';
 import { announce, append, h } from './dom.ts';
 import { currentLanguage, formatTime, t, timeLeft } from './i18n.ts';
-import { suggestedBids } from './increments.ts';
+import { bidForm } from './bid-form.ts';
 import { keyForCode, messageOf } from './messages.ts';
-import { formatMoney, parseMoney, toInput } from './money.ts';
+import { formatMoney } from './money.ts';
 
 export const lotView: View = async (context, root, params) => {
   const { client, live, session } = context;
   const lotId = Number(params.get('id'));
-  const [lot, history] = await Promise.all([
-    ok(await client.GET('/v1/lots/{id}', { params: { path: { id: lotId } } })),
-    ok(await client.GET('/v1/lots/{id}/bids', { params: { path: { id: lotId } } })),
+  const [lotAnswer, historyAnswer] = await Promise.all([
+    client.GET('/v1/lots/{id}', { params: { path: { id: lotId } } }),
+    client.GET('/v1/lots/{id}/bids', { params: { path: { id: lotId } } }),
   ]);
+  const lot = ok(lotAnswer);
+  const history = ok(historyAnswer);
   context.titles.set(lot.Id, lot.Title);
   const money = (minor: number) => formatMoney(minor, lot.Currency, currentLanguage());
 
@@ -62,95 +64,12 @@ export const lotView: View = async (context, root, params) => {
 
   // Bidding: only a signed-in member who may bid on the lot sees the form.
   const bidding = h('section', { class: 'bidding', 'aria-labelledby': 'bidding-heading' });
-  const bidError = h('p', { id: 'bid-error', class: 'error', role: 'alert' });
-  const amount = h('input', {
-    id: 'bid-amount',
-    name: 'amount',
-    inputmode: 'decimal',
-    autocomplete: 'off',
-    'aria-describedby': 'bid-hint bid-error',
-  });
-  const hint = h('p', { id: 'bid-hint', class: 'meta' });
-  const suggestions = h('div', { class: 'suggestions', role: 'group', 'aria-label': t('web.quickBids') });
-  const fillSuggestions = () => {
-    hint.textContent = lot.MinimumNextBid === null ? '' : `${t('label.minimumBid')}: ${money(lot.MinimumNextBid)}`;
-    if (lot.MinimumNextBid === null) return suggestions.replaceChildren();
-    suggestions.replaceChildren(
-      ...suggestedBids(context.increments, lot.MinimumNextBid).map((value) =>
-        h(
-          'button',
-          {
-            type: 'button',
-            class: 'secondary',
-            onclick: () => {
-              amount.value = toInput(value, lot.Currency);
-              amount.focus();
-            },
-          },
-          money(value),
-        ),
-      ),
-    );
-  };
-  const showError = (text: string) => {
-    bidError.textContent = text;
-    amount.setAttribute('aria-invalid', 'true');
-    amount.focus();
-  };
-  const clearError = () => {
-    bidError.textContent = '';
-    amount.removeAttribute('aria-invalid');
-  };
-  const submit = h('button', { type: 'submit' }, t('button.placeBid'));
-  const form = h(
-    'form',
-    { id: 'bid-form', novalidate: true },
-    h('label', { for: 'bid-amount' }, `${t('label.maxBid')} (${lot.Currency})`),
-    amount,
-    hint,
-    suggestions,
-    submit,
-    bidError,
-  );
-  form.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    clearError();
-    const maxAmount = parseMoney(amount.value, lot.Currency);
-    if (maxAmount === null || maxAmount <= 0)
-      return showError(t('web.amountInvalid', { example: toInput(lot.MinimumNextBid ?? lot.StartingPrice, lot.Currency) }));
-    submit.disabled = true;
-    try {
-      const placed = ok(
-        await client.POST('/v1/me/bids', {
-          body: { LotId: lot.Id, MaxAmount: maxAmount },
-          // A retried press places nothing twice.
-          headers: { 'Idempotency-Key': crypto.randomUUID() },
-        }),
-      );
-      Object.assign(lot, {
-        CurrentBid: placed.CurrentBid,
-        BidCount: placed.BidCount,
-        MinimumNextBid: placed.MinimumNextBid,
-        EndTime: placed.EndTime,
-        ReserveMet: placed.ReserveMet,
-      });
-      paint();
-      fillSuggestions();
-      context.setStanding(lot.Id, placed.Leading ? 'leading' : 'outbid');
-      showStanding(context.standings.get(lot.Id) ?? null);
-      amount.value = '';
-      announce(`${t('message.bidAccepted')} ${placed.Leading ? t('message.highestBidder') : t('message.outbid', { title: lot.Title })}`);
-    } catch (error) {
-      const problem = (error as { problem?: { minimumNextBid?: number } }).problem;
-      if (typeof problem?.minimumNextBid === 'number') {
-        lot.MinimumNextBid = problem.minimumNextBid;
-        paint();
-        fillSuggestions();
-      }
-      showError(messageOf(error));
-    } finally {
-      submit.disabled = false;
-    }
+  const form = bidForm(context, lot, (placed) => {
+    paint();
+    if (!placed) return;
+    context.setStanding(lot.Id, placed.Leading ? 'leading' : 'outbid');
+    showStanding(context.standings.get(lot.Id) ?? null);
+    announce(`${t('message.bidAccepted')} ${placed.Leading ? t('message.highestBidder') : t('message.outbid', { title: lot.Title })}`);
   });
 
   const watch = h('button', { type: 'button', id: 'watch', class: 'secondary', 'aria-pressed': 'false' }, t('button.watch'));
@@ -182,8 +101,8 @@ export const lotView: View = async (context, root, params) => {
     }
     const may = ok(await client.GET('/v1/me/lots/{lotId}/registration', { params: { path: { lotId: lot.Id } } }));
     if (may.MayBid) {
-      fillSuggestions();
-      bidding.replaceChildren(heading, form);
+      form.refresh();
+      bidding.replaceChildren(heading, form.element);
       return;
     }
     if (may.Reason === 'not-registered') {
@@ -197,7 +116,7 @@ export const lotView: View = async (context, root, params) => {
           );
           announce(t('web.registration', { status: t(`status.${registration.Status}`) }));
           await drawBidding();
-          (registration.Status === 'approved' ? amount : bidding.querySelector<HTMLElement>('h2'))?.focus();
+          (registration.Status === 'approved' ? form.amount : bidding.querySelector<HTMLElement>('h2'))?.focus();
         } catch (error) {
           status.textContent = messageOf(error);
           register.disabled = false;
@@ -293,7 +212,7 @@ export const lotView: View = async (context, root, params) => {
         announce(`${t('message.lotClosed')} ${outcome}`);
       } else return;
       paint();
-      if (event.type !== 'closed') fillSuggestions();
+      if (event.type !== 'closed') form.refresh();
     },
     // After a gap in the stream: the lot read again, and the view drawn anew.
     () => context.navigate(location.hash),
@@ -307,7 +226,7 @@ export const lotView: View = async (context, root, params) => {
         EndTime: event.data.EndTime ?? lot.EndTime,
       });
       paint();
-      fillSuggestions();
+      form.refresh();
     }
     showStanding(context.standings.get(lot.Id) ?? null);
   });
