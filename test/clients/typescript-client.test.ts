@@ -123,10 +123,6 @@ describe('the typed client package', function () {
       } finally {
         auction.close();
         mine.close();
-        // Node's fetch (undici) may park a connected socket that never carries a request after an aborted stream, which
-        // the server's close would wait for: a request on each ends them as usual.
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        await Promise.all([1, 2, 3].map(() => fetch(`${server.base}/healthz`).then((answer) => answer.text())));
       }
     });
   });
