@@ -3,15 +3,13 @@
 // reconnect, and hands them to every open stream of that auction.
 import type { FeedEvent, TenantFeed } from '../../src/events/feed.ts';
 import type { TenantScope } from '../../src/ports/read-models.ts';
+import { KeptMessages } from '../../src/http/message-stream.ts';
 import { catalogueLots, type LotDoc } from '../../projections/catalogue/index.ts';
 import { minimumNextBid, reserveMet, type IncrementRow } from '../../commands/bidding/rules.ts';
 import { readAuctionTypes, type AuctionTypes } from '../auctions/types.ts';
 
 /** The events an auction stream tells of. */
 export const STREAM_TYPES = ['BidPlaced', 'LotEndTimeExtended', 'LotSettled', 'LotClosed', 'LiveStatusChanged'] as const;
-/** How far back a reconnecting client is served (at least the last 24 hours, API.md), and at most this many messages. */
-const KEPT_MS = 24 * 3600_000;
-const KEPT_MESSAGES = 50_000;
 /** Events read back from the log when the hub starts, to serve clients that reconnect after a restart. */
 const PREFILL_EVENTS = 100_000;
 
@@ -41,9 +39,7 @@ export interface HubDeps {
 type Listener = (message: StreamMessage) => void;
 
 export class AuctionStreamHub {
-  private readonly kept: StreamMessage[] = [];
-  /** Messages after this position are all in `kept` (a client whose position is older gets a reset). */
-  private coveredFrom = 0;
+  private readonly kept = new KeptMessages<StreamMessage>();
   /** The last position read. */
   private position = 0;
   private readonly listeners = new Map<number, Set<Listener>>();
@@ -58,8 +54,8 @@ export class AuctionStreamHub {
   start(head: () => Promise<number>): Promise<void> {
     this.started ??= (async () => {
       const end = await head();
-      this.coveredFrom = Math.max(0, end - (this.deps.prefillEvents ?? PREFILL_EVENTS));
-      this.position = this.coveredFrom;
+      this.kept.coveredFrom = Math.max(0, end - (this.deps.prefillEvents ?? PREFILL_EVENTS));
+      this.position = this.kept.coveredFrom;
       await this.readUpTo(end);
       void this.follow();
     })();
@@ -69,8 +65,8 @@ export class AuctionStreamHub {
   /** Where a stream starts: the kept messages of its auction after `after`, or a reset when `after` is too old. */
   replay(auctionId: number, after: number | null): { reset: boolean; messages: StreamMessage[]; position: number } {
     if (after === null) return { reset: false, messages: [], position: this.position };
-    if (after < this.coveredFrom) return { reset: true, messages: [], position: this.position };
-    return { reset: false, messages: this.kept.filter((m) => m.auctionId === auctionId && m.position > after), position: this.position };
+    const messages = this.kept.after(after, (m) => m.auctionId === auctionId);
+    return { reset: messages === null, messages: messages ?? [], position: this.position };
   }
 
   listen(auctionId: number, listener: Listener): () => void {
@@ -136,14 +132,7 @@ export class AuctionStreamHub {
       const message = this.messageOf(event, lots, increments, types, bidCounts.get(event.position));
       if (message) messages.push(message);
     }
-    this.kept.push(...messages);
-    const oldest = this.deps.now() - KEPT_MS;
-    let drop = 0;
-    while (drop < this.kept.length && (this.kept.length - drop > KEPT_MESSAGES || this.kept[drop].at < oldest)) drop++;
-    if (drop > 0) {
-      this.coveredFrom = this.kept[drop - 1].position;
-      this.kept.splice(0, drop);
-    }
+    this.kept.add(messages, this.deps.now());
     return messages;
   }
 

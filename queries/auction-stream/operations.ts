@@ -4,11 +4,12 @@ import { defineOperation, type TenantContext } from '../../src/http/operation.ts
 import { idText, streamTicketQuery, z } from '../../src/http/schemas.ts';
 import { ServiceUnavailableError } from '../../src/errors.ts';
 import type { TenantFeed } from '../../src/events/feed.ts';
-import { openEventStream, StreamedAnswer } from '../../src/http/event-stream.ts';
+import { StreamedAnswer } from '../../src/http/event-stream.ts';
+import { serveMessages } from '../../src/http/message-stream.ts';
 import { StreamSlots } from '../../src/http/stream-slots.ts';
 import { findAuction } from '../../projections/catalogue/index.ts';
 import { incrementsOf } from '../lots/dto.ts';
-import { AuctionStreamHub, STREAM_TYPES, type StreamMessage } from './hub.ts';
+import { AuctionStreamHub, STREAM_TYPES } from './hub.ts';
 import { auctionStreamEvents } from './events.ts';
 
 /**
@@ -18,10 +19,6 @@ import { auctionStreamEvents } from './events.ts';
 export const MAX_AUCTION_STREAMS = 2000;
 export const STREAMS_PER_ADDRESS = 100;
 const slots = new StreamSlots('auction streams', MAX_AUCTION_STREAMS, STREAMS_PER_ADDRESS);
-/** The longest a stream stays silent (a comment line then; API.md: at least every 15 seconds). */
-const HEARTBEAT_MS = 14_000;
-/** Messages waiting for a slow client; past this its stream ends (it reconnects with Last-Event-ID). */
-const QUEUE_LIMIT = 10_000;
 
 /** Open auction streams in this process (the gauge of /metrics). */
 export const openAuctionStreams = () => slots.held;
@@ -96,65 +93,17 @@ export const streamAuction = defineOperation({
     try {
       const hub = hubOf(ctx, feed);
       await hub.start(() => feed.head());
-      await serve(hub, params.id, after, ctx);
+      await serveMessages(ctx.res, hub, params.id, after, {
+        token: feed.token,
+        stopping: feed.stopping,
+        resetReason: 'The position is too old: read the lots again.',
+      });
     } finally {
       release();
     }
     return StreamedAnswer.done;
   },
 });
-
-async function serve(hub: AuctionStreamHub, auctionId: number, after: number, ctx: TenantContext): Promise<void> {
-  const stream = openEventStream(ctx.res);
-  // Ids are positions as this house sees them (opaque: no house can count another's events).
-  const token = ctx.events!.token;
-  const stopping = ctx.events!.stopping;
-  const queue: StreamMessage[] = [];
-  let wake: (() => void) | null = null;
-  // Listening before the replay is read: a message that comes meanwhile is in both, and sent once (by position).
-  const stop = hub.listen(auctionId, (message) => {
-    queue.push(message);
-    wake?.();
-  });
-  try {
-    const start = hub.replay(auctionId, after);
-    let sent = after;
-    // Where it starts, as the id of no event: a client dropped before the first event resumes from there.
-    await stream.mark(token(after), 'stream open');
-    if (start.reset) {
-      await stream.event(token(start.position), 'reset', { Reason: 'The position is too old: read the lots again.' });
-      sent = start.position;
-    }
-    queue.unshift(...start.messages);
-    while (!stream.gone.aborted && !stopping.aborted) {
-      if (queue.length > QUEUE_LIMIT) break;
-      const message = queue.shift();
-      if (message) {
-        if (message.position <= sent) continue;
-        if (!(await stream.event(token(message.position), message.event, message.data))) break;
-        sent = message.position;
-        continue;
-      }
-      const woken = await new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(false), HEARTBEAT_MS);
-        const done = () => {
-          clearTimeout(timer);
-          wake = null;
-          stream.gone.removeEventListener('abort', done);
-          stopping.removeEventListener('abort', done);
-          resolve(true);
-        };
-        wake = done;
-        stream.gone.addEventListener('abort', done, { once: true });
-        stopping.addEventListener('abort', done, { once: true });
-      });
-      if (!woken && !(await stream.comment('heartbeat'))) break;
-    }
-  } finally {
-    stop();
-    stream.end();
-  }
-}
 
 export { STREAM_TYPES };
 export const auctionStreamOperations = [streamAuction];

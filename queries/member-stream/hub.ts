@@ -4,6 +4,7 @@
 // clients that reconnect, and hands each to the open streams of its member only.
 import type { FeedEvent, TenantFeed } from '../../src/events/feed.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
+import { KeptMessages } from '../../src/http/message-stream.ts';
 import { minimumNextBid, type IncrementRow } from '../../commands/bidding/rules.ts';
 
 /** The events a member stream tells of. */
@@ -14,9 +15,6 @@ export const MEMBER_STREAM_TYPES = [
   'RegistrationApproved',
   'RegistrationRejected',
 ] as const;
-/** How far back a reconnecting client is served (as the auction stream: at least 24 hours), and at most this many messages. */
-const KEPT_MS = 24 * 3600_000;
-const KEPT_MESSAGES = 50_000;
 /** Events read back from the log when the hub starts, to serve clients that reconnect after a restart. */
 const PREFILL_EVENTS = 100_000;
 
@@ -109,9 +107,7 @@ const emptyLot = (): LotState => ({
 type Listener = (message: MemberMessage) => void;
 
 export class MemberStreamHub {
-  private readonly kept: MemberMessage[] = [];
-  /** Messages after this position are all in `kept` (a client whose position is older gets a reset). */
-  private coveredFrom = 0;
+  private readonly kept = new KeptMessages<MemberMessage>();
   private position = 0;
   private readonly listeners = new Map<number, Set<Listener>>();
   private readonly lots = new Map<string, LotFold>();
@@ -123,8 +119,8 @@ export class MemberStreamHub {
   start(head: () => Promise<number>): Promise<void> {
     this.started ??= (async () => {
       const end = await head();
-      this.coveredFrom = Math.max(0, end - (this.deps.prefillEvents ?? PREFILL_EVENTS));
-      this.position = this.coveredFrom;
+      this.kept.coveredFrom = Math.max(0, end - (this.deps.prefillEvents ?? PREFILL_EVENTS));
+      this.position = this.kept.coveredFrom;
       while (this.position < end) {
         const page = await this.deps.feed.page({ after: this.position, types: new Set(MEMBER_STREAM_TYPES), limit: 1000, waitMs: 0 });
         const taken = await this.take(page.events);
@@ -144,8 +140,8 @@ export class MemberStreamHub {
 
   /** Where a member's stream starts: their kept messages after `after`, or a reset when `after` is too old. */
   replay(memberId: number, after: number): { reset: boolean; messages: MemberMessage[]; position: number } {
-    if (after < this.coveredFrom) return { reset: true, messages: [], position: this.position };
-    return { reset: false, messages: this.kept.filter((m) => m.memberId === memberId && m.position > after), position: this.position };
+    const messages = this.kept.after(after, (m) => m.memberId === memberId);
+    return { reset: messages === null, messages: messages ?? [], position: this.position };
   }
 
   listen(memberId: number, listener: Listener): () => void {
@@ -201,14 +197,7 @@ export class MemberStreamHub {
     } catch {
       failed = true;
     }
-    this.kept.push(...messages);
-    const oldest = this.deps.now() - KEPT_MS;
-    let drop = 0;
-    while (drop < this.kept.length && (this.kept.length - drop > KEPT_MESSAGES || this.kept[drop].at < oldest)) drop++;
-    if (drop > 0) {
-      this.coveredFrom = this.kept[drop - 1].position;
-      this.kept.splice(0, drop);
-    }
+    this.kept.add(messages, this.deps.now());
     return { messages, through, failed };
   }
 

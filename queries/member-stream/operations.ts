@@ -4,20 +4,17 @@ import { defineOperation, type MemberContext } from '../../src/http/operation.ts
 import { streamTicketQuery, z } from '../../src/http/schemas.ts';
 import { ServiceUnavailableError } from '../../src/errors.ts';
 import type { TenantFeed } from '../../src/events/feed.ts';
-import { openEventStream, StreamedAnswer } from '../../src/http/event-stream.ts';
+import { StreamedAnswer } from '../../src/http/event-stream.ts';
+import { serveMessages } from '../../src/http/message-stream.ts';
 import { StreamSlots } from '../../src/http/stream-slots.ts';
 import { incrementsOf } from '../lots/dto.ts';
-import { MemberStreamHub, type MemberMessage } from './hub.ts';
+import { MemberStreamHub } from './hub.ts';
 
 /** Member streams one process serves at once (one more is a 503); a house at most half, one client address 100 of a house's (429). */
 export const MAX_MEMBER_STREAMS = 2000;
 const slots = new StreamSlots('member streams', MAX_MEMBER_STREAMS, 100);
 /** Open member streams in this process (the gauge of /metrics). */
 export const openMemberStreams = () => slots.held;
-/** The longest a stream stays silent (a comment line then; at least every 15 seconds). */
-const HEARTBEAT_MS = 14_000;
-/** Messages waiting for a slow client; past this its stream ends (it reconnects with Last-Event-ID). */
-const QUEUE_LIMIT = 10_000;
 
 const hubs = new WeakMap<TenantFeed, MemberStreamHub>();
 function hubOf(ctx: MemberContext, feed: TenantFeed): MemberStreamHub {
@@ -112,62 +109,16 @@ export const streamMyChanges = defineOperation({
     try {
       const hub = hubOf(ctx, feed);
       await hub.start(() => feed.head());
-      await serve(hub, ctx.member.Id, after, ctx);
+      await serveMessages(ctx.res, hub, ctx.member.Id, after, {
+        token: feed.token,
+        stopping: feed.stopping,
+        resetReason: 'The position is too old: read your bids again.',
+      });
     } finally {
       release();
     }
     return StreamedAnswer.done;
   },
 });
-
-async function serve(hub: MemberStreamHub, memberId: number, after: number, ctx: MemberContext): Promise<void> {
-  const stream = openEventStream(ctx.res);
-  const token = ctx.events!.token;
-  const stopping = ctx.events!.stopping;
-  const queue: MemberMessage[] = [];
-  let wake: (() => void) | null = null;
-  // Listening before the replay is read: a message in both is sent once (by position).
-  const stop = hub.listen(memberId, (message) => {
-    queue.push(message);
-    wake?.();
-  });
-  try {
-    const start = hub.replay(memberId, after);
-    let sent = after;
-    await stream.mark(token(after), 'stream open');
-    if (start.reset) {
-      await stream.event(token(start.position), 'reset', { Reason: 'The position is too old: read your bids again.' });
-      sent = start.position;
-    }
-    queue.unshift(...start.messages);
-    while (!stream.gone.aborted && !stopping.aborted) {
-      if (queue.length > QUEUE_LIMIT) break;
-      const message = queue.shift();
-      if (message) {
-        if (message.position <= sent) continue;
-        if (!(await stream.event(token(message.position), message.event, message.data))) break;
-        sent = message.position;
-        continue;
-      }
-      const woken = await new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(false), HEARTBEAT_MS);
-        const done = () => {
-          clearTimeout(timer);
-          wake = null;
-          stream.gone.removeEventListener('abort', done);
-          stopping.removeEventListener('abort', done);
-          resolve(true);
-        };
-        wake = done;
-        stream.gone.addEventListener('abort', done, { once: true });
-        stopping.addEventListener('abort', done, { once: true });
-      });
-      if (!woken && !(await stream.comment('heartbeat'))) break;
-    }
-  } finally {
-    stop();
-    stream.end();
-  }
-}
 
 export const memberStreamOperations = [streamMyChanges];
