@@ -6,6 +6,7 @@ import type { Logger } from '../src/logger.ts';
 import type { EventLog } from '../src/ports/event-log.ts';
 import type { DocumentStore } from '../src/ports/read-models.ts';
 import type { SearchIndex } from '../src/ports/search.ts';
+import type { OffLoopOperations } from '../src/http/off-loop.ts';
 import type { JobQueue } from '../src/ports/jobs.ts';
 import type { RateLimiter } from '../src/ports/rate-limit.ts';
 import type { Outbox } from '../src/ports/outbox.ts';
@@ -55,6 +56,8 @@ export interface Engines {
   leases: { projector: LeaseStore; worker: LeaseStore };
   /** True when this process keeps the lot index up to date itself (embedded MiniSearch: each `api` keeps a replica). */
   searchInProcess: boolean;
+  /** Operations whose handler runs in the lot index's thread (SEARCH_THREAD with embedded engines), else null. */
+  offLoop: OffLoopOperations | null;
   /** Which engine serves each port, for the start-up log (no credentials). */
   describe: Record<string, string>;
   /** Throws when a networked engine this process needs does not answer (PostgreSQL), for /readyz. */
@@ -89,6 +92,10 @@ export async function openEngines(
     claim?: (leases: Engines['leases']) => Promise<void>;
     /** A tool that does not read the lot index (a document projection's rebuild): the embedded one is not loaded. */
     withoutLotIndex?: boolean;
+    /** This process answers searches: the embedded MiniSearch index runs in a thread of its own (SEARCH_THREAD). */
+    searchThread?: boolean;
+    /** Something this process cannot go on without stopped (the lot index's thread). */
+    onFatal?: (reason: string) => void;
   } = {},
 ): Promise<Engines> {
   const paths = dataPaths(config.dataDir);
@@ -194,6 +201,7 @@ export async function openEngines(
 
   let search: SearchIndex;
   let searchInProcess = false;
+  let offLoop: OffLoopOperations | null = null;
   if (urls.typesense) {
     const { TypesenseIndex, TypesenseKeyRefusedError } = await import('../src/adapters/typesense/typesense-index.ts');
     // An `api` only searches and reads checkpoints: with a search-only key it never writes the index.
@@ -211,7 +219,10 @@ export async function openEngines(
     search = await MiniSearchIndex.open({ dir: null, partitions: LOT_SEARCH_PARTITION });
     describe.search = 'embedded, empty (not read by this tool)';
   } else {
-    const embedded = await openEmbeddedSearch(config, logger, role, paths);
+    const onFatal = options.onFatal ?? ((reason: string) => logger.fatal(reason));
+    const readModels = documents instanceof SqliteDocumentStore ? paths.readModels : null;
+    const embedded = await openEmbeddedSearch(config, logger, role, paths, { use: options.searchThread === true, onFatal, readModels });
+    offLoop = embedded.offLoop;
     search = embedded.search;
     searchInProcess = embedded.inProcess;
     describe.search = embedded.describe;
@@ -241,6 +252,7 @@ export async function openEngines(
     files,
     leases: { projector: projectorLeases, worker: workerLeases },
     searchInProcess,
+    offLoop,
     describe,
     async ping() {
       await pgPool?.query('SELECT 1');

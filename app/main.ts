@@ -33,7 +33,11 @@ async function main() {
   let runtime;
   try {
     // The projector's loops start once the demo data is in the log (a first start's seed).
-    runtime = await createRuntime(config, logger, { api: !primary, holdProjections: seeds });
+    runtime = await createRuntime(config, logger, {
+      api: !primary,
+      holdProjections: seeds,
+      onFatal: (reason) => (shutdown ? void shutdown.fail(reason) : logger.fatal(reason)),
+    });
   } catch (error) {
     if (error instanceof RoleRefusedError) {
       process.stderr.write(`refused to start (ROLE=${config.role}): ${error.message}\n`);

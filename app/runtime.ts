@@ -114,6 +114,8 @@ export async function createRuntime(
      * API_PROCESSES ≥ 2, whose forked `api` processes serve PORT; app/main.ts).
      */
     api?: boolean;
+    /** Something this process cannot go on without stopped (the lot index's thread): the service stops. */
+    onFatal?: (reason: string) => void;
   } = {},
 ): Promise<Runtime> {
   const role = options.role ?? config.role;
@@ -125,6 +127,8 @@ export async function createRuntime(
   const leases: HeldLease[] = [];
   const engines = await openEngines(config, logger, role, {
     withoutLotIndex: options.withoutLotIndex,
+    searchThread: config.searchThread && background && ((role === 'all' && options.api !== false) || role === 'api'),
+    onFatal: options.onFatal,
     async claim(stores) {
       try {
         if (runsProjections || options.projectorLease) {
@@ -239,6 +243,7 @@ export async function createRuntime(
           metricsElsewhere: config.metrics !== 'on',
           fresh: () => versions.fresh(),
           ping: () => engines.ping(),
+          offLoop: engines.offLoop,
         },
         {
           feed: feed!,

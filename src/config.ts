@@ -62,6 +62,8 @@ export interface Config {
    * searches about five times the CPU (docs/performance.md).
    */
   embeddedSearch: 'fts5' | 'minisearch';
+  /** The embedded MiniSearch index of a process that answers searches runs in a worker thread (SEARCH_THREAD, default true). */
+  searchThread: boolean;
   /** The EU's VIES service for VAT checks; null: format and checksum only (jsvat). */
   viesUrl: string | null;
   viesTimeoutMs: number;
@@ -227,6 +229,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readYourWritesTimeoutMs: int(env.READ_YOUR_WRITES_TIMEOUT_MS, 5000, 'READ_YOUR_WRITES_TIMEOUT_MS'),
     searchFlushIntervalMs: int(env.SEARCH_FLUSH_INTERVAL_MS, 30000, 'SEARCH_FLUSH_INTERVAL_MS'),
     embeddedSearch: embeddedSearch(env.EMBEDDED_SEARCH),
+    searchThread: env.SEARCH_THREAD !== 'false',
     viesUrl: env.VIES_URL || null,
     viesTimeoutMs: int(env.VIES_TIMEOUT_MS, 10000, 'VIES_TIMEOUT_MS'),
     shutdownTimeoutMs: int(env.SHUTDOWN_TIMEOUT_MS, 10000, 'SHUTDOWN_TIMEOUT_MS'),

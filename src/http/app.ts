@@ -21,6 +21,8 @@ import { problemMiddleware, sendProblem } from './problem.ts';
 import { BACK_OFFICE_DOCS, buildBackOfficeOpenApiDocument, buildOpenApiDocument, docsPage } from './openapi/index.ts';
 import { ResponseCache, weakEtag } from './response-cache.ts';
 import { FileAnswer } from './file-answer.ts';
+import { runOffLoop, type OffLoopOperations } from './off-loop.ts';
+import { chooseEncoding } from './compression.ts';
 import { StreamedAnswer } from './event-stream.ts';
 import { sendFile, sendBody, type EncodedCopies } from './send.ts';
 import {
@@ -61,6 +63,8 @@ export function buildApp(
     fresh?: () => Promise<void> | null;
     /** Throws when an engine does not answer (/readyz). */
     ping?: () => Promise<void>;
+    /** Operations whose handler runs beside the event loop (src/http/off-loop.ts). */
+    offLoop?: OffLoopOperations | null;
   } = {
     role: 'all',
     metrics: null,
@@ -206,6 +210,7 @@ export function buildApp(
   for (const page of pages) app.use(page.path, compression({ threshold: 1024 }), page.handler);
 
   const steps = new RequestSteps({ services, auth, derivedValues, responseCache, catalogueVersion, backOffice });
+  const offLoop = ops.offLoop ?? null;
   const methodsByPath = new Map<string, Set<string>>();
   for (const operation of operations) {
     const { operationId, method } = operation.route;
@@ -253,6 +258,29 @@ export function buildApp(
       const input = parseInput(operation, req) as { params: Record<string, unknown>; query: Record<string, unknown> };
       // The one auction the answer depends on, when the request names it (else the answer may: after).
       const scope = version !== null ? steps.scopeBefore(operation, input, tenant) : null;
+      if (offLoop?.has(operationId) && token) {
+        // The handler runs in another thread and hands back its answer's bytes, compressed as this request asks.
+        const tenantCtx = ctx as TenantContext;
+        const encoding = chooseEncoding(req.headers['accept-encoding']);
+        const answer = await runOffLoop(offLoop, operationId, input, tenantCtx, {
+          version: catalogueVersion(tenantCtx.tenant.Tenant),
+          encoding,
+        });
+        if (version === null) sendBody(req, res, answer.body, answer.etag, { entry: answer.copies });
+        else {
+          const kept = steps.keptVersion(tenant, version, scope ?? { auction: undefined, version: null });
+          const entry = {
+            body: answer.body,
+            etag: answer.etag,
+            ...answer.copies,
+            ...kept,
+            expires: expiresAt(nowMs, changesAt),
+            operationId,
+          };
+          steps.sendAndKeep(req, res, cacheKey, entry);
+        }
+        return;
+      }
       const result = await operation.handler(input as never, ctx as never);
       if (result instanceof StreamedAnswer) return;
       if (result instanceof FileAnswer) await sendFile(req, res, result);

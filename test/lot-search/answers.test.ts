@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { MiniSearchIndex } from '../../src/adapters/embedded/minisearch/index.ts';
+import { MiniSearchThread } from '../../src/adapters/embedded/minisearch/thread.ts';
 import { SqliteSearchIndex } from '../../src/adapters/embedded/sqlite-search/index.ts';
 import type { SearchDocument, SearchIndex, SearchRequest, SearchResult } from '../../src/ports/search.ts';
 import { adjectives, conditions, materials, objects, periods, places, type Tri } from '../../app/seed/vocabulary.ts';
@@ -114,6 +115,7 @@ describe('lot search answers before and after issue 18: fixed queries on a gener
   const engines: Array<[string, () => Promise<SearchIndex>]> = [
     ['embedded MiniSearch on typed postings (the default)', () => MiniSearchIndex.open({ dir: null, partitions: LOT_SEARCH_PARTITION })],
     ['embedded SQLite FTS5 (EMBEDDED_SEARCH=fts5)', () => SqliteSearchIndex.open({ file: null, partitions: LOT_SEARCH_PARTITION })],
+    ['the default in a thread of its own (SEARCH_THREAD)', () => MiniSearchThread.open({ dir: null, partitions: LOT_SEARCH_PARTITION })],
   ];
   const answers = new Map<string, Array<Omit<Recorded, 'query'>>>();
 
@@ -141,6 +143,11 @@ describe('lot search answers before and after issue 18: fixed queries on a gener
 
   it('the default engine gives every recorded answer: the same total, facets and hits in the same order', function () {
     const now = answers.get(engines[0][0])!;
+    recorded.forEach((r, i) => expect(now[i], JSON.stringify(r.query)).to.deep.equal({ found: r.found, facets: r.facets, top: r.top }));
+  });
+
+  it('the default engine in its thread gives every recorded answer as well', function () {
+    const now = answers.get(engines[2][0])!;
     recorded.forEach((r, i) => expect(now[i], JSON.stringify(r.query)).to.deep.equal({ found: r.found, facets: r.facets, top: r.top }));
   });
 

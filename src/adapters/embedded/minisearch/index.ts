@@ -218,6 +218,11 @@ export class MiniSearchIndex implements SearchIndex {
     return this.checkpoints.get(projection) ?? 0;
   }
 
+  /** Every checkpoint kept with the index (for a process that keeps a copy of them: thread.ts). */
+  checkpointEntries(): Array<[string, number]> {
+    return [...this.checkpoints];
+  }
+
   async setCheckpoint(projection: string, position: number): Promise<void> {
     this.assertOpen();
     if (this.checkpoints.get(projection) === position) return;
