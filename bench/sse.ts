@@ -18,7 +18,10 @@ export async function subscribe(
       { length: count },
       (_, i) =>
         new Promise<void>((resolve, reject) => {
-          const req = http.get(url, { agent, headers }, (res) => {
+          // A hundred streams per client address (127.0.0.1, .2, …: all loopback), as many browsers would hold
+          // them: the service lets one address hold at most 100 auction streams of a house.
+          const localAddress = `127.0.0.${1 + Math.floor(i / 100)}`;
+          const req = http.get(url, { agent, headers, localAddress }, (res) => {
             if (res.statusCode !== 200) return reject(new Error(`stream ${i}: ${res.statusCode}`));
             let buffer = '';
             res.setEncoding('utf8');
