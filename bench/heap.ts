@@ -25,6 +25,8 @@ export interface HeapReading {
   heapUsedBytes: number;
   /** VmRSS summed over those processes. */
   rssBytes: number;
+  /** VmRSS of each process of `tree`, in its order (the primary first). */
+  rssOfTree: number[];
 }
 
 /** The node processes among `pids` (a tsx process has an esbuild child of its own: not the service's). */
@@ -122,12 +124,14 @@ function reading(tree: number[], byPid: Map<number | null, number>): HeapReading
     heapUsedBytes,
     rssBytes: p === null ? null : (memoryOf(p)?.vmRssBytes ?? null),
   }));
+  const rssOfTree = tree.map((p) => memoryOf(p)?.vmRssBytes ?? 0);
   return {
     processes,
     tree,
     unread: tree.filter((p) => !byPid.has(p)),
     heapUsedBytes: processes.reduce((s, p) => s + p.heapUsedBytes, 0),
-    rssBytes: tree.reduce((s, p) => s + (memoryOf(p)?.vmRssBytes ?? 0), 0),
+    rssBytes: rssOfTree.reduce((s, r) => s + r, 0),
+    rssOfTree,
   };
 }
 

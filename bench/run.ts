@@ -379,10 +379,14 @@ async function allCores(inputs: AllCoresInputs): Promise<AllCoresResult> {
 
 const MiB = (bytes: number) => fmt(bytes / 1048576);
 
-/** "312 MiB; VmRSS 700 MiB" or "612 MiB, the sum over 3 of 3 processes (198 + 207 + 207); VmRSS 1,400 MiB (all 3)". */
+/**
+ * "312 MiB; VmRSS 700 MiB" or "612 MiB, the sum over 3 of 3 processes (198 + 207 + 207); VmRSS 1,400 MiB (all 3:
+ * the primary 500 + 450 + 450)".
+ */
 function showHeap(h: HeapReading): string {
   if (!h.processes.length) return `not read (no /metrics answer); VmRSS ${MiB(h.rssBytes)} MiB`;
-  const rss = `VmRSS ${MiB(h.rssBytes)} MiB${h.tree.length > 1 ? ` (all ${h.tree.length})` : ''}`;
+  const each = h.rssOfTree.map((r, i) => `${i === 0 ? 'the primary ' : ''}${MiB(r)}`).join(' + ');
+  const rss = `VmRSS ${MiB(h.rssBytes)} MiB${h.tree.length > 1 ? ` (all ${h.tree.length}: ${each})` : ''}`;
   if (h.tree.length === 1 && h.processes.length === 1) return `${MiB(h.heapUsedBytes)} MiB; ${rss}`;
   const unread = h.unread.map((p) => (p === h.tree[0] ? `the primary ${p}` : String(p)));
   return (
@@ -966,6 +970,15 @@ async function main() {
       `restart at ${fmt(millionResult.events)} events: spawn to /readyz 200 ≤ ${TARGETS.restartSeconds} s`,
       showSpread(s, 2, ' s'),
       s.median <= TARGETS.restartSeconds,
+    );
+  }
+  if (allCoresResult) {
+    const { atReady, afterLoads } = allCoresResult.heap;
+    const most = Math.max(atReady.rssBytes, afterLoads.rssBytes);
+    add(
+      `API_PROCESSES=auto: VmRSS of all ${afterLoads.tree.length} processes ≤ 1.5 GB (at ready, after the loads)`,
+      `${MiB(atReady.rssBytes)}, ${MiB(afterLoads.rssBytes)} MiB`,
+      most <= TARGETS.peakRssBytes,
     );
   }
   if (memory)
