@@ -75,7 +75,10 @@ async function readFeed(client: ServiceClient, from = '') {
 const subscribe = (client: ServiceClient, count: number, query: string, onEvent: (i: number, type: string, data: string) => void) =>
   subscribeTo(client.url(`/backoffice/v1/events/stream?${query}`), boHeaders, count, onEvent);
 
-/** A receiver of webhook deliveries: path /hook/{n}; records each delivery's Revision per path. */
+/**
+ * A receiver of webhook deliveries: path /hook/{n}; records each delivery's Revision per path and stream (positions
+ * are opaque to clients, so order is told by the stream's revisions).
+ */
 async function startReceiver() {
   const byHook = new Map<string, number[]>();
   let total = 0;
@@ -90,9 +93,10 @@ async function startReceiver() {
       last = now;
       total += 1;
       const item = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { Position: string; Revision: number; Stream: string };
-      const list = byHook.get(req.url!) ?? [];
-      list.push(Number(Buffer.from(item.Position, 'base64url').toString('utf8').slice(2)));
-      byHook.set(req.url!, list);
+      const key = `${req.url}\n${item.Stream}`;
+      const list = byHook.get(key) ?? [];
+      list.push(item.Revision);
+      byHook.set(key, list);
       res.writeHead(204).end();
     });
   });
