@@ -3,7 +3,7 @@
 import type { EventLog } from '../ports/event-log.ts';
 import { CheckpointConflictError } from '../ports/read-models.ts';
 import { isEngineUnreachable } from '../errors.ts';
-import type { Projection } from './projection.ts';
+import { KeptDocuments, type Projection } from './projection.ts';
 import type { Progress } from './progress.ts';
 import type { CatchUp } from './catch-up.ts';
 import { applyBatch, liveSearchWriter, storedCheckpoint, type ProjectorDeps } from './apply.ts';
@@ -51,6 +51,7 @@ export class Loops {
 
   private async loop(projection: Projection): Promise<void> {
     const searchWriter = liveSearchWriter(this.deps, projection);
+    const kept = projection.kind === 'documents' && projection.keepDocuments ? new KeptDocuments(projection.keepDocuments) : undefined;
     let backoff = 100;
     while (!this.stopping()) {
       let stored = 0;
@@ -100,9 +101,18 @@ export class Loops {
             continue;
           }
           const batch = work.then(() =>
-            applyBatch(projection, events, stored, this.deps.documents.live(), searchWriter, (handled) => {
-              if (handled.length > 0) this.progress.changed(projection.name, batchEnd, handled);
-            }),
+            applyBatch(
+              projection,
+              events,
+              stored,
+              this.deps.documents.live(),
+              searchWriter,
+              (handled) => {
+                if (handled.length > 0) this.progress.changed(projection.name, batchEnd, handled);
+              },
+              batchEnd,
+              kept,
+            ),
           );
           work = batch.catch(() => undefined);
           stored = pending = await batch;
@@ -112,6 +122,7 @@ export class Loops {
           backoff = 100;
         }
       } catch (error) {
+        kept?.clear();
         if (idle) clearTimeout(idle);
         await subscription?.unsubscribe();
         if (this.stopping()) break;
