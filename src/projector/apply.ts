@@ -5,7 +5,7 @@ import type { DocumentStore, WriteTarget } from '../ports/read-models.ts';
 import { CheckpointConflictError } from '../ports/read-models.ts';
 import type { SearchIndex } from '../ports/search.ts';
 import type { Logger } from '../logger.ts';
-import { SearchBatch, UnitOfWork, type KeptDocuments, type Projection } from './projection.ts';
+import { SearchBatch, UnitOfWork, type KeptDocuments, type Projection, type Reactor } from './projection.ts';
 
 export interface ProjectorDeps {
   log: EventLog;
@@ -109,6 +109,11 @@ export async function applyBatch(
       return stored(position);
     }
   }
+}
+
+/** A reactor's part of a batch, without its checkpoint (the live loop stores that within a second). */
+export async function react(projection: Reactor, events: RecordedEvent[]): Promise<void> {
+  for (const event of events) if (projection.handles.includes(event.type)) await projection.react(event);
 }
 
 /**

@@ -6,7 +6,7 @@ import { isEngineUnreachable } from '../errors.ts';
 import { KeptDocuments, type Projection } from './projection.ts';
 import type { Progress } from './progress.ts';
 import type { CatchUp } from './catch-up.ts';
-import { applyBatch, liveSearchWriter, storedCheckpoint, type ProjectorDeps } from './apply.ts';
+import { applyBatch, liveSearchWriter, react, storedCheckpoint, type ProjectorDeps } from './apply.ts';
 
 /** The longest wait before a projection whose store was unreachable tries again. */
 const UNREACHABLE_RETRY_MS = 1000;
@@ -94,7 +94,15 @@ export class Loops {
           if (this.stopping()) break;
           const batchEnd = events[events.length - 1].position;
           const relevant = events.some((e) => projection.handles.includes(e.type));
-          if (!relevant && projection.kind !== 'search' && Date.now() - lastStore < IDLE_CHECKPOINT_MS) {
+          // A reactor's batch is reacted to at once, and its checkpoint stored like an idle one: nobody reads
+          // your writes from a reactor, and its jobs are keyed, so events replayed after a crash add nothing.
+          if ((!relevant || projection.kind === 'reactor') && projection.kind !== 'search' && Date.now() - lastStore < IDLE_CHECKPOINT_MS) {
+            if (relevant && projection.kind === 'reactor') {
+              const reacted = work.then(() => react(projection, events));
+              work = reacted.catch(() => undefined);
+              await reacted;
+              this.failures.delete(projection.name);
+            }
             pending = batchEnd;
             idle ??= setTimeout(storeIdle, IDLE_CHECKPOINT_MS);
             this.progress.advance(projection.name, batchEnd);
