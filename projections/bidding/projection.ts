@@ -13,6 +13,8 @@ function leaderOf(maxima: LotBiddersDoc['Maxima']): number | null {
 /** The bidders' own view of timed bidding (`GET /v1/me/bids`): each member's lots with their maximum and whether they lead, won or lost. */
 export const biddingProjection = defineDocumentProjection({
   name: 'bidding',
+  // A lot's documents change with each of its bids: kept between live batches instead of read back each time.
+  keepDocuments: 5_000,
   events: [timedBiddingEvents],
   handles: ['MaxBidPlaced', 'LotSettled'],
   collections: [

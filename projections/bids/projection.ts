@@ -35,6 +35,8 @@ const shown = (lot: BidLot | null) => (lot ? JSON.stringify([lot.AuctionId, lot.
 
 export const bidsProjection = defineDocumentProjection({
   name: 'bids',
+  // A lot's documents change with each of its bids: kept between live batches instead of read back each time.
+  keepDocuments: 5_000,
   events: [catalogueEvents, catalogueLotEvents],
   handles: ['LotCatalogued', 'LotClosed', 'BidPlaced'],
   collections: [{ name: BIDS, indexes: [{ fields: ['LotId', 'Seq'] }, { fields: ['PlacedAt'] }] }, { name: BID_LOTS }],

@@ -73,6 +73,8 @@ async function lotsChanged(uow: UnitOfWork, tenant: string, lotId: number, posit
 /** Auctions, categories and lots, with lot counts kept per auction and category. */
 export const catalogueProjection = defineDocumentProjection({
   name: CATALOGUE_PROJECTION,
+  // A lot's documents change with each of its bids: kept between live batches instead of read back each time.
+  keepDocuments: 2_000,
   events: [catalogueEvents, lotEvents, accessEvents],
   handles: [
     'AuctionCatalogued',

@@ -5,7 +5,7 @@ import type { DocumentStore, WriteTarget } from '../ports/read-models.ts';
 import { CheckpointConflictError } from '../ports/read-models.ts';
 import type { SearchIndex } from '../ports/search.ts';
 import type { Logger } from '../logger.ts';
-import { SearchBatch, UnitOfWork, type Projection } from './projection.ts';
+import { SearchBatch, UnitOfWork, type KeptDocuments, type Projection, type Reactor } from './projection.ts';
 
 export interface ProjectorDeps {
   log: EventLog;
@@ -59,6 +59,8 @@ export async function applyBatch(
   onChange?: (handled: readonly RecordedEvent[]) => void,
   /** Where the batch ends in the log (a filtered read may end past its last event). */
   end = events[events.length - 1].position,
+  /** The documents a live loop keeps between its batches (see KeptDocuments). */
+  kept?: KeptDocuments,
 ): Promise<number> {
   const position = end;
   const handled = events.filter((e) => projection.handles.includes(e.type));
@@ -66,12 +68,19 @@ export async function applyBatch(
   const stored = (p: number) => (onChange?.(handled), p);
   switch (projection.kind) {
     case 'documents': {
-      const uow = new UnitOfWork(target!);
-      for (const event of handled) {
-        uow.current = event;
-        await projection.apply(event, uow);
+      const uow = new UnitOfWork(target!, kept);
+      try {
+        for (const event of handled) {
+          uow.current = event;
+          await projection.apply(event, uow);
+        }
+        await target!.commit(uow.ops(), { projection: projection.name, expected, position });
+      } catch (error) {
+        // Kept documents this batch changed in place are not what the store holds.
+        kept?.clear();
+        throw error;
       }
-      await target!.commit(uow.ops(), { projection: projection.name, expected, position });
+      kept?.keep(uow.held());
       return stored(position);
     }
     case 'search': {
@@ -100,6 +109,11 @@ export async function applyBatch(
       return stored(position);
     }
   }
+}
+
+/** A reactor's part of a batch, without its checkpoint (the live loop stores that within a second). */
+export async function react(projection: Reactor, events: RecordedEvent[]): Promise<void> {
+  for (const event of events) if (projection.handles.includes(event.type)) await projection.react(event);
 }
 
 /**

@@ -3,10 +3,10 @@
 import type { EventLog } from '../ports/event-log.ts';
 import { CheckpointConflictError } from '../ports/read-models.ts';
 import { isEngineUnreachable } from '../errors.ts';
-import type { Projection } from './projection.ts';
+import { KeptDocuments, type Projection } from './projection.ts';
 import type { Progress } from './progress.ts';
 import type { CatchUp } from './catch-up.ts';
-import { applyBatch, liveSearchWriter, storedCheckpoint, type ProjectorDeps } from './apply.ts';
+import { applyBatch, liveSearchWriter, react, storedCheckpoint, type ProjectorDeps } from './apply.ts';
 
 /** The longest wait before a projection whose store was unreachable tries again. */
 const UNREACHABLE_RETRY_MS = 1000;
@@ -51,6 +51,7 @@ export class Loops {
 
   private async loop(projection: Projection): Promise<void> {
     const searchWriter = liveSearchWriter(this.deps, projection);
+    const kept = projection.kind === 'documents' && projection.keepDocuments ? new KeptDocuments(projection.keepDocuments) : undefined;
     let backoff = 100;
     while (!this.stopping()) {
       let stored = 0;
@@ -93,16 +94,33 @@ export class Loops {
           if (this.stopping()) break;
           const batchEnd = events[events.length - 1].position;
           const relevant = events.some((e) => projection.handles.includes(e.type));
-          if (!relevant && projection.kind !== 'search' && Date.now() - lastStore < IDLE_CHECKPOINT_MS) {
+          // A reactor's batch is reacted to at once, and its checkpoint stored like an idle one: nobody reads
+          // your writes from a reactor, and its jobs are keyed, so events replayed after a crash add nothing.
+          if ((!relevant || projection.kind === 'reactor') && projection.kind !== 'search' && Date.now() - lastStore < IDLE_CHECKPOINT_MS) {
+            if (relevant && projection.kind === 'reactor') {
+              const reacted = work.then(() => react(projection, events));
+              work = reacted.catch(() => undefined);
+              await reacted;
+              this.failures.delete(projection.name);
+            }
             pending = batchEnd;
             idle ??= setTimeout(storeIdle, IDLE_CHECKPOINT_MS);
             this.progress.advance(projection.name, batchEnd);
             continue;
           }
           const batch = work.then(() =>
-            applyBatch(projection, events, stored, this.deps.documents.live(), searchWriter, (handled) => {
-              if (handled.length > 0) this.progress.changed(projection.name, batchEnd, handled);
-            }),
+            applyBatch(
+              projection,
+              events,
+              stored,
+              this.deps.documents.live(),
+              searchWriter,
+              (handled) => {
+                if (handled.length > 0) this.progress.changed(projection.name, batchEnd, handled);
+              },
+              batchEnd,
+              kept,
+            ),
           );
           work = batch.catch(() => undefined);
           stored = pending = await batch;
@@ -112,6 +130,7 @@ export class Loops {
           backoff = 100;
         }
       } catch (error) {
+        kept?.clear();
         if (idle) clearTimeout(idle);
         await subscription?.unsubscribe();
         if (this.stopping()) break;

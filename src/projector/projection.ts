@@ -15,7 +15,11 @@ export class UnitOfWork {
   private readonly dirty = new Map<string, WriteOp>();
   current!: RecordedEvent;
 
-  constructor(private readonly target: WriteTarget) {}
+  constructor(
+    private readonly target: WriteTarget,
+    /** Documents as the last batches committed them (a live loop's), read instead of the store. */
+    private readonly kept?: KeptDocuments,
+  ) {}
 
   private key(collection: string, tenant: string, id: string) {
     return `${collection}\u0000${tenant}\u0000${id}`;
@@ -23,8 +27,16 @@ export class UnitOfWork {
 
   async get<T extends Doc>(collection: string, tenant: string, id: string): Promise<T | null> {
     const key = this.key(collection, tenant, id);
-    if (!this.cache.has(key)) this.cache.set(key, await this.target.get(collection, tenant, id));
+    if (!this.cache.has(key)) {
+      const kept = this.kept?.get(key);
+      this.cache.set(key, kept !== undefined ? kept : await this.target.get(collection, tenant, id));
+    }
     return this.cache.get(key) as T | null;
+  }
+
+  /** Every document held (read or written), by key: what a committed batch leaves for the next (KeptDocuments). */
+  held(): Iterable<[string, Doc | null]> {
+    return this.cache.entries();
   }
 
   /**
@@ -82,6 +94,38 @@ export class UnitOfWork {
   }
 }
 
+/**
+ * The documents a live loop's last batches committed, kept for its next ones (a hot lot's document is then
+ * not read back and parsed for every batch). Exact while the loop is its collections' only writer: the
+ * projector's lease and the checkpoint's expected position make it so; any failed batch forgets them all,
+ * since a batch changes the documents it holds in place. Bounded: the least recently used go first.
+ */
+export class KeptDocuments {
+  private readonly docs = new Map<string, Doc | null>();
+
+  constructor(private readonly max: number) {}
+
+  get(key: string): Doc | null | undefined {
+    return this.docs.get(key);
+  }
+
+  /** After a batch committed: its documents, as committed. */
+  keep(held: Iterable<[string, Doc | null]>): void {
+    for (const [key, doc] of held) {
+      this.docs.delete(key);
+      this.docs.set(key, doc);
+    }
+    for (const key of this.docs.keys()) {
+      if (this.docs.size <= this.max) break;
+      this.docs.delete(key);
+    }
+  }
+
+  clear(): void {
+    this.docs.clear();
+  }
+}
+
 /*
  * What the runtime (runtime.ts) sees of a projection: event types by name and recorded events. Features
  * declare theirs with defineDocumentProjection, defineSearchProjection and defineReactor below, which type
@@ -92,6 +136,11 @@ export interface DocumentProjection {
   kind: 'documents';
   name: string;
   collections: CollectionSpec[];
+  /**
+   * How many documents its live loop keeps between batches (KeptDocuments), for a projection that updates the
+   * same documents batch after batch (a lot's, for each bid); none when absent.
+   */
+  keepDocuments?: number;
   /** Event types it reads; other events only move its checkpoint. */
   handles: readonly string[];
   apply(event: RecordedEvent, uow: UnitOfWork): Promise<void>;
@@ -203,6 +252,7 @@ export function defineDocumentProjection<
 >(
   projection: Reading<Sets, Handled> & {
     collections: CollectionSpec[];
+    keepDocuments?: number;
     apply(event: Read<Sets, Handled>, uow: UnitOfWork): Promise<void>;
   },
 ): DocumentProjection {
@@ -211,6 +261,7 @@ export function defineDocumentProjection<
     kind: 'documents',
     name: projection.name,
     collections: projection.collections,
+    ...(projection.keepDocuments ? { keepDocuments: projection.keepDocuments } : {}),
     handles,
     async apply(recorded, uow) {
       const event = read(recorded);

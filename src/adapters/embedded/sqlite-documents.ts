@@ -35,6 +35,9 @@ import {
 } from '../../read-models/rebuild.ts';
 import { fieldExpr, filterToSql } from './sqlite-filter.ts';
 
+/** Swaps made by any store of this process: the others re-read their aliases at their next read. */
+let swapsHere = 0;
+
 interface AliasRow {
   name: string;
   physical: string;
@@ -102,6 +105,23 @@ export class SqliteDocumentStore implements DocumentStore {
     }
   }
 
+  /**
+   * The check above once per turn of the event loop for reads (a request's look-ups share it), and after any
+   * swap made in this process: within a turn nothing from outside (an answer, a request) can tell a reader that
+   * another process swapped, and the rebuild drops the old copies before it says it is done.
+   */
+  private refreshAliasesForReads() {
+    if (this.aliasesChecked === swapsHere) return;
+    this.refreshAliases();
+    if (this.aliasesChecked === -1) setImmediate(this.forgetCheck);
+    this.aliasesChecked = swapsHere;
+  }
+  /** The swaps counter as of this turn's check; -1: not checked in this turn. */
+  private aliasesChecked = -1;
+  private readonly forgetCheck = () => {
+    this.aliasesChecked = -1;
+  };
+
   private prepare(sql: string): Database.Statement {
     let statement = this.statements.get(sql);
     if (!statement) {
@@ -114,7 +134,7 @@ export class SqliteDocumentStore implements DocumentStore {
 
   /** Runs a read on the current copies, re-resolving aliases once if another process swapped one under us. */
   private withAliases<T>(fn: () => T): T {
-    this.refreshAliases();
+    this.refreshAliasesForReads();
     return this.withKnownAliases(fn);
   }
 
@@ -353,6 +373,7 @@ export class SqliteDocumentStore implements DocumentStore {
     // The write lock (IMMEDIATE) is taken before the steps read the checkpoints.
     swap: async (steps) => this.db.transaction(() => runSwapSync(steps(), (step) => this.swapStep(step))).immediate(),
     swapped: async (replaced, copies) => {
+      swapsHere++;
       this.loadAliases();
       this.statements.clear();
       this.writeStatements.clear();
