@@ -145,8 +145,9 @@ describe('group commit', () => {
       }
     });
 
-    it('gives up on a command after its tries, each on a stale revision', async () => {
+    it('gives up on a command after its tries, each on a stale revision (a log that cannot decide under its lock)', async () => {
       const stubborn: EventLog = Object.assign(Object.create(log), {
+        appendDecided: undefined,
         appendToStream: async (streamId: string) => {
           throw new WrongExpectedVersionError(streamId, 0, 1);
         },

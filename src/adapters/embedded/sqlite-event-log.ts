@@ -55,6 +55,8 @@ interface PendingAppend {
   streamId: string;
   events: NewEvent[];
   expected: ExpectedRevision;
+  /** An append decided under the write lock (appendDecided): its events are decide's answer to the stream's newer ones. */
+  decided?: { fromRevision: number; decide: (newer: RecordedEvent[]) => NewEvent[] };
   resolve: (result: AppendResult) => void;
   reject: (error: unknown) => void;
 }
@@ -174,15 +176,24 @@ export class SqliteEventLog implements EventLog {
     this.appendGroup = (appends) => group.immediate(appends);
   }
 
-  private readonly appendTx = ({ streamId, events, expected }: PendingAppend): AppendOutcome => {
+  private readonly appendTx = ({ streamId, events: asked, expected, decided }: PendingAppend): AppendOutcome => {
     const head = this.statements.streamHead.get(streamId);
     const current = head ? head.revision : -1;
-    const ok =
-      expected === 'any' ||
-      (expected === 'no_stream' && current === -1) ||
-      (expected === 'stream_exists' && current >= 0) ||
-      (typeof expected === 'number' && expected === current);
-    if (!ok) throw new WrongExpectedVersionError(streamId, expected, current === -1 ? 'no_stream' : current);
+    let events = asked;
+    if (decided) {
+      // Under the write lock: the stream cannot move between this read and the inserts below.
+      if (current < decided.fromRevision - 1)
+        throw new WrongExpectedVersionError(streamId, decided.fromRevision - 1, current === -1 ? 'no_stream' : current);
+      const newer = current >= decided.fromRevision ? this.statements.readStream.all(streamId, decided.fromRevision).map(toRecorded) : [];
+      events = decided.decide(newer);
+    } else {
+      const ok =
+        expected === 'any' ||
+        (expected === 'no_stream' && current === -1) ||
+        (expected === 'stream_exists' && current >= 0) ||
+        (typeof expected === 'number' && expected === current);
+      if (!ok) throw new WrongExpectedVersionError(streamId, expected, current === -1 ? 'no_stream' : current);
+    }
     const created = new Date().toISOString();
     let revision = current;
     let position = 0;
@@ -220,6 +231,21 @@ export class SqliteEventLog implements EventLog {
     this.assertOpen();
     return new Promise<AppendResult>((resolve, reject) => {
       this.queued.push({ streamId, events, expected: options.expectedRevision ?? 'any', resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(this.commitGroup);
+      }
+    });
+  }
+
+  /**
+   * An append decided in the group's IMMEDIATE transaction (see EventLog.appendDecided): `decide` runs there,
+   * on the stream's events from `fromRevision` on, so another process's append can never come in between.
+   */
+  appendDecided(streamId: string, fromRevision: number, decide: (newer: RecordedEvent[]) => NewEvent[]): Promise<AppendResult> {
+    this.assertOpen();
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.queued.push({ streamId, events: [], expected: 'any', decided: { fromRevision, decide }, resolve, reject });
       if (!this.flushScheduled) {
         this.flushScheduled = true;
         setImmediate(this.commitGroup);
