@@ -1,5 +1,5 @@
 // Runs a command on its stream: fold, decide, append with the expected revision; batched per stream and decided again after a conflict.
-import { type EventLog, type NewEvent, WrongExpectedVersionError } from './ports/event-log.ts';
+import { type AppendResult, type EventLog, type NewEvent, WrongExpectedVersionError } from './ports/event-log.ts';
 import type { AnyEvent } from './events/define.ts';
 import type { CommandResult, Decider } from './decider.ts';
 import { PayloadTooLargeError, WriteContentionError } from './errors.ts';
@@ -105,7 +105,9 @@ const queues = new WeakMap<EventLog, Map<string, Queued[]>>();
  * the new state (the stream read again), after a short random wait (so two writers do not keep colliding in
  * lockstep), until its budget (CONFLICT_BUDGET_MS from the call, or `retry.budgetMs`) is spent: it then fails
  * with a WriteContentionError (503, Retry-After) and nothing of it is appended. Two commands can never both
- * win on stale state.
+ * win on stale state. On a log that can decide under its write lock (EventLog.appendDecided), a stream that met
+ * a conflict in the last CONTENDED_MS is decided there instead: the other writers' events are read inside the
+ * appending transaction, and there is no conflict left to retry.
  *
  * Commands on one stream run one batch at a time in this process: those that arrive while a batch is being
  * appended wait, and are then decided together, one after another on the state each leaves for the next,
@@ -190,8 +192,14 @@ function backoffMs(conflicts: number, random: () => number): number {
 /** Runs a batch to its end; `batch` is updated in place (commands given up on leave it, latecomers join it). */
 async function runBatch(log: EventLog, streamId: string, decider: Queued['decider'], batch: Queued[], queue: Queued[]): Promise<void> {
   const cache = cacheOf(log, decider);
+  const remember = (s: unknown, r: number) => {
+    cache.set(streamId, { state: s, revision: r });
+    if (cache.size > STATE_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  };
   let conflicts = 0;
   for (;;) {
+    // A stream other writers append to as well, on a log that can decide under its write lock: no more conflicts.
+    if (log.appendDecided && contendedLately(log, streamId)) return runLocked(log, streamId, decider, batch, queue, remember);
     // The cached state is taken out while deciding (evolve may change it in place): after a conflict it is
     // gone, and the stream is read again from its start.
     const cached = cache.get(streamId);
@@ -207,45 +215,13 @@ async function runBatch(log: EventLog, streamId: string, decider: Queued['decide
       for (const item of batch) item.reject(error);
       return;
     }
-    const remember = (s: unknown, r: number) => {
-      cache.set(streamId, { state: s, revision: r });
-      if (cache.size > STATE_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
-    };
     // A stream other writers append to as well: the state as the stream stands, kept for the next try.
-    const lastConflict = contentionOf(log).get(streamId);
-    const before =
-      decider.copy && lastConflict !== undefined && Date.now() - lastConflict < CONTENDED_MS
-        ? { state: decider.copy(state), revision }
-        : null;
+    const before = decider.copy && contendedLately(log, streamId) ? { state: decider.copy(state), revision } : null;
     // Each decided on the state the ones before it leave. evolve may change the state in place, so a state
     // that took events is remembered only once they are appended (else the next try reads the stream again).
-    const outcomes: Outcome[] = [];
-    const toAppend: NewEvent[] = [];
-    let bytes = 0;
-    for (let i = 0; i < batch.length; i++) {
-      const item = batch[i];
-      item.tries++;
-      try {
-        const events = decider.decide(item.command, state);
-        const news = events.map((e) => decider.events.toNew(e, item.correlationId));
-        const size = news.reduce((sum, event) => sum + appendBytes(event), 0);
-        if (size > MAX_APPEND_BYTES) {
-          throw new PayloadTooLargeError(`The command's events take ${size} bytes; one append holds at most ${MAX_APPEND_BYTES}.`);
-        }
-        if (bytes + size > MAX_APPEND_BYTES) {
-          // The batch is full: this command and those after it go first in line, for the next append.
-          item.tries--;
-          queue.unshift(...batch.splice(i));
-          break;
-        }
-        bytes += size;
-        for (const event of events) state = decider.evolve(state, event);
-        toAppend.push(...news);
-        outcomes.push({ events, view: decider.view?.(state, item.command) });
-      } catch (error) {
-        outcomes.push({ error });
-      }
-    }
+    const decided = decideBatch(decider, batch, queue, state);
+    state = decided.state;
+    const { outcomes, toAppend } = decided;
     if (toAppend.length === 0) {
       remember(state, revision);
       batch.forEach((item, i) => settle(item, outcomes[i], 0));
@@ -261,10 +237,7 @@ async function runBatch(log: EventLog, streamId: string, decider: Queued['decide
         // a random wait, on the stream as it then is (read onto the state before the batch, when it was kept).
         conflicts++;
         if (before) remember(before.state, before.revision);
-        const marks = contentionOf(log);
-        marks.delete(streamId);
-        marks.set(streamId, Date.now());
-        if (marks.size > STATE_CACHE_SIZE) marks.delete(marks.keys().next().value as string);
+        markContended(log, streamId);
         const again: Queued[] = [];
         for (const item of batch) {
           if (item.retry.now() >= item.deadline || item.tries >= item.maxTries) item.reject(new WriteContentionError(streamId, item.tries));
@@ -283,19 +256,139 @@ async function runBatch(log: EventLog, streamId: string, decider: Queued['decide
         batch.push(...again, ...joining);
         continue;
       }
-      // Nothing was appended: the commands that decided events fail with the error; the others were decided
-      // on a state with those events in it, and are decided again, first in line.
-      const others: Queued[] = [];
-      batch.forEach((item, i) =>
-        'events' in outcomes[i] && (outcomes[i] as { events: AnyEvent[] }).events.length > 0 ? item.reject(error) : others.push(item),
-      );
-      queue.unshift(...others);
+      failAppend(batch, outcomes, queue, error);
       return;
     }
     remember(state, appended.nextExpectedRevision);
     batch.forEach((item, i) => settle(item, outcomes[i], appended.position));
     return;
   }
+}
+
+/**
+ * A batch decided under the log's write lock (EventLog.appendDecided): the other writers' events since the
+ * cached state are read inside the appending transaction, so the batch is decided once and never conflicts.
+ * The stream stays marked contended while other writers keep appending to it.
+ */
+async function runLocked(
+  log: EventLog,
+  streamId: string,
+  decider: Queued['decider'],
+  batch: Queued[],
+  queue: Queued[],
+  remember: (state: unknown, revision: number) => void,
+): Promise<void> {
+  const cache = cacheOf(log, decider);
+  const cached = cache.get(streamId);
+  // Taken out while deciding: a failed transaction leaves it half evolved, and the stream is then read from its start.
+  cache.delete(streamId);
+  let state = cached ? cached.state : decider.initialState();
+  let revision = cached ? cached.revision : -1;
+  try {
+    // Not held: the stream read up to now outside the lock, so that the transaction reads only what came since.
+    if (!cached)
+      for (const event of await log.readStream(streamId)) {
+        state = decider.evolve(state, decider.events.read(event));
+        revision = event.revision;
+      }
+  } catch (error) {
+    for (const item of batch) item.reject(error);
+    return;
+  }
+  const done: { decided?: Decided; othersWrote?: boolean } = {};
+  let appended: AppendResult;
+  try {
+    appended = await log.appendDecided!(streamId, revision + 1, (newer) => {
+      for (const event of newer) {
+        state = decider.evolve(state, decider.events.read(event));
+        revision = event.revision;
+      }
+      done.othersWrote = newer.length > 0;
+      done.decided = decideBatch(decider, batch, queue, state);
+      return done.decided.toAppend;
+    });
+  } catch (error) {
+    // Nothing was appended (the transaction failed, or evolve did): every command of the batch fails with the
+    // error, also one that decided nothing (it was decided in the transaction, and deciding it again would take
+    // the lock again, as long as the log fails).
+    for (const item of batch) item.reject(error);
+    return;
+  }
+  if (!done.decided) throw new Error(`the log appended to ${streamId} without deciding`);
+  const { outcomes, state: after } = done.decided;
+  if (done.othersWrote) markContended(log, streamId);
+  remember(after, appended.nextExpectedRevision);
+  batch.forEach((item, i) => settle(item, outcomes[i], appended.position));
+}
+
+/** What a batch decided: each command's outcome, the state they leave, and their events to append. */
+interface Decided {
+  state: unknown;
+  outcomes: Outcome[];
+  toAppend: NewEvent[];
+}
+
+/**
+ * Decides the batch's commands one after another on the state each leaves for the next, up to MAX_APPEND_BYTES
+ * of events (the commands past it go back first in line, out of `batch`). A decision that fails fails alone.
+ */
+function decideBatch(decider: Queued['decider'], batch: Queued[], queue: Queued[], initial: unknown): Decided {
+  let state = initial;
+  const outcomes: Outcome[] = [];
+  const toAppend: NewEvent[] = [];
+  let bytes = 0;
+  for (let i = 0; i < batch.length; i++) {
+    const item = batch[i];
+    item.tries++;
+    try {
+      const events = decider.decide(item.command, state);
+      const news = events.map((e) => decider.events.toNew(e, item.correlationId));
+      const size = news.reduce((sum, event) => sum + appendBytes(event), 0);
+      if (size > MAX_APPEND_BYTES) {
+        throw new PayloadTooLargeError(`The command's events take ${size} bytes; one append holds at most ${MAX_APPEND_BYTES}.`);
+      }
+      if (bytes + size > MAX_APPEND_BYTES) {
+        // The batch is full: this command and those after it go first in line, for the next append.
+        item.tries--;
+        queue.unshift(...batch.splice(i));
+        break;
+      }
+      bytes += size;
+      for (const event of events) state = decider.evolve(state, event);
+      toAppend.push(...news);
+      outcomes.push({ events, view: decider.view?.(state, item.command) });
+    } catch (error) {
+      outcomes.push({ error });
+    }
+  }
+  return { state, outcomes, toAppend };
+}
+
+/**
+ * An append that failed other than on a stale revision: nothing was appended. The commands that decided events
+ * fail with the error; the others were decided on a state with those events in it, and are decided again, first
+ * in line.
+ */
+function failAppend(batch: Queued[], outcomes: Outcome[], queue: Queued[], error: unknown): void {
+  const others: Queued[] = [];
+  batch.forEach((item, i) =>
+    'events' in outcomes[i] && (outcomes[i] as { events: AnyEvent[] }).events.length > 0 ? item.reject(error) : others.push(item),
+  );
+  queue.unshift(...others);
+}
+
+/** Whether the stream met another writer in the last CONTENDED_MS. */
+function contendedLately(log: EventLog, streamId: string): boolean {
+  const last = contentionOf(log).get(streamId);
+  return last !== undefined && Date.now() - last < CONTENDED_MS;
+}
+
+/** Marks the stream as written by another writer just now (kept for the STATE_CACHE_SIZE streams marked last). */
+function markContended(log: EventLog, streamId: string): void {
+  const marks = contentionOf(log);
+  marks.delete(streamId);
+  marks.set(streamId, Date.now());
+  if (marks.size > STATE_CACHE_SIZE) marks.delete(marks.keys().next().value as string);
 }
 
 /**

@@ -83,6 +83,15 @@ export interface SubscribeOptions {
 
 export interface EventLog {
   appendToStream(streamId: string, events: NewEvent[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult>;
+  /**
+   * Optional: an append decided under the log's write lock, so that no writer (of any process) appends to the
+   * stream between the decision's read and its write, and it never meets a stale revision. `decide` is called
+   * once, synchronously, inside the appending transaction, with the stream's events from `fromRevision` on (the
+   * caller holds the ones before), and answers the events to append (none: nothing is appended). A throw from it
+   * fails this append alone, with nothing written. The result is as appendToStream's. Without it, callers decide
+   * on what they read and append with an expected revision, deciding again after a conflict.
+   */
+  appendDecided?(streamId: string, fromRevision: number, decide: (newer: RecordedEvent[]) => NewEvent[]): Promise<AppendResult>;
   /** Events of one stream in revision order; an absent stream reads as []. */
   readStream(streamId: string, options?: { fromRevision?: number }): Promise<RecordedEvent[]>;
   /** A page of $all, used by catch-up and by tools. */

@@ -45,6 +45,7 @@ export class ProjectorRuntime {
       this.progress,
       (name) => this.checkpoint(this.get(name)),
       () => this.loops.count > 0,
+      (names) => this.changeMark(names),
     );
     this.rebuilds = new Rebuilds(deps, this.catchUps, options);
   }

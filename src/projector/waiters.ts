@@ -2,8 +2,12 @@
 // by this process's loops when they run here, else by polling their stored checkpoints.
 import type { Progress } from './progress.ts';
 
-/** How often waits on projections of another process look at their stored checkpoints (one read serves all). */
-const WAIT_POLL_MS = 5;
+/**
+ * How often waits on projections of another process look at their stored checkpoints (one read serves all): every
+ * millisecond where the stores tell cheaply whether anything changed (a change mark: SQLite's data_version, a
+ * header read), so that a command's answer follows the projector by about a millisecond; else every 5 ms.
+ */
+const WAIT_POLL_MS = { marked: 1, unmarked: 5 };
 
 type Waiter = { position: number; resolve: () => void };
 
@@ -13,6 +17,8 @@ export class Waiters {
   /** Waits on projections that run elsewhere: one checkpoint read per projection and poll serves them all. */
   private readonly remote = new Map<string, Waiter[]>();
   private remoteTimer: NodeJS.Timeout | null = null;
+  /** The change mark as the last poll that read the checkpoints began (null: read at the next poll). */
+  private polledMark: string | null = null;
   private stopped = false;
 
   constructor(
@@ -21,6 +27,11 @@ export class Waiters {
     private readonly checkpoint: (name: string) => Promise<number>,
     /** Whether this process's loops run (else nothing here moves a position: every wait polls). */
     private readonly loopsRun: () => boolean,
+    /**
+     * A mark that moves whenever the named projections' stored checkpoints may have moved, read without I/O (null:
+     * unknown, the checkpoints are read at every poll).
+     */
+    private readonly changeMark: (names: readonly string[]) => string | null = () => null,
   ) {
     progress.subscribe({ advanced: (name, position) => this.advanced(name, position) });
   }
@@ -72,7 +83,7 @@ export class Waiters {
           Math.max(0, deadline - Date.now()),
         );
         this.remote.set(name, [...(this.remote.get(name) ?? []), waiter]);
-        this.remoteTimer ??= setTimeout(this.pollRemote, WAIT_POLL_MS);
+        this.remoteTimer ??= setTimeout(this.pollRemote, this.pollMs());
       });
       if (!reached) return false;
     }
@@ -81,6 +92,10 @@ export class Waiters {
 
   private readonly pollRemote = async () => {
     try {
+      // Nothing stored has moved since the last read began: no read (a wait that began since read its checkpoint itself).
+      const mark = this.changeMark([...this.remote.keys()]);
+      if (mark !== null && mark === this.polledMark) return;
+      this.polledMark = mark;
       for (const [name, list] of this.remote) {
         if (list.length === 0) {
           this.remote.delete(name);
@@ -93,9 +108,15 @@ export class Waiters {
       }
     } catch {
       // a store that does not answer now may answer at the next poll; each waiter has its own deadline
+      this.polledMark = null;
+    } finally {
+      this.remoteTimer = this.remote.size > 0 && !this.stopped ? setTimeout(this.pollRemote, this.pollMs()) : null;
     }
-    this.remoteTimer = this.remote.size > 0 && !this.stopped ? setTimeout(this.pollRemote, WAIT_POLL_MS) : null;
   };
+
+  private pollMs(): number {
+    return this.changeMark([...this.remote.keys()]) === null ? WAIT_POLL_MS.unmarked : WAIT_POLL_MS.marked;
+  }
 
   /** Stops polling stored checkpoints; waits still open end at their deadline. */
   stop(): void {

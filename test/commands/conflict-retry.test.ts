@@ -10,7 +10,13 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts';
 import { CONFLICT_BUDGET_MS, runCommand, type ConflictRetry } from '../../src/command-runner.ts';
-import { WrongExpectedVersionError, type EventLog, type ExpectedRevision, type NewEvent } from '../../src/ports/event-log.ts';
+import {
+  WrongExpectedVersionError,
+  type EventLog,
+  type ExpectedRevision,
+  type NewEvent,
+  type RecordedEvent,
+} from '../../src/ports/event-log.ts';
 import { AppError, WriteContentionError } from '../../src/errors.ts';
 import { counted, counter, type CounterEvent } from '../support/counter.ts';
 
@@ -66,6 +72,7 @@ describe('a command that loses the race for its stream', () => {
   function racedLog(times: number, onAppend: (events: NewEvent[]) => void = () => {}): EventLog {
     let raced = 0;
     return Object.assign(Object.create(log), {
+      appendDecided: undefined,
       appendToStream: async (streamId: string, events: NewEvent[], options?: { expectedRevision?: ExpectedRevision }) => {
         onAppend(events);
         if (raced < times) {
@@ -83,6 +90,7 @@ describe('a command that loses the race for its stream', () => {
     let appends = 0;
     // Every append conflicts, and each try takes 1 ms.
     const stubborn: EventLog = Object.assign(Object.create(log), {
+      appendDecided: undefined,
       appendToStream: async (streamId: string) => {
         appends++;
         clock.advance(1);
@@ -113,6 +121,7 @@ describe('a command that loses the race for its stream', () => {
   it('waits a random time between tries, in a window that doubles from 5 ms up to 100 ms', async () => {
     const clock = fakeClock(pseudoRandom(11));
     const stubborn: EventLog = Object.assign(Object.create(log), {
+      appendDecided: undefined,
       appendToStream: async (streamId: string) => {
         clock.advance(1);
         throw new WrongExpectedVersionError(streamId, 0, 1);
@@ -134,6 +143,7 @@ describe('a command that loses the race for its stream', () => {
 
   it('gives up in real time too when the budget is short', async () => {
     const stubborn: EventLog = Object.assign(Object.create(log), {
+      appendDecided: undefined,
       appendToStream: async (streamId: string) => {
         throw new WrongExpectedVersionError(streamId, 0, 1);
       },
@@ -245,6 +255,7 @@ describe('a command that loses the race for its stream', () => {
     let races = 0;
     const reads: number[] = [];
     const runnerLog: EventLog = Object.assign(Object.create(log), {
+      appendDecided: undefined,
       appendToStream: async (streamId: string, events: NewEvent[], options?: { expectedRevision?: ExpectedRevision }) => {
         if (races > 0) {
           races--;
@@ -272,5 +283,89 @@ describe('a command that loses the race for its stream', () => {
     expect(reads).to.deep.equal([3, 0, 5, 5, 6]);
     const stored = await log.readStream('counter-h');
     expect(stored.map((e) => e.data.n)).to.deep.equal([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+  describe('on a log that decides under its write lock (EventLog.appendDecided)', () => {
+    /**
+     * The runner's view of `log`: another writer wins the first `races` optimistic appends; `before` runs before
+     * each locked append, and while `fail()` a locked append fails after its decision (nothing written).
+     */
+    function lockedLog(races: number, hooks: { before?: (streamId: string) => Promise<void>; fail?: () => boolean } = {}) {
+      const calls = { optimistic: 0, locked: 0 };
+      const view: EventLog = Object.assign(Object.create(log), {
+        appendToStream: async (streamId: string, events: NewEvent[], options?: { expectedRevision?: ExpectedRevision }) => {
+          calls.optimistic++;
+          if (races > 0) {
+            races--;
+            const n = (await other.readStream(streamId)).length + 1;
+            await other.appendToStream(streamId, [counted(n, 'elsewhere')], { expectedRevision: 'any' });
+          }
+          return log.appendToStream(streamId, events, options);
+        },
+        appendDecided: async (streamId: string, fromRevision: number, decide: (newer: RecordedEvent[]) => NewEvent[]) => {
+          calls.locked++;
+          await hooks.before?.(streamId);
+          const failing = hooks.fail?.() ?? false;
+          return log.appendDecided(streamId, fromRevision, (newer) => {
+            const events = decide(newer);
+            if (failing) throw new Error('disk I/O error');
+            return events;
+          });
+        },
+      });
+      return { view, calls };
+    }
+
+    it('decides a stream that met another writer under the lock: what the other wrote meanwhile is read there, with no conflict and no wait', async () => {
+      let raceLocked = false;
+      const { view, calls } = lockedLog(1, {
+        before: async (streamId) => {
+          if (!raceLocked) return;
+          raceLocked = false;
+          // Another process appends after this runner's state was read, before its transaction.
+          const n = (await other.readStream(streamId)).length + 1;
+          await other.appendToStream(streamId, [counted(n, 'elsewhere')], { expectedRevision: n - 2 });
+        },
+      });
+      await runCommand(log, 'counter-l', counter, { by: 'first' });
+      const clock = fakeClock();
+      // The first conflict: one wait, then decided under the lock.
+      const first = await runCommand(view, 'counter-l', counter, { by: 'me' }, { retry: clock.retry });
+      expect(first.retries).to.equal(1);
+      expect(calls).to.deep.equal({ optimistic: 1, locked: 1 });
+      await other.appendToStream('counter-l', [counted(4, 'elsewhere')], { expectedRevision: 2 });
+      raceLocked = true;
+      const [second, third] = await Promise.all([
+        runCommand(view, 'counter-l', counter, { by: 'me2' }, { retry: clock.retry }),
+        runCommand(view, 'counter-l', counter, { by: 'me3' }, { retry: clock.retry }),
+      ]);
+      expect([second.retries, third.retries]).to.deep.equal([0, 0]);
+      expect(clock.waits).to.have.length(1);
+      // One locked append for the two, none optimistic.
+      expect(calls).to.deep.equal({ optimistic: 1, locked: 2 });
+      expect([...second.events, ...third.events].map((e) => e.data.n)).to.deep.equal([6, 7]);
+      const stored = (await other.readStream('counter-l')).map((e) => `${e.data.by}:${e.data.n}`);
+      expect(stored).to.deep.equal(['first:1', 'elsewhere:2', 'me:3', 'elsewhere:4', 'elsewhere:5', 'me2:6', 'me3:7']);
+    });
+
+    it('fails every command of a batch whose locked append failed, appends nothing of it, and reads the stream again after', async () => {
+      let failing = false;
+      const { view, calls } = lockedLog(1, { fail: () => failing });
+      await runCommand(log, 'counter-m', counter, { by: 'first' });
+      await runCommand(view, 'counter-m', counter, { by: 'contended' }, { retry: fakeClock().retry });
+      failing = true;
+      // The second decides nothing (it expects another count): it fails too, instead of being decided again for ever.
+      const outcomes = await Promise.allSettled([
+        runCommand(view, 'counter-m', counter, { by: 'lost' }),
+        runCommand(view, 'counter-m', counter, { by: 'nothing', expect: 99 }),
+      ]);
+      expect(outcomes.map((o) => o.status)).to.deep.equal(['rejected', 'rejected']);
+      expect(((outcomes[0] as PromiseRejectedResult).reason as Error).message).to.equal('disk I/O error');
+      expect(calls.locked).to.equal(2);
+      failing = false;
+      const next = await runCommand(view, 'counter-m', counter, { by: 'next' });
+      const stored = (await log.readStream('counter-m')).map((e) => `${e.data.by}:${e.data.n}`);
+      expect(stored).to.deep.equal(['first:1', 'elsewhere:2', 'contended:3', 'next:4']);
+      expect(next.events.map((e) => e.data.n)).to.deep.equal([4]);
+    });
   });
 });

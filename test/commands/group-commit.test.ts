@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import Database from 'better-sqlite3';
 import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts';
 import { EsdbEventLog } from '../../src/adapters/esdb/esdb-event-log.ts';
 import { toEventData } from '../../src/adapters/esdb/mapping.ts';
@@ -64,6 +65,32 @@ describe('group commit', () => {
         expect(read.map((e) => e.position)).to.deep.equal([result.position]);
       } finally {
         await reader.close();
+      }
+    });
+
+    it('waits for the write lock another process holds without blocking the event loop, then commits what came meanwhile in one group', async () => {
+      await log.appendToStream('s-7', [event(1)], { expectedRevision: 'no_stream' });
+      // Another process's transaction, holding the write lock.
+      const other = new Database(file);
+      other.exec('BEGIN IMMEDIATE');
+      let ticks = 0;
+      const ticker = setInterval(() => ticks++, 1);
+      try {
+        const first = log.appendToStream('s-7', [event(2)], { expectedRevision: 0 });
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        const second = log.appendToStream('s-7', [event(3)], { expectedRevision: 1 });
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        // The loop went on (timers ran) while the appends waited: nothing is written yet.
+        expect(ticks).to.be.above(10);
+        expect((await log.readStream('s-7')).map((e) => e.data.n)).to.deep.equal([1]);
+        other.exec('COMMIT');
+        const [a, b] = await Promise.all([first, second]);
+        expect([a.nextExpectedRevision, b.nextExpectedRevision]).to.deep.equal([1, 2]);
+        expect((await log.readStream('s-7')).map((e) => e.data.n)).to.deep.equal([1, 2, 3]);
+      } finally {
+        clearInterval(ticker);
+        if (other.inTransaction) other.exec('ROLLBACK');
+        other.close();
       }
     });
 
@@ -145,8 +172,9 @@ describe('group commit', () => {
       }
     });
 
-    it('gives up on a command after its tries, each on a stale revision', async () => {
+    it('gives up on a command after its tries, each on a stale revision (a log that cannot decide under its lock)', async () => {
       const stubborn: EventLog = Object.assign(Object.create(log), {
+        appendDecided: undefined,
         appendToStream: async (streamId: string) => {
           throw new WrongExpectedVersionError(streamId, 0, 1);
         },

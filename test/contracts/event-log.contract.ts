@@ -70,6 +70,67 @@ export function eventLogContract(name: string, makeLog: () => Promise<EventLog>)
       expect(await log.readStream(`${prefix}-e`)).to.have.length(2);
     });
 
+    describe('appends decided under the write lock (optional: appendDecided)', () => {
+      /** Decides the next count on the stream's newer events (from `known` on), or nothing past `upTo`. */
+      const next =
+        (known: number, upTo = Infinity) =>
+        (newer: { data: Record<string, unknown> }[]) => {
+          const n = newer.length > 0 ? Number(newer[newer.length - 1].data.n) : known;
+          return n >= upTo ? [] : [event(n + 1)];
+        };
+
+      it("hands decide the stream's events from the revision asked for and appends its answer after them", async function () {
+        if (!log.appendDecided) this.skip();
+        const stream = `${prefix}-x1`;
+        await log.appendToStream(stream, [event(1), event(2), event(3)], { expectedRevision: 'no_stream' });
+        const seen: number[][] = [];
+        const result = await log.appendDecided!(stream, 1, (newer) => {
+          seen.push(newer.map((e) => e.revision));
+          return next(1)(newer);
+        });
+        expect(seen).to.deep.equal([[1, 2]]);
+        const read = await log.readStream(stream);
+        expect(read.map((e) => e.data.n)).to.deep.equal([1, 2, 3, 4]);
+        expect(result.nextExpectedRevision).to.equal(3);
+        expect(result.position).to.equal(read[3].position);
+        // Nothing newer: decide gets none; an answer of nothing appends nothing.
+        const none = await log.appendDecided!(stream, 4, (newer) => (expect(newer).to.deep.equal([]), []));
+        expect(none.nextExpectedRevision).to.equal(3);
+        expect(await log.readStream(stream)).to.have.length(4);
+      });
+
+      it('lets concurrent decided appends to one stream each decide on the ones before it: none is lost or doubled', async function () {
+        if (!log.appendDecided) this.skip();
+        const stream = `${prefix}-x2`;
+        // All asked for from the same (empty) state, as writers that each read the stream before the others wrote.
+        await Promise.all(Array.from({ length: 5 }, () => log.appendDecided!(stream, 0, next(0))));
+        expect((await log.readStream(stream)).map((e) => [e.revision, e.data.n])).to.deep.equal([
+          [0, 1],
+          [1, 2],
+          [2, 3],
+          [3, 4],
+          [4, 5],
+        ]);
+      });
+
+      it('fails an append whose decide throws alone, with nothing of it written', async function () {
+        if (!log.appendDecided) this.skip();
+        const stream = `${prefix}-x3`;
+        const outcomes = await Promise.allSettled([
+          log.appendDecided!(stream, 0, next(0)),
+          log.appendDecided!(stream, 0, () => {
+            throw new Error('refused');
+          }),
+          log.appendToStream(`${prefix}-x4`, [event(1)], { expectedRevision: 'no_stream' }),
+          log.appendDecided!(stream, 0, next(0)),
+        ]);
+        expect(outcomes.map((o) => o.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+        expect(((outcomes[1] as PromiseRejectedResult).reason as Error).message).to.equal('refused');
+        expect((await log.readStream(stream)).map((e) => e.data.n)).to.deep.equal([1, 2]);
+        expect(await log.readStream(`${prefix}-x4`)).to.have.length(1);
+      });
+    });
+
     it('reads $all after a position, in position order, a page at a time', async () => {
       const start = await log.headPosition();
       await log.appendToStream(`${prefix}-f`, [event(1), event(2)]);

@@ -55,6 +55,8 @@ interface PendingAppend {
   streamId: string;
   events: NewEvent[];
   expected: ExpectedRevision;
+  /** An append decided under the write lock (appendDecided): its events are decide's answer to the stream's newer ones. */
+  decided?: { fromRevision: number; decide: (newer: RecordedEvent[]) => NewEvent[] };
   resolve: (result: AppendResult) => void;
   reject: (error: unknown) => void;
 }
@@ -66,8 +68,17 @@ interface AppendOutcome {
 }
 
 const TAIL_SIZE = 10_000;
+/** How long a reader waits for a lock (SQLite's busy_timeout); a group commit never waits blocked, see commitGroup. */
+const BUSY_TIMEOUT_MS = 30_000;
+/** How soon a group commit that found the write lock taken (another process appending) tries again. */
+const LOCKED_RETRY_MS = 1;
 /** How often the log looks for appends made by other processes (a header read, no I/O). */
 const WATCH_MS = 5;
+
+/** SQLite's "database is locked" (another connection holds the lock asked for). */
+function isBusy(error: unknown): boolean {
+  return typeof (error as { code?: unknown })?.code === 'string' && (error as { code: string }).code.startsWith('SQLITE_BUSY');
+}
 
 function toRecorded(row: Row): RecordedEvent {
   return {
@@ -94,7 +105,9 @@ export class SqliteEventLog implements EventLog {
   /** One append, checked and written; inside the group's transaction it runs as a savepoint of its own. */
   private readonly appendOne: (append: PendingAppend) => AppendOutcome;
   /** A group of appends in one IMMEDIATE transaction (group commit). */
-  private readonly appendGroup: (group: PendingAppend[]) => Array<AppendOutcome | Error>;
+  private readonly appendGroup: (group: PendingAppend[], blocking: boolean) => Array<AppendOutcome | Error>;
+  /** Since when the group waiting to be committed has found the write lock taken (null: it has not). */
+  private lockedSince: number | null = null;
   private readonly readTypesTransaction: (fromPosition: number, types: string, maxCount: number) => ReadTypesResult;
   /** Appends waiting for the next group commit (at the end of this turn of the event loop). */
   private queued: PendingAppend[] = [];
@@ -113,7 +126,7 @@ export class SqliteEventLog implements EventLog {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 30000');
+    this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS events (
         position INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -171,18 +184,39 @@ export class SqliteEventLog implements EventLog {
         }
       }),
     );
-    this.appendGroup = (appends) => group.immediate(appends);
+    // BEGIN IMMEDIATE fails at once while another process holds the write lock (busy_timeout 0 around it), instead
+    // of SQLite's busy handler sleeping on this process's event loop until the lock is free.
+    const busyTimeout = (ms: number) => this.db.prepare(`PRAGMA busy_timeout = ${ms}`).pluck();
+    const [noWait, wait] = [busyTimeout(0), busyTimeout(BUSY_TIMEOUT_MS)];
+    this.appendGroup = (appends, blocking) => {
+      if (blocking) return group.immediate(appends);
+      noWait.get();
+      try {
+        return group.immediate(appends);
+      } finally {
+        wait.get();
+      }
+    };
   }
 
-  private readonly appendTx = ({ streamId, events, expected }: PendingAppend): AppendOutcome => {
+  private readonly appendTx = ({ streamId, events: asked, expected, decided }: PendingAppend): AppendOutcome => {
     const head = this.statements.streamHead.get(streamId);
     const current = head ? head.revision : -1;
-    const ok =
-      expected === 'any' ||
-      (expected === 'no_stream' && current === -1) ||
-      (expected === 'stream_exists' && current >= 0) ||
-      (typeof expected === 'number' && expected === current);
-    if (!ok) throw new WrongExpectedVersionError(streamId, expected, current === -1 ? 'no_stream' : current);
+    let events = asked;
+    if (decided) {
+      // Under the write lock: the stream cannot move between this read and the inserts below.
+      if (current < decided.fromRevision - 1)
+        throw new WrongExpectedVersionError(streamId, decided.fromRevision - 1, current === -1 ? 'no_stream' : current);
+      const newer = current >= decided.fromRevision ? this.statements.readStream.all(streamId, decided.fromRevision).map(toRecorded) : [];
+      events = decided.decide(newer);
+    } else {
+      const ok =
+        expected === 'any' ||
+        (expected === 'no_stream' && current === -1) ||
+        (expected === 'stream_exists' && current >= 0) ||
+        (typeof expected === 'number' && expected === current);
+      if (!ok) throw new WrongExpectedVersionError(streamId, expected, current === -1 ? 'no_stream' : current);
+    }
     const created = new Date().toISOString();
     let revision = current;
     let position = 0;
@@ -227,7 +261,27 @@ export class SqliteEventLog implements EventLog {
     });
   }
 
-  private readonly commitGroup = () => {
+  /**
+   * An append decided in the group's IMMEDIATE transaction (see EventLog.appendDecided): `decide` runs there,
+   * on the stream's events from `fromRevision` on, so another process's append can never come in between.
+   */
+  appendDecided(streamId: string, fromRevision: number, decide: (newer: RecordedEvent[]) => NewEvent[]): Promise<AppendResult> {
+    this.assertOpen();
+    return new Promise<AppendResult>((resolve, reject) => {
+      this.queued.push({ streamId, events: [], expected: 'any', decided: { fromRevision, decide }, resolve, reject });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        setImmediate(this.commitGroup);
+      }
+    });
+  }
+
+  /**
+   * Commits the queued appends as one group. While another process holds the write lock, the group is tried again
+   * LOCKED_RETRY_MS later (appends asked for meanwhile join it) and the event loop goes on serving, for up to
+   * BUSY_TIMEOUT_MS, as long as SQLite's busy handler would have slept; `blocking` (at close) waits as that did.
+   */
+  private readonly commitGroup = (blocking = false) => {
     this.flushScheduled = false;
     const group = this.queued;
     this.queued = [];
@@ -238,12 +292,22 @@ export class SqliteEventLog implements EventLog {
     }
     let outcomes: Array<AppendOutcome | Error>;
     try {
-      outcomes = this.appendGroup(group);
+      outcomes = this.appendGroup(group, blocking);
     } catch (error) {
+      const now = Date.now();
+      if (!blocking && isBusy(error) && now - (this.lockedSince ??= now) < BUSY_TIMEOUT_MS) {
+        // Nothing of it ran (BEGIN IMMEDIATE found the lock taken): it goes first, the next try soon.
+        this.queued = group.concat(this.queued);
+        this.flushScheduled = true;
+        setTimeout(this.commitGroup, LOCKED_RETRY_MS);
+        return;
+      }
+      this.lockedSince = null;
       // The group's transaction itself failed (the file, the lock): nothing of it was written.
       for (const append of group) append.reject(error);
       return;
     }
+    this.lockedSince = null;
     // Committed: the events join the in-memory tail, so subscribers following the log live read them
     // from memory instead of parsing them back from the file once per projection.
     let last = 0;
@@ -387,7 +451,7 @@ export class SqliteEventLog implements EventLog {
   async close(): Promise<void> {
     if (this.closed) return;
     // Appends already asked for are committed first (they were accepted before the close).
-    if (this.queued.length > 0) this.commitGroup();
+    if (this.queued.length > 0) this.commitGroup(true);
     this.closed = true;
     clearInterval(this.watcher);
     this.emitter.emit('closed');
