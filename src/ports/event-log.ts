@@ -82,8 +82,8 @@ export interface StoredEvent {
   created: string;
   /** `metadata.tenant` ('' when it has none). */
   tenant: string;
-  /** The data as the append stored it: the text `JSON.stringify` gave (no spaces, keys in their order). */
-  dataJson: string;
+  /** The data as the append stored it: the UTF-8 bytes of the text `JSON.stringify` gave (no spaces, keys in their order). */
+  dataJson: Buffer;
 }
 
 /** A page of stored events, and how far the read covered (as ReadTypesResult's `position`). */

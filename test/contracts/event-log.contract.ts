@@ -128,15 +128,16 @@ export function eventLogContract(name: string, makeLog: () => Promise<EventLog>)
         parsed.map((e) => [e.streamId, e.revision, e.position, e.type, e.version, e.created, e.metadata.tenant]),
       );
       // The text is what the parsed event serialises to, byte for byte.
-      expect(stored.events.map((e) => e.dataJson)).to.deep.equal(parsed.map((e) => JSON.stringify(e.data)));
-      expect(JSON.parse(stored.events[0].dataJson)).to.deep.equal({ ...data, a: { ...data.a, '10': [1.5, 1e21, 0, 0.1, null, true] } });
+      const texts = stored.events.map((e) => e.dataJson.toString('utf8'));
+      expect(texts).to.deep.equal(parsed.map((e) => JSON.stringify(e.data)));
+      expect(JSON.parse(texts[0])).to.deep.equal({ ...data, a: { ...data.a, '10': [1.5, 1e21, 0, 0.1, null, true] } });
 
       const page = await log.readStored!({ fromPosition: start, maxCount: 1, types: ['Wanted'] });
-      expect(page.events.map((e) => e.dataJson)).to.deep.equal([JSON.stringify(parsed[0].data)]);
+      expect(page.events.map((e) => e.dataJson.toString('utf8'))).to.deep.equal([JSON.stringify(parsed[0].data)]);
       // As readTypes: a full page covers up to its last event, a shorter one up to the head.
       expect(page.position).to.equal(page.events[0].position);
       const rest = await log.readStored!({ fromPosition: page.position, maxCount: 10, types: ['Wanted'] });
-      expect(rest.events.map((e) => [e.type, JSON.parse(e.dataJson).n])).to.deep.equal([['Wanted', 3]]);
+      expect(rest.events.map((e) => [e.type, JSON.parse(e.dataJson.toString('utf8')).n])).to.deep.equal([['Wanted', 3]]);
       expect(rest.position).to.equal(head);
       expect(await log.readStored!({ fromPosition: head, maxCount: 10, types: ['Wanted'] })).to.deep.equal({ events: [], position: head });
       expect(await log.readStored!({ fromPosition: head, maxCount: 10 })).to.deep.equal({ events: [], position: head });

@@ -59,12 +59,14 @@ type StoredRow = [
   revision: number,
   type: string,
   version: number,
-  data: string,
+  data: Buffer,
   tenant: string,
   created: string,
 ];
 
-const STORED_COLUMNS = "position, stream_id, revision, type, version, data, coalesce(json_extract(metadata, '$.tenant'), ''), created";
+// The data as bytes (a BLOB of the stored UTF-8): no string made of it.
+const STORED_COLUMNS =
+  "position, stream_id, revision, type, version, CAST(data AS BLOB), coalesce(json_extract(metadata, '$.tenant'), ''), created";
 
 function fromStored(row: StoredRow): StoredEvent {
   return {
@@ -174,7 +176,7 @@ export class SqliteEventLog implements EventLog {
           'SELECT position, stream_id, revision, type, version, data, metadata, created FROM events WHERE position > ? AND type IN (SELECT value FROM json_each(?)) ORDER BY position LIMIT ?',
         )
         .raw(),
-      // The stored reads: the data as text, the tenant read out of the metadata by SQLite.
+      // The stored reads: the data as its bytes, the tenant read out of the metadata by SQLite.
       storedAll: this.db
         .prepare<[number, number], StoredRow>(`SELECT ${STORED_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`)
         .raw(),

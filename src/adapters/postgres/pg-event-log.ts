@@ -84,7 +84,7 @@ const toStored = (row: StoredRow): StoredEvent => ({
   version: row.version,
   created: row.created.toISOString(),
   tenant: row.tenant,
-  dataJson: row.data,
+  dataJson: Buffer.from(row.data, 'utf8'),
 });
 
 /** How soon a lost listener connection is tried again (and again) while PostgreSQL is away. */
