@@ -8,6 +8,7 @@ import type { Authenticator, Caller } from './auth.ts';
 import { CATALOGUE_VARY, SHARED_CACHE_CONTROL } from './catalogue-fast-path.ts';
 import type { DerivedValues } from './derived-values.ts';
 import { rawQueryValue } from './input.ts';
+import { jsonBytes } from './json-answer.ts';
 import { negotiatedLanguage } from './language.ts';
 import type { BackOfficeContext, BackOfficeDoor, BaseContext, MemberContext, Operation, TenantContext } from './operation.ts';
 import { weakEtag, type CachedResponse, type ResponseCache } from './response-cache.ts';
@@ -235,7 +236,7 @@ export function jsonEntry(
   kept: { version: string; auction?: number },
   expires: number,
 ): CachedResponse {
-  const body = Buffer.from(JSON.stringify(result), 'utf8');
+  const body = jsonBytes(result);
   return { body, etag: weakEtag(body), version: kept.version, auction: kept.auction, expires, operationId };
 }
 
@@ -247,6 +248,6 @@ export type CatalogueVersion = (tenant: string, auction?: number) => string | nu
 
 /** Sends a handler's result as JSON (an answer not kept: its ETag made from its bytes). */
 export function sendJson(req: Request, res: Response, result: unknown): void {
-  const body = Buffer.from(JSON.stringify(result), 'utf8');
+  const body = jsonBytes(result);
   sendBody(req, res, body, weakEtag(body));
 }
