@@ -66,6 +66,8 @@ export class RequestSteps {
     const { services, auth, backOffice } = this.deps;
     const key = await auth.backOfficeKey(req);
     if (!backOffice) throw new Error('the back office is not served in this process');
+    // The last check that held: while its key's stream takes no event, asking again costs one index seek.
+    let held = key;
     const { feed } = backOffice;
     const requestId = String(res.locals.requestId);
     return {
@@ -77,11 +79,13 @@ export class RequestSteps {
       logger: services.logger,
       tenant: key.tenant,
       keyId: key.keyId,
-      keyStillValid: () =>
-        auth.backOfficeKey(req).then(
-          (now) => now.tenant === key.tenant && now.keyId === key.keyId,
-          () => false,
-        ),
+      keyStillValid: async () => {
+        if (held.unchanged && (await held.unchanged().catch(() => false))) return true;
+        const now = await auth.backOfficeKey(req).catch(() => null);
+        if (!now || now.tenant !== key.tenant || now.keyId !== key.keyId) return false;
+        held = now;
+        return true;
+      },
       feed: feed.forTenant(key.tenant),
       feedTypes: feed.types,
       stopping: feed.stopping,
