@@ -125,6 +125,8 @@ export async function backOfficeBench(
   loadOptions: LoadOptions,
   rounds: number,
   target: Target,
+  /** The dataset's lots: the stream step's PUTs go to 1,000 lots 10,000 from the end (90,001+ of 100,000). */
+  lots: number,
 ): Promise<BackOfficeResult> {
   await deleteWebhooks(client);
   // ---- feed pages
@@ -148,8 +150,9 @@ export async function backOfficeBench(
     arrivals[i].push(performance.now()),
   );
   await sleep(500);
+  const firstLot = Math.max(1, lots - 9_999);
   const watch = async (n: number) => {
-    const res = await fetch(client.url(`/v1/me/watchlist/${90_001 + (n % 1000)}`), {
+    const res = await fetch(client.url(`/v1/me/watchlist/${firstLot + (n % 1000)}`), {
       method: 'PUT',
       headers: memberHeaders,
       body: JSON.stringify({ Type: n % 2 ? 'favourite' : 'watch' }),
