@@ -566,7 +566,7 @@ async function main() {
   let backOffice: BackOfficeResult | null = null;
   if (has('backoffice')) {
     say('back office: feed pages, 500 streams, 10 webhooks, and the watchlist PUT with streams and webhooks attached');
-    backOffice = await backOfficeBench(client, memberHeaders, loadOptions, opts.rounds, svcTarget);
+    backOffice = await backOfficeBench(client, memberHeaders, loadOptions, opts.rounds, svcTarget, opts.lots);
   }
 
   // ---- timed bidding, on the loaded service

@@ -55,6 +55,8 @@ export class WebhookDispatcher {
   private readonly stopping = new AbortController();
   private fence = 0;
   private writes: Promise<unknown> = Promise.resolve();
+  /** Writes asked for and not yet committed: the next commit takes them all. */
+  private pending: Array<{ ops: WriteOp[]; done: (error?: unknown) => void }> = [];
   private syncing: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
 
@@ -116,7 +118,11 @@ export class WebhookDispatcher {
       }
   }
 
-  /** Writes the dispatcher's documents of one tenant, one write at a time, each moving the fence. */
+  /**
+   * Writes the dispatcher's documents of one tenant. The writes the loops ask for during one turn of the event loop
+   * (webhooks whose answers came together) are committed together, one commit at a time, each moving the fence;
+   * every loop still waits for its own write before its next delivery.
+   */
   write(tenant: string, cursor: WebhookCursorDoc, lines: WebhookDeliveryDoc[]): Promise<void> {
     const ops: WriteOp[] = [{ op: 'put', collection: WEBHOOK_CURSORS, tenant, doc: cursor }];
     for (const line of lines) {
@@ -124,12 +130,25 @@ export class WebhookDispatcher {
       if (line.Line >= DELIVERIES_KEPT)
         ops.push({ op: 'delete', collection: WEBHOOK_DELIVERIES, tenant, id: deliveryLineId(line.WebhookId, line.Line - DELIVERIES_KEPT) });
     }
-    const next = this.writes.then(async () => {
-      await this.deps.documents.live().commit(ops, { projection: FENCE, expected: this.fence, position: this.fence + 1 });
-      this.fence += 1;
+    return new Promise<void>((resolve, reject) => {
+      this.pending.push({ ops, done: (error) => (error === undefined ? resolve() : reject(error)) });
+      if (this.pending.length === 1) setImmediate(() => (this.writes = this.writes.then(() => this.commitPending())));
     });
-    this.writes = next.catch(() => undefined);
-    return next;
+  }
+
+  private async commitPending(): Promise<void> {
+    const group = this.pending;
+    this.pending = [];
+    try {
+      await this.deps.documents.live().commit(
+        group.flatMap((write) => write.ops),
+        { projection: FENCE, expected: this.fence, position: this.fence + 1 },
+      );
+      this.fence += 1;
+      for (const write of group) write.done();
+    } catch (error) {
+      for (const write of group) write.done(error);
+    }
   }
 }
 

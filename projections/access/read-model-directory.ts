@@ -34,9 +34,13 @@ export function accessDirectory(
       const doc = await backOfficeKeys(system).findById(hash);
       if (!doc) return null;
       if (log) {
-        const stream = await log.readStream(backOfficeKeyStreamId(doc.Tenant, doc.KeyId));
+        const streamId = backOfficeKeyStreamId(doc.Tenant, doc.KeyId);
+        const stream = await log.readStream(streamId);
         const last = stream.at(-1);
         if (!last || last.type !== 'BackOfficeKeyIssued' || last.data.keyHash !== hash) return null;
+        // Nothing after the issue this check read: the key holds (an index seek that finds no row).
+        const unchanged = async () => (await log.readStream(streamId, { fromRevision: last.revision + 1 })).length === 0;
+        return { tenant: doc.Tenant, keyId: doc.KeyId, unchanged };
       }
       return { tenant: doc.Tenant, keyId: doc.KeyId };
     },

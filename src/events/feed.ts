@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { EventLog, RecordedEvent, Subscription } from '../ports/event-log.ts';
+import type { EventLog, RecordedEvent, StoredEvent, Subscription } from '../ports/event-log.ts';
 import { publicData, type EventDefinition } from './define.ts';
 import { notAPosition, type PositionCodec } from './position.ts';
 import { ValidationError } from '../errors.ts';
@@ -20,6 +20,9 @@ const RECENT_KEPT = 20_000;
 const RESUBSCRIBE_MS = [100, 5_000] as const;
 /** The namespace of the feed's event ids (UUIDv5 of a stream and revision). */
 const ID_NAMESPACE = Buffer.from('5f0b1c9e7a3d4e1fa2b6c8d0e4f61a2b', 'hex');
+/** Where an id's input is written (the namespace first, then the stream and revision): no buffer made per id. */
+const idInput = Buffer.alloc(4096);
+ID_NAMESPACE.copy(idInput);
 
 /** An event as a tenant's feed gives it: with its id, and its data without private fields. */
 export interface FeedEvent {
@@ -34,6 +37,45 @@ export interface FeedEvent {
   token: string;
   created: string;
   data: Record<string, unknown>;
+}
+
+/**
+ * A feed event made by the feed: its data kept as the bytes the log stored (passed on as they are) or as the object
+ * it was read as; the object parsed only when asked, the item's JSON made once.
+ */
+class FeedRecord implements FeedEvent {
+  private parsed: Record<string, unknown> | undefined;
+  private readonly stored: Buffer | undefined;
+  private item: string | undefined;
+
+  constructor(
+    readonly id: string,
+    readonly type: string,
+    readonly version: number,
+    readonly streamId: string,
+    readonly revision: number,
+    readonly position: number,
+    readonly token: string,
+    readonly created: string,
+    data: { parsed: Record<string, unknown> } | { stored: Buffer },
+  ) {
+    if ('stored' in data) this.stored = data.stored;
+    else this.parsed = data.parsed;
+  }
+
+  get data(): Record<string, unknown> {
+    return (this.parsed ??= JSON.parse(this.stored!.toString('utf8')) as Record<string, unknown>);
+  }
+
+  get json(): string {
+    return (this.item ??= `${itemHead(this)}${this.stored ? this.stored.toString('utf8') : JSON.stringify(this.parsed)}}`);
+  }
+
+  /** Adds the item's JSON to `parts` as bytes: around the stored data's own bytes, when it has them. */
+  addJson(parts: Buffer[]): void {
+    if (this.stored && this.item === undefined) parts.push(Buffer.from(itemHead(this), 'utf8'), this.stored, CLOSE_BRACE);
+    else parts.push(Buffer.from(this.json, 'utf8'));
+  }
 }
 
 export interface FeedPage {
@@ -100,6 +142,8 @@ export interface TenantFeed {
  */
 export class EventFeed {
   private readonly byType = new Map<string, EventDefinition>();
+  /** Each type's private fields as their keys appear in stored JSON (`"name"`, UTF-8). */
+  private readonly privateKeys = new Map<string, Buffer[]>();
   /** The types a tenant's feed carries. */
   readonly types: readonly string[];
   private readonly waiters = new Set<Waiter>();
@@ -126,7 +170,14 @@ export class EventFeed {
     /** Where a subscription the log ended is reported. */
     private readonly logger?: Pick<Logger, 'warn'>,
   ) {
-    for (const definition of definitions) if (!definition.operator) this.byType.set(definition.type, definition);
+    for (const definition of definitions) {
+      if (definition.operator) continue;
+      this.byType.set(definition.type, definition);
+      this.privateKeys.set(
+        definition.type,
+        (definition.private ?? []).map((field) => Buffer.from(JSON.stringify(field), 'utf8')),
+      );
+    }
     this.types = [...this.byType.keys()];
   }
 
@@ -162,19 +213,28 @@ export class EventFeed {
     }
     const events = scan.found.slice(0, request.limit);
     const hasMore = scan.found.length > request.limit;
+    // The positions of the events not made feed events yet, in one go (one cipher for every block).
+    const made = events.map((e) => (isStored(e) ? undefined : this.converted.get(e)));
+    const tokens = this.positions.forTenant(tenant).tokens(events.filter((_, i) => !made[i]).map((e) => e.position));
+    let next = 0;
     return {
-      events: events.map((e) => this.toFeedEvent(e)),
+      events: events.map((e, i) => made[i] ?? (isStored(e) ? this.fromStored(e, tokens[next++]) : this.toFeedEvent(e, tokens[next++]))),
       hasMore,
       through: hasMore ? events.at(-1)!.position : Math.max(scan.scannedTo, events.at(-1)?.position ?? 0),
     };
   }
 
   /** Up to limit + 1 events of the tenant of these types after `after`, and how far the log was read. */
-  private async scan(tenant: string, types: readonly string[], after: number, limit: number) {
+  private async scan(
+    tenant: string,
+    types: readonly string[],
+    after: number,
+    limit: number,
+  ): Promise<{ found: Array<RecordedEvent | StoredEvent>; scannedTo: number }> {
     if (after >= this.recentFrom) return this.scanRecent(tenant, new Set(types), after, limit);
     const wanted = new Set(types);
     const everyType = types.length === this.types.length;
-    const found: RecordedEvent[] = [];
+    const found: Array<RecordedEvent | StoredEvent> = [];
     let scanned = 0;
     let from = after;
     for (;;) {
@@ -182,25 +242,38 @@ export class EventFeed {
       const need = limit + 1 - found.length;
       const share = scanned === 0 ? 1 : Math.max(found.length / scanned, 0.01);
       const maxCount = Math.min(SCAN_BATCH, Math.ceil(need / share) + 16);
-      let batch: RecordedEvent[];
-      let covered: number;
-      if (this.log.readTypes && !everyType) {
-        const read = await this.log.readTypes({ fromPosition: from, maxCount, types });
-        batch = read.events;
-        covered = read.position;
-      } else {
-        batch = await this.log.readAll({ fromPosition: from, maxCount });
-        covered = batch.at(-1)?.position ?? from;
-      }
+      const { batch, covered } = await this.read(from, maxCount, everyType ? null : types);
       scanned += batch.length;
       for (const event of batch) {
-        if (event.metadata.tenant !== tenant || !wanted.has(event.type)) continue;
+        if (tenantOf(event) !== tenant || !wanted.has(event.type)) continue;
         found.push(event);
         if (found.length > limit) return { found, scannedTo: event.position };
       }
       if (covered <= from) return { found, scannedTo: from };
       from = covered;
     }
+  }
+
+  /**
+   * A batch of the log after `from` (of these types where the log filters them), as stored where the log can give
+   * it so, and how far the read covered.
+   */
+  private async read(
+    from: number,
+    maxCount: number,
+    types: readonly string[] | null,
+  ): Promise<{ batch: ReadonlyArray<RecordedEvent | StoredEvent>; covered: number }> {
+    const { log } = this;
+    if (log.readStored) {
+      const read = await log.readStored(types ? { fromPosition: from, maxCount, types } : { fromPosition: from, maxCount });
+      return { batch: read.events, covered: read.position };
+    }
+    if (log.readTypes && types) {
+      const read = await log.readTypes({ fromPosition: from, maxCount, types });
+      return { batch: read.events, covered: read.position };
+    }
+    const batch = await log.readAll({ fromPosition: from, maxCount });
+    return { batch, covered: batch.at(-1)?.position ?? from };
   }
 
   /** The scan of what the shared subscription has seen (no read of the log), up to where it has read. */
@@ -328,36 +401,72 @@ export class EventFeed {
     }
   }
 
-  private toFeedEvent(event: RecordedEvent): FeedEvent {
+  /** A recent event as the feed's, made once however many readers take it (its token: the event's house's). */
+  private toFeedEvent(event: RecordedEvent, token: string): FeedEvent {
     const known = this.converted.get(event);
     if (known) return known;
-    const feedEvent = this.convert(event);
+    const data = publicData(this.byType.get(event.type)!, event.data);
+    const { streamId, revision } = event;
+    const feedEvent = new FeedRecord(
+      feedEventId(streamId, revision),
+      event.type,
+      event.version,
+      streamId,
+      revision,
+      event.position,
+      token,
+      event.created,
+      {
+        parsed: data,
+      },
+    );
     this.converted.set(event, feedEvent);
     return feedEvent;
   }
 
-  private convert(event: RecordedEvent): FeedEvent {
-    return {
-      id: feedEventId(event.streamId, event.revision),
-      type: event.type,
-      version: event.version,
-      streamId: event.streamId,
-      revision: event.revision,
-      position: event.position,
-      token: this.positions.forTenant(event.metadata.tenant ?? '').token(event.position),
-      created: event.created,
-      data: publicData(this.byType.get(event.type)!, event.data),
-    };
+  /**
+   * A stored event as the feed's. Its text is passed on as it is when its version is the type's own (an older one
+   * would be upcast) and it names none of the type's private fields (the text has no `"field"` anywhere: false
+   * alarms only cost a parse); otherwise it is parsed and the private fields left out.
+   */
+  private fromStored(event: StoredEvent, token: string): FeedEvent {
+    const definition = this.byType.get(event.type)!;
+    const { dataJson } = event;
+    const asStored = event.version === definition.version && !this.privateKeys.get(event.type)!.some((key) => dataJson.includes(key));
+    const data = asStored
+      ? { stored: dataJson }
+      : { parsed: publicData(definition, JSON.parse(dataJson.toString('utf8')) as Record<string, unknown>) };
+    const { streamId, revision } = event;
+    return new FeedRecord(
+      feedEventId(streamId, revision),
+      event.type,
+      event.version,
+      streamId,
+      revision,
+      event.position,
+      token,
+      event.created,
+      data,
+    );
   }
 }
 
+const isStored = (event: RecordedEvent | StoredEvent): event is StoredEvent => 'dataJson' in event;
+const tenantOf = (event: RecordedEvent | StoredEvent) => (isStored(event) ? event.tenant : event.metadata.tenant);
+
 /** UUIDv5 (RFC 9562) of the stream and revision: an event's id in the feed, the same forever. */
 export function feedEventId(streamId: string, revision: number): string {
-  const digest = hash('sha1', Buffer.concat([ID_NAMESPACE, Buffer.from(`${streamId}\n${revision}`, 'utf8')]), 'buffer');
-  digest[6] = (digest[6] & 0x0f) | 0x50;
-  digest[8] = (digest[8] & 0x3f) | 0x80;
-  const hex = digest.subarray(0, 16).toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  const name = `${streamId}\n${revision}`;
+  const room = idInput.length - ID_NAMESPACE.length;
+  // A name that may not have fit (UTF-8 is at most 3 bytes a UTF-16 unit) is hashed from a buffer of its own.
+  const input =
+    name.length * 3 <= room
+      ? idInput.subarray(0, ID_NAMESPACE.length + idInput.write(name, ID_NAMESPACE.length, 'utf8'))
+      : Buffer.concat([ID_NAMESPACE, Buffer.from(name, 'utf8')]);
+  const hex = hash('sha1', input, 'hex');
+  // The version (5) in the 13th digit, the variant (10xx) in the 17th.
+  const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 /** An event as the feed's item: the paged answer's `Items`, the stream's `data:`, a webhook delivery's body. */
@@ -374,15 +483,41 @@ export function feedItem(e: FeedEvent) {
   };
 }
 
-const itemJson = new WeakMap<FeedEvent, string>();
+/**
+ * The feed item's JSON up to its data's: with the data's JSON and `}`, the bytes `JSON.stringify(feedItem(e))` gives
+ * (the id and position are the feed's own, hex and base64url: nothing to escape).
+ */
+function itemHead(e: FeedEvent): string {
+  return `{"Id":"${e.id}","Type":${JSON.stringify(e.type)},"Version":${e.version},"Stream":${JSON.stringify(e.streamId)},"Revision":${e.revision},"Position":"${e.token}","Time":${JSON.stringify(e.created)},"Data":`;
+}
+
+const [OPEN_BRACKET, COMMA, CLOSE_BRACE, CLOSE_BRACKET] = ['[', ',', '}', ']'].map((text) => Buffer.from(text));
+
+const madeJson = new WeakMap<FeedEvent, string>();
 /** The feed item as JSON, made once per event however many streams and webhooks send it. */
 export function feedItemJson(e: FeedEvent): string {
-  let json = itemJson.get(e);
+  if (e instanceof FeedRecord) return e.json;
+  let json = madeJson.get(e);
   if (json === undefined) {
-    json = JSON.stringify(feedItem(e));
-    itemJson.set(e, json);
+    json = `${itemHead(e)}${JSON.stringify(e.data)}}`;
+    madeJson.set(e, json);
   }
   return json;
+}
+
+/**
+ * The JSON array of the events' items (what `JSON.stringify(events.map(feedItem))` gives), as bytes to concatenate:
+ * data the log stored is passed on as its own bytes, never made a string.
+ */
+export function feedItemsJson(events: readonly FeedEvent[]): Buffer[] {
+  const parts = [OPEN_BRACKET];
+  events.forEach((e, i) => {
+    if (i > 0) parts.push(COMMA);
+    if (e instanceof FeedRecord) e.addJson(parts);
+    else parts.push(Buffer.from(feedItemJson(e), 'utf8'));
+  });
+  parts.push(CLOSE_BRACKET);
+  return parts;
 }
 
 /** Event types a client named (a feed's `types`, a webhook's `Types`), each one the feed carries: a 400 naming the others. */

@@ -42,6 +42,11 @@ export interface Application {
 export interface BackOfficeKeyInfo {
   tenant: string;
   keyId: string;
+  /**
+   * Whether the key's own stream has taken no event since this check (the key then holds as it was checked): a
+   * cheap check again for a reader that asks at every page. Absent: the caller checks in full.
+   */
+  unchanged?(): Promise<boolean>;
 }
 
 export interface AccessDirectory {

@@ -4,6 +4,11 @@ export type Encoding = 'br' | 'gzip' | 'identity';
 
 /** Answers at or below this size are sent as they are (compression would not pay for its headers). */
 export const COMPRESS_THRESHOLD = 1024;
+/**
+ * An answer made per request and larger than this (a feed page of 1,000 events: about 700 KiB) is compressed at the
+ * fastest levels: at the usual ones its compression costs about as much as making it, for 15-20 % fewer bytes.
+ */
+export const LARGE_ANSWER = 256 * 1024;
 
 const negotiated = new Map<string, Encoding>();
 
@@ -37,16 +42,17 @@ export function chooseEncoding(acceptEncoding: string | undefined): Encoding {
 
 /**
  * Compresses a JSON answer. Levels are chosen for answers made per request (a 72 KB lot page: about 1 ms,
- * 6 KB); cached answers are compressed once and keep their bytes.
+ * 6 KB); cached answers are compressed once and keep their bytes. A large one made per request: the fastest levels.
  */
-export function encode(body: Buffer, encoding: Exclude<Encoding, 'identity'>): Buffer {
+export function encode(body: Buffer, encoding: Exclude<Encoding, 'identity'>, perRequest = false): Buffer {
+  const fastest = perRequest && body.length > LARGE_ANSWER;
   return encoding === 'br'
     ? zlib.brotliCompressSync(body, {
         params: {
-          [zlib.constants.BROTLI_PARAM_QUALITY]: 4,
+          [zlib.constants.BROTLI_PARAM_QUALITY]: fastest ? 1 : 4,
           [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length,
           [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT,
         },
       })
-    : zlib.gzipSync(body, { level: 6 });
+    : zlib.gzipSync(body, { level: fastest ? 1 : 6 });
 }

@@ -18,6 +18,7 @@ import type { TenantIntake } from '../intake-kind.ts';
 import type { ApiKeyInfo, Member, Tenant } from './access-directory.ts';
 import type { FileAnswer } from './file-answer.ts';
 import type { StreamedAnswer } from './event-stream.ts';
+import type { JsonAnswer } from './json-answer.ts';
 import type { Group } from './groups.ts';
 import type { TenantFiles, TenantGeneratedFiles, TenantSearch } from './tenant-engines.ts';
 
@@ -263,7 +264,10 @@ export interface Operation<
   input?: InputSpec<P, Q, B>;
   output: OutputSpec<R>;
   cache?: CachePolicy;
-  handler: (input: Input<z.output<P>, z.output<Q>, z.output<B>>, ctx: ContextOf<A>) => Promise<z.input<R> | FileAnswer | StreamedAnswer>;
+  handler: (
+    input: Input<z.output<P>, z.output<Q>, z.output<B>>,
+    ctx: ContextOf<A>,
+  ) => Promise<z.input<R> | FileAnswer | StreamedAnswer | JsonAnswer>;
 }
 
 export function defineOperation<

@@ -8,6 +8,7 @@ import type { Authenticator, Caller } from './auth.ts';
 import { CATALOGUE_VARY, SHARED_CACHE_CONTROL } from './catalogue-fast-path.ts';
 import type { DerivedValues } from './derived-values.ts';
 import { rawQueryValue } from './input.ts';
+import { jsonBytes } from './json-answer.ts';
 import { negotiatedLanguage } from './language.ts';
 import type { BackOfficeContext, BackOfficeDoor, BaseContext, MemberContext, Operation, TenantContext } from './operation.ts';
 import { weakEtag, type CachedResponse, type ResponseCache } from './response-cache.ts';
@@ -65,6 +66,8 @@ export class RequestSteps {
     const { services, auth, backOffice } = this.deps;
     const key = await auth.backOfficeKey(req);
     if (!backOffice) throw new Error('the back office is not served in this process');
+    // The last check that held: while its key's stream takes no event, asking again costs one index seek.
+    let held = key;
     const { feed } = backOffice;
     const requestId = String(res.locals.requestId);
     return {
@@ -76,11 +79,13 @@ export class RequestSteps {
       logger: services.logger,
       tenant: key.tenant,
       keyId: key.keyId,
-      keyStillValid: () =>
-        auth.backOfficeKey(req).then(
-          (now) => now.tenant === key.tenant && now.keyId === key.keyId,
-          () => false,
-        ),
+      keyStillValid: async () => {
+        if (held.unchanged && (await held.unchanged().catch(() => false))) return true;
+        const now = await auth.backOfficeKey(req).catch(() => null);
+        if (!now || now.tenant !== key.tenant || now.keyId !== key.keyId) return false;
+        held = now;
+        return true;
+      },
       feed: feed.forTenant(key.tenant),
       feedTypes: feed.types,
       stopping: feed.stopping,
@@ -239,7 +244,7 @@ export function jsonEntry(
   kept: { version: string; auction?: number },
   expires: number,
 ): CachedResponse {
-  const body = Buffer.from(JSON.stringify(result), 'utf8');
+  const body = jsonBytes(result);
   return { body, etag: weakEtag(body), version: kept.version, auction: kept.auction, expires, operationId };
 }
 
@@ -251,6 +256,6 @@ export type CatalogueVersion = (tenant: string, auction?: number) => string | nu
 
 /** Sends a handler's result as JSON (an answer not kept: its ETag made from its bytes). */
 export function sendJson(req: Request, res: Response, result: unknown): void {
-  const body = Buffer.from(JSON.stringify(result), 'utf8');
+  const body = jsonBytes(result);
   sendBody(req, res, body, weakEtag(body));
 }

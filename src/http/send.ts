@@ -64,7 +64,7 @@ export function sendCompressed(req: Request, res: Response, body: Buffer, keep?:
     if (encoding !== 'identity') {
       let encoded = keep?.entry[encoding];
       if (!encoded) {
-        encoded = encode(body, encoding);
+        encoded = encode(body, encoding, !keep);
         if (keep?.cache) keep.cache.addEncoding(keep.entry as CachedResponse, encoding, encoded);
         else if (keep) keep.entry[encoding] = encoded;
       }

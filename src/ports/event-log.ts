@@ -69,6 +69,29 @@ export interface ReadTypesResult {
   position: number;
 }
 
+/**
+ * An event as the log stores it, for a reader that passes its data on as it is (the back office's feed): the data
+ * unparsed, and of its metadata the tenant alone.
+ */
+export interface StoredEvent {
+  streamId: string;
+  revision: number;
+  position: number;
+  type: string;
+  version: number;
+  created: string;
+  /** `metadata.tenant` ('' when it has none). */
+  tenant: string;
+  /** The data as the append stored it: the UTF-8 bytes of the text `JSON.stringify` gave (no spaces, keys in their order). */
+  dataJson: Buffer;
+}
+
+/** A page of stored events, and how far the read covered (as ReadTypesResult's `position`). */
+export interface StoredEventsResult {
+  events: StoredEvent[];
+  position: number;
+}
+
 export interface Subscription extends AsyncIterable<RecordedEvent[]> {
   /** Stops the subscription; a pending iteration resolves with done. */
   unsubscribe(): Promise<void>;
@@ -102,6 +125,11 @@ export interface EventLog {
    * use readAll and skip the other types themselves.
    */
   readTypes?(options: ReadAllOptions & { types: readonly string[] }): Promise<ReadTypesResult>;
+  /**
+   * Optional: a page of $all as stored (readAll's, or readTypes' when `types` is given), its data left as text, so
+   * a reader that only passes it on neither parses nor serialises it. Without it, readers use readAll or readTypes.
+   */
+  readStored?(options: ReadAllOptions & { types?: readonly string[] }): Promise<StoredEventsResult>;
   /** Position of the newest event (0 when the log is empty). */
   headPosition(): Promise<number>;
   /**

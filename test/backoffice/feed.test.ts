@@ -2,6 +2,9 @@
 import { expect } from 'chai';
 import { importRecord } from '../../app/features/intake.ts';
 import { eventCatalog } from '../../app/features/events.ts';
+import { publicData } from '../../src/events/define.ts';
+import { feedEventId } from '../../src/events/feed.ts';
+import type { RecordedEvent } from '../../src/ports/event-log.ts';
 import { expectProblem, startTestServer, type TestResponse, type TestServer } from '../support/server.ts';
 
 interface Item {
@@ -92,6 +95,30 @@ describe('the back office event feed', () => {
     expect(again.body.Items.map((i: Item) => i.Id)).to.deep.equal(items.slice(0, 5).map((i) => i.Id));
     expect(again.body.Next).to.equal(items[4].Position);
     expect(again.body.HasMore).to.equal(true);
+  });
+
+  it('answers a page as the bytes JSON.stringify gives for its items, each made from its event in the log', async () => {
+    const demo = server.runtime.feed!.forTenant('demo');
+    const events = (await logEventsOf('demo')) as unknown as RecordedEvent[];
+    const items = events.map((e) => ({
+      Id: feedEventId(e.streamId, e.revision),
+      Type: e.type,
+      Version: e.version,
+      Stream: e.streamId,
+      Revision: e.revision,
+      Position: demo.token(e.position),
+      Time: e.created,
+      Data: publicData(definitions.get(e.type)!, e.data),
+    }));
+    expect(new Set(items.map((i) => i.Type)).size).to.be.greaterThan(5);
+    // Page after page of the whole feed (the last one ends it).
+    for (let start = 0; start < items.length; start += 1000) {
+      const page = await feed(`?limit=1000${start > 0 ? `&after=${items[start - 1].Position}` : ''}`);
+      const slice = items.slice(start, start + 1000);
+      expect(page.text).to.equal(JSON.stringify({ Items: slice, Next: slice.at(-1)!.Position, HasMore: start + 1000 < items.length }));
+    }
+    const end = await feed(`?after=${items.at(-1)!.Position}`);
+    expect(end.text).to.equal(JSON.stringify({ Items: [], Next: items.at(-1)!.Position, HasMore: false }));
   });
 
   it("never gives another tenant's events, nor the operator's records (Api-Keys, back-office keys, tenants, applications)", async () => {

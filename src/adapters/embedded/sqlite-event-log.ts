@@ -9,6 +9,8 @@ import type {
   ReadAllOptions,
   ReadTypesResult,
   RecordedEvent,
+  StoredEvent,
+  StoredEventsResult,
   SubscribeOptions,
   Subscription,
 } from '../../ports/event-log.ts';
@@ -47,6 +49,35 @@ function fromRaw(row: RawRow): RecordedEvent {
     data: JSON.parse(row[5]),
     metadata: JSON.parse(row[6]) as EventMetadata,
     created: row[7],
+  };
+}
+
+/** A row of the stored reads: the event's columns, its metadata's tenant in place of the metadata. */
+type StoredRow = [
+  position: number,
+  streamId: string,
+  revision: number,
+  type: string,
+  version: number,
+  data: Buffer,
+  tenant: string,
+  created: string,
+];
+
+// The data as bytes (a BLOB of the stored UTF-8): no string made of it.
+const STORED_COLUMNS =
+  "position, stream_id, revision, type, version, CAST(data AS BLOB), coalesce(json_extract(metadata, '$.tenant'), ''), created";
+
+function fromStored(row: StoredRow): StoredEvent {
+  return {
+    position: row[0],
+    streamId: row[1],
+    revision: row[2],
+    type: row[3],
+    version: row[4],
+    created: row[7],
+    tenant: row[6],
+    dataJson: row[5],
   };
 }
 
@@ -109,6 +140,7 @@ export class SqliteEventLog implements EventLog {
   /** Since when the group waiting to be committed has found the write lock taken (null: it has not). */
   private lockedSince: number | null = null;
   private readonly readTypesTransaction: (fromPosition: number, types: string, maxCount: number) => ReadTypesResult;
+  private readonly readStoredTypesTransaction: (fromPosition: number, types: string, maxCount: number) => StoredEventsResult;
   /** Appends waiting for the next group commit (at the end of this turn of the event loop). */
   private queued: PendingAppend[] = [];
   private flushScheduled = false;
@@ -157,6 +189,15 @@ export class SqliteEventLog implements EventLog {
           'SELECT position, stream_id, revision, type, version, data, metadata, created FROM events WHERE position > ? AND type IN (SELECT value FROM json_each(?)) ORDER BY position LIMIT ?',
         )
         .raw(),
+      // The stored reads: the data as its bytes, the tenant read out of the metadata by SQLite.
+      storedAll: this.db
+        .prepare<[number, number], StoredRow>(`SELECT ${STORED_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`)
+        .raw(),
+      storedTypes: this.db
+        .prepare<[number, string, number], StoredRow>(
+          `SELECT ${STORED_COLUMNS} FROM events WHERE position > ? AND type IN (SELECT value FROM json_each(?)) ORDER BY position LIMIT ?`,
+        )
+        .raw(),
       head: this.db.prepare<[], { p: number | null }>('SELECT max(position) AS p FROM events'),
     };
     // Appends of other processes (several `api` beside one `projector`) are noticed within WATCH_MS: SQLite's
@@ -173,6 +214,7 @@ export class SqliteEventLog implements EventLog {
     }, WATCH_MS);
     this.watcher.unref();
     this.readTypesTransaction = this.db.transaction(this.readTypesSnapshot);
+    this.readStoredTypesTransaction = this.db.transaction(this.readStoredTypesSnapshot);
     this.appendOne = this.db.transaction(this.appendTx);
     const group = this.db.transaction((appends: PendingAppend[]) =>
       appends.map((append) => {
@@ -349,15 +391,31 @@ export class SqliteEventLog implements EventLog {
   /** Events of the given types, and the head as of the same read (one snapshot): how far the read covered. */
   private readonly readTypesSnapshot = (fromPosition: number, types: string, maxCount: number): ReadTypesResult => {
     const rows = this.statements.readTypes.all(fromPosition, types, maxCount);
+    return { events: rows.map(fromRaw), position: this.covered(rows, fromPosition, maxCount) };
+  };
+
+  /** How far a read of some types covered (inside its snapshot): a full page up to its last event; a shorter one reached the head. */
+  private covered(rows: ReadonlyArray<readonly [number, ...unknown[]]>, fromPosition: number, maxCount: number): number {
     const last = rows.length > 0 ? rows[rows.length - 1][0] : fromPosition;
-    // A full page covers up to its last event; a shorter one reached the head.
-    const position = rows.length < maxCount ? Math.max(last, this.statements.head.get()?.p ?? 0) : last;
-    return { events: rows.map(fromRaw), position };
+    return rows.length < maxCount ? Math.max(last, this.statements.head.get()?.p ?? 0) : last;
+  }
+
+  private readonly readStoredTypesSnapshot = (fromPosition: number, types: string, maxCount: number): StoredEventsResult => {
+    const rows = this.statements.storedTypes.all(fromPosition, types, maxCount);
+    return { events: rows.map(fromStored), position: this.covered(rows, fromPosition, maxCount) };
   };
 
   async readTypes(options: ReadAllOptions & { types: readonly string[] }): Promise<ReadTypesResult> {
     this.assertOpen();
     return this.readTypesTransaction(options.fromPosition, JSON.stringify(options.types), options.maxCount);
+  }
+
+  /** The events as stored, from the file (the in-memory tail holds them parsed). */
+  async readStored(options: ReadAllOptions & { types?: readonly string[] }): Promise<StoredEventsResult> {
+    this.assertOpen();
+    if (options.types) return this.readStoredTypesTransaction(options.fromPosition, JSON.stringify(options.types), options.maxCount);
+    const events = this.statements.storedAll.all(options.fromPosition, options.maxCount).map(fromStored);
+    return { events, position: events.at(-1)?.position ?? options.fromPosition };
   }
 
   /**

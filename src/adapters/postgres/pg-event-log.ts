@@ -15,6 +15,8 @@ import type {
   ReadAllOptions,
   ReadTypesResult,
   RecordedEvent,
+  StoredEvent,
+  StoredEventsResult,
   SubscribeOptions,
   Subscription,
 } from '../../ports/event-log.ts';
@@ -58,6 +60,32 @@ interface Row {
   metadata: RecordedEvent['metadata'];
   created: Date;
 }
+
+/** A row of the stored reads: the data as its text (the `json` type keeps what was written), the metadata's tenant. */
+interface StoredRow {
+  position: string;
+  stream_id: string;
+  revision: number;
+  type: string;
+  version: number;
+  data: string;
+  tenant: string;
+  created: Date;
+}
+
+const STORED_COLUMNS =
+  "position, stream_id, revision, type, version, data::text AS data, coalesce(metadata->>'tenant', '') AS tenant, created";
+
+const toStored = (row: StoredRow): StoredEvent => ({
+  position: Number(row.position),
+  streamId: row.stream_id,
+  revision: row.revision,
+  type: row.type,
+  version: row.version,
+  created: row.created.toISOString(),
+  tenant: row.tenant,
+  dataJson: Buffer.from(row.data, 'utf8'),
+});
 
 /** How soon a lost listener connection is tried again (and again) while PostgreSQL is away. */
 const LISTEN_RETRY_MS = 500;
@@ -415,6 +443,36 @@ export class PgEventLog implements EventLog {
         );
         const events = rows.map(toRecorded);
         const last = events.length > 0 ? events[events.length - 1].position : options.fromPosition;
+        // A full page covers up to its last event; a shorter one reached the head.
+        if (events.length === options.maxCount) return { events, position: last };
+        const head = await client.query<{ p: string | null }>(`SELECT max(position) AS p FROM ${this.s}.events`);
+        return { events, position: Math.max(last, Number(head.rows[0]?.p ?? 0)) };
+      },
+      'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+    );
+  }
+
+  /** The events as stored: the data's text as the append wrote it; with `types`, as readTypes (one snapshot). */
+  async readStored(options: ReadAllOptions & { types?: readonly string[] }): Promise<StoredEventsResult> {
+    this.assertOpen();
+    const { types } = options;
+    if (!types) {
+      const { rows } = await this.pool.query<StoredRow>(
+        `SELECT ${STORED_COLUMNS} FROM ${this.s}.events WHERE position > $1 ORDER BY position LIMIT $2`,
+        [options.fromPosition, options.maxCount],
+      );
+      const events = rows.map(toStored);
+      return { events, position: events.at(-1)?.position ?? options.fromPosition };
+    }
+    return inTransaction(
+      this.pool,
+      async (client) => {
+        const { rows } = await client.query<StoredRow>(
+          `SELECT ${STORED_COLUMNS} FROM ${this.s}.events WHERE position > $1 AND type = ANY($2::text[]) ORDER BY position LIMIT $3`,
+          [options.fromPosition, [...types], options.maxCount],
+        );
+        const events = rows.map(toStored);
+        const last = events.at(-1)?.position ?? options.fromPosition;
         // A full page covers up to its last event; a shorter one reached the head.
         if (events.length === options.maxCount) return { events, position: last };
         const head = await client.query<{ p: string | null }>(`SELECT max(position) AS p FROM ${this.s}.events`);
