@@ -75,10 +75,7 @@ async function readFeed(client: ServiceClient, from = '') {
 const subscribe = (client: ServiceClient, count: number, query: string, onEvent: (i: number, type: string, data: string) => void) =>
   subscribeTo(client.url(`/backoffice/v1/events/stream?${query}`), boHeaders, count, onEvent);
 
-/**
- * A receiver of webhook deliveries: path /hook/{n}; records each delivery's Revision per path and stream (positions
- * are opaque to clients, so order is told by the stream's revisions).
- */
+/** A receiver of webhook deliveries: path /hook/{n}; records each delivery's Revision per path. */
 async function startReceiver() {
   const byHook = new Map<string, number[]>();
   let total = 0;
@@ -93,10 +90,10 @@ async function startReceiver() {
       last = now;
       total += 1;
       const item = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { Position: string; Revision: number; Stream: string };
-      const key = `${req.url}\n${item.Stream}`;
-      const list = byHook.get(key) ?? [];
+      const list = byHook.get(req.url!) ?? [];
+      // Positions are opaque: the webhooks step's events are all of one stream, whose revisions follow the log's order.
       list.push(item.Revision);
-      byHook.set(key, list);
+      byHook.set(req.url!, list);
       res.writeHead(204).end();
     });
   });
@@ -129,6 +126,8 @@ export async function backOfficeBench(
   loadOptions: LoadOptions,
   rounds: number,
   target: Target,
+  /** The dataset's lots: the stream step's PUTs go to 1,000 lots 10,000 from the end (90,001+ of 100,000). */
+  lots: number,
 ): Promise<BackOfficeResult> {
   await deleteWebhooks(client);
   // ---- feed pages
@@ -152,8 +151,9 @@ export async function backOfficeBench(
     arrivals[i].push(performance.now()),
   );
   await sleep(500);
+  const firstLot = Math.max(1, lots - 9_999);
   const watch = async (n: number) => {
-    const res = await fetch(client.url(`/v1/me/watchlist/${90_001 + (n % 1000)}`), {
+    const res = await fetch(client.url(`/v1/me/watchlist/${firstLot + (n % 1000)}`), {
       method: 'PUT',
       headers: memberHeaders,
       body: JSON.stringify({ Type: n % 2 ? 'favourite' : 'watch' }),
