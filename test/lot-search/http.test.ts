@@ -43,7 +43,10 @@ const fold = (s: string) => s.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCa
 const sum = (facets: Array<{ Value: number; Count: number }>) => facets.reduce((s, f) => s + f.Count, 0);
 
 // Both embedded engines (EMBEDDED_SEARCH) answer the contract alike, MiniSearch in its thread as `npm start` runs it.
-for (const [engine, thread] of [['minisearch', 'true'], ['fts5', 'false']] as const)
+for (const [engine, thread] of [
+  ['minisearch', 'true'],
+  ['fts5', 'false'],
+] as const)
   describe(`GET /v1/lots/search (EMBEDDED_SEARCH=${engine}${thread === 'true' ? ', in a thread' : ''})`, () => {
     let server: TestServer;
     let token: string;
