@@ -405,21 +405,7 @@ export class EventFeed {
   private toFeedEvent(event: RecordedEvent, token: string): FeedEvent {
     const known = this.converted.get(event);
     if (known) return known;
-    const data = publicData(this.byType.get(event.type)!, event.data);
-    const { streamId, revision } = event;
-    const feedEvent = new FeedRecord(
-      feedEventId(streamId, revision),
-      event.type,
-      event.version,
-      streamId,
-      revision,
-      event.position,
-      token,
-      event.created,
-      {
-        parsed: data,
-      },
-    );
+    const feedEvent = feedRecord(event, token, { parsed: publicData(this.byType.get(event.type)!, event.data) });
     this.converted.set(event, feedEvent);
     return feedEvent;
   }
@@ -436,19 +422,24 @@ export class EventFeed {
     const data = asStored
       ? { stored: dataJson }
       : { parsed: publicData(definition, JSON.parse(dataJson.toString('utf8')) as Record<string, unknown>) };
-    const { streamId, revision } = event;
-    return new FeedRecord(
-      feedEventId(streamId, revision),
-      event.type,
-      event.version,
-      streamId,
-      revision,
-      event.position,
-      token,
-      event.created,
-      data,
-    );
+    return feedRecord(event, token, data);
   }
+}
+
+/** The feed's record of an event, read or stored, with its data as the caller has it. */
+function feedRecord(event: RecordedEvent | StoredEvent, token: string, data: ConstructorParameters<typeof FeedRecord>[8]): FeedEvent {
+  const { streamId, revision } = event;
+  return new FeedRecord(
+    feedEventId(streamId, revision),
+    event.type,
+    event.version,
+    streamId,
+    revision,
+    event.position,
+    token,
+    event.created,
+    data,
+  );
 }
 
 const isStored = (event: RecordedEvent | StoredEvent): event is StoredEvent => 'dataJson' in event;

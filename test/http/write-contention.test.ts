@@ -24,6 +24,10 @@ describe('writes that race for one stream', function () {
       const token = await server.memberToken('demo');
       const log: EventLog = server.runtime.services.log;
       const append = log.appendToStream;
+      // As on a log without the locked append (PostgreSQL, EventStoreDB): the embedded log would decide the
+      // contended stream under its write lock, where no other writer can come between (test/commands/conflict-retry.test.ts).
+      const decided = log.appendDecided;
+      log.appendDecided = undefined;
       // Another writer appends to the member's watchlist before every try of this process.
       log.appendToStream = async function (streamId, events, options) {
         if (streamId === 'watchlist-demo-1') throw new WrongExpectedVersionError(streamId, 0, 1);
@@ -35,6 +39,7 @@ describe('writes that race for one stream', function () {
         response = await server.request('PUT', '/v1/me/watchlist/44', { token });
       } finally {
         log.appendToStream = append;
+        log.appendDecided = decided;
       }
       expectProblem(response, 503);
       expect(response.headers.get('retry-after')).to.equal('1');
