@@ -242,7 +242,8 @@ describe('bodies over their limit (413) as browsers and fetch send them', functi
   });
 
   describe('a JSON body', () => {
-    const big = JSON.stringify({ Type: 'watch', Padding: 'x'.repeat(1024 * 1024) });
+    // 1 MB: within the 1 MiB of a refused body that is read and dropped (past it the connection closes under the body).
+    const big = JSON.stringify({ Type: 'watch', Padding: 'x'.repeat(1_000_000) });
 
     it('of 1 MB, sent by fetch with its Content-Length, is read as 413 problem+json, and nothing is appended', async () => {
       const before = await stored();

@@ -56,6 +56,8 @@ export interface MongoDocumentStoreOptions {
   aliasRefreshMs?: number;
   /** How long a collection replaced by a rebuild is kept for readers with an older alias map. */
   dropGraceMs?: number;
+  /** The clock both intervals are read from (milliseconds); the specs pass one they move by hand. */
+  now?: () => number;
 }
 
 interface AliasDoc {
@@ -107,6 +109,7 @@ export class MongoDocumentStore implements DocumentStore {
   private cacheLoading: Promise<void> | null = null;
   private readonly refreshMs: number;
   private readonly graceMs: number;
+  private readonly now: () => number;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly sweeper: NodeJS.Timeout;
   private closed = false;
@@ -121,6 +124,7 @@ export class MongoDocumentStore implements DocumentStore {
     this.checkpoints = db.collection<CheckpointDoc>('_checkpoints');
     this.refreshMs = options.aliasRefreshMs ?? 1000;
     this.graceMs = options.dropGraceMs ?? 60_000;
+    this.now = options.now ?? Date.now;
     this.sweeper = setInterval(() => void this.sweep().catch(() => {}), Math.max(this.graceMs, 1000)).unref();
   }
 
@@ -201,7 +205,7 @@ export class MongoDocumentStore implements DocumentStore {
   private async loadAliases(): Promise<void> {
     this.cacheLoading ??= (async () => {
       try {
-        const started = Date.now();
+        const started = this.now();
         const docs = await this.aliases.find({}).toArray();
         this.cache = new Map(docs.map((doc) => [doc._id, doc]));
         this.cacheLoadedAt = started;
@@ -214,7 +218,7 @@ export class MongoDocumentStore implements DocumentStore {
 
   /** The physical collection behind a name, from an alias map at most `aliasRefreshMs` old. */
   private async resolve(name: string): Promise<string> {
-    if (Date.now() - this.cacheLoadedAt > this.refreshMs || !this.cache.has(name)) await this.loadAliases();
+    if (this.now() - this.cacheLoadedAt > this.refreshMs || !this.cache.has(name)) await this.loadAliases();
     const alias = this.cache.get(name);
     if (!alias) throw new Error(`unknown collection ${name}`);
     return alias.physical;
@@ -391,7 +395,7 @@ export class MongoDocumentStore implements DocumentStore {
     // A live commit landing after the steps read the checkpoints conflicts with their checkpoint write, and
     // withTransaction runs the steps again.
     swap: async (steps) => {
-      const dropAfter = new Date(Date.now() + this.graceMs);
+      const dropAfter = new Date(this.now() + this.graceMs);
       return this.inTransaction((session) => runSwap(steps(), (step) => this.swapStep(step, session, dropAfter)));
     },
     swapped: async () => {
@@ -442,7 +446,7 @@ export class MongoDocumentStore implements DocumentStore {
    */
   async sweep(): Promise<void> {
     if (this.closed) return;
-    const now = new Date();
+    const now = new Date(this.now());
     const due = await this.aliases.find({ 'retired.dropAfter': { $lte: now } }).toArray();
     for (const alias of due) {
       for (const { physical, dropAfter } of alias.retired ?? []) {
