@@ -11,22 +11,11 @@ import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts'
 import { SqliteDocumentStore } from '../../src/adapters/embedded/sqlite-documents.ts';
 import { MiniSearchIndex } from '../../src/adapters/embedded/minisearch/index.ts';
 import { ProjectorRuntime } from '../../src/projector/runtime.ts';
-import type { DocumentProjection } from '../../src/projector/projection.ts';
+import { countedProjection as counter } from '../support/counter.ts';
 import type { DocumentStore, WriteTarget } from '../../src/ports/read-models.ts';
 import type { Logger } from '../../src/logger.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Counts its `Counted` events; every other type passes it by. */
-const counter: DocumentProjection = {
-  kind: 'documents',
-  name: 'counter',
-  collections: [{ name: 'counts' }],
-  handles: ['Counted'],
-  async apply(event, uow) {
-    await uow.update<{ _id: string; n: number }>('counts', 'demo', 'n', (doc) => ({ _id: 'n', n: (doc?.n ?? 0) + 1 }));
-  },
-};
 
 describe('a projection loop storing its idle checkpoint', function () {
   this.timeout(20_000);

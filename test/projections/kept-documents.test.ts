@@ -14,10 +14,9 @@ import { MiniSearchIndex } from '../../src/adapters/embedded/minisearch/index.ts
 import { ProjectorRuntime } from '../../src/projector/runtime.ts';
 import type { DocumentProjection } from '../../src/projector/projection.ts';
 import type { DocumentStore, WriteTarget } from '../../src/ports/read-models.ts';
-import type { Logger } from '../../src/logger.ts';
+import { createLogger } from '../../src/logger.ts';
 
-const noop = () => undefined;
-const logger = { info: noop, warn: noop, error: noop, debug: noop, trace: noop, fatal: noop, child: () => logger } as unknown as Logger;
+const logger = createLogger({ level: 'silent' });
 
 /** Counts its `Counted` events in one document, changed in place (as the catalogue changes a lot for each bid). */
 const counter: DocumentProjection = {

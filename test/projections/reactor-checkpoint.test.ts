@@ -13,11 +13,10 @@ import { MiniSearchIndex } from '../../src/adapters/embedded/minisearch/index.ts
 import { ProjectorRuntime } from '../../src/projector/runtime.ts';
 import type { Reactor } from '../../src/projector/projection.ts';
 import type { DocumentStore, WriteTarget } from '../../src/ports/read-models.ts';
-import type { Logger } from '../../src/logger.ts';
+import { createLogger } from '../../src/logger.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const noop = () => undefined;
-const logger = { info: noop, warn: noop, error: noop, debug: noop, trace: noop, fatal: noop, child: () => logger } as unknown as Logger;
+const logger = createLogger({ level: 'silent' });
 
 describe("a reactor's checkpoint", function () {
   this.timeout(20_000);

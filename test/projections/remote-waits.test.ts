@@ -11,19 +11,9 @@ import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts'
 import { SqliteDocumentStore } from '../../src/adapters/embedded/sqlite-documents.ts';
 import { MiniSearchIndex } from '../../src/adapters/embedded/minisearch/index.ts';
 import { ProjectorRuntime } from '../../src/projector/runtime.ts';
-import type { DocumentProjection } from '../../src/projector/projection.ts';
+import { countedProjection as counter } from '../support/counter.ts';
 import type { DocumentStore } from '../../src/ports/read-models.ts';
 import { createLogger } from '../../src/logger.ts';
-
-const counter: DocumentProjection = {
-  kind: 'documents',
-  name: 'counter',
-  collections: [{ name: 'counts' }],
-  handles: ['Counted'],
-  async apply(event, uow) {
-    await uow.update<{ _id: string; n: number }>('counts', 'demo', 'n', (doc) => ({ _id: 'n', n: (doc?.n ?? 0) + 1 }));
-  },
-};
 
 describe('read your writes of projections that run in another process', function () {
   this.timeout(20_000);

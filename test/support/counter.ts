@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { Decider } from '../../src/decider.ts';
 import type { NewEvent } from '../../src/ports/event-log.ts';
+import type { DocumentProjection } from '../../src/projector/projection.ts';
 import { defineEvent, defineEvents, tenantId, type EventsOf } from '../../src/events/define.ts';
 import { ConflictError } from '../../src/errors.ts';
 
@@ -34,3 +35,14 @@ export const counter: Decider<{ n: number }, CounterCommand, CounterEvent, numbe
 
 /** A Counted event to append directly (another writer). */
 export const counted = (n: number, by: string): NewEvent => counterEvents.toNew({ type: 'Counted', data: { tenant: 'demo', n, by } });
+
+/** A projection of the counter for the projector's specs: counts its `Counted` events (document `n` of `counts`). */
+export const countedProjection: DocumentProjection = {
+  kind: 'documents',
+  name: 'counter',
+  collections: [{ name: 'counts' }],
+  handles: ['Counted'],
+  async apply(_event, uow) {
+    await uow.update<{ _id: string; n: number }>('counts', 'demo', 'n', (doc) => ({ _id: 'n', n: (doc?.n ?? 0) + 1 }));
+  },
+};
