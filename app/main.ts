@@ -27,7 +27,7 @@ async function main() {
   if (cluster.isWorker)
     stopOnRequest(() => {
       if (!shutdown) process.kill(process.pid, 'SIGTERM');
-      else if (!shutdown.stopping) void shutdown.signal('SIGTERM');
+      else void shutdown.stop();
     });
   const seeds = config.seedDemo && (config.role === 'all' || config.role === 'projector');
   let runtime;

@@ -44,13 +44,15 @@ export class GracefulShutdown {
   private readonly servers: Server[] = [];
   private readonly inFlight = new Set<InFlight>();
   private signalled = false;
+  /** A signal came already: the next one exits at once. */
+  private heard = false;
   /** Something in flight was cut off, or the process failed (fail()): the exit code says so. */
   private abandoned = false;
   private exiting = false;
 
   constructor(private readonly plan: ShutdownPlan) {}
 
-  /** A signal came: the process is on its way out. */
+  /** A stop began (a signal, a request or a failure): the process is on its way out. */
   get stopping(): boolean {
     return this.signalled;
   }
@@ -76,15 +78,27 @@ export class GracefulShutdown {
     process.on('SIGINT', () => void this.signal('SIGINT'));
   }
 
+  /** A signal: the first stops gracefully (or joins a stop under way), a second exits at once. */
   async signal(signal: NodeJS.Signals): Promise<void> {
-    const { logger, timeoutMs } = this.plan;
-    if (this.signalled) {
-      logger.warn({ signal }, 'second signal: exiting at once');
+    if (this.heard) {
+      this.plan.logger.warn({ signal }, 'second signal: exiting at once');
       this.exit(128 + (constants.signals[signal] ?? 15));
       return;
     }
+    this.heard = true;
+    await this.stop(signal);
+  }
+
+  /**
+   * Stops as on a first signal `as`, without counting as a signal: a cluster primary's request to its api process
+   * (which may come before the Ctrl-C that reached the whole process group), or fail(). Nothing more when a stop is
+   * under way already.
+   */
+  async stop(as: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    const { logger, timeoutMs } = this.plan;
+    if (this.signalled) return;
     this.signalled = true;
-    logger.info({ signal, timeoutMs }, 'shutting down');
+    logger.info({ signal: as, timeoutMs }, 'shutting down');
     this.plan.stopping?.();
     // At the end of the grace period requests still in flight are cut off; closing the engines then gets a
     // little longer, and after that the process exits whatever still runs.
@@ -132,7 +146,7 @@ export class GracefulShutdown {
     if (this.signalled) return;
     this.abandoned = true;
     this.plan.logger.error({ reason }, 'cannot go on: stopping');
-    await this.signal('SIGTERM');
+    await this.stop();
   }
 
   /** The grace period is over: requests still in flight are named and their connections closed. */

@@ -21,6 +21,8 @@ import {
   startService,
   type ServiceProcess,
 } from '../support/service-process.ts';
+import { GracefulShutdown } from '../../src/shutdown.ts';
+import { createLogger } from '../../src/logger.ts';
 
 const GRACE_MS = 3000;
 
@@ -258,5 +260,37 @@ describe('the log on standard output never holds the exit', function () {
       .map((line) => JSON.parse(line));
     expect(lines).to.have.length(5001);
     expect(lines.at(-1).msg).to.equal('the last line');
+  });
+});
+
+describe('a stop asked for without a signal (a cluster primary asking its api process to stop)', () => {
+  const shutdownOf = (exits: number[]) =>
+    new GracefulShutdown({
+      logger: createLogger({ level: 'silent' }),
+      timeoutMs: 1000,
+      background: async () => ({ abandoned: [] }),
+      close: async () => undefined,
+      drainLogs: async () => undefined,
+      exit: (code) => void exits.push(code),
+    });
+
+  it('takes the Ctrl-C that reached the whole process group just after as a first signal: the stop goes on, exit code 0', async () => {
+    const exits: number[] = [];
+    const shutdown = shutdownOf(exits);
+    const asked = shutdown.stop();
+    expect(shutdown.stopping).to.equal(true);
+    await shutdown.signal('SIGINT');
+    await asked;
+    expect(exits).to.deep.equal([0]);
+  });
+
+  it('still exits at once (128 + 2) on a second Ctrl-C', async () => {
+    const exits: number[] = [];
+    const shutdown = shutdownOf(exits);
+    const asked = shutdown.stop();
+    await shutdown.signal('SIGINT');
+    await shutdown.signal('SIGINT');
+    await asked;
+    expect(exits).to.deep.equal([130]);
   });
 });
