@@ -160,6 +160,32 @@ export function isEngineUnreachable(error: unknown, depth = 0): boolean {
   return isEngineUnreachable(cause, depth + 1);
 }
 
+/** Errno codes of a write refused for want of space: a full file system, a user's quota spent. */
+const FULL_ERRNO = new Set(['ENOSPC', 'EDQUOT']);
+/**
+ * A store's own codes of a write refused for want of space or memory: SQLite's `SQLITE_FULL` (better-sqlite3's
+ * `SqliteError.code`), PostgreSQL's `53100` disk_full and `53200` out_of_memory, MongoDB's `OutOfDiskSpace`
+ * (14031, `src/mongo/base/error_codes.yml`).
+ */
+const FULL_CODES = new Set(['SQLITE_FULL', '53100', '53200', 14031]);
+
+/** Whether an error (or its cause, or one of an AggregateError's) says a store has no room for a write. */
+export function isStorageFull(error: unknown, depth = 0): boolean {
+  if (!error || typeof error !== 'object' || depth > 4) return false;
+  const { code, cause, errors } = error as Record<string, unknown>;
+  if ((typeof code === 'string' || typeof code === 'number') && (FULL_CODES.has(code) || FULL_ERRNO.has(String(code)))) return true;
+  if (Array.isArray(errors) && errors.some((e) => isStorageFull(e, depth + 1))) return true;
+  return isStorageFull(cause, depth + 1);
+}
+
+/**
+ * A fault of the machine rather than of the work: an engine away, or a store out of room. Work that failed on
+ * one is tried again as it is, never set aside as poison, since it will succeed once the fault heals.
+ */
+export function isTransientFault(error: unknown): boolean {
+  return isEngineUnreachable(error) || isStorageFull(error);
+}
+
 /**
  * The one mapping of an unreachable engine (PostgreSQL restarting, a refused or lost connection, a wait that ran
  * out) to its answer: 503 with Retry-After. Null for any other error.
