@@ -111,6 +111,10 @@ export async function openEngines(
     const pool = createPool(urls.postgres, 10, {
       connectTimeoutMs: urls.postgresConnectTimeoutMs,
       queryTimeoutMs: urls.postgresQueryTimeoutMs,
+      idleInTransactionTimeoutMs: urls.postgresIdleInTransactionTimeoutMs,
+      lockTimeoutMs: urls.postgresLockTimeoutMs,
+      // Whose sessions these are, for an operator reading pg_stat_activity and pg_locks.
+      applicationName: `bidder-${role}-${process.pid}`,
     });
     pgPool = pool;
     closers.push(() => pool.end());

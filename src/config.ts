@@ -29,6 +29,10 @@ export interface EngineUrls {
   postgresConnectTimeoutMs: number;
   /** ...and one statement (POSTGRES_QUERY_TIMEOUT_MS, default 5000): past them, a request answers 503. */
   postgresQueryTimeoutMs: number;
+  /** A transaction idle that long is ended by the server, its locks with it (POSTGRES_IDLE_IN_TRANSACTION_TIMEOUT_MS, 3000)... */
+  postgresIdleInTransactionTimeoutMs: number;
+  /** ...and a statement waits that long for a lock (POSTGRES_LOCK_TIMEOUT_MS, 4000); 0: the server's own setting. */
+  postgresLockTimeoutMs: number;
 }
 
 export interface Config {
@@ -215,6 +219,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       postgresSchema: postgresSchema(env.POSTGRES_SCHEMA),
       postgresConnectTimeoutMs: int(env.POSTGRES_CONNECT_TIMEOUT_MS, 2000, 'POSTGRES_CONNECT_TIMEOUT_MS'),
       postgresQueryTimeoutMs: int(env.POSTGRES_QUERY_TIMEOUT_MS, 5000, 'POSTGRES_QUERY_TIMEOUT_MS'),
+      postgresIdleInTransactionTimeoutMs: int(env.POSTGRES_IDLE_IN_TRANSACTION_TIMEOUT_MS, 3000, 'POSTGRES_IDLE_IN_TRANSACTION_TIMEOUT_MS'),
+      postgresLockTimeoutMs: int(env.POSTGRES_LOCK_TIMEOUT_MS, 4000, 'POSTGRES_LOCK_TIMEOUT_MS'),
     },
     metrics: metrics(env),
     port: int(env.PORT, 3000, 'PORT'),

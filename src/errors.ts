@@ -117,11 +117,12 @@ const NETWORK_CODES = new Set([
   'EAI_AGAIN',
 ]);
 /**
- * PostgreSQL's SQLSTATEs of a server that ended or refuses the session: admin_shutdown, crash_shutdown,
- * cannot_connect_now (starting up or shutting down), too_many_connections, query_canceled (the statement time-out);
- * class 08 (connection exceptions) is matched whole.
+ * PostgreSQL's SQLSTATEs of a server that ended or refuses the session, or of a bounded wait that ran out:
+ * admin_shutdown, crash_shutdown, cannot_connect_now (starting up or shutting down), too_many_connections,
+ * idle_in_transaction_session_timeout and idle_session_timeout (the session ended), query_canceled (the statement
+ * time-out), lock_not_available (the lock time-out); class 08 (connection exceptions) is matched whole.
  */
-const SQL_STATES = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
+const SQL_STATES = new Set(['57P01', '57P02', '57P03', '53300', '25P03', '57P05', '57014', '55P03']);
 /** node-postgres's own messages of a lost connection or a bounded wait that ran out. */
 const CLIENT_MESSAGES = [
   /^Connection terminated/,

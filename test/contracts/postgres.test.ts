@@ -13,6 +13,8 @@ import pg from 'pg';
 import { eventLogContract } from './event-log.contract.ts';
 import { EVENT_LOG_STEPS, PgEventLog } from '../../src/adapters/postgres/pg-event-log.ts';
 import { migrate } from '../../src/adapters/postgres/migrate.ts';
+import { createPool, inTransaction, releaseError, unboundedHere } from '../../src/adapters/postgres/pool.ts';
+import { isTransientFault, unavailableFrom } from '../../src/errors.ts';
 import { PgLeases } from '../../src/adapters/postgres/pg-leases.ts';
 import { leaseStoreContract } from './leases.contract.ts';
 import { PgFileStore } from '../../src/adapters/postgres/pg-files.ts';
@@ -250,6 +252,82 @@ describe(`PostgreSQL adapters on ${shown}`, function () {
     } finally {
       await admin.query(`DROP SCHEMA IF EXISTS "${fresh}" CASCADE`);
     }
+  });
+
+  describe('sessions, each bounded', function () {
+    const settings = `SELECT current_setting('application_name') AS name, current_setting('idle_in_transaction_session_timeout') AS idle,
+      current_setting('lock_timeout') AS lock, current_setting('statement_timeout') AS statement, current_setting('tcp_keepalives_idle') AS keepalive`;
+
+    it('names every session of a pool and the log’s listener, and bounds idle transactions, lock waits and silent peers', async function () {
+      const name = `bidder-spec-${randomUUID().slice(0, 8)}`;
+      const pool = createPool(URL, 2, { applicationName: name });
+      const log = await PgEventLog.open(pool, { schema });
+      try {
+        const { rows } = await pool.query(settings);
+        expect(rows[0]).to.deep.equal({ name, idle: '3s', lock: '4s', statement: '5s', keepalive: '10' });
+        // The listener is a session of its own, under the same name (what an operator sees in pg_stat_activity).
+        const listening = await admin.query(`SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'LISTEN %'`, [name]);
+        expect(listening.rows).to.have.length(1);
+      } finally {
+        await log.close();
+        await pool.end();
+      }
+    });
+
+    it('ends a lock wait past its bound (55P03) and a transaction left idle past its bound (the server ends the session): 503, and the pool serves on', async function () {
+      const pool = createPool(URL, 2, { idleInTransactionTimeoutMs: 300, lockTimeoutMs: 200 });
+      const holder = await admin.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${schema}.bounded`]);
+        const waited = await inTransaction(pool, (client) =>
+          client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${schema}.bounded`]),
+        ).then(
+          () => null,
+          (error: unknown) => error,
+        );
+        expect(waited).to.have.property('code', '55P03');
+        expect(isTransientFault(waited)).to.equal(true);
+        expect(unavailableFrom(waited)?.status).to.equal(503);
+      } finally {
+        await holder.query('ROLLBACK');
+        holder.release();
+      }
+      try {
+        const idle = await pool.connect();
+        await idle.query('BEGIN');
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        const ended = await idle.query('SELECT 1').then(
+          () => null,
+          (error: unknown) => error,
+        );
+        idle.release(releaseError(ended));
+        expect(ended, 'the idle transaction ended by the server').to.not.equal(null);
+        expect(isTransientFault(ended)).to.equal(true);
+        expect(unavailableFrom(ended)?.status).to.equal(503);
+        expect((await pool.query('SELECT 1 AS one')).rows).to.deep.equal([{ one: 1 }]);
+      } finally {
+        await pool.end();
+      }
+    });
+
+    it('lifts the statement and lock bounds for one transaction (unboundedHere) and one migration only', async function () {
+      const pool = createPool(URL, 1, { applicationName: 'bidder-spec' });
+      const fresh = `${schema}_u`;
+      try {
+        const inside = await inTransaction(pool, async (client) => {
+          await unboundedHere(client);
+          return (await client.query(settings)).rows[0];
+        });
+        expect(inside).to.include({ lock: '0', statement: '0', idle: '3s' });
+        expect((await pool.query(settings)).rows[0]).to.include({ lock: '4s', statement: '5s' });
+        await migrate(pool, fresh, 'event-log', EVENT_LOG_STEPS);
+        expect((await pool.query(settings)).rows[0]).to.include({ lock: '4s', statement: '5s' });
+      } finally {
+        await pool.end();
+        await admin.query(`DROP SCHEMA IF EXISTS "${fresh}" CASCADE`);
+      }
+    });
   });
 
   it('keeps data as written, its keys in their order', async function () {

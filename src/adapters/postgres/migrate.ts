@@ -17,15 +17,16 @@ export async function migrate(pool: pg.Pool, schema: string, part: string, steps
   const s = schemaIdent(schema);
   const client = await pool.connect();
   try {
-    // The lock is tried rather than waited for, and the steps run without the statement time-out: a migration
-    // (or another process's, waited for) may take longer than a request's bounded statement.
+    // The lock is tried rather than waited for, and the steps run without the statement and lock time-outs: a
+    // migration (or another process's, waited for) may take longer than a request's bounded statement, and its
+    // DDL may wait for other sessions' locks (each bounded by their own statement and idle time-outs).
     while (
       !(await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [`${schema}.migrations`])).rows[0]
         .locked
     )
       await new Promise((resolve) => setTimeout(resolve, 100));
     try {
-      await client.query('SET statement_timeout = 0');
+      await client.query('SET statement_timeout = 0; SET lock_timeout = 0');
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
       await client.query(
         `CREATE TABLE IF NOT EXISTS ${s}.migrations (part text NOT NULL, version integer NOT NULL, applied_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (part, version))`,
@@ -45,7 +46,7 @@ export async function migrate(pool: pg.Pool, schema: string, part: string, steps
       }
       return steps.length - applied;
     } finally {
-      await client.query('RESET statement_timeout');
+      await client.query('RESET statement_timeout; RESET lock_timeout');
       await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`${schema}.migrations`]);
     }
   } finally {

@@ -16,29 +16,62 @@ export interface PoolSource {
 export const DEFAULT_CONNECT_TIMEOUT_MS = 2000;
 /** How long one statement may run, on the server and as the client waits for its answer (POSTGRES_QUERY_TIMEOUT_MS). */
 export const DEFAULT_QUERY_TIMEOUT_MS = 5000;
+/**
+ * How long a transaction may sit idle between its statements before the server ends its session, and its locks
+ * with it (POSTGRES_IDLE_IN_TRANSACTION_TIMEOUT_MS): a process frozen or cut off mid-transaction (the append
+ * lock held) stops every other writer for this long at most. The service's transactions send their statements
+ * back to back, so only a stalled client is idle that long.
+ */
+export const DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT_MS = 3000;
+/**
+ * How long a statement may wait for a lock (POSTGRES_LOCK_TIMEOUT_MS): above the idle bound, so a writer queued
+ * behind a frozen holder gets the lock once the server ends that holder's session rather than give up first; far
+ * above a healthy group commit's wait (each process has one group at a time, each a few milliseconds).
+ */
+export const DEFAULT_LOCK_TIMEOUT_MS = 4000;
+/**
+ * TCP keep-alive of every session, both ways: the client probes an idle connection after 10 s (a server gone
+ * without a word is found dead rather than lent out), the server probes its end after 10 s, every 5 s, 3 times
+ * (a client machine gone is noticed within about 25 s: its session, and a session-level lock such as the
+ * migrations', ends). A frozen process's kernel still answers the probes: the idle bound covers that case.
+ */
+const KEEPALIVE_CLIENT_MS = 10_000;
+const KEEPALIVE_SERVER = '-c tcp_keepalives_idle=10 -c tcp_keepalives_interval=5 -c tcp_keepalives_count=3';
 
-export interface PoolTimeouts {
+export interface PoolOptions {
   connectTimeoutMs?: number;
   queryTimeoutMs?: number;
+  /** 0: not set by the service (the server's own setting applies); likewise lockTimeoutMs. */
+  idleInTransactionTimeoutMs?: number;
+  lockTimeoutMs?: number;
+  /** How the sessions name themselves in pg_stat_activity and so pg_locks (default `bidder-<pid>`). */
+  applicationName?: string;
 }
 
 /**
  * A pool with bounded waits: a connection that cannot be made, a free connection that does not come, and a
  * statement that does not answer (the server gone mid-query, a network that drops packets) each fail after
  * their time-out, so a request that needs PostgreSQL while it is down is answered 503 (src/errors.ts) in time.
- * A connection the server ends (a restart) is dropped from the pool, whether idle or checked out, and never
- * brings the process down; the next query opens a new one.
+ * Every session bounds what others may wait on it: a lock wait, and a transaction left idle (its client frozen or
+ * cut off), which the server ends. A connection the server ends (a restart, an idle transaction) is dropped from
+ * the pool, whether idle or checked out, and never brings the process down; the next query opens a new one.
+ * A setting that POSTGRES_URL gives itself (`application_name`, `options`...) wins over these.
  */
-export function createPool(connectionString: string, max: number, timeouts: PoolTimeouts = {}): pg.Pool {
-  const queryTimeoutMs = timeouts.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+export function createPool(connectionString: string, max: number, options: PoolOptions = {}): pg.Pool {
+  const queryTimeoutMs = options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
   const pool = new pg.Pool({
     connectionString,
     max,
-    connectionTimeoutMillis: timeouts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    application_name: options.applicationName ?? `bidder-${process.pid}`,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     // The server cancels a statement past its time; the client stops waiting a little later (no answer at all).
     statement_timeout: queryTimeoutMs,
     query_timeout: queryTimeoutMs + 1000,
+    idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    lock_timeout: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
     keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_CLIENT_MS,
+    options: KEEPALIVE_SERVER,
   });
   pool.on('error', () => {}); // an idle client's lost connection: the pool drops it, the next query reconnects
   // A checked-out client whose connection ends between two queries emits 'error' with nobody listening: heard
@@ -50,12 +83,13 @@ export function createPool(connectionString: string, max: number, timeouts: Pool
 /**
  * A statement that may rightly take longer than the query time-out (an index built on a full table, a wait for
  * another process's schema change): sent with a client-side wait of its own. In a transaction, `unboundedHere`
- * lifts the server's statement time-out for the rest of it.
+ * lifts the server's statement and lock time-outs for the rest of it (the idle bound stays: it sends its
+ * statements back to back like any other).
  */
 export const unbounded = (text: string, values?: unknown[]): pg.QueryConfig =>
   ({ text, values, query_timeout: 24 * 3600_000 }) as pg.QueryConfig;
 export async function unboundedHere(client: pg.PoolClient): Promise<void> {
-  await client.query('SET LOCAL statement_timeout = 0');
+  await client.query('SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0');
 }
 
 export function poolOf(source: string | pg.Pool, max: number): PoolSource {
