@@ -66,7 +66,8 @@ export function createPool(connectionString: string, max: number, options: PoolO
     connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     // The server cancels a statement past its time; the client stops waiting a little later (no answer at all).
     statement_timeout: queryTimeoutMs,
-    query_timeout: queryTimeoutMs + 1000,
+    // 0 sets no bound at all (the server's own statement_timeout), rather than a client wait of 1 s.
+    ...(queryTimeoutMs > 0 ? { query_timeout: queryTimeoutMs + 1000 } : {}),
     idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT_MS,
     lock_timeout: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
     keepAlive: true,
