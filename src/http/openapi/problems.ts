@@ -80,7 +80,7 @@ export const CREDENTIAL_CODES: Record<Auth, ProblemCode[]> = {
  */
 export function operationProblemCodes(op: Operation): Map<number, ProblemCode[]> {
   const { route, docs, input = {} } = op;
-  const codes: ProblemCode[] = ['validation-failed', ...CREDENTIAL_CODES[route.auth], 'internal-error'];
+  const codes: ProblemCode[] = ['validation-failed', 'text-invalid', ...CREDENTIAL_CODES[route.auth], 'internal-error'];
   if (input.body || input.upload || input.ndjson) codes.push('too-large', 'unsupported-media-type');
   if (route.method !== 'get') codes.push('unavailable');
   if (route.tickets) codes.push('ticket-invalid');
