@@ -8,84 +8,11 @@ import { expect } from 'chai';
 import { service } from '../../app/features/index.ts';
 import type { Operation } from '../../src/http/operation.ts';
 import type { z } from '../../src/http/schemas.ts';
+import { inner, sample, setAt, textSlots } from '../support/schema-texts.ts';
 import { expectProblem, startTestServer, type TestResponse, type TestServer } from '../support/server.ts';
 
 type Schema = z.core.$ZodType;
 type Def = z.core.$ZodTypeDef & Record<string, unknown>;
-type Segment = string | number;
-
-/** A schema under its wrappers (optional, nullable, default, pipe, ...). */
-function inner(schema: Schema): Schema {
-  const def = schema._zod.def as Def;
-  if (['optional', 'nullable', 'default', 'prefault', 'readonly', 'catch', 'nonoptional'].includes(def.type))
-    return inner(def.innerType as Schema);
-  if (def.type === 'pipe') return inner(def.in as Schema);
-  return schema;
-}
-
-/** Where a body holds texts: each string's path, and each map's path (where a key goes). */
-function textSlots(schema: Schema, path: Segment[] = []): Array<{ path: Segment[]; key: boolean }> {
-  const def = inner(schema)._zod.def as Def;
-  switch (def.type) {
-    case 'string':
-      return [{ path, key: false }];
-    case 'object':
-      return Object.entries(def.shape as Record<string, Schema>).flatMap(([k, s]) => textSlots(s, [...path, k]));
-    case 'array':
-      return textSlots(def.element as Schema, [...path, 0]);
-    case 'record':
-      return [{ path, key: true }, ...textSlots(def.valueType as Schema, [...path, 'k'])];
-    case 'union': {
-      const slots = (def.options as Schema[]).flatMap((o) => textSlots(o, path));
-      return slots.filter((s, i) => slots.findIndex((t) => t.path.join('.') === s.path.join('.') && t.key === s.key) === i);
-    }
-    default:
-      return [];
-  }
-}
-
-/** A value of a schema, where the operation gives no example body. */
-function sample(schema: Schema): unknown {
-  const def = inner(schema)._zod.def as Def;
-  switch (def.type) {
-    case 'string':
-      return 'x';
-    case 'number':
-      return 1;
-    case 'boolean':
-      return true;
-    case 'enum':
-      return Object.values(def.entries as Record<string, unknown>)[0];
-    case 'literal':
-      return (def.values as unknown[])[0];
-    case 'object': {
-      const required = Object.entries(def.shape as Record<string, Schema>).filter(
-        ([, s]) => !(s as z.ZodType).safeParse(undefined).success,
-      );
-      return Object.fromEntries(required.map(([k, s]) => [k, sample(s)]));
-    }
-    case 'union':
-      return sample((def.options as Schema[])[0]);
-    case 'array':
-      return [];
-    default:
-      return {};
-  }
-}
-
-/** A copy of `value` with `leaf` at `path` (objects and arrays made on the way). */
-function setAt(value: unknown, path: Segment[], leaf: unknown): unknown {
-  if (!path.length) return leaf;
-  const [head, ...rest] = path;
-  if (typeof head === 'number') {
-    const copy = Array.isArray(value) ? [...(value as unknown[])] : [];
-    copy[head] = setAt(copy[head], rest, leaf);
-    return copy;
-  }
-  const copy = { ...(value as Record<string, unknown>) };
-  copy[head] = setAt(copy[head], rest, leaf);
-  return copy;
-}
 
 /** A path parameter's value the schema takes (an id, or the first of an enum). */
 function pathValue(schema: Schema): string {
@@ -195,6 +122,45 @@ describe('texts every operation takes hold only what every store keeps (400 text
       }
     }
     expect(cases).to.be.greaterThan(250);
+  });
+
+  it('takes tab and line breaks in the fields that hold lines, and refuses them in every other', async () => {
+    const withLines: string[] = [];
+    for (const op of operations) {
+      if (!op.input?.body) continue;
+      const base = bodyOf(op);
+      for (const slot of textSlots(op.input.body).filter((s) => !s.key)) {
+        const field = ['body', ...slot.path].join('.');
+        const text = 'line one\r\nline two\tand a tab\n';
+        if (!slot.lines) {
+          await refused(op, `${field} with lines`, field, pathOf(op), setAt(base, slot.path, text));
+          continue;
+        }
+        withLines.push(`${op.route.operationId} ${field}`);
+        const response = await send(op, pathOf(op), setAt(base, slot.path, text));
+        expect(response.body?.code, `${op.route.operationId} ${field}: ${response.text}`).to.not.equal('text-invalid');
+      }
+    }
+    // The fields of the API that hold lines (docs/api-decisions.md "Texts").
+    expect(withLines).to.deep.equal(['replaceProfile body.ExtraData.k', 'sendContactMessage body.Message']);
+  });
+
+  it("stores the lines of a contact message and of a profile's own data as sent", async () => {
+    const message = 'Is the frame original?\r\n\tThanks,\nAda';
+    const before = await head();
+    const sent = await server.request('POST', '/v1/contact', {
+      token: tokens.anon,
+      body: { Name: 'Ada', Email: 'ada@example.org', Subject: 'Frame', Message: message },
+    });
+    expect(sent.status, sent.text).to.equal(200);
+    const [event] = await server.runtime.services.log.readAll({ fromPosition: before, maxCount: 10 });
+    expect(event.data.message).to.equal(message.trim());
+    const profile = await server.request('PUT', '/v1/me', {
+      token: tokens.member,
+      body: { FirstName: 'Ada', ExtraData: { note: 'one\ntwo' } },
+    });
+    expect(profile.status, profile.text).to.equal(200);
+    expect(profile.body.ExtraData).to.deep.equal({ note: 'one\ntwo' });
   });
 
   it('refuses U+0000 or a control in any text field of an upload, and in its file name', async () => {
