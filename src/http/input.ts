@@ -15,8 +15,8 @@ function issues(where: string, error: z.ZodError): FieldError[] {
   }));
 }
 
-/** The texts of a query parameter the operation reads (its name when given in brackets, and its values), as one line each. */
-function queryTextErrors(field: string, key: string | null, value: unknown): FieldError[] {
+/** The texts of a path or query parameter the operation reads (its name when given in brackets, and its values), as one line each. */
+function parameterTextErrors(field: string, key: string | null, value: unknown): FieldError[] {
   const texts = [...(key === null ? [] : [key]), ...(Array.isArray(value) ? value : [value])];
   const problem = texts.map((text) => (typeof text === 'string' ? textProblem(text) : null)).find((p) => p !== null);
   return problem ? [{ field, message: problem }] : [];
@@ -46,7 +46,7 @@ export function canonicalQuery(
           field: `query.${printable(key)}`,
           message: 'bracket form is not accepted: give the parameter once, as name=value',
         });
-      else badTexts.push(...queryTextErrors(`query.${printable(key)}`, key, value));
+      else badTexts.push(...parameterTextErrors(`query.${printable(key)}`, key, value));
       continue;
     }
     const name = canonical.get(key.toLowerCase());
@@ -54,12 +54,12 @@ export function canonicalQuery(
       // `lang` is accepted on every operation (Accept-Language override), once, whatever its case.
       if (key.toLowerCase() === 'lang') {
         if (langSeen || typeof value !== 'string') errors.push({ field: 'query.lang', message: 'must be given once' });
-        badTexts.push(...queryTextErrors('query.lang', null, value));
+        badTexts.push(...parameterTextErrors('query.lang', null, value));
         langSeen = true;
       }
       continue;
     }
-    badTexts.push(...queryTextErrors(`query.${name}`, null, value));
+    badTexts.push(...parameterTextErrors(`query.${name}`, null, value));
     if (name in values || typeof value !== 'string') {
       errors.push({ field: `query.${name}`, message: 'must be given once' });
       continue;
@@ -104,7 +104,7 @@ export function parseInput(
   }
   let params: unknown = {};
   for (const [name, value] of Object.entries((req.params ?? {}) as Record<string, unknown>))
-    badTexts.push(...queryTextErrors(`path.${name}`, null, value));
+    badTexts.push(...parameterTextErrors(`path.${name}`, null, value));
   if (spec?.params) {
     const result = spec.params.safeParse(req.params);
     if (result.success) params = result.data;

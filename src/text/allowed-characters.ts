@@ -13,18 +13,30 @@
  * `MetaDataProperties[Name]`, are letters, digits and `_` by their own schemas).
  */
 
-/** Code points a text never holds, whatever its field: as a character class of a `u` regex. */
-const NEVER =
-  '\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F\\uFDD0-\\uFDEF\\p{Cs}' +
-  Array.from(
-    { length: 17 },
-    (_, plane) => `\\u{${(plane * 0x10000 + 0xfffe).toString(16)}}\\u{${(plane * 0x10000 + 0xffff).toString(16)}}`,
-  ).join('');
-
-/** In a field that holds lines: what no text holds. */
-const REFUSED_IN_LINES = new RegExp(`[${NEVER}]`, 'u');
+// Classes of UTF-16 code units, without the `u` flag: several times faster on text full of emoji than `u` classes.
+const CONTROLS = '\\u0000-\\u001F\\u007F-\\u009F';
+const CONTROLS_BUT_LINES = '\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F';
+const BMP_NON_CHARACTERS = '\\uFDD0-\\uFDEF\\uFFFE\\uFFFF';
+/** U+1FFFE is D83F DFFE, U+2FFFF is D87F DFFF, ... U+10FFFF is DBFF DFFF. */
+const ASTRAL_HIGHS = Array.from({ length: 16 }, (_, plane) => `\\u${(0xd83f + plane * 0x40).toString(16).toUpperCase()}`).join('');
+const ASTRAL_NON_CHARACTERS = `[${ASTRAL_HIGHS}][\\uDFFE\\uDFFF]`;
+/** In a field that holds lines: what no text holds, lone surrogates aside (found apart). */
+const REFUSED_IN_LINES = new RegExp(`[${CONTROLS_BUT_LINES}${BMP_NON_CHARACTERS}]|${ASTRAL_NON_CHARACTERS}`);
 /** In a single-line field or a key: tab and line breaks too. */
-const REFUSED_IN_LINE = new RegExp(`[${NEVER}\\t\\n\\r]`, 'u');
+const REFUSED_IN_LINE = new RegExp(`[${CONTROLS}${BMP_NON_CHARACTERS}]|${ASTRAL_NON_CHARACTERS}`);
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const REFUSED_ANYWHERE = new RegExp(`${REFUSED_IN_LINE.source}|${LONE_SURROGATE.source}`, 'g');
+
+/** Whether a text has no lone surrogate (String.prototype.isWellFormed, ES2024: native and fast). */
+const wellFormed = (text: string) => (text as string & { isWellFormed(): boolean }).isWellFormed();
+
+/** The first character a text may not hold, or null. */
+function firstRefused(text: string, lines: boolean): string | null {
+  const found = (lines ? REFUSED_IN_LINES : REFUSED_IN_LINE).exec(text);
+  const lone = wellFormed(text) ? null : LONE_SURROGATE.exec(text);
+  const first = found && (!lone || found.index < lone.index) ? found : lone;
+  return first ? first[0] : null;
+}
 
 const hex = (codePoint: number) => `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}`;
 
@@ -43,9 +55,9 @@ function named(char: string): string {
  * lines, so tab, line feed and carriage return are taken.
  */
 export function textProblem(text: string, lines = false): string | null {
-  const found = (lines ? REFUSED_IN_LINES : REFUSED_IN_LINE).exec(text);
+  const found = firstRefused(text, lines);
   if (!found) return null;
-  const what = named(found[0]);
+  const what = named(found);
   return /^a (tab|line break)/.test(what) ? `must not hold ${what}: the field holds one line` : `must not hold ${what}`;
 }
 
@@ -53,11 +65,11 @@ export function textProblem(text: string, lines = false): string | null {
 export function keyProblem(key: string): string | null {
   if (key === '') return 'a key must not be empty';
   if (key.startsWith('$')) return 'a key must not start with $';
-  const found = REFUSED_IN_LINE.exec(key);
-  return found && `a key must not hold ${named(found[0])}`;
+  const found = firstRefused(key, false);
+  return found && `a key must not hold ${named(found)}`;
 }
 
 /** A text as it may be named in an answer or a log: each refused character written as `\u{…}`, at most 100 characters. */
 export function printable(text: string): string {
-  return text.slice(0, 100).replace(new RegExp(`[${NEVER}\\t\\n\\r]`, 'gu'), (char) => `\\u{${char.codePointAt(0)!.toString(16)}}`);
+  return text.slice(0, 100).replace(REFUSED_ANYWHERE, (char) => `\\u{${char.codePointAt(0)!.toString(16)}}`);
 }
