@@ -21,6 +21,11 @@ export const PROBLEM_CODES = {
     meaning:
       'An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.',
   },
+  'text-invalid': {
+    status: 400,
+    meaning:
+      'A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.',
+  },
   'bid-too-low': {
     status: 400,
     meaning: "`MaxAmount` is below the lot's minimum next bid, which the extension `minimumNextBid` names.",

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import type { EventLog } from '../../src/ports/event-log.ts';
 import type { FileStore } from '../../src/ports/files.ts';
 import type { CommandResult } from '../../src/decider.ts';
-import { AppError } from '../../src/errors.ts';
+import { AppError, ValidationError } from '../../src/errors.ts';
+import { textErrors } from '../../src/text/text-errors.ts';
 import type { IntakeKind, IntakeReport } from '../../src/intake-kind.ts';
 import type { AccessRecord } from '../../commands/access/intake.ts';
 import type { CatalogueRecord } from '../../commands/catalogue/intake.ts';
@@ -55,9 +56,15 @@ export async function importRecord(log: EventLog, record: IntakeRecord, options:
   return kind.import({ log, ...options }, record);
 }
 
-/** Validates and applies one record of any kind. */
+/**
+ * Validates and applies one record of any kind. A record whose texts hold what no text may (src/text/
+ * allowed-characters.ts) is refused first, naming each field (`texts.en.title: must not hold ...`).
+ */
 export async function importAnyRecord(log: EventLog, raw: unknown, options: ImportOptions = {}): Promise<CommandResult> {
   const kind = kinds.get((raw as { kind?: unknown } | null)?.kind as string);
+  const badTexts = textErrors(kind?.schema, raw);
+  if (badTexts.length)
+    throw new ValidationError(badTexts.map((e) => `${e.field}: ${e.message}`).join('; '), badTexts, { code: 'text-invalid' });
   if (kind) return kind.import({ log, ...options }, kind.schema.parse(raw));
   anyRecord.parse(raw);
   throw new Error('no intake kind');

@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { holdsLines } from '../../src/text/holds-lines.ts';
 import { defineEvent, defineEvents, isoDateTime, languageCode, positiveId, tenantId, type EventsOf } from '../../src/events/define.ts';
 
 /** Texts of one language. */
-const texts = z.record(languageCode, z.object({ title: z.string().max(500), description: z.string().max(20000) }));
+const texts = z.record(languageCode, z.object({ title: z.string().max(500), description: holdsLines(z.string().max(20000)) }));
 
 export const AuctionCatalogued = defineEvent({
   type: 'AuctionCatalogued',

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
+import { holdsLines } from '../../src/text/holds-lines.ts';
 import { NotFoundError, TooManyRequestsError } from '../../src/errors.ts';
 import { lotExists } from '../../projections/catalogue/index.ts';
 import { contactDecider } from './decide.ts';
@@ -37,7 +38,7 @@ export const sendContactMessage = defineOperation({
         Name: z.string().trim().min(1).max(200),
         Email: z.email().max(320),
         Subject: z.string().trim().min(1).max(200),
-        Message: z.string().trim().min(1).max(5000),
+        Message: holdsLines(z.string().trim().min(1).max(5000)),
         LotId: z.number().int().min(1).max(2147483647).nullable().optional(),
       })
       .openapi('ContactRequest'),

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { holdsLines } from '../../src/text/holds-lines.ts';
 import type { EventLog } from '../../src/ports/event-log.ts';
 import type { FileStore } from '../../src/ports/files.ts';
 import { runCommand } from '../../src/command-runner.ts';
@@ -24,10 +25,8 @@ const content = {
     .max(255)
     .regex(/^[a-z]+\/[a-z0-9.+-]+$/, 'a media type such as application/pdf'),
   file: z.string().min(1).max(1000).optional(),
-  base64: z
-    .string()
-    .max(Math.ceil(MAX_DOCUMENT_BYTES / 3) * 4)
-    .optional(),
+  // Base64 as MIME writes it may be wrapped in lines.
+  base64: holdsLines(z.string().max(Math.ceil(MAX_DOCUMENT_BYTES / 3) * 4)).optional(),
 };
 const oneSource = (r: { file?: string; base64?: string }) => (r.file === undefined) !== (r.base64 === undefined);
 const oneSourceMessage = { message: 'give the bytes as exactly one of file or base64', path: ['file'] };

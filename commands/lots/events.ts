@@ -1,6 +1,7 @@
 // A lot's stream: what catalogue intake records of a lot and what timed bidding decides on it, owned here so the
 // catalogue, timed bidding and the projections find it without reading each other.
 import { z } from 'zod';
+import { holdsLines } from '../../src/text/holds-lines.ts';
 import {
   defineEvent,
   defineEvents,
@@ -15,7 +16,7 @@ import {
 const stream = 'lot-{tenant}-{lotId}';
 
 /** Texts of one language. */
-const texts = z.record(languageCode, z.object({ title: z.string().max(500), description: z.string().max(20000) }));
+const texts = z.record(languageCode, z.object({ title: z.string().max(500), description: holdsLines(z.string().max(20000)) }));
 
 export const LotCatalogued = defineEvent({
   type: 'LotCatalogued',

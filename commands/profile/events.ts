@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { holdsLines } from '../../src/text/holds-lines.ts';
 import { defineEvent, defineEvents, isoDateTime, languageCode, positiveId, tenantId, type EventsOf } from '../../src/events/define.ts';
 
 /*
@@ -85,8 +86,9 @@ function mapKeys<K extends string, S>(keys: readonly K[], schema: (key: K) => S)
 }
 const textKeys = Object.keys(TEXT_LIMITS) as TextField[];
 
+/** A value of `extraData`: the member's own data, so a text may hold lines (a client's notes). */
 export const extraValue = z.union([
-  z.string().max(EXTRA_VALUE_MAX),
+  holdsLines(z.string().max(EXTRA_VALUE_MAX)),
   z.number().min(-Number.MAX_VALUE).max(Number.MAX_VALUE),
   z.boolean(),
   z.null(),

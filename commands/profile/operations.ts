@@ -3,6 +3,7 @@
 import { parsePhoneNumberFromString, isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
 import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
+import { holdsLines } from '../../src/text/holds-lines.ts';
 import { ValidationError, type FieldError } from '../../src/errors.ts';
 import { memberDtoExample, memberDtoOf, memberDtoSchema, SERVER_OWNED } from './dto.ts';
 import type { TenantDoc } from '../../projections/access/index.ts';
@@ -110,7 +111,7 @@ export const profileReplacementSchema = z
           .min(1)
           .max(EXTRA_KEY_MAX)
           .regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, `_`, `.` and `-`'),
-        z.union([z.string().max(EXTRA_VALUE_MAX), z.number(), z.boolean(), z.null()]),
+        z.union([holdsLines(z.string().max(EXTRA_VALUE_MAX)), z.number(), z.boolean(), z.null()]),
       )
       .refine((r) => Object.keys(r).length <= EXTRA_DATA_MAX_KEYS, `at most ${EXTRA_DATA_MAX_KEYS} entries`)
       .nullable()

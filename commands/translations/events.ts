@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { holdsLines } from '../../src/text/holds-lines.ts';
 import { defineEvent, defineEvents, languageCode, tenantId, type EventsOf } from '../../src/events/define.ts';
 
 /** A key of the interface dictionary: dotted words, e.g. `button.placeBid`. */
@@ -16,7 +17,7 @@ export const InterfaceTranslationsPublished = defineEvent({
   schema: z.object({
     tenant: tenantId,
     language: languageCode,
-    entries: z.record(dictionaryKey, z.string().max(2000)).refine((e) => Object.keys(e).length <= 5000, 'at most 5,000 keys'),
+    entries: z.record(dictionaryKey, holdsLines(z.string().max(2000))).refine((e) => Object.keys(e).length <= 5000, 'at most 5,000 keys'),
   }),
 });
 

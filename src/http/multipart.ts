@@ -3,7 +3,9 @@ import type { Request, Response } from 'express';
 import { PassThrough, Readable } from 'node:stream';
 import type { z } from 'zod';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError, type FieldError } from '../errors.ts';
-import { hasBody } from './input.ts';
+import { textProblem } from '../text/allowed-characters.ts';
+import { textErrors } from '../text/text-errors.ts';
+import { hasBody, invalidInput } from './input.ts';
 import { continueBody, declaredLength, refuseBody } from './request-body.ts';
 
 /**
@@ -153,6 +155,10 @@ export async function readUpload<F extends z.ZodObject, T>(
         }
         const parsed = options.fields.safeParse(values);
         const errors = [...fieldErrors];
+        // The texts taken (the fields and the file's name), by the one rule of src/text/allowed-characters.ts.
+        const badTexts = textErrors(options.fields, values, 'body');
+        const nameProblem = file && textProblem(file.info.fileName);
+        if (nameProblem) badTexts.push({ field: `body.${options.file}`, message: `its file name ${nameProblem}` });
         // A field already reported (too long, given twice) is not reported again by the schema.
         if (!parsed.success)
           for (const issue of parsed.error.issues) {
@@ -161,9 +167,12 @@ export async function readUpload<F extends z.ZodObject, T>(
           }
         if (!file && !errors.some((e) => e.field === `body.${options.file}`))
           errors.push({ field: `body.${options.file}`, message: 'required: one file part (with a filename)' });
-        if (errors.length || !parsed.success || !outcome?.ok) {
+        if (badTexts.length || errors.length || !parsed.success || !outcome?.ok) {
           await undo();
-          reject(new ValidationError('The upload has invalid values.', errors));
+          reject(
+            invalidInput(badTexts, errors, 'The upload has invalid values.') ??
+              new ValidationError('The upload has invalid values.', errors),
+          );
           return;
         }
         resolve({ fields: parsed.data, fileName: file!.info.fileName, received: outcome.value });

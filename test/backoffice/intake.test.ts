@@ -67,6 +67,35 @@ describe('intake over HTTP', () => {
     expect(again.body).to.include({ Records: 8, Appended: 0 });
   });
 
+  it('refuses a record whose text holds U+0000, a lone surrogate, a C1 control or a bad key as a line error naming the field, appending nothing for it', async () => {
+    const body = [
+      category(9101, 'Clocks\u0000'),
+      category(9102, 'Barometers\udc00'),
+      JSON.stringify({ kind: 'translations', tenant: 'demo', language: 'en', entries: { 'spec.ok': 'ok', 'spec.\u0007': 'x' } }),
+      category(9103, 'Music\u009bboxes'),
+      JSON.stringify({ kind: 'translations', tenant: 'demo', language: 'sv', entries: { 'spec.lines': 'Rad ett\nRad två' } }),
+    ].join('\n');
+    const before = await eventCount();
+    const answer = await post(body);
+    expect(answer.status, answer.text).to.equal(200);
+    // The category's name in each of its three languages.
+    const inEach = (message: string) => ['en', 'sv', 'de'].map((l) => `names.${l}: ${message}`).join('; ');
+    expect(answer.body).to.deep.equal({
+      Records: 5,
+      Appended: 1,
+      Errors: [
+        { Line: 1, Detail: inEach('must not hold the control character U+0000') },
+        { Line: 2, Detail: inEach('must not hold a lone surrogate (U+DC00), which is not Unicode text') },
+        { Line: 3, Detail: 'entries.spec.\\u{7}: a key must not hold the control character U+0007' },
+        { Line: 4, Detail: inEach('must not hold the control character U+009B') },
+      ],
+    });
+    const appended = (await server.events()).slice(before);
+    expect(appended.map((e) => [e.type, e.data.language, e.data.entries])).to.deep.equal([
+      ['InterfaceTranslationsPublished', 'sv', { 'spec.lines': 'Rad ett\nRad två' }],
+    ]);
+  });
+
   it('answers the first answer again for the same Idempotency-Key and body, 422 for another body, appending nothing', async () => {
     const body = `${translations()}\n${category(9003, 'Music boxes')}\n`;
     const first = await post(body, { 'Idempotency-Key': 'batch-2026-11-26-a' });

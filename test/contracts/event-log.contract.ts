@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { EventLog, NewEvent } from '../../src/ports/event-log.ts';
 import { WrongExpectedVersionError } from '../../src/ports/event-log.ts';
+import { STORABLE_KEYS, STORABLE_TEXTS } from '../support/storable-texts.ts';
 
 const event = (n: number, tenant = 't1'): NewEvent => ({
   type: 'Something',
@@ -202,6 +203,24 @@ export function eventLogContract(name: string, makeLog: () => Promise<EventLog>)
       expect(rest.position).to.equal(head);
       expect(await log.readStored!({ fromPosition: head, maxCount: 10, types: ['Wanted'] })).to.deep.equal({ events: [], position: head });
       expect(await log.readStored!({ fromPosition: head, maxCount: 10 })).to.deep.equal({ events: [], position: head });
+    });
+
+    it('stores and gives back, byte for byte, every text an event may hold (emoji, RTL and combining marks, lines, the longest field) and every key', async () => {
+      const start = await log.headPosition();
+      const data = { tenant: 't1', texts: STORABLE_TEXTS, list: Object.values(STORABLE_TEXTS), entries: STORABLE_KEYS };
+      await log.appendToStream(`${prefix}-texts`, [{ type: 'Texts', version: 1, data, metadata: { tenant: 't1' } }]);
+      const [read] = await log.readStream(`${prefix}-texts`);
+      const [all] = await log.readAll({ fromPosition: start, maxCount: 1 });
+      for (const event of [read, all]) {
+        expect(event.data).to.deep.equal(data);
+        for (const [name, text] of Object.entries(STORABLE_TEXTS))
+          expect(Buffer.from((event.data.texts as Record<string, string>)[name]).equals(Buffer.from(text)), name).to.equal(true);
+        expect(Object.keys(event.data.entries as object)).to.deep.equal(Object.keys(STORABLE_KEYS));
+      }
+      if (log.readStored) {
+        const stored = await log.readStored({ fromPosition: start, maxCount: 1 });
+        expect(JSON.parse(stored.events[0].dataJson.toString('utf8'))).to.deep.equal(data);
+      }
     });
 
     it('delivers stored events to a subscription, then live ones, in order, and stops on unsubscribe', async () => {

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { DocumentStore } from '../../src/ports/read-models.ts';
 import { CheckpointConflictError } from '../../src/ports/read-models.ts';
 import { rebuildCheckpoint } from '../../src/read-models/rebuild.ts';
+import { STORABLE_KEYS, STORABLE_TEXTS } from '../support/storable-texts.ts';
 
 /** What every read-model adapter must do (embedded SQLite; MongoDB over a driver fake, and a real server when its URL is set). */
 export function documentStoreContract(name: string, makeStore: () => Promise<DocumentStore>) {
@@ -85,6 +86,37 @@ export function documentStoreContract(name: string, makeStore: () => Promise<Doc
       expect(await refused({ '_id.x': '1' })).to.match(/invalid field path/);
       expect(await refused({ Auction: { $in: 1 } })).to.match(/\$in takes an array/);
       expect(await refused({ $or: { Auction: 1 } })).to.match(/\$or takes an array/);
+    });
+
+    it('stores and gives back, byte for byte, every text a document may hold (emoji, RTL and combining marks, lines, the longest field) and every key, and finds each by equality', async () => {
+      await store.ensureCollection({ name: 'texts', indexes: [{ fields: ['Text'] }] });
+      const docs = Object.entries(STORABLE_TEXTS).map(([name, text]) => ({
+        _id: name,
+        Text: text,
+        Texts: { en: text },
+        Entries: STORABLE_KEYS,
+      }));
+      await store.live().commit(
+        docs.map((doc) => ({ op: 'put' as const, collection: 'texts', tenant: 'a', doc })),
+        { projection, expected: 10, position: 11 },
+      );
+      const texts = store.forTenant('a').collection('texts');
+      for (const doc of docs) {
+        const found = await texts.findById(doc._id);
+        expect(found, doc._id).to.deep.equal(doc);
+        expect(Buffer.from(found!.Text as string).equals(Buffer.from(doc.Text)), doc._id).to.equal(true);
+        // The keys as given (in an order of the engine's: PostgreSQL's jsonb keeps its own).
+        expect(Object.keys(found!.Entries as object).sort(), doc._id).to.deep.equal(Object.keys(STORABLE_KEYS).sort());
+        expect(
+          (await texts.find({ Text: doc.Text })).map((d) => d._id),
+          doc._id,
+        ).to.deep.equal([doc._id]);
+        expect(
+          (await texts.find({ 'Texts.en': { $in: [doc.Text] } })).map((d) => d._id),
+          doc._id,
+        ).to.deep.equal([doc._id]);
+      }
+      expect(await texts.countDocuments({})).to.equal(docs.length);
     });
 
     it('sorts, skips and limits; counts; groups', async () => {

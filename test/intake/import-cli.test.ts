@@ -101,6 +101,40 @@ describe('catalogue intake (npm run import)', function () {
     expect(await head()).to.equal(6);
   });
 
+  it('refuses a record whose text holds a control, a lone surrogate or a bad key (a line error naming the field), and takes lines in a description', async () => {
+    const lot = records[3] as { texts: Record<string, { title: string; description: string }> };
+    const withTexts = (texts: object) => JSON.stringify({ ...lot, texts });
+    fs.writeFileSync(
+      file,
+      [
+        withTexts({ en: { title: 'Oak\u0000chair', description: '' } }),
+        JSON.stringify({ kind: 'category', tenant: 'house', categoryId: 7, parentId: null, names: { en: 'Clocks\ud800' }, sortOrder: 1 }),
+        JSON.stringify({ kind: 'translations', tenant: 'house', language: 'en', entries: { 'button.ok': 'OK', $where: 'x' } }),
+        withTexts({ en: { title: 'Oak chair', description: 'Line one\r\nLine two,\tand a tab' } }),
+        withTexts({ en: { title: 'Oak\nchair', description: '' } }),
+        JSON.stringify({ ...records[4], bidId: 'b-\u0085' }),
+      ].join('\n'),
+    );
+    const before = await head();
+    const result = run(file);
+    expect(result.status).to.equal(1);
+    const report = JSON.parse(result.stdout);
+    expect(report.errors).to.deep.equal([
+      { line: 1, message: 'texts.en.title: must not hold the control character U+0000' },
+      { line: 2, message: 'names.en: must not hold a lone surrogate (U+D800), which is not Unicode text' },
+      { line: 3, message: 'entries.$where: a key must not start with $' },
+      { line: 5, message: 'texts.en.title: must not hold a line break (U+000A): the field holds one line' },
+      { line: 6, message: 'bidId: must not hold the control character U+0085' },
+    ]);
+    // The description with its lines: one LotCatalogued, and nothing of the refused lines.
+    expect(report.appended).to.equal(1);
+    expect(await head()).to.equal(before + 1);
+    const log = new SqliteEventLog(path.join(dir, 'data', 'events.sqlite'));
+    const [last] = await log.readAll({ fromPosition: before, maxCount: 10 });
+    await log.close();
+    expect((last.data.texts as Record<string, { description: string }>).en.description).to.equal('Line one\r\nLine two,\tand a tab');
+  });
+
   it("refuses bids on a timed auction's lots (the service takes those), also after the auction became timed in the same file", async () => {
     const timed = { ...records[2], auctionId: 2, bidding: 'timed' };
     const timedLot = { ...records[3], lotId: 2, auctionId: 2 };

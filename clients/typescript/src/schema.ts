@@ -1321,6 +1321,7 @@ export interface components {
        */
       code:
         | 'validation-failed'
+        | 'text-invalid'
         | 'bid-too-low'
         | 'leader-must-raise'
         | 'key-invalid'
@@ -2785,10 +2786,11 @@ export interface operations {
         };
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -2817,7 +2819,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -3059,10 +3061,11 @@ export interface operations {
         };
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -3091,7 +3094,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -3336,10 +3339,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -3368,7 +3372,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -3518,10 +3522,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -3550,7 +3555,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -3689,10 +3694,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -3721,7 +3727,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -3879,10 +3885,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -3911,7 +3918,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -4066,10 +4073,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -4098,7 +4106,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -4269,10 +4277,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -4301,7 +4310,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -4464,10 +4473,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -4496,7 +4506,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -4671,10 +4681,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -4703,7 +4714,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -4849,10 +4860,11 @@ export interface operations {
         };
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -4881,7 +4893,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -5082,10 +5094,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -5114,7 +5127,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -5272,10 +5285,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -5304,7 +5318,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -5495,10 +5509,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -5527,7 +5542,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -5669,10 +5684,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -5701,7 +5717,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -5928,10 +5944,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -5960,7 +5977,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -6212,10 +6229,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -6244,7 +6262,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -6403,10 +6421,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -6435,7 +6454,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -6593,10 +6612,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -6625,7 +6645,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -6803,10 +6823,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -6835,7 +6856,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -6972,10 +6993,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -7004,7 +7026,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -7184,10 +7206,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -7216,7 +7239,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -7363,10 +7386,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -7395,7 +7419,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -7599,10 +7623,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -7631,7 +7656,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -7757,10 +7782,11 @@ export interface operations {
         };
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -7789,7 +7815,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -8064,10 +8090,11 @@ export interface operations {
         };
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -8096,7 +8123,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -8302,10 +8329,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -8334,7 +8362,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -8486,10 +8514,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -8518,7 +8547,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -8647,10 +8676,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -8679,7 +8709,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -8809,10 +8839,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -8841,7 +8872,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -9001,10 +9032,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -9033,7 +9065,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -9180,10 +9212,11 @@ export interface operations {
         };
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -9212,7 +9245,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -9473,10 +9506,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -9505,7 +9539,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -9662,10 +9696,11 @@ export interface operations {
         };
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -9694,7 +9729,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -9974,10 +10009,11 @@ export interface operations {
         };
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        *     - `key-invalid`: The confirmation or password-reset key is wrong, used or expired. (`messageKey`: `message.linkExpired`)
        */
       400: {
@@ -10007,7 +10043,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed' | 'key-invalid';
+            code: 'validation-failed' | 'text-invalid' | 'key-invalid';
           };
         };
       };
@@ -10263,10 +10299,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -10295,7 +10332,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -10449,10 +10486,11 @@ export interface operations {
         };
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -10481,7 +10519,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -10761,10 +10799,11 @@ export interface operations {
         };
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -10793,7 +10832,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -11042,10 +11081,11 @@ export interface operations {
         };
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        *     - `key-invalid`: The confirmation or password-reset key is wrong, used or expired. (`messageKey`: `message.linkExpired`)
        */
       400: {
@@ -11075,7 +11115,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed' | 'key-invalid';
+            code: 'validation-failed' | 'text-invalid' | 'key-invalid';
           };
         };
       };
@@ -11314,10 +11354,11 @@ export interface operations {
         };
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        *     - `phone-number-required`: The profile has no phone number a text can be sent to (phone verification, an SMS reminder). (`messageKey`: `message.phoneRequired`)
        */
       400: {
@@ -11347,7 +11388,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed' | 'phone-number-required';
+            code: 'validation-failed' | 'text-invalid' | 'phone-number-required';
           };
         };
       };
@@ -11535,10 +11576,11 @@ export interface operations {
         };
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        *     - `verification-code-invalid`: The phone verification code is wrong, expired, used, or was sent to another number: request a new one. (`messageKey`: `message.codeInvalid`)
        *     - `phone-number-required`: The profile has no phone number a text can be sent to (phone verification, an SMS reminder). (`messageKey`: `message.phoneRequired`)
        */
@@ -11569,7 +11611,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed' | 'verification-code-invalid' | 'phone-number-required';
+            code: 'validation-failed' | 'text-invalid' | 'verification-code-invalid' | 'phone-number-required';
           };
         };
       };
@@ -11851,10 +11893,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -11883,7 +11926,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -12079,10 +12122,11 @@ export interface operations {
         };
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -12111,7 +12155,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -12341,10 +12385,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -12373,7 +12418,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -12501,10 +12546,11 @@ export interface operations {
         };
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -12533,7 +12579,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -12776,10 +12822,11 @@ export interface operations {
         };
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -12808,7 +12855,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -13032,10 +13079,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -13064,7 +13112,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -13206,10 +13254,11 @@ export interface operations {
         };
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -13238,7 +13287,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -13514,10 +13563,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -13546,7 +13596,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -13703,10 +13753,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -13735,7 +13786,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -13923,10 +13974,11 @@ export interface operations {
         };
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -13955,7 +14007,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -14236,10 +14288,11 @@ export interface operations {
         };
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        *     - `phone-number-required`: The profile has no phone number a text can be sent to (phone verification, an SMS reminder). (`messageKey`: `message.phoneRequired`)
        */
       400: {
@@ -14269,7 +14322,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed' | 'phone-number-required';
+            code: 'validation-failed' | 'text-invalid' | 'phone-number-required';
           };
         };
       };
@@ -14543,10 +14596,11 @@ export interface operations {
         };
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -14575,7 +14629,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -14764,10 +14818,11 @@ export interface operations {
         };
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -14796,7 +14851,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -15089,10 +15144,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -15121,7 +15177,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -15250,10 +15306,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -15282,7 +15339,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -15424,10 +15481,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -15456,7 +15514,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -15636,10 +15694,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -15668,7 +15727,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -15804,10 +15863,11 @@ export interface operations {
         };
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        *     - `bid-too-low`: `MaxAmount` is below the lot's minimum next bid, which the extension `minimumNextBid` names. (`messageKey`: `message.bidTooLow`)
        *     - `leader-must-raise`: The caller leads the lot already: a new maximum must be higher than their own. (`messageKey`: `message.leaderMustRaise`)
        */
@@ -15838,7 +15898,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed' | 'bid-too-low' | 'leader-must-raise';
+            code: 'validation-failed' | 'text-invalid' | 'bid-too-low' | 'leader-must-raise';
           };
         };
       };
@@ -16199,10 +16259,11 @@ export interface operations {
         };
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -16231,7 +16292,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -16475,10 +16536,11 @@ export interface operations {
         content?: never;
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -16507,7 +16569,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -16628,10 +16690,11 @@ export interface operations {
         };
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        */
       400: {
         headers: {
@@ -16660,7 +16723,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed';
+            code: 'validation-failed' | 'text-invalid';
           };
         };
       };
@@ -16847,10 +16910,11 @@ export interface operations {
         };
       };
       /**
-       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
        *
        *     The `code` is one of:
        *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
        *     - `stream-path-invalid`: A stream ticket was asked for a `Path` that is neither `/v1/auctions/{id}/stream` (an int32 id) nor `/v1/me/stream`.
        */
       400: {
@@ -16880,7 +16944,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'validation-failed' | 'stream-path-invalid';
+            code: 'validation-failed' | 'text-invalid' | 'stream-path-invalid';
           };
         };
       };

@@ -21,7 +21,7 @@ const UNAUTHORIZED_DETAIL: Partial<Record<Auth, string>> = {
 };
 
 export const STATUS_TEXT: Record<number, string> = {
-  400: 'The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON.',
+  400: 'The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.',
   403: 'The caller may not do this.',
   404: "It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).",
   408: 'The body arrived slower than the operation accepts; nothing of it was taken and the connection is closed.',
@@ -80,7 +80,7 @@ export const CREDENTIAL_CODES: Record<Auth, ProblemCode[]> = {
  */
 export function operationProblemCodes(op: Operation): Map<number, ProblemCode[]> {
   const { route, docs, input = {} } = op;
-  const codes: ProblemCode[] = ['validation-failed', ...CREDENTIAL_CODES[route.auth], 'internal-error'];
+  const codes: ProblemCode[] = ['validation-failed', 'text-invalid', ...CREDENTIAL_CODES[route.auth], 'internal-error'];
   if (input.body || input.upload || input.ndjson) codes.push('too-large', 'unsupported-media-type');
   if (route.method !== 'get') codes.push('unavailable');
   if (route.tickets) codes.push('ticket-invalid');
