@@ -8,7 +8,8 @@ import { FileTooLargeError, type FileStore, type OpenedFile, type StoredFile } f
 
 /**
  * Files under DATA_DIR/files/<tenant>/<sha256 of key>, with a small JSON sidecar for the content type.
- * Keys are hashed, so no key can climb out of its tenant's folder. Writes go to a temp file, then rename.
+ * Keys are hashed, so no key can climb out of its tenant's folder. Writes go to a temp file, then rename; a
+ * write that fails (no room) removes its temp files.
  */
 export class FolderFileStore implements FileStore {
   constructor(private readonly dir: string) {}
@@ -24,8 +25,13 @@ export class FolderFileStore implements FileStore {
     const p = this.paths(tenant, key);
     await fs.mkdir(p.folder, { recursive: true });
     const suffix = `.tmp-${randomBytes(6).toString('hex')}`;
-    await fs.writeFile(p.data + suffix, bytes);
-    await fs.writeFile(p.meta + suffix, JSON.stringify({ contentType, size: bytes.length }));
+    try {
+      await fs.writeFile(p.data + suffix, bytes);
+      await fs.writeFile(p.meta + suffix, JSON.stringify({ contentType, size: bytes.length }));
+    } catch (error) {
+      await Promise.all([fs.rm(p.data + suffix, { force: true }), fs.rm(p.meta + suffix, { force: true })]);
+      throw error;
+    }
     await fs.rename(p.data + suffix, p.data);
     await fs.rename(p.meta + suffix, p.meta);
   }

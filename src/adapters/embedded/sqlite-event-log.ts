@@ -221,6 +221,9 @@ export class SqliteEventLog implements EventLog {
         try {
           return this.appendOne(append);
         } catch (error) {
+          // SQLite ended the whole transaction (SQLITE_FULL, SQLITE_IOERR may): the group fails as one. Going on
+          // would commit the appends after this one each on its own, outside the group, then fail its COMMIT.
+          if (!this.db.inTransaction) throw error;
           // Rolled back to its savepoint: this append fails alone, the others of the group go on.
           return error instanceof Error ? error : new Error(String(error));
         }
@@ -345,7 +348,8 @@ export class SqliteEventLog implements EventLog {
         return;
       }
       this.lockedSince = null;
-      // The group's transaction itself failed (the file, the lock): nothing of it was written.
+      // The group's transaction itself failed (the file, the lock, no room: a failed COMMIT is rolled back):
+      // nothing of it was written, and every append of it is answered.
       for (const append of group) append.reject(error);
       return;
     }
