@@ -15,13 +15,15 @@ export interface OpsSources {
   projections?: () => Promise<Record<string, ProjectionStatus>>;
   /** Whether the stores answer (the status read above already touches them when there are projections). */
   ping?: () => Promise<void>;
+  /** Whether a store has no room for writes, looked at again (StorageRoom.check). */
+  storage?: () => Promise<boolean>;
   /** Null when metrics are off or served on a port of their own. */
   metrics: Metrics | null;
 }
 
 /**
  * The operator's routes, outside /v1 and without an Api-Key: /healthz (the process is up), /readyz (it can
- * serve: its stores answer and no projection is more than `maxLagSeconds` behind the log; a busy log that keeps
+ * serve: its stores answer and have room for writes, and no projection is more than `maxLagSeconds` behind the log; a busy log that keeps
  * projections a moment behind is ready, and where each stands is in the body and /metrics), /metrics
  * (Prometheus). Every role serves them, so an orchestrator can check a `projector` or `worker` as it checks an `api`.
  */
@@ -43,9 +45,13 @@ export function mountOps(app: Express, sources: OpsSources): void {
       status = 'unavailable';
       engines = 'unreachable';
     }
+    // `storage: full`: a store has no room for writes (a full disk); reads are served, writes answer 503 until room is made.
+    const full = sources.storage ? await sources.storage() : null;
+    if (full) status = 'unavailable';
+    const storage = full === null ? {} : { storage: full ? 'full' : 'ok' };
     res.setHeader('Cache-Control', 'no-store');
     if (status !== 'ready') res.setHeader('Retry-After', '2');
-    res.status(status === 'ready' ? 200 : 503).json({ status, role: sources.role, engines, maxLagSeconds, projections });
+    res.status(status === 'ready' ? 200 : 503).json({ status, role: sources.role, engines, ...storage, maxLagSeconds, projections });
   });
   const metrics = sources.metrics;
   if (metrics) app.get('/metrics', (req: Request, res: Response) => metrics.answer(req, res));

@@ -1369,7 +1369,8 @@ export interface components {
         | 'too-many-attempts'
         | 'too-many-streams'
         | 'internal-error'
-        | 'unavailable';
+        | 'unavailable'
+        | 'storage-full';
       /** @description The interface dictionary's key of a message for `code` (`message.bidTooLow`), where the house has one. */
       messageKey?: string;
       /**
@@ -2982,10 +2983,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -3010,7 +3012,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -3253,10 +3255,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -3281,7 +3284,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -4984,10 +4987,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -5012,7 +5016,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -7986,10 +7990,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -8014,7 +8019,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -8168,10 +8173,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -8196,7 +8202,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -9380,10 +9386,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -9408,7 +9415,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -9891,10 +9898,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -9919,7 +9927,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -10172,10 +10180,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -10200,7 +10209,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -10679,10 +10688,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -10707,7 +10717,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -10958,10 +10968,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -10986,7 +10997,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -11240,10 +11251,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -11268,7 +11280,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -11452,10 +11464,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -11480,7 +11493,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -11703,10 +11716,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -11731,7 +11745,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -12245,10 +12259,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -12273,7 +12288,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -12699,10 +12714,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -12727,7 +12743,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -12911,10 +12927,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -12939,7 +12956,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -13403,10 +13420,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -13431,7 +13449,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -14151,10 +14169,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -14179,7 +14198,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -14467,10 +14486,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -14495,7 +14515,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -14678,10 +14698,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -14706,7 +14727,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -14992,10 +15013,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -15020,7 +15042,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -16112,10 +16134,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -16140,7 +16163,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -17045,10 +17068,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -17073,7 +17097,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };

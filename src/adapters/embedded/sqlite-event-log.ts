@@ -15,6 +15,7 @@ import type {
   Subscription,
 } from '../../ports/event-log.ts';
 import { WrongExpectedVersionError } from '../../ports/event-log.ts';
+import type { DataFolderRoom } from '../../storage-room.ts';
 
 interface Row {
   position: number;
@@ -153,8 +154,11 @@ export class SqliteEventLog implements EventLog {
   private readonly pollMs: number;
   private dataVersion: number;
   private readonly watcher: NodeJS.Timeout;
+  /** Asked before each group commit: while the data folder has no room, the group is refused without a try. */
+  private readonly room: DataFolderRoom | null;
 
-  constructor(file: string, options: { pollMs?: number } = {}) {
+  constructor(file: string, options: { pollMs?: number; room?: DataFolderRoom } = {}) {
+    this.room = options.room ?? null;
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
@@ -337,6 +341,7 @@ export class SqliteEventLog implements EventLog {
     }
     let outcomes: Array<AppendOutcome | Error>;
     try {
+      this.room?.assertRoom();
       outcomes = this.appendGroup(group, blocking);
     } catch (error) {
       const now = Date.now();
@@ -348,8 +353,8 @@ export class SqliteEventLog implements EventLog {
         return;
       }
       this.lockedSince = null;
-      // The group's transaction itself failed (the file, the lock, no room: a failed COMMIT is rolled back):
-      // nothing of it was written, and every append of it is answered.
+      // The group's transaction itself failed (the file, the lock, no room: a failed COMMIT is rolled back) or was
+      // refused before it began: nothing of it was written, and every append of it is answered.
       for (const append of group) append.reject(error);
       return;
     }
