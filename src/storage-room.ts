@@ -53,8 +53,8 @@ export interface StorageRoomOptions {
  * it is logged once (`error`) when it starts and once (`info`) when it ends. While the data folder has no room,
  * the embedded stores that requests write to refuse writes before they start (`assertRoom`), so every request
  * answers alike instead of some slipping into room a SQLite file still holds (its WAL's, mostly) and others not.
- * It ends when the data folder has room again (looked at every ROOM_CHECK_MS
- * while it lasts, and by every /readyz) and no database server has refused a write for REMOTE_QUIET_MS.
+ * It ends when the data folder has room again (looked at every ROOM_CHECK_MS while it lasts, and by every /readyz)
+ * and no database server has refused a write for REMOTE_QUIET_MS.
  */
 export class StorageRoom implements StorageFaults, DataFolderRoom {
   /** Since when the data folder has had no room (null: it has). */
@@ -144,8 +144,11 @@ export class StorageRoom implements StorageFaults, DataFolderRoom {
     try {
       const handle = await fs.open(file, 'w');
       try {
-        for (let written = 0; written < margin;)
-          written += (await handle.write(this.chunk, 0, Math.min(this.chunk.length, margin - written))).bytesWritten;
+        for (let written = 0; written < margin;) {
+          const { bytesWritten } = await handle.write(this.chunk, 0, Math.min(this.chunk.length, margin - written));
+          if (bytesWritten === 0) return false;
+          written += bytesWritten;
+        }
       } finally {
         await handle.close();
       }

@@ -23,7 +23,7 @@ export interface OpsSources {
 
 /**
  * The operator's routes, outside /v1 and without an Api-Key: /healthz (the process is up), /readyz (it can
- * serve: its stores answer and have room for writes, and no projection is more than `maxLagSeconds` behind the log; a busy log that keeps
+ * serve: its stores answer and no projection is more than `maxLagSeconds` behind the log; a busy log that keeps
  * projections a moment behind is ready, and where each stands is in the body and /metrics), /metrics
  * (Prometheus). Every role serves them, so an orchestrator can check a `projector` or `worker` as it checks an `api`.
  */
@@ -45,7 +45,8 @@ export function mountOps(app: Express, sources: OpsSources): void {
       status = 'unavailable';
       engines = 'unreachable';
     }
-    // `storage: full`: a store has no room for writes (a full disk); reads are served, writes answer 503 until room is made.
+    // `storage: full`: a store has no room for writes (a full disk): not ready, though reads are served and writes
+    // answer 503 until room is made.
     const full = sources.storage ? await sources.storage() : null;
     if (full) status = 'unavailable';
     const storage = full === null ? {} : { storage: full ? 'full' : 'ok' };

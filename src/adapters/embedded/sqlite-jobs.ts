@@ -13,9 +13,10 @@
  * - Failures retry with the port's exponential backoff (retryDelayMs) in state 'delayed', then end
  *   'failed' with last_error (the error message only). Defaults and option checks: src/ports/jobs.ts.
  * - A try that failed for want of room (a full disk: `storage`) gives its attempt back and is tried again
- *   STORAGE_FULL_RETRY_MS later (`storageFullRetryMs`), logged by the storage's record, not per try. An outcome that cannot be written
- *   (the same full disk) is kept in memory and written again on every look at the table; until then the job
- *   stays 'active', so it runs once. While the data folder has no room, add() is refused before it writes.
+ *   STORAGE_FULL_RETRY_MS later (`storageFullRetryMs`), logged by the storage's record, not per try. An
+ *   outcome that cannot be written (the same full disk) is kept in memory and written again on every look at
+ *   the table; until then the job stays 'active', so it runs once. While the data folder has no room, add()
+ *   is refused before it writes.
  * - Job data is never logged (it may hold personal data): logs carry id, name, attempt and error message.
  * - The poll timer is unref'd: the queue does not by itself keep the process alive (the HTTP server, a
  *   running job or a pending whenIdle() does).
