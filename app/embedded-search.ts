@@ -7,6 +7,7 @@ import type { OffLoopOperations } from '../src/http/off-loop.ts';
 import { QueryThread, queryThreadEntry } from './query-thread/index.ts';
 import { SqliteSearchIndex } from '../src/adapters/embedded/sqlite-search/index.ts';
 import { LOT_SEARCH_PARTITION } from '../projections/lot-search/index.ts';
+import type { StorageFaults } from '../src/storage-room.ts';
 
 export interface EmbeddedSearch {
   search: SearchIndex;
@@ -35,10 +36,14 @@ export async function openEmbeddedSearch(
     onFatal(reason: string): void;
     /** The embedded read models' file, which the thread reads to run the lot search there (null: not embedded). */
     readModels: string | null;
+    /** Told of snapshots that could not be written for want of room (logged once per episode there). */
+    storage?: StorageFaults;
   } = { use: false, onFatal: () => undefined, readModels: null },
 ): Promise<EmbeddedSearch> {
   const dir = paths.search;
-  const onError = (error: unknown) => logger.error({ err: String(error) }, 'search index');
+  const onError = (error: unknown) => {
+    if (!thread.storage?.refused(error, 'search')) logger.error({ err: String(error) }, 'search index');
+  };
   const partitions = LOT_SEARCH_PARTITION;
   if (config.embeddedSearch === 'fts5') {
     const file = paths.searchFile;

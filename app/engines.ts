@@ -24,6 +24,7 @@ import { SqliteLeases } from '../src/adapters/embedded/sqlite-leases.ts';
 import { openEmbeddedSearch } from './embedded-search.ts';
 import { MiniSearchIndex } from '../src/adapters/embedded/minisearch/index.ts';
 import { LOT_SEARCH_PARTITION } from '../projections/lot-search/index.ts';
+import type { StorageRoom } from '../src/storage-room.ts';
 
 /** The data folder's layout on the embedded default. */
 export function dataPaths(dataDir: string) {
@@ -96,6 +97,12 @@ export async function openEngines(
     searchThread?: boolean;
     /** Something this process cannot go on without stopped (the lot index's thread). */
     onFatal?: (reason: string) => void;
+    /**
+     * The process's record of a full storage: the embedded stores requests write to (the log, the limits, files,
+     * jobs added) refuse writes before they start while the data folder has no room; the queues and the lot index
+     * tell it of writes that failed for want of room.
+     */
+    storage?: StorageRoom;
   } = {},
 ): Promise<Engines> {
   const paths = dataPaths(config.dataDir);
@@ -131,7 +138,7 @@ export async function openEngines(
     log = await PgEventLog.open(pgPool, { schema, pollMs: 1000 });
     describe.log = `PostgreSQL ${redact(urls.postgres!)} (schema ${schema})`;
   } else {
-    log = new SqliteEventLog(paths.events, { pollMs: 250 });
+    log = new SqliteEventLog(paths.events, { pollMs: 250, room: options.storage });
     describe.log = `embedded ${paths.events}`;
   }
   closers.push(() => log.close());
@@ -167,7 +174,7 @@ export async function openEngines(
     const { BullMqJobQueue } = await import('../src/adapters/redis/bullmq-jobs.ts');
     const { RedisRateLimiter } = await import('../src/adapters/redis/redis-rate-limiter.ts');
     const { RedisLeases } = await import('../src/adapters/redis/redis-leases.ts');
-    jobs = new BullMqJobQueue({ url: urls.redis, prefix: urls.redisPrefix, logger });
+    jobs = new BullMqJobQueue({ url: urls.redis, prefix: urls.redisPrefix, logger, storage: options.storage });
     limiter = new RedisRateLimiter({ url: urls.redis, prefix: `${urls.redisPrefix}:rate` });
     workerLeases = new RedisLeases(urls.redis, `${urls.redisPrefix}:lease:`);
     describe.jobs = `BullMQ on ${redact(urls.redis)}`;
@@ -177,10 +184,10 @@ export async function openEngines(
     jobsDb.pragma('journal_mode = WAL');
     jobsDb.pragma('synchronous = NORMAL');
     jobsDb.pragma('busy_timeout = 10000');
-    jobs = new SqliteJobQueue({ db: jobsDb, logger });
+    jobs = new SqliteJobQueue({ db: jobsDb, logger, storage: options.storage });
     closers.push(() => void jobsDb.close());
     const { SqliteRateLimiter } = await import('../src/adapters/embedded/sqlite-rate-limiter.ts');
-    limiter = new SqliteRateLimiter({ file: paths.limits });
+    limiter = new SqliteRateLimiter({ file: paths.limits, room: options.storage });
     workerLeases = pgPool
       ? await (await import('../src/adapters/postgres/pg-leases.ts')).PgLeases.open(pgPool, { schema })
       : new SqliteLeases(paths.leases);
@@ -225,7 +232,12 @@ export async function openEngines(
   } else {
     const onFatal = options.onFatal ?? ((reason: string) => logger.fatal(reason));
     const readModels = documents instanceof SqliteDocumentStore ? paths.readModels : null;
-    const embedded = await openEmbeddedSearch(config, logger, role, paths, { use: options.searchThread === true, onFatal, readModels });
+    const embedded = await openEmbeddedSearch(config, logger, role, paths, {
+      use: options.searchThread === true,
+      onFatal,
+      readModels,
+      storage: options.storage,
+    });
     offLoop = embedded.offLoop;
     search = embedded.search;
     searchInProcess = embedded.inProcess;
@@ -239,7 +251,7 @@ export async function openEngines(
     files = await PgFileStore.open(pgPool, { schema });
     describe.files = `PostgreSQL ${redact(urls.postgres!)} (schema ${schema})`;
   } else {
-    files = new FolderFileStore(paths.files);
+    files = new FolderFileStore(paths.files, options.storage);
     describe.files = `folder ${paths.files}`;
   }
   const { outbox, delivery } = openOutbox(config, jobs, paths.outbox, describe, closers);

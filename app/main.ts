@@ -105,6 +105,7 @@ async function main() {
             maxLagSeconds: config.http.readyMaxLagSeconds,
             metrics: runtime.metrics,
             projections: () => services.projector.status(),
+            storage: () => services.storage.check(),
           }),
           config.metrics.port,
           config.metrics.host,

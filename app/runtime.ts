@@ -35,6 +35,7 @@ import { dataPaths, openEngines, type Engines } from './engines.ts';
 import { noCounters } from '../src/counters.ts';
 import { bidderWeb } from '../examples/bidder-web/server.ts';
 import { storedDemoApiKey } from './seed/demo.ts';
+import { StorageRoom } from '../src/storage-room.ts';
 
 export { dataPaths } from './engines.ts';
 
@@ -125,7 +126,10 @@ export async function createRuntime(
   const runsProjections = background && (role === 'all' || role === 'projector');
   const runsJobs = background && (role === 'all' || role === 'worker');
   const leases: HeldLease[] = [];
+  // Whether the stores have room for writes (a full disk): one record for every part of the process.
+  const storage = new StorageRoom({ dataDir: config.dataDir, logger });
   const engines = await openEngines(config, logger, role, {
+    storage,
     withoutLotIndex: options.withoutLotIndex,
     searchThread: config.searchThread && background && ((role === 'all' && options.api !== false) || role === 'api'),
     onFatal: options.onFatal,
@@ -133,9 +137,11 @@ export async function createRuntime(
       try {
         if (runsProjections || options.projectorLease) {
           const holder = leaseHolder(runsProjections ? role : 'tool');
-          leases.push(await holdLease(stores.projector, 'projector', holder, logger, options.projectorLease ? { waitMs: 0 } : {}));
+          leases.push(
+            await holdLease(stores.projector, 'projector', holder, logger, { storage, ...(options.projectorLease ? { waitMs: 0 } : {}) }),
+          );
         }
-        if (runsJobs) leases.push(await holdLease(stores.worker, 'worker', leaseHolder(role), logger));
+        if (runsJobs) leases.push(await holdLease(stores.worker, 'worker', leaseHolder(role), logger, { storage }));
       } catch (error) {
         for (const lease of leases) await lease.release();
         throw error;
@@ -146,7 +152,7 @@ export async function createRuntime(
 
   const secret = tokenSecret(config, paths.secrets);
   const tokens = new TokenService(secret);
-  const projector = new ProjectorRuntime({ log, documents, search, logger }, allProjections({ jobs, documents }));
+  const projector = new ProjectorRuntime({ log, documents, search, logger, storage }, allProjections({ jobs, documents }));
   // Cached answers follow the projections they read: told of changes by the projector here, reading the stored
   // checkpoints of those that run elsewhere (on a tick, and before each request when their stores changed).
   const versions = new ProjectionVersions({
@@ -156,6 +162,7 @@ export async function createRuntime(
   });
   projector.subscribe(versions);
   const metrics = config.metrics === 'off' ? null : new Metrics({ role, projections: () => projector.status() });
+  metrics?.storage(storage);
   const services: Services = {
     log,
     documents,
@@ -163,7 +170,7 @@ export async function createRuntime(
     jobs,
     outbox,
     files,
-    generatedFiles: new GeneratedFiles(files),
+    generatedFiles: new GeneratedFiles(files, storage),
     limiter,
     tokens,
     keys: new OneTimeKeys(oneTimeKeySecret(secret)),
@@ -173,6 +180,7 @@ export async function createRuntime(
     now: options.now ?? (() => new Date()),
     readYourWritesTimeoutMs: config.readYourWritesTimeoutMs,
     counters: metrics?.counters ?? noCounters,
+    storage,
   };
   await projector.setup();
   if (runsJobs) {
@@ -243,6 +251,7 @@ export async function createRuntime(
           metricsElsewhere: config.metrics !== 'on',
           fresh: () => versions.fresh(),
           ping: () => engines.ping(),
+          storage: () => storage.check(),
           offLoop: engines.offLoop,
         },
         {
@@ -261,6 +270,7 @@ export async function createRuntime(
         metrics: inlineMetrics,
         projections: runsProjections ? () => projector.status() : undefined,
         ping: () => engines.ping(),
+        storage: () => storage.check(),
       }) as unknown as ReturnType<typeof buildApp>);
   let closed = false;
   return {
@@ -285,6 +295,7 @@ export async function createRuntime(
       await jobs.close();
       for (const lease of leases) await lease.release();
       await engines.close();
+      storage.close();
     },
   };
 }

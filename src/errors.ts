@@ -180,6 +180,18 @@ export function isStorageFull(error: unknown, depth = 0): boolean {
 }
 
 /**
+ * Whether the room a write lacked is this machine's disk (SQLite's `SQLITE_FULL`, a file's `ENOSPC` or `EDQUOT`:
+ * the data folder), rather than a database server's, whose disk the service cannot look at.
+ */
+export function isLocalStorageFull(error: unknown, depth = 0): boolean {
+  if (!error || typeof error !== 'object' || depth > 4) return false;
+  const { code, cause, errors } = error as Record<string, unknown>;
+  if (code === 'SQLITE_FULL' || (typeof code === 'string' && FULL_ERRNO.has(code))) return true;
+  if (Array.isArray(errors) && errors.some((e) => isLocalStorageFull(e, depth + 1))) return true;
+  return isLocalStorageFull(cause, depth + 1);
+}
+
+/**
  * A fault of the machine rather than of the work: an engine away, or a store out of room. Work that failed on
  * one is tried again as it is, never set aside as poison, since it will succeed once the fault heals.
  */
@@ -195,6 +207,23 @@ export function unavailableFrom(error: unknown): ServiceUnavailableError | null 
   if (error instanceof AppError || !isEngineUnreachable(error)) return null;
   return new ServiceUnavailableError(ENGINE_UNAVAILABLE_DETAIL, ENGINE_UNAVAILABLE_RETRY_AFTER_SECONDS);
 }
+/** Seconds a caller is told to wait when the storage is full: room comes back when an operator makes it, not in a moment. */
+export const STORAGE_FULL_RETRY_AFTER_SECONDS = 30;
+export const STORAGE_FULL_DETAIL =
+  'The service cannot store changes at the moment, and this request may not have been carried out. Reading still works. Try again later.';
+/** A write refused because a store has no room left (a full disk): 503 `storage-full` with Retry-After. */
+export class StorageFullError extends AppError {
+  constructor(options: { cause?: unknown } = {}) {
+    super(503, 'Service Unavailable', STORAGE_FULL_DETAIL, { retryAfterSeconds: STORAGE_FULL_RETRY_AFTER_SECONDS, code: 'storage-full' });
+    if (options.cause !== undefined) this.cause = options.cause;
+  }
+}
+/** The answer to a write that failed for want of room (isStorageFull): 503 `storage-full`. Null for any other error. */
+export function storageFullFrom(error: unknown): StorageFullError | null {
+  if (error instanceof AppError || !isStorageFull(error)) return null;
+  return new StorageFullError({ cause: error });
+}
+
 /**
  * A command that kept losing the race for its stream (other writers, often other processes, appended first
  * each time it tried) for longer than its retry budget: nothing of it was appended, and trying again shortly

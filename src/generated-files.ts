@@ -1,17 +1,22 @@
 import { Readable } from 'node:stream';
 import type { FileStore, OpenedFile } from './ports/files.ts';
+import type { StorageFaults } from './storage-room.ts';
 
 /**
  * Files made from read models on first request (catalogue PDFs, lot factsheets), kept in the FileStore under
  * a key that names their version, so a changed catalogue gets a new file and an unchanged one is made once.
  * Single-flight: concurrent first requests for one key in this process wait for one generation and share
- * its bytes.
+ * its bytes. A file that cannot be kept for want of room (a full disk, told to `storage`) is served all the same:
+ * the request is a read, and the next one makes it again.
  */
 export class GeneratedFiles {
   private readonly inflight = new Map<string, Promise<Buffer>>();
   private made = 0;
 
-  constructor(private readonly files: FileStore) {}
+  constructor(
+    private readonly files: FileStore,
+    private readonly storage: StorageFaults | null = null,
+  ) {}
 
   /** How many files this process has generated (for tests and metrics). */
   get generated(): number {
@@ -38,9 +43,13 @@ export class GeneratedFiles {
           const stored = await this.files.get(tenant, file.key);
           if (stored) return stored.bytes;
           const bytes = await generate();
-          await this.files.put(tenant, file.key, bytes, file.contentType);
           this.made += 1;
-          await this.replacePrevious(tenant, file.family, file.key);
+          try {
+            await this.files.put(tenant, file.key, bytes, file.contentType);
+            await this.replacePrevious(tenant, file.family, file.key);
+          } catch (error) {
+            if (!this.storage?.refused(error, 'request')) throw error;
+          }
           return bytes;
         } finally {
           this.inflight.delete(flightKey);

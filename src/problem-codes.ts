@@ -235,6 +235,12 @@ export const PROBLEM_CODES = {
       'A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`.',
     messageKey: 'message.genericError',
   },
+  'storage-full': {
+    status: 503,
+    meaning:
+      'The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`.',
+    messageKey: 'message.genericError',
+  },
 } as const satisfies Record<string, ProblemCodeInfo>;
 
 export type ProblemCode = keyof typeof PROBLEM_CODES;

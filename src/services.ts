@@ -12,6 +12,7 @@ import type { GeneratedFiles } from './generated-files.ts';
 import type { OneTimeKeys } from './security/keys.ts';
 import type { VatChecker } from './ports/vat.ts';
 import type { Counters } from './counters.ts';
+import type { StorageRoom } from './storage-room.ts';
 
 /** Every engine and service of a process, built once by app/runtime.ts. HTTP handlers get a narrow, tenant-bound
  * part of it (src/http/operation.ts); background jobs and reactors take what they name from it. */
@@ -37,4 +38,6 @@ export interface Services {
   readYourWritesTimeoutMs: number;
   /** What features count of their decisions, for /metrics (noCounters when metrics are off). */
   counters: Counters;
+  /** Whether the stores have room for writes: the record of a full disk (/readyz, /metrics, 503 storage-full). */
+  storage: StorageRoom;
 }

@@ -48,7 +48,11 @@ export async function reserveSignIn(
     for (const key of held.splice(0)) await limiter.release(key);
   };
   for (const [key, rule] of keys) {
-    const decision = await limiter.hit(key, rule.limit, rule.windowMs);
+    // A hit that fails (no room to count it) gives back those taken: the attempt was not checked.
+    const decision = await limiter.hit(key, rule.limit, rule.windowMs).catch(async (error: unknown) => {
+      await releaseAll().catch(() => undefined);
+      throw error;
+    });
     held.push(key);
     if (!decision.allowed) {
       await releaseAll();

@@ -63,6 +63,8 @@ export function buildApp(
     fresh?: () => Promise<void> | null;
     /** Throws when an engine does not answer (/readyz). */
     ping?: () => Promise<void>;
+    /** Whether a store has no room for writes, looked at again (/readyz). */
+    storage?: () => Promise<boolean>;
     /** Operations whose handler runs beside the event loop (src/http/off-loop.ts). */
     offLoop?: OffLoopOperations | null;
   } = {
@@ -189,6 +191,7 @@ export function buildApp(
     metrics: ops.metricsElsewhere ? null : ops.metrics,
     projections: () => services.projector.status(),
     ping: ops.ping,
+    storage: ops.storage,
   });
 
   /** A fixed answer (a document, a page): its ETag and compressed copies made once. */
@@ -302,7 +305,7 @@ export function buildApp(
     }
     sendProblem(res, new NotFoundError('No such route.'), String(res.locals.requestId));
   });
-  app.use(problemMiddleware(logger));
+  app.use(problemMiddleware(logger, services.storage));
   return app;
 }
 

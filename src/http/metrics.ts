@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ProjectionStatus } from '../projector/status.ts';
 import type { Counters } from '../counters.ts';
+import type { StorageRoom } from '../storage-room.ts';
 
 /** What the metrics read when scraped. */
 export interface MetricSources {
@@ -55,6 +56,25 @@ export class Metrics {
   /** Where the member-streams gauge reads from (the open GET /v1/me/stream of this process). */
   memberStreams(count: () => number): void {
     this.memberStreamsOf = count;
+  }
+
+  /** The storage-full episode of the process (src/storage-room.ts): a gauge of it, and a count of the writes it refused. */
+  storage(room: StorageRoom): void {
+    new Gauge({
+      name: 'bidder_storage_full',
+      help: '1 while a store has no room for writes (a full disk): writes are answered 503 storage-full, reads go on.',
+      registers: [this.registry],
+      collect() {
+        this.set(room.full ? 1 : 0);
+      },
+    });
+    const refused = new Counter({
+      name: 'bidder_storage_full_writes_total',
+      help: 'Writes refused because a store had no room, by who asked (request, projection, job, search, lease).',
+      labelNames: ['source'],
+      registers: [this.registry],
+    });
+    room.onRefused((source) => refused.inc({ source }));
   }
 
   /** Where the feed-readers gauge reads from (the process's event feed). */

@@ -15,6 +15,8 @@ export interface OpsSources {
   projections?: () => Promise<Record<string, ProjectionStatus>>;
   /** Whether the stores answer (the status read above already touches them when there are projections). */
   ping?: () => Promise<void>;
+  /** Whether a store has no room for writes, looked at again (StorageRoom.check). */
+  storage?: () => Promise<boolean>;
   /** Null when metrics are off or served on a port of their own. */
   metrics: Metrics | null;
 }
@@ -43,9 +45,14 @@ export function mountOps(app: Express, sources: OpsSources): void {
       status = 'unavailable';
       engines = 'unreachable';
     }
+    // `storage: full`: a store has no room for writes (a full disk): not ready, though reads are served and writes
+    // answer 503 until room is made.
+    const full = sources.storage ? await sources.storage() : null;
+    if (full) status = 'unavailable';
+    const storage = full === null ? {} : { storage: full ? 'full' : 'ok' };
     res.setHeader('Cache-Control', 'no-store');
     if (status !== 'ready') res.setHeader('Retry-After', '2');
-    res.status(status === 'ready' ? 200 : 503).json({ status, role: sources.role, engines, maxLagSeconds, projections });
+    res.status(status === 'ready' ? 200 : 503).json({ status, role: sources.role, engines, ...storage, maxLagSeconds, projections });
   });
   const metrics = sources.metrics;
   if (metrics) app.get('/metrics', (req: Request, res: Response) => metrics.answer(req, res));

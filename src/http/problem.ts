@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
-import { AppError, unavailableFrom, ValidationError } from '../errors.ts';
+import { AppError, StorageFullError, storageFullFrom, unavailableFrom, ValidationError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
+import type { StorageFaults } from '../storage-room.ts';
 import { sendCompressed } from './send.ts';
 
 /** Maps the router's own errors into the one hierarchy (request bodies are read by src/http/request-body.ts). */
@@ -33,10 +34,19 @@ export function sendProblem(res: Response, error: AppError, requestId: string) {
   sendCompressed(res.req, res, body);
 }
 
-/** The one error middleware: every error becomes application/problem+json; no stack traces leave. */
-export function problemMiddleware(logger: Logger) {
+/**
+ * The one error middleware: every error becomes application/problem+json; no stack traces leave. A write that
+ * failed for want of room is told to `storage` (which logs the episode once) and answered 503 `storage-full`.
+ */
+export function problemMiddleware(logger: Logger, storage?: StorageFaults) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const requestId = String(res.locals.requestId ?? '');
+    const full = error instanceof StorageFullError ? error : storageFullFrom(error);
+    if (full) {
+      storage?.refused(error, 'request');
+      sendProblem(res, full, requestId);
+      return;
+    }
     const known = error instanceof AppError ? error : (fromExpress(error) ?? unavailableFrom(error));
     if (known) {
       if (known.status === 503 && !(error instanceof AppError))

@@ -78,6 +78,9 @@ export const JOB_DEFAULTS = {
   keepFinishedMs: 30 * 24 * 3600_000,
 } as const;
 
+/** Wait before a try that failed for want of room (a full disk) is made again; such a try does not count. */
+export const STORAGE_FULL_RETRY_MS = 5000;
+
 /** Wait before the next try after a failed one (`attemptsMade`, 1 on the first): doubling from backoffMs. */
 export function retryDelayMs(backoffMs: number, attemptsMade: number): number {
   return backoffMs * 2 ** (attemptsMade - 1);

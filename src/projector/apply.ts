@@ -5,6 +5,7 @@ import type { DocumentStore, WriteTarget } from '../ports/read-models.ts';
 import { CheckpointConflictError } from '../ports/read-models.ts';
 import type { SearchIndex } from '../ports/search.ts';
 import type { Logger } from '../logger.ts';
+import type { StorageFaults } from '../storage-room.ts';
 import { SearchBatch, UnitOfWork, type KeptDocuments, type Projection, type Reactor } from './projection.ts';
 
 export interface ProjectorDeps {
@@ -12,6 +13,8 @@ export interface ProjectorDeps {
   documents: DocumentStore;
   search: SearchIndex;
   logger: Logger;
+  /** Told of batches that failed for want of room (a full disk), which it logs once per episode. */
+  storage?: StorageFaults;
 }
 
 /** Events read at once by catch-up and rebuilds. */

@@ -141,10 +141,14 @@ export class Loops {
         }
         const message = error instanceof Error ? error.message : String(error);
         this.failures.set(projection.name, message);
-        // An engine away (a database restarting) is tried again often, so the projection follows soon after its
-        // return; any other failure backs off further, up to 10 s.
-        const unreachable = isEngineUnreachable(error);
-        if (unreachable) this.deps.logger.warn({ projection: projection.name, err: message }, 'projection store unreachable; retrying');
+        // An engine away (a database restarting) or out of room (a full disk, logged once by the storage's
+        // record) is tried again often, so the projection follows soon after its return; any other failure backs
+        // off further, up to 10 s.
+        const full = this.deps.storage?.refused(error, 'projection') ?? false;
+        const unreachable = full || isEngineUnreachable(error);
+        if (full) this.deps.logger.debug({ projection: projection.name, err: message }, 'projection store full; retrying');
+        else if (unreachable)
+          this.deps.logger.warn({ projection: projection.name, err: message }, 'projection store unreachable; retrying');
         else this.deps.logger.error({ projection: projection.name, err: message }, 'projection failed; retrying');
         await new Promise((r) => setTimeout(r, unreachable ? Math.min(backoff, UNREACHABLE_RETRY_MS) : backoff));
         backoff = Math.min(backoff * 2, 10_000);

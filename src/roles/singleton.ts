@@ -2,6 +2,7 @@ import os from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { LeaseHolder, LeaseStore } from '../ports/leases.ts';
 import type { Logger } from '../logger.ts';
+import type { StorageFaults } from '../storage-room.ts';
 
 export class RoleRefusedError extends Error {
   constructor(
@@ -35,7 +36,7 @@ export async function holdLease(
   name: string,
   holder: LeaseHolder,
   logger: Logger,
-  options: { ttlMs?: number; waitMs?: number; onLost?: () => void } = {},
+  options: { ttlMs?: number; waitMs?: number; onLost?: () => void; storage?: StorageFaults } = {},
 ): Promise<HeldLease> {
   const ttlMs = options.ttlMs ?? 15_000;
   const deadline = Date.now() + (options.waitMs ?? ttlMs + 1000);
@@ -56,7 +57,11 @@ export async function holdLease(
           logger.fatal({ lease: name }, 'lease lost to another process; stopping');
           (options.onLost ?? (() => process.exit(1)))();
         },
-        (error) => logger.error({ lease: name, err: String(error) }, 'lease renewal failed; retrying'),
+        (error) => {
+          // A full disk is logged once by the storage's record, not at every renewal.
+          if (!options.storage?.refused(error, 'lease'))
+            logger.error({ lease: name, err: String(error) }, 'lease renewal failed; retrying');
+        },
       );
     },
     Math.max(100, Math.floor(ttlMs / 3)),

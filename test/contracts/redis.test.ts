@@ -12,6 +12,7 @@ import { BullMqJobQueue, decodeJobId, encodeJobId } from '../../src/adapters/red
 import { RedisRateLimiter } from '../../src/adapters/redis/redis-rate-limiter.ts';
 import type { Job } from '../../src/ports/jobs.ts';
 import { JOB_DEFAULTS } from '../../src/ports/jobs.ts';
+import { isStorageFull } from '../../src/errors.ts';
 import { jobQueueContract } from './jobs.contract.ts';
 import { rateLimiterContract } from './rate-limit.contract.ts';
 import { leaseStoreContract } from './leases.contract.ts';
@@ -230,6 +231,28 @@ describe(`Redis adapters on ${shownUrl(REDIS_URL)} (BullMQ jobs, Redis rate limi
       expect(logs.map((l) => l.level)).to.deep.equal(['warn', 'error']);
       expect(logs[1].obj).to.deep.include({ jobId: `${run}-m1`, name, err: 'smtp refused (attempt 2)' });
       expect(JSON.stringify(logs)).not.to.include('secret.person');
+    });
+
+    it('runs a try that failed for want of room (a full disk) again later without counting it, and logs it not', async function () {
+      const logs: string[] = [];
+      const logger = { warn: (_: object, msg: string) => logs.push(msg), error: (_: object, msg: string) => logs.push(msg) };
+      const refused: string[] = [];
+      const storage = { refused: (error: unknown, source: string) => (isStorageFull(error) ? (refused.push(source), true) : false) };
+      const queue = newQueue({ logger, storage, storageFullRetryMs: 50 });
+      const name = `pdf-${run}`;
+      const tries: number[] = [];
+      queue.process(name, async (job: Job) => {
+        tries.push(job.attemptsMade);
+        if (tries.length < 3) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      });
+      // One attempt only: a try burnt by the full disk would end it failed.
+      await queue.add(name, {}, { jobId: `${run}-p1`, attempts: 1 });
+      for (const deadline = Date.now() + 5000; (await queue.getState(`${run}-p1`)) !== 'completed' && Date.now() < deadline;)
+        await sleep(20);
+      expect(await queue.getState(`${run}-p1`)).to.equal('completed');
+      expect(tries).to.deep.equal([1, 1, 1]);
+      expect(refused).to.deep.equal(['job', 'job']);
+      expect(logs).to.deep.equal([]);
     });
 
     it('refuses a second processor for one name, and add or process after close', async function () {

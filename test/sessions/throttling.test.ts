@@ -63,6 +63,23 @@ describe('sign-in throttling (operation 37)', () => {
       now += 60 * 60_000;
       expect(await refused(reserveSignIn(limiter, attempt('10.0.9.9')))).to.equal(null);
     });
+
+    it('gives back the hits it took when a later one fails (no room to count it): the attempt was never checked', async () => {
+      const limiter = new MemoryRateLimiter();
+      const hit = limiter.hit.bind(limiter);
+      let hits = 0;
+      limiter.hit = async (...args) => {
+        if (++hits === 2) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+        return hit(...args);
+      };
+      let failed: unknown = null;
+      await reserveSignIn(limiter, attempt('10.0.0.1')).catch((error: unknown) => (failed = error));
+      expect(failed).to.include({ code: 'SQLITE_FULL' });
+      limiter.hit = hit;
+      // The first limit's hit was given back: that address still has its 5 wrong passwords for the account.
+      for (let i = 0; i < SIGN_IN_LIMITS.perAccountAndAddress.limit; i++) await reserveSignIn(limiter, attempt('10.0.0.1'));
+      expect(await refused(reserveSignIn(limiter, attempt('10.0.0.1')))).to.be.instanceOf(TooManyRequestsError);
+    });
   });
 
   describe('over HTTP', () => {

@@ -1370,7 +1370,8 @@ export interface components {
         | 'too-many-attempts'
         | 'too-many-streams'
         | 'internal-error'
-        | 'unavailable';
+        | 'unavailable'
+        | 'storage-full';
       /** @description The interface dictionary's key of a message for `code` (`message.bidTooLow`), where the house has one. */
       messageKey?: string;
       /**
@@ -2984,10 +2985,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -3012,7 +3014,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -3256,10 +3258,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -3284,7 +3287,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -4996,10 +4999,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -5024,7 +5028,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -8012,10 +8016,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -8040,7 +8045,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -8195,10 +8200,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -8223,7 +8229,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -9413,10 +9419,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -9441,7 +9448,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -9926,10 +9933,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -9954,7 +9962,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -10208,10 +10216,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -10236,7 +10245,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -10717,10 +10726,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -10745,7 +10755,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -10997,10 +11007,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -11025,7 +11036,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -11280,10 +11291,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -11308,7 +11320,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -11493,10 +11505,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -11521,7 +11534,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -11745,10 +11758,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -11773,7 +11787,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -12289,10 +12303,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -12317,7 +12332,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -12745,10 +12760,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -12773,7 +12789,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -12958,10 +12974,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -12986,7 +13003,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -13452,10 +13469,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -13480,7 +13498,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -14203,10 +14221,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -14231,7 +14250,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -14520,10 +14539,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -14548,7 +14568,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -14732,10 +14752,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -14760,7 +14781,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -15047,10 +15068,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -15075,7 +15097,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -16172,10 +16194,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -16200,7 +16223,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };
@@ -17109,10 +17132,11 @@ export interface operations {
         };
       };
       /**
-       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
        *
        *     The `code` is one of:
        *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
        */
       503: {
         headers: {
@@ -17137,7 +17161,7 @@ export interface operations {
            */
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
-            code: 'unavailable';
+            code: 'unavailable' | 'storage-full';
           };
         };
       };

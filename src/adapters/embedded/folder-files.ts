@@ -5,13 +5,19 @@ import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createHash, randomBytes } from 'node:crypto';
 import { FileTooLargeError, type FileStore, type OpenedFile, type StoredFile } from '../../ports/files.ts';
+import type { DataFolderRoom } from '../../storage-room.ts';
 
 /**
  * Files under DATA_DIR/files/<tenant>/<sha256 of key>, with a small JSON sidecar for the content type.
- * Keys are hashed, so no key can climb out of its tenant's folder. Writes go to a temp file, then rename.
+ * Keys are hashed, so no key can climb out of its tenant's folder. Writes go to a temp file, then rename; a
+ * write that fails (no room) removes its temp files. While the data folder has no room (`room`), writes are
+ * refused before they start.
  */
 export class FolderFileStore implements FileStore {
-  constructor(private readonly dir: string) {}
+  constructor(
+    private readonly dir: string,
+    private readonly room: DataFolderRoom | null = null,
+  ) {}
 
   private paths(tenant: string, key: string) {
     if (!/^[a-z0-9_][a-z0-9-]{0,62}$/.test(tenant)) throw new Error('invalid tenant');
@@ -22,10 +28,16 @@ export class FolderFileStore implements FileStore {
 
   async put(tenant: string, key: string, bytes: Buffer, contentType: string): Promise<void> {
     const p = this.paths(tenant, key);
+    this.room?.assertRoom();
     await fs.mkdir(p.folder, { recursive: true });
     const suffix = `.tmp-${randomBytes(6).toString('hex')}`;
-    await fs.writeFile(p.data + suffix, bytes);
-    await fs.writeFile(p.meta + suffix, JSON.stringify({ contentType, size: bytes.length }));
+    try {
+      await fs.writeFile(p.data + suffix, bytes);
+      await fs.writeFile(p.meta + suffix, JSON.stringify({ contentType, size: bytes.length }));
+    } catch (error) {
+      await Promise.all([fs.rm(p.data + suffix, { force: true }), fs.rm(p.meta + suffix, { force: true })]);
+      throw error;
+    }
     await fs.rename(p.data + suffix, p.data);
     await fs.rename(p.meta + suffix, p.meta);
   }
@@ -41,6 +53,7 @@ export class FolderFileStore implements FileStore {
     const suffix = `.tmp-${randomBytes(6).toString('hex')}`;
     let size = 0;
     try {
+      this.room?.assertRoom();
       await fs.mkdir(p.folder, { recursive: true });
       if (early) throw early;
       const limit = new Transform({

@@ -15,6 +15,7 @@ import type {
   Subscription,
 } from '../../ports/event-log.ts';
 import { WrongExpectedVersionError } from '../../ports/event-log.ts';
+import type { DataFolderRoom } from '../../storage-room.ts';
 
 interface Row {
   position: number;
@@ -153,8 +154,11 @@ export class SqliteEventLog implements EventLog {
   private readonly pollMs: number;
   private dataVersion: number;
   private readonly watcher: NodeJS.Timeout;
+  /** Asked before each group commit: while the data folder has no room, the group is refused without a try. */
+  private readonly room: DataFolderRoom | null;
 
-  constructor(file: string, options: { pollMs?: number } = {}) {
+  constructor(file: string, options: { pollMs?: number; room?: DataFolderRoom } = {}) {
+    this.room = options.room ?? null;
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
@@ -221,6 +225,9 @@ export class SqliteEventLog implements EventLog {
         try {
           return this.appendOne(append);
         } catch (error) {
+          // SQLite ended the whole transaction (SQLITE_FULL, SQLITE_IOERR may): the group fails as one. Going on
+          // would commit the appends after this one each on its own, outside the group, then fail its COMMIT.
+          if (!this.db.inTransaction) throw error;
           // Rolled back to its savepoint: this append fails alone, the others of the group go on.
           return error instanceof Error ? error : new Error(String(error));
         }
@@ -334,6 +341,7 @@ export class SqliteEventLog implements EventLog {
     }
     let outcomes: Array<AppendOutcome | Error>;
     try {
+      this.room?.assertRoom();
       outcomes = this.appendGroup(group, blocking);
     } catch (error) {
       const now = Date.now();
@@ -345,7 +353,8 @@ export class SqliteEventLog implements EventLog {
         return;
       }
       this.lockedSince = null;
-      // The group's transaction itself failed (the file, the lock): nothing of it was written.
+      // The group's transaction itself failed (the file, the lock, no room: a failed COMMIT is rolled back) or was
+      // refused before it began: nothing of it was written, and every append of it is answered.
       for (const append of group) append.reject(error);
       return;
     }

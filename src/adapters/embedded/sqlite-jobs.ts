@@ -12,6 +12,11 @@
  *   same job twice concurrently.
  * - Failures retry with the port's exponential backoff (retryDelayMs) in state 'delayed', then end
  *   'failed' with last_error (the error message only). Defaults and option checks: src/ports/jobs.ts.
+ * - A try that failed for want of room (a full disk: `storage`) gives its attempt back and is tried again
+ *   STORAGE_FULL_RETRY_MS later (`storageFullRetryMs`), logged by the storage's record, not per try. An
+ *   outcome that cannot be written (the same full disk) is kept in memory and written again on every look at
+ *   the table; until then the job stays 'active', so it runs once. While the data folder has no room, add()
+ *   is refused before it writes.
  * - Job data is never logged (it may hold personal data): logs carry id, name, attempt and error message.
  * - The poll timer is unref'd: the queue does not by itself keep the process alive (the HTTP server, a
  *   running job or a pending whenIdle() does).
@@ -25,7 +30,9 @@ import {
   positiveInt,
   retryDelayMs,
   silentJobLogger,
+  STORAGE_FULL_RETRY_MS,
 } from '../../ports/jobs.ts';
+import type { DataFolderRoom, StorageFaults } from '../../storage-room.ts';
 
 export interface SqliteJobQueueOptions {
   db: Database.Database;
@@ -34,6 +41,10 @@ export interface SqliteJobQueueOptions {
   /** Jobs run at once by this queue (default JOB_DEFAULTS.concurrency). */
   concurrency?: number;
   logger?: JobQueueLogger;
+  /** The process's record of a full storage: told of writes that failed for want of room, asked before an add. */
+  storage?: StorageFaults & DataFolderRoom;
+  /** Wait before a try that failed for want of room runs again (default STORAGE_FULL_RETRY_MS). */
+  storageFullRetryMs?: number;
 }
 
 const QUEUE = 'SqliteJobQueue';
@@ -61,6 +72,10 @@ export class SqliteJobQueue implements JobQueue {
   private closing: Promise<ClosedQueue> | null = null;
   private timer: NodeJS.Timeout | undefined;
   private wakeScheduled = false;
+  private readonly storage: (StorageFaults & DataFolderRoom) | null;
+  private readonly storageFullRetryMs: number;
+  /** Outcomes of finished tries not yet written (the disk was full), by job id: written again on every tick. */
+  private readonly unwritten = new Map<string, () => void>();
 
   private readonly insertStmt: Database.Statement<unknown[], unknown>;
   private readonly stateStmt: Database.Statement<[string], { state: JobState }>;
@@ -69,6 +84,7 @@ export class SqliteJobQueue implements JobQueue {
   private readonly pendingStmt: Database.Statement<[number, string], { n: number }>;
   private readonly completeStmt: Database.Statement<[number, string], unknown>;
   private readonly retryStmt: Database.Statement<[number, string, string], unknown>;
+  private readonly giveBackStmt: Database.Statement<[number, string, string], unknown>;
   private readonly failStmt: Database.Statement<[string, number, string], unknown>;
   private readonly progressStmt: Database.Statement<[string, string], unknown>;
 
@@ -77,6 +93,8 @@ export class SqliteJobQueue implements JobQueue {
     this.pollMs = positiveInt(QUEUE, options.pollMs ?? 200, 'pollMs');
     this.concurrency = positiveInt(QUEUE, options.concurrency ?? JOB_DEFAULTS.concurrency, 'concurrency');
     this.logger = options.logger ?? silentJobLogger;
+    this.storage = options.storage ?? null;
+    this.storageFullRetryMs = options.storageFullRetryMs ?? STORAGE_FULL_RETRY_MS;
 
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS jobs (
@@ -124,6 +142,9 @@ export class SqliteJobQueue implements JobQueue {
     );
     this.completeStmt = this.db.prepare(`UPDATE jobs SET state = 'completed', finished_at = ?, last_error = NULL WHERE id = ?`);
     this.retryStmt = this.db.prepare(`UPDATE jobs SET state = 'delayed', run_at = ?, last_error = ? WHERE id = ?`);
+    this.giveBackStmt = this.db.prepare(
+      `UPDATE jobs SET state = 'delayed', run_at = ?, last_error = ?, attempts_made = attempts_made - 1 WHERE id = ?`,
+    );
     this.failStmt = this.db.prepare(`UPDATE jobs SET state = 'failed', last_error = ?, finished_at = ? WHERE id = ?`);
     this.progressStmt = this.db.prepare(`UPDATE jobs SET progress = ? WHERE id = ?`);
   }
@@ -131,6 +152,7 @@ export class SqliteJobQueue implements JobQueue {
   async add(name: string, data: unknown, options: JobOptions): Promise<{ id: string; added: boolean }> {
     if (this.closed) throw new Error('SqliteJobQueue: add() after close()');
     const { jobId: id, attempts, backoffMs, delayMs } = jobSettings(QUEUE, name, options);
+    this.storage?.assertRoom();
     const now = Date.now();
     const json = JSON.stringify(data === undefined ? null : data);
     const state = delayMs > 0 ? 'delayed' : 'waiting';
@@ -236,6 +258,7 @@ export class SqliteJobQueue implements JobQueue {
         this.closed = true;
         return;
       }
+      this.writeOutcomes();
       const names = this.names();
       while (this.running.size < this.concurrency) {
         const row = this.claimStmt.get(Date.now(), names);
@@ -247,7 +270,7 @@ export class SqliteJobQueue implements JobQueue {
         if (next != null) delay = Math.max(1, Math.min(this.pollMs, next - Date.now()));
       }
     } catch (err) {
-      this.logger.error({ err: errorMessage(err) }, 'job queue: worker loop error');
+      if (!this.storage?.refused(err, 'job')) this.logger.error({ err: errorMessage(err) }, 'job queue: worker loop error');
     }
     this.timer = setTimeout(() => this.tick(), delay);
     this.timer.unref();
@@ -276,28 +299,43 @@ export class SqliteJobQueue implements JobQueue {
       };
       await processor(job);
     } catch (err) {
-      this.recordFailure(row, meta, errorMessage(err));
+      this.recordFailure(row, meta, err);
       return;
     }
-    try {
-      this.completeStmt.run(Date.now(), row.id);
-    } catch (err) {
-      this.logger.error({ ...meta, err: errorMessage(err) }, 'job queue: could not mark job completed');
+    this.writeOutcome(row.id, meta, () => this.completeStmt.run(Date.now(), row.id));
+  }
+
+  private recordFailure(row: ClaimedRow, meta: object, error: unknown): void {
+    const message = errorMessage(error);
+    if (this.storage?.refused(error, 'job')) {
+      // No room to write what the job does: the fault is the machine's, so the try is not counted.
+      this.writeOutcome(row.id, meta, () => this.giveBackStmt.run(Date.now() + this.storageFullRetryMs, message, row.id));
+    } else if (row.attempts_made < row.max_attempts) {
+      const delayMs = retryDelayMs(row.backoff_ms, row.attempts_made);
+      this.writeOutcome(row.id, meta, () => this.retryStmt.run(Date.now() + delayMs, message, row.id));
+      this.logger.warn({ ...meta, delayMs, err: message }, 'job failed, will retry');
+    } else {
+      this.writeOutcome(row.id, meta, () => this.failStmt.run(message, Date.now(), row.id));
+      this.logger.error({ ...meta, err: message }, 'job failed, no attempts left');
     }
   }
 
-  private recordFailure(row: ClaimedRow, meta: object, message: string): void {
+  /** Writes a try's outcome; one that cannot be written now is kept and written again by the next ticks. */
+  private writeOutcome(id: string, meta: object, write: () => void): void {
     try {
-      if (row.attempts_made < row.max_attempts) {
-        const delayMs = retryDelayMs(row.backoff_ms, row.attempts_made);
-        this.retryStmt.run(Date.now() + delayMs, message, row.id);
-        this.logger.warn({ ...meta, delayMs, err: message }, 'job failed, will retry');
-      } else {
-        this.failStmt.run(message, Date.now(), row.id);
-        this.logger.error({ ...meta, err: message }, 'job failed, no attempts left');
-      }
+      write();
     } catch (err) {
-      this.logger.error({ ...meta, err: errorMessage(err) }, 'job queue: could not record job failure');
+      this.unwritten.set(id, write);
+      if (!this.storage?.refused(err, 'job'))
+        this.logger.error({ ...meta, err: errorMessage(err) }, 'job queue: could not record the outcome of a job');
+    }
+  }
+
+  /** The outcomes kept by writeOutcome, in the order they came; stops at the first that still fails. */
+  private writeOutcomes(): void {
+    for (const [id, write] of this.unwritten) {
+      write();
+      this.unwritten.delete(id);
     }
   }
 }

@@ -18,6 +18,7 @@
  */
 import Database from 'better-sqlite3';
 import { rateLimitRules, type RateDecision, type RateLimiter } from '../../ports/rate-limit.ts';
+import type { DataFolderRoom } from '../../storage-room.ts';
 
 export interface SqliteRateLimiterOptions {
   /** The database file (created if missing); e.g. `${DATA_DIR}/rate-limits.sqlite`. */
@@ -30,6 +31,8 @@ export interface SqliteRateLimiterOptions {
   sweepMs?: number;
   /** How long a hit waits for another process's write to finish (default 5,000 ms). */
   busyTimeoutMs?: number;
+  /** Asked before a hit: while the data folder has no room, the hit is refused without a try. */
+  room?: DataFolderRoom;
 }
 
 interface WindowRow {
@@ -49,6 +52,7 @@ export class SqliteRateLimiter implements RateLimiter {
   private readonly sweepMs: number;
   private lastSweep: number;
   private newWindows = 0;
+  private readonly room: DataFolderRoom | null;
 
   private readonly hitStmt: Database.Statement<[{ key: string; now: number; resetAt: number }], WindowRow>;
   private readonly peekStmt: Database.Statement<[string], WindowRow>;
@@ -64,6 +68,7 @@ export class SqliteRateLimiter implements RateLimiter {
       throw new TypeError('SqliteRateLimiter: file is required');
     }
     this.now = options.now ?? Date.now;
+    this.room = options.room ?? null;
     this.maxKeys = options.maxKeys ?? 100_000;
     this.sweepMs = options.sweepMs ?? 60_000;
     const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
@@ -127,6 +132,7 @@ export class SqliteRateLimiter implements RateLimiter {
   async hit(key: string, limit: number, windowMs: number): Promise<RateDecision> {
     rateLimitRules.checkLimit(limit, 'SqliteRateLimiter');
     if (!Number.isFinite(windowMs) || windowMs <= 0) throw new RangeError('SqliteRateLimiter: windowMs must be > 0');
+    this.room?.assertRoom();
     const row = this.hitTx(key, Math.ceil(windowMs));
     return {
       allowed: row.count <= limit,

@@ -30,12 +30,23 @@
  * - A worker process that dies mid-job: BullMQ's stalled-job check (every 30 s) hands the job to another
  *   worker, once; a job stalled twice ends failed.
  * - Job data is never logged: logs carry id, name, attempt and error message.
+ * - A try that failed for want of room (a full disk, a database out of space: `storage`) is moved back to the
+ *   delayed jobs without counting as an attempt (BullMQ's `moveToDelayed` and `DelayedError`) and run again
+ *   STORAGE_FULL_RETRY_MS later; the storage's record logs it, not each try.
  */
 import { randomUUID } from 'node:crypto';
-import { Queue, Worker, type Job as BullJob, type JobsOptions } from 'bullmq';
+import { DelayedError, Queue, Worker, type Job as BullJob, type JobsOptions } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { ClosedQueue, Job, JobOptions, JobProcessor, JobQueue, JobQueueLogger, JobState } from '../../ports/jobs.ts';
-import { JOB_DEFAULTS, jobErrorMessage as errorMessage, jobSettings, positiveInt, silentJobLogger } from '../../ports/jobs.ts';
+import {
+  JOB_DEFAULTS,
+  jobErrorMessage as errorMessage,
+  jobSettings,
+  positiveInt,
+  silentJobLogger,
+  STORAGE_FULL_RETRY_MS,
+} from '../../ports/jobs.ts';
+import type { StorageFaults } from '../../storage-room.ts';
 
 export interface BullMqJobQueueOptions {
   /** redis://[user:password@]host:port[/db] (rediss:// for TLS). */
@@ -51,6 +62,10 @@ export interface BullMqJobQueueOptions {
   /** Interval of whenIdle()'s look at the counts (default 20 ms). */
   idlePollMs?: number;
   logger?: JobQueueLogger;
+  /** The process's record of a full storage, told of tries that failed for want of room. */
+  storage?: StorageFaults;
+  /** Wait before a try that failed for want of room runs again (default STORAGE_FULL_RETRY_MS). */
+  storageFullRetryMs?: number;
 }
 
 const QUEUE = 'BullMqJobQueue';
@@ -66,6 +81,8 @@ export class BullMqJobQueue implements JobQueue {
   private readonly keepFinishedSeconds: number;
   private readonly idlePollMs: number;
   private readonly logger: JobQueueLogger;
+  private readonly storage: StorageFaults | null;
+  private readonly storageFullRetryMs: number;
   /** Non-blocking connection shared by the queues and this adapter's own reads. */
   private readonly producer: Redis;
   /** Non-blocking connection shared by the workers (each Worker adds its own blocking one); lazy. */
@@ -95,6 +112,8 @@ export class BullMqJobQueue implements JobQueue {
     this.keepFinishedSeconds = Math.ceil(keepMs / 1000);
     this.idlePollMs = positiveInt(QUEUE, options.idlePollMs ?? 20, 'idlePollMs');
     this.logger = options.logger ?? silentJobLogger;
+    this.storage = options.storage ?? null;
+    this.storageFullRetryMs = options.storageFullRetryMs ?? STORAGE_FULL_RETRY_MS;
     // A producer fails a command after a few reconnect tries rather than holding an HTTP request forever.
     this.producer = this.connect({ maxRetriesPerRequest: 3 }, 'producer');
   }
@@ -250,7 +269,7 @@ export class BullMqJobQueue implements JobQueue {
     this.workerConnection ??= this.connect({ maxRetriesPerRequest: null }, 'worker');
     const worker = new Worker(
       this.bullQueueName(name),
-      async (bullJob: BullJob) => {
+      async (bullJob: BullJob, token?: string) => {
         const job: Job = {
           id: decodeJobId(String(bullJob.id)),
           name,
@@ -264,6 +283,11 @@ export class BullMqJobQueue implements JobQueue {
         this.active.add(running);
         try {
           await processor(job);
+        } catch (error) {
+          if (!this.storage?.refused(error, 'job')) throw error;
+          // No room to write what the job does: tried again later, the attempt not counted.
+          await bullJob.moveToDelayed(Date.now() + this.storageFullRetryMs, token);
+          throw new DelayedError();
         } finally {
           this.active.delete(running);
         }

@@ -30,7 +30,7 @@ export const STATUS_TEXT: Record<number, string> = {
   415: 'The body is not `application/json` (UTF-8).',
   422: 'The `Idempotency-Key` was used with another body in the last 24 hours: nothing was done.',
   429: 'Too many requests of this kind: wait the seconds `Retry-After` gives.',
-  503: 'The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored. Repeat it after the seconds `Retry-After` gives.',
+  503: 'The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.',
   500: 'An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.',
 };
 
@@ -82,7 +82,7 @@ export function operationProblemCodes(op: Operation): Map<number, ProblemCode[]>
   const { route, docs, input = {} } = op;
   const codes: ProblemCode[] = ['validation-failed', 'text-invalid', ...CREDENTIAL_CODES[route.auth], 'internal-error'];
   if (input.body || input.upload || input.ndjson) codes.push('too-large', 'unsupported-media-type');
-  if (route.method !== 'get') codes.push('unavailable');
+  if (route.method !== 'get') codes.push('unavailable', 'storage-full');
   if (route.tickets) codes.push('ticket-invalid');
   codes.push(...(docs.problems ?? []));
   const byStatus = new Map<number, ProblemCode[]>();

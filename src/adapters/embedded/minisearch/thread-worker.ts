@@ -22,7 +22,7 @@ export type ThreadCall =
 export type ThreadMessage =
   | { kind: 'ok'; id: number; value: unknown }
   | { kind: 'failed'; id: number; name: string; message: string; details?: ErrorDetails }
-  | { kind: 'error-report'; message: string };
+  | { kind: 'error-report'; message: string; code?: string };
 
 /** What an error thrown by an `extra` call carries beside its message (an AppError's status, title and extra). */
 export interface ErrorDetails {
@@ -34,6 +34,11 @@ export interface ErrorDetails {
 const detailsOf = (e: Error): ErrorDetails | undefined => {
   const { status, title, extra } = e as Error & Partial<ErrorDetails>;
   return typeof status === 'number' && typeof title === 'string' ? { status, title, extra } : undefined;
+};
+
+const codeOf = (e: unknown) => {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
 };
 
 const errorText = (e: unknown) => (e instanceof Error ? (e.cause ? `${e.message}: ${String(e.cause)}` : e.message) : String(e));
@@ -72,7 +77,8 @@ export function serveIndex(
       case 'open': {
         index = await MiniSearchIndex.open({
           ...options,
-          onError: (e) => port.postMessage({ kind: 'error-report', message: errorText(e) } satisfies ThreadMessage),
+          // The error's code goes too: a flush that found no room (ENOSPC) is told apart by it.
+          onError: (e) => port.postMessage({ kind: 'error-report', message: errorText(e), code: codeOf(e) } satisfies ThreadMessage),
         });
         return index.checkpointEntries();
       }

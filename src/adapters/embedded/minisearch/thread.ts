@@ -89,7 +89,7 @@ export class MiniSearchThread implements SearchIndex {
 
   private receive(m: ThreadMessage): void {
     if (m.kind === 'error-report') {
-      this.onError(new Error(m.message));
+      this.onError(Object.assign(new Error(m.message), m.code === undefined ? {} : { code: m.code }));
       return;
     }
     const p = this.pending.get(m.id);
