@@ -1,14 +1,15 @@
 import fs from 'node:fs/promises';
-import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createHash, randomBytes } from 'node:crypto';
 import { FileTooLargeError, type FileStore, type OpenedFile, type StoredFile } from '../../ports/files.ts';
+import { makePrivateFolder, privateWriteStream, writePrivateFile } from '../../private-files.ts';
 
 /**
  * Files under DATA_DIR/files/<tenant>/<sha256 of key>, with a small JSON sidecar for the content type.
- * Keys are hashed, so no key can climb out of its tenant's folder. Writes go to a temp file, then rename.
+ * Keys are hashed, so no key can climb out of its tenant's folder. Writes go to a temp file, then rename;
+ * folders are 0700 and files 0600 (src/private-files.ts).
  */
 export class FolderFileStore implements FileStore {
   constructor(private readonly dir: string) {}
@@ -22,10 +23,10 @@ export class FolderFileStore implements FileStore {
 
   async put(tenant: string, key: string, bytes: Buffer, contentType: string): Promise<void> {
     const p = this.paths(tenant, key);
-    await fs.mkdir(p.folder, { recursive: true });
+    await makePrivateFolder(p.folder);
     const suffix = `.tmp-${randomBytes(6).toString('hex')}`;
-    await fs.writeFile(p.data + suffix, bytes);
-    await fs.writeFile(p.meta + suffix, JSON.stringify({ contentType, size: bytes.length }));
+    await writePrivateFile(p.data + suffix, bytes);
+    await writePrivateFile(p.meta + suffix, JSON.stringify({ contentType, size: bytes.length }));
     await fs.rename(p.data + suffix, p.data);
     await fs.rename(p.meta + suffix, p.meta);
   }
@@ -41,7 +42,7 @@ export class FolderFileStore implements FileStore {
     const suffix = `.tmp-${randomBytes(6).toString('hex')}`;
     let size = 0;
     try {
-      await fs.mkdir(p.folder, { recursive: true });
+      await makePrivateFolder(p.folder);
       if (early) throw early;
       const limit = new Transform({
         transform(chunk: Buffer, _encoding, callback) {
@@ -51,8 +52,8 @@ export class FolderFileStore implements FileStore {
         },
       });
       // The bytes go to a temp file, renamed into place only once the stream has ended well.
-      await pipeline(stream, limit, createWriteStream(p.data + suffix, { flags: 'wx' }));
-      await fs.writeFile(p.meta + suffix, JSON.stringify({ contentType, size }));
+      await pipeline(stream, limit, privateWriteStream(p.data + suffix));
+      await writePrivateFile(p.meta + suffix, JSON.stringify({ contentType, size }));
       await fs.rename(p.data + suffix, p.data);
       await fs.rename(p.meta + suffix, p.meta);
       return { size };

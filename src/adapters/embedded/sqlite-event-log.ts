@@ -15,6 +15,7 @@ import type {
   Subscription,
 } from '../../ports/event-log.ts';
 import { WrongExpectedVersionError } from '../../ports/event-log.ts';
+import { privateDatabaseFile } from '../../private-files.ts';
 
 interface Row {
   position: number;
@@ -155,7 +156,7 @@ export class SqliteEventLog implements EventLog {
   private readonly watcher: NodeJS.Timeout;
 
   constructor(file: string, options: { pollMs?: number } = {}) {
-    this.db = new Database(file);
+    this.db = new Database(privateDatabaseFile(file));
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
