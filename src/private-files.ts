@@ -62,7 +62,7 @@ export function privateDatabaseFile(file: string): string {
   return file;
 }
 
-const octal = (mode: number) => (mode & 0o7777).toString(8).padStart(3, '0');
+const octal = (mode: number) => (mode & 0o7777).toString(8).padStart(4, '0');
 
 /**
  * Makes DATA_DIR private before anything is opened in it: a new one is created 0700; in one that exists, the

@@ -5,6 +5,7 @@
  * other users is tightened at start, and one owned by another user is refused with one line.
  */
 import { expect } from 'chai';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -160,5 +161,31 @@ describe('DATA_DIR is private to the user who runs the service', function () {
     expect(lines[0]).to.match(new RegExp(`^fatal: DATA_DIR ${dataDir} is owned by uid 65534, not by uid 0 who runs the service: `));
     expect(lines[0]).to.include(`chown -R 0 ${dataDir}`);
     expect(fs.readdirSync(dataDir), 'nothing written').to.deep.equal([]);
+  });
+
+  it('refuses to start, with one line, when an entry open to others belongs to another user and cannot be tightened', async function () {
+    if (!canRunAsNobody()) return this.skip(); // needs root and runuser
+    const dataDir = path.join(openParent('private-foreign'), 'data');
+    fs.mkdirSync(dataDir, { mode: 0o700 });
+    fs.chownSync(dataDir, 65534, 65534);
+    const foreign = path.join(dataDir, 'events.sqlite');
+    fs.writeFileSync(foreign, '');
+    fs.chmodSync(foreign, 0o644); // root's, readable by all
+    // The service as user nobody, who owns DATA_DIR but not the file.
+    const child = spawn('runuser', ['-u', 'nobody', '--', process.execPath, '--import', 'tsx', 'app/main.ts'], {
+      env: { ...process.env, DATA_DIR: dataDir, PORT: String(await freePort()), HOST: '127.0.0.1', API_PROCESSES: '1', LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    expect(code, output).to.equal(1);
+    expect(output.trim().split('\n'), output).to.have.length(1);
+    expect(output.trim()).to.equal(
+      `fatal: DATA_DIR ${dataDir}: ${foreign} is open to other users (mode 0644, owner uid 0) and cannot be made private (EPERM): ` +
+        `run chmod -R go-rwx ${dataDir} as its owner, or chown -R 65534 ${dataDir}`,
+    );
+    expect(fs.readdirSync(dataDir), 'nothing written').to.deep.equal(['events.sqlite']);
   });
 });
