@@ -1,5 +1,4 @@
 import Database from 'better-sqlite3';
-import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError, type Config, type Role } from '../src/config.ts';
 import type { Logger } from '../src/logger.ts';
@@ -25,6 +24,7 @@ import { openEmbeddedSearch } from './embedded-search.ts';
 import { MiniSearchIndex } from '../src/adapters/embedded/minisearch/index.ts';
 import { LOT_SEARCH_PARTITION } from '../projections/lot-search/index.ts';
 import type { StorageRoom } from '../src/storage-room.ts';
+import { makePrivateDataDir, privateDatabaseFile } from '../src/private-files.ts';
 
 /** The data folder's layout on the embedded default. */
 export function dataPaths(dataDir: string) {
@@ -106,7 +106,10 @@ export async function openEngines(
   } = {},
 ): Promise<Engines> {
   const paths = dataPaths(config.dataDir);
-  fs.mkdirSync(config.dataDir, { recursive: true });
+  // Its user's alone (0700, files 0600): made so, or tightened, before anything opens in it; or refused.
+  const tightened = makePrivateDataDir(config.dataDir);
+  if (tightened > 0)
+    logger.warn({ dataDir: config.dataDir, tightened }, `DATA_DIR was open to other users: tightened ${tightened} entries`);
   const urls = config.engines;
   const closers: Array<() => Promise<void> | void> = [];
   const describe: Record<string, string> = {};
@@ -180,7 +183,7 @@ export async function openEngines(
     describe.jobs = `BullMQ on ${redact(urls.redis)}`;
     describe.limits = `Redis ${redact(urls.redis)}`;
   } else {
-    const jobsDb = new Database(paths.jobs);
+    const jobsDb = new Database(privateDatabaseFile(paths.jobs));
     jobsDb.pragma('journal_mode = WAL');
     jobsDb.pragma('synchronous = NORMAL');
     jobsDb.pragma('busy_timeout = 10000');

@@ -36,6 +36,7 @@ import { noCounters } from '../src/counters.ts';
 import { bidderWeb } from '../examples/bidder-web/server.ts';
 import { storedDemoApiKey } from './seed/demo.ts';
 import { StorageRoom } from '../src/storage-room.ts';
+import { makePrivateFolderSync, writePrivateFileSync } from '../src/private-files.ts';
 
 export { dataPaths } from './engines.ts';
 
@@ -49,7 +50,7 @@ function tokenSecret(config: Config, secretsDir: string): Buffer {
   const file = path.join(secretsDir, 'jwt.key');
   if (!fs.existsSync(file)) {
     const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-    fs.writeFileSync(temp, randomBytes(48).toString('base64url'), { mode: 0o600 });
+    writePrivateFileSync(temp, randomBytes(48).toString('base64url'));
     try {
       fs.linkSync(temp, file);
     } catch (error) {
@@ -64,7 +65,7 @@ function tokenSecret(config: Config, secretsDir: string): Buffer {
 /** The houses' opaque positions (src/events/position.ts), from the same secret every process reads: for the tools. */
 export function positionCodecOf(config: Config): PositionCodec {
   const secrets = dataPaths(config.dataDir).secrets;
-  fs.mkdirSync(secrets, { recursive: true, mode: 0o700 });
+  makePrivateFolderSync(secrets);
   return new PositionCodec(tokenSecret(config, secrets));
 }
 
@@ -122,7 +123,6 @@ export async function createRuntime(
   const role = options.role ?? config.role;
   const background = options.background !== false;
   const paths = dataPaths(config.dataDir);
-  fs.mkdirSync(paths.secrets, { recursive: true, mode: 0o700 });
   const runsProjections = background && (role === 'all' || role === 'projector');
   const runsJobs = background && (role === 'all' || role === 'worker');
   const leases: HeldLease[] = [];
@@ -150,6 +150,8 @@ export async function createRuntime(
   });
   const { log, documents, search, jobs, limiter, outbox, files } = engines;
 
+  // After the engines: DATA_DIR is made private (or refused) before anything is written into it.
+  makePrivateFolderSync(paths.secrets);
   const secret = tokenSecret(config, paths.secrets);
   const tokens = new TokenService(secret);
   const projector = new ProjectorRuntime({ log, documents, search, logger, storage }, allProjections({ jobs, documents }));

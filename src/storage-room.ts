@@ -142,7 +142,7 @@ export class StorageRoom implements StorageFaults, DataFolderRoom {
     const file = path.join(this.options.dataDir, `.room-probe-${process.pid}`);
     this.chunk ??= randomBytes(PROBE_CHUNK_BYTES);
     try {
-      const handle = await fs.open(file, 'w');
+      const handle = await fs.open(file, 'w', 0o600);
       try {
         for (let written = 0; written < margin;) {
           const { bytesWritten } = await handle.write(this.chunk, 0, Math.min(this.chunk.length, margin - written));

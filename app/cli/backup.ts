@@ -1,10 +1,12 @@
 // `npm run backup -- DEST`: an online backup of DATA_DIR's event log, job queue, stored files, sent messages and
-// secrets into DEST (new or empty), with a manifest; a progress bar on stderr, one JSON line on stdout.
+// secrets into DEST (new or empty, made private to the user who runs it), with a manifest signed with BACKUP_KEY
+// when it is set; a progress bar on stderr, one JSON line on stdout.
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { progressBar } from '../../src/cli/progress.ts';
 import { BackupRefusedError } from '../../src/backup/manifest.ts';
 import { takeBackup } from '../../src/backup/take.ts';
+import { backupKeyFrom } from '../../src/backup/signature.ts';
 
 async function main() {
   const dest = process.argv[2];
@@ -15,13 +17,18 @@ async function main() {
     throw new BackupRefusedError(
       `with ${elsewhere.join(' and ')} the log is not in DATA_DIR: back it up with its own tools (docs/operations.md)`,
     );
+  const key = backupKeyFrom(process.env);
   const started = Date.now();
   const shown: { bar?: ReturnType<typeof progressBar> } = {};
-  const manifest = await takeBackup(config.dataDir, path.resolve(dest), (done, total) => {
-    shown.bar ??= progressBar('backup (bytes)', total);
-    shown.bar.update(done);
+  const manifest = await takeBackup(config.dataDir, path.resolve(dest), {
+    key,
+    progress: (done, total) => {
+      shown.bar ??= progressBar('backup (bytes)', total);
+      shown.bar.update(done);
+    },
   });
   shown.bar?.done();
+  if (!key) process.stderr.write('backup: not signed (BACKUP_KEY is not set): restoring it will take --unsigned\n');
   const bytes = manifest.parts.reduce((sum, p) => sum + p.bytes, 0);
   const summary = {
     backup: path.resolve(dest),
@@ -29,6 +36,7 @@ async function main() {
     events: manifest.events,
     parts: manifest.parts.length,
     bytes,
+    signed: manifest.signature !== undefined,
   };
   process.stdout.write(`${JSON.stringify({ ...summary, seconds: (Date.now() - started) / 1000 })}\n`);
 }

@@ -18,6 +18,7 @@ import { eventChunks, EVENTS, type EventSelection } from './export/events.ts';
 import { formatRows, FORMATS, type Chunk, type Column, type Format, type Kind, type Layout, type Value } from './export/format.ts';
 import { fileOutput, OutputClosed, stdoutOutput, tableWriter, type Output } from './export/tables.ts';
 import { BadInput, runTool } from '../../src/cli/tool.ts';
+import { openPrivateFile } from '../../src/private-files.ts';
 
 /**
  * `npm run export -- events [--types T,...] [--tenant T] [--from P] [--to P] [--format F] [--out FILE] [--private]`
@@ -386,7 +387,8 @@ async function openOutput(out: string | undefined): Promise<{ output: Output; te
   const temporary = temporaryOf(out);
   try {
     if (fs.statSync(out, { throwIfNoEntry: false })?.isDirectory()) throw new BadInput(`--out ${out} is a directory`);
-    return { output: fileOutput(await fs.promises.open(temporary, 'wx')), temporary };
+    // Private (0600) as DATA_DIR is: an export holds members' personal data (docs/analysts.md).
+    return { output: fileOutput(await openPrivateFile(temporary, 'wx')), temporary };
   } catch (error) {
     if (error instanceof BadInput) throw error;
     const code = (error as NodeJS.ErrnoException).code;

@@ -14,6 +14,7 @@ import { demoRegistrationsRecords } from './demo-registrations.ts';
 import { demoIdentityDocumentsRecords } from './demo-identity-documents.ts';
 import { demoInvoicesRecords } from './demo-invoices.ts';
 import { demoNotificationsRecords } from './demo-notifications.ts';
+import { writePrivateFileSync } from '../../src/private-files.ts';
 
 export interface DemoCredentials {
   apiKey: string;
@@ -46,7 +47,7 @@ export function demoCredentials(file: string, env: NodeJS.ProcessEnv = process.e
       demo2: env.DEMO2_BACKOFFICE_KEY || stored.backOfficeKeys?.demo2 || `bo-${randomSecret(24)}`,
     },
   };
-  if (JSON.stringify(stored) !== JSON.stringify(credentials)) fs.writeFileSync(file, JSON.stringify(credentials, null, 2), { mode: 0o600 });
+  if (JSON.stringify(stored) !== JSON.stringify(credentials)) writePrivateFileSync(file, JSON.stringify(credentials, null, 2));
   return credentials;
 }
 

@@ -1,11 +1,14 @@
-// A backup's manifest (manifest.json, written last): what it holds, each part's size and SHA-256, and the log's
-// last position in it; restore checks every part against it before laying anything down.
+// A backup's manifest (manifest.json, written last): what it holds, each part's size and SHA-256, the log's last
+// position in it and, with BACKUP_KEY, its signature (signature.ts); restore checks the signature and every part
+// against it before laying anything down.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
+import { makePrivateFolderSync, PRIVATE_FOLDER } from '../private-files.ts';
 
 export const MANIFEST = 'manifest.json';
 export const FORMAT = 'bidder-backup/1';
+export const SIGNATURE_ALGORITHM = 'HMAC-SHA256';
 
 export interface BackupPart {
   /** Relative to the backup's folder (and to DATA_DIR once restored), with `/` separators. */
@@ -21,6 +24,16 @@ export interface Manifest {
   logPosition: number;
   events: number;
   parts: BackupPart[];
+  /** With BACKUP_KEY: an HMAC over every field above (signature.ts). */
+  signature?: ManifestSignature;
+}
+
+export interface ManifestSignature {
+  algorithm: typeof SIGNATURE_ALGORITHM;
+  /** Which key signed (an HMAC of a fixed text, never the key): tells "another key" from "changed" when restoring. */
+  keyId: string;
+  /** Hex HMAC-SHA256 of the manifest's signed text. */
+  value: string;
 }
 
 /** Bad input or a backup that does not check out: the CLIs print its message as one line and exit 2. */
@@ -52,6 +65,18 @@ export function assertEmptyTarget(dir: string, what: string): void {
   if (fs.readdirSync(dir).length > 0) throw new BackupRefusedError(`${what} ${dir} is not empty: give a new or empty folder`);
 }
 
+/** Makes the (new or empty) target folder, 0700 even when it was given open to others. */
+export function makePrivateTarget(dir: string, what: string): void {
+  makePrivateFolderSync(dir);
+  try {
+    fs.chmodSync(dir, PRIVATE_FOLDER);
+  } catch (error) {
+    throw new BackupRefusedError(
+      `${what} ${dir} cannot be made private (${(error as NodeJS.ErrnoException).code}): give a folder of your own`,
+    );
+  }
+}
+
 /** The manifest of a backup folder, checked for shape (not yet its parts). */
 export function readManifest(dir: string): Manifest {
   const file = path.join(dir, MANIFEST);
@@ -72,7 +97,12 @@ export function readManifest(dir: string): Manifest {
         Number.isInteger(p.bytes) &&
         /^[0-9a-f]{64}$/.test(p.sha256),
     );
-  if (manifest?.format !== FORMAT || !partsOk || !Number.isInteger(manifest.logPosition))
+  const signature = manifest?.signature;
+  const signatureOk =
+    signature === undefined ||
+    (signature?.algorithm === SIGNATURE_ALGORITHM && /^[0-9a-f]{16}$/.test(signature.keyId) && /^[0-9a-f]{64}$/.test(signature.value));
+  const fieldsOk = typeof manifest?.createdAt === 'string' && Number.isInteger(manifest.logPosition) && Number.isInteger(manifest.events);
+  if (manifest?.format !== FORMAT || !partsOk || !signatureOk || !fieldsOk)
     throw new BackupRefusedError(`${file} is not a ${FORMAT} manifest`);
   return manifest;
 }

@@ -1,10 +1,22 @@
 // A consistent copy of what the embedded default cannot rebuild, taken while the service runs and writes: the
 // event log and the job queue through SQLite's VACUUM INTO (one read transaction: writers go on beside it), the
-// stored files, sent messages and secrets copied around it, and a manifest written last.
+// stored files, sent messages and secrets copied around it, and a manifest written last (signed with BACKUP_KEY).
+// The backup is its user's alone, as DATA_DIR is: its folders 0700, every file 0600, whatever the umask.
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { assertEmptyTarget, BackupRefusedError, FORMAT, filesUnder, MANIFEST, sha256Of, type Manifest } from './manifest.ts';
+import {
+  assertEmptyTarget,
+  BackupRefusedError,
+  FORMAT,
+  filesUnder,
+  MANIFEST,
+  makePrivateTarget,
+  sha256Of,
+  type Manifest,
+} from './manifest.ts';
+import { signManifest } from './signature.ts';
+import { copyPrivateFileSync, makePrivateFolderSync, privateDatabaseFile, writePrivateFileSync } from '../private-files.ts';
 
 /** The folders of DATA_DIR copied file by file (each file is written whole, then renamed into place). */
 const FOLDERS = ['secrets', 'files', 'outbox'];
@@ -20,9 +32,9 @@ function copyFolders(dataDir: string, dest: string): number {
     for (const relative of filesUnder(path.join(dataDir, folder))) {
       const to = path.join(dest, folder, relative);
       if (isTemporary(relative) || fs.existsSync(to)) continue;
-      fs.mkdirSync(path.dirname(to), { recursive: true, mode: folder === 'secrets' ? 0o700 : 0o755 });
+      makePrivateFolderSync(path.dirname(to));
       try {
-        fs.copyFileSync(path.join(dataDir, folder, relative), to);
+        copyPrivateFileSync(path.join(dataDir, folder, relative), to);
       } catch (error) {
         // Removed since it was listed (a document deleted meanwhile): the copy has what the log says.
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
@@ -33,12 +45,15 @@ function copyFolders(dataDir: string, dest: string): number {
   return bytes;
 }
 
-/** One snapshot of a live SQLite database into `to` (VACUUM INTO reads in one transaction and blocks no writer in WAL mode). */
+/**
+ * One snapshot of a live SQLite database into `to` (VACUUM INTO reads in one transaction and blocks no writer in
+ * WAL mode); `to` is made empty and 0600 first, which VACUUM INTO takes as its target.
+ */
 function snapshot(from: string, to: string): void {
   const db = new Database(from, { readonly: true, fileMustExist: true });
   try {
     db.pragma('busy_timeout = 10000');
-    db.prepare('VACUUM INTO ?').run(to);
+    db.prepare('VACUUM INTO ?').run(privateDatabaseFile(to));
   } finally {
     db.close();
   }
@@ -48,14 +63,19 @@ export interface BackupProgress {
   (doneBytes: number, totalBytes: number): void;
 }
 
-/** Takes a backup of `dataDir` into `dest` (new or empty) and answers its manifest. */
-export async function takeBackup(dataDir: string, dest: string, progress: BackupProgress = () => {}): Promise<Manifest> {
+/** Takes a backup of `dataDir` into `dest` (new or empty) and answers its manifest, signed when given BACKUP_KEY. */
+export async function takeBackup(
+  dataDir: string,
+  dest: string,
+  options: { progress?: BackupProgress; key?: Buffer | null } = {},
+): Promise<Manifest> {
+  const progress = options.progress ?? (() => {});
   const log = path.join(dataDir, 'events.sqlite');
   if (!fs.existsSync(log)) throw new BackupRefusedError(`${dataDir} holds no event log (events.sqlite): is DATA_DIR right?`);
   if (path.resolve(dest).startsWith(path.resolve(dataDir) + path.sep) || path.resolve(dest) === path.resolve(dataDir))
     throw new BackupRefusedError(`the backup ${dest} must be outside DATA_DIR ${dataDir}`);
   assertEmptyTarget(dest, 'the backup folder');
-  fs.mkdirSync(dest, { recursive: true });
+  makePrivateTarget(dest, 'the backup folder');
 
   const sizeOf = (file: string) => (fs.existsSync(file) ? fs.statSync(file).size : 0);
   const estimate =
@@ -95,8 +115,9 @@ export async function takeBackup(dataDir: string, dest: string, progress: Backup
     events: head.events,
     parts,
   };
+  if (options.key) manifest.signature = signManifest(manifest, options.key);
   const temp = path.join(dest, `${MANIFEST}.tmp`);
-  fs.writeFileSync(temp, `${JSON.stringify(manifest, null, 2)}\n`);
+  writePrivateFileSync(temp, `${JSON.stringify(manifest, null, 2)}\n`);
   fs.renameSync(temp, path.join(dest, MANIFEST));
   progress(done, done);
   return manifest;

@@ -64,11 +64,12 @@ describe('npm run export (the log and the read models as NDJSON, CSV and Parquet
   function exportTool(
     dataDir: string,
     args: string[],
-    options: { npm?: boolean; env?: Record<string, string>; onStderr?: (stderr: string, pid: number) => void } = {},
+    options: { npm?: boolean; env?: Record<string, string>; umask?: string; onStderr?: (stderr: string, pid: number) => void } = {},
   ): Promise<Run> {
-    const [command, argv] = options.npm
+    let [command, argv] = options.npm
       ? ['npm', ['run', '--silent', 'export', '--', ...args]]
       : [process.execPath, ['--import', 'tsx', 'app/cli/export.ts', ...args]];
+    if (options.umask) [command, argv] = ['sh', ['-c', `umask ${options.umask} && exec "$0" "$@"`, command, ...argv]];
     const child = spawn(command, argv, {
       env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -352,6 +353,16 @@ describe('npm run export (the log and the read models as NDJSON, CSV and Parquet
     expect(docsPrivate.code, docsPrivate.stderr).to.equal(0);
     const [header] = parseCsv(fs.readFileSync(path.join(outDir, 'members-private.csv'), 'utf8'));
     expect(header).to.include('PasswordHash');
+  });
+
+  it('writes its --out file 0600 whatever the umask, as it holds members’ personal data (their addresses) even without --private', async () => {
+    const outDir = tempDir('export-out-');
+    fs.chmodSync(outDir, 0o777);
+    const out = path.join(outDir, 'members.ndjson');
+    const run = await exportTool(seeded, ['events', '--types', 'MemberSignedUp', '--out', out], { umask: '000' });
+    expect(run.code, run.stderr).to.equal(0);
+    expect(ndjson(fs.readFileSync(out, 'utf8'))[0].Data).to.have.property('email');
+    expect((fs.statSync(out).mode & 0o777).toString(8)).to.equal('600');
   });
 
   it("writes exactly the feed's public form: no operator's record (idempotency keys, Api-Keys, settings) unless --private", async () => {

@@ -18,11 +18,11 @@ interface Run {
   stderr: string;
 }
 
-/** `npm run backup`/`restore` as an operator runs them (the CLI module under node), with DATA_DIR set. */
+/** `npm run backup`/`restore` as an operator runs them (the CLI module under node), with DATA_DIR and BACKUP_KEY set. */
 function cli(script: 'backup' | 'restore', args: string[], dataDir: string): Promise<Run> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', `app/cli/${script}.ts`, ...args], {
-      env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+      env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', BACKUP_KEY: 'the-drill-backup-key-0123456789abcdef' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -49,11 +49,15 @@ export interface ServiceOptions {
    * process, as every spawned service unless `env` sets API_PROCESSES (test/roles/api-processes.test.ts).
    */
   plain?: boolean;
+  /** Started under this umask (a shell sets it, then runs the service), e.g. 0 to see the modes the service sets itself. */
+  umask?: number;
 }
 
 export function startService(options: ServiceOptions): ServiceProcess {
   const role = options.role ?? 'all';
-  const [command, args] = options.npm ? ['npm', ['start', '--silent']] : [process.execPath, ['--import', 'tsx', 'app/main.ts']];
+  let [command, args] = options.npm ? ['npm', ['start', '--silent']] : [process.execPath, ['--import', 'tsx', 'app/main.ts']];
+  if (options.umask !== undefined)
+    [command, args] = ['sh', ['-c', `umask ${options.umask.toString(8).padStart(3, '0')} && exec "$0" "$@"`, command, ...args]];
   const child = spawn(command, args, {
     env: {
       ...process.env,

@@ -3,7 +3,7 @@
  * `<channel>-<safe id>.json`. The id is kept when it is made of [A-Za-z0-9._-] only (and not longer than
  * 128 characters), otherwise replaced by its sha256 hex digest.
  *
- * A message is written to a hidden temp file (fsynced) and then hard-linked to its final name, which
+ * A message is written to a hidden temp file (0600, fsynced) and then hard-linked to its final name, which
  * fails if that name exists: a reader never sees half a file, and two concurrent sends of one id deliver
  * once. Where the filesystem has no hard links, an existence check and a rename are used instead.
  */
@@ -11,6 +11,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { OutgoingMessage, Outbox } from '../../ports/outbox.ts';
+import { makePrivateFolder, openPrivateFile } from '../../private-files.ts';
 
 /** What an outbox file holds. */
 export interface OutboxFile {
@@ -48,7 +49,7 @@ export class FileOutbox implements Outbox {
 
   async send(message: OutgoingMessage): Promise<{ delivered: boolean }> {
     validate(message);
-    this.ready ??= fs.mkdir(this.dir, { recursive: true }).catch((err) => {
+    this.ready ??= makePrivateFolder(this.dir).catch((err) => {
       this.ready = undefined;
       throw err;
     });
@@ -70,7 +71,7 @@ export class FileOutbox implements Outbox {
     };
     const temp = path.join(this.dir, `.tmp-${process.pid}-${randomBytes(6).toString('hex')}-${name}`);
     try {
-      const handle = await fs.open(temp, 'wx');
+      const handle = await openPrivateFile(temp, 'wx');
       try {
         await handle.writeFile(`${JSON.stringify(content, null, 2)}\n`, 'utf8');
         await handle.sync();

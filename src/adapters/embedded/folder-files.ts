@@ -1,17 +1,17 @@
 import fs from 'node:fs/promises';
-import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createHash, randomBytes } from 'node:crypto';
 import { FileTooLargeError, type FileStore, type OpenedFile, type StoredFile } from '../../ports/files.ts';
 import type { DataFolderRoom } from '../../storage-room.ts';
+import { makePrivateFolder, privateWriteStream, writePrivateFile } from '../../private-files.ts';
 
 /**
  * Files under DATA_DIR/files/<tenant>/<sha256 of key>, with a small JSON sidecar for the content type.
  * Keys are hashed, so no key can climb out of its tenant's folder. Writes go to a temp file, then rename; a
  * write that fails (no room) removes its temp files. While the data folder has no room (`room`), writes are
- * refused before they start.
+ * refused before they start. Folders are 0700 and files 0600 (src/private-files.ts).
  */
 export class FolderFileStore implements FileStore {
   constructor(
@@ -29,11 +29,11 @@ export class FolderFileStore implements FileStore {
   async put(tenant: string, key: string, bytes: Buffer, contentType: string): Promise<void> {
     const p = this.paths(tenant, key);
     this.room?.assertRoom();
-    await fs.mkdir(p.folder, { recursive: true });
+    await makePrivateFolder(p.folder);
     const suffix = `.tmp-${randomBytes(6).toString('hex')}`;
     try {
-      await fs.writeFile(p.data + suffix, bytes);
-      await fs.writeFile(p.meta + suffix, JSON.stringify({ contentType, size: bytes.length }));
+      await writePrivateFile(p.data + suffix, bytes);
+      await writePrivateFile(p.meta + suffix, JSON.stringify({ contentType, size: bytes.length }));
     } catch (error) {
       await Promise.all([fs.rm(p.data + suffix, { force: true }), fs.rm(p.meta + suffix, { force: true })]);
       throw error;
@@ -54,7 +54,7 @@ export class FolderFileStore implements FileStore {
     let size = 0;
     try {
       this.room?.assertRoom();
-      await fs.mkdir(p.folder, { recursive: true });
+      await makePrivateFolder(p.folder);
       if (early) throw early;
       const limit = new Transform({
         transform(chunk: Buffer, _encoding, callback) {
@@ -64,8 +64,8 @@ export class FolderFileStore implements FileStore {
         },
       });
       // The bytes go to a temp file, renamed into place only once the stream has ended well.
-      await pipeline(stream, limit, createWriteStream(p.data + suffix, { flags: 'wx' }));
-      await fs.writeFile(p.meta + suffix, JSON.stringify({ contentType, size }));
+      await pipeline(stream, limit, privateWriteStream(p.data + suffix));
+      await writePrivateFile(p.meta + suffix, JSON.stringify({ contentType, size }));
       await fs.rename(p.data + suffix, p.data);
       await fs.rename(p.meta + suffix, p.meta);
       return { size };

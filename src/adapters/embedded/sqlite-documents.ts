@@ -34,6 +34,7 @@ import {
   type SwapStep,
 } from '../../read-models/rebuild.ts';
 import { fieldExpr, filterToSql } from './sqlite-filter.ts';
+import { privateDatabaseFile } from '../../private-files.ts';
 
 /** Swaps made by any store of this process: the others re-read their aliases at their next read. */
 let swapsHere = 0;
@@ -54,7 +55,7 @@ export class SqliteDocumentStore implements DocumentStore {
   private readonly optimizer: NodeJS.Timeout;
 
   constructor(file: string) {
-    this.db = new Database(file);
+    this.db = new Database(privateDatabaseFile(file));
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     // Several processes share the file (api, projector, a rebuild): writers wait for each other rather than fail.

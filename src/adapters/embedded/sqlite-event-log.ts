@@ -16,6 +16,7 @@ import type {
 } from '../../ports/event-log.ts';
 import { WrongExpectedVersionError } from '../../ports/event-log.ts';
 import type { DataFolderRoom } from '../../storage-room.ts';
+import { privateDatabaseFile } from '../../private-files.ts';
 
 interface Row {
   position: number;
@@ -159,7 +160,7 @@ export class SqliteEventLog implements EventLog {
 
   constructor(file: string, options: { pollMs?: number; room?: DataFolderRoom } = {}) {
     this.room = options.room ?? null;
-    this.db = new Database(file);
+    this.db = new Database(privateDatabaseFile(file));
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { holderIsGone, type LeaseHolder, type LeaseStore } from '../../ports/leases.ts';
+import { privateDatabaseFile } from '../../private-files.ts';
 
 interface Row {
   name: string;
@@ -15,7 +16,7 @@ export class SqliteLeases implements LeaseStore {
   private readonly db: Database.Database;
 
   constructor(file: string) {
-    this.db = new Database(file);
+    this.db = new Database(privateDatabaseFile(file));
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('busy_timeout = 10000');
     this.db.exec('CREATE TABLE IF NOT EXISTS leases (name TEXT PRIMARY KEY, holder TEXT NOT NULL, expires INTEGER NOT NULL)');

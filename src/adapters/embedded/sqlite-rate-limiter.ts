@@ -19,6 +19,7 @@
 import Database from 'better-sqlite3';
 import { rateLimitRules, type RateDecision, type RateLimiter } from '../../ports/rate-limit.ts';
 import type { DataFolderRoom } from '../../storage-room.ts';
+import { privateDatabaseFile } from '../../private-files.ts';
 
 export interface SqliteRateLimiterOptions {
   /** The database file (created if missing); e.g. `${DATA_DIR}/rate-limits.sqlite`. */
@@ -83,7 +84,7 @@ export class SqliteRateLimiter implements RateLimiter {
     }
 
     // `timeout` is SQLite's busy_timeout, set before the first statement so that opening waits too.
-    this.db = new Database(options.file, { timeout: busyTimeoutMs });
+    this.db = new Database(privateDatabaseFile(options.file), { timeout: busyTimeoutMs });
     try {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');

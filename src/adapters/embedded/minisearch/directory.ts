@@ -12,6 +12,7 @@ import { open as openFile, readdir, rename, unlink } from 'node:fs/promises';
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { SearchCollectionSpec } from '../../../ports/search.ts';
+import { openPrivateFile } from '../../../private-files.ts';
 
 const MANIFEST = 'manifest.json';
 const PART_SUFFIX = '.part';
@@ -112,7 +113,7 @@ export class SnapshotDirectory {
 
 async function writeAtomic(file: string, chunks: Array<Buffer | string>): Promise<void> {
   const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const fh = await openFile(tmp, 'w');
+  const fh = await openPrivateFile(tmp, 'wx');
   try {
     for (const c of chunks) await fh.writeFile(c);
     await fh.sync();

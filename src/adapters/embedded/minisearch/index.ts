@@ -25,7 +25,6 @@
  * with every checkpoint at 0, so the projectors replay it. One writing process per directory (there is no
  * lock file); other processes may open it `readOnly`.
  */
-import { mkdirSync } from 'node:fs';
 import type {
   SearchCollectionSpec,
   SearchDocument,
@@ -40,6 +39,7 @@ import { PartitionSet, type Partition } from './partitions.ts';
 import { searchCollection } from './search.ts';
 import { exportSnapshot, importSnapshot } from './snapshot.ts';
 import { compileSpec, type CompiledSpec } from './spec.ts';
+import { makePrivateFolderSync } from '../../../private-files.ts';
 
 export interface MiniSearchIndexOptions {
   /** Folder for snapshots; null keeps everything in memory only. */
@@ -95,7 +95,7 @@ export class MiniSearchIndex implements SearchIndex {
     this.files = options.dir ? new SnapshotDirectory(options.dir) : null;
     this.readOnly = options.readOnly ?? false;
     if (options.dir) {
-      if (!this.readOnly) mkdirSync(options.dir, { recursive: true });
+      if (!this.readOnly) makePrivateFolderSync(options.dir);
       this.load();
     }
     const interval = options.flushIntervalMs ?? 30000;

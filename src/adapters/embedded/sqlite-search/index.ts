@@ -29,6 +29,7 @@ import { searchPartition, StatementCache, type PartitionRef } from './search.ts'
 import { createBookkeeping, dropPartitionTables } from './store.ts';
 import { Vocabularies } from './vocabulary.ts';
 import { GenerationWriter } from './writes.ts';
+import { makePrivateFolderSync, privateDatabaseFile } from '../../../private-files.ts';
 
 export interface SqliteSearchIndexOptions {
   /** The database file; null keeps the index in memory (one process). */
@@ -68,7 +69,7 @@ export class SqliteSearchIndex implements SearchIndex {
   constructor(private readonly options: SqliteSearchIndexOptions) {
     this.partitions = { ...options.partitions };
     this.readOnly = options.readOnly ?? false;
-    if (!this.readOnly && options.file) fs.mkdirSync(path.dirname(options.file), { recursive: true });
+    if (!this.readOnly && options.file) makePrivateFolderSync(path.dirname(options.file));
     this.connect();
   }
 
@@ -81,7 +82,7 @@ export class SqliteSearchIndex implements SearchIndex {
     if (this.db) return this.db;
     const file = this.options.file ?? ':memory:';
     if (this.readOnly && (file === ':memory:' || !fs.existsSync(file))) return null;
-    const db = new Database(file);
+    const db = new Database(this.readOnly ? file : privateDatabaseFile(file));
     db.pragma('busy_timeout = 5000');
     if (this.readOnly) {
       if (!db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'collections'").get()) {
