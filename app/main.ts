@@ -104,6 +104,8 @@ async function main() {
             role,
             maxLagSeconds: config.http.readyMaxLagSeconds,
             metrics: runtime.metrics,
+            // Its own port, bound to an address of the operator's (METRICS_HOST, default 127.0.0.1): open.
+            access: 'open',
             projections: () => services.projector.status(),
             storage: () => services.storage.check(),
           }),

@@ -270,6 +270,7 @@ export async function createRuntime(
         role,
         maxLagSeconds: config.http.readyMaxLagSeconds,
         metrics: inlineMetrics,
+        access: { operatorToken: config.http.operatorToken ?? null },
         projections: runsProjections ? () => projector.status() : undefined,
         ping: () => engines.ping(),
         storage: () => storage.check(),

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { parseMailbox, type Mailbox } from './text/mailbox.ts';
+import { isPublishedSecret } from './published-secrets.ts';
 
 /** A setting that cannot be used: the start stops with its message, one line that names the variable. */
 export class ConfigError extends Error {
@@ -163,6 +164,25 @@ export interface HttpConfig {
   responseCache: boolean;
   /** /readyz answers 200 while every projection is at most this many seconds behind the log (READY_MAX_LAG_SECONDS, default 10). */
   readyMaxLagSeconds?: number;
+  /**
+   * OPERATOR_TOKEN: its bearer reads /readyz's details and /metrics on PORT (src/http/ops-routes.ts); null: no one
+   * does there (METRICS_PORT serves them).
+   */
+  operatorToken?: string | null;
+}
+
+/**
+ * A secret setting: null when unset or empty; refused, with one line that names it and never shows it, when it is
+ * shorter than `minBytes` or one of the examples printed in this service's own files (src/published-secrets.ts).
+ */
+export function secret(env: NodeJS.ProcessEnv, name: string, minBytes: number): string | null {
+  const value = env[name];
+  if (!value) return null;
+  if (isPublishedSecret(value))
+    throw new ConfigError(`${name} is an example printed in this service's docs or compose files: make your own (openssl rand -base64 48)`);
+  if (Buffer.byteLength(value, 'utf8') < minBytes)
+    throw new ConfigError(`${name} must be at least ${minBytes} bytes (openssl rand -base64 48 makes one)`);
+  return value;
 }
 
 function embeddedSearch(value: string | undefined): Config['embeddedSearch'] {
@@ -227,7 +247,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST ?? '0.0.0.0',
     dataDir: path.resolve(env.DATA_DIR ?? './data'),
     logLevel: env.LOG_LEVEL ?? 'info',
-    jwtSecret: env.JWT_SECRET || null,
+    jwtSecret: secret(env, 'JWT_SECRET', 32),
     demoApiKey: env.DEMO_API_KEY || null,
     demoMemberPassword: env.DEMO_MEMBER_PASSWORD || null,
     seedDemo: env.SEED_DEMO !== 'false',
@@ -248,6 +268,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       trustProxy: env.TRUST_PROXY === 'true',
       responseCache: env.RESPONSE_CACHE !== 'false',
       readyMaxLagSeconds: int(env.READY_MAX_LAG_SECONDS, 10, 'READY_MAX_LAG_SECONDS'),
+      operatorToken: secret(env, 'OPERATOR_TOKEN', 32),
     },
     delivery: delivery(env),
   };

@@ -189,6 +189,7 @@ export function buildApp(
     role: ops.role,
     maxLagSeconds: config.readyMaxLagSeconds,
     metrics: ops.metricsElsewhere ? null : ops.metrics,
+    access: { operatorToken: config.operatorToken ?? null },
     projections: () => services.projector.status(),
     ping: ops.ping,
     storage: ops.storage,

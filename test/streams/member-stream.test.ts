@@ -267,7 +267,7 @@ describe("a member's own stream", function () {
       const refused = await server.request('GET', '/v1/me/stream', { token: first });
       expectProblem(refused, 429);
       expect(Number(refused.headers.get('retry-after'))).to.be.above(0);
-      const metrics = (await server.request('GET', '/metrics', { apiKey: null })).text;
+      const metrics = (await server.request('GET', '/metrics', { apiKey: null, token: server.operatorToken })).text;
       expect(metrics).to.match(/^bidder_member_streams\{role="all"\} 100$/m);
     } finally {
       for (const s of streams) s.close();
