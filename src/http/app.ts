@@ -196,10 +196,11 @@ export function buildApp(
   });
 
   /** A fixed answer (a document, a page): its ETag and compressed copies made once. */
-  const serveFixed = (route: string, text: string, contentType?: string) => {
+  const serveFixed = (route: string, text: string, contentType?: string, headers: Record<string, string> = {}) => {
     const body = Buffer.from(text, 'utf8');
     const answer: EncodedCopies & { body: Buffer; etag: string } = { body, etag: weakEtag(body) };
     app.get(route, (req, res) => {
+      for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
       sendBody(req, res, answer.body, answer.etag, { entry: answer }, contentType);
     });
   };
@@ -208,9 +209,18 @@ export function buildApp(
   serveFixed('/openapi.json', JSON.stringify(buildOpenApiDocument(operations.filter((op) => !isBackOffice(op)))));
   serveFixed('/backoffice/openapi.json', JSON.stringify(buildBackOfficeOpenApiDocument(operations.filter(isBackOffice))));
   const swaggerDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-  app.use('/docs/assets', compression({ threshold: 1024 }), express.static(swaggerDir, { index: false, maxAge: '1h' }));
-  serveFixed('/docs', docsPage(), 'text/html; charset=utf-8');
-  serveFixed('/docs/backoffice', docsPage(BACK_OFFICE_DOCS), 'text/html; charset=utf-8');
+  const nosniff = (res: Response) => res.setHeader('X-Content-Type-Options', 'nosniff');
+  app.use(
+    '/docs/assets',
+    compression({ threshold: 1024 }),
+    express.static(swaggerDir, { index: false, maxAge: '1h', setHeaders: nosniff }),
+  );
+  // The reference pages, where callers type credentials: a CSP of their own, never framed, nothing kept (docs-page.ts).
+  for (const [route, page] of [
+    ['/docs', docsPage()],
+    ['/docs/backoffice', docsPage(BACK_OFFICE_DOCS)],
+  ] as const)
+    serveFixed(route, page.html, 'text/html; charset=utf-8', page.headers);
   for (const page of pages) app.use(page.path, compression({ threshold: 1024 }), page.handler);
 
   const steps = new RequestSteps({ services, auth, derivedValues, responseCache, catalogueVersion, backOffice });
