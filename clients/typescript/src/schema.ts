@@ -1335,6 +1335,7 @@ export interface components {
         | 'session-ended'
         | 'invalid-credentials'
         | 'backoffice-key-invalid'
+        | 'operator-token-invalid'
         | 'lot-closed'
         | 'auction-not-open'
         | 'terms-not-accepted'
