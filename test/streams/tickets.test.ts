@@ -5,6 +5,7 @@ import jwt from 'jsonwebtoken';
 import { expectProblem, startTestServer, type TestServer } from '../support/server.ts';
 import { openStream } from '../support/sse.ts';
 import { TokenService } from '../../src/security/tokens.ts';
+import { singleKey } from '../../src/security/signing-keys.ts';
 import { sha256 } from '../../src/security/passwords.ts';
 
 const TIMED_AUCTION = 10;
@@ -112,7 +113,7 @@ describe('stream tickets', function () {
   });
 
   it('is refused for an expired token, and stops opening its stream once its token has expired', async () => {
-    const expired = new TokenService(Buffer.from(JWT_SECRET), { anonymous: -10, application: -10, member: -10 }).issue(
+    const expired = new TokenService(singleKey(Buffer.from(JWT_SECRET)), { anonymous: -10, application: -10, member: -10 }).issue(
       'anonymous',
       'demo',
       'anonymous',
