@@ -90,7 +90,8 @@ function snapshotOf(ring: KeyRing): Snapshot {
   return { signer: { id: newest.id, key: verifiers.get(newest.id)! }, verifiers, legacy: legacy ? verifiers.get(legacy.id)! : null };
 }
 
-const lookup = (snapshot: Snapshot, kid: string | undefined) => (kid === undefined ? snapshot.legacy : (snapshot.verifiers.get(kid) ?? null));
+const lookup = (snapshot: Snapshot, kid: string | undefined) =>
+  kid === undefined ? snapshot.legacy : (snapshot.verifiers.get(kid) ?? null);
 
 /** Keys that never change. */
 function fixed(snapshot: Snapshot): SigningKeys {
