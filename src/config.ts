@@ -163,6 +163,36 @@ export interface HttpConfig {
   responseCache: boolean;
   /** /readyz answers 200 while every projection is at most this many seconds behind the log (READY_MAX_LAG_SECONDS, default 10). */
   readyMaxLagSeconds?: number;
+  /**
+   * Where clients reach the API (PUBLIC_URL, e.g. `https://api.example.com`, without a trailing slash): the stream
+   * tickets' URLs start with it. Null: they are paths (`/v1/...`), never built from the request's Host.
+   */
+  publicUrl?: string | null;
+}
+
+/** PUBLIC_URL: an absolute http(s) URL with no user, query or fragment; kept without its trailing slash. */
+function publicUrl(value: string | undefined): string | null {
+  if (!value) return null;
+  const refused = new ConfigError(
+    'PUBLIC_URL must be the absolute http(s) URL clients reach the API at, without user, query or fragment (e.g. https://api.example.com)',
+  );
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw refused;
+  }
+  if (
+    (url.protocol !== 'https:' && url.protocol !== 'http:') ||
+    url.username ||
+    url.password ||
+    url.search ||
+    url.hash ||
+    value.includes('?') ||
+    value.includes('#')
+  )
+    throw refused;
+  return url.href.replace(/\/+$/, '');
 }
 
 function embeddedSearch(value: string | undefined): Config['embeddedSearch'] {
@@ -248,6 +278,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       trustProxy: env.TRUST_PROXY === 'true',
       responseCache: env.RESPONSE_CACHE !== 'false',
       readyMaxLagSeconds: int(env.READY_MAX_LAG_SECONDS, 10, 'READY_MAX_LAG_SECONDS'),
+      publicUrl: publicUrl(env.PUBLIC_URL),
     },
     delivery: delivery(env),
   };
