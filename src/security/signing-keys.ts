@@ -1,15 +1,21 @@
 // The keys that sign and verify the service's credentials (bearer tokens, stream tickets), as this process last
 // read them from the key ring (src/ports/key-ring.ts): the newest key not retired signs, every key not retired
 // verifies what it signed, found by the `kid` in the token's header. The ring is read again every few seconds,
-// and at once (at most once a second) for a kid this process does not know yet: a key added by a rotation signs
-// on one process as soon as that one has read it, and every other process verifies its tokens from then on.
+// and for a kid this process does not know yet (at most once a second): a key added by a rotation signs on one
+// process as soon as that one has read it, and every other process verifies its tokens from then on.
 import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { KEY_ID, type KeyRing, type KeyRingStore, type SigningKey } from '../ports/key-ring.ts';
 
 /** How often a process reads the ring again: a key added or retired elsewhere takes effect here within this long. */
 export const KEY_REFRESH_MS = 5000;
-/** A token of a kid this process does not know makes it read the ring again at once, at most this often. */
+/**
+ * A credential of a kid this process does not know waits for a read of the ring begun after it came: at once when
+ * none was begun for this long, else when this long has passed since the last one (so made-up kids cost one read a
+ * second at most, and such a request waits a second at most).
+ */
 const UNKNOWN_KID_REREAD_MS = 1000;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 /** The least a secret may hold (HS256 wants 256 bits). */
 export const MIN_SECRET_BYTES = 32;
 
@@ -72,6 +78,8 @@ interface Snapshot {
   verifiers: Map<string, KeyObject>;
   /** The key whose secret is the anchor (the one secret of an earlier version): it verifies credentials without kid. */
   legacy: KeyObject | null;
+  /** Ids of retired keys: refused without reading the ring again. */
+  retired: Set<string>;
 }
 
 function prepared(secret: Buffer, id: string): KeyObject {
@@ -87,7 +95,12 @@ function snapshotOf(ring: KeyRing): Snapshot {
   // The newest signs; of two made in the same millisecond, the one added last.
   const newest = active.reduce((a, b) => (Date.parse(b.created) >= Date.parse(a.created) ? b : a));
   const legacy = active.find((key) => key.secret === ring.anchor);
-  return { signer: { id: newest.id, key: verifiers.get(newest.id)! }, verifiers, legacy: legacy ? verifiers.get(legacy.id)! : null };
+  return {
+    signer: { id: newest.id, key: verifiers.get(newest.id)! },
+    verifiers,
+    legacy: legacy ? verifiers.get(legacy.id)! : null,
+    retired: new Set(ring.keys.filter((key) => key.retired !== undefined).map((key) => key.id)),
+  };
 }
 
 const lookup = (snapshot: Snapshot, kid: string | undefined) =>
@@ -106,7 +119,7 @@ function fixed(snapshot: Snapshot): SigningKeys {
 export function singleKey(secret: Buffer): SigningKeys {
   const id = keyIdOf(secret);
   const key = prepared(secret, id);
-  return fixed({ signer: { id, key }, verifiers: new Map([[id, key]]), legacy: key });
+  return fixed({ signer: { id, key }, verifiers: new Map([[id, key]]), legacy: key, retired: new Set() });
 }
 
 /** A ring's keys as they stand, not followed: for a tool or a spec that reads a ring once. */
@@ -118,8 +131,10 @@ export function ringKeys(ring: KeyRing): SigningKeys {
 export class StoredSigningKeys implements SigningKeys {
   private snapshot: Snapshot;
   private seen: string;
-  private lastRead = Date.now();
+  /** When the last read of the ring began. */
+  private readStarted = Date.now();
   private reading: Promise<void> | null = null;
+  private pause: Promise<void> | null = null;
   private failing = false;
   private readonly timer: NodeJS.Timeout;
 
@@ -154,8 +169,9 @@ export class StoredSigningKeys implements SigningKeys {
 
   async verifier(kid: string | undefined): Promise<KeyObject | null> {
     const known = lookup(this.snapshot, kid);
-    if (known || kid === undefined || Date.now() - this.lastRead < UNKNOWN_KID_REREAD_MS) return known;
-    await this.reread();
+    if (known || kid === undefined || this.snapshot.retired.has(kid)) return known;
+    // A key added since the last read (a rotation another process has read first): a read begun from now on finds it.
+    await this.readSince(Date.now());
     return lookup(this.snapshot, kid);
   }
 
@@ -169,12 +185,22 @@ export class StoredSigningKeys implements SigningKeys {
     return this.reading;
   }
 
+  /** Waits for a read begun at `since` or later, beginning one at most once a second (a stranger's made-up kids). */
+  private async readSince(since: number): Promise<void> {
+    while (this.readStarted < since) {
+      const wait = this.readStarted + UNKNOWN_KID_REREAD_MS - Date.now();
+      if (this.reading) await this.reading;
+      else if (wait > 0) await (this.pause ??= sleep(wait).finally(() => (this.pause = null)));
+      else await this.reread();
+    }
+  }
+
   close(): void {
     clearInterval(this.timer);
   }
 
   private async read(): Promise<void> {
-    this.lastRead = Date.now();
+    this.readStarted = Date.now();
     try {
       const ring = await this.store.read();
       if (!ring) throw new Error('the key ring is gone from its store');
