@@ -23,7 +23,7 @@ const BACK_OFFICE_KEY = 'bo-signing-keys-spec-0123456789abcdef';
 const kidOf = (token: string) => (jwt.decode(token, { complete: true })!.header as { kid?: string }).kid;
 
 describe('Signing keys on PostgreSQL: two processes on data folders of their own, no JWT_SECRET', function () {
-  this.timeout(180_000);
+  this.timeout(600_000);
   const schema = `bidder_keys_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
   const env = { POSTGRES_URL: URL, POSTGRES_SCHEMA: schema, DEMO_BACKOFFICE_KEY: BACK_OFFICE_KEY };
   const dirs: string[] = [];
@@ -70,10 +70,11 @@ describe('Signing keys on PostgreSQL: two processes on data folders of their own
     [firstDir, secondDir] = [dataDir(), dataDir()];
     first = startService({ port: await freePort(), dataDir: firstDir, env: { ...env, JWT_SECRET: '' } });
     started.push(first);
-    await ready(first);
+    // The first start seeds the demo data into PostgreSQL: minutes on a busy machine.
+    await ready(first, 400_000);
     second = startService({ role: 'api', port: await freePort(), dataDir: secondDir, env: { ...env, JWT_SECRET: '' } });
     started.push(second);
-    await ready(second);
+    await ready(second, 300_000);
   });
   after(async function () {
     for (const proc of started) proc.child.kill('SIGTERM');
