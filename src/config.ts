@@ -169,6 +169,11 @@ export interface HttpConfig {
    * does there (METRICS_PORT serves them).
    */
   operatorToken?: string | null;
+  /**
+   * Where clients reach the API (PUBLIC_URL, e.g. `https://api.example.com`, without a trailing slash): the stream
+   * tickets' URLs start with it. Null: they are paths (`/v1/...`), never built from the request's Host.
+   */
+  publicUrl?: string | null;
 }
 
 /**
@@ -183,6 +188,31 @@ export function secret(env: NodeJS.ProcessEnv, name: string, minBytes: number): 
   if (Buffer.byteLength(value, 'utf8') < minBytes)
     throw new ConfigError(`${name} must be at least ${minBytes} bytes (openssl rand -base64 48 makes one)`);
   return value;
+}
+
+/** PUBLIC_URL: an absolute http(s) URL with no user, query or fragment; kept without its trailing slash. */
+function publicUrl(value: string | undefined): string | null {
+  if (!value) return null;
+  const refused = new ConfigError(
+    'PUBLIC_URL must be the absolute http(s) URL clients reach the API at, without user, query or fragment (e.g. https://api.example.com)',
+  );
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw refused;
+  }
+  if (
+    (url.protocol !== 'https:' && url.protocol !== 'http:') ||
+    url.username ||
+    url.password ||
+    url.search ||
+    url.hash ||
+    value.includes('?') ||
+    value.includes('#')
+  )
+    throw refused;
+  return url.href.replace(/\/+$/, '');
 }
 
 function embeddedSearch(value: string | undefined): Config['embeddedSearch'] {
@@ -269,6 +299,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       responseCache: env.RESPONSE_CACHE !== 'false',
       readyMaxLagSeconds: int(env.READY_MAX_LAG_SECONDS, 10, 'READY_MAX_LAG_SECONDS'),
       operatorToken: secret(env, 'OPERATOR_TOKEN', 32),
+      publicUrl: publicUrl(env.PUBLIC_URL),
     },
     delivery: delivery(env),
   };

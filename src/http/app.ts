@@ -223,7 +223,15 @@ export function buildApp(
     serveFixed(route, page.html, 'text/html; charset=utf-8', page.headers);
   for (const page of pages) app.use(page.path, compression({ threshold: 1024 }), page.handler);
 
-  const steps = new RequestSteps({ services, auth, derivedValues, responseCache, catalogueVersion, backOffice });
+  const steps = new RequestSteps({
+    services,
+    auth,
+    derivedValues,
+    responseCache,
+    catalogueVersion,
+    backOffice,
+    publicUrl: config.publicUrl ?? null,
+  });
   const offLoop = ops.offLoop ?? null;
   const methodsByPath = new Map<string, Set<string>>();
   for (const operation of operations) {

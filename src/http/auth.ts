@@ -82,7 +82,7 @@ export class Authenticator {
   async token(req: Request, apiKey: ApiKeyInfo): Promise<{ claims: TokenClaims; tenant: Tenant } | null> {
     const raw = this.bearer(req);
     if (!raw) return null;
-    const claims = this.tokens.verify(raw);
+    const claims = await this.tokens.verify(raw);
     if (!claims || !apiKey.tenants.includes(claims.tenant)) return null;
     const tenant = await this.tenant(claims.tenant);
     if (!tenant) return null;
@@ -96,7 +96,7 @@ export class Authenticator {
    * tenant still takes it; else 401 `ticket-invalid`. Member checks follow as for a bearer token (requireMember).
    */
   async ticketCaller(ticket: string, path: string): Promise<Caller> {
-    const found = this.tokens.tickets.verify(ticket);
+    const found = await this.tokens.tickets.verify(ticket);
     if (!found || found.path !== path.replace(/\/+$/, '') || !/^[0-9a-f]{64}$/.test(found.apiKeyHash)) throw invalidTicket();
     const hash = found.apiKeyHash;
     const apiKey = await this.keys.get(hash, () => this.directory.apiKey(hash), this.accessVersion());

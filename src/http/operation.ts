@@ -53,6 +53,11 @@ export interface BaseContext {
   logger: Logger;
   /** What the operation counts of its decisions, for /metrics. */
   counters: Counters;
+  /**
+   * Where clients reach the API (PUBLIC_URL, no trailing slash), for the absolute URLs an answer gives; null: the
+   * answer gives paths. Never the request's Host, which the caller chooses.
+   */
+  publicUrl: string | null;
 }
 
 export interface TenantContext extends BaseContext {
