@@ -13,7 +13,7 @@ const hasCompose = spawnSync('docker-compose', ['version'], { encoding: 'utf8' }
 
 /** The secrets each file requires (`${VAR:?…}`), with values of the spec's own: nothing of the shell that runs it. */
 const REQUIRED = {
-  'docker-compose.yml': ['JWT_SECRET', 'MONGODB_PASSWORD', 'REDIS_PASSWORD', 'TYPESENSE_API_KEY', 'TYPESENSE_SEARCH_API_KEY'],
+  'docker-compose.yml': ['MONGODB_PASSWORD', 'REDIS_PASSWORD', 'TYPESENSE_API_KEY', 'TYPESENSE_SEARCH_API_KEY'],
   'docker-compose.postgres.yml': ['POSTGRES_PASSWORD', 'REDIS_PASSWORD'],
 } as const;
 const valueOf = (name: string) => `${name.toLowerCase().replace(/_/g, '-')}-of-the-compose-spec-0123456789abcdef`;
