@@ -98,7 +98,11 @@ export async function watchCredential(deps: WatchDeps): Promise<CredentialWatch>
     });
     if (ended.signal.aborted) off();
     else unlisten = off;
-    if (!ended.signal.aborted) void deps.head().then((head) => checks.ask(head, deps.types), (error: unknown) => deps.failed?.(error));
+    if (!ended.signal.aborted)
+      void deps.head().then(
+        (head) => checks.ask(head, deps.types),
+        (error: unknown) => deps.failed?.(error),
+      );
   }
   return {
     ended: ended.signal,
@@ -164,6 +168,7 @@ export function watchCaller(ctx: TenantContext, options: { member: boolean }): P
     head: () => events!.head(),
     caughtUp: (position, types) => commands.waitFor({ position, events: types.map((type) => ({ type })) }),
     stillHolds: (asOf) => auth.stillHolds({ apiKeyHash: apiKey.hash, claims, member: options.member, asOf }),
-    failed: (error) => logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'stream credential check failed; retrying'),
+    failed: (error) =>
+      logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'stream credential check failed; retrying'),
   });
 }
