@@ -7,6 +7,8 @@ import type { AccessDirectory } from '../../src/http/access-directory.ts';
 import type { TenantDoc } from './collections.ts';
 import { apiKeys, applications, backOfficeKeys, operatorScope, tenantsCollection } from './collections.ts';
 import { memberAccounts, type MemberDoc } from '../members/index.ts';
+import { membersProjection } from '../members/projection.ts';
+import { accessProjection } from './projection.ts';
 
 /**
  * The HTTP shell's AccessDirectory over the read models: Api-Keys, tenants and applications from the access
@@ -51,6 +53,7 @@ export function accessDirectory(
     credentialSources: ({ keyId, tenant, memberId }) => ({
       streams: [apiKeyStreamId(keyId), tenantStreamId(tenant), ...(memberId === null ? [] : [memberStreamId(tenant, Number(memberId))])],
       types: REVOKING_TYPES,
+      projections: [accessProjection.name, membersProjection.name],
     }),
   };
 }

@@ -57,10 +57,12 @@ export interface CredentialHolder {
   memberId: string | null;
 }
 
-/** Where a caller's credential may change: log streams, and the event types on them that may revoke it. */
+/** Where a caller's credential may change: log streams, the event types on them that may revoke it, the read models. */
 export interface CredentialSources {
   streams: string[];
   types: string[];
+  /** The projections whose read models `apiKey`, `tenant` and `member` answer from. */
+  projections: string[];
 }
 
 export interface AccessDirectory {
@@ -87,8 +89,9 @@ export interface AccessDirectory {
   accessVersion?(): string | null;
   /**
    * Where what `apiKey`, `tenant` and `member` answer of this caller is written: its Api-Key's, tenant's and
-   * member's log streams and the event types that may revoke it there. An open stream checks its caller again
-   * when one of them takes such an event (on every process); without it, streams end at their expiry only.
+   * member's log streams, the event types that may revoke it there and the projections that read them. An open
+   * stream checks its caller again when one of them takes such an event (on every process), once those projections
+   * include it; without it, streams end at their expiry only.
    */
   credentialSources?(holder: CredentialHolder): CredentialSources;
 }

@@ -55,11 +55,11 @@ export interface WatchDeps {
   types: readonly string[];
   /** The log's head now. */
   head(): Promise<number>;
-  /** Waits (bounded) until the read models these types are read from include the event at `position`. */
-  caughtUp(position: number, types: readonly string[]): Promise<void>;
+  /** Waits (bounded) until the read models the check reads include the event at `position`. */
+  caughtUp(position: number): Promise<void>;
   /** The credential checked again as of `position` (the read models having reached it). */
   stillHolds(position: number): Promise<boolean>;
-  /** Told of a check that failed (tried again a second later). */
+  /** Told of a check that failed (tried again a second later, and told again once one has passed meanwhile). */
   failed?(error: unknown): void;
 }
 
@@ -94,15 +94,11 @@ export async function watchCredential(deps: WatchDeps): Promise<CredentialWatch>
     const checks = new Checks(deps, () => finish(REVOKED), ended.signal);
     const types = new Set(deps.types);
     const off = await deps.listen((event) => {
-      if (types.has(event.type)) checks.ask(event.position, [event.type]);
+      if (types.has(event.type)) checks.ask(event.position);
     });
     if (ended.signal.aborted) off();
     else unlisten = off;
-    if (!ended.signal.aborted)
-      void deps.head().then(
-        (head) => checks.ask(head, deps.types),
-        (error: unknown) => deps.failed?.(error),
-      );
+    checks.ask(AT_HEAD);
   }
   return {
     ended: ended.signal,
@@ -113,10 +109,16 @@ export async function watchCredential(deps: WatchDeps): Promise<CredentialWatch>
   };
 }
 
+/** A check as of the log's head when it runs (then at least as late as any event seen before). */
+const AT_HEAD = Number.POSITIVE_INFINITY;
+
 /** The checks of one watch, one at a time: asks that come while one runs are made one check, as of the latest. */
 class Checks {
   private running = false;
-  private next: { position: number; types: Set<string> } | null = null;
+  /** The position the next check is to be made as of (null: none asked). */
+  private next: number | null = null;
+  /** The last check failed (its failure told once, not at every retry). */
+  private failing = false;
 
   constructor(
     private readonly deps: WatchDeps,
@@ -124,28 +126,29 @@ class Checks {
     private readonly over: AbortSignal,
   ) {}
 
-  ask(position: number, types: readonly string[]): void {
+  ask(position: number): void {
     if (this.over.aborted) return;
-    const next = (this.next ??= { position, types: new Set() });
-    next.position = Math.max(next.position, position);
-    for (const type of types) next.types.add(type);
+    this.next = Math.max(this.next ?? 0, position);
     if (!this.running) void this.run();
   }
 
   private async run(): Promise<void> {
     this.running = true;
     try {
-      while (this.next && !this.over.aborted) {
-        const { position, types } = this.next;
+      while (this.next !== null && !this.over.aborted) {
+        const asked = this.next;
         this.next = null;
         try {
-          await this.deps.caughtUp(position, [...types]);
+          const position = asked === AT_HEAD ? await this.deps.head() : asked;
+          await this.deps.caughtUp(position);
           if (this.over.aborted) return;
           if (!(await this.deps.stillHolds(position))) return this.revoked();
+          this.failing = false;
         } catch (error) {
-          this.deps.failed?.(error);
+          if (!this.failing) this.deps.failed?.(error);
+          this.failing = true;
           await new Promise((resolve) => setTimeout(resolve, RETRY_MS).unref());
-          this.ask(position, [...types]);
+          this.ask(asked);
         }
       }
     } finally {
@@ -166,7 +169,7 @@ export function watchCaller(ctx: TenantContext, options: { member: boolean }): P
     listen: sources && events ? (listener) => events.onStreams(sources.streams, listener) : null,
     types: sources?.types ?? [],
     head: () => events!.head(),
-    caughtUp: (position, types) => commands.waitFor({ position, events: types.map((type) => ({ type })) }),
+    caughtUp: (position) => commands.waitFor({ position, events: [], projections: sources?.projections ?? [] }),
     stillHolds: (asOf) => auth.stillHolds({ apiKeyHash: apiKey.hash, claims, member: options.member, asOf }),
     failed: (error) =>
       logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'stream credential check failed; retrying'),
