@@ -69,16 +69,19 @@ export interface WatchDeps {
  */
 export async function watchCredential(deps: WatchDeps): Promise<CredentialWatch> {
   const ended = new AbortController();
+  /** Aborted by stop() or the end: no timer, listener or check is left running. */
+  const over = new AbortController();
   let end: CredentialEnd | null = null;
   let timer: NodeJS.Timeout | null = null;
   let unlisten: (() => void) | null = null;
   const finish = (why: CredentialEnd) => {
-    if (ended.signal.aborted) return;
+    if (over.signal.aborted) return;
     end = why;
     stop();
     ended.abort();
   };
   const stop = () => {
+    over.abort();
     if (timer) clearTimeout(timer);
     timer = null;
     unlisten?.();
@@ -90,13 +93,13 @@ export async function watchCredential(deps: WatchDeps): Promise<CredentialWatch>
     timer = setTimeout(armExpiry, Math.min(left, MAX_TIMER_MS)).unref();
   };
   armExpiry();
-  if (deps.listen && !ended.signal.aborted) {
-    const checks = new Checks(deps, () => finish(REVOKED), ended.signal);
+  if (deps.listen && !over.signal.aborted) {
+    const checks = new Checks(deps, () => finish(REVOKED), over.signal);
     const types = new Set(deps.types);
     const off = await deps.listen((event) => {
       if (types.has(event.type)) checks.ask(event.position);
     });
-    if (ended.signal.aborted) off();
+    if (over.signal.aborted) off();
     else unlisten = off;
     checks.ask(AT_HEAD);
   }
