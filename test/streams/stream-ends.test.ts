@@ -8,6 +8,7 @@ import jwt from 'jsonwebtoken';
 import { importAnyRecord } from '../../app/features/intake.ts';
 import { readOutbox } from '../../src/adapters/embedded/file-outbox.ts';
 import { sha256 } from '../../src/security/passwords.ts';
+import { singleKey } from '../../src/security/signing-keys.ts';
 import { TokenService } from '../../src/security/tokens.ts';
 import { memberAccounts } from '../../projections/members/index.ts';
 import { startTestServer, TEST_PASSWORD, type TestServer } from '../support/server.ts';
@@ -185,7 +186,7 @@ describe('streams end with their credential', function () {
     );
     const quiet = await openStream(server.base, `/v1/auctions/${QUIET_AUCTION}/stream?ticket=${shortTicket.ticket}`, {});
     // A token of the service that lives 2 seconds, used with headers on a stream that carries bids meanwhile.
-    const short = new TokenService(Buffer.from(JWT_SECRET), { anonymous: 2, application: 2, member: 2 }).issue(
+    const short = new TokenService(singleKey(Buffer.from(JWT_SECRET)), { anonymous: 2, application: 2, member: 2 }).issue(
       'anonymous',
       'demo',
       'anonymous',
