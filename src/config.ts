@@ -51,7 +51,7 @@ export interface Config {
   host: string;
   dataDir: string;
   logLevel: string;
-  /** JWT signing secret; when unset, a random one is generated once and kept in DATA_DIR/secrets/. */
+  /** JWT_SECRET: one fixed signing key (and the anchor); when unset, the key ring of app/key-ring.ts. */
   jwtSecret: string | null;
   demoApiKey: string | null;
   demoMemberPassword: string | null;

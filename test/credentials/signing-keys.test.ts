@@ -10,10 +10,15 @@ import os from 'node:os';
 import path from 'node:path';
 import jwt from 'jsonwebtoken';
 import { FileKeyRing } from '../../src/adapters/embedded/file-key-ring.ts';
-import { keyIdOf, newKeyRing, newSigningKey, singleKey, StoredSigningKeys } from '../../src/security/signing-keys.ts';
+import { keyIdOf, newKeyRing, newSigningKey, ringKeys, singleKey, StoredSigningKeys } from '../../src/security/signing-keys.ts';
 import { keyStatuses, retireRefusal } from '../../src/security/key-rotation.ts';
 import { LONGEST_CREDENTIAL_SECONDS, TokenService } from '../../src/security/tokens.ts';
 import type { KeyRing } from '../../src/ports/key-ring.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { PositionCodec } from '../../src/events/position.ts';
+import { oneTimeKeySecret } from '../../src/security/keys.ts';
+import { initialRing, openSigningKeys } from '../../app/key-ring.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const kidOfToken = (token: string) => (jwt.decode(token, { complete: true })!.header as { kid?: string }).kid;
@@ -166,6 +171,62 @@ describe('signing keys with ids', function () {
       const back: KeyRing = { ...ring, keys: ring.keys.map((k) => (k.id === 'new' ? { ...k, retired: at(t0 + hours(30)) } : k)) };
       expect(keyStatuses(back).map((s) => s.state)).to.deep.equal(['verifies', 'signs', 'retired']);
       expect(retireRefusal(back, 'mid', new Date(t0 + hours(60)), false)).to.match(/^mid signs now/);
+    });
+  });
+
+  describe('what a first start keeps of before', () => {
+    const logger = createLogger({ level: 'silent' });
+    const dataDirWith = (files: Record<string, string>) => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signing-keys-before-'));
+      dirs.push(dir);
+      fs.mkdirSync(path.join(dir, 'secrets'));
+      for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, 'secrets', name), text);
+      return dir;
+    };
+    const earlier = 'the-jwt-key-an-earlier-version-made-0123456789abcdef';
+    const kidless = jwt.sign({ iss: 'bidder-api', aud: 'bidder-api/v1', sub: '9', tenant: 'demo', kind: 'member', jti: 'j' }, earlier, {
+      algorithm: 'HS256',
+      expiresIn: 600,
+    });
+
+    it("starts the ring from an earlier version's jwt.key: its tokens, positions and one-time keys stay good", async () => {
+      const dataDir = dataDirWith({ 'jwt.key': `${earlier}\n` });
+      const config = loadConfig({ DATA_DIR: dataDir });
+      const processKeys = await openSigningKeys(config, new FileKeyRing(path.join(dataDir, 'secrets')), logger);
+      try {
+        expect(processKeys.anchor.toString()).to.equal(earlier);
+        expect(await new TokenService(processKeys.keys).verify(kidless)).to.include({ sub: '9' });
+        expect(new PositionCodec(processKeys.anchor).forTenant('demo').token(42)).to.equal(
+          new PositionCodec(Buffer.from(earlier)).forTenant('demo').token(42),
+        );
+        expect(oneTimeKeySecret(processKeys.anchor)).to.deep.equal(oneTimeKeySecret(Buffer.from(earlier)));
+      } finally {
+        processKeys.close();
+      }
+    });
+
+    it("starts a ring on PostgreSQL from this machine's keys.json, and a new one from random keys", () => {
+      const ring = newKeyRing(new Date());
+      const dataDir = dataDirWith({ 'keys.json': JSON.stringify(ring) });
+      expect(initialRing(loadConfig({ DATA_DIR: dataDir, POSTGRES_URL: 'postgres://127.0.0.1/x' }))).to.deep.equal(ring);
+      const fresh = initialRing(loadConfig({ DATA_DIR: dataDirWith({}) }));
+      expect(fresh.keys).to.have.length(1);
+      expect(fresh.anchor).to.not.equal(fresh.keys[0].secret);
+      // No kid: a fresh ring takes no token without one.
+      expect(ringKeys(fresh).verifies(undefined)).to.equal(false);
+    });
+
+    it('signs with JWT_SECRET alone when it is set, whatever the ring holds', async () => {
+      const dataDir = dataDirWith({ 'jwt.key': earlier });
+      const secret = 'a-jwt-secret-of-the-spec-0123456789abcdef';
+      const processKeys = await openSigningKeys(
+        loadConfig({ DATA_DIR: dataDir, JWT_SECRET: secret }),
+        new FileKeyRing(path.join(dataDir, 'secrets')),
+        logger,
+      );
+      expect(processKeys.anchor.toString()).to.equal(secret);
+      expect(processKeys.keys.signer().id).to.equal(keyIdOf(Buffer.from(secret)));
+      expect(fs.existsSync(path.join(dataDir, 'secrets', 'keys.json'))).to.equal(false);
     });
   });
 });

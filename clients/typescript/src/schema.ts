@@ -1269,7 +1269,7 @@ export interface paths {
     put?: never;
     /**
      * A URL that opens one stream without headers (for a browser's EventSource)
-     * @description `Path`: `/v1/auctions/{id}/stream` (any token of the house) or `/v1/me/stream` (a member token; another token is `401` with the code `member-token-required`). The answer's `Url` is that stream's absolute URL with `?ticket=…`: open it with `new EventSource(Url)`, no header. The ticket authenticates a `GET` of that one path for the house, member and Api-Key of the token it was made from, until `ExpiresAt`: when that token expires, and at most 12 hours. The browser's own reconnects (the same URL with `Last-Event-ID`) keep working until then; afterwards, or once the member is removed or signed out by a password reset, the stream answers `401` (code `ticket-invalid`): ask for a new ticket. With a ticket in the URL the `Api-Key` and `Authorization` headers are not looked at. Another path is `400` (code `stream-path-invalid`); an auction the house does not have is `404`. Keep the URL as you would keep the token: it never appears in the service's logs.
+     * @description `Path`: `/v1/auctions/{id}/stream` (any token of the house) or `/v1/me/stream` (a member token; another token is `401` with the code `member-token-required`). The answer's `Url` is that stream's URL with `?ticket=…`: absolute under the service's configured public URL, else a path (`/v1/me/stream?ticket=…`) to resolve against the URL you call the API at (`new URL(Url, apiBase)`); it is never built from the request's `Host`. Open it with `new EventSource(Url)`, no header. The ticket authenticates a `GET` of that one path for the house, member and Api-Key of the token it was made from, until `ExpiresAt`: when that token expires, and at most 12 hours. The browser's own reconnects (the same URL with `Last-Event-ID`) keep working until then; afterwards, or once the member is removed or signed out by a password reset, the stream answers `401` (code `ticket-invalid`): ask for a new ticket. With a ticket in the URL the `Api-Key` and `Authorization` headers are not looked at. Another path is `400` (code `stream-path-invalid`); an auction the house does not have is `404`. Keep the URL as you would keep the token: it never appears in the service's logs.
      *
      *     Credentials: the `Api-Key` header and a bearer token of the auction house (anonymous, application or member).
      */
@@ -2708,8 +2708,8 @@ export interface components {
     };
     StreamTicket: {
       /**
-       * Format: uri
-       * @description The stream's absolute URL with its ticket: `new EventSource(Url)`.
+       * Format: uri-reference
+       * @description The stream's URL with its ticket: absolute under the service's public URL when one is configured, else a path from the API's root (`/v1/...`), resolved against the URL the API is called at.
        */
       Url: string;
       /**
