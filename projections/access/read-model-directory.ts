@@ -6,8 +6,7 @@ import { memberStreamId } from '../../commands/members/events.ts';
 import type { AccessDirectory } from '../../src/http/access-directory.ts';
 import type { TenantDoc } from './collections.ts';
 import { apiKeys, applications, backOfficeKeys, operatorScope, tenantsCollection } from './collections.ts';
-import { memberAccounts, type MemberDoc } from '../members/index.ts';
-import { membersProjection } from '../members/projection.ts';
+import { MEMBERS_PROJECTION, memberAccounts, type MemberDoc } from '../members/index.ts';
 import { accessProjection } from './projection.ts';
 
 /**
@@ -53,7 +52,7 @@ export function accessDirectory(
     credentialSources: ({ keyId, tenant, memberId }) => ({
       streams: [apiKeyStreamId(keyId), tenantStreamId(tenant), ...(memberId === null ? [] : [memberStreamId(tenant, Number(memberId))])],
       types: REVOKING_TYPES,
-      projections: [accessProjection.name, membersProjection.name],
+      projections: [accessProjection.name, MEMBERS_PROJECTION],
     }),
   };
 }

@@ -82,7 +82,7 @@ export const streamMyChanges = defineOperation({
       'when a lot the caller bid on closes, `registration` `{AuctionId, Status}` when the house decides a registration of the caller (`approved`, also at once, or `rejected`). ' +
       "Never another member's identity or maximum. Each event has an opaque `id:`; a client that reconnects with `Last-Event-ID` gets what it missed (at least the last 24 hours) " +
       'or one `reset`, after which it reads `/v1/me/bids` again. A comment line comes at least every 15 seconds. A browser opens it with its own `EventSource` through a stream ticket ' +
-      '(`POST /v1/stream-tickets`, `Path: /v1/me/stream`). The stream ends at the expiry of the ticket (or token) it was opened with, and within a second of a password reset ending the member\'s sessions ' +
+      "(`POST /v1/stream-tickets`, `Path: /v1/me/stream`). The stream ends at the expiry of the ticket (or token) it was opened with, and within a second of a password reset ending the member's sessions " +
       '(or the member removed, the Api-Key no longer acting for the house): its last event is then `end` `{Code, Reason}` (`credential-expired`: open it again with a new ticket; `credential-revoked`: sign in again). ' +
       'A process serves at most 2,000 member streams (`503`); one client address holds at most 100 of a house on a process, ' +
       'and a house at most half (`429`, `Retry-After`).',
