@@ -9,6 +9,7 @@ import { projectionStatus, type ProjectionStatus } from './status.ts';
 import { Rebuilds, type RebuildOptions } from './rebuild.ts';
 import { liveSearchWriter, PAGE_SIZE, readPage, storedCheckpoint, type ProjectorDeps } from './apply.ts';
 import type { RecordedEvent } from '../ports/event-log.ts';
+import { Parking } from './parking.ts';
 
 export type { ProjectorDeps } from './apply.ts';
 export type { ProjectionStatus } from './status.ts';
@@ -31,8 +32,8 @@ export class ProjectorRuntime {
   constructor(
     private readonly deps: ProjectorDeps,
     readonly projections: Projection[],
-    /** A rebuild's bounds (smaller in specs of the bounds themselves). */
-    options: RebuildOptions = {},
+    /** A rebuild's bounds, and the tries before an event is parked (smaller in specs of the bounds themselves). */
+    private readonly options: RebuildOptions = {},
   ) {
     for (const p of projections) {
       if (this.byName.has(p.name)) throw new Error(`duplicate projection ${p.name}`);
@@ -40,7 +41,7 @@ export class ProjectorRuntime {
     }
     const stopping = () => this.stopped;
     this.catchUps = new CatchUp(deps, this.progress, stopping, options.rebuildBatch ?? PAGE_SIZE);
-    this.loops = new Loops(deps, this.progress, this.catchUps, stopping);
+    this.loops = new Loops(deps, this.progress, this.catchUps, stopping, options.parking);
     this.waiters = new Waiters(
       this.progress,
       (name) => this.checkpoint(this.get(name)),
@@ -159,6 +160,7 @@ export class ProjectorRuntime {
         head,
         this.deps.documents.live(),
         liveSearchWriter(this.deps, projection),
+        await new Parking(this.deps.documents, this.deps.logger, projection.name, projection.name, this.options.parking).load(),
       );
     }
   }
