@@ -38,13 +38,21 @@ export class CatchUp {
         const position = at.get(projection)!;
         if (position >= end) continue;
         const mine = events.filter((e) => e.position > position && projection.handles.includes(e.type));
-        const stored = await applyParked(parkingOf(projection), this.deps.documents, projection, mine, position, this.deps.documents.live(), {
-          searchWriter: writers.get(projection),
-          onChange: (handled, at) => {
-            if (handled.length > 0) this.progress.changed(projection.name, at, handled);
+        const stored = await applyParked(
+          parkingOf(projection),
+          this.deps.documents,
+          projection,
+          mine,
+          position,
+          this.deps.documents.live(),
+          {
+            searchWriter: writers.get(projection),
+            onChange: (handled, at) => {
+              if (handled.length > 0) this.progress.changed(projection.name, at, handled);
+            },
+            end,
           },
-          end,
-        });
+        );
         at.set(projection, stored);
         this.progress.advance(projection.name, stored);
       }

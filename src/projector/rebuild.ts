@@ -38,7 +38,8 @@ export class Rebuilds {
     onProgress?: (position: number, head: number) => void,
   ): Promise<{ events: number; position: number }> {
     let head = await this.deps.log.headPosition();
-    const parking = () => new Parking(this.deps.documents, this.deps.logger, projection.name, rebuildCheckpoint(projection.name), this.options.parking);
+    const parking = () =>
+      new Parking(this.deps.documents, this.deps.logger, projection.name, rebuildCheckpoint(projection.name), this.options.parking);
     if (projection.kind === 'search') {
       const rebuild = await this.deps.search.startRebuild(projection.collection.name, projection.name);
       let last = 0;
@@ -148,7 +149,11 @@ export class Rebuilds {
   /** Forgets what a checkpoint's name set aside (a search index's rebuild, which has no swap of its own for it). */
   private async clearParked(checkpoint: string): Promise<void> {
     const events = await this.deps.documents.parkedEvents(checkpoint);
-    if (events.length > 0) await this.deps.documents.unpark(checkpoint, events.map((e) => e.position));
+    if (events.length > 0)
+      await this.deps.documents.unpark(
+        checkpoint,
+        events.map((e) => e.position),
+      );
   }
 
   /** After a search index's swap: what its rebuild set aside replaces the live list, but for the skips (not atomic). */
@@ -156,8 +161,14 @@ export class Rebuilds {
     const shadow = rebuildCheckpoint(projection);
     const live = await this.deps.documents.parkedEvents(projection);
     const skipped = new Set(live.filter((e) => e.state === 'skipped').map((e) => e.position));
-    await this.deps.documents.unpark(projection, live.filter((e) => !skipped.has(e.position)).map((e) => e.position));
-    await this.deps.documents.park(projection, (await this.deps.documents.parkedEvents(shadow)).filter((e) => !skipped.has(e.position)));
+    await this.deps.documents.unpark(
+      projection,
+      live.filter((e) => !skipped.has(e.position)).map((e) => e.position),
+    );
+    await this.deps.documents.park(
+      projection,
+      (await this.deps.documents.parkedEvents(shadow)).filter((e) => !skipped.has(e.position)),
+    );
     await this.clearParked(shadow);
   }
 }
