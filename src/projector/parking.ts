@@ -35,7 +35,6 @@ const MAX_ERROR = 500;
 
 /** An error as it is kept and logged: its message alone, on one line, bounded. */
 export function parkedError(error: unknown): string {
-  // eslint-disable-next-line no-control-regex -- control characters (NUL above all) are what is replaced
   const message = (error instanceof Error ? error.message : String(error)).replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
   return message.length > MAX_ERROR ? `${message.slice(0, MAX_ERROR)}…` : message || 'error without a message';
 }

@@ -10,10 +10,12 @@ import { Rebuilds, type RebuildOptions } from './rebuild.ts';
 import { liveSearchWriter, PAGE_SIZE, readPage, storedCheckpoint, type ProjectorDeps } from './apply.ts';
 import type { RecordedEvent } from '../ports/event-log.ts';
 import { Parking } from './parking.ts';
+import { ParkedOperations } from './parked.ts';
 
 export type { ProjectorDeps } from './apply.ts';
 export type { ProjectionStatus } from './status.ts';
 export type { ProgressListener } from './progress.ts';
+export type { ParkedTally, RetryOutcome } from './parked.ts';
 
 /**
  * Runs projections in the background: each from its own checkpoint, catching up and then following the
@@ -28,6 +30,8 @@ export class ProjectorRuntime {
   private readonly rebuilds: Rebuilds;
   private stopped = false;
   private readonly byName = new Map<string, Projection>();
+  /** What the projections set aside (parking.ts), for an operator: list, retry, skip (`npm run parked`). */
+  readonly parked: ParkedOperations;
 
   constructor(
     private readonly deps: ProjectorDeps,
@@ -49,6 +53,12 @@ export class ProjectorRuntime {
       (names) => this.changeMark(names),
     );
     this.rebuilds = new Rebuilds(deps, this.catchUps, options);
+    this.parked = new ParkedOperations(
+      deps,
+      (name) => this.get(name),
+      (name) => this.rebuild(name),
+      options.parking,
+    );
   }
 
   get(name: string): Projection {

@@ -48,6 +48,11 @@ export function rebuildCheckpoint(projection: string): string {
   return `${projection}#rebuild`;
 }
 
+/** Whether a checkpoint's name is a rebuild's (rebuildCheckpoint), not a projection's. */
+export function isRebuildCheckpoint(name: string): boolean {
+  return name.endsWith('#rebuild');
+}
+
 /**
  * Swaps when the rebuilt copies are at least where the live ones are: when a running projector brought the
  * live copy further, swapping now would hide its writes until it replayed them, so nothing is swapped and
