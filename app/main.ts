@@ -106,6 +106,7 @@ async function main() {
             metrics: runtime.metrics,
             projections: () => services.projector.status(),
             storage: () => services.storage.check(),
+            parked: runtime.parked,
           }),
           config.metrics.port,
           config.metrics.host,
