@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import type { EventLog, RecordedEvent } from '../../src/ports/event-log.ts';
 import type { Doc, DocumentStore, ParkedEvent } from '../../src/ports/read-models.ts';
-import type { DocumentProjection, Reactor } from '../../src/projector/projection.ts';
+import type { DocumentProjection, Reactor, SearchProjection } from '../../src/projector/projection.ts';
 import { ProjectorRuntime } from '../../src/projector/runtime.ts';
 import { MiniSearchIndex } from '../../src/adapters/embedded/minisearch/index.ts';
 import { createLogger, type Logger } from '../../src/logger.ts';
@@ -78,6 +78,9 @@ function keptLogger(): { logger: Logger; lines: Array<Record<string, unknown>> }
 
 const FAST = { parking: { backoffMs: 5 } };
 
+/** A word for each price appendSale sets (a search for one finds no other). */
+const WORDS: Record<string, string> = { '100': 'alpha', '120': 'bravo', '130': 'charlie', '50': 'delta', '900': 'echo', '950': 'foxtrot' };
+
 export function parkingSpec(engine: string, open: () => Promise<ParkingEngines>): void {
   describe(`parking an event a projection cannot apply (${engine})`, function () {
     this.timeout(30_000);
@@ -98,7 +101,7 @@ export function parkingSpec(engine: string, open: () => Promise<ParkingEngines>)
     });
 
     const runtime = async (
-      projections: Array<DocumentProjection | Reactor>,
+      projections: Array<DocumentProjection | Reactor | SearchProjection>,
       logger: Logger,
       options = FAST,
       documents = engines.documents,
@@ -220,6 +223,34 @@ export function parkingSpec(engine: string, open: () => Promise<ParkingEngines>)
       state.broken = false;
       expect((await projector.parked.retry(PROJECTION)).after).to.deep.equal({ parked: 0, held: 0, skipped: 0 });
       expect(await readModel(engines.documents)).to.deep.equal(await replay());
+    });
+
+    it("parks an event of the search index's projection, kept in the document store (the index has its checkpoint), and a retry rebuilds the index", async () => {
+      const state = { broken: true };
+      const titles: SearchProjection = {
+        kind: 'search',
+        name: 'parking-titles',
+        collection: { name: 'parking_titles', fields: [{ name: 'title', type: 'string', searchable: true }] },
+        handles: ['PriceSet'],
+        async apply(event, batch) {
+          const data = event.data as { lot: string; price: string; bad?: string };
+          if (data.bad && state.broken) throw new Error('title of a shape this version cannot read');
+          batch.upsert(event.metadata.tenant, { id: data.lot, title: WORDS[data.price] });
+        },
+      };
+      const projector = await runtime([titles], createLogger({ level: 'silent' }));
+      await projector.start();
+      const at = await appendSale();
+      expect(await projector.waitFor(at.last, ['parking-titles'], 20_000)).to.equal(true);
+      const found = async (tenant: string, q: string) =>
+        (await search.search('parking_titles', tenant, { q, queryBy: ['title'], page: 1, perPage: 10 })).hits.map((h) => h.id);
+      expect(await found('house-b', 'foxtrot')).to.deep.equal(['b1']);
+      expect(await found('house-a', 'alpha')).to.deep.equal(['a1']);
+      expect(await found('house-a', 'charlie'), 'held').to.deep.equal([]);
+      expect(await projector.parked.counts()).to.deep.equal({ 'parking-titles': { parked: 1, held: 1, skipped: 0 } });
+      state.broken = false;
+      expect((await projector.parked.retry('parking-titles')).after).to.deep.equal({ parked: 0, held: 0, skipped: 0 });
+      expect(await found('house-a', 'charlie')).to.deep.equal(['a1']);
     });
 
     it('parks an event of a reactor that keeps failing, reacts to the others, and re-reacts to it in order at the retry', async () => {
