@@ -110,6 +110,7 @@ async function main() {
             access: 'open',
             projections: () => services.projector.status(),
             storage: () => services.storage.check(),
+            parked: runtime.parked,
           }),
           config.metrics.port,
           config.metrics.host,

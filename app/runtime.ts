@@ -26,7 +26,7 @@ import { importLines } from './features/intake.ts';
 import { openAuctionStreams } from '../queries/auction-stream/operations.ts';
 import { openMemberStreams } from '../queries/member-stream/operations.ts';
 import { Metrics } from '../src/http/metrics.ts';
-import { opsApp } from '../src/http/ops-routes.ts';
+import { opsApp, type ParkedSummary } from '../src/http/ops-routes.ts';
 import { holdLease, leaseHolder, type HeldLease } from '../src/roles/singleton.ts';
 import { dataPaths, openEngines, type Engines } from './engines.ts';
 import { noCounters } from '../src/counters.ts';
@@ -63,6 +63,8 @@ export interface Runtime {
   feed: EventFeed | null;
   /** The process is stopping: requests waiting for events (the back office's feed, `wait`) answer at once. */
   stopWaiting(): void;
+  /** What the projections and the job queue parked (for /readyz and /metrics; read at most once a second). */
+  parked: () => Promise<ParkedSummary>;
   /** Starts the projections' loops when they were held back (`holdProjections`); else does nothing. */
   startProjections(): Promise<void>;
   close(): Promise<void>;
@@ -154,7 +156,11 @@ export async function createRuntime(
     changeMark: (names) => projector.changeMark(names),
   });
   projector.subscribe(versions);
-  const metrics = config.metrics === 'off' ? null : new Metrics({ role, projections: () => projector.status() });
+  const parked = parkedSummary(projector, jobs);
+  const metrics =
+    config.metrics === 'off'
+      ? null
+      : new Metrics({ role, projections: () => projector.status(), parked, projectionNames: projector.projections.map((p) => p.name) });
   metrics?.storage(storage);
   const services: Services = {
     log,
@@ -245,6 +251,7 @@ export async function createRuntime(
           fresh: () => versions.fresh(),
           ping: () => engines.ping(),
           storage: () => storage.check(),
+          parked,
           offLoop: engines.offLoop,
         },
         {
@@ -265,6 +272,7 @@ export async function createRuntime(
         projections: runsProjections ? () => projector.status() : undefined,
         ping: () => engines.ping(),
         storage: () => storage.check(),
+        parked,
       }) as unknown as ReturnType<typeof buildApp>);
   let closed = false;
   return {
@@ -274,6 +282,7 @@ export async function createRuntime(
     app,
     metrics,
     feed,
+    parked,
     stopWaiting: () => stopping.abort(),
     async startProjections() {
       const start = startLoops;
@@ -292,5 +301,27 @@ export async function createRuntime(
       await engines.close();
       storage.close();
     },
+  };
+}
+
+/**
+ * What the projections and the job queue parked, read at most once a second (every /readyz probe and scrape asks):
+ * the projections' events parked and held, the jobs parked by name.
+ */
+function parkedSummary(projector: ProjectorRuntime, jobs: Engines['jobs']): () => Promise<ParkedSummary> {
+  let last: { at: number; summary: Promise<ParkedSummary> } | null = null;
+  const read = async (): Promise<ParkedSummary> => {
+    const projections: ParkedSummary['projections'] = {};
+    for (const [name, { parked, held }] of Object.entries(await projector.parked.counts()))
+      if (parked + held > 0) projections[name] = { parked, held };
+    return { projections, jobs: await jobs.parkedCounts() };
+  };
+  return () => {
+    if (!last || Date.now() - last.at > 1000) {
+      const summary = read();
+      last = { at: Date.now(), summary };
+      summary.catch(() => (last = null));
+    }
+    return last.summary;
   };
 }

@@ -7,6 +7,22 @@ import type { ProjectionStatus } from '../projector/status.ts';
 import type { Metrics } from './metrics.ts';
 import { sendProblem } from './problem.ts';
 
+/** What the process's projections and job queue set aside (parked), for /readyz and /metrics (`npm run parked` lists it). */
+export interface ParkedSummary {
+  /** Events each projection parked (its tries failed) and held behind them, for those with any. */
+  projections: Record<string, { parked: number; held: number }>;
+  /** Jobs parked (their tries spent), by job name, for names with any. */
+  jobs: Record<string, number>;
+}
+
+/** How many events and jobs are set aside, not applied or run. */
+export function parkedTotal(summary: ParkedSummary): number {
+  let total = 0;
+  for (const { parked, held } of Object.values(summary.projections)) total += parked + held;
+  for (const count of Object.values(summary.jobs)) total += count;
+  return total;
+}
+
 /** /readyz's bound when none is given: a projection further behind than this makes the process not ready. */
 export const READY_MAX_LAG_SECONDS = 10;
 
@@ -20,6 +36,8 @@ export interface OpsSources {
   ping?: () => Promise<void>;
   /** Whether a store has no room for writes, looked at again (StorageRoom.check). */
   storage?: () => Promise<boolean>;
+  /** What is parked (a process that serves with anything parked is `degraded`, still ready). */
+  parked?: () => Promise<ParkedSummary>;
   /** Null when metrics are off or served on a port of their own. */
   metrics: Metrics | null;
   /**
@@ -55,10 +73,11 @@ function refuseOperator(res: Response, access: OpsSources['access']): void {
 /**
  * The operator's routes, outside /v1 and without an Api-Key: /healthz (the process is up), /readyz (it can
  * serve: its stores answer and no projection is more than `maxLagSeconds` behind the log; a busy log that keeps
- * projections a moment behind is ready), /metrics (Prometheus). Every role serves them, so an orchestrator can
- * check a `projector` or `worker` as it checks an `api`. Anyone reads /readyz's status and why it is not ready;
- * where each projection stands, and /metrics (every house's operations counted), only as `access` allows: a
- * bearer that is not the operator's token is answered 401 `operator-token-invalid`.
+ * projections a moment behind is ready; with events or jobs parked it answers 200 `degraded`, their count in
+ * `parked`), /metrics (Prometheus). Every role serves them, so an orchestrator can check a `projector` or
+ * `worker` as it checks an `api`. Anyone reads /readyz's status and why it is not ready; where each projection
+ * stands, what is parked, and /metrics (every house's operations counted), only as `access` allows: a bearer
+ * that is not the operator's token is answered 401 `operator-token-invalid`.
  */
 export function mountOps(app: Express, sources: OpsSources): void {
   app.get('/healthz', (_req: Request, res: Response) => {
@@ -69,13 +88,20 @@ export function mountOps(app: Express, sources: OpsSources): void {
     const operator = operatorCalls(req, sources.access);
     if (operator === false) return refuseOperator(res, sources.access);
     let projections: Record<string, ProjectionStatus> = {};
-    let status: 'ready' | 'catching-up' | 'unavailable';
+    let status: 'ready' | 'degraded' | 'catching-up' | 'unavailable';
+    let parked: { parked: number; parkedBy: ParkedSummary } | object = {};
     // `engines: unreachable`: a store did not answer (PostgreSQL down or restarting): nothing can be served.
     let engines: 'reachable' | 'unreachable' = 'reachable';
     try {
       await sources.ping?.();
       projections = (await sources.projections?.()) ?? {};
       status = Object.values(projections).every((p) => p.lagSeconds <= maxLagSeconds) ? 'ready' : 'catching-up';
+      // `degraded`: events or jobs are parked (npm run parked): the process serves (200), some read models lag for them.
+      const summary = await sources.parked?.();
+      if (summary) {
+        parked = { parked: parkedTotal(summary), parkedBy: summary };
+        if (status === 'ready' && parkedTotal(summary) > 0) status = 'degraded';
+      }
     } catch {
       status = 'unavailable';
       engines = 'unreachable';
@@ -88,11 +114,12 @@ export function mountOps(app: Express, sources: OpsSources): void {
     const reason: NotReady | null =
       engines === 'unreachable' ? 'engines-unreachable' : full ? 'storage-full' : status === 'catching-up' ? 'projections-behind' : null;
     res.setHeader('Cache-Control', 'no-store');
-    if (status !== 'ready') res.setHeader('Retry-After', '2');
+    const serves = status === 'ready' || status === 'degraded';
+    if (!serves) res.setHeader('Retry-After', '2');
     const answer = reason ? { status, reason } : { status };
     res
-      .status(status === 'ready' ? 200 : 503)
-      .json(operator ? { ...answer, role: sources.role, engines, ...storage, maxLagSeconds, projections } : answer);
+      .status(serves ? 200 : 503)
+      .json(operator ? { ...answer, role: sources.role, engines, ...storage, maxLagSeconds, ...parked, projections } : answer);
   });
   const metrics = sources.metrics;
   if (metrics)

@@ -60,6 +60,33 @@ describe('/readyz', () => {
     expect(stillServing.body.projections.catalogue.error).to.equal('failing');
   });
 
+  it('answers 200 degraded with the count of what is parked (events parked and held, jobs parked); behind the bound, 503 catching-up', async () => {
+    const parkedBy = { projections: { watchlist: { parked: 1, held: 3 } }, jobs: { 'deliver-message': 2 } };
+    const projections = { watchlist: at(125, 0) };
+    const degraded = await readyz({ role: 'all', metrics: null, projections: async () => projections, parked: async () => parkedBy });
+    expect(degraded.status).to.equal(200);
+    expect(degraded.retryAfter).to.equal(null);
+    expect(degraded.body).to.deep.equal({
+      status: 'degraded',
+      role: 'all',
+      engines: 'reachable',
+      maxLagSeconds: 10,
+      parked: 6,
+      parkedBy,
+      projections,
+    });
+    const none = await readyz({ role: 'worker', metrics: null, parked: async () => ({ projections: {}, jobs: {} }) });
+    expect(none.body).to.deep.include({ status: 'ready', parked: 0 });
+    const behind = await readyz({
+      role: 'api',
+      metrics: null,
+      projections: async () => ({ watchlist: at(100, 11) }),
+      parked: async () => parkedBy,
+    });
+    expect(behind.status).to.equal(503);
+    expect(behind.body).to.deep.include({ status: 'catching-up', parked: 6 });
+  });
+
   it('takes its bound from READY_MAX_LAG_SECONDS', async () => {
     expect(loadConfig({}).http.readyMaxLagSeconds).to.equal(10);
     expect(loadConfig({ READY_MAX_LAG_SECONDS: '30' }).http.readyMaxLagSeconds).to.equal(30);
