@@ -17,6 +17,11 @@ export interface OpsSources {
   ping?: () => Promise<void>;
   /** Whether a store has no room for writes, looked at again (StorageRoom.check). */
   storage?: () => Promise<boolean>;
+  /**
+   * Where each channel's messages go (`worker`, `all`), with the messages queued for a transport this process
+   * lacks: reported, never a reason to be not ready (the process serves).
+   */
+  deliveries?: () => Promise<object>;
   /** Null when metrics are off or served on a port of their own. */
   metrics: Metrics | null;
 }
@@ -50,9 +55,10 @@ export function mountOps(app: Express, sources: OpsSources): void {
     const full = sources.storage ? await sources.storage() : null;
     if (full) status = 'unavailable';
     const storage = full === null ? {} : { storage: full ? 'full' : 'ok' };
+    const deliveries = sources.deliveries ? await sources.deliveries().catch(() => null) : null;
     res.setHeader('Cache-Control', 'no-store');
     if (status !== 'ready') res.setHeader('Retry-After', '2');
-    res.status(status === 'ready' ? 200 : 503).json({ status, role: sources.role, engines, ...storage, maxLagSeconds, projections });
+    res.status(status === 'ready' ? 200 : 503).json({ status, role: sources.role, engines, ...storage, ...(deliveries ? { deliveries } : {}), maxLagSeconds, projections });
   });
   const metrics = sources.metrics;
   if (metrics) app.get('/metrics', (req: Request, res: Response) => metrics.answer(req, res));
