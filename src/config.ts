@@ -206,12 +206,12 @@ function embeddedSearch(value: string | undefined): Config['embeddedSearch'] {
   return v;
 }
 
-/** A whole number from 0 (to `max`) in a variable, else its default; anything else stops the start naming the variable. */
+/** A whole number from 0 (up to `max`) in a variable, else its default; anything else stops the start naming the variable. */
 function int(value: string | undefined, fallback: number, name: string, max = Number.MAX_SAFE_INTEGER): number {
   if (value === undefined || value === '') return fallback;
   const n = /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
   if (!Number.isSafeInteger(n) || n > max)
-    throw new ConfigError(`${name} must be a whole number from 0${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ''} (got ${JSON.stringify(value)})`);
+    throw new ConfigError(`${name} must be a non-negative integer${max < Number.MAX_SAFE_INTEGER ? ` up to ${max}` : ''} (got ${JSON.stringify(value)})`);
   return n;
 }
 
