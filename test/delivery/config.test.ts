@@ -101,6 +101,23 @@ describe('Delivery settings', function () {
     expect(deliveryAttempts(15_000)).to.equal(12);
   });
 
+  it('is passed to the service by both compose files, each variable optional (empty: its default)', function () {
+    for (const file of ['docker-compose.yml', 'docker-compose.postgres.yml']) {
+      const compose = fs.readFileSync(file, 'utf8');
+      for (const name of [
+        'SMTP_URL',
+        'MAIL_FROM',
+        'TWILIO_ACCOUNT_SID',
+        'TWILIO_AUTH_TOKEN',
+        'TWILIO_FROM',
+        'TWILIO_API_URL',
+        'DELIVERY_FIRST_RETRY_MS',
+      ])
+        expect(compose, `${file} ${name}`).to.include(`    ${name}: \${${name}:-}\n`);
+    }
+    expect(loadConfig({ TWILIO_API_URL: '', DELIVERY_FIRST_RETRY_MS: '' }).delivery).to.deep.equal({ smtp: null, twilio: null, firstRetryMs: 15_000 });
+  });
+
   it('parses senders as Name <address> or an address, and nothing else', function () {
     expect(parseMailbox('"Demo, Auctions" <a@example.com>')).to.deep.equal({ name: 'Demo, Auctions', address: 'a@example.com' });
     expect(parseMailbox('  a@example.com ')).to.deep.equal({ name: null, address: 'a@example.com' });
