@@ -192,8 +192,7 @@ export async function createRuntime(
     for (const { text, ...meta } of await deliveryStartNotes(jobs, config.delivery)) logger.warn(meta, text);
   }
   // Where mail and SMS go, in the /readyz of the roles that send them (an `all`'s api processes too: same settings).
-  const deliveries =
-    role === 'all' || role === 'worker' ? () => deliveryReport(jobs, configuredChannels(config.delivery)) : undefined;
+  const deliveries = role === 'all' || role === 'worker' ? () => deliveryReport(jobs, configuredChannels(config.delivery)) : undefined;
   let startLoops: (() => Promise<void>) | null = null;
   if (background) {
     // An `api` with the embedded lot index keeps its own replica of it up to date; everything else it

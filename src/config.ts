@@ -202,7 +202,8 @@ export interface HttpConfig {
 
 function embeddedSearch(value: string | undefined): Config['embeddedSearch'] {
   const v = value || 'minisearch';
-  if (v !== 'fts5' && v !== 'minisearch') throw new ConfigError(`EMBEDDED_SEARCH must be fts5 or minisearch (got ${JSON.stringify(value)})`);
+  if (v !== 'fts5' && v !== 'minisearch')
+    throw new ConfigError(`EMBEDDED_SEARCH must be fts5 or minisearch (got ${JSON.stringify(value)})`);
   return v;
 }
 
@@ -211,7 +212,9 @@ function int(value: string | undefined, fallback: number, name: string, max = Nu
   if (value === undefined || value === '') return fallback;
   const n = /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
   if (!Number.isSafeInteger(n) || n > max)
-    throw new ConfigError(`${name} must be a non-negative integer${max < Number.MAX_SAFE_INTEGER ? ` up to ${max}` : ''} (got ${JSON.stringify(value)})`);
+    throw new ConfigError(
+      `${name} must be a non-negative integer${max < Number.MAX_SAFE_INTEGER ? ` up to ${max}` : ''} (got ${JSON.stringify(value)})`,
+    );
   return n;
 }
 

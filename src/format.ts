@@ -4,7 +4,12 @@
  * A money amount in minor units as people read it in a language: `5 000 €`, `€5,000`, `1 234,50 kr`; with
  * `minorDigits: 'always'` (mails) a whole amount keeps them too: `137,00 €`, `€137.00`.
  */
-export function formatMoney(minor: number, currency: string, language: string, minorDigits: 'when-needed' | 'always' = 'when-needed'): string {
+export function formatMoney(
+  minor: number,
+  currency: string,
+  language: string,
+  minorDigits: 'when-needed' | 'always' = 'when-needed',
+): string {
   const digits = fractionDigits(currency);
   const major = minor / 10 ** digits;
   return new Intl.NumberFormat(language, {

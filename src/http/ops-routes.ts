@@ -58,7 +58,9 @@ export function mountOps(app: Express, sources: OpsSources): void {
     const deliveries = sources.deliveries ? await sources.deliveries().catch(() => null) : null;
     res.setHeader('Cache-Control', 'no-store');
     if (status !== 'ready') res.setHeader('Retry-After', '2');
-    res.status(status === 'ready' ? 200 : 503).json({ status, role: sources.role, engines, ...storage, ...(deliveries ? { deliveries } : {}), maxLagSeconds, projections });
+    res
+      .status(status === 'ready' ? 200 : 503)
+      .json({ status, role: sources.role, engines, ...storage, ...(deliveries ? { deliveries } : {}), maxLagSeconds, projections });
   });
   const metrics = sources.metrics;
   if (metrics) app.get('/metrics', (req: Request, res: Response) => metrics.answer(req, res));

@@ -66,7 +66,8 @@ describe('Network outbox on the Outbox contract', function () {
       const mail = new SmtpTransport({ url: smtp.url, from: { name: 'Auctions', address: 'auctions@example.test' } });
       const sms = new TwilioSms({ accountSid: twilio.accountSid, authToken: twilio.authToken, from: '+15005550006', apiUrl: twilio.url });
       const outbox = new QueuedOutbox(jobs, { mail, sms }, new FileOutbox(path.join(dir, 'outbox')), 50);
-      for (const [name, processor] of Object.entries(outbox.processors({ logger: quiet, counters: noCounters }))) jobs.process(name, processor);
+      for (const [name, processor] of Object.entries(outbox.processors({ logger: quiet, counters: noCounters })))
+        jobs.process(name, processor);
       closers.push(
         () => jobs.close(),
         () => mail.close(),

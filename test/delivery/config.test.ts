@@ -36,9 +36,20 @@ describe('Delivery settings', function () {
 
   it('requires STARTTLS on smtp:// to any host but a loopback one, unless SMTP_URL says requireTLS=false, which it warns of', function () {
     const smtp = (url: string) => loadConfig({ SMTP_URL: url, MAIL_FROM: 'a@example.com' }).delivery.smtp!;
-    for (const url of ['smtp://mail.example.com:587', 'smtp://u:p@192.0.2.25:25', 'smtp://[2001:db8::25]:25', 'smtp://127.0.0.1:25?requireTLS=true'])
+    for (const url of [
+      'smtp://mail.example.com:587',
+      'smtp://u:p@192.0.2.25:25',
+      'smtp://[2001:db8::25]:25',
+      'smtp://127.0.0.1:25?requireTLS=true',
+    ])
       expect(smtp(url), url).to.include({ requireTLS: true }).and.have.property('warnings').that.is.empty;
-    for (const url of ['smtp://127.0.0.1:25', 'smtp://localhost:25', 'smtp://[::1]:25', 'smtp://127.0.0.2:1025', 'smtp://127.0.0.1:25?requireTLS=false'])
+    for (const url of [
+      'smtp://127.0.0.1:25',
+      'smtp://localhost:25',
+      'smtp://[::1]:25',
+      'smtp://127.0.0.2:1025',
+      'smtp://127.0.0.1:25?requireTLS=false',
+    ])
       expect(smtp(url), url).to.include({ requireTLS: false }).and.have.property('warnings').that.is.empty;
     expect(smtp('smtps://mail.example.com:465')).to.include({ requireTLS: false }).and.have.property('warnings').that.is.empty;
     expect(smtp('smtp://u:secret@mail.example.com:587?requireTLS=false')).to.deep.include({
@@ -115,7 +126,11 @@ describe('Delivery settings', function () {
       ])
         expect(compose, `${file} ${name}`).to.include(`    ${name}: \${${name}:-}\n`);
     }
-    expect(loadConfig({ TWILIO_API_URL: '', DELIVERY_FIRST_RETRY_MS: '' }).delivery).to.deep.equal({ smtp: null, twilio: null, firstRetryMs: 15_000 });
+    expect(loadConfig({ TWILIO_API_URL: '', DELIVERY_FIRST_RETRY_MS: '' }).delivery).to.deep.equal({
+      smtp: null,
+      twilio: null,
+      firstRetryMs: 15_000,
+    });
   });
 
   it('parses senders as Name <address> or an address, and nothing else', function () {

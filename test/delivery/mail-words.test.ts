@@ -21,7 +21,16 @@ describe('Words of the mails (PRODUCTION.md "Deliveries an operator can trust")'
   describe('a reminder', function () {
     const now = Date.parse('2026-11-17T18:00:00Z');
     const reminder = (language: string, left: number, minutesBefore: number) =>
-      reminderMessage({ channel: 'email', language, houseName: 'Demo Auctions', lotNumber: 7, title: 'Clock', endTime: now + left, minutesBefore, now });
+      reminderMessage({
+        channel: 'email',
+        language,
+        houseName: 'Demo Auctions',
+        lotNumber: 7,
+        title: 'Clock',
+        endTime: now + left,
+        minutesBefore,
+        now,
+      });
 
     it('sent at once for a lot that ends in about 120 hours says 120 hours, not the week asked for', function () {
       const en = reminder('en', 120 * HOUR - 90_000, 10_080);
@@ -87,13 +96,17 @@ describe('Words of the mails (PRODUCTION.md "Deliveries an operator can trust")'
       await server?.close();
     });
 
-    it("writes the current bid of an outbid mail as Swedish writes euros, with the cents", async function () {
+    it('writes the current bid of an outbid mail as Swedish writes euros, with the cents', async function () {
       const db = server.runtime.services.documents.forTenant('demo');
       const lot = (await catalogueLots(db).find({ Closed: false })).find(
         (l) => (l.CurrentBid ?? 0) > 0 && Date.parse(l.EndTime) > Date.now() + HOUR && l.Texts.sv && l.Currency === 'EUR',
       );
       expect(lot, 'an open demo lot with a bid').to.not.equal(undefined);
-      await server.runtime.services.jobs.add(OUTBID_MAIL, { tenant: 'demo', lotId: lot!.Id, memberId: 1 }, { jobId: `outbid-words-${lot!.Id}` });
+      await server.runtime.services.jobs.add(
+        OUTBID_MAIL,
+        { tenant: 'demo', lotId: lot!.Id, memberId: 1 },
+        { jobId: `outbid-words-${lot!.Id}` },
+      );
       const mail = await mailTo((m) => m.Subject?.includes('överbjuden') === true);
       const amount = formatMoney(lot!.CurrentBid!, 'EUR', 'sv', 'always');
       expect(amount).to.match(/,\d\d\s€$/);
@@ -101,10 +114,15 @@ describe('Words of the mails (PRODUCTION.md "Deliveries an operator can trust")'
     });
 
     it("writes a reset key's expiry in Swedish, in Stockholm's time, naming the zone", async function () {
-      const asked = await server.request('POST', '/v1/password-resets', { token: await server.anonymousToken('demo'), body: { Email: server.credentials.memberEmail } });
+      const asked = await server.request('POST', '/v1/password-resets', {
+        token: await server.anonymousToken('demo'),
+        body: { Email: server.credentials.memberEmail },
+      });
       expect(asked.status, asked.text).to.equal(200);
       const mail = await mailTo((m) => m.Subject?.includes('återställ ditt lösenord') === true);
-      expect(mail.Body).to.match(/till \d{1,2} [a-zé]+\.? \d{4} \d\d:\d\d Europe\/Stockholm;/).and.not.match(ISO_TIME);
+      expect(mail.Body)
+        .to.match(/till \d{1,2} [a-zé]+\.? \d{4} \d\d:\d\d Europe\/Stockholm;/)
+        .and.not.match(ISO_TIME);
     });
 
     it('sends a reminder asked a week ahead for a lot that ends in 120 hours at once, saying 120 hours', async function () {
@@ -129,7 +147,10 @@ describe('Words of the mails (PRODUCTION.md "Deliveries an operator can trust")'
         ownerId: null,
       });
       await settle();
-      const subscribed = await server.request('POST', '/v1/me/notifications', { token, body: { GeneralId: 5900, SendTime: 10_080, Type: 1 } });
+      const subscribed = await server.request('POST', '/v1/me/notifications', {
+        token,
+        body: { GeneralId: 5900, SendTime: 10_080, Type: 1 },
+      });
       expect(subscribed.status, subscribed.text).to.equal(200);
       const mail = await mailTo((m) => m.Id === `notification-${subscribed.body.Id}`);
       expect(mail.Subject).to.equal('Föremål 900 avslutas om 120 timmar: Klocka');

@@ -70,7 +70,9 @@ describe('SMTP off loopback: TLS or nothing (PRODUCTION.md "TLS")', function () 
       'the try that found no STARTTLS',
     );
     expect(failed.msg).to.equal('message not delivered yet, tried again later');
-    expect(failed.reply).to.match(/the server does not offer STARTTLS .*neither the password nor the mail was sent; TLS is required off loopback/);
+    expect(failed.reply).to.match(
+      /the server does not offer STARTTLS .*neither the password nor the mail was sent; TLS is required off loopback/,
+    );
     expect(smtp.logins, 'no AUTH over the plain connection').to.deep.equal([]);
     expect(smtp.attempts, 'no mail handed over').to.deep.equal([]);
     expect(await server.runtime.services.jobs.unfinished(deliveryJobName('mail')), 'kept in the queue').to.equal(1);
@@ -84,7 +86,9 @@ describe('SMTP off loopback: TLS or nothing (PRODUCTION.md "TLS")', function () 
     });
     const warning = parsed(logLines).find((l) => String(l.msg).includes('requireTLS=false'));
     expect(warning, logLines.join('\n')).to.deep.include({ level: 40, channel: 'mail' });
-    expect(warning!.msg).to.equal(`mail to ${new URL(smtp.url).host} may be sent unencrypted, with the SMTP password: SMTP_URL says requireTLS=false`);
+    expect(warning!.msg).to.equal(
+      `mail to ${new URL(smtp.url).host} may be sent unencrypted, with the SMTP password: SMTP_URL says requireTLS=false`,
+    );
     await signUp(server, 'tess.clear@example.com');
     const [mail] = await smtp.waitForMails(1);
     expect(mail.to).to.equal('tess.clear@example.com');
