@@ -191,7 +191,7 @@ export async function createRuntime(
       jobs.process(name, metrics ? metrics.job(name, processor) : processor);
     for (const { text, ...meta } of await deliveryStartNotes(jobs, config.delivery)) logger.warn(meta, text);
   }
-  // Where mail and SMS go, in the /readyz of the roles that send them (an `all`'s api processes too: same settings).
+  // Where mail and SMS go, in the /readyz of the roles that send them (`worker`, `all`).
   const deliveries = role === 'all' || role === 'worker' ? () => deliveryReport(jobs, configuredChannels(config.delivery)) : undefined;
   let startLoops: (() => Promise<void>) | null = null;
   if (background) {
