@@ -1,9 +1,10 @@
 /**
  * The network outbox: a message whose channel has a transport (SMTP, Twilio) becomes a background job of its
  * channel's name (`deliver-mail`, `deliver-sms`: channels.ts) keyed by its id, so a message sent twice is sent
- * once; another channel falls back to the embedded files. The job tries again after a temporary failure, from `firstRetryMs` and doubling for at least six hours, and never
- * after a permanent one. Once the server accepted a message the job saves that with itself, so a later try of
- * the same job (a failure after the send, a crash) does not send it again.
+ * once; another channel falls back to the embedded files. The job tries again after a temporary failure, from
+ * `firstRetryMs` and doubling for at least six hours, and never after a permanent one. Once the server accepted
+ * a message the job saves that with itself, so a later try of the same job (a failure after the send, a crash)
+ * does not send it again.
  */
 import type { Counters } from '../../counters.ts';
 import { defineCounter } from '../../counters.ts';
