@@ -40,7 +40,7 @@ async function until<T>(check: () => T | undefined | null | false, what: string,
 const parsed = (lines: string[]) => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
 
 describe('SMTP off loopback: TLS or nothing (PRODUCTION.md "TLS")', function () {
-  this.timeout(60_000);
+  this.timeout(180_000); // a service starts in each (a minute on a loaded machine)
   let smtp: SmtpPeer;
   let server: TestServer | null = null;
   const logLines: string[] = [];
@@ -97,7 +97,7 @@ describe('SMTP off loopback: TLS or nothing (PRODUCTION.md "TLS")', function () 
 });
 
 describe('Mail queued for SMTP while a worker runs without SMTP_URL', function () {
-  this.timeout(120_000);
+  this.timeout(600_000); // four starts of the service (seconds each, a minute each on a loaded machine)
   let smtp: SmtpPeer;
   let twilio: TwilioPeer;
   let server: TestServer | null = null;
