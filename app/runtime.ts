@@ -10,7 +10,7 @@ import { GeneratedFiles } from '../src/generated-files.ts';
 import { OneTimeKeys, oneTimeKeySecret } from '../src/security/keys.ts';
 import { createVatChecker } from '../src/adapters/vies/vies-checker.ts';
 import { allJobs } from './features/jobs.ts';
-import { DELIVER_MESSAGE } from '../src/adapters/delivery/queued-outbox.ts';
+import { configuredChannels, deliveryReport, deliveryStartNotes } from '../src/adapters/delivery/channels.ts';
 import { buildApp } from '../src/http/app.ts';
 import { accessDirectory } from '../projections/access/index.ts';
 import { membersProjection } from '../projections/members/projection.ts';
@@ -183,10 +183,13 @@ export async function createRuntime(
   };
   await projector.setup();
   if (runsJobs) {
-    const delivery = engines.delivery ? { [DELIVER_MESSAGE]: engines.delivery.processor(services) } : {};
+    const delivery = engines.delivery ? engines.delivery.processors(services) : {};
     for (const [name, processor] of Object.entries({ ...allJobs(services), ...delivery }))
       jobs.process(name, metrics ? metrics.job(name, processor) : processor);
+    for (const { text, ...meta } of await deliveryStartNotes(jobs, config.delivery)) logger.warn(meta, text);
   }
+  // Where mail and SMS go, in the /readyz of the roles that send them (`worker`, `all`).
+  const deliveries = role === 'all' || role === 'worker' ? () => deliveryReport(jobs, configuredChannels(config.delivery)) : undefined;
   let startLoops: (() => Promise<void>) | null = null;
   if (background) {
     // An `api` with the embedded lot index keeps its own replica of it up to date; everything else it
@@ -252,6 +255,7 @@ export async function createRuntime(
           ping: () => engines.ping(),
           storage: () => storage.check(),
           parked,
+          deliveries,
           offLoop: engines.offLoop,
         },
         {
@@ -273,6 +277,7 @@ export async function createRuntime(
         ping: () => engines.ping(),
         storage: () => storage.check(),
         parked,
+        deliveries,
       }) as unknown as ReturnType<typeof buildApp>);
   let closed = false;
   return {

@@ -13,7 +13,7 @@ import type { AccessDirectory } from './access-directory.ts';
 import { hasBody, parseInput } from './input.ts';
 import { JSON_BODY_LIMIT, jsonBody, refuseBody } from './request-body.ts';
 import type { Metrics } from './metrics.ts';
-import { mountOps, type ParkedSummary } from './ops-routes.ts';
+import { mountOps, type OpsSources, type ParkedSummary } from './ops-routes.ts';
 import { catalogueFastPath, requestIdOf } from './catalogue-fast-path.ts';
 import { DerivedValues } from './derived-values.ts';
 import type { BackOfficeDoor, BaseContext, Operation, TenantContext } from './operation.ts';
@@ -67,6 +67,8 @@ export function buildApp(
     storage?: () => Promise<boolean>;
     /** What the projections and the job queue parked (/readyz: `degraded`). */
     parked?: () => Promise<ParkedSummary>;
+    /** Where mail and SMS go, and what waits for a transport (/readyz). */
+    deliveries?: OpsSources['deliveries'];
     /** Operations whose handler runs beside the event loop (src/http/off-loop.ts). */
     offLoop?: OffLoopOperations | null;
   } = {
@@ -196,6 +198,7 @@ export function buildApp(
     ping: ops.ping,
     storage: ops.storage,
     parked: ops.parked,
+    deliveries: ops.deliveries,
   });
 
   /** A fixed answer (a document, a page): its ETag and compressed copies made once. */

@@ -38,6 +38,11 @@ export interface OpsSources {
   storage?: () => Promise<boolean>;
   /** What is parked (a process that serves with anything parked is `degraded`, still ready). */
   parked?: () => Promise<ParkedSummary>;
+  /**
+   * Where each channel's messages go (`worker`, `all`), with the messages queued for a transport this process
+   * lacks: reported, never a reason to be not ready (the process serves).
+   */
+  deliveries?: () => Promise<object>;
   /** Null when metrics are off or served on a port of their own. */
   metrics: Metrics | null;
   /**
@@ -113,13 +118,13 @@ export function mountOps(app: Express, sources: OpsSources): void {
     const storage = full === null ? {} : { storage: full ? 'full' : 'ok' };
     const reason: NotReady | null =
       engines === 'unreachable' ? 'engines-unreachable' : full ? 'storage-full' : status === 'catching-up' ? 'projections-behind' : null;
+    const deliveries = operator && sources.deliveries ? await sources.deliveries().catch(() => null) : null;
     res.setHeader('Cache-Control', 'no-store');
     const serves = status === 'ready' || status === 'degraded';
     if (!serves) res.setHeader('Retry-After', '2');
     const answer = reason ? { status, reason } : { status };
-    res
-      .status(serves ? 200 : 503)
-      .json(operator ? { ...answer, role: sources.role, engines, ...storage, maxLagSeconds, ...parked, projections } : answer);
+    const details = { role: sources.role, engines, ...storage, ...(deliveries ? { deliveries } : {}), maxLagSeconds, ...parked, projections };
+    res.status(serves ? 200 : 503).json(operator ? { ...answer, ...details } : answer);
   });
   const metrics = sources.metrics;
   if (metrics)
