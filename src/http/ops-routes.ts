@@ -123,7 +123,15 @@ export function mountOps(app: Express, sources: OpsSources): void {
     const serves = status === 'ready' || status === 'degraded';
     if (!serves) res.setHeader('Retry-After', '2');
     const answer = reason ? { status, reason } : { status };
-    const details = { role: sources.role, engines, ...storage, ...(deliveries ? { deliveries } : {}), maxLagSeconds, ...parked, projections };
+    const details = {
+      role: sources.role,
+      engines,
+      ...storage,
+      ...(deliveries ? { deliveries } : {}),
+      maxLagSeconds,
+      ...parked,
+      projections,
+    };
     res.status(serves ? 200 : 503).json(operator ? { ...answer, ...details } : answer);
   });
   const metrics = sources.metrics;
