@@ -52,16 +52,21 @@ export function accessDirectory(
     credentialSources: ({ keyId, tenant, memberId }) => ({
       streams: [apiKeyStreamId(keyId), tenantStreamId(tenant), ...(memberId === null ? [] : [memberStreamId(tenant, Number(memberId))])],
       types: REVOKING_TYPES,
-      projections: [accessProjection.name, MEMBERS_PROJECTION],
     }),
   };
 }
 
 /**
- * The events that change what a caller is checked against: an Api-Key issued again (for other tenants), a house's
- * settings (its public access), a member's password reset (its sessions ended) or removal.
+ * The events that change what a caller is checked against, with the read model each is checked in: an Api-Key issued
+ * again (for other tenants) and a house's settings (its public access) in the access projection's, a member's
+ * password reset (its sessions ended) and removal in the members projection's.
  */
-const REVOKING_TYPES = ['ApiKeyIssued', 'TenantConfigured', 'MemberPasswordChanged', 'MemberRemoved'];
+const REVOKING_TYPES: Record<string, string[]> = {
+  ApiKeyIssued: [accessProjection.name],
+  TenantConfigured: [accessProjection.name],
+  MemberPasswordChanged: [MEMBERS_PROJECTION],
+  MemberRemoved: [MEMBERS_PROJECTION],
+};
 
 /*
  * Handlers see the whole tenant and member documents this directory returns (`ctx.tenant.Currency`,

@@ -57,12 +57,14 @@ export interface CredentialHolder {
   memberId: string | null;
 }
 
-/** Where a caller's credential may change: log streams, the event types on them that may revoke it, the read models. */
+/** Where a caller's credential may change: log streams, and the event types on them that may revoke it. */
 export interface CredentialSources {
   streams: string[];
-  types: string[];
-  /** The projections whose read models `apiKey`, `tenant` and `member` answer from. */
-  projections: string[];
+  /**
+   * Each event type that may revoke, with the projections whose read models `apiKey`, `tenant` or `member` answer it
+   * from (a check waits for those alone: another projection may store its checkpoint past an event it ignores late).
+   */
+  types: Record<string, string[]>;
 }
 
 export interface AccessDirectory {

@@ -55,8 +55,8 @@ export interface WatchDeps {
   types: readonly string[];
   /** The log's head now. */
   head(): Promise<number>;
-  /** Waits (bounded) until the read models the check reads include the event at `position`. */
-  caughtUp(position: number): Promise<void>;
+  /** Waits (bounded) until the read models the check reads events of these types from include `position`. */
+  caughtUp(position: number, types: readonly string[]): Promise<void>;
   /** The credential checked again as of `position` (the read models having reached it). */
   stillHolds(position: number): Promise<boolean>;
   /** Told of a check that failed (tried again a second later, and told again once one has passed meanwhile). */
@@ -97,11 +97,11 @@ export async function watchCredential(deps: WatchDeps): Promise<CredentialWatch>
     const checks = new Checks(deps, () => finish(REVOKED), over.signal);
     const types = new Set(deps.types);
     const off = await deps.listen((event) => {
-      if (types.has(event.type)) checks.ask(event.position);
+      if (types.has(event.type)) checks.ask(event.position, [event.type]);
     });
     if (over.signal.aborted) off();
     else unlisten = off;
-    checks.ask(AT_HEAD);
+    checks.ask(AT_HEAD, deps.types);
   }
   return {
     ended: ended.signal,
@@ -118,8 +118,8 @@ const AT_HEAD = Number.POSITIVE_INFINITY;
 /** The checks of one watch, one at a time: asks that come while one runs are made one check, as of the latest. */
 class Checks {
   private running = false;
-  /** The position the next check is to be made as of (null: none asked). */
-  private next: number | null = null;
+  /** The next check: as of this position, once the read models of these types include it (null: none asked). */
+  private next: { position: number; types: Set<string> } | null = null;
   /** The last check failed (its failure told once, not at every retry). */
   private failing = false;
 
@@ -129,9 +129,11 @@ class Checks {
     private readonly over: AbortSignal,
   ) {}
 
-  ask(position: number): void {
+  ask(position: number, types: Iterable<string>): void {
     if (this.over.aborted) return;
-    this.next = Math.max(this.next ?? 0, position);
+    const next = (this.next ??= { position, types: new Set() });
+    next.position = Math.max(next.position, position);
+    for (const type of types) next.types.add(type);
     if (!this.running) void this.run();
   }
 
@@ -142,8 +144,8 @@ class Checks {
         const asked = this.next;
         this.next = null;
         try {
-          const position = asked === AT_HEAD ? await this.deps.head() : asked;
-          await this.deps.caughtUp(position);
+          const position = asked.position === AT_HEAD ? await this.deps.head() : asked.position;
+          await this.deps.caughtUp(position, [...asked.types]);
           if (this.over.aborted) return;
           if (!(await this.deps.stillHolds(position))) return this.revoked();
           this.failing = false;
@@ -151,7 +153,7 @@ class Checks {
           if (!this.failing) this.deps.failed?.(error);
           this.failing = true;
           await new Promise((resolve) => setTimeout(resolve, RETRY_MS).unref());
-          this.ask(asked);
+          this.ask(asked.position, asked.types);
         }
       }
     } finally {
@@ -170,9 +172,12 @@ export function watchCaller(ctx: TenantContext, options: { member: boolean }): P
   return watchCredential({
     expiresAtMs: claims.exp * 1000,
     listen: sources && events ? (listener) => events.onStreams(sources.streams, listener) : null,
-    types: sources?.types ?? [],
+    types: Object.keys(sources?.types ?? {}),
     head: () => events!.head(),
-    caughtUp: (position) => commands.waitFor({ position, events: [], projections: sources?.projections ?? [] }),
+    caughtUp: (position, types) => {
+      const projections = new Set(types.flatMap((type) => sources?.types[type] ?? []));
+      return commands.waitFor({ position, events: [], projections: [...projections] });
+    },
     stillHolds: (asOf) => auth.stillHolds({ apiKeyHash: apiKey.hash, claims, member: options.member, asOf }),
     failed: (error) =>
       logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'stream credential check failed; retrying'),

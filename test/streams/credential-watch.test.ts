@@ -1,6 +1,6 @@
 // The watch of an open stream's credential (src/http/credential-watch.ts) over stand-ins: the end at expiry, one
-// check as of the log's head as it starts listening, one check per revoking event once the read models include it,
-// a failing check tried again (told once), nothing after stop().
+// check as of the log's head as it starts listening, one check per revoking event once the read models of its type
+// include it, a failing check tried again (told once), nothing after stop().
 import { expect } from 'chai';
 import { watchCredential, type WatchDeps } from '../../src/http/credential-watch.ts';
 import type { StreamListener } from '../../src/events/feed.ts';
@@ -10,7 +10,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Stand-ins a spec drives: the log's head, the events told, what the checks answer; and what was asked of them. */
 function standIns(options: { expiresInMs?: number; holds?: (position: number) => boolean | Promise<boolean> } = {}) {
   let listener: StreamListener | null = null;
-  const asked = { caughtUp: [] as number[], checked: [] as number[], failures: 0, listening: false };
+  const asked = { caughtUp: [] as string[], checked: [] as number[], failures: 0, listening: false };
   const deps: WatchDeps = {
     expiresAtMs: Date.now() + (options.expiresInMs ?? 60_000),
     listen: async (l) => {
@@ -21,9 +21,9 @@ function standIns(options: { expiresInMs?: number; holds?: (position: number) =>
         listener = null;
       };
     },
-    types: ['MemberPasswordChanged'],
+    types: ['MemberPasswordChanged', 'MemberRemoved'],
     head: async () => 100,
-    caughtUp: async (position) => void asked.caughtUp.push(position),
+    caughtUp: async (position, types) => void asked.caughtUp.push(`${position} ${types.join(',')}`),
     stillHolds: async (position) => {
       asked.checked.push(position);
       return (options.holds ?? (() => true))(position);
@@ -49,7 +49,7 @@ describe('the watch of a stream credential', () => {
     const { deps, asked } = standIns({ holds: () => false });
     const watch = await watchCredential(deps);
     await sleep(10);
-    expect(asked.caughtUp).to.deep.equal([100]);
+    expect(asked.caughtUp).to.deep.equal(['100 MemberPasswordChanged,MemberRemoved']);
     expect(watch.end?.Code).to.equal('credential-revoked');
   });
 
@@ -65,7 +65,11 @@ describe('the watch of a stream credential', () => {
     expect(watch.ended.aborted).to.equal(false);
     tell(160, 'MemberPasswordChanged');
     await sleep(10);
-    expect(asked.caughtUp).to.deep.equal([100, 130, 160]);
+    expect(asked.caughtUp).to.deep.equal([
+      '100 MemberPasswordChanged,MemberRemoved',
+      '130 MemberPasswordChanged',
+      '160 MemberPasswordChanged',
+    ]);
     expect(asked.checked).to.deep.equal([100, 130, 160]);
     expect(watch.end?.Code).to.equal('credential-revoked');
   });
