@@ -31,7 +31,8 @@ function parked(dataDir: string, args: string[]): Promise<Run> {
 }
 
 describe('parked events and jobs, as an operator finds them (npm run parked, /readyz, /metrics)', function () {
-  this.timeout(120_000);
+  // Each run of the tool starts a process that loads the service (seconds, more on a busy machine).
+  this.timeout(300_000);
   let server: TestServer;
   const logLines: string[] = [];
   let bad: number;
