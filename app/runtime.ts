@@ -1,7 +1,4 @@
-import fs from 'node:fs';
 import { setMaxListeners } from 'node:events';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type { Config, Role } from '../src/config.ts';
 import type { Logger } from '../src/logger.ts';
 import type { Services } from '../src/services.ts';
@@ -13,7 +10,7 @@ import { GeneratedFiles } from '../src/generated-files.ts';
 import { OneTimeKeys, oneTimeKeySecret } from '../src/security/keys.ts';
 import { createVatChecker } from '../src/adapters/vies/vies-checker.ts';
 import { allJobs } from './features/jobs.ts';
-import { DELIVER_MESSAGE } from '../src/adapters/delivery/queued-outbox.ts';
+import { configuredChannels, deliveryReport, deliveryStartNotes } from '../src/adapters/delivery/channels.ts';
 import { buildApp } from '../src/http/app.ts';
 import { accessDirectory } from '../projections/access/index.ts';
 import { membersProjection } from '../projections/members/projection.ts';
@@ -36,37 +33,23 @@ import { noCounters } from '../src/counters.ts';
 import { bidderWeb } from '../examples/bidder-web/server.ts';
 import { storedDemoApiKey } from './seed/demo.ts';
 import { StorageRoom } from '../src/storage-room.ts';
-import { makePrivateFolderSync, writePrivateFileSync } from '../src/private-files.ts';
+import { makePrivateFolderSync } from '../src/private-files.ts';
+import { anchorOf, openKeyRingStore, openSigningKeys } from './key-ring.ts';
 
 export { dataPaths } from './engines.ts';
 
 /**
- * The JWT secret: JWT_SECRET, or one generated once into the data folder. Several processes may start at
- * once on a fresh folder: the secret is written to a temp file and linked into place, so each reads the
- * one that won, whole.
+ * The houses' opaque positions (src/events/position.ts), from the key ring's anchor every process reads: for the
+ * tools (on their engines' ring store, or one opened for this).
  */
-function tokenSecret(config: Config, secretsDir: string): Buffer {
-  if (config.jwtSecret) return Buffer.from(config.jwtSecret, 'utf8');
-  const file = path.join(secretsDir, 'jwt.key');
-  if (!fs.existsSync(file)) {
-    const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-    writePrivateFileSync(temp, randomBytes(48).toString('base64url'));
-    try {
-      fs.linkSync(temp, file);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    } finally {
-      fs.unlinkSync(temp);
-    }
+export async function positionCodecOf(config: Config, engines?: Pick<Engines, 'keyRing'>): Promise<PositionCodec> {
+  if (engines) return new PositionCodec(await anchorOf(config, engines.keyRing));
+  const { store } = await openKeyRingStore(config);
+  try {
+    return new PositionCodec(await anchorOf(config, store));
+  } finally {
+    await store.close();
   }
-  return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'utf8');
-}
-
-/** The houses' opaque positions (src/events/position.ts), from the same secret every process reads: for the tools. */
-export function positionCodecOf(config: Config): PositionCodec {
-  const secrets = dataPaths(config.dataDir).secrets;
-  makePrivateFolderSync(secrets);
-  return new PositionCodec(tokenSecret(config, secrets));
 }
 
 export interface Runtime {
@@ -154,8 +137,16 @@ export async function createRuntime(
 
   // After the engines: DATA_DIR is made private (or refused) before anything is written into it.
   makePrivateFolderSync(paths.secrets);
-  const secret = tokenSecret(config, paths.secrets);
-  const tokens = new TokenService(secret);
+  let signing: Awaited<ReturnType<typeof openSigningKeys>>;
+  try {
+    signing = await openSigningKeys(config, engines.keyRing, logger);
+  } catch (error) {
+    for (const lease of leases) await lease.release();
+    await engines.close();
+    storage.close();
+    throw error;
+  }
+  const tokens = new TokenService(signing.keys);
   const projector = new ProjectorRuntime({ log, documents, search, logger, storage }, allProjections({ jobs, documents }));
   // Cached answers follow the projections they read: told of changes by the projector here, reading the stored
   // checkpoints of those that run elsewhere (on a tick, and before each request when their stores changed).
@@ -181,7 +172,7 @@ export async function createRuntime(
     generatedFiles: new GeneratedFiles(files, storage),
     limiter,
     tokens,
-    keys: new OneTimeKeys(oneTimeKeySecret(secret)),
+    keys: new OneTimeKeys(oneTimeKeySecret(signing.anchor)),
     vat: createVatChecker({ viesUrl: config.viesUrl, viesTimeoutMs: config.viesTimeoutMs }),
     projector,
     logger,
@@ -192,10 +183,13 @@ export async function createRuntime(
   };
   await projector.setup();
   if (runsJobs) {
-    const delivery = engines.delivery ? { [DELIVER_MESSAGE]: engines.delivery.processor(services) } : {};
+    const delivery = engines.delivery ? engines.delivery.processors(services) : {};
     for (const [name, processor] of Object.entries({ ...allJobs(services), ...delivery }))
       jobs.process(name, metrics ? metrics.job(name, processor) : processor);
+    for (const { text, ...meta } of await deliveryStartNotes(jobs, config.delivery)) logger.warn(meta, text);
   }
+  // Where mail and SMS go, in the /readyz of the roles that send them (`worker`, `all`).
+  const deliveries = role === 'all' || role === 'worker' ? () => deliveryReport(jobs, configuredChannels(config.delivery)) : undefined;
   let startLoops: (() => Promise<void>) | null = null;
   if (background) {
     // An `api` with the embedded lot index keeps its own replica of it up to date; everything else it
@@ -228,7 +222,7 @@ export async function createRuntime(
         },
       ]
     : [];
-  const feed = servesHttp || runsJobs ? new EventFeed(log, eventCatalog, new PositionCodec(secret), stopping.signal, logger) : null;
+  const feed = servesHttp || runsJobs ? new EventFeed(log, eventCatalog, new PositionCodec(signing.anchor), stopping.signal, logger) : null;
   if (feed) metrics?.feedReaders(() => feed.readers);
   metrics?.auctionStreams(openAuctionStreams);
   metrics?.memberStreams(openMemberStreams);
@@ -261,6 +255,7 @@ export async function createRuntime(
           ping: () => engines.ping(),
           storage: () => storage.check(),
           parked,
+          deliveries,
           offLoop: engines.offLoop,
         },
         {
@@ -277,10 +272,12 @@ export async function createRuntime(
         role,
         maxLagSeconds: config.http.readyMaxLagSeconds,
         metrics: inlineMetrics,
+        access: { operatorToken: config.http.operatorToken ?? null },
         projections: runsProjections ? () => projector.status() : undefined,
         ping: () => engines.ping(),
         storage: () => storage.check(),
         parked,
+        deliveries,
       }) as unknown as ReturnType<typeof buildApp>);
   let closed = false;
   return {
@@ -305,6 +302,7 @@ export async function createRuntime(
       await projector.stop();
       await jobs.close();
       for (const lease of leases) await lease.release();
+      signing.close();
       await engines.close();
       storage.close();
     },

@@ -63,6 +63,8 @@ export interface JobQueue {
   /** Registers the processor of one job name; the queue starts working on process(). */
   process(name: string, processor: JobProcessor): void;
   getState(jobId: string): Promise<JobState | null>;
+  /** How many jobs of a name are still to run (waiting, delayed or active), whoever added them and whether or not a processor runs it here. */
+  unfinished(name: string): Promise<number>;
   /**
    * Resolves when no job is waiting or active and none is delayed to a time within the timeout (tests and
    * shutdown); a job scheduled later (a reminder for tomorrow) does not hold it up.

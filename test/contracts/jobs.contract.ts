@@ -244,6 +244,20 @@ export function jobQueueContract(name: string, makeQueue: () => Promise<JobQueue
       expect(await queue.getState(id('later'))).to.equal('waiting');
     });
 
+    it('counts the unfinished jobs of a name (waiting or delayed), whether or not this queue runs that name', async function () {
+      const idle = jobName('idle');
+      const busy = jobName('busy');
+      expect(await queue.unfinished(idle)).to.equal(0);
+      await queue.add(idle, {}, { jobId: id('w1') });
+      await queue.add(idle, {}, { jobId: id('w2'), delayMs: 60_000 });
+      await queue.add(busy, {}, { jobId: id('b1') });
+      expect(await queue.unfinished(idle), 'nobody processes it').to.equal(2);
+      queue.process(busy, async () => {});
+      await queue.whenIdle(5000);
+      expect(await queue.unfinished(busy), 'done').to.equal(0);
+      expect(await queue.unfinished(idle), 'another name is not counted').to.equal(2);
+    });
+
     it('reports active while a job runs', async function () {
       let release!: () => void;
       const gate = new Promise<void>((resolve) => (release = resolve));

@@ -82,6 +82,7 @@ export class SqliteJobQueue implements JobQueue {
   private readonly claimStmt: Database.Statement<[number, string], ClaimedRow>;
   private readonly nextRunStmt: Database.Statement<[string], { next: number | null }>;
   private readonly pendingStmt: Database.Statement<[number, string], { n: number }>;
+  private readonly unfinishedStmt: Database.Statement<[string], { n: number }>;
   private readonly completeStmt: Database.Statement<[number, string], unknown>;
   private readonly retryStmt: Database.Statement<[number, string, string], unknown>;
   private readonly giveBackStmt: Database.Statement<[number, string, string], unknown>;
@@ -140,6 +141,7 @@ export class SqliteJobQueue implements JobQueue {
       `SELECT COUNT(*) AS n FROM jobs
        WHERE (state IN ('waiting', 'active') OR (state = 'delayed' AND run_at <= ?)) AND name IN (SELECT value FROM json_each(?))`,
     );
+    this.unfinishedStmt = this.db.prepare(`SELECT COUNT(*) AS n FROM jobs WHERE name = ? AND state IN ('waiting', 'delayed', 'active')`);
     this.completeStmt = this.db.prepare(`UPDATE jobs SET state = 'completed', finished_at = ?, last_error = NULL WHERE id = ?`);
     this.retryStmt = this.db.prepare(`UPDATE jobs SET state = 'delayed', run_at = ?, last_error = ? WHERE id = ?`);
     this.giveBackStmt = this.db.prepare(
@@ -222,6 +224,10 @@ export class SqliteJobQueue implements JobQueue {
 
   async removeParked(name: string, jobId: string): Promise<boolean> {
     return this.db.prepare(`DELETE FROM jobs WHERE id = ? AND name = ? AND state = 'failed'`).run(jobId, name).changes > 0;
+  }
+
+  async unfinished(name: string): Promise<number> {
+    return this.unfinishedStmt.get(name)?.n ?? 0;
   }
 
   /**

@@ -223,6 +223,11 @@ export class BullMqJobQueue implements JobQueue {
     return [...new Set([...this.registered, ...(await this.producer.smembers(this.namesKey()))])].sort();
   }
 
+  async unfinished(name: string): Promise<number> {
+    const counts = await this.queueFor(name).getJobCounts('waiting', 'delayed', 'active', 'prioritized');
+    return Object.values(counts).reduce((sum, n) => sum + (Number(n) || 0), 0);
+  }
+
   /**
    * Resolves when no job of a name this queue processes is waiting or active, and none is delayed (a retry,
    * or a job added with delayMs) to a time before the deadline; rejects after timeoutMs. Never deletes jobs.
