@@ -11,6 +11,7 @@ import { ProjectionVersions } from '../src/http/cache-versions.ts';
 import { allProjections, CATALOGUE_PROJECTIONS } from './features/projections.ts';
 import { GeneratedFiles } from '../src/generated-files.ts';
 import { OneTimeKeys, oneTimeKeySecret } from '../src/security/keys.ts';
+import { MailLinks, mailLinkSecret } from '../src/security/mail-links.ts';
 import { createVatChecker } from '../src/adapters/vies/vies-checker.ts';
 import { allJobs } from './features/jobs.ts';
 import { DELIVER_MESSAGE } from '../src/adapters/delivery/queued-outbox.ts';
@@ -176,6 +177,7 @@ export async function createRuntime(
     limiter,
     tokens,
     keys: new OneTimeKeys(oneTimeKeySecret(secret)),
+    links: new MailLinks(mailLinkSecret(secret), config.publicUrl),
     vat: createVatChecker({ viesUrl: config.viesUrl, viesTimeoutMs: config.viesTimeoutMs }),
     projector,
     logger,

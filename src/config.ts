@@ -77,6 +77,25 @@ export interface Config {
   webhookAllowPrivate: boolean;
   http: HttpConfig;
   delivery: DeliveryConfig;
+  /**
+   * PUBLIC_URL: where members reach the API from outside (`https://api.house.example`), for the links mails carry
+   * (unsubscribe, an invoice's PDF); null: mails give paths alone.
+   */
+  publicUrl: string | null;
+}
+
+/** PUBLIC_URL: an absolute http(s) URL without query or fragment, kept without its trailing slash. */
+function publicUrl(value: string | undefined): string | null {
+  if (!value) return null;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError('PUBLIC_URL must be an absolute URL such as https://api.house.example');
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.search || url.hash || url.username || url.password)
+    throw new ConfigError('PUBLIC_URL must be an http(s) URL without user, query or fragment, such as https://api.house.example');
+  return url.href.replace(/\/+$/, '');
 }
 
 /** Where mail and SMS go (PRODUCTION.md); null: the outbox files under DATA_DIR (the embedded default). */
@@ -250,5 +269,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       readyMaxLagSeconds: int(env.READY_MAX_LAG_SECONDS, 10, 'READY_MAX_LAG_SECONDS'),
     },
     delivery: delivery(env),
+    publicUrl: publicUrl(env.PUBLIC_URL),
   };
 }
