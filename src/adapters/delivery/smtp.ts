@@ -51,6 +51,7 @@ export class SmtpTransport implements MessageTransport {
         headers: {
           'Auto-Submitted': 'auto-generated',
           ...(message.language ? { 'Content-Language': message.language } : {}),
+          ...(message.unsubscribeUrl ? unsubscribeHeaders(message.unsubscribeUrl) : {}),
         },
       });
       return { reply: String(info.response ?? '250') };
@@ -70,6 +71,11 @@ export class SmtpTransport implements MessageTransport {
     if (own) return { name: own.name ?? message.sender?.name ?? null, address: own.address };
     return { name: message.sender?.name ?? this.options.from.name, address: this.options.from.address };
   }
+}
+
+/** RFC 8058's one-click unsubscribe: the link, and that a POST of `List-Unsubscribe=One-Click` to it suffices. */
+function unsubscribeHeaders(url: string): Record<string, string> {
+  return { 'List-Unsubscribe': `<${url}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' };
 }
 
 /** An SMTP 5xx reply is permanent; a 4xx, a refused or dropped connection, a time-out are temporary. */
