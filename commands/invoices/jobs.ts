@@ -72,7 +72,7 @@ export function sendInvoiceNotice(deps: JobDeps): JobProcessor {
     const messageId = invoiceNoticeMessageId(tenant, invoiceId);
     await deps.outbox.send({
       id: messageId,
-      kind: 'invoice-notice',
+      kind: 'invoice',
       channel: 'mail',
       tenant,
       to: member.Email,

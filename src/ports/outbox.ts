@@ -14,7 +14,7 @@ export interface OutgoingMessage {
   /** A mail's HTML part (the same content as body); without it the mail is text only. */
   html?: string;
   replyTo?: string;
-  /** What the message is, for counts and logs: `member-confirmation`, `password-reset`, `outbid`, `reminder`, `invoice-notice`, `contact`, `phone-code`. */
+  /** What the message is, for counts and logs: `member-confirmation`, `password-reset`, `outbid`, `reminder`, `invoice` (its notice), `contact`, `phone-code`. */
   kind?: string;
   /** The language of subject and body (a mail's Content-Language). */
   language?: string;

@@ -60,8 +60,9 @@ export class MailLinks {
     if (!TENANT.test(scope.tenant) || !isId(scope.memberId) || !KIND.test(scope.kind) || !(scope.scope === null || isId(scope.scope)))
       throw new TypeError('MailLinks.unsubscribe: a tenant, a member id, a kind (a-z and dashes) and an id or null');
     const issuedAt = Math.floor(nowMs / 1000);
-    const payload = [VERSION, scope.tenant, scope.memberId, scope.kind, scope.scope, randomBytes(16).toString('base64url'), issuedAt];
-    payload.push(issuedAt + UNSUBSCRIBE_LINK_DAYS * 86_400);
+    const linkId = randomBytes(16).toString('base64url');
+    const expiresAt = issuedAt + UNSUBSCRIBE_LINK_DAYS * 86_400;
+    const payload = [VERSION, scope.tenant, scope.memberId, scope.kind, scope.scope, linkId, issuedAt, expiresAt];
     const body = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
     const token = `${body}.${this.mac(body).toString('base64url')}`;
     return { url: this.url(`${UNSUBSCRIBE_PATH}?token=${token}`), token };
