@@ -315,7 +315,10 @@ describe("notifications decider (a member's stream)", () => {
         .given([subscribed])
         .when({ ...stop, kind: 'outbid', auctionId: 10 })
         .then([stoppedBy('outbid', 10)]);
-      const state = [subscribed, stoppedBy('outbid', 10)].reduce(memberNotificationsDecider.evolve, memberNotificationsDecider.initialState());
+      const state = [subscribed, stoppedBy('outbid', 10)].reduce(
+        memberNotificationsDecider.evolve,
+        memberNotificationsDecider.initialState(),
+      );
       expect([...state.outbidStopped]).to.deep.equal([10]);
       expect(state.pending).to.equal(1);
     });

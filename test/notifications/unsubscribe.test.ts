@@ -24,7 +24,9 @@ function rawHeader(mail: ArrivedMail, name: string): string | null {
 /** The link of a mail's List-Unsubscribe (`<https://…>`) as a path and query of the service under test. */
 function linkOf(mail: ArrivedMail): string {
   const header = rawHeader(mail, 'List-Unsubscribe');
-  expect(header, `List-Unsubscribe of "${mail.subject}"`).to.match(/^<https:\/\/api\.house\.example\/v1\/notifications\/unsubscribe\?token=[\w.-]+>$/);
+  expect(header, `List-Unsubscribe of "${mail.subject}"`).to.match(
+    /^<https:\/\/api\.house\.example\/v1\/notifications\/unsubscribe\?token=[\w.-]+>$/,
+  );
   const url = new URL(header!.slice(1, -1));
   return url.pathname + url.search;
 }
@@ -43,7 +45,11 @@ describe('One-click unsubscribe from notification mails (RFC 8058, PRODUCTION.md
     await server.runtime.services.jobs.whenIdle(20_000);
   };
   /** A POST to a link as a mailbox provider sends it: no Api-Key, no token, the RFC's one field. */
-  const unsubscribe = (link: string, body: string | Buffer | null = 'List-Unsubscribe=One-Click', contentType = 'application/x-www-form-urlencoded') =>
+  const unsubscribe = (
+    link: string,
+    body: string | Buffer | null = 'List-Unsubscribe=One-Click',
+    contentType = 'application/x-www-form-urlencoded',
+  ) =>
     server.request('POST', link, { apiKey: null, ...(body === null ? {} : { rawBody: body, headers: { 'Content-Type': contentType } }) });
   const mailsTo = (memberId: number) => smtp.mails.filter((m) => m.to === emails.get(memberId));
   const eventsOf = async (type: string) => (await server.events()).filter((e) => e.type === type);
@@ -129,7 +135,10 @@ describe('One-click unsubscribe from notification mails (RFC 8058, PRODUCTION.md
     await remind(301, lotId, 120); // due at once: the lot ends within the two hours asked for
     await bid(302, bidLots[0], 1);
     await bid(301, bidLots[0], 3); // 302 loses the lead
-    expect((await server.request('POST', '/v1/password-resets', { token: await server.anonymousToken(), body: { Email: emails.get(303) } })).status).to.equal(200);
+    expect(
+      (await server.request('POST', '/v1/password-resets', { token: await server.anonymousToken(), body: { Email: emails.get(303) } }))
+        .status,
+    ).to.equal(200);
     await settle();
     const reminder = mailsTo(301).find((m) => m.subject.includes(`Clock ${lotId}`))!;
     const outbid = mailsTo(302).find((m) => m.subject.includes('outbid'))!;
@@ -188,7 +197,11 @@ describe('One-click unsubscribe from notification mails (RFC 8058, PRODUCTION.md
     await bid(302, bidLots[3], 3); // 301 loses the lead: 301 stopped reminders, not outbid mails
     await settle();
     expect(mailsTo(302).slice(before[302])).to.deep.equal([]);
-    expect(mailsTo(301).slice(before[301]).map((m) => m.subject)).to.deep.equal(['Demo Auctions: You have been outbid']);
+    expect(
+      mailsTo(301)
+        .slice(before[301])
+        .map((m) => m.subject),
+    ).to.deep.equal(['Demo Auctions: You have been outbid']);
     expect(mailsTo(303).filter((m) => m.subject.includes('outbid'))).to.have.length(1);
   });
 
@@ -221,7 +234,10 @@ describe('One-click unsubscribe from notification mails (RFC 8058, PRODUCTION.md
     await expectProblem(await unsubscribe(path(forged((f) => (f[1] = 'demo2')))), 400, 'unsubscribe-link-invalid');
     await expectProblem(await unsubscribe(path(forged((f) => (f[2] = 302)))), 400, 'unsubscribe-link-invalid');
     // Signed with another secret (another deployment), cut short, or none at all.
-    const foreign = new MailLinks(Buffer.alloc(32, 7), PUBLIC_URL).unsubscribe({ tenant: 'demo', memberId: 301, kind: 'reminder', scope: null }, Date.now());
+    const foreign = new MailLinks(Buffer.alloc(32, 7), PUBLIC_URL).unsubscribe(
+      { tenant: 'demo', memberId: 301, kind: 'reminder', scope: null },
+      Date.now(),
+    );
     await expectProblem(await unsubscribe(path(foreign.token)), 400, 'unsubscribe-link-invalid');
     await expectProblem(await unsubscribe(path(token.slice(0, -3))), 400, 'unsubscribe-link-invalid');
     await expectProblem(await unsubscribe('/v1/notifications/unsubscribe'), 400, 'unsubscribe-link-invalid');
@@ -238,11 +254,18 @@ describe('One-click unsubscribe from notification mails (RFC 8058, PRODUCTION.md
   });
 
   it('takes only the one field RFC 8058 names, as a form: another value 400, JSON 415, no body 400', async function () {
-    const { url } = server.runtime.services.links.unsubscribe({ tenant: 'demo', memberId: 303, kind: 'outbid', scope: TIMED_AUCTION }, Date.now());
+    const { url } = server.runtime.services.links.unsubscribe(
+      { tenant: 'demo', memberId: 303, kind: 'outbid', scope: TIMED_AUCTION },
+      Date.now(),
+    );
     const link = url.slice(PUBLIC_URL.length);
     const before = (await server.events()).length;
     await expectProblem(await unsubscribe(link, 'List-Unsubscribe=Yes'), 400, 'validation-failed');
-    await expectProblem(await unsubscribe(link, JSON.stringify({ 'List-Unsubscribe': 'One-Click' }), 'application/json'), 415, 'unsupported-media-type');
+    await expectProblem(
+      await unsubscribe(link, JSON.stringify({ 'List-Unsubscribe': 'One-Click' }), 'application/json'),
+      415,
+      'unsupported-media-type',
+    );
     await expectProblem(await unsubscribe(link, null), 400, 'validation-failed');
     await expectProblem(await unsubscribe(link, 'List-Unsubscribe=One-Click&List-Unsubscribe=One-Click'), 400, 'validation-failed');
     expect((await server.events()).length).to.equal(before);
