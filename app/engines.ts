@@ -11,6 +11,7 @@ import type { RateLimiter } from '../src/ports/rate-limit.ts';
 import type { Outbox } from '../src/ports/outbox.ts';
 import type { FileStore } from '../src/ports/files.ts';
 import type { LeaseStore } from '../src/ports/leases.ts';
+import type { KeyRingStore } from '../src/ports/key-ring.ts';
 import { SqliteEventLog } from '../src/adapters/embedded/sqlite-event-log.ts';
 import { SqliteDocumentStore } from '../src/adapters/embedded/sqlite-documents.ts';
 import { SqliteJobQueue } from '../src/adapters/embedded/sqlite-jobs.ts';
@@ -25,6 +26,7 @@ import { MiniSearchIndex } from '../src/adapters/embedded/minisearch/index.ts';
 import { LOT_SEARCH_PARTITION } from '../projections/lot-search/index.ts';
 import type { StorageRoom } from '../src/storage-room.ts';
 import { makePrivateDataDir, privateDatabaseFile } from '../src/private-files.ts';
+import { openKeyRingStore } from './key-ring.ts';
 
 /** The data folder's layout on the embedded default. */
 export function dataPaths(dataDir: string) {
@@ -55,6 +57,8 @@ export interface Engines {
   files: FileStore;
   /** Where the singleton roles are claimed: beside the checkpoints (projector) and the jobs (worker). */
   leases: { projector: LeaseStore; worker: LeaseStore };
+  /** The signing keys' ring: where every process of the deployment reads it (app/key-ring.ts). */
+  keyRing: KeyRingStore;
   /** True when this process keeps the lot index up to date itself (embedded MiniSearch: each `api` keeps a replica). */
   searchInProcess: boolean;
   /** Operations whose handler runs in the lot index's thread (SEARCH_THREAD with embedded engines), else null. */
@@ -258,6 +262,9 @@ export async function openEngines(
     describe.files = `folder ${paths.files}`;
   }
   const { outbox, delivery } = openOutbox(config, jobs, paths.outbox, describe, closers);
+  const { store: keyRing, describe: keysAt } = await openKeyRingStore(config, pgPool);
+  closers.push(() => keyRing.close());
+  describe.keys = config.jwtSecret ? 'JWT_SECRET (one fixed key)' : keysAt;
 
   let closed = false;
   return {
@@ -270,6 +277,7 @@ export async function openEngines(
     delivery,
     files,
     leases: { projector: projectorLeases, worker: workerLeases },
+    keyRing,
     searchInProcess,
     offLoop,
     describe,

@@ -2,7 +2,8 @@ import { ConfigError, loadConfig } from '../src/config.ts';
 import { createLogger, drainLogs } from '../src/logger.ts';
 import { GracefulShutdown } from '../src/shutdown.ts';
 import { createRuntime, dataPaths } from './runtime.ts';
-import { demoCredentials, seedDemo } from './seed/demo.ts';
+import { keptDemoCredentials, seedDemo } from './seed/demo.ts';
+import { demoBannerLines } from './seed/demo-banner.ts';
 import { listen } from '../src/http/server.ts';
 import { opsApp } from '../src/http/ops-routes.ts';
 import { RoleRefusedError } from '../src/roles/singleton.ts';
@@ -73,11 +74,12 @@ async function main() {
   });
   shutdown.listen();
 
-  let credentials = null;
+  const credentialsFile = dataPaths(config.dataDir).demoCredentials;
+  let demo = null;
   if (seeds) {
-    credentials = demoCredentials(dataPaths(config.dataDir).demoCredentials);
+    demo = keptDemoCredentials(credentialsFile);
     const started = Date.now();
-    const result = await seedDemo(services, credentials);
+    const result = await seedDemo(services, demo.credentials);
     if (result.seeded) logger.info({ ms: Date.now() - started }, 'demo data imported');
     await runtime.startProjections();
   }
@@ -104,8 +106,11 @@ async function main() {
             role,
             maxLagSeconds: config.http.readyMaxLagSeconds,
             metrics: runtime.metrics,
+            // Its own port, bound to an address of the operator's (METRICS_HOST, default 127.0.0.1): open.
+            access: 'open',
             projections: () => services.projector.status(),
             storage: () => services.storage.check(),
+            parked: runtime.parked,
           }),
           config.metrics.port,
           config.metrics.host,
@@ -146,17 +151,7 @@ async function main() {
         ]
       : []),
   ];
-  if (credentials) {
-    lines.push(
-      `  Demo Api-Key:          ${credentials.apiKey}`,
-      `  Demo member:           ${credentials.memberEmail} / ${credentials.memberPassword}`,
-      `  Demo application:      ClientId ${credentials.clientId} / ClientSecret ${credentials.clientSecret}`,
-      `  Demo back-office keys: demo ${credentials.backOfficeKeys.demo} / demo2 ${credentials.backOfficeKeys.demo2}`,
-      `  Tenants: demo (en, sv, de; EUR), demo2 (en; SEK), demo-closed (public access off)`,
-      `  Try: curl -s -X POST ${base}/v1/tokens/anonymous -H 'Api-Key: ${credentials.apiKey}' -H 'Content-Type: application/json' -d '{"clientId":"demo"}'`,
-      `  Back office: curl -s '${base}/backoffice/v1/events?limit=5' -H 'Authorization: Bearer ${credentials.backOfficeKeys.demo}'`,
-    );
-  }
+  if (demo) lines.push(...demoBannerLines(demo.credentials, demo.made, credentialsFile, base));
   // The banner goes to stdout for the person who started the service; it is not a log record.
   process.stdout.write(lines.join('\n') + '\n\n');
 

@@ -1,7 +1,4 @@
-import fs from 'node:fs';
 import { setMaxListeners } from 'node:events';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import type { Config, Role } from '../src/config.ts';
 import type { Logger } from '../src/logger.ts';
 import type { Services } from '../src/services.ts';
@@ -14,7 +11,7 @@ import { OneTimeKeys, oneTimeKeySecret } from '../src/security/keys.ts';
 import { MailLinks, mailLinkSecret } from '../src/security/mail-links.ts';
 import { createVatChecker } from '../src/adapters/vies/vies-checker.ts';
 import { allJobs } from './features/jobs.ts';
-import { DELIVER_MESSAGE } from '../src/adapters/delivery/queued-outbox.ts';
+import { configuredChannels, deliveryReport, deliveryStartNotes } from '../src/adapters/delivery/channels.ts';
 import { buildApp } from '../src/http/app.ts';
 import { accessDirectory } from '../projections/access/index.ts';
 import { membersProjection } from '../projections/members/projection.ts';
@@ -30,44 +27,30 @@ import { importLines } from './features/intake.ts';
 import { openAuctionStreams } from '../queries/auction-stream/operations.ts';
 import { openMemberStreams } from '../queries/member-stream/operations.ts';
 import { Metrics } from '../src/http/metrics.ts';
-import { opsApp } from '../src/http/ops-routes.ts';
+import { opsApp, type ParkedSummary } from '../src/http/ops-routes.ts';
 import { holdLease, leaseHolder, type HeldLease } from '../src/roles/singleton.ts';
 import { dataPaths, openEngines, type Engines } from './engines.ts';
 import { noCounters } from '../src/counters.ts';
 import { bidderWeb } from '../examples/bidder-web/server.ts';
 import { storedDemoApiKey } from './seed/demo.ts';
 import { StorageRoom } from '../src/storage-room.ts';
-import { makePrivateFolderSync, writePrivateFileSync } from '../src/private-files.ts';
+import { makePrivateFolderSync } from '../src/private-files.ts';
+import { anchorOf, openKeyRingStore, openSigningKeys } from './key-ring.ts';
 
 export { dataPaths } from './engines.ts';
 
 /**
- * The JWT secret: JWT_SECRET, or one generated once into the data folder. Several processes may start at
- * once on a fresh folder: the secret is written to a temp file and linked into place, so each reads the
- * one that won, whole.
+ * The houses' opaque positions (src/events/position.ts), from the key ring's anchor every process reads: for the
+ * tools (on their engines' ring store, or one opened for this).
  */
-function tokenSecret(config: Config, secretsDir: string): Buffer {
-  if (config.jwtSecret) return Buffer.from(config.jwtSecret, 'utf8');
-  const file = path.join(secretsDir, 'jwt.key');
-  if (!fs.existsSync(file)) {
-    const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
-    writePrivateFileSync(temp, randomBytes(48).toString('base64url'));
-    try {
-      fs.linkSync(temp, file);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    } finally {
-      fs.unlinkSync(temp);
-    }
+export async function positionCodecOf(config: Config, engines?: Pick<Engines, 'keyRing'>): Promise<PositionCodec> {
+  if (engines) return new PositionCodec(await anchorOf(config, engines.keyRing));
+  const { store } = await openKeyRingStore(config);
+  try {
+    return new PositionCodec(await anchorOf(config, store));
+  } finally {
+    await store.close();
   }
-  return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'utf8');
-}
-
-/** The houses' opaque positions (src/events/position.ts), from the same secret every process reads: for the tools. */
-export function positionCodecOf(config: Config): PositionCodec {
-  const secrets = dataPaths(config.dataDir).secrets;
-  makePrivateFolderSync(secrets);
-  return new PositionCodec(tokenSecret(config, secrets));
 }
 
 export interface Runtime {
@@ -81,6 +64,8 @@ export interface Runtime {
   feed: EventFeed | null;
   /** The process is stopping: requests waiting for events (the back office's feed, `wait`) answer at once. */
   stopWaiting(): void;
+  /** What the projections and the job queue parked (for /readyz and /metrics; read at most once a second). */
+  parked: () => Promise<ParkedSummary>;
   /** Starts the projections' loops when they were held back (`holdProjections`); else does nothing. */
   startProjections(): Promise<void>;
   close(): Promise<void>;
@@ -153,8 +138,16 @@ export async function createRuntime(
 
   // After the engines: DATA_DIR is made private (or refused) before anything is written into it.
   makePrivateFolderSync(paths.secrets);
-  const secret = tokenSecret(config, paths.secrets);
-  const tokens = new TokenService(secret);
+  let signing: Awaited<ReturnType<typeof openSigningKeys>>;
+  try {
+    signing = await openSigningKeys(config, engines.keyRing, logger);
+  } catch (error) {
+    for (const lease of leases) await lease.release();
+    await engines.close();
+    storage.close();
+    throw error;
+  }
+  const tokens = new TokenService(signing.keys);
   const projector = new ProjectorRuntime({ log, documents, search, logger, storage }, allProjections({ jobs, documents }));
   // Cached answers follow the projections they read: told of changes by the projector here, reading the stored
   // checkpoints of those that run elsewhere (on a tick, and before each request when their stores changed).
@@ -164,7 +157,11 @@ export async function createRuntime(
     changeMark: (names) => projector.changeMark(names),
   });
   projector.subscribe(versions);
-  const metrics = config.metrics === 'off' ? null : new Metrics({ role, projections: () => projector.status() });
+  const parked = parkedSummary(projector, jobs);
+  const metrics =
+    config.metrics === 'off'
+      ? null
+      : new Metrics({ role, projections: () => projector.status(), parked, projectionNames: projector.projections.map((p) => p.name) });
   metrics?.storage(storage);
   const services: Services = {
     log,
@@ -176,8 +173,8 @@ export async function createRuntime(
     generatedFiles: new GeneratedFiles(files, storage),
     limiter,
     tokens,
-    keys: new OneTimeKeys(oneTimeKeySecret(secret)),
-    links: new MailLinks(mailLinkSecret(secret), config.publicUrl),
+    keys: new OneTimeKeys(oneTimeKeySecret(signing.anchor)),
+    links: new MailLinks(mailLinkSecret(signing.anchor), config.http.publicUrl ?? null),
     vat: createVatChecker({ viesUrl: config.viesUrl, viesTimeoutMs: config.viesTimeoutMs }),
     projector,
     logger,
@@ -188,10 +185,13 @@ export async function createRuntime(
   };
   await projector.setup();
   if (runsJobs) {
-    const delivery = engines.delivery ? { [DELIVER_MESSAGE]: engines.delivery.processor(services) } : {};
+    const delivery = engines.delivery ? engines.delivery.processors(services) : {};
     for (const [name, processor] of Object.entries({ ...allJobs(services), ...delivery }))
       jobs.process(name, metrics ? metrics.job(name, processor) : processor);
+    for (const { text, ...meta } of await deliveryStartNotes(jobs, config.delivery)) logger.warn(meta, text);
   }
+  // Where mail and SMS go, in the /readyz of the roles that send them (`worker`, `all`).
+  const deliveries = role === 'all' || role === 'worker' ? () => deliveryReport(jobs, configuredChannels(config.delivery)) : undefined;
   let startLoops: (() => Promise<void>) | null = null;
   if (background) {
     // An `api` with the embedded lot index keeps its own replica of it up to date; everything else it
@@ -224,7 +224,7 @@ export async function createRuntime(
         },
       ]
     : [];
-  const feed = servesHttp || runsJobs ? new EventFeed(log, eventCatalog, new PositionCodec(secret), stopping.signal, logger) : null;
+  const feed = servesHttp || runsJobs ? new EventFeed(log, eventCatalog, new PositionCodec(signing.anchor), stopping.signal, logger) : null;
   if (feed) metrics?.feedReaders(() => feed.readers);
   metrics?.auctionStreams(openAuctionStreams);
   metrics?.memberStreams(openMemberStreams);
@@ -256,6 +256,8 @@ export async function createRuntime(
           fresh: () => versions.fresh(),
           ping: () => engines.ping(),
           storage: () => storage.check(),
+          parked,
+          deliveries,
           offLoop: engines.offLoop,
         },
         {
@@ -272,9 +274,12 @@ export async function createRuntime(
         role,
         maxLagSeconds: config.http.readyMaxLagSeconds,
         metrics: inlineMetrics,
+        access: { operatorToken: config.http.operatorToken ?? null },
         projections: runsProjections ? () => projector.status() : undefined,
         ping: () => engines.ping(),
         storage: () => storage.check(),
+        parked,
+        deliveries,
       }) as unknown as ReturnType<typeof buildApp>);
   let closed = false;
   return {
@@ -284,6 +289,7 @@ export async function createRuntime(
     app,
     metrics,
     feed,
+    parked,
     stopWaiting: () => stopping.abort(),
     async startProjections() {
       const start = startLoops;
@@ -298,8 +304,31 @@ export async function createRuntime(
       await projector.stop();
       await jobs.close();
       for (const lease of leases) await lease.release();
+      signing.close();
       await engines.close();
       storage.close();
     },
+  };
+}
+
+/**
+ * What the projections and the job queue parked, read at most once a second (every /readyz probe and scrape asks):
+ * the projections' events parked and held, the jobs parked by name.
+ */
+function parkedSummary(projector: ProjectorRuntime, jobs: Engines['jobs']): () => Promise<ParkedSummary> {
+  let last: { at: number; summary: Promise<ParkedSummary> } | null = null;
+  const read = async (): Promise<ParkedSummary> => {
+    const projections: ParkedSummary['projections'] = {};
+    for (const [name, { parked, held }] of Object.entries(await projector.parked.counts()))
+      if (parked + held > 0) projections[name] = { parked, held };
+    return { projections, jobs: await jobs.parkedCounts() };
+  };
+  return () => {
+    if (!last || Date.now() - last.at > 1000) {
+      const summary = read();
+      last = { at: Date.now(), summary };
+      summary.catch(() => (last = null));
+    }
+    return last.summary;
   };
 }

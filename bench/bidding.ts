@@ -16,6 +16,8 @@ import path from 'node:path';
 import type { AutocannonRequest } from 'autocannon';
 import { hashPassword } from '../src/security/passwords.ts';
 import { TokenService } from '../src/security/tokens.ts';
+import { ringKeys } from '../src/security/signing-keys.ts';
+import type { KeyRing } from '../src/ports/key-ring.ts';
 import { SqliteEventLog } from '../src/adapters/embedded/sqlite-event-log.ts';
 import { foldStream } from '../src/command-runner.ts';
 import { biddingDecider } from '../commands/bidding/index.ts';
@@ -176,10 +178,10 @@ function lotRecord(tenant: string, auctionId: number, lotId: number, lotNumber: 
   };
 }
 
-/** Member tokens signed with the service's own secret (read from its DATA_DIR once it has started). */
+/** Member tokens signed with the service's own key (its key ring, read from its DATA_DIR once it has started). */
 export function memberTokens(dataset: Dataset, tenant: string, members: number[]): string[] {
-  const secret = Buffer.from(fs.readFileSync(path.join(dataset.dataDir, 'secrets', 'jwt.key'), 'utf8').trim(), 'utf8');
-  const tokens = new TokenService(secret);
+  const ring = JSON.parse(fs.readFileSync(path.join(dataset.dataDir, 'secrets', 'keys.json'), 'utf8')) as KeyRing;
+  const tokens = new TokenService(ringKeys(ring));
   return members.map((id) => tokens.issue('member', tenant, String(id)).Token);
 }
 

@@ -10,6 +10,8 @@ import { lastJsonLine, runCli, say } from './processes.ts';
 
 export const API_KEY = process.env.DEMO_API_KEY || 'bench-api-key-0123456789';
 export const MEMBER_PASSWORD = process.env.DEMO_MEMBER_PASSWORD || 'bench-password-123';
+/** The service's OPERATOR_TOKEN: /metrics on PORT (bench/heap.ts) needs it. */
+export const OPERATOR_TOKEN = process.env.OPERATOR_TOKEN || 'bench-operator-token-0123456789-abcdef';
 
 export interface Dataset {
   /** The folder: DATA_DIR of the service, plus the NDJSON and what was measured making it. */
@@ -32,7 +34,14 @@ export interface DatasetInfo {
 export function datasetEnv(dataset: Dataset, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   // The embedded default unless `extra` says otherwise (the postgres step's service), whatever this shell sets.
   const { POSTGRES_URL: _url, POSTGRES_SCHEMA: _schema, ...env } = process.env;
-  return { ...env, DATA_DIR: dataset.dataDir, DEMO_API_KEY: API_KEY, DEMO_MEMBER_PASSWORD: MEMBER_PASSWORD, ...extra };
+  return {
+    ...env,
+    DATA_DIR: dataset.dataDir,
+    DEMO_API_KEY: API_KEY,
+    DEMO_MEMBER_PASSWORD: MEMBER_PASSWORD,
+    OPERATOR_TOKEN,
+    ...extra,
+  };
 }
 
 export function headPosition(dataset: Dataset): number {

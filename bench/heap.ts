@@ -13,6 +13,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import { descendantsOf, memoryOf, sleep } from './processes.ts';
+import { OPERATOR_TOKEN } from './dataset.ts';
 
 export interface HeapReading {
   /** The processes read over /metrics: their pid (null if the socket's owner was not found) and heap used. */
@@ -55,7 +56,8 @@ async function scrape(
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   try {
     return await new Promise((resolve, reject) => {
-      const req = http.get({ host: '127.0.0.1', port, path, agent, timeout: 5000 }, (res) => {
+      const headers = { Authorization: `Bearer ${OPERATOR_TOKEN}` };
+      const req = http.get({ host: '127.0.0.1', port, path, agent, headers, timeout: 5000 }, (res) => {
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (d: string) => (text += d));

@@ -59,8 +59,11 @@ export interface Commands extends CommandStreams {
       projections?: string[];
     },
   ): Promise<CommandResult<Event, View>>;
-  /** Waits (bounded) for the read models of what a run without `readYourWrites` appended (its position and events). */
-  waitFor(appended: { position: number; events: readonly { type: string }[] }): Promise<void>;
+  /**
+   * Waits (bounded) for the read models of what a run without `readYourWrites` appended (its position and events),
+   * or for the `projections` named (what the event types do not say).
+   */
+  waitFor(appended: { position: number; events: readonly { type: string }[]; projections?: readonly string[] }): Promise<void>;
   /** Waits (bounded) until the read models of these event types include everything appended so far, by anyone. */
   catchUp(eventTypes: readonly string[]): Promise<void>;
 }
@@ -73,8 +76,8 @@ export interface Commands extends CommandStreams {
 export function requestCommands(services: ReadYourWritesServices, correlationId: string): Commands {
   const streams = commandStreams(services.log, { correlationId });
   const readModels = (eventTypes: Iterable<string>) => readModelsOf(services.projector.projections, eventTypes);
-  const waitFor: Commands['waitFor'] = async ({ position, events }) => {
-    if (position > 0) await waitForProjections(services, position, readModels(events.map((e) => e.type)));
+  const waitFor: Commands['waitFor'] = async ({ position, events, projections }) => {
+    if (position > 0) await waitForProjections(services, position, projections ? [...projections] : readModels(events.map((e) => e.type)));
   };
   return {
     async run(streamId, decider, command, options = {}) {

@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { parseMailbox, type Mailbox } from './text/mailbox.ts';
+import { isPublishedSecret } from './published-secrets.ts';
 
 /** A setting that cannot be used: the start stops with its message, one line that names the variable. */
 export class ConfigError extends Error {
@@ -50,7 +51,7 @@ export interface Config {
   host: string;
   dataDir: string;
   logLevel: string;
-  /** JWT signing secret; when unset, a random one is generated once and kept in DATA_DIR/secrets/. */
+  /** JWT_SECRET: one fixed signing key (and the anchor); when unset, the key ring of app/key-ring.ts. */
   jwtSecret: string | null;
   demoApiKey: string | null;
   demoMemberPassword: string | null;
@@ -77,35 +78,44 @@ export interface Config {
   webhookAllowPrivate: boolean;
   http: HttpConfig;
   delivery: DeliveryConfig;
-  /**
-   * PUBLIC_URL: where members reach the API from outside (`https://api.house.example`), for the links mails carry
-   * (unsubscribe, an invoice's PDF); null: mails give paths alone.
-   */
-  publicUrl: string | null;
-}
-
-/** PUBLIC_URL: an absolute http(s) URL without query or fragment, kept without its trailing slash. */
-function publicUrl(value: string | undefined): string | null {
-  if (!value) return null;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new ConfigError('PUBLIC_URL must be an absolute URL such as https://api.house.example');
-  }
-  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.search || url.hash || url.username || url.password)
-    throw new ConfigError('PUBLIC_URL must be an http(s) URL without user, query or fragment, such as https://api.house.example');
-  return url.href.replace(/\/+$/, '');
 }
 
 /** Where mail and SMS go (PRODUCTION.md); null: the outbox files under DATA_DIR (the embedded default). */
 export interface DeliveryConfig {
   /** SMTP_URL and MAIL_FROM. */
-  smtp: { url: string; from: Mailbox } | null;
+  smtp: SmtpConfig | null;
   /** TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN, TWILIO_FROM, TWILIO_API_URL. */
   twilio: { accountSid: string; authToken: string; from: string; apiUrl: string } | null;
   /** DELIVERY_FIRST_RETRY_MS: the wait before the first retry of a temporary failure (default 15 s), doubling after. */
   firstRetryMs: number;
+}
+
+export interface SmtpConfig {
+  url: string;
+  from: Mailbox;
+  /**
+   * STARTTLS before anything else is sent, or no mail: on `smtp://` to any host but a loopback one, unless
+   * SMTP_URL says `?requireTLS=false` (`smtps://` is TLS from the first byte).
+   */
+  requireTLS: boolean;
+  /** What the process that sends logs as warnings at its start: mail that may go in the clear, or unverified. */
+  warnings: string[];
+}
+
+const SMTP_URL_FORM = 'SMTP_URL must be smtp://[user:password@]host:port or smtps://…';
+
+/** localhost, 127.0.0.0/8 and ::1: mail that never leaves the machine. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+/** A true/false setting in SMTP_URL's query (nodemailer reads it there too), or null when absent. */
+function smtpFlag(url: URL, name: string): boolean | null {
+  const value = url.searchParams.get(name);
+  if (value === null) return null;
+  if (value !== 'true' && value !== 'false') throw new ConfigError(`SMTP_URL: ${name} must be true or false`);
+  return value === 'true';
 }
 
 function smtp(env: NodeJS.ProcessEnv): DeliveryConfig['smtp'] {
@@ -117,14 +127,21 @@ function smtp(env: NodeJS.ProcessEnv): DeliveryConfig['smtp'] {
   try {
     url = new URL(env.SMTP_URL);
   } catch {
-    throw new ConfigError('SMTP_URL must be smtp://[user:password@]host:port or smtps://…');
+    throw new ConfigError(SMTP_URL_FORM);
   }
-  if ((url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || !url.hostname)
-    throw new ConfigError('SMTP_URL must be smtp://[user:password@]host:port or smtps://…');
+  if ((url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || !url.hostname) throw new ConfigError(SMTP_URL_FORM);
   if (!env.MAIL_FROM) throw new ConfigError('MAIL_FROM is required with SMTP_URL (Name <address>)');
   const from = parseMailbox(env.MAIL_FROM);
   if (!from) throw new ConfigError('MAIL_FROM must be Name <address> or an address');
-  return { url: env.SMTP_URL, from };
+  const loopback = isLoopbackHost(url.hostname);
+  const optedIn = smtpFlag(url, 'requireTLS');
+  const verify = smtpFlag(url, 'tls.rejectUnauthorized');
+  const requireTLS = url.protocol === 'smtp:' && (optedIn ?? !loopback);
+  const warnings: string[] = [];
+  if (url.protocol === 'smtp:' && !requireTLS && !loopback)
+    warnings.push(`mail to ${url.host} may be sent unencrypted, with the SMTP password: SMTP_URL says requireTLS=false`);
+  if (verify === false) warnings.push(`the certificate of ${url.host} is not verified: SMTP_URL says tls.rejectUnauthorized=false`);
+  return { url: env.SMTP_URL, from, requireTLS, warnings };
 }
 
 function twilio(env: NodeJS.ProcessEnv): DeliveryConfig['twilio'] {
@@ -182,24 +199,100 @@ export interface HttpConfig {
   responseCache: boolean;
   /** /readyz answers 200 while every projection is at most this many seconds behind the log (READY_MAX_LAG_SECONDS, default 10). */
   readyMaxLagSeconds?: number;
+  /**
+   * OPERATOR_TOKEN: its bearer reads /readyz's details and /metrics on PORT (src/http/ops-routes.ts); null: no one
+   * does there (METRICS_PORT serves them).
+   */
+  operatorToken?: string | null;
+  /**
+   * Where clients reach the API (PUBLIC_URL, e.g. `https://api.example.com`, without a trailing slash): the stream
+   * tickets' URLs start with it, and the links mails carry (unsubscribe, an invoice's PDF). Null: they are paths
+   * (`/v1/...`), never built from the request's Host.
+   */
+  publicUrl?: string | null;
+}
+
+/**
+ * A secret setting: null when unset or empty; refused, with one line that names it and never shows it, when it is
+ * shorter than `minBytes` or one of the examples printed in this service's own files (src/published-secrets.ts).
+ */
+export function secret(env: NodeJS.ProcessEnv, name: string, minBytes: number): string | null {
+  const value = env[name];
+  if (!value) return null;
+  if (isPublishedSecret(value))
+    throw new ConfigError(`${name} is an example printed in this service's docs or compose files: make your own (openssl rand -base64 48)`);
+  if (Buffer.byteLength(value, 'utf8') < minBytes)
+    throw new ConfigError(`${name} must be at least ${minBytes} bytes (openssl rand -base64 48 makes one)`);
+  return value;
+}
+
+/** PUBLIC_URL: an absolute http(s) URL with no user, query or fragment; kept without its trailing slash. */
+function publicUrl(value: string | undefined): string | null {
+  if (!value) return null;
+  const refused = new ConfigError(
+    'PUBLIC_URL must be the absolute http(s) URL clients reach the API at, without user, query or fragment (e.g. https://api.example.com)',
+  );
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw refused;
+  }
+  if (
+    (url.protocol !== 'https:' && url.protocol !== 'http:') ||
+    url.username ||
+    url.password ||
+    url.search ||
+    url.hash ||
+    value.includes('?') ||
+    value.includes('#')
+  )
+    throw refused;
+  return url.href.replace(/\/+$/, '');
 }
 
 function embeddedSearch(value: string | undefined): Config['embeddedSearch'] {
   const v = value || 'minisearch';
-  if (v !== 'fts5' && v !== 'minisearch') throw new Error(`EMBEDDED_SEARCH must be fts5 or minisearch, not ${value}`);
+  if (v !== 'fts5' && v !== 'minisearch')
+    throw new ConfigError(`EMBEDDED_SEARCH must be fts5 or minisearch (got ${JSON.stringify(value)})`);
   return v;
 }
 
-function int(value: string | undefined, fallback: number, name: string): number {
+/** A whole number from 0 (up to `max`) in a variable, else its default; anything else stops the start naming the variable. */
+function int(value: string | undefined, fallback: number, name: string, max = Number.MAX_SAFE_INTEGER): number {
   if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer`);
+  const n = /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n > max)
+    throw new ConfigError(
+      `${name} must be a non-negative integer${max < Number.MAX_SAFE_INTEGER ? ` up to ${max}` : ''} (got ${JSON.stringify(value)})`,
+    );
   return n;
+}
+
+/**
+ * The demo's credentials from the environment, checked as the seed's intake checks them (so a short one stops
+ * the start with one line rather than a failed seed); not read with SEED_DEMO=false.
+ */
+function demoSecrets(env: NodeJS.ProcessEnv): void {
+  const bounds: Array<[string, number, RegExp | null]> = [
+    ['DEMO_API_KEY', 16, null],
+    ['DEMO_CLIENT_SECRET', 16, null],
+    ['DEMO_MEMBER_PASSWORD', 8, null],
+    ['DEMO_BACKOFFICE_KEY', 24, /^[A-Za-z0-9._~+/=-]*$/],
+    ['DEMO2_BACKOFFICE_KEY', 24, /^[A-Za-z0-9._~+/=-]*$/],
+  ];
+  for (const [name, min, pattern] of bounds) {
+    const value = env[name];
+    if (!value) continue;
+    if (value.length < min) throw new ConfigError(`${name} must be at least ${min} characters`);
+    if (value.length > 200) throw new ConfigError(`${name} must be at most 200 characters`);
+    if (pattern && !pattern.test(value)) throw new ConfigError(`${name} must be letters, digits and ._~+/=- only`);
+  }
 }
 
 function role(value: string | undefined): Role {
   const r = (value || 'all') as Role;
-  if (!ROLES.includes(r)) throw new Error(`ROLE must be one of ${ROLES.join(', ')} (got ${JSON.stringify(value)})`);
+  if (!ROLES.includes(r)) throw new ConfigError(`ROLE must be one of ${ROLES.join(', ')} (got ${JSON.stringify(value)})`);
   return r;
 }
 
@@ -208,20 +301,22 @@ function apiProcesses(value: string | undefined, r: Role): number {
   if (r !== 'all') return 1;
   if (value === undefined || value === '' || value === 'auto') return os.availableParallelism();
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`API_PROCESSES must be auto or an integer >= 1 (got ${JSON.stringify(value)})`);
+  if (!Number.isInteger(n) || n < 1) throw new ConfigError(`API_PROCESSES must be auto or an integer >= 1 (got ${JSON.stringify(value)})`);
   return n;
 }
 
 function metrics(env: NodeJS.ProcessEnv): Config['metrics'] {
   if (env.METRICS === 'off' || env.METRICS === 'false') return 'off';
-  if (env.METRICS_PORT) return { port: int(env.METRICS_PORT, 9464, 'METRICS_PORT'), host: env.METRICS_HOST ?? '127.0.0.1' };
+  if (env.METRICS_PORT) return { port: int(env.METRICS_PORT, 9464, 'METRICS_PORT', 65_535), host: env.METRICS_HOST ?? '127.0.0.1' };
   return 'on';
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const r = role(env.ROLE);
+  const seedDemo = env.SEED_DEMO !== 'false';
+  if (seedDemo) demoSecrets(env);
   if (env.TYPESENSE_URL && !env.TYPESENSE_API_KEY && !(r === 'api' && env.TYPESENSE_SEARCH_API_KEY)) {
-    throw new Error(`TYPESENSE_URL is set without TYPESENSE_API_KEY${r === 'api' ? ' or TYPESENSE_SEARCH_API_KEY' : ''}`);
+    throw new ConfigError(`TYPESENSE_URL is set without TYPESENSE_API_KEY${r === 'api' ? ' or TYPESENSE_SEARCH_API_KEY' : ''}`);
   }
   return {
     role: r,
@@ -242,14 +337,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       postgresLockTimeoutMs: int(env.POSTGRES_LOCK_TIMEOUT_MS, 4000, 'POSTGRES_LOCK_TIMEOUT_MS'),
     },
     metrics: metrics(env),
-    port: int(env.PORT, 3000, 'PORT'),
+    port: int(env.PORT, 3000, 'PORT', 65_535),
     host: env.HOST ?? '0.0.0.0',
     dataDir: path.resolve(env.DATA_DIR ?? './data'),
     logLevel: env.LOG_LEVEL ?? 'info',
-    jwtSecret: env.JWT_SECRET || null,
+    jwtSecret: secret(env, 'JWT_SECRET', 32),
     demoApiKey: env.DEMO_API_KEY || null,
     demoMemberPassword: env.DEMO_MEMBER_PASSWORD || null,
-    seedDemo: env.SEED_DEMO !== 'false',
+    seedDemo,
     demoWebApiUrl: env.DEMO_WEB_API_URL || null,
     readYourWritesTimeoutMs: int(env.READ_YOUR_WRITES_TIMEOUT_MS, 5000, 'READ_YOUR_WRITES_TIMEOUT_MS'),
     searchFlushIntervalMs: int(env.SEARCH_FLUSH_INTERVAL_MS, 30000, 'SEARCH_FLUSH_INTERVAL_MS'),
@@ -267,8 +362,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       trustProxy: env.TRUST_PROXY === 'true',
       responseCache: env.RESPONSE_CACHE !== 'false',
       readyMaxLagSeconds: int(env.READY_MAX_LAG_SECONDS, 10, 'READY_MAX_LAG_SECONDS'),
+      operatorToken: secret(env, 'OPERATOR_TOKEN', 32),
+      publicUrl: publicUrl(env.PUBLIC_URL),
     },
     delivery: delivery(env),
-    publicUrl: publicUrl(env.PUBLIC_URL),
   };
 }

@@ -1,13 +1,21 @@
-/** Amounts and times as people read them, in a language (PDFs, spreadsheets). */
+/** Amounts and times as people read them, in a language (PDFs, spreadsheets, mails). */
 
-/** A money amount in minor units as people read it in a language: `5 000 €`, `€5,000`, `1 234,50 kr`. */
-export function formatMoney(minor: number, currency: string, language: string): string {
+/**
+ * A money amount in minor units as people read it in a language: `5 000 €`, `€5,000`, `1 234,50 kr`; with
+ * `minorDigits: 'always'` (mails) a whole amount keeps them too: `137,00 €`, `€137.00`.
+ */
+export function formatMoney(
+  minor: number,
+  currency: string,
+  language: string,
+  minorDigits: 'when-needed' | 'always' = 'when-needed',
+): string {
   const digits = fractionDigits(currency);
   const major = minor / 10 ** digits;
   return new Intl.NumberFormat(language, {
     style: 'currency',
     currency,
-    minimumFractionDigits: Number.isInteger(major) ? 0 : digits,
+    minimumFractionDigits: Number.isInteger(major) && minorDigits === 'when-needed' ? 0 : digits,
     maximumFractionDigits: digits,
   }).format(major);
 }
@@ -23,7 +31,10 @@ export function fractionDigits(currency: string): number {
   return digits;
 }
 
-/** A date and time as people read it in a language, in UTC (`22 nov. 2026 18:00 UTC`). */
-export function formatDateTime(iso: string, language: string): string {
-  return `${new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(new Date(iso))} UTC`;
+/**
+ * A date and time as people read it in a language, in a time zone it names: UTC unless another is given
+ * (`22 nov. 2026 18:00 UTC`, `22.11.2026, 19:00 Europe/Berlin`).
+ */
+export function formatDateTime(iso: string, language: string, timeZone = 'UTC'): string {
+  return `${new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'short', timeZone }).format(new Date(iso))} ${timeZone}`;
 }

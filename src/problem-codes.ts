@@ -93,6 +93,12 @@ export const PROBLEM_CODES = {
     messageKey: 'message.invalidCredentials',
   },
   'backoffice-key-invalid': { status: 401, meaning: 'The back-office key is missing, unknown, revoked or replaced.' },
+  'operator-token-invalid': {
+    status: 401,
+    meaning:
+      "`/metrics`, or `/readyz` with an `Authorization` header, on `PORT` without the operator's token (`OPERATOR_TOKEN`), or with none set there.",
+    where: '`GET /metrics` and `GET /readyz` on `PORT` (docs/operations.md "Secrets")',
+  },
   // 403: the `reason` values of GET /v1/me/lots/{lotId}/registration (operation 33), and the others
   'lot-closed': { status: 403, meaning: 'The lot is closed.', messageKey: 'message.lotClosed', reason: true },
   'auction-not-open': {

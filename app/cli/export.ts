@@ -183,7 +183,7 @@ function workersFor(config: Config, span: number): number {
 
 async function eventsPlan({ config, engines, args, stopping }: Context): Promise<Plan> {
   await checkTenant(engines, args.tenant);
-  const codec = positionCodecOf(config);
+  const codec = await positionCodecOf(config, engines);
   const houses = args.tenant !== undefined ? [args.tenant] : await logTenants(engines.log);
   const asked = (arg: PositionArg | undefined) => (arg === undefined ? undefined : resolvePosition(arg, codec, houses));
   const [askedFrom, askedTo] = [asked(args.from), asked(args.to)];

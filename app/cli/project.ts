@@ -195,7 +195,7 @@ async function run(args: Args): Promise<number> {
     engines = await openEngines(config, logger, 'api', { withoutLotIndex: true });
     const runtime = new ProjectorRuntime({ log: engines.log, documents: engines.documents, search: engines.search, logger }, [projection]);
     const opaque = args.from?.log === null || args.to?.log === null;
-    const [codec, houses] = opaque ? [positionCodecOf(config), await logTenants(engines.log)] : [null, []];
+    const [codec, houses] = opaque ? [await positionCodecOf(config, engines), await logTenants(engines.log)] : [null, []];
     const asked = (arg: PositionArg | undefined) => (arg === undefined ? undefined : resolvePosition(arg, codec!, houses));
     const from = asked(args.from);
     const to = asked(args.to);

@@ -31,24 +31,34 @@ export const DEMO_MEMBER_EMAIL = 'bidder@example.com';
 
 /**
  * The demo credentials: from DEMO_API_KEY / DEMO_MEMBER_PASSWORD / DEMO_CLIENT_SECRET / DEMO_BACKOFFICE_KEY (tenant
- * demo) / DEMO2_BACKOFFICE_KEY (tenant demo2) when set, else random
- * ones made at the first start and kept (mode 600) in DATA_DIR/secrets/, so later starts can print them.
+ * demo) / DEMO2_BACKOFFICE_KEY (tenant demo2) when set, else random ones made at the first start and kept (mode 600)
+ * in DATA_DIR/secrets/. `made`: some of them were made by this call (the start that prints them, app/main.ts).
  */
-export function demoCredentials(file: string, env: NodeJS.ProcessEnv = process.env): DemoCredentials {
+export function keptDemoCredentials(file: string, env: NodeJS.ProcessEnv = process.env): { credentials: DemoCredentials; made: boolean } {
   const stored: Partial<DemoCredentials> = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : {};
+  let made = false;
+  const make = (value: string) => {
+    made = true;
+    return value;
+  };
   const credentials: DemoCredentials = {
-    apiKey: env.DEMO_API_KEY || stored.apiKey || `demo-${randomSecret(18)}`,
+    apiKey: env.DEMO_API_KEY || stored.apiKey || make(`demo-${randomSecret(18)}`),
     memberEmail: DEMO_MEMBER_EMAIL,
-    memberPassword: stored.memberPassword || env.DEMO_MEMBER_PASSWORD || randomSecret(12),
+    memberPassword: stored.memberPassword || env.DEMO_MEMBER_PASSWORD || make(randomSecret(12)),
     clientId: 'demo-web',
-    clientSecret: env.DEMO_CLIENT_SECRET || stored.clientSecret || randomSecret(24),
+    clientSecret: env.DEMO_CLIENT_SECRET || stored.clientSecret || make(randomSecret(24)),
     backOfficeKeys: {
-      demo: env.DEMO_BACKOFFICE_KEY || stored.backOfficeKeys?.demo || `bo-${randomSecret(24)}`,
-      demo2: env.DEMO2_BACKOFFICE_KEY || stored.backOfficeKeys?.demo2 || `bo-${randomSecret(24)}`,
+      demo: env.DEMO_BACKOFFICE_KEY || stored.backOfficeKeys?.demo || make(`bo-${randomSecret(24)}`),
+      demo2: env.DEMO2_BACKOFFICE_KEY || stored.backOfficeKeys?.demo2 || make(`bo-${randomSecret(24)}`),
     },
   };
   if (JSON.stringify(stored) !== JSON.stringify(credentials)) writePrivateFileSync(file, JSON.stringify(credentials, null, 2));
-  return credentials;
+  return { credentials, made };
+}
+
+/** The demo credentials (keptDemoCredentials), made and kept when there are none yet. */
+export function demoCredentials(file: string, env: NodeJS.ProcessEnv = process.env): DemoCredentials {
+  return keptDemoCredentials(file, env).credentials;
 }
 
 /** The demo Api-Key kept by an earlier start (demoCredentials), without making one; null when none is kept yet. */

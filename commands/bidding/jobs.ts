@@ -10,6 +10,7 @@ import { memberAccounts } from '../../projections/members/index.ts';
 import { senderOf, tenantSettings } from '../../projections/access/index.ts';
 import { memberLanguage } from '../../projections/profile/index.ts';
 import { mailHtml } from '../../src/text/mail.ts';
+import { formatMoney } from '../../src/format.ts';
 import { lotStreamId } from '../lots/events.ts';
 import { outbidMailsStopped } from '../notifications/rules.ts';
 import { biddingDecider } from './decide.ts';
@@ -145,7 +146,7 @@ function outbidMail(deps: JobDeps): JobProcessor {
     const preferred = await memberLanguage(db, member);
     const language = [preferred, house?.DefaultLanguage].find((l): l is string => !!l && !!OUTBID_TEXT[l] && !!texts[l]) ?? 'en';
     const text = OUTBID_TEXT[language] ?? OUTBID_TEXT.en;
-    const bid = `${((lot.CurrentBid ?? 0) / 100).toFixed(2)} ${lot.Currency}`;
+    const bid = formatMoney(lot.CurrentBid ?? 0, lot.Currency, language, 'always');
     const subject = `${house?.Name ?? tenant}: ${text.subject}`;
     const body = text.body
       .replace('{lot}', String(lot.LotNumber))

@@ -3,7 +3,7 @@ import type { JobDeps } from '../../src/feature.ts';
 import { runCommand } from '../../src/command-runner.ts';
 import { OneTimeKeys } from '../../src/security/keys.ts';
 import { senderOf, tenantSettings } from '../../projections/access/index.ts';
-import { memberLanguage } from '../../projections/profile/index.ts';
+import { memberLanguage, memberTimeZone } from '../../projections/profile/index.ts';
 import { messageLanguage } from '../../src/text/mail.ts';
 import { memberByEmail } from '../../projections/members/index.ts';
 import { KEY_PURPOSE, loadMember, RESET_KEY_TTL_MS } from './accounts.ts';
@@ -58,6 +58,7 @@ export function sendConfirmationMail(services: JobDeps): JobProcessor {
       email: state.email,
       key: services.keys.key(KEY_PURPOSE.confirmation, keyId),
       expiresAt: state.confirmationKey.expiresAt,
+      timeZone: await memberTimeZone(services.documents.forTenant(tenant), memberId),
     });
     const id = confirmationJobId(tenant, keyId);
     await services.outbox.send({ id, kind: 'member-confirmation', channel: 'mail', tenant, to: state.email, sender, ...mail });
@@ -93,6 +94,7 @@ export function issuePasswordReset(services: JobDeps): JobProcessor {
       email: state.email,
       key,
       expiresAt: state.resetKey.expiresAt,
+      timeZone: await memberTimeZone(services.documents.forTenant(tenant), member.Id),
     });
     const id = passwordResetJobId(tenant, keyId);
     await services.outbox.send({ id, kind: 'password-reset', channel: 'mail', tenant, to: state.email, sender, ...mail });

@@ -246,6 +246,7 @@ async function send(
     title: texts[language]?.title ?? '',
     endTime: r.endTime,
     minutesBefore: subscription.minutesBefore,
+    now: deps.now().getTime(),
   });
   const messageId = notificationMessageId(subscriptionId);
   const mail = subscription.channel === 'email';

@@ -2,8 +2,10 @@ import type { NotificationChannel } from './events.ts';
 
 /** What a reminder says, in one language. */
 interface Wording {
+  /** `minutes`: the time left. */
   subject: (lot: string, minutes: number) => string;
   ends: (time: string) => string;
+  /** `minutes`: the lead time the member asked for. */
   asked: (minutes: number) => string;
   sms: (house: string, lot: string, time: string) => string;
 }
@@ -54,6 +56,19 @@ export interface ReminderContent {
   title: string;
   endTime: number;
   minutesBefore: number;
+  /** When it is sent: a reminder sent late (subscribed within its lead time) says the time really left. */
+  now: number;
+}
+
+/**
+ * The time left as the subject says it: the lead time asked for when the reminder is on time; when it is sent
+ * later (subscribed after its moment, a queue that was behind) the time really left, in minutes under two
+ * hours, else in whole hours.
+ */
+export function minutesLeft(endTime: number, now: number, minutesBefore: number): number {
+  const left = Math.max(0, Math.round((endTime - now) / 60_000));
+  if (left >= minutesBefore) return minutesBefore;
+  return left >= 120 ? Math.round(left / 60) * 60 : left;
 }
 
 /**
@@ -68,7 +83,7 @@ export function reminderMessage(c: ReminderContent): { subject?: string; body: s
   if (c.channel === 'sms') return { body: w.sms(c.houseName, `${lotWord[lang]} ${c.lotNumber} "${shorten(c.title, 60)}"`, time) };
   const lot = `${lotWord[lang]} ${c.lotNumber}`;
   return {
-    subject: `${w.subject(lot, c.minutesBefore)}: ${shorten(c.title, 120)}`,
+    subject: `${w.subject(lot, minutesLeft(c.endTime, c.now, c.minutesBefore))}: ${shorten(c.title, 120)}`,
     body: [`${lot}: ${c.title}`, w.ends(time), w.asked(c.minutesBefore), '', c.houseName].join('\n'),
   };
 }

@@ -1,11 +1,13 @@
 // The AccessDirectory of the HTTP shell (src/http/access-directory.ts) over the access and members read models.
 import type { DocumentStore } from '../../src/ports/read-models.ts';
 import type { EventLog } from '../../src/ports/event-log.ts';
-import { backOfficeKeyStreamId } from '../../commands/access/events.ts';
+import { apiKeyStreamId, backOfficeKeyStreamId, tenantStreamId } from '../../commands/access/events.ts';
+import { memberStreamId } from '../../commands/members/events.ts';
 import type { AccessDirectory } from '../../src/http/access-directory.ts';
 import type { TenantDoc } from './collections.ts';
 import { apiKeys, applications, backOfficeKeys, operatorScope, tenantsCollection } from './collections.ts';
-import { memberAccounts, type MemberDoc } from '../members/index.ts';
+import { MEMBERS_PROJECTION, memberAccounts, type MemberDoc } from '../members/index.ts';
+import { accessProjection } from './projection.ts';
 
 /**
  * The HTTP shell's AccessDirectory over the read models: Api-Keys, tenants and applications from the access
@@ -47,8 +49,24 @@ export function accessDirectory(
     tenant: (id) => tenantsCollection(system).findById(id),
     member: (tenant, memberId) => memberAccounts(documents.forTenant(tenant)).findById(memberId),
     application: (clientId) => applications(system).findById(clientId),
+    credentialSources: ({ keyId, tenant, memberId }) => ({
+      streams: [apiKeyStreamId(keyId), tenantStreamId(tenant), ...(memberId === null ? [] : [memberStreamId(tenant, Number(memberId))])],
+      types: REVOKING_TYPES,
+    }),
   };
 }
+
+/**
+ * The events that change what a caller is checked against, with the read model each is checked in: an Api-Key issued
+ * again (for other tenants) and a house's settings (its public access) in the access projection's, a member's
+ * password reset (its sessions ended) and removal in the members projection's.
+ */
+const REVOKING_TYPES: Record<string, string[]> = {
+  ApiKeyIssued: [accessProjection.name],
+  TenantConfigured: [accessProjection.name],
+  MemberPasswordChanged: [MEMBERS_PROJECTION],
+  MemberRemoved: [MEMBERS_PROJECTION],
+};
 
 /*
  * Handlers see the whole tenant and member documents this directory returns (`ctx.tenant.Currency`,

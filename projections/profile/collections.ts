@@ -54,3 +54,14 @@ export async function memberLanguage(db: TenantScope, member: { Id: number; Lang
   const profile = await profiles(db).findById(String(member.Id));
   return profile?.Language || member.Language;
 }
+
+/** The time zone a member's mails give times in: the profile's (an IANA name), else UTC. */
+export async function memberTimeZone(db: TenantScope, memberId: number): Promise<string> {
+  const zone = (await profiles(db).findById(String(memberId)))?.Timezone;
+  if (!zone) return 'UTC';
+  try {
+    return new Intl.DateTimeFormat('en', { timeZone: zone }).resolvedOptions().timeZone;
+  } catch {
+    return 'UTC'; // written before zones were checked: UTC rather than a mail that cannot be written
+  }
+}

@@ -1,6 +1,7 @@
 // The auction stream's event types with the JSON of their `data:` (API.md "Timed bidding"), as hub.ts builds
 // them: for the OpenAPI document and the typed client (OutputSpec.streamEvents).
 import { z } from '../../src/http/schemas.ts';
+import { streamEndEvent } from '../../src/http/credential-watch.ts';
 
 const lotId = z.number().int().min(1).max(2147483647);
 const amount = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
@@ -39,4 +40,5 @@ export const auctionStreamEvents = {
   reset: z.object({ Reason: z.string().max(200) }).openapi('AuctionStreamReset', {
     description: 'The `Last-Event-ID` is too old to resume from: read the lots again; the stream goes on from here.',
   }),
+  end: streamEndEvent,
 } satisfies Record<string, z.ZodType>;

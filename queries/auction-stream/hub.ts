@@ -23,7 +23,8 @@ export interface StreamMessage {
 }
 
 export interface HubDeps {
-  feed: TenantFeed;
+  /** The tenant's feed, read page by page (the hub listens to no stream of its own). */
+  feed: Omit<TenantFeed, 'onStreams'>;
   db: TenantScope;
   /** Waits until the catalogue read model has these events (bounded). */
   caughtUp(position: number, types: readonly string[]): Promise<void>;

@@ -6,6 +6,7 @@ import { ServiceUnavailableError } from '../../src/errors.ts';
 import type { TenantFeed } from '../../src/events/feed.ts';
 import { StreamedAnswer } from '../../src/http/event-stream.ts';
 import { serveMessages } from '../../src/http/message-stream.ts';
+import { watchCaller, type CredentialWatch } from '../../src/http/credential-watch.ts';
 import { StreamSlots } from '../../src/http/stream-slots.ts';
 import { findAuction } from '../../projections/catalogue/index.ts';
 import { incrementsOf } from '../lots/dto.ts';
@@ -60,6 +61,8 @@ export const streamAuction = defineOperation({
       '(at least the last 24 hours), or one `reset` event when that is too old, after which it reads the lots again. The stream opens with a comment and an `id:` ' +
       'that names where it starts (no event: an EventSource only takes it as its last event id), so a client dropped before its first event resumes from there. ' +
       'A stream without `Last-Event-ID` carries every event appended after its request arrived. A comment line comes at least every 15 seconds. No member data. ' +
+      'The stream ends at the expiry of the ticket (or token) it was opened with, and within a second of that credential being revoked (its Api-Key no longer acting for the house, ' +
+      'the house closing its public access to an anonymous token): its last event is then `end` `{Code, Reason}` (`credential-expired`: open it again with a new ticket; `credential-revoked`). ' +
       'Browsers open it with a fetch-based event-source client (with the `Api-Key` and `Authorization` headers), or with their own `EventSource` and no header through a stream ticket (`POST /v1/stream-tickets`: `?ticket=…`). A process serves at most 2,000 streams (`503`); ' +
       'one client address holds at most 100 streams of a house on a process, and a house at most half of its streams (`429`, `Retry-After`).',
     errors: [404, 429, 503],
@@ -90,15 +93,19 @@ export const streamAuction = defineOperation({
     await findAuction(ctx.db, params.id);
     const after = opened ? await opened : await feed.position(lastEventId!, 'header.Last-Event-ID');
     const release = slots.take(ctx.tenant.Tenant, ctx.ip);
+    let credential: CredentialWatch | null = null;
     try {
       const hub = hubOf(ctx, feed);
       await hub.start(() => feed.head());
+      credential = await watchCaller(ctx, { member: false });
       await serveMessages(ctx.res, hub, params.id, after, {
         token: feed.token,
         stopping: feed.stopping,
         resetReason: 'The position is too old: read the lots again.',
+        credential,
       });
     } finally {
+      credential?.stop();
       release();
     }
     return StreamedAnswer.done;

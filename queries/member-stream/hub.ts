@@ -31,7 +31,8 @@ export interface MemberMessage {
 }
 
 export interface MemberHubDeps {
-  feed: TenantFeed;
+  /** The tenant's feed, read page by page (the hub listens to no stream of its own). */
+  feed: Omit<TenantFeed, 'onStreams'>;
   /** A lot's stream as stored, private fields included (server-side only). */
   readStream(streamId: string, fromRevision: number): Promise<RecordedEvent[]>;
   /** Waits until the read models of these events have them (bounded): a client that reads /v1/me/bids next sees it. */

@@ -6,6 +6,7 @@ import { ServiceUnavailableError } from '../../src/errors.ts';
 import type { TenantFeed } from '../../src/events/feed.ts';
 import { StreamedAnswer } from '../../src/http/event-stream.ts';
 import { serveMessages } from '../../src/http/message-stream.ts';
+import { streamEndEvent, watchCaller, type CredentialWatch } from '../../src/http/credential-watch.ts';
 import { StreamSlots } from '../../src/http/stream-slots.ts';
 import { incrementsOf } from '../lots/dto.ts';
 import { MemberStreamHub } from './hub.ts';
@@ -60,6 +61,7 @@ export const memberStreamEvents = {
   reset: z
     .object({ Reason: z.string().max(200) })
     .openapi('MemberStreamResetEvent', { description: '`Last-Event-ID` is too old: read `/v1/me/bids` and `/v1/me/registrations` again.' }),
+  end: streamEndEvent,
 };
 
 export const streamMyChanges = defineOperation({
@@ -80,7 +82,9 @@ export const streamMyChanges = defineOperation({
       'when a lot the caller bid on closes, `registration` `{AuctionId, Status}` when the house decides a registration of the caller (`approved`, also at once, or `rejected`). ' +
       "Never another member's identity or maximum. Each event has an opaque `id:`; a client that reconnects with `Last-Event-ID` gets what it missed (at least the last 24 hours) " +
       'or one `reset`, after which it reads `/v1/me/bids` again. A comment line comes at least every 15 seconds. A browser opens it with its own `EventSource` through a stream ticket ' +
-      '(`POST /v1/stream-tickets`, `Path: /v1/me/stream`). A process serves at most 2,000 member streams (`503`); one client address holds at most 100 of a house on a process, ' +
+      "(`POST /v1/stream-tickets`, `Path: /v1/me/stream`). The stream ends at the expiry of the ticket (or token) it was opened with, and within a second of a password reset ending the member's sessions " +
+      '(or the member removed, the Api-Key no longer acting for the house): its last event is then `end` `{Code, Reason}` (`credential-expired`: open it again with a new ticket; `credential-revoked`: sign in again). ' +
+      'A process serves at most 2,000 member streams (`503`); one client address holds at most 100 of a house on a process, ' +
       'and a house at most half (`429`, `Retry-After`).',
     errors: [429, 503],
     problems: ['too-many-streams'],
@@ -106,15 +110,19 @@ export const streamMyChanges = defineOperation({
     // A new stream starts at the log's head as its request arrived (as the auction stream does).
     const after = lastEventId === null ? await feed.head() : await feed.position(lastEventId, 'header.Last-Event-ID');
     const release = slots.take(ctx.tenant.Tenant, ctx.ip);
+    let credential: CredentialWatch | null = null;
     try {
       const hub = hubOf(ctx, feed);
       await hub.start(() => feed.head());
+      credential = await watchCaller(ctx, { member: true });
       await serveMessages(ctx.res, hub, ctx.member.Id, after, {
         token: feed.token,
         stopping: feed.stopping,
         resetReason: 'The position is too old: read your bids again.',
+        credential,
       });
     } finally {
+      credential?.stop();
       release();
     }
     return StreamedAnswer.done;

@@ -20,7 +20,8 @@ export const createStreamTicket = defineOperation({
     summary: "A URL that opens one stream without headers (for a browser's EventSource)",
     description:
       '`Path`: `/v1/auctions/{id}/stream` (any token of the house) or `/v1/me/stream` (a member token; another token is `401` with the code `member-token-required`). ' +
-      "The answer's `Url` is that stream's absolute URL with `?ticket=…`: open it with `new EventSource(Url)`, no header. The ticket authenticates a `GET` of that one path " +
+      "The answer's `Url` is that stream's URL with `?ticket=…`: absolute under the service's configured public URL, else a path (`/v1/me/stream?ticket=…`) to resolve against the URL you call the API at (`new URL(Url, apiBase)`); " +
+      "it is never built from the request's `Host`. Open it with `new EventSource(Url)`, no header. The ticket authenticates a `GET` of that one path " +
       "for the house, member and Api-Key of the token it was made from, until `ExpiresAt`: when that token expires, and at most 12 hours. The browser's own reconnects " +
       '(the same URL with `Last-Event-ID`) keep working until then; afterwards, or once the member is removed or signed out by a password reset, the stream answers `401` ' +
       '(code `ticket-invalid`): ask for a new ticket. With a ticket in the URL the `Api-Key` and `Authorization` headers are not looked at. Another path is `400` (code ' +
@@ -49,10 +50,11 @@ export const createStreamTicket = defineOperation({
   output: {
     response: z
       .object({
-        Url: z
-          .string()
-          .max(5000)
-          .openapi({ format: 'uri', description: "The stream's absolute URL with its ticket: `new EventSource(Url)`." }),
+        Url: z.string().max(5000).openapi({
+          format: 'uri-reference',
+          description:
+            "The stream's URL with its ticket: absolute under the service's public URL when one is configured, else a path from the API's root (`/v1/...`), resolved against the URL the API is called at.",
+        }),
         ExpiresAt: z.string().max(30).openapi({
           format: 'date-time',
           description: "When the ticket stops opening the stream (its token's expiry, at most 12 hours).",
@@ -72,9 +74,8 @@ export const createStreamTicket = defineOperation({
     // The Api-Key is checked already (the context's); the ticket names it by its hash, checked again at every open.
     const apiKeyHash = sha256(String(ctx.req.headers['api-key']));
     const { ticket, expiresAt } = ctx.tokens.tickets.issue(ctx.claims, apiKeyHash, stream.path);
-    // Absolute, so that a front end on another origin opens it: the scheme and host this request came to
-    // (X-Forwarded-Proto and -Host when TRUST_PROXY says a proxy sets them).
-    const url = `${ctx.req.protocol}://${ctx.req.host}${stream.path}?ticket=${ticket}`;
+    // Under PUBLIC_URL when it is set, else a path: never from the request's Host, which whoever calls chooses.
+    const url = `${ctx.publicUrl ?? ''}${stream.path}?ticket=${ticket}`;
     return { Url: url, ExpiresAt: expiresAt.toISOString() };
   },
 });

@@ -133,7 +133,15 @@ export interface TenantFeed {
    * when the process is full, 429 when the house holds its share (half) already.
    */
   reading(): () => void;
+  /**
+   * Calls `listener` with each event the log takes from now on on one of these streams, whatever its tenant (an
+   * open stream's credential: its Api-Key's, house's or member's stream); resolves, once listening, to the stop.
+   */
+  onStreams(streamIds: readonly string[], listener: StreamListener): Promise<() => void>;
 }
+
+/** Told of an event on a stream it listens to (TenantFeed.onStreams): where it is in the log and its type. */
+export type StreamListener = (event: { position: number; type: string; streamId: string }) => void;
 
 /**
  * The event feed over the log: a tenant's events in log order, never an operator's record (events defined
@@ -147,6 +155,8 @@ export class EventFeed {
   /** The types a tenant's feed carries. */
   readonly types: readonly string[];
   private readonly waiters = new Set<Waiter>();
+  /** Listeners of given streams' events (TenantFeed.onStreams), by stream id: one lookup per event delivered. */
+  private readonly streamListeners = new Map<string, Set<StreamListener>>();
   private watching: Promise<void> | null = null;
   /** The events the shared subscription saw lately, in log order: every event after `recentFrom` up to `watched`. */
   private recent: RecordedEvent[] = [];
@@ -199,6 +209,7 @@ export class EventFeed {
       },
       stopping: this.stopping,
       reading: () => this.slots.take(tenant),
+      onStreams: (streamIds, listener) => this.onStreams(streamIds, listener),
     };
     this.tenants.set(tenant, feed);
     return feed;
@@ -330,6 +341,24 @@ export class EventFeed {
     }
   }
 
+  /** TenantFeed.onStreams: the shared subscription started (once), then the listener added under each stream. */
+  private async onStreams(streamIds: readonly string[], listener: StreamListener): Promise<() => void> {
+    await this.watch();
+    const ids = [...new Set(streamIds)];
+    for (const id of ids) {
+      const listeners = this.streamListeners.get(id) ?? new Set();
+      listeners.add(listener);
+      this.streamListeners.set(id, listeners);
+    }
+    return () => {
+      for (const id of ids) {
+        const listeners = this.streamListeners.get(id);
+        listeners?.delete(listener);
+        if (listeners?.size === 0) this.streamListeners.delete(id);
+      }
+    };
+  }
+
   /**
    * Starts the one subscription that wakes waiters (from the log's head), once per process; a start that failed
    * (the log unreachable, PostgreSQL restarting) is tried again by the next waiter rather than kept failing.
@@ -382,9 +411,26 @@ export class EventFeed {
   /** A batch of the subscription: kept, and the waiters it concerns woken. */
   private deliver(batch: RecordedEvent[]): void {
     this.keep(batch);
+    if (this.streamListeners.size > 0) this.tellStreamListeners(batch);
     for (const waiter of this.waiters) {
       if (batch.some((e) => e.position > waiter.from && e.metadata.tenant === waiter.tenant && waiter.types.has(e.type))) waiter.wake(true);
       else if (waiter.wakeOn && batch.some((e) => e.position > waiter.from && waiter.wakeOn!(e))) waiter.wake(false);
+    }
+  }
+
+  /** Tells each event to the listeners of its stream; a listener that throws stops nothing else. */
+  private tellStreamListeners(batch: RecordedEvent[]): void {
+    for (const event of batch) {
+      const listeners = this.streamListeners.get(event.streamId);
+      if (!listeners) continue;
+      const told = { position: event.position, type: event.type, streamId: event.streamId };
+      for (const listener of listeners) {
+        try {
+          listener(told);
+        } catch (error) {
+          this.logger?.warn({ err: error instanceof Error ? error.message : String(error) }, 'a stream listener failed');
+        }
+      }
     }
   }
 

@@ -4,7 +4,7 @@ import { ValidationError } from '../errors.ts';
 /**
  * The positions clients see (the back office's feed, webhooks, the auction stream's ids, exports): opaque per house.
  * A position is the log's position (8 bytes) and a check word of the house (8 bytes), one AES block encrypted with
- * the house's own key (derived from the service's secret), base64url: equal positions give equal strings, but
+ * the house's own key (derived from the key ring's anchor, which is never rotated: a house keeps positions), base64url: equal positions give equal strings, but
  * nothing of the log's own numbering shows, so no house can count another's events between two of its own; one
  * that is not the house's (another house's, a forged or an old `p:` one) does not decrypt to its check word.
  * The same on the embedded log and EventStoreDB (whose commit positions the log port gives as numbers too).
@@ -67,7 +67,7 @@ export const notAPosition = (field: string) =>
     { field, message: 'is not a known position' },
   ]);
 
-/** Every house's positions, from one secret (the service's token secret): each house's made once. */
+/** Every house's positions, from one secret (the key ring's anchor, src/ports/key-ring.ts): each house's made once. */
 export class PositionCodec {
   private readonly houses = new Map<string, TenantPositions>();
 

@@ -49,6 +49,24 @@ export interface BackOfficeKeyInfo {
   unchanged?(): Promise<boolean>;
 }
 
+/** Whom an open stream acts for, as the directory's records name them (src/http/credential-watch.ts). */
+export interface CredentialHolder {
+  keyId: string;
+  tenant: string;
+  /** The member of a stream that checks its member (the member stream); null otherwise. */
+  memberId: string | null;
+}
+
+/** Where a caller's credential may change: log streams, and the event types on them that may revoke it. */
+export interface CredentialSources {
+  streams: string[];
+  /**
+   * Each event type that may revoke, with the projections whose read models `apiKey`, `tenant` or `member` answer it
+   * from (a check waits for those alone: another projection may store its checkpoint past an event it ignores late).
+   */
+  types: Record<string, string[]>;
+}
+
 export interface AccessDirectory {
   /** The Api-Key whose value has this SHA-256 (hex), or null. */
   apiKey(hash: string): Promise<ApiKeyInfo | null>;
@@ -71,4 +89,11 @@ export interface AccessDirectory {
    * is still current while the version has not moved (a revoked key or a changed tenant is then seen at once).
    */
   accessVersion?(): string | null;
+  /**
+   * Where what `apiKey`, `tenant` and `member` answer of this caller is written: its Api-Key's, tenant's and
+   * member's log streams, the event types that may revoke it there and the projections that read them. An open
+   * stream checks its caller again when one of them takes such an event (on every process), once those projections
+   * include it; without it, streams end at their expiry only.
+   */
+  credentialSources?(holder: CredentialHolder): CredentialSources;
 }

@@ -14,7 +14,7 @@ import { hasBody, parseInput } from './input.ts';
 import { isFormBody, readFormBody } from './form-body.ts';
 import { JSON_BODY_LIMIT, jsonBody, refuseBody } from './request-body.ts';
 import type { Metrics } from './metrics.ts';
-import { mountOps } from './ops-routes.ts';
+import { mountOps, type OpsSources, type ParkedSummary } from './ops-routes.ts';
 import { catalogueFastPath, requestIdOf } from './catalogue-fast-path.ts';
 import { DerivedValues } from './derived-values.ts';
 import type { BackOfficeDoor, BaseContext, Operation, TenantContext } from './operation.ts';
@@ -66,6 +66,10 @@ export function buildApp(
     ping?: () => Promise<void>;
     /** Whether a store has no room for writes, looked at again (/readyz). */
     storage?: () => Promise<boolean>;
+    /** What the projections and the job queue parked (/readyz: `degraded`). */
+    parked?: () => Promise<ParkedSummary>;
+    /** Where mail and SMS go, and what waits for a transport (/readyz). */
+    deliveries?: OpsSources['deliveries'];
     /** Operations whose handler runs beside the event loop (src/http/off-loop.ts). */
     offLoop?: OffLoopOperations | null;
   } = {
@@ -192,16 +196,20 @@ export function buildApp(
     role: ops.role,
     maxLagSeconds: config.readyMaxLagSeconds,
     metrics: ops.metricsElsewhere ? null : ops.metrics,
+    access: { operatorToken: config.operatorToken ?? null },
     projections: () => services.projector.status(),
     ping: ops.ping,
     storage: ops.storage,
+    parked: ops.parked,
+    deliveries: ops.deliveries,
   });
 
   /** A fixed answer (a document, a page): its ETag and compressed copies made once. */
-  const serveFixed = (route: string, text: string, contentType?: string) => {
+  const serveFixed = (route: string, text: string, contentType?: string, headers: Record<string, string> = {}) => {
     const body = Buffer.from(text, 'utf8');
     const answer: EncodedCopies & { body: Buffer; etag: string } = { body, etag: weakEtag(body) };
     app.get(route, (req, res) => {
+      for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
       sendBody(req, res, answer.body, answer.etag, { entry: answer }, contentType);
     });
   };
@@ -210,12 +218,29 @@ export function buildApp(
   serveFixed('/openapi.json', JSON.stringify(buildOpenApiDocument(operations.filter((op) => !isBackOffice(op)))));
   serveFixed('/backoffice/openapi.json', JSON.stringify(buildBackOfficeOpenApiDocument(operations.filter(isBackOffice))));
   const swaggerDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
-  app.use('/docs/assets', compression({ threshold: 1024 }), express.static(swaggerDir, { index: false, maxAge: '1h' }));
-  serveFixed('/docs', docsPage(), 'text/html; charset=utf-8');
-  serveFixed('/docs/backoffice', docsPage(BACK_OFFICE_DOCS), 'text/html; charset=utf-8');
+  const nosniff = (res: Response) => res.setHeader('X-Content-Type-Options', 'nosniff');
+  app.use(
+    '/docs/assets',
+    compression({ threshold: 1024 }),
+    express.static(swaggerDir, { index: false, maxAge: '1h', setHeaders: nosniff }),
+  );
+  // The reference pages, where callers type credentials: a CSP of their own, never framed, nothing kept (docs-page.ts).
+  for (const [route, page] of [
+    ['/docs', docsPage()],
+    ['/docs/backoffice', docsPage(BACK_OFFICE_DOCS)],
+  ] as const)
+    serveFixed(route, page.html, 'text/html; charset=utf-8', page.headers);
   for (const page of pages) app.use(page.path, compression({ threshold: 1024 }), page.handler);
 
-  const steps = new RequestSteps({ services, auth, derivedValues, responseCache, catalogueVersion, backOffice });
+  const steps = new RequestSteps({
+    services,
+    auth,
+    derivedValues,
+    responseCache,
+    catalogueVersion,
+    backOffice,
+    publicUrl: config.publicUrl ?? null,
+  });
   const offLoop = ops.offLoop ?? null;
   const methodsByPath = new Map<string, Set<string>>();
   for (const operation of operations) {

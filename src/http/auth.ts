@@ -2,12 +2,24 @@ import type { Request } from 'express';
 import { AppError, UnauthorizedError } from '../errors.ts';
 import { sha256 } from '../security/passwords.ts';
 import type { TokenClaims, TokenService } from '../security/tokens.ts';
-import type { AccessDirectory, ApiKeyInfo, Application, BackOfficeKeyInfo, Member, Tenant } from './access-directory.ts';
+import type {
+  AccessDirectory,
+  ApiKeyInfo,
+  Application,
+  BackOfficeKeyInfo,
+  CredentialHolder,
+  CredentialSources,
+  Member,
+  Tenant,
+} from './access-directory.ts';
 import { TtlCache } from './ttl-cache.ts';
+
+/** An Api-Key as checked: the directory's record, and the SHA-256 (hex) it was found by (an open stream checks it again). */
+export type CheckedApiKey = ApiKeyInfo & { readonly hash: string };
 
 /** Who calls: the Api-Key, the token's claims and its tenant, all checked. */
 export interface Caller {
-  apiKey: ApiKeyInfo;
+  apiKey: CheckedApiKey;
   claims: TokenClaims;
   tenant: Tenant;
 }
@@ -20,7 +32,7 @@ const MAX_CALLERS = 10_000;
  * public access for anonymous tokens), and for member operations a member that still exists.
  */
 export class Authenticator {
-  private readonly keys = new TtlCache<ApiKeyInfo | null>(10_000);
+  private readonly keys = new TtlCache<CheckedApiKey | null>(10_000);
   private readonly tenants = new TtlCache<Tenant | null>(5_000);
   /**
    * Callers that passed every check, by their Authorization and Api-Key values, until the first of those
@@ -35,12 +47,12 @@ export class Authenticator {
     private readonly tokens: Pick<TokenService, 'verify' | 'tickets'>,
   ) {}
 
-  async apiKey(req: Request): Promise<ApiKeyInfo> {
+  async apiKey(req: Request): Promise<CheckedApiKey> {
     const key = req.headers['api-key'];
     if (typeof key !== 'string' || key.length === 0 || key.length > 200)
       throw new UnauthorizedError('api-key-invalid', 'The Api-Key header is missing or unknown.');
     const hash = sha256(key);
-    const info = await this.keys.get(hash, () => this.directory.apiKey(hash), this.accessVersion());
+    const info = await this.keys.get(hash, () => this.checkedApiKey(hash), this.accessVersion());
     if (!info) throw new UnauthorizedError('api-key-invalid', 'The Api-Key header is missing or unknown.');
     return info;
   }
@@ -55,6 +67,12 @@ export class Authenticator {
     const found = raw && this.directory.backOfficeKey ? await this.directory.backOfficeKey(sha256(raw)) : null;
     if (!found) throw new UnauthorizedError('backoffice-key-invalid', 'A valid back-office key is required (Authorization: Bearer <key>).');
     return found;
+  }
+
+  /** The Api-Key whose value has this SHA-256, as the directory has it now, with the hash. */
+  private async checkedApiKey(hash: string): Promise<CheckedApiKey | null> {
+    const info = await this.directory.apiKey(hash);
+    return info ? { ...info, hash } : null;
   }
 
   tenant(id: string): Promise<Tenant | null> {
@@ -82,7 +100,7 @@ export class Authenticator {
   async token(req: Request, apiKey: ApiKeyInfo): Promise<{ claims: TokenClaims; tenant: Tenant } | null> {
     const raw = this.bearer(req);
     if (!raw) return null;
-    const claims = this.tokens.verify(raw);
+    const claims = await this.tokens.verify(raw);
     if (!claims || !apiKey.tenants.includes(claims.tenant)) return null;
     const tenant = await this.tenant(claims.tenant);
     if (!tenant) return null;
@@ -96,10 +114,10 @@ export class Authenticator {
    * tenant still takes it; else 401 `ticket-invalid`. Member checks follow as for a bearer token (requireMember).
    */
   async ticketCaller(ticket: string, path: string): Promise<Caller> {
-    const found = this.tokens.tickets.verify(ticket);
+    const found = await this.tokens.tickets.verify(ticket);
     if (!found || found.path !== path.replace(/\/+$/, '') || !/^[0-9a-f]{64}$/.test(found.apiKeyHash)) throw invalidTicket();
     const hash = found.apiKeyHash;
-    const apiKey = await this.keys.get(hash, () => this.directory.apiKey(hash), this.accessVersion());
+    const apiKey = await this.keys.get(hash, () => this.checkedApiKey(hash), this.accessVersion());
     const claims = found.token;
     if (!apiKey || !apiKey.tenants.includes(claims.tenant)) throw invalidTicket();
     const tenant = await this.tenant(claims.tenant);
@@ -107,7 +125,7 @@ export class Authenticator {
     return { apiKey, claims, tenant };
   }
 
-  async requireToken(req: Request, apiKey: ApiKeyInfo) {
+  async requireToken(req: Request, apiKey: CheckedApiKey) {
     const found = await this.token(req, apiKey);
     if (!found) throw new UnauthorizedError('token-invalid', 'A valid bearer token of the tenant is required.');
     this.remember(req, { apiKey, ...found });
@@ -165,6 +183,43 @@ export class Authenticator {
     if (this.members.size >= MAX_CALLERS) this.members.delete(this.members.keys().next().value as string);
     this.members.set(key, { member, version });
     return member;
+  }
+
+  /** Where this caller's credential may change (AccessDirectory.credentialSources); null when the directory cannot tell. */
+  credentialSources(holder: CredentialHolder): CredentialSources | null {
+    return this.directory.credentialSources?.(holder) ?? null;
+  }
+
+  /**
+   * Whether a caller checked at a stream's opening still passes the same checks, read now (no cache): its Api-Key
+   * still acts for the token's tenant, the tenant is served (and open to anonymous tokens, for one), and with
+   * `member` the member exists and its sessions were not ended since the token was issued.
+   */
+  async stillHolds(check: { apiKeyHash: string; claims: TokenClaims; member: boolean; asOf: number }): Promise<boolean> {
+    const { apiKeyHash, claims, asOf } = check;
+    const apiKey = await this.sharedRead(`k\n${apiKeyHash}`, asOf, () => this.directory.apiKey(apiKeyHash));
+    if (!apiKey || !apiKey.tenants.includes(claims.tenant)) return false;
+    const tenant = await this.sharedRead(`t\n${claims.tenant}`, asOf, () => this.directory.tenant(claims.tenant));
+    if (!tenant || (claims.kind === 'anonymous' && !tenant.PublicAccess)) return false;
+    if (!check.member) return true;
+    const found = await this.sharedRead(`m\n${claims.tenant}\n${claims.sub}`, asOf, () => this.directory.member(claims.tenant, claims.sub));
+    return found !== null && sessionStillValid(claims, found);
+  }
+
+  /** Reads under way for stillHolds, by record and log position. */
+  private readonly reading = new Map<string, Promise<unknown>>();
+
+  /**
+   * One read of a record for every check that asks for it while it is under way after the read models reached the
+   * same position `asOf` (one event re-checks every stream of a house: one read, not one per stream).
+   */
+  private sharedRead<T>(record: string, asOf: number, read: () => Promise<T>): Promise<T> {
+    const key = `${asOf}\n${record}`;
+    const known = this.reading.get(key) as Promise<T> | undefined;
+    if (known) return known;
+    const made = read().finally(() => this.reading.delete(key));
+    this.reading.set(key, made);
+    return made;
   }
 
   async requireMember(claims: TokenClaims): Promise<Member> {

@@ -2,6 +2,7 @@
 // (a replay of kept messages, or `reset` when it is too old), then each new message once, with heartbeats.
 import type { Response } from 'express';
 import { openEventStream } from './event-stream.ts';
+import type { CredentialWatch } from './credential-watch.ts';
 
 /** The longest a stream stays silent (a comment line then: at least every 15 seconds). */
 const HEARTBEAT_MS = 14_000;
@@ -28,16 +29,22 @@ export interface MessageStreamOptions {
   stopping: AbortSignal;
   /** The `Reason` of a `reset` event: what the client reads again. */
   resetReason: string;
+  /** The caller's credential: when it expires or is revoked, the stream sends `end` and ends (nothing after it). */
+  credential?: CredentialWatch;
 }
 
-/** Serves `key`'s messages after `after` until the client goes, the process stops or the client lags too far. */
+/**
+ * Serves `key`'s messages after `after` until the client goes, the process stops, the client lags too far or the
+ * credential ends (an `end` event then closes the stream).
+ */
 export async function serveMessages<M extends PositionedMessage>(
   res: Response,
   source: MessageSource<M>,
   key: number,
   after: number,
-  { token, stopping, resetReason }: MessageStreamOptions,
+  { token, stopping, resetReason, credential }: MessageStreamOptions,
 ): Promise<void> {
+  const ended = credential?.ended ?? new AbortController().signal;
   const stream = openEventStream(res);
   const queue: M[] = [];
   let wake: (() => void) | null = null;
@@ -56,7 +63,7 @@ export async function serveMessages<M extends PositionedMessage>(
       sent = start.position;
     }
     queue.unshift(...start.messages);
-    while (!stream.gone.aborted && !stopping.aborted) {
+    while (!stream.gone.aborted && !stopping.aborted && !ended.aborted) {
       if (queue.length > QUEUE_LIMIT) break;
       const message = queue.shift();
       if (message) {
@@ -66,20 +73,26 @@ export async function serveMessages<M extends PositionedMessage>(
         continue;
       }
       const woken = await new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(false), HEARTBEAT_MS);
-        const done = () => {
+        // Settled once, by whichever comes first; the listeners go with it (a heartbeat leaves none behind).
+        const settle = (woke: boolean) => {
           clearTimeout(timer);
           wake = null;
           stream.gone.removeEventListener('abort', done);
           stopping.removeEventListener('abort', done);
-          resolve(true);
+          ended.removeEventListener('abort', done);
+          resolve(woke);
         };
+        const done = () => settle(true);
+        const timer = setTimeout(() => settle(false), HEARTBEAT_MS);
         wake = done;
         stream.gone.addEventListener('abort', done, { once: true });
         stopping.addEventListener('abort', done, { once: true });
+        ended.addEventListener('abort', done, { once: true });
       });
       if (!woken && !(await stream.comment('heartbeat'))) break;
     }
+    // The credential's end is told (with the position reached, as the id of the last event seen) before the end.
+    if (ended.aborted && credential?.end) await stream.event(token(sent), 'end', credential.end);
   } finally {
     stop();
     stream.end();

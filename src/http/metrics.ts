@@ -3,11 +3,16 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { ProjectionStatus } from '../projector/status.ts';
 import type { Counters } from '../counters.ts';
 import type { StorageRoom } from '../storage-room.ts';
+import type { ParkedSummary } from './ops-routes.ts';
 
 /** What the metrics read when scraped. */
 export interface MetricSources {
   role: string;
   projections?: () => Promise<Record<string, ProjectionStatus>>;
+  /** What the projections and the job queue parked (`npm run parked`). */
+  parked?: () => Promise<ParkedSummary>;
+  /** The projections reported with a 0 while they have nothing parked. */
+  projectionNames?: readonly string[];
 }
 
 /**
@@ -183,6 +188,47 @@ export class Metrics {
         },
       });
     }
+    if (sources.parked) this.parkedGauges(sources.parked, sources.projectionNames ?? []);
+  }
+
+  /** Events parked and held per projection, jobs parked per job name: 0 for projections with none, jobs only once parked. */
+  private parkedGauges(parked: () => Promise<ParkedSummary>, projections: readonly string[]): void {
+    let last: Promise<ParkedSummary> | null = null;
+    // One read per scrape serves the three gauges.
+    const read = () => (last ??= parked().finally(() => setTimeout(() => (last = null), 100)));
+    const gauge = (name: string, help: string, label: 'projection' | 'queue', values: (s: ParkedSummary) => Record<string, number>) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: [label],
+        registers: [this.registry],
+        async collect() {
+          const counts = values(await read());
+          this.reset();
+          const names = label === 'projection' ? new Set([...projections, ...Object.keys(counts)]) : Object.keys(counts);
+          for (const key of names) this.set({ [label]: key }, counts[key] ?? 0);
+        },
+      });
+    const of = (field: 'parked' | 'held') => (s: ParkedSummary) =>
+      Object.fromEntries(Object.entries(s.projections).map(([name, tally]) => [name, tally[field]]));
+    gauge(
+      'bidder_projection_parked',
+      'Events a projection parked: its tries failed; not applied until `npm run parked -- retry`.',
+      'projection',
+      of('parked'),
+    );
+    gauge(
+      'bidder_projection_held',
+      'Events a projection holds behind a parked event of their stream (not applied either).',
+      'projection',
+      of('held'),
+    );
+    gauge(
+      'bidder_jobs_parked',
+      'Background jobs parked, by job name (queue): their tries are spent; `npm run parked` lists them.',
+      'queue',
+      (s) => s.jobs,
+    );
   }
 
   /**

@@ -11,11 +11,11 @@ import type { Commands } from '../command-streams.ts';
 import type { Logger } from '../logger.ts';
 import type { OneTimeKeys } from '../security/keys.ts';
 import type { TokenClaims, TokenService } from '../security/tokens.ts';
-import type { Authenticator } from './auth.ts';
+import type { Authenticator, CheckedApiKey } from './auth.ts';
 import type { EventFeed, TenantFeed } from '../events/feed.ts';
 import type { PublicUrlGuard } from '../security/public-url.ts';
 import type { TenantIntake } from '../intake-kind.ts';
-import type { ApiKeyInfo, Member, Tenant } from './access-directory.ts';
+import type { Member, Tenant } from './access-directory.ts';
 import type { FileAnswer } from './file-answer.ts';
 import type { StreamedAnswer } from './event-stream.ts';
 import type { JsonAnswer } from './json-answer.ts';
@@ -43,7 +43,7 @@ export type Auth = 'open' | 'anon' | 'member' | 'backoffice' | 'link';
 export interface BaseContext {
   requestId: string;
   ip: string;
-  apiKey: ApiKeyInfo;
+  apiKey: CheckedApiKey;
   auth: Authenticator;
   req: Request;
   res: Response;
@@ -56,6 +56,11 @@ export interface BaseContext {
   logger: Logger;
   /** What the operation counts of its decisions, for /metrics. */
   counters: Counters;
+  /**
+   * Where clients reach the API (PUBLIC_URL, no trailing slash), for the absolute URLs an answer gives; null: the
+   * answer gives paths. Never the request's Host, which the caller chooses.
+   */
+  publicUrl: string | null;
 }
 
 export interface TenantContext extends BaseContext {

@@ -1,8 +1,27 @@
 // The operator's routes (/healthz, /readyz, /metrics): mounted on the API's app, or served alone by a process
 // without the API, so an orchestrator checks every role alike.
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import express, { type Express, type Request, type Response } from 'express';
+import { NotFoundError, UnauthorizedError } from '../errors.ts';
 import type { ProjectionStatus } from '../projector/status.ts';
 import type { Metrics } from './metrics.ts';
+import { sendProblem } from './problem.ts';
+
+/** What the process's projections and job queue set aside (parked), for /readyz and /metrics (`npm run parked` lists it). */
+export interface ParkedSummary {
+  /** Events each projection parked (its tries failed) and held behind them, for those with any. */
+  projections: Record<string, { parked: number; held: number }>;
+  /** Jobs parked (their tries spent), by job name, for names with any. */
+  jobs: Record<string, number>;
+}
+
+/** How many events and jobs are set aside, not applied or run. */
+export function parkedTotal(summary: ParkedSummary): number {
+  let total = 0;
+  for (const { parked, held } of Object.values(summary.projections)) total += parked + held;
+  for (const count of Object.values(summary.jobs)) total += count;
+  return total;
+}
 
 /** /readyz's bound when none is given: a projection further behind than this makes the process not ready. */
 export const READY_MAX_LAG_SECONDS = 10;
@@ -17,30 +36,77 @@ export interface OpsSources {
   ping?: () => Promise<void>;
   /** Whether a store has no room for writes, looked at again (StorageRoom.check). */
   storage?: () => Promise<boolean>;
+  /** What is parked (a process that serves with anything parked is `degraded`, still ready). */
+  parked?: () => Promise<ParkedSummary>;
+  /**
+   * Where each channel's messages go (`worker`, `all`), with the messages queued for a transport this process
+   * lacks: reported, never a reason to be not ready (the process serves).
+   */
+  deliveries?: () => Promise<object>;
   /** Null when metrics are off or served on a port of their own. */
   metrics: Metrics | null;
+  /**
+   * Who reads /readyz's details and /metrics: anyone (`open`: METRICS_PORT, bound to an address of the operator's),
+   * or the bearer of OPERATOR_TOKEN (PORT, which the public reaches; null: no one).
+   */
+  access: 'open' | { operatorToken: string | null };
+}
+
+/** Why a process is not ready: all an anonymous caller of /readyz learns besides its status. */
+type NotReady = 'engines-unreachable' | 'storage-full' | 'projections-behind';
+
+/** Whether the request carries the operator's token: true, false (none, or another), or null (no Authorization). */
+function operatorCalls(req: Request, access: OpsSources['access']): boolean | null {
+  if (access === 'open') return true;
+  const header = req.headers.authorization;
+  if (header === undefined) return null;
+  const given = /^Bearer (\S+)$/i.exec(header)?.[1];
+  if (!given || access.operatorToken === null) return false;
+  // Digests of equal length, compared in constant time.
+  const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
+  return timingSafeEqual(digest(given), digest(access.operatorToken));
+}
+
+function refuseOperator(res: Response, access: OpsSources['access']): void {
+  const detail =
+    access !== 'open' && access.operatorToken === null
+      ? 'No OPERATOR_TOKEN is set on this process: read this on METRICS_PORT, or set OPERATOR_TOKEN.'
+      : "Send the operator's token: Authorization: Bearer <OPERATOR_TOKEN>.";
+  sendProblem(res, new UnauthorizedError('operator-token-invalid', detail), String(res.locals.requestId ?? randomUUID()));
 }
 
 /**
  * The operator's routes, outside /v1 and without an Api-Key: /healthz (the process is up), /readyz (it can
  * serve: its stores answer and no projection is more than `maxLagSeconds` behind the log; a busy log that keeps
- * projections a moment behind is ready, and where each stands is in the body and /metrics), /metrics
- * (Prometheus). Every role serves them, so an orchestrator can check a `projector` or `worker` as it checks an `api`.
+ * projections a moment behind is ready; with events or jobs parked it answers 200 `degraded`, their count in
+ * `parked`), /metrics (Prometheus). Every role serves them, so an orchestrator can check a `projector` or
+ * `worker` as it checks an `api`. Anyone reads /readyz's status and why it is not ready; where each projection
+ * stands, what is parked, and /metrics (every house's operations counted), only as `access` allows: a bearer
+ * that is not the operator's token is answered 401 `operator-token-invalid`.
  */
 export function mountOps(app: Express, sources: OpsSources): void {
   app.get('/healthz', (_req: Request, res: Response) => {
     res.json({ status: 'ok', role: sources.role });
   });
   const maxLagSeconds = sources.maxLagSeconds ?? READY_MAX_LAG_SECONDS;
-  app.get('/readyz', async (_req: Request, res: Response) => {
+  app.get('/readyz', async (req: Request, res: Response) => {
+    const operator = operatorCalls(req, sources.access);
+    if (operator === false) return refuseOperator(res, sources.access);
     let projections: Record<string, ProjectionStatus> = {};
-    let status: 'ready' | 'catching-up' | 'unavailable';
+    let status: 'ready' | 'degraded' | 'catching-up' | 'unavailable';
+    let parked: { parked: number; parkedBy: ParkedSummary } | object = {};
     // `engines: unreachable`: a store did not answer (PostgreSQL down or restarting): nothing can be served.
     let engines: 'reachable' | 'unreachable' = 'reachable';
     try {
       await sources.ping?.();
       projections = (await sources.projections?.()) ?? {};
       status = Object.values(projections).every((p) => p.lagSeconds <= maxLagSeconds) ? 'ready' : 'catching-up';
+      // `degraded`: events or jobs are parked (npm run parked): the process serves (200), some read models lag for them.
+      const summary = await sources.parked?.();
+      if (summary) {
+        parked = { parked: parkedTotal(summary), parkedBy: summary };
+        if (status === 'ready' && parkedTotal(summary) > 0) status = 'degraded';
+      }
     } catch {
       status = 'unavailable';
       engines = 'unreachable';
@@ -50,12 +116,30 @@ export function mountOps(app: Express, sources: OpsSources): void {
     const full = sources.storage ? await sources.storage() : null;
     if (full) status = 'unavailable';
     const storage = full === null ? {} : { storage: full ? 'full' : 'ok' };
+    const reason: NotReady | null =
+      engines === 'unreachable' ? 'engines-unreachable' : full ? 'storage-full' : status === 'catching-up' ? 'projections-behind' : null;
+    const deliveries = operator && sources.deliveries ? await sources.deliveries().catch(() => null) : null;
     res.setHeader('Cache-Control', 'no-store');
-    if (status !== 'ready') res.setHeader('Retry-After', '2');
-    res.status(status === 'ready' ? 200 : 503).json({ status, role: sources.role, engines, ...storage, maxLagSeconds, projections });
+    const serves = status === 'ready' || status === 'degraded';
+    if (!serves) res.setHeader('Retry-After', '2');
+    const answer = reason ? { status, reason } : { status };
+    const details = {
+      role: sources.role,
+      engines,
+      ...storage,
+      ...(deliveries ? { deliveries } : {}),
+      maxLagSeconds,
+      ...parked,
+      projections,
+    };
+    res.status(serves ? 200 : 503).json(operator ? { ...answer, ...details } : answer);
   });
   const metrics = sources.metrics;
-  if (metrics) app.get('/metrics', (req: Request, res: Response) => metrics.answer(req, res));
+  if (metrics)
+    app.get('/metrics', (req: Request, res: Response) => {
+      if (operatorCalls(req, sources.access) !== true) return refuseOperator(res, sources.access);
+      return metrics.answer(req, res);
+    });
 }
 
 /** The HTTP answers of a process without the API (`projector`, `worker`), or of metrics on their own port. */
@@ -64,11 +148,6 @@ export function opsApp(sources: OpsSources): Express {
   app.disable('x-powered-by');
   if (sources.metrics) app.use(sources.metrics.middleware());
   mountOps(app, sources);
-  app.use((_req: Request, res: Response) => {
-    res
-      .status(404)
-      .type('application/problem+json')
-      .json({ type: 'about:blank', title: 'Not Found', status: 404, detail: 'No such route.' });
-  });
+  app.use((_req: Request, res: Response) => sendProblem(res, new NotFoundError('No such route.'), randomUUID()));
   return app;
 }

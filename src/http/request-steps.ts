@@ -34,6 +34,8 @@ export interface StepDeps {
   catalogueVersion: CatalogueVersion;
   /** What the back office's operations are served with (null: none in this process). */
   backOffice: BackOfficeDoor | null;
+  /** PUBLIC_URL (null: unset). */
+  publicUrl: string | null;
 }
 
 /** The steps that need the app's services, caches and authenticator. */
@@ -58,6 +60,7 @@ export class RequestSteps {
       tokens: services.tokens,
       logger: services.logger,
       counters: services.counters,
+      publicUrl: this.deps.publicUrl,
     };
   }
 

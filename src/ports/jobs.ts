@@ -43,16 +43,44 @@ export interface ClosedQueue {
 
 export type JobState = 'waiting' | 'active' | 'completed' | 'failed' | 'delayed';
 
+/**
+ * A job whose tries are spent (its last one failed): parked, it holds nothing up and is not run again unless an
+ * operator retries it (`npm run parked`). BullMQ: its failed set.
+ */
+export interface ParkedJob {
+  id: string;
+  name: string;
+  /** Tries made. */
+  attempts: number;
+  /** The error message of its last try. */
+  error: string;
+  /** When its last try failed (RFC 3339), where the engine says. */
+  failedAt: string | null;
+}
+
 export interface JobQueue {
   add(name: string, data: unknown, options: JobOptions): Promise<{ id: string; added: boolean }>;
   /** Registers the processor of one job name; the queue starts working on process(). */
   process(name: string, processor: JobProcessor): void;
   getState(jobId: string): Promise<JobState | null>;
+  /** How many jobs of a name are still to run (waiting, delayed or active), whoever added them and whether or not a processor runs it here. */
+  unfinished(name: string): Promise<number>;
   /**
    * Resolves when no job is waiting or active and none is delayed to a time within the timeout (tests and
    * shutdown); a job scheduled later (a reminder for tomorrow) does not hold it up.
    */
   whenIdle(timeoutMs?: number): Promise<void>;
+  /** The parked jobs (tries spent) of every name, oldest first, at most `limit` (default 1000). */
+  parked(limit?: number): Promise<ParkedJob[]>;
+  /** How many jobs are parked, by job name (names with none are left out). */
+  parkedCounts(): Promise<Record<string, number>>;
+  /** Runs a parked job again, soon, with all its tries anew; false when no such job is parked. */
+  retryParked(name: string, jobId: string): Promise<boolean>;
+  /**
+   * Drops a parked job: it is not run. Its id is forgotten (an add of it, a replay of the event that added it, runs it
+   * again); false when no such job is parked.
+   */
+  removeParked(name: string, jobId: string): Promise<boolean>;
   /**
    * Stops taking jobs and waits for the running ones: without end, or at most `graceMs` (shutdown). Answers
    * the jobs it stopped waiting for (`name id`): they stay in the queue and run again after a restart (the

@@ -82,6 +82,39 @@ export type WriteOp =
   { op: 'put'; collection: string; tenant: string; doc: Doc } | { op: 'delete'; collection: string; tenant: string; id: string };
 
 /**
+ * An event a projection set aside (src/projector/parking.ts): one its tries could not apply, or a later event of
+ * that one's stream, held behind it. Kept with the projection's checkpoint, under the same name; its id is the
+ * projection's name and its position.
+ */
+export interface ParkedEvent {
+  position: number;
+  type: string;
+  streamId: string;
+  /** The tenant of the event (its metadata's). */
+  tenant: string;
+  /**
+   * `parked`: its tries failed; `held`: a later event of a stream with a parked one, not applied either;
+   * `skipped`: an operator dropped it (never applied; a replay leaves it out too).
+   */
+  state: 'parked' | 'held' | 'skipped';
+  /** The error message of its last try (held: which parked event it waits behind). */
+  error: string;
+  /** How many tries failed. */
+  attempts: number;
+  /** When it was first and last set aside (RFC 3339). */
+  firstAt: string;
+  lastAt: string;
+}
+
+/** How many events one projection (its checkpoint's name) has set aside, by state. */
+export interface ParkedCount {
+  projection: string;
+  parked: number;
+  held: number;
+  skipped: number;
+}
+
+/**
  * The writing side, used only by the projector runtime. A projection's writes and its checkpoint land in
  * one transaction (MongoDB: a session transaction, or bulkWrite guarded by per-document positions).
  */
@@ -91,8 +124,12 @@ export interface WriteTarget {
    * Applies ops and moves the projection's checkpoint from `expected` to `position`, in one transaction.
    * The checkpoint is written with optimistic concurrency: when it is no longer `expected` (another
    * processor, or a rebuild's swap, moved it), nothing is written and CheckpointConflictError is thrown.
+   * `parked`: events set aside in this batch, stored (replaced by position) in the same transaction.
    */
-  commit(ops: WriteOp[], checkpoint: { projection: string; expected: number; position: number }): Promise<void>;
+  commit(
+    ops: WriteOp[],
+    checkpoint: { projection: string; expected: number; position: number; parked?: readonly ParkedEvent[] },
+  ): Promise<void>;
 }
 
 export class CheckpointConflictError extends Error {
@@ -132,6 +169,17 @@ export interface DocumentStore {
    * still. Absent where the engine has no such thing (a checkpoint is then read to know).
    */
   changeMark?(): number;
+  /** The events set aside under a checkpoint's name (a projection's, or its rebuild's), in log order. */
+  parkedEvents(projection: string): Promise<ParkedEvent[]>;
+  /** How many events each checkpoint's name has set aside (names with none are left out). */
+  parkedCounts(): Promise<ParkedCount[]>;
+  /**
+   * Stores parked events outside a batch (a search projection's, whose checkpoint lives in its index; an operator's
+   * skip): each replaces the one at its position, keeping when it was first set aside.
+   */
+  park(projection: string, events: readonly ParkedEvent[]): Promise<void>;
+  /** Forgets the parked events of a checkpoint's name at these positions. */
+  unpark(projection: string, positions: readonly number[]): Promise<void>;
   /** Writes go to the live collections. */
   live(): WriteTarget;
   /**

@@ -1,11 +1,12 @@
 // One batch of events applied to one projection together with its checkpoint, and the paged read of the log
 // behind it: the step that live loops, catch-up and rebuilds share.
 import type { EventLog, RecordedEvent } from '../ports/event-log.ts';
-import type { DocumentStore, WriteTarget } from '../ports/read-models.ts';
+import type { DocumentStore, ParkedEvent, WriteTarget } from '../ports/read-models.ts';
 import { CheckpointConflictError } from '../ports/read-models.ts';
 import type { SearchIndex } from '../ports/search.ts';
 import type { Logger } from '../logger.ts';
 import type { StorageFaults } from '../storage-room.ts';
+import type { Parking } from './parking.ts';
 import { SearchBatch, UnitOfWork, type KeptDocuments, type Projection, type Reactor } from './projection.ts';
 
 export interface ProjectorDeps {
@@ -51,24 +52,36 @@ export function storedCheckpoint(deps: ProjectorDeps, projection: Projection): P
   return projection.kind === 'search' ? deps.search.getCheckpoint(projection.name) : deps.documents.getCheckpoint(projection.name);
 }
 
+/** What a batch's write takes besides its events, all optional. */
+export interface BatchOptions {
+  /** Where a search projection writes (required for one). */
+  searchWriter?: SearchWriter;
+  /** Told, once the batch is stored, of the events the projection handled in it (none: nothing changed) and where it ends. */
+  onChange?: (handled: readonly RecordedEvent[], position: number) => void;
+  /** Where the batch ends in the log (a filtered read may end past its last event; default its last event's position). */
+  end?: number;
+  /** The documents a live loop keeps between its batches (see KeptDocuments). */
+  kept?: KeptDocuments;
+  /** Events set aside in this batch (parking.ts), stored with the checkpoint. */
+  parked?: readonly ParkedEvent[];
+  /** Where a search projection (whose checkpoint is in its index) stores them, before its index is written. */
+  park?: (events: readonly ParkedEvent[]) => Promise<void>;
+}
+
 /** Applies one batch of events to a projection and moves its checkpoint (one transaction for documents). */
 export async function applyBatch(
   projection: Projection,
   events: RecordedEvent[],
   expected: number,
   target: WriteTarget | null,
-  searchWriter?: SearchWriter,
-  /** Told, once the batch is stored, of the events the projection handled in it (none: nothing changed). */
-  onChange?: (handled: readonly RecordedEvent[]) => void,
-  /** Where the batch ends in the log (a filtered read may end past its last event). */
-  end = events[events.length - 1].position,
-  /** The documents a live loop keeps between its batches (see KeptDocuments). */
-  kept?: KeptDocuments,
+  options: BatchOptions = {},
 ): Promise<number> {
-  const position = end;
+  const { searchWriter, onChange, kept } = options;
+  const position = options.end ?? events[events.length - 1].position;
+  const parked = options.parked?.length ? { parked: options.parked } : {};
   const handled = events.filter((e) => projection.handles.includes(e.type));
   // Called once the batch is stored, so a reader that sees the new version also sees the new data.
-  const stored = (p: number) => (onChange?.(handled), p);
+  const stored = (p: number) => (onChange?.(handled, p), p);
   switch (projection.kind) {
     case 'documents': {
       const uow = new UnitOfWork(target!, kept);
@@ -77,7 +90,7 @@ export async function applyBatch(
           uow.current = event;
           await projection.apply(event, uow);
         }
-        await target!.commit(uow.ops(), { projection: projection.name, expected, position });
+        await target!.commit(uow.ops(), { projection: projection.name, expected, position, ...parked });
       } catch (error) {
         // Kept documents this batch changed in place are not what the store holds.
         kept?.clear();
@@ -98,6 +111,8 @@ export async function applyBatch(
         const current = await writer.getCheckpoint();
         if (current !== expected) throw new CheckpointConflictError(projection.name, expected, current);
       }
+      // Before the checkpoint moves past them: a crash in between replays events already set aside, unchanged.
+      if (options.parked?.length) await options.park!(options.parked);
       for (const op of batch.ops) {
         if (op.op === 'upsert') await writer.upsert(collection, op.tenant, op.docs);
         else if (op.op === 'update') await writer.update(collection, op.tenant, op.docs);
@@ -108,10 +123,31 @@ export async function applyBatch(
     }
     case 'reactor': {
       for (const event of handled) await projection.react(event);
-      await target!.commit([], { projection: projection.name, expected, position });
+      await target!.commit([], { projection: projection.name, expected, position, ...parked });
       return stored(position);
     }
   }
+}
+
+/**
+ * Applies a batch as applyBatch does, parking what cannot be applied (parking.ts): the events of streams with a
+ * parked event held, a failing batch tried again and bisected to the event that fails it, which is set aside with
+ * the checkpoint (in the document store under `parking.checkpoint`) while the others are applied.
+ */
+export function applyParked(
+  parking: Parking,
+  documents: DocumentStore,
+  projection: Projection,
+  events: RecordedEvent[],
+  expected: number,
+  target: WriteTarget | null,
+  options: BatchOptions & { end: number },
+): Promise<number> {
+  const handled = events.filter((e) => projection.handles.includes(e.type));
+  const park = (parked: readonly ParkedEvent[]) => documents.park(parking.checkpoint, parked);
+  return parking.write(handled, expected, options.end, (apply, held, from, end) =>
+    applyBatch(projection, apply, from, target, { ...options, end, parked: held, park }),
+  );
 }
 
 /** A reactor's part of a batch, without its checkpoint (the live loop stores that within a second). */

@@ -3,7 +3,8 @@
 import type { WriteTarget } from '../ports/read-models.ts';
 import { UnitOfWork, type Projection } from './projection.ts';
 import type { Progress } from './progress.ts';
-import { applyBatch, liveSearchWriter, PAGE_SIZE, readPage, type ProjectorDeps, type SearchWriter } from './apply.ts';
+import { applyBatch, applyParked, liveSearchWriter, PAGE_SIZE, readPage, type ProjectorDeps, type SearchWriter } from './apply.ts';
+import type { Parking } from './parking.ts';
 
 /** Documents a one-projection catch-up (upTo) keeps between pages. */
 const UP_TO_DOCUMENTS = 50_000;
@@ -21,10 +22,10 @@ export class CatchUp {
   /**
    * The projections this process runs, caught up together from the furthest behind of them to the head:
    * each page of their types is read (and parsed) once and each projection applies its own events of it,
-   * written with its checkpoint like a live batch. Only where the log can filter by type; a failure stops
-   * it, and each projection's loop then catches up alone.
+   * written with its checkpoint like a live batch (an event one cannot apply parked: `parkingOf`). Only where the
+   * log can filter by type; a failure stops it, and each projection's loop then catches up alone.
    */
-  async together(projections: Projection[]): Promise<void> {
+  async together(projections: Projection[], parkingOf: (projection: Projection) => Parking): Promise<void> {
     if (!this.deps.log.readTypes || projections.length < 2) return;
     const types = [...new Set(projections.flatMap((p) => p.handles))];
     const at = new Map(projections.map((p) => [p, this.progress.positions.get(p.name) ?? 0]));
@@ -37,16 +38,20 @@ export class CatchUp {
         const position = at.get(projection)!;
         if (position >= end) continue;
         const mine = events.filter((e) => e.position > position && projection.handles.includes(e.type));
-        const stored = await applyBatch(
+        const stored = await applyParked(
+          parkingOf(projection),
+          this.deps.documents,
           projection,
           mine,
           position,
           this.deps.documents.live(),
-          writers.get(projection),
-          (handled) => {
-            if (handled.length > 0) this.progress.changed(projection.name, end, handled);
+          {
+            searchWriter: writers.get(projection),
+            onChange: (handled, at) => {
+              if (handled.length > 0) this.progress.changed(projection.name, at, handled);
+            },
+            end,
           },
-          end,
         );
         at.set(projection, stored);
         this.progress.advance(projection.name, stored);
@@ -58,25 +63,22 @@ export class CatchUp {
   /**
    * Catches a running projection up from `from` in pages of its own types (where the log can filter them:
    * EventLog.readTypes; else nothing is done here and the live subscription reads everything), each page
-   * written with its checkpoint like a live batch; returns where it stands, at the head as of its last read.
+   * written with its checkpoint like a live batch, parking what cannot be applied; returns where it stands, at
+   * the head as of its last read.
    */
-  async from(projection: Projection, from: number, searchWriter: SearchWriter): Promise<number> {
+  async from(projection: Projection, from: number, searchWriter: SearchWriter, parking: Parking): Promise<number> {
     if (!this.deps.log.readTypes) return from;
     let position = from;
     while (!this.stopping()) {
       const { events, end } = await readPage(this.deps.log, projection.handles, position, PAGE_SIZE);
       if (end <= position) break;
-      position = await applyBatch(
-        projection,
-        events,
-        position,
-        this.deps.documents.live(),
+      position = await applyParked(parking, this.deps.documents, projection, events, position, this.deps.documents.live(), {
         searchWriter,
-        (handled) => {
-          if (handled.length > 0) this.progress.changed(projection.name, end, handled);
+        onChange: (handled, at) => {
+          if (handled.length > 0) this.progress.changed(projection.name, at, handled);
         },
         end,
-      );
+      });
       this.progress.advance(projection.name, position);
       if (events.length < PAGE_SIZE) break;
     }
@@ -85,7 +87,8 @@ export class CatchUp {
 
   /**
    * Runs a projection from `from` until `until` into `target` (the live store, or a rebuild's fresh copy),
-   * with no loop and telling nobody: catch-up when no loop runs, and rebuilds of search projections and reactors.
+   * with no loop and telling nobody, parking what cannot be applied: catch-up when no loop runs, and rebuilds of
+   * search projections and reactors.
    */
   async run(
     projection: Projection,
@@ -93,13 +96,14 @@ export class CatchUp {
     until: number,
     target: WriteTarget | null,
     searchWriter: SearchWriter | undefined,
+    parking: Parking,
     onProgress?: (position: number) => void,
   ): Promise<number> {
     let position = from;
     while (position < until) {
       const { events, end } = await readPage(this.deps.log, projection.handles, position, this.pageSize);
       if (end <= position) break;
-      position = await applyBatch(projection, events, position, target, searchWriter, undefined, end);
+      position = await applyParked(parking, this.deps.documents, projection, events, position, target, { searchWriter, end });
       onProgress?.(position);
     }
     return position;
@@ -137,7 +141,7 @@ export class CatchUp {
         await target.commit(uow.flush(), { projection: projection.name, expected: position, position: end });
         position = end;
         if (uow.size > UP_TO_DOCUMENTS) uow.forget(UP_TO_DOCUMENTS / 2);
-      } else position = await applyBatch(projection, events, position, target, searchWriter, undefined, end);
+      } else position = await applyBatch(projection, events, position, target, { searchWriter, end });
       options.onProgress?.(position);
     }
     return position;

@@ -1,12 +1,13 @@
 // The background loop of each projection this process runs: from its checkpoint, catch up, then follow the log
 // live one batch at a time, storing idle checkpoints and retrying after failures.
-import type { EventLog } from '../ports/event-log.ts';
+import type { EventLog, RecordedEvent } from '../ports/event-log.ts';
 import { CheckpointConflictError } from '../ports/read-models.ts';
 import { isEngineUnreachable } from '../errors.ts';
-import { KeptDocuments, type Projection } from './projection.ts';
+import { KeptDocuments, type Projection, type Reactor } from './projection.ts';
 import type { Progress } from './progress.ts';
 import type { CatchUp } from './catch-up.ts';
-import { applyBatch, liveSearchWriter, react, storedCheckpoint, type ProjectorDeps } from './apply.ts';
+import { applyParked, liveSearchWriter, react, storedCheckpoint, type ProjectorDeps } from './apply.ts';
+import { isParkable, Parking, type ParkingOptions } from './parking.ts';
 
 /** The longest wait before a projection whose store was unreachable tries again. */
 const UNREACHABLE_RETRY_MS = 1000;
@@ -19,12 +20,16 @@ export class Loops {
   private readonly stops: Array<() => Promise<void>> = [];
   /** Projections whose last batch failed, with the error (cleared by the next stored batch). */
   readonly failures = new Map<string, string>();
+  /** What each projection running here has set aside (parking.ts). */
+  private readonly parkings = new Map<string, Parking>();
 
   constructor(
     private readonly deps: ProjectorDeps,
     private readonly progress: Progress,
     private readonly catchUp: CatchUp,
     private readonly stopping: () => boolean,
+    /** Tries and backoff before an event is parked (smaller in specs). */
+    private readonly parkingOptions: ParkingOptions = {},
   ) {}
 
   /** Whether any loop was started in this process. */
@@ -35,11 +40,18 @@ export class Loops {
   /** Starts the loops of these projections in the background, each from its stored checkpoint. */
   async start(projections: Projection[]): Promise<void> {
     this.progress.started();
-    for (const projection of projections) this.progress.runs(projection.name, await storedCheckpoint(this.deps, projection));
+    for (const projection of projections) {
+      const parking = new Parking(this.deps.documents, this.deps.logger, projection.name, projection.name, {
+        ...this.parkingOptions,
+        stopping: this.stopping,
+      });
+      this.parkings.set(projection.name, await parking.load());
+      this.progress.runs(projection.name, await storedCheckpoint(this.deps, projection));
+    }
     // Far behind (a first build), the projections catch up together, each page of the log read once; then
     // each follows the log on its own.
     const together = this.catchUp
-      .together(projections)
+      .together(projections, (p) => this.parkings.get(p.name)!)
       .catch((error) =>
         this.deps.logger.warn(
           { err: error instanceof Error ? error.message : String(error) },
@@ -52,6 +64,7 @@ export class Loops {
   private async loop(projection: Projection): Promise<void> {
     const searchWriter = liveSearchWriter(this.deps, projection);
     const kept = projection.kind === 'documents' && projection.keepDocuments ? new KeptDocuments(projection.keepDocuments) : undefined;
+    const parking = this.parkings.get(projection.name)!;
     let backoff = 100;
     while (!this.stopping()) {
       let stored = 0;
@@ -84,9 +97,11 @@ export class Loops {
       try {
         // Where it stands (read again after each failure: a store that was unreachable, a checkpoint moved).
         stored = pending = await storedCheckpoint(this.deps, projection);
+        // And what it set aside (a rebuild's swap, an operator's retry or skip, may have changed it).
+        await parking.load();
         // Behind (a first build, a long stop): the events of this projection's types alone, in large pages,
         // until the head; then the log live.
-        stored = pending = await this.catchUp.from(projection, stored, searchWriter);
+        stored = pending = await this.catchUp.from(projection, stored, searchWriter, parking);
         lastStore = Date.now();
         if (this.stopping()) break;
         subscription = this.deps.log.subscribeToAll({ fromPosition: stored, batchSize: 2000 });
@@ -97,30 +112,30 @@ export class Loops {
           // A reactor's batch is reacted to at once, and its checkpoint stored like an idle one: nobody reads
           // your writes from a reactor, and its jobs are keyed, so events replayed after a crash add nothing.
           if ((!relevant || projection.kind === 'reactor') && projection.kind !== 'search' && Date.now() - lastStore < IDLE_CHECKPOINT_MS) {
+            let reacted = true;
             if (relevant && projection.kind === 'reactor') {
-              const reacted = work.then(() => react(projection, events));
-              work = reacted.catch(() => undefined);
-              await reacted;
-              this.failures.delete(projection.name);
+              // A batch with a held stream, or one that fails, goes the parking way below (stored with its checkpoint).
+              const reacting = work.then(() => !parking.holds(events) && reactAtOnce(projection, events));
+              work = reacting.catch(() => undefined);
+              reacted = await reacting;
+              if (reacted) this.failures.delete(projection.name);
             }
-            pending = batchEnd;
-            idle ??= setTimeout(storeIdle, IDLE_CHECKPOINT_MS);
-            this.progress.advance(projection.name, batchEnd);
-            continue;
+            if (reacted) {
+              pending = batchEnd;
+              idle ??= setTimeout(storeIdle, IDLE_CHECKPOINT_MS);
+              this.progress.advance(projection.name, batchEnd);
+              continue;
+            }
           }
           const batch = work.then(() =>
-            applyBatch(
-              projection,
-              events,
-              stored,
-              this.deps.documents.live(),
+            applyParked(parking, this.deps.documents, projection, events, stored, this.deps.documents.live(), {
               searchWriter,
-              (handled) => {
-                if (handled.length > 0) this.progress.changed(projection.name, batchEnd, handled);
+              onChange: (handled, at) => {
+                if (handled.length > 0) this.progress.changed(projection.name, at, handled);
               },
-              batchEnd,
+              end: batchEnd,
               kept,
-            ),
+            }),
           );
           work = batch.catch(() => undefined);
           stored = pending = await batch;
@@ -160,5 +175,16 @@ export class Loops {
   async stop(): Promise<void> {
     await Promise.all(this.stops.map((s) => s()));
     await Promise.allSettled(this.loops);
+  }
+}
+
+/** A reactor's batch reacted to at once; false when an event of it fails in a way that may be its own (then parked). */
+async function reactAtOnce(projection: Reactor, events: RecordedEvent[]): Promise<boolean> {
+  try {
+    await react(projection, events);
+    return true;
+  } catch (error) {
+    if (isParkable(error)) return false;
+    throw error;
   }
 }

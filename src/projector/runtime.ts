@@ -9,10 +9,13 @@ import { projectionStatus, type ProjectionStatus } from './status.ts';
 import { Rebuilds, type RebuildOptions } from './rebuild.ts';
 import { liveSearchWriter, PAGE_SIZE, readPage, storedCheckpoint, type ProjectorDeps } from './apply.ts';
 import type { RecordedEvent } from '../ports/event-log.ts';
+import { Parking } from './parking.ts';
+import { ParkedOperations } from './parked.ts';
 
 export type { ProjectorDeps } from './apply.ts';
 export type { ProjectionStatus } from './status.ts';
 export type { ProgressListener } from './progress.ts';
+export type { ParkedTally, RetryOutcome } from './parked.ts';
 
 /**
  * Runs projections in the background: each from its own checkpoint, catching up and then following the
@@ -27,12 +30,14 @@ export class ProjectorRuntime {
   private readonly rebuilds: Rebuilds;
   private stopped = false;
   private readonly byName = new Map<string, Projection>();
+  /** What the projections set aside (parking.ts), for an operator: list, retry, skip (`npm run parked`). */
+  readonly parked: ParkedOperations;
 
   constructor(
     private readonly deps: ProjectorDeps,
     readonly projections: Projection[],
-    /** A rebuild's bounds (smaller in specs of the bounds themselves). */
-    options: RebuildOptions = {},
+    /** A rebuild's bounds, and the tries before an event is parked (smaller in specs of the bounds themselves). */
+    private readonly options: RebuildOptions = {},
   ) {
     for (const p of projections) {
       if (this.byName.has(p.name)) throw new Error(`duplicate projection ${p.name}`);
@@ -40,7 +45,7 @@ export class ProjectorRuntime {
     }
     const stopping = () => this.stopped;
     this.catchUps = new CatchUp(deps, this.progress, stopping, options.rebuildBatch ?? PAGE_SIZE);
-    this.loops = new Loops(deps, this.progress, this.catchUps, stopping);
+    this.loops = new Loops(deps, this.progress, this.catchUps, stopping, options.parking);
     this.waiters = new Waiters(
       this.progress,
       (name) => this.checkpoint(this.get(name)),
@@ -48,6 +53,12 @@ export class ProjectorRuntime {
       (names) => this.changeMark(names),
     );
     this.rebuilds = new Rebuilds(deps, this.catchUps, options);
+    this.parked = new ParkedOperations(
+      deps,
+      (name) => this.get(name),
+      (name) => this.rebuild(name),
+      options.parking,
+    );
   }
 
   get(name: string): Projection {
@@ -159,6 +170,7 @@ export class ProjectorRuntime {
         head,
         this.deps.documents.live(),
         liveSearchWriter(this.deps, projection),
+        await new Parking(this.deps.documents, this.deps.logger, projection.name, projection.name, this.options.parking).load(),
       );
     }
   }

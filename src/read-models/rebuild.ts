@@ -16,6 +16,9 @@ export type SwapStep =
   | { step: 'readCheckpoint'; checkpoint: string }
   | { step: 'pointAlias'; name: string; physical: string }
   | { step: 'writeCheckpoint'; checkpoint: string; position: number }
+  /** The events `from` set aside replace those of `to`, but for the ones an operator skipped (kept). */
+  | { step: 'moveParked'; from: string; to: string }
+  /** The checkpoint and the events it set aside. */
   | { step: 'deleteCheckpoint'; checkpoint: string };
 
 export type SwapReply = number | string | void;
@@ -30,6 +33,7 @@ export interface RebuildEngine<C extends RebuildCopy> {
   /** Builds a copy's declared indexes (once, at the end: cheaper than keeping them up to date write by write). */
   indexCopy(copy: C): Promise<void>;
   dropCopy(copy: C): Promise<void>;
+  /** Deletes a checkpoint and the events set aside under its name. */
   deleteCheckpoint(checkpoint: string): Promise<void>;
   /** Writes to the copies (`physicalOf`), moving checkpoint `checkpoint` with optimistic concurrency. */
   target(physicalOf: (name: string) => string, checkpoint: string): WriteTarget;
@@ -44,6 +48,11 @@ export function rebuildCheckpoint(projection: string): string {
   return `${projection}#rebuild`;
 }
 
+/** Whether a checkpoint's name is a rebuild's (rebuildCheckpoint), not a projection's. */
+export function isRebuildCheckpoint(name: string): boolean {
+  return name.endsWith('#rebuild');
+}
+
 /**
  * Swaps when the rebuilt copies are at least where the live ones are: when a running projector brought the
  * live copy further, swapping now would hide its writes until it replayed them, so nothing is swapped and
@@ -56,6 +65,8 @@ export function* swapSteps(projection: string, copies: Iterable<RebuildCopy>): S
   const replaced: string[] = [];
   for (const { name, physical } of copies) replaced.push((yield { step: 'pointAlias', name, physical }) as string);
   yield { step: 'writeCheckpoint', checkpoint: projection, position };
+  // What the rebuild set aside is what a replay sets aside: it replaces the live list, but for the skips.
+  yield { step: 'moveParked', from: shadow, to: projection };
   yield { step: 'deleteCheckpoint', checkpoint: shadow };
   return replaced;
 }

@@ -44,7 +44,10 @@ export class OneTimeKeys {
   }
 }
 
-/** The one-time key secret, derived from the token secret so that every process of a deployment shares it. */
-export function oneTimeKeySecret(tokenSecret: Buffer): Buffer {
-  return createHmac('sha256', tokenSecret).update('bidder-api/one-time-keys').digest();
+/**
+ * The one-time key secret, derived from the key ring's anchor (src/ports/key-ring.ts), which every process of a
+ * deployment reads and no rotation changes: a job sends the key whose hash the command recorded, on any machine.
+ */
+export function oneTimeKeySecret(anchor: Buffer): Buffer {
+  return createHmac('sha256', anchor).update('bidder-api/one-time-keys').digest();
 }

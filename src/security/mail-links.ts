@@ -1,6 +1,6 @@
 // The links a mail carries: absolute under PUBLIC_URL (or the path alone), and one-click unsubscribe links (RFC
 // 8058) whose signed token names the house, the member and the kind of notification, and stands in for every
-// other credential (a mailbox provider's POST carries none). Stateless: any process with the token secret
+// other credential (a mailbox provider's POST carries none). Stateless: any process with the key ring's anchor
 // checks one; that a link works once is the feature's to decide (it records each link's id when used).
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
@@ -31,9 +31,12 @@ export interface UnsubscribeClaims extends UnsubscribeScope {
 
 export type LinkCheck = { ok: true; claims: UnsubscribeClaims } | { ok: false; reason: 'invalid' | 'expired' };
 
-/** The secret of unsubscribe links, derived from the token secret so that every process of a deployment shares it. */
-export function mailLinkSecret(tokenSecret: Buffer): Buffer {
-  return createHmac('sha256', tokenSecret).update('bidder-api/unsubscribe-links').digest();
+/**
+ * The secret of unsubscribe links, derived from the key ring's anchor (src/ports/key-ring.ts), which every process
+ * of a deployment shares and which is never rotated: a link mailed before a key rotation still works.
+ */
+export function mailLinkSecret(anchor: Buffer): Buffer {
+  return createHmac('sha256', anchor).update('bidder-api/unsubscribe-links').digest();
 }
 
 const KIND = /^[a-z][a-z-]{0,31}$/;

@@ -1,8 +1,10 @@
 // Stream tickets (API.md operation 63): a signed, stateless credential in a stream's URL that a browser's own
 // EventSource (no headers) opens that one stream with, for the tenant, member and Api-Key of the token it was
-// made from, until that token expires (at most 12 hours). Any process with the token secret accepts it.
+// made from, until that token expires (at most 12 hours). Signed with the key ring's keys like tokens (the key's id
+// in its header), so any process that reads the ring accepts it.
 import jwt from 'jsonwebtoken';
-import { randomUUID, type KeyObject } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { kidOf, type SigningKeys } from './signing-keys.ts';
 import type { TokenClaims, TokenKind } from './tokens.ts';
 
 const ISSUER = 'bidder-api';
@@ -36,7 +38,7 @@ interface Payload {
 }
 
 export class StreamTickets {
-  constructor(private readonly secret: KeyObject) {}
+  constructor(private readonly keys: SigningKeys) {}
 
   /** A ticket for `path`, made from a checked token and Api-Key: it expires with the token, at most in 12 hours. */
   issue(token: TokenClaims, apiKeyHash: string, path: string, nowMs = Date.now()): { ticket: string; expiresAt: Date } {
@@ -54,15 +56,25 @@ export class StreamTickets {
       iat,
       exp,
     };
-    const ticket = jwt.sign(payload, this.secret, { algorithm: ALGORITHM, issuer: ISSUER, audience: AUDIENCE, jwtid: randomUUID() });
+    const signer = this.keys.signer();
+    const ticket = jwt.sign(payload, signer.key, {
+      algorithm: ALGORITHM,
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      jwtid: randomUUID(),
+      keyid: signer.id,
+    });
     return { ticket, expiresAt: new Date(exp * 1000) };
   }
 
   /** The ticket's claims, or null for anything that is not a valid, unexpired ticket of this service. */
-  verify(ticket: string): TicketClaims | null {
+  async verify(ticket: string): Promise<TicketClaims | null> {
     if (ticket.length > 4096) return null;
+    const kid = kidOf(ticket);
+    const key = kid === null ? null : await this.keys.verifier(kid);
+    if (!key) return null;
     try {
-      const p = jwt.verify(ticket, this.secret, { algorithms: [ALGORITHM], issuer: ISSUER, audience: AUDIENCE }) as Partial<Payload>;
+      const p = jwt.verify(ticket, key, { algorithms: [ALGORITHM], issuer: ISSUER, audience: AUDIENCE }) as Partial<Payload>;
       if (
         p.kind !== KIND ||
         typeof p.sub !== 'string' ||

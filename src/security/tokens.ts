@@ -1,5 +1,6 @@
 import jwt from 'jsonwebtoken';
-import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
+import { randomUUID, type KeyObject } from 'node:crypto';
+import { kidOf, type SigningKeys } from './signing-keys.ts';
 import { StreamTickets } from './stream-tickets.ts';
 
 export type TokenKind = 'anonymous' | 'application' | 'member';
@@ -37,27 +38,31 @@ export interface TokenLifetimes {
 
 export const defaultLifetimes: TokenLifetimes = { anonymous: 3600, application: 3600, member: 8 * 3600 };
 
+/**
+ * The longest any credential signed with a key lives after it was signed (seconds): a token's lifetime (a stream
+ * ticket never outlives the token it was made from). A key that stopped signing longer ago verifies nothing alive.
+ */
+export const LONGEST_CREDENTIAL_SECONDS = Math.max(...Object.values(defaultLifetimes));
+
 export class TokenService {
-  /** A prepared key: given a Buffer, jsonwebtoken tries (and fails) to parse it as a public key on every verify. */
-  private readonly secret: KeyObject;
-  /** Stream tickets (API.md operation 63), signed with the same secret under their own audience. */
+  /** Stream tickets (API.md operation 63), signed with the same keys under their own audience. */
   readonly tickets: StreamTickets;
 
   constructor(
-    secret: Buffer,
+    private readonly keys: SigningKeys,
     private readonly lifetimes: TokenLifetimes = defaultLifetimes,
   ) {
-    if (secret.length < 32) throw new Error('the token secret must be at least 32 bytes');
-    this.secret = createSecretKey(secret);
-    this.tickets = new StreamTickets(this.secret);
+    this.tickets = new StreamTickets(keys);
   }
 
   issue(kind: TokenKind, tenant: string, sub: string, options: IssueOptions = {}): { Token: string; ExpiresAt: string } {
     const now = Math.floor(Date.now() / 1000);
     const exp = now + this.lifetimes[kind];
     const extra = typeof options.sessionsValidFrom === 'number' ? { sessionsValidFrom: options.sessionsValidFrom } : {};
-    const token = jwt.sign({ tenant, kind, iat: now, exp, ...extra }, this.secret, {
+    const signer = this.keys.signer();
+    const token = jwt.sign({ tenant, kind, iat: now, exp, ...extra }, signer.key, {
       algorithm: ALGORITHM,
+      keyid: signer.id,
       issuer: ISSUER,
       audience: AUDIENCE,
       subject: sub,
@@ -66,24 +71,30 @@ export class TokenService {
     return { Token: token, ExpiresAt: new Date(exp * 1000).toISOString() };
   }
 
-  /** Tokens whose signature and claims were checked already; only their expiry is checked again. */
-  private readonly verified = new Map<string, TokenClaims>();
+  /** Tokens whose signature and claims were checked already; only their expiry and their key are checked again. */
+  private readonly verified = new Map<string, { claims: TokenClaims; kid: string | undefined }>();
 
-  /** The token's claims, or null for anything that is not a valid, unexpired token of this server. */
-  verify(token: string): TokenClaims | null {
+  /**
+   * The token's claims, or null for anything that is not a valid, unexpired token of this server signed with a
+   * key that still verifies: a kid unknown or retired is null, and a token without kid is taken only by the key
+   * that was the service's one secret before keys had ids (SigningKeys.verifier).
+   */
+  async verify(token: string): Promise<TokenClaims | null> {
     const known = this.verified.get(token);
-    if (known) return known.exp * 1000 > Date.now() ? known : null;
-    const claims = this.check(token);
+    if (known) return known.claims.exp * 1000 > Date.now() && this.keys.verifies(known.kid) ? known.claims : null;
+    const kid = kidOf(token);
+    const key = kid === null ? null : await this.keys.verifier(kid);
+    const claims = key ? this.check(token, key) : null;
     if (claims) {
       if (this.verified.size >= 10_000) this.verified.delete(this.verified.keys().next().value as string);
-      this.verified.set(token, claims);
+      this.verified.set(token, { claims, kid: kid ?? undefined });
     }
     return claims;
   }
 
-  private check(token: string): TokenClaims | null {
+  private check(token: string, key: KeyObject): TokenClaims | null {
     try {
-      const claims = jwt.verify(token, this.secret, {
+      const claims = jwt.verify(token, key, {
         algorithms: [ALGORITHM],
         issuer: ISSUER,
         audience: AUDIENCE,

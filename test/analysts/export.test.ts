@@ -46,7 +46,7 @@ describe('npm run export (the log and the read models as NDJSON, CSV and Parquet
     seeded = tempDir('export-seeded-');
     const server = await startTestServer({ dataDir: seeded });
     await server.close();
-    codec = positionCodecOf(loadConfig({ DATA_DIR: seeded }));
+    codec = await positionCodecOf(loadConfig({ DATA_DIR: seeded }));
   });
 
   after(() => {

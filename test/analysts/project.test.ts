@@ -193,10 +193,8 @@ describe('npm run project (an analyst replays the log into a projection of their
     const dir = copy();
     const requests = logEvents(dir).filter((e) => e.type === 'AuctionRegistrationRequested');
     // As the house's feed gives it: opaque, read with the key of whichever house it is.
-    const opaque = (e: { data: { tenant: string }; position: number }) =>
-      positionCodecOf(loadConfig({ DATA_DIR: dir }))
-        .forTenant(e.data.tenant)
-        .token(e.position);
+    const codec = await positionCodecOf(loadConfig({ DATA_DIR: dir }));
+    const opaque = (e: { data: { tenant: string }; position: number }) => codec.forTenant(e.data.tenant).token(e.position);
     const run = await project(dir, [EXAMPLE, '--to', opaque(requests[0])]);
     expect(run.code, run.stderr).to.equal(0);
     expect(JSON.parse(run.stdout).position).to.equal(requests[0].position);

@@ -131,7 +131,7 @@ describe('backup and restore: the drill', function () {
     expect(summary.logPosition).to.equal(manifest.logPosition);
     expect(manifest.parts.map((p: { path: string }) => p.path)).to.include.members([
       'events.sqlite',
-      'secrets/jwt.key',
+      'secrets/keys.json',
       'secrets/demo-credentials.json',
     ]);
     const before = [...new Set(acknowledged.slice(0, ackedBefore))];

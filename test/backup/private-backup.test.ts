@@ -132,7 +132,7 @@ describe('backup and restore: private, and authenticated with BACKUP_KEY', funct
     expect(summary(taken.unsigned!)).to.include({ signed: false });
     expect(taken.unsigned!.stderr).to.include('backup: not signed (BACKUP_KEY is not set): restoring it will take --unsigned');
     const paths = entriesUnder(signed).map((e) => e.path);
-    for (const part of ['manifest.json', 'events.sqlite', 'jobs.sqlite', 'secrets/jwt.key', 'secrets/demo-credentials.json'])
+    for (const part of ['manifest.json', 'events.sqlite', 'jobs.sqlite', 'secrets/keys.json', 'secrets/demo-credentials.json'])
       expect(paths).to.include(part);
     expect(
       paths.some((p) => /^outbox\/mail-.+\.json$/.test(p)),
@@ -151,7 +151,7 @@ describe('backup and restore: private, and authenticated with BACKUP_KEY', funct
     const laid = await cli('restore', [signed, restored], { BACKUP_KEY: KEY });
     expect(laid.code, laid.stderr).to.equal(0);
     expect(JSON.parse(laid.stdout)).to.include({ authenticated: true });
-    expect(entriesUnder(restored).map((e) => e.path)).to.include.members(['events.sqlite', 'secrets/jwt.key']);
+    expect(entriesUnder(restored).map((e) => e.path)).to.include.members(['events.sqlite', 'secrets/keys.json']);
     expect(notPrivate(restored)).to.deep.equal([]);
 
     // A backup whose files were opened up (copied by hand, kept on a share), into an empty folder open to all.

@@ -132,7 +132,7 @@ describe('timed bidding at the end of a lot', function () {
     const settled = (await server.events()).find((e) => e.type === 'LotSettled' && e.data.lotId === 9002)!;
     expect(settled.data).to.include({ sold: false, hammerPrice: null, winnerMemberId: null });
     // Both closes and the extension above are counted on /metrics.
-    const metrics = (await server.request('GET', '/metrics', { apiKey: null })).text;
+    const metrics = (await server.request('GET', '/metrics', { apiKey: null, token: server.operatorToken })).text;
     expect(metrics).to.match(/^bidder_lots_closed_total\{result="sold",role="all"\} [1-9]/m);
     expect(metrics).to.match(/^bidder_lots_closed_total\{result="unsold",role="all"\} [1-9]/m);
     expect(metrics).to.match(/^bidder_lot_extensions_total\{role="all"\} [1-9]/m);

@@ -220,7 +220,7 @@ describe('timed bidding over HTTP', function () {
   });
 
   it('counts bids by outcome on /metrics: accepted as leading or outbid, refused by reason', async () => {
-    const text = (await server.request('GET', '/metrics', { apiKey: null })).text;
+    const text = (await server.request('GET', '/metrics', { apiKey: null, token: server.operatorToken })).text;
     const count = (outcome: string) =>
       Number(new RegExp(`^bidder_bids_total\\{outcome="${outcome}",role="all"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
     // What the specs above did: each kind at least once (the parallel bids make some counts vary).

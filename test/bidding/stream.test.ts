@@ -62,7 +62,7 @@ describe("an auction's live stream", function () {
         PlacedAt: data.PlacedAt,
       });
       expect(message.data).to.not.match(/member|Member|bidder@/);
-      const metrics = (await server.request('GET', '/metrics', { apiKey: null })).text;
+      const metrics = (await server.request('GET', '/metrics', { apiKey: null, token: server.operatorToken })).text;
       expect(metrics).to.match(/^bidder_auction_streams\{role="all"\} [1-9]/m);
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(stream.messages.filter((m) => m.event)).to.have.length(1);

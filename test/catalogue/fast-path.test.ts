@@ -15,6 +15,7 @@ import { defineOperation, type Operation } from '../../src/http/operation.ts';
 import type { AccessDirectory } from '../../src/http/access-directory.ts';
 import type { Services } from '../../src/services.ts';
 import { TokenService } from '../../src/security/tokens.ts';
+import { singleKey } from '../../src/security/signing-keys.ts';
 import { sha256 } from '../../src/security/passwords.ts';
 import { createLogger } from '../../src/logger.ts';
 import { ScopedVersions } from '../../src/http/cache-versions.ts';
@@ -55,7 +56,7 @@ const stable = (headers: http.IncomingHttpHeaders) =>
 describe('catalogue answers sent from the response cache before the router', () => {
   let server: Server;
   let base: string;
-  const tokens = new TokenService(Buffer.alloc(32, 9));
+  const tokens = new TokenService(singleKey(Buffer.alloc(32, 9)));
   /** Runs of the probe operation. */
   let runs = 0;
   /** What the probe tells about when its answer changes by itself (undefined: nothing). */

@@ -1,10 +1,18 @@
 /**
  * The client package's streams (clients/typescript/src/streams.ts) with a stand-in EventSource and fetch: events are
  * handed over by name, `reset` asks to re-read, the browser's own reconnects are left to it, and a ticket that
- * stopped working is replaced by a new one (then a re-read, as events may have been missed).
+ * stopped working is replaced by a new one (then a re-read, as events may have been missed); `end` from the service
+ * gets a new ticket at once when the old one expired, and closes the stream when its credential was revoked.
  */
 import { expect } from 'chai';
-import { createBidderClient, openAuctionStream, ProblemError, type StreamState } from '../../clients/typescript/src/index.ts';
+import {
+  createBidderClient,
+  openAuctionStream,
+  openMemberStream,
+  ProblemError,
+  StreamEndedError,
+  type StreamState,
+} from '../../clients/typescript/src/index.ts';
 
 /** An EventSource that the spec drives: opens, events, errors. */
 class FakeSource {
@@ -128,5 +136,57 @@ describe('the client package: streams through tickets', () => {
     expect(FakeSource.made).to.have.length(0);
     expect(errors[0]).to.be.instanceOf(ProblemError);
     expect((errors[0] as ProblemError).code).to.equal('token-invalid');
+  });
+
+  it('opens a new ticket at once when the service ends the stream as its ticket expired (`end` credential-expired), then asks to re-read', async () => {
+    const resyncs: string[] = [];
+    const ends: string[] = [];
+    const stream = openAuctionStream(client(), 10, {
+      on: { end: (data) => ends.push(data.Code) },
+      onResync: (why) => resyncs.push(why),
+      EventSource: FakeSource,
+      retryMs: 60_000,
+    });
+    await tick();
+    FakeSource.made[0].open();
+    FakeSource.made[0].emit('end', { Code: 'credential-expired', Reason: 'expired' }, 'p3');
+    // The old EventSource is closed (no reconnect with the expired ticket), a new ticket asked for without waiting.
+    expect(FakeSource.made[0].closed).to.equal(true);
+    expect(stream.state).to.equal('reconnecting');
+    await tick(20);
+    expect(ticketRequests).to.have.length(2);
+    expect(FakeSource.made).to.have.length(2);
+    // The old connection's own error after the end changes nothing.
+    FakeSource.made[0].fail(2);
+    FakeSource.made[1].open();
+    expect(stream.state).to.equal('open');
+    expect(ends).to.deep.equal(['credential-expired']);
+    expect(resyncs).to.deep.equal(['reopened']);
+    stream.close();
+  });
+
+  it('closes the stream for good when the service ends it as its credential was revoked (`end` credential-revoked), telling why', async () => {
+    const errors: unknown[] = [];
+    const states: StreamState[] = [];
+    const stream = openMemberStream(client(), {
+      on: {},
+      onError: (error) => errors.push(error),
+      onState: (state) => states.push(state),
+      EventSource: FakeSource,
+      retryMs: 1,
+    });
+    await tick();
+    FakeSource.made[0].open();
+    FakeSource.made[0].emit('end', { Code: 'credential-revoked', Reason: 'revoked' }, 'p4');
+    FakeSource.made[0].fail(2);
+    await tick(20);
+    expect(stream.state).to.equal('closed');
+    expect(states).to.deep.equal(['open', 'closed']);
+    expect(FakeSource.made[0].closed).to.equal(true);
+    expect(FakeSource.made).to.have.length(1);
+    expect(ticketRequests).to.have.length(1);
+    expect(errors).to.have.length(1);
+    expect(errors[0]).to.be.instanceOf(StreamEndedError);
+    expect((errors[0] as StreamEndedError).end.Code).to.equal('credential-revoked');
   });
 });

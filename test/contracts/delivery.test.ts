@@ -12,7 +12,7 @@ import { outboxContract } from './outbox.contract.ts';
 import { startSmtpPeer, startTwilioPeer, type SmtpPeer, type TwilioPeer } from '../support/mail-servers.ts';
 import { SqliteJobQueue } from '../../src/adapters/embedded/sqlite-jobs.ts';
 import { FileOutbox } from '../../src/adapters/embedded/file-outbox.ts';
-import { DELIVER_MESSAGE, QueuedOutbox } from '../../src/adapters/delivery/queued-outbox.ts';
+import { QueuedOutbox } from '../../src/adapters/delivery/queued-outbox.ts';
 import { SmtpTransport } from '../../src/adapters/delivery/smtp.ts';
 import { TwilioSms } from '../../src/adapters/delivery/twilio.ts';
 import { messageIdHeader } from '../../src/adapters/delivery/transport.ts';
@@ -66,7 +66,8 @@ describe('Network outbox on the Outbox contract', function () {
       const mail = new SmtpTransport({ url: smtp.url, from: { name: 'Auctions', address: 'auctions@example.test' } });
       const sms = new TwilioSms({ accountSid: twilio.accountSid, authToken: twilio.authToken, from: '+15005550006', apiUrl: twilio.url });
       const outbox = new QueuedOutbox(jobs, { mail, sms }, new FileOutbox(path.join(dir, 'outbox')), 50);
-      jobs.process(DELIVER_MESSAGE, outbox.processor({ logger: quiet, counters: noCounters }));
+      for (const [name, processor] of Object.entries(outbox.processors({ logger: quiet, counters: noCounters })))
+        jobs.process(name, processor);
       closers.push(
         () => jobs.close(),
         () => mail.close(),

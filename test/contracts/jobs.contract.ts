@@ -197,10 +197,65 @@ export function jobQueueContract(name: string, makeQueue: () => Promise<JobQueue
       expect(await queue.getState(id('doomed'))).to.equal('failed');
     });
 
+    it('parks a job whose tries are spent without holding the others up: listed, counted, retried with its tries anew, or removed', async function () {
+      const name = jobName('parked');
+      let broken = true;
+      const ran: string[] = [];
+      const tries: number[] = [];
+      queue.process(name, async (job) => {
+        if (broken && job.id !== id('fine')) throw new Error(`cannot send ${job.id}`);
+        ran.push(job.id);
+        tries.push(job.attemptsMade);
+      });
+      await queue.add(name, {}, { jobId: id('bad'), attempts: 2, backoffMs: 5 });
+      await queue.add(name, {}, { jobId: id('worse'), attempts: 2, backoffMs: 5 });
+      await queue.add(name, {}, { jobId: id('fine'), attempts: 2, backoffMs: 5 });
+      await queue.whenIdle(5000);
+      expect(ran, 'the job behind the failing ones ran').to.deep.equal([id('fine')]);
+      const mine = async () => (await queue.parked()).filter((job) => job.name === name).sort((a, b) => a.id.localeCompare(b.id));
+      const parked = await mine();
+      expect(parked.map(({ id, name, attempts, error }) => ({ id, name, attempts, error }))).to.deep.equal([
+        { id: id('bad'), name, attempts: 2, error: `cannot send ${id('bad')}` },
+        { id: id('worse'), name, attempts: 2, error: `cannot send ${id('worse')}` },
+      ]);
+      expect(Date.parse(parked[0].failedAt!)).to.be.closeTo(Date.now(), 10_000);
+      expect((await queue.parkedCounts())[name]).to.equal(2);
+      // After the fix: retried, it runs with its tries anew; removed, it is gone, and nothing else changes.
+      broken = false;
+      expect(await queue.retryParked(name, id('bad'))).to.equal(true);
+      expect(await queue.removeParked(name, id('worse'))).to.equal(true);
+      await queue.whenIdle(5000);
+      expect(ran).to.deep.equal([id('fine'), id('bad')]);
+      expect(tries, 'the retried job began its tries again').to.deep.equal([1, 1]);
+      expect(await queue.getState(id('bad'))).to.equal('completed');
+      expect(await queue.getState(id('worse'))).to.equal(null);
+      expect(await mine()).to.deep.equal([]);
+      expect((await queue.parkedCounts())[name]).to.equal(undefined);
+      // Only a parked job is retried or removed.
+      expect(await queue.retryParked(name, id('fine'))).to.equal(false);
+      expect(await queue.removeParked(name, id('fine'))).to.equal(false);
+      expect(await queue.retryParked(name, id('never'))).to.equal(false);
+      expect(await queue.getState(id('fine'))).to.equal('completed');
+    });
+
     it('reports null for an unknown job and waiting for a job nobody processes yet', async function () {
       expect(await queue.getState(id('nobody'))).to.equal(null);
       await queue.add(jobName('later'), {}, { jobId: id('later') });
       expect(await queue.getState(id('later'))).to.equal('waiting');
+    });
+
+    it('counts the unfinished jobs of a name (waiting or delayed), whether or not this queue runs that name', async function () {
+      const idle = jobName('idle');
+      const busy = jobName('busy');
+      expect(await queue.unfinished(idle)).to.equal(0);
+      await queue.add(idle, {}, { jobId: id('w1') });
+      await queue.add(idle, {}, { jobId: id('w2'), delayMs: 60_000 });
+      await queue.add(busy, {}, { jobId: id('b1') });
+      expect(await queue.unfinished(idle), 'nobody processes it').to.equal(2);
+      queue.process(busy, async () => {});
+      await queue.whenIdle(5000);
+      expect(await queue.unfinished(busy), 'done').to.equal(0);
+      expect(await queue.unfinished(idle), 'another name is not counted').to.equal(2);
     });
 
     it('reports active while a job runs', async function () {

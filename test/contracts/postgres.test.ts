@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL adapters against the local PostgreSQL (POSTGRES_TEST_URL, default the machine's own on
- * 127.0.0.1:5432): the event log, the leases, the files and the read models on their contracts, the schema migrated once under concurrent
- * starts, and a log that never lets a subscriber skip an event while writers in several processes append at
+ * 127.0.0.1:5432): the event log, the leases, the files, the read models and the key ring on their contracts, the
+ * schema migrated once under concurrent starts, and a log that never lets a subscriber skip an event while writers in several processes append at
  * once. Each run uses a schema of its own, dropped after. PostgreSQL is required: when it cannot be reached the
  * suite fails, unless SKIP_POSTGRES=1 (CI starts it: .ci/run).
  */
@@ -25,6 +25,8 @@ import { fieldExpr, filterToSql, sortToSql } from '../../src/adapters/postgres/p
 import type { Doc, Filter } from '../../src/ports/read-models.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
 import { CheckpointConflictError } from '../../src/ports/read-models.ts';
+import { PgKeyRing } from '../../src/adapters/postgres/pg-key-ring.ts';
+import { keyRingStoreContract } from './key-ring.contract.ts';
 
 const URL = process.env.POSTGRES_TEST_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const shown = URL.replace(/\/\/[^@/]*@/, '//');
@@ -82,6 +84,13 @@ describe(`PostgreSQL adapters on ${shown}`, function () {
     return store;
   };
   documentStoreContract('PostgreSQL', () => openDocuments());
+
+  // The key ring: each test's in a schema of its own, each store opened on it a process of its own (a pool each).
+  let keySchemas = 0;
+  keyRingStoreContract('PostgreSQL', async () => {
+    const at = `${schema}_k${++keySchemas}`;
+    return () => PgKeyRing.open(URL, { schema: at });
+  });
 
   describe('read models on PostgreSQL, beyond the contract', function () {
     const put = (doc: Doc, tenant = 't') => ({ op: 'put' as const, collection: 'things', tenant, doc });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { DocumentStore } from '../../src/ports/read-models.ts';
+import type { DocumentStore, ParkedEvent } from '../../src/ports/read-models.ts';
 import { CheckpointConflictError } from '../../src/ports/read-models.ts';
 import { rebuildCheckpoint } from '../../src/read-models/rebuild.ts';
 import { STORABLE_KEYS, STORABLE_TEXTS } from '../support/storable-texts.ts';
@@ -185,6 +185,70 @@ export function documentStoreContract(name: string, makeStore: () => Promise<Doc
       expect(await store.forTenant('a').collection('items').findById('1')).to.equal(null);
       expect((await store.forTenant('a').collection('items').findById('7'))?.Auction).to.equal(7);
       expect(await store.getCheckpoint(projection)).to.equal(20);
+    });
+
+    describe('events set aside (parked) with the checkpoint', () => {
+      const event = (position: number, state: ParkedEvent['state'], at = '2025-01-01T00:00:00.000Z'): ParkedEvent => ({
+        position,
+        type: 'LotUpdated',
+        streamId: `lot-${position % 2}`,
+        tenant: 'a',
+        state,
+        error: state === 'held' ? 'held behind 11' : 'boom',
+        attempts: state === 'held' ? 0 : 5,
+        firstAt: at,
+        lastAt: at,
+      });
+
+      it('stores them in the transaction of the batch, not when the batch is refused, and lists them in log order', async () => {
+        let stale: unknown;
+        await store
+          .live()
+          .commit([], { projection, expected: 9, position: 12, parked: [event(11, 'parked')] })
+          .catch((e: unknown) => (stale = e));
+        expect(stale).to.be.instanceOf(CheckpointConflictError);
+        expect(await store.parkedEvents(projection)).to.deep.equal([]);
+        await store.live().commit([], { projection, expected: 10, position: 13, parked: [event(13, 'held'), event(11, 'parked')] });
+        expect(await store.getCheckpoint(projection)).to.equal(13);
+        expect((await store.parkedEvents(projection)).map((e) => [e.position, e.state])).to.deep.equal([
+          [11, 'parked'],
+          [13, 'held'],
+        ]);
+        expect(await store.parkedEvents('another')).to.deep.equal([]);
+      });
+
+      it('replaces one by position (keeping when it was first set aside), counts them by state, and forgets them', async () => {
+        await store.park(projection, [event(11, 'parked'), event(13, 'held'), event(15, 'held')]);
+        await store.park(projection, [{ ...event(11, 'skipped', '2025-02-01T00:00:00.000Z'), attempts: 7 }]);
+        const [first] = await store.parkedEvents(projection);
+        expect(first).to.deep.equal({ ...event(11, 'skipped'), attempts: 7, lastAt: '2025-02-01T00:00:00.000Z' });
+        expect((await store.parkedCounts()).find((c) => c.projection === projection)).to.deep.equal({
+          projection,
+          parked: 0,
+          held: 2,
+          skipped: 1,
+        });
+        await store.unpark(projection, [13, 15, 99]);
+        expect((await store.parkedEvents(projection)).map((e) => e.position)).to.deep.equal([11]);
+        await store.unpark(projection, [11]);
+        expect((await store.parkedCounts()).find((c) => c.projection === projection)).to.equal(undefined);
+      });
+
+      it("a rebuild's swap puts its own list in place of the live one, keeping what an operator skipped; an abort drops its list", async () => {
+        await store.park(projection, [event(3, 'skipped'), event(5, 'parked'), event(7, 'held')]);
+        const aborted = await store.startRebuild(projection, ['items']);
+        await aborted.commit([], { projection, expected: 0, position: 10, parked: [event(9, 'parked')] });
+        await aborted.abort();
+        expect(await store.parkedEvents(rebuildCheckpoint(projection))).to.deep.equal([]);
+        const rebuild = await store.startRebuild(projection, ['items']);
+        await rebuild.commit([], { projection, expected: 0, position: 10, parked: [event(9, 'parked')] });
+        expect(await rebuild.finish()).to.equal(true);
+        expect((await store.parkedEvents(projection)).map((e) => [e.position, e.state])).to.deep.equal([
+          [3, 'skipped'],
+          [9, 'parked'],
+        ]);
+        expect(await store.parkedEvents(rebuildCheckpoint(projection))).to.deep.equal([]);
+      });
     });
 
     describe('the rebuild and alias-swap protocol (src/read-models/rebuild.ts)', () => {

@@ -2,11 +2,10 @@
  * Operations 1–3 (credentials) and the Api-Key rule of every /v1 route.
  */
 import { expect } from 'chai';
-import fs from 'node:fs';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { importRecord } from '../../app/features/intake.ts';
+import { signingKeyOf } from '../support/signing-key.ts';
 import { expectProblem, startTestServer, type TestResponse, type TestServer } from '../support/server.ts';
 
 const ISSUER = 'bidder-api';
@@ -33,10 +32,14 @@ function expectTokenResponse(response: TestResponse) {
 describe('credentials (operations 1–3) and the Api-Key', () => {
   let server: TestServer;
   let secret: Buffer;
+  let keyId: string;
   const head = () => server.runtime.services.log.headPosition();
 
-  /** A token signed with the server's own secret, with claims and options the test chooses. */
-  function forge(claims: Record<string, unknown>, options: { key?: Buffer | string; algorithm?: jwt.Algorithm } = {}) {
+  /** A token signed with the server's own key (its id in the header), with claims and options the test chooses. */
+  function forge(
+    claims: Record<string, unknown>,
+    options: { key?: Buffer | string; algorithm?: jwt.Algorithm; keyid?: string | null } = {},
+  ) {
     const now = Math.floor(Date.now() / 1000);
     return jwt.sign(
       {
@@ -51,7 +54,7 @@ describe('credentials (operations 1–3) and the Api-Key', () => {
         ...claims,
       },
       options.key ?? secret,
-      { algorithm: options.algorithm ?? 'HS256' },
+      { algorithm: options.algorithm ?? 'HS256', ...(options.keyid === null ? {} : { keyid: options.keyid ?? keyId }) },
     );
   }
 
@@ -59,7 +62,7 @@ describe('credentials (operations 1–3) and the Api-Key', () => {
 
   before(async () => {
     server = await startTestServer();
-    secret = Buffer.from(fs.readFileSync(path.join(server.dataDir, 'secrets', 'jwt.key'), 'utf8').trim(), 'utf8');
+    ({ id: keyId, secret } = signingKeyOf(server.dataDir));
   });
   after(async () => server?.close());
 

@@ -13,7 +13,8 @@ import { startSmtpPeer, type SmtpPeer } from '../support/mail-servers.ts';
 import { freePort, ready, sleep, startService, SERVICE_API_KEY, type ServiceProcess } from '../support/service-process.ts';
 import { SqliteJobQueue } from '../../src/adapters/embedded/sqlite-jobs.ts';
 import { FileOutbox } from '../../src/adapters/embedded/file-outbox.ts';
-import { DELIVER_MESSAGE, QueuedOutbox } from '../../src/adapters/delivery/queued-outbox.ts';
+import { QueuedOutbox } from '../../src/adapters/delivery/queued-outbox.ts';
+import { deliveryJobName } from '../../src/adapters/delivery/channels.ts';
 import { SmtpTransport } from '../../src/adapters/delivery/smtp.ts';
 import { noCounters } from '../../src/counters.ts';
 
@@ -45,7 +46,7 @@ describe('Mail after the server accepted it: not sent again', function () {
     const outbox = new QueuedOutbox(jobs, { mail }, new FileOutbox(path.join(dir, 'outbox')), 20);
     const deliver = outbox.processor({ logger: quiet, counters: noCounters });
     let tries = 0;
-    jobs.process(DELIVER_MESSAGE, async (job) => {
+    jobs.process(deliveryJobName('mail'), async (job) => {
       tries += 1;
       await deliver(job);
       if (job.attemptsMade === 1) throw new Error('the worker failed after the send');
@@ -104,7 +105,7 @@ describe('Mail after the server accepted it: not sent again', function () {
     while (Date.now() < deadline) {
       row = jobsDb
         .prepare(`SELECT state, progress FROM jobs WHERE name = ? AND id LIKE '%member-confirmation%'`)
-        .get(DELIVER_MESSAGE) as typeof row;
+        .get(deliveryJobName('mail')) as typeof row;
       if (row?.state === 'completed') break;
       await sleep(100);
     }

@@ -35,7 +35,7 @@ describe('Mail over SMTP and SMS through Twilio (PRODUCTION.md)', function () {
     });
   /** The value of one series of bidder_messages_total on /metrics (0 when absent). */
   const counted = async (labels: string) => {
-    const text = (await server.request('GET', '/metrics', { apiKey: null })).text;
+    const text = (await server.request('GET', '/metrics', { apiKey: null, token: server.operatorToken })).text;
     const wanted = labels.split(',');
     const line = text.split('\n').find((l) => l.startsWith('bidder_messages_total{') && wanted.every((label) => l.includes(label)));
     return line ? Number(line.split(' ').pop()) : 0;

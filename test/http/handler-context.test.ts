@@ -23,6 +23,7 @@ import { GeneratedFiles } from '../../src/generated-files.ts';
 import type { FileStore } from '../../src/ports/files.ts';
 import type { SearchIndex } from '../../src/ports/search.ts';
 import { TokenService } from '../../src/security/tokens.ts';
+import { singleKey } from '../../src/security/signing-keys.ts';
 import { sha256 } from '../../src/security/passwords.ts';
 import { createLogger } from '../../src/logger.ts';
 
@@ -64,7 +65,7 @@ describe('handler contexts: what a handler is given', () => {
   let log: SqliteEventLog;
   let server: Server;
   let base: string;
-  const tokens = new TokenService(Buffer.alloc(32, 7));
+  const tokens = new TokenService(singleKey(Buffer.alloc(32, 7)));
   /** Tenants named by the engines' calls, in order. */
   let engineTenants: string[] = [];
   const waits: Array<{ position: number; names: string[] }> = [];

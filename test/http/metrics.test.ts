@@ -1,6 +1,7 @@
 /**
  * GET /metrics (API.md "Running"): Prometheus text, no Api-Key, requests counted by operation and status,
- * projection lag, job runs; switched off with METRICS=off.
+ * projection lag, job runs; switched off with METRICS=off. On PORT only for the operator's token (OPERATOR_TOKEN):
+ * test/http/operator-access.test.ts.
  */
 import { expect } from 'chai';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -12,11 +13,11 @@ describe('GET /metrics', function () {
   });
   after(async () => server?.close());
 
-  it('serves Prometheus metrics without an Api-Key: requests by operation id and status, projection lag, jobs', async () => {
+  it("serves Prometheus metrics without an Api-Key, to the operator's token: requests by operation id and status, projection lag, jobs", async () => {
     const token = await server.anonymousToken();
     expect((await server.request('GET', '/v1/lots?AuctionId=1&PageSize=2', { token })).status).to.equal(200);
     expect((await server.request('GET', '/v1/lots/999999', { token })).status).to.equal(404);
-    const response = await server.request('GET', '/metrics', { apiKey: null });
+    const response = await server.request('GET', '/metrics', { apiKey: null, token: server.operatorToken });
     expect(response.status).to.equal(200);
     expect(response.headers.get('content-type')).to.match(/^text\/plain/);
     const text = response.text;
@@ -40,14 +41,14 @@ describe('GET /metrics', function () {
     });
     expect(sent.status, sent.text).to.be.oneOf([200, 202]);
     await server.runtime.services.jobs.whenIdle(10_000);
-    const text = (await server.request('GET', '/metrics', { apiKey: null })).text;
+    const text = (await server.request('GET', '/metrics', { apiKey: null, token: server.operatorToken })).text;
     expect(text).to.match(/bidder_jobs_total\{job="[a-z-]*contact[a-z-]*",outcome="completed",role="all"\} [1-9]/);
   });
 
   it('is off with METRICS=off', async () => {
     const off = await startTestServer({ env: { METRICS: 'off' } });
     try {
-      expect((await off.request('GET', '/metrics', { apiKey: null })).status).to.equal(404);
+      expect((await off.request('GET', '/metrics', { apiKey: null, token: off.operatorToken })).status).to.equal(404);
     } finally {
       await off.close();
     }

@@ -38,10 +38,12 @@ describe('npm start on a bare machine', function () {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bidder-start-'));
   after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-  it('seeds an empty DATA_DIR, prints the demo credentials and URLs, and keeps changes without seeding twice', async () => {
+  it('seeds an empty DATA_DIR, prints the demo credentials made and the URLs, and keeps changes without seeding or printing them twice', async () => {
     const port = await freePort();
     const first = await start(dataDir, port, { DEMO_API_KEY: SERVICE_API_KEY, DEMO_MEMBER_PASSWORD: SERVICE_PASSWORD });
     const banner = first.output();
+    // The start that made the demo credentials prints them, and where they are kept.
+    expect(banner).to.include(path.join(dataDir, 'secrets', 'demo-credentials.json'));
     expect(banner).to.include(SERVICE_API_KEY);
     expect(banner).to.include(`bidder@example.com / ${SERVICE_PASSWORD}`);
     expect(banner).to.include(`http://localhost:${port}/docs`);
@@ -56,11 +58,14 @@ describe('npm start on a bare machine', function () {
     await stop(first);
     const afterFirst = await eventCount(dataDir);
 
-    // Started again without the demo credentials in its environment: it prints the stored ones.
+    // Started again without the demo credentials in its environment: it says where they are kept, and prints none.
+    const kept = JSON.parse(fs.readFileSync(path.join(dataDir, 'secrets', 'demo-credentials.json'), 'utf8'));
+    expect(kept).to.include({ apiKey: SERVICE_API_KEY, memberPassword: SERVICE_PASSWORD });
     const second = await start(dataDir, port);
     const banner2 = second.output();
-    expect(banner2).to.include(SERVICE_API_KEY);
-    expect(banner2).to.include(`bidder@example.com / ${SERVICE_PASSWORD}`);
+    expect(banner2).to.include(path.join(dataDir, 'secrets', 'demo-credentials.json'));
+    for (const secret of [kept.apiKey, kept.memberPassword, kept.clientSecret, kept.backOfficeKeys.demo, kept.backOfficeKeys.demo2])
+      expect(banner2).to.not.include(secret);
     expect(await eventCount(dataDir)).to.equal(afterFirst);
     const member2 = await demoMemberToken(second.base);
     const watchlist = await call(second.base, 'GET', '/v1/me/watchlist', member2);

@@ -191,7 +191,7 @@ describe('a store out of room', () => {
 
     it('answers a write 503 storage-full with Retry-After, whatever the store, names none, and says so in /readyz and /metrics', async () => {
       const refusedSoFar = async () => {
-        const metrics = (await server.request('GET', '/metrics')).text;
+        const metrics = (await server.request('GET', '/metrics', { token: server.operatorToken })).text;
         return Number(/^bidder_storage_full_writes_total\{source="request",role="all"\} (\d+)$/m.exec(metrics)?.[1] ?? 0);
       };
       const before = await refusedSoFar();
@@ -204,10 +204,12 @@ describe('a store out of room', () => {
       }
       // One more episode, logged once (the database server's refusals keep it going for 10 s).
       expect(logged('storage full: writes are refused until there is room again')).to.have.length(2);
-      const ready = await server.request('GET', '/readyz');
+      const ready = await server.request('GET', '/readyz', { token: server.operatorToken });
       expect(ready.status).to.equal(503);
       expect(ready.body).to.include({ status: 'unavailable', storage: 'full' });
-      expect((await server.request('GET', '/metrics')).text).to.match(/^bidder_storage_full\{role="all"\} 1$/m);
+      expect((await server.request('GET', '/metrics', { token: server.operatorToken })).text).to.match(
+        /^bidder_storage_full\{role="all"\} 1$/m,
+      );
       expect(await refusedSoFar()).to.equal(before + Object.keys(FULL).length);
     });
   });

@@ -1,9 +1,8 @@
 import { expect } from 'chai';
-import fs from 'node:fs';
-import path from 'node:path';
 import jwt from 'jsonwebtoken';
 import { expectProblem, startTestServer, type TestServer } from '../support/server.ts';
 import { importRecord } from '../../app/features/intake.ts';
+import { signingKeyOf } from '../support/signing-key.ts';
 
 /**
  * The tenant comes from the token: a `demo2` token never sees `demo` data, even where the numeric ids are the
@@ -21,8 +20,8 @@ describe('tenant isolation of the catalogue', () => {
   /** A token like the server's own, with some claims changed, signed with `secret` (default: the server's). */
   const forge = (claims: Record<string, unknown>, secret?: string, algorithm: jwt.Algorithm = 'HS256') => {
     const real = jwt.decode(demo) as jwt.JwtPayload;
-    const key = secret ?? fs.readFileSync(path.join(server.dataDir, 'secrets', 'jwt.key'), 'utf8').trim();
-    return jwt.sign({ ...real, jti: `forged-${Math.random()}`, ...claims }, key, { algorithm });
+    const own = signingKeyOf(server.dataDir);
+    return jwt.sign({ ...real, jti: `forged-${Math.random()}`, ...claims }, secret ?? own.secret, { algorithm, keyid: own.id });
   };
 
   before(async () => {

@@ -3,7 +3,6 @@
  * POST /v1/password-resets/confirmation (a new password with the key; ends the member's sessions).
  */
 import { expect } from 'chai';
-import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
@@ -12,6 +11,7 @@ import { importAnyRecord } from '../../app/features/intake.ts';
 import { OneTimeKeys } from '../../src/security/keys.ts';
 import { memberAccounts } from '../../projections/members/index.ts';
 import { ISSUE_PASSWORD_RESET } from '../../commands/members/jobs.ts';
+import { signingKeyOf } from '../support/signing-key.ts';
 import { expectProblem, startTestServer, TEST_PASSWORD, type TestServer } from '../support/server.ts';
 
 const NEW_PASSWORD = 'a brand new passphrase';
@@ -138,7 +138,7 @@ describe('password reset (operations 38 and 39)', () => {
 
     it("compares tokens with the reset exactly: issued in the reset's second but before it, 401; after it in that second, 200", async () => {
       const validFrom = Date.parse((await member('501'))!.SessionsValidFrom!);
-      const secret = Buffer.from(fs.readFileSync(path.join(server.dataDir, 'secrets', 'jwt.key'), 'utf8').trim(), 'utf8');
+      const { id: keyid, secret } = signingKeyOf(server.dataDir);
       const forge = (extra: Record<string, unknown>) =>
         jwt.sign(
           {
@@ -153,7 +153,7 @@ describe('password reset (operations 38 and 39)', () => {
             ...extra,
           },
           secret,
-          { algorithm: 'HS256' },
+          { algorithm: 'HS256', keyid },
         );
       // What a sign-in before the reset carries (it saw no reset), and one that saw an older reset.
       expectProblem(await server.request('GET', '/v1/me', { token: forge({}) }), 401);

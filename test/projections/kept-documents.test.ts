@@ -72,9 +72,9 @@ describe('a live loop keeping its documents between batches', function () {
       const doc = await store.forTenant('demo').collection('kept_counts').findById('n');
       expect(doc).to.include({ n: 5 });
       expect(commits, 'the failed commit was tried again').to.be.at.least(5);
-      // Read from the store by the first batch, by the catch-up after the failure and by the first live batch
-      // after it (the failed batch's kept copy forgotten); batches 2, 4 and 5 used the kept copy.
-      expect(reads).to.equal(3);
+      // Read from the store by the first batch and by the second try of the failed one (its kept copy forgotten;
+      // src/projector/parking.ts tries a batch again where it failed); batches 3, 4 and 5 used the kept copy.
+      expect(reads).to.equal(2);
     } finally {
       await runtime.stop();
       await search.close();

@@ -1,26 +1,42 @@
 /**
  * docker-compose.yml describes the production shape: the four engines and the service's roles from one
  * Dockerfile, each with a health check. No Docker engine runs here, but Debian's docker-compose validates
- * the file without one (.ci/run installs it when it is missing).
+ * the file without one (.ci/run installs it when it is missing). Neither compose file has a default for a secret,
+ * and no engine is reachable from outside without its password or key (docs/operations.md "Secrets").
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { expect } from 'chai';
+import { PUBLISHED_SECRETS } from '../../src/published-secrets.ts';
 
 const hasCompose = spawnSync('docker-compose', ['version'], { encoding: 'utf8' }).status === 0;
+
+/** The secrets each file requires (`${VAR:?…}`), with values of the spec's own: nothing of the shell that runs it. */
+const REQUIRED = {
+  'docker-compose.yml': ['MONGODB_PASSWORD', 'REDIS_PASSWORD', 'TYPESENSE_API_KEY', 'TYPESENSE_SEARCH_API_KEY'],
+  'docker-compose.postgres.yml': ['POSTGRES_PASSWORD', 'REDIS_PASSWORD'],
+} as const;
+const valueOf = (name: string) => `${name.toLowerCase().replace(/_/g, '-')}-of-the-compose-spec-0123456789abcdef`;
+
+/** `docker-compose -f FILE ARGS` with only PATH, HOME and `env`. */
+function compose(file: keyof typeof REQUIRED, args: string[], env: Record<string, string> = {}) {
+  const base = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root' };
+  return spawnSync('docker-compose', ['-f', file, ...args], { encoding: 'utf8', env: { ...base, ...env } });
+}
+const withSecrets = (file: keyof typeof REQUIRED) => Object.fromEntries(REQUIRED[file].map((name) => [name, valueOf(name)]));
 
 describe('docker-compose.yml', function () {
   this.timeout(60_000);
 
   (hasCompose ? it : it.skip)('is valid for docker-compose (docker-compose config)', () => {
-    const result = spawnSync('docker-compose', ['config', '-q'], { encoding: 'utf8' });
+    const result = compose('docker-compose.yml', ['config', '-q'], withSecrets('docker-compose.yml'));
     expect(result.status, result.stderr).to.equal(0);
   });
 
   (hasCompose ? it : it.skip)(
     'runs the roles api, projector and worker from one build, on every production engine, with health checks',
     () => {
-      const result = spawnSync('docker-compose', ['config'], { encoding: 'utf8' });
+      const result = compose('docker-compose.yml', ['config'], withSecrets('docker-compose.yml'));
       expect(result.status, result.stderr).to.equal(0);
       const config = result.stdout;
       for (const role of ['api', 'projector', 'worker']) expect(config).to.match(new RegExp(`ROLE: ${role}`));
@@ -31,7 +47,7 @@ describe('docker-compose.yml', function () {
         expect(block, service).to.be.a('string');
         expect(block, `${service} has a health check`).to.contain('healthcheck:');
       }
-      expect(config).to.contain('--appendonly');
+      expect(config).to.match(/appendonly\s+yes/);
       expect(config).to.contain('--replSet');
     },
   );
@@ -55,7 +71,7 @@ describe('docker-compose.postgres.yml', function () {
   (hasCompose ? it : it.skip)(
     'runs the roles api, projector and worker on PostgreSQL and Redis alone, sharing no volume, with health checks',
     () => {
-      const result = spawnSync('docker-compose', ['-f', 'docker-compose.postgres.yml', 'config'], { encoding: 'utf8' });
+      const result = compose('docker-compose.postgres.yml', ['config'], withSecrets('docker-compose.postgres.yml'));
       expect(result.status, result.stderr).to.equal(0);
       const config = result.stdout;
       const blocks = config.split(/\n {2}(?=\S)/);
@@ -74,3 +90,87 @@ describe('docker-compose.postgres.yml', function () {
     },
   );
 });
+
+/** A variable that holds a secret, by its name. */
+const SECRET_NAME = /PASSWORD|SECRET|KEY|TOKEN|AUTH/i;
+
+/** Each service's block of a compose file's text (two-space indented keys under `services:`). */
+function serviceBlocks(text: string): Map<string, string> {
+  const services = text.slice(text.indexOf('\nservices:\n'));
+  const blocks = new Map<string, string>();
+  for (const block of services.split(/\n(?= {2}[a-z0-9-]+:\n)/).slice(1)) blocks.set(/^ {2}([a-z0-9-]+):/.exec(block)![1], block);
+  return blocks;
+}
+
+/** The `ports:` of a service block (its flow list), empty when it publishes none. */
+const portsOf = (block: string) => [...(/ports: \[([^\]]*)\]/.exec(block)?.[1].matchAll(/'([^']+)'/g) ?? [])].map((m) => m[1]);
+
+for (const file of Object.keys(REQUIRED) as Array<keyof typeof REQUIRED>) {
+  describe(`${file}: secrets`, function () {
+    this.timeout(60_000);
+    const text = fs.readFileSync(file, 'utf8');
+
+    it('gives no secret a default: each is required (${VAR:?what to set}) or optional and empty (${VAR:-})', () => {
+      const found: string[] = [];
+      for (const [, name, op, value] of text.matchAll(/\$\{(\w+)(:?[-?])([^}]*)\}/g)) {
+        if (!SECRET_NAME.test(name)) continue;
+        if (op.endsWith('-') && value !== '') found.push(`\${${name}${op}${value}}`);
+        if (op.endsWith('?') && !/^set /.test(value)) found.push(`\${${name}${op}${value}}: says what to set`);
+      }
+      // A literal value of a secret variable, other than an empty one.
+      for (const [, name, value] of text.matchAll(/^ +(\w+): *(.+)$/gm))
+        if (SECRET_NAME.test(name) && !value.startsWith('${') && value !== "''") found.push(`${name}: ${value}`);
+      expect(found).to.deep.equal([]);
+      for (const name of REQUIRED[file]) expect(text, name).to.contain(`\${${name}:?set ${name}`);
+    });
+
+    it('puts no secret on a command line (ps shows it): engines read theirs from the environment or standard input', () => {
+      for (const line of text.split('\n').filter((l) => /^ *(command|entrypoint):|^ +- /.test(l)))
+        for (const [, name] of line.matchAll(/\$\{(\w+)/g)) expect(SECRET_NAME.test(name), line).to.equal(false);
+      expect(text).to.not.match(/--api-key|--requirepass|--password/);
+    });
+
+    it('publishes each engine only with its password or key, or on no port', () => {
+      const blocks = serviceBlocks(text);
+      // What makes each engine ask for credentials, in its block.
+      const auth: Record<string, RegExp> = {
+        postgres: /POSTGRES_PASSWORD: \$\{POSTGRES_PASSWORD:\?/,
+        redis: /REDISCLI_AUTH: \$\{REDIS_PASSWORD:\?[^}]*\}[\s\S]*requirepass "%s"/,
+        mongodb: /MONGO_INITDB_ROOT_PASSWORD: \$\{MONGODB_PASSWORD:\?[\s\S]*--keyFile/,
+        typesense: /TYPESENSE_API_KEY: \$\{TYPESENSE_API_KEY:\?/,
+      };
+      const engines = [...blocks.keys()].filter((name) => !['api', 'projector', 'worker', 'typesense-keys'].includes(name));
+      expect(engines.length).to.be.greaterThan(1);
+      for (const engine of engines) {
+        const block = blocks.get(engine)!;
+        const ports = portsOf(block);
+        if (engine === 'eventstoredb') expect(ports, 'EventStoreDB without TLS has no users: published on no port').to.deep.equal([]);
+        else if (ports.length > 0) expect(block, `${engine} publishes ${ports.join(', ')}`).to.match(auth[engine]);
+      }
+      // Each role reaches the engines with their credentials.
+      if (file === 'docker-compose.yml') {
+        expect(text).to.contain('mongodb://bidder:${MONGODB_PASSWORD:?');
+        expect(text).to.match(/EVENTSTORE_INSECURE: 'true'/);
+      }
+      expect(text).to.contain('redis://:${REDIS_PASSWORD:?');
+    });
+
+    (hasCompose ? it : it.skip)('will not render while a required secret is unset, naming it', () => {
+      for (const missing of REQUIRED[file]) {
+        const env = withSecrets(file);
+        delete env[missing];
+        const result = compose(file, ['config', '-q'], env);
+        expect(result.status, missing).to.not.equal(0);
+        expect(result.stderr, missing).to.contain(`set ${missing}`);
+      }
+    });
+
+    (hasCompose ? it : it.skip)('renders with the secrets given, none of a published example', () => {
+      const result = compose(file, ['config'], withSecrets(file));
+      expect(result.status, result.stderr).to.equal(0);
+      for (const name of REQUIRED[file]) expect(result.stdout, name).to.contain(valueOf(name));
+      for (const example of PUBLISHED_SECRETS) expect(result.stdout).to.not.match(new RegExp(`[:@ ]${example}[@\\s'"]`));
+      expect(result.stdout).to.match(/SEED_DEMO: "false"/);
+    });
+  });
+}

@@ -18,6 +18,7 @@ import {
   call,
   demoMemberToken,
   freePort,
+  OPERATOR,
   ready,
   SERVICE_PASSWORD,
   sleep,
@@ -123,7 +124,7 @@ describe('PostgreSQL out of disk', function () {
     const allKinds = async (phase: Write['phase']) => {
       for (const kind of ['sign-in', 'watch', 'sign-up', 'bid'] as const) await writeOf(kind, phase);
     };
-    const readyz = async () => readResponse(await fetch(`${base}/readyz`));
+    const readyz = async () => readResponse(await fetch(`${base}/readyz`, { headers: OPERATOR }));
 
     await allKinds('before');
     filledAt = Date.now();

@@ -14,6 +14,7 @@ import {
   call,
   demoMemberToken,
   freePort,
+  OPERATOR,
   ready,
   SERVICE_PASSWORD,
   sleep,
@@ -100,8 +101,8 @@ describe('a full disk under the embedded default', function () {
     let watchType = 0;
     let signUps = 0;
     const types = ['watch', 'favourite', 'reminder'];
-    const readyz = async () => readResponse(await fetch(`${base}/readyz`));
-    const metrics = async () => (await fetch(`${base}/metrics`)).text();
+    const readyz = async () => readResponse(await fetch(`${base}/readyz`, { headers: OPERATOR }));
+    const metrics = async () => (await fetch(`${base}/metrics`, { headers: OPERATOR })).text();
 
     const writeOf = async (kind: Write['kind'], phase: Write['phase']): Promise<Write> => {
       const episode = Math.max(0, episodes.length - 1);

@@ -53,7 +53,7 @@ describe('one service however many api processes serve it', function () {
     service = startService({ port, dataDir, env: { API_PROCESSES: '2', METRICS_PORT: String(metricsPort) } });
     await ready(service, 90_000, '/openapi.json');
     log = new SqliteEventLog(dataPaths(dataDir).events);
-    positions = positionCodecOf(loadConfig({ DATA_DIR: dataDir })).forTenant('demo');
+    positions = (await positionCodecOf(loadConfig({ DATA_DIR: dataDir }))).forTenant('demo');
     anonymous = (await fresh(port, 'POST', '/v1/tokens/anonymous', null, { clientId: 'demo' })).body.Token;
     member = await demoMemberToken(service.base);
     expect((await fresh(port, 'POST', `/v1/me/registrations/${TIMED_AUCTION}`, member)).status).to.equal(200);

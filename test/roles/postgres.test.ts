@@ -17,7 +17,8 @@ const URL = process.env.POSTGRES_TEST_URL || 'postgres://postgres@127.0.0.1:5432
 describe('The PostgreSQL shape: two processes on data folders of their own share one database', function () {
   this.timeout(120_000);
   const schema = `bidder_roles_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-  const env = { POSTGRES_URL: URL, POSTGRES_SCHEMA: schema, JWT_SECRET: 'a-shared-secret-of-the-two-processes-0123456789' };
+  // No JWT_SECRET: the signing keys are PostgreSQL's too (an inherited JWT_SECRET is cleared).
+  const env = { POSTGRES_URL: URL, POSTGRES_SCHEMA: schema, JWT_SECRET: '' };
   const started: ServiceProcess[] = [];
   let first: ServiceProcess;
   let second: ServiceProcess;

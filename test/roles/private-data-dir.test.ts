@@ -108,7 +108,7 @@ describe('DATA_DIR is private to the user who runs the service', function () {
       /^files\/demo\/[0-9a-f]{64}$/,
       /^files\/demo\/[0-9a-f]{64}\.json$/,
       /^search\/.+/,
-      /^secrets\/jwt\.key$/,
+      /^secrets\/keys\.json$/,
       /^secrets\/demo-credentials\.json$/,
     ])
       expect(

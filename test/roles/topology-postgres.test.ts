@@ -38,8 +38,9 @@ describeTopology({
       await admin.end();
     }
   },
-  // One signing secret for all (tokens and stream positions made by one api are read by the other).
-  env: { POSTGRES_URL: URL, POSTGRES_SCHEMA: schema, JWT_SECRET: 'a-shared-secret-of-the-four-processes-0123456789' },
+  // No JWT_SECRET: the signing keys and the positions' anchor are PostgreSQL's, so tokens and stream positions one
+  // api makes are read by the other (an inherited JWT_SECRET is cleared).
+  env: { POSTGRES_URL: URL, POSTGRES_SCHEMA: schema, JWT_SECRET: '' },
   dataDir() {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bidder-topology-pg-'));
     dirs.push(dir);

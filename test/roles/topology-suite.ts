@@ -5,8 +5,9 @@
  * (the embedded default) or each on a DATA_DIR of its own sharing only PostgreSQL and Redis (several machines).
  * What must hold across them: read-your-writes from one `api` to the other, one sign-in limit, one answer per
  * Idempotency-Key, files stored through one read by the others, a side effect done once by the worker, parallel
- * bids on one lot decided one after another, the same auction stream from both, a second singleton refused, and
- * a SIGKILL of any role during writes that loses no answered write and leaves projections equal to a replay.
+ * bids on one lot decided one after another, the same auction stream from both, streams of a revoked credential
+ * ended on both, a second singleton refused, and a SIGKILL of any role during writes that loses no answered write
+ * and leaves projections equal to a replay.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,6 +18,7 @@ import { spawn } from 'node:child_process';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { readOutbox } from '../../src/adapters/embedded/file-outbox.ts';
+import { importAnyRecord } from '../../app/features/intake.ts';
 import { hashPassword } from '../../src/security/passwords.ts';
 import { allProjections } from '../../app/features/projections.ts';
 import type { EventLog } from '../../src/ports/event-log.ts';
@@ -587,6 +589,93 @@ export function describeTopology(shape: TopologyShape): void {
         );
       } finally {
         for (const stream of streams) stream.close();
+      }
+    });
+
+    it('ends the streams of a revoked credential on both api processes within a second: a password reset through one, an Api-Key withdrawn by intake', async () => {
+      const password = 'a long enough password 123';
+      const email = 'topology-stream-ends@example.com';
+      const record = { kind: 'member', tenant: 'demo', memberId: 3101, email, passwordHash: await hashPassword(password) };
+      await importAnyRecord(stores.log, {
+        ...record,
+        firstName: 'Stream',
+        lastName: 'Ender',
+        language: 'en',
+        signedUpAt: new Date().toISOString(),
+        confirmed: true,
+        roles: ['bidder'],
+      });
+      let token = '';
+      await eventually(10_000, async () => {
+        const session = await call(api1.base, 'POST', '/v1/sessions', anonymous, { Email: email, Password: password });
+        expect(session.status, session.text).to.equal(200);
+        token = session.body.Token;
+      });
+      const headers = (bearer: string, apiKey = SERVICE_API_KEY) => ({ 'Api-Key': apiKey, Authorization: `Bearer ${bearer}` });
+      const endOf = (stream: OpenStream) =>
+        Promise.race([
+          stream.ended.then(() => Date.now()),
+          sleep(5000).then(() => Promise.reject(new Error('the stream did not end within 5 s'))),
+        ]);
+      const lastEvent = (stream: OpenStream) => stream.messages.filter((m) => m.event).at(-1);
+
+      const memberStreams = [
+        await openStream(api1.base, '/v1/me/stream', headers(token)),
+        await openStream(api2.base, '/v1/me/stream', headers(token)),
+      ];
+      const key = `topology-stream-key-${randomUUID()}`;
+      await importAnyRecord(stores.log, { kind: 'apiKey', key, name: 'stream ends', tenants: ['demo'] });
+      await eventually(10_000, async () => {
+        for (const proc of [api1, api2])
+          expect((await fetch(`${proc.base}/v1/auctions`, { headers: headers(anonymous, key) })).status).to.equal(200);
+      });
+      const keyStreams = [
+        await openStream(api1.base, '/v1/auctions/10/stream', headers(anonymous, key)),
+        await openStream(api2.base, '/v1/auctions/10/stream', headers(anonymous, key)),
+      ];
+      const bystander = await openStream(api2.base, '/v1/auctions/10/stream', headers(anonymous));
+      try {
+        for (const stream of [...memberStreams, ...keyStreams, bystander]) expect(stream.status).to.equal(200);
+        // The reset asked for through one api (the key mailed by the worker), confirmed through the other.
+        expect((await call(api1.base, 'POST', '/v1/password-resets', anonymous, { Email: email })).status).to.equal(200);
+        let resetKey = '';
+        await eventually(15_000, async () => {
+          const mail = (await readOutbox(outboxDir())).filter((m) => m.To === email).at(-1);
+          expect(mail, 'the reset mail').to.not.equal(undefined);
+          resetKey = /^([A-Za-z0-9_-]{32})$/m.exec(mail!.Body)![1];
+        });
+        const memberEnds = memberStreams.map(endOf);
+        const confirmed = await call(api2.base, 'POST', '/v1/password-resets/confirmation', anonymous, {
+          Email: email,
+          Key: resetKey,
+          Password: 'another long enough password 456',
+        });
+        expect(confirmed.status, confirmed.text).to.equal(200);
+        const answered = Date.now();
+        const memberAts = await Promise.all(memberEnds);
+        for (const at of memberAts) expect(at - answered).to.be.below(1000);
+        const reset = (await stores.log.readStream('member-demo-3101')).filter((e) => e.type === 'MemberPasswordChanged').at(-1)!;
+
+        const keyEnds = keyStreams.map(endOf);
+        const withdrawn = Date.now();
+        await importAnyRecord(stores.log, { kind: 'apiKey', key, name: 'stream ends', tenants: ['demo2'] });
+        const keyAts = await Promise.all(keyEnds);
+        for (const at of keyAts) expect(at - withdrawn).to.be.below(1000);
+        // STREAM_END_TIMINGS=1: from the reset's event, and from the key's withdrawal, to each process's end (api1, api2).
+        if (process.env.STREAM_END_TIMINGS)
+          console.log(
+            `      ends after a password reset: ${memberAts.map((at) => at - Date.parse(reset.created)).join(', ')} ms; ` +
+              `after the Api-Key's withdrawal: ${keyAts.map((at) => at - withdrawn).join(', ')} ms`,
+          );
+
+        for (const stream of [...memberStreams, ...keyStreams]) {
+          expect(lastEvent(stream)?.event).to.equal('end');
+          expect(JSON.parse(lastEvent(stream)!.data!).Code).to.equal('credential-revoked');
+        }
+        const stillOpen = await Promise.race([bystander.ended.then(() => false), sleep(300).then(() => true)]);
+        expect(stillOpen, 'a stream of another key').to.equal(true);
+      } finally {
+        for (const stream of [...memberStreams, ...keyStreams, bystander]) stream.close();
       }
     });
 

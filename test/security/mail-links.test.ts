@@ -2,7 +2,6 @@
 // links whose signed token names house, member, kind and scope, expires, and survives no change.
 import { expect } from 'chai';
 import { MailLinks, UNSUBSCRIBE_LINK_DAYS } from '../../src/security/mail-links.ts';
-import { ConfigError, loadConfig } from '../../src/config.ts';
 
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-11-22T10:00:00.000Z');
@@ -49,13 +48,5 @@ describe('mail links', () => {
     for (const wrong of [{ tenant: 'Demo House' }, { memberId: 0 }, { kind: 'Outbid!' }, { scope: 1.5 }])
       expect(() => links.unsubscribe({ ...scope, ...wrong }, NOW)).to.throw(TypeError);
     expect(() => new MailLinks(Buffer.alloc(16), null)).to.throw(/32 bytes/);
-  });
-
-  it('reads PUBLIC_URL without its trailing slash; refuses one that is not an absolute http(s) URL, naming it', () => {
-    expect(loadConfig({}).publicUrl).to.equal(null);
-    expect(loadConfig({ PUBLIC_URL: 'https://api.house.example/' }).publicUrl).to.equal('https://api.house.example');
-    expect(loadConfig({ PUBLIC_URL: 'https://house.example/api/' }).publicUrl).to.equal('https://house.example/api');
-    for (const bad of ['api.house.example', 'ftp://house.example', 'https://house.example/?a=1', 'https://u:p@house.example'])
-      expect(() => loadConfig({ PUBLIC_URL: bad }), bad).to.throw(ConfigError, /^PUBLIC_URL must be/);
   });
 });

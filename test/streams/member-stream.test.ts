@@ -267,7 +267,7 @@ describe("a member's own stream", function () {
       const refused = await server.request('GET', '/v1/me/stream', { token: first });
       expectProblem(refused, 429);
       expect(Number(refused.headers.get('retry-after'))).to.be.above(0);
-      const metrics = (await server.request('GET', '/metrics', { apiKey: null })).text;
+      const metrics = (await server.request('GET', '/metrics', { apiKey: null, token: server.operatorToken })).text;
       expect(metrics).to.match(/^bidder_member_streams\{role="all"\} 100$/m);
     } finally {
       for (const s of streams) s.close();
@@ -277,7 +277,7 @@ describe("a member's own stream", function () {
   it('is opened with a member ticket and no header; refuses other tokens, bad Last-Event-ID and a ticket of another path', async () => {
     const made = await server.request('POST', '/v1/stream-tickets', { token: second, body: { Path: '/v1/me/stream' } });
     expect(made.status, made.text).to.equal(200);
-    const url = new URL(made.body.Url);
+    const url = new URL(made.body.Url, server.base);
     const stream = await openStream(server.base, url.pathname + url.search, {});
     try {
       expect(stream.status).to.equal(200);
@@ -296,7 +296,7 @@ describe("a member's own stream", function () {
       token: second,
       body: { Path: `/v1/auctions/${AUCTION}/stream` },
     });
-    const wrong = await server.rawGet(`/v1/me/stream${new URL(auctionTicket.body.Url).search}`, { apiKey: null });
+    const wrong = await server.rawGet(`/v1/me/stream${new URL(auctionTicket.body.Url, server.base).search}`, { apiKey: null });
     expect(wrong.status).to.equal(401);
     expect(JSON.parse(wrong.body).code).to.equal('ticket-invalid');
   });

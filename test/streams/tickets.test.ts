@@ -1,10 +1,13 @@
 // Stream tickets (API.md operation 63): a URL a browser's own EventSource opens with no header, for one path, the
 // token's tenant and member, while the token is valid; never another path or tenant, never in a log.
 import { expect } from 'chai';
+import http from 'node:http';
 import jwt from 'jsonwebtoken';
+import { ConfigError, loadConfig } from '../../src/config.ts';
 import { expectProblem, startTestServer, type TestServer } from '../support/server.ts';
 import { openStream } from '../support/sse.ts';
 import { TokenService } from '../../src/security/tokens.ts';
+import { singleKey } from '../../src/security/signing-keys.ts';
 import { sha256 } from '../../src/security/passwords.ts';
 
 const TIMED_AUCTION = 10;
@@ -20,9 +23,11 @@ describe('stream tickets', function () {
   let minimum: number;
   const ticket = (token: string, path: string, headers: Record<string, string> = {}) =>
     server.request('POST', '/v1/stream-tickets', { token, body: { Path: path }, headers });
-  /** The Url's path and query (the spec's server is on another port than the Host a client may name). */
+  /** The Url read as a browser resolves it against the API it called (without PUBLIC_URL it is a path). */
+  const urlOf = (url: string) => new URL(url, server.base);
+  /** The Url's path and query. */
   const relative = (url: string) => {
-    const u = new URL(url);
+    const u = urlOf(url);
     return u.pathname + u.search;
   };
 
@@ -41,9 +46,7 @@ describe('stream tickets', function () {
   it("opens the auction stream with no header, from an anonymous token's ticket, and resumes on the same URL with Last-Event-ID", async () => {
     const made = await ticket(anonymous, `/v1/auctions/${TIMED_AUCTION}/stream`);
     expect(made.status, made.text).to.equal(200);
-    expect(made.body.Url).to.match(
-      new RegExp(`^http://127\\.0\\.0\\.1:\\d+/v1/auctions/${TIMED_AUCTION}/stream\\?ticket=[A-Za-z0-9._-]+$`),
-    );
+    expect(made.body.Url).to.match(new RegExp(`^/v1/auctions/${TIMED_AUCTION}/stream\\?ticket=[A-Za-z0-9._-]+$`));
     const tokenExpiry = Date.parse(
       (await server.request('GET', '/v1/tokens/current', { token: anonymous })).body.ExpiresAt ?? made.body.ExpiresAt,
     );
@@ -83,7 +86,7 @@ describe('stream tickets', function () {
 
   it('serves no other path: another auction, the member stream, another operation (401 ticket-invalid or no credential)', async () => {
     const made = await ticket(member, `/v1/auctions/${TIMED_AUCTION}/stream`);
-    const query = new URL(made.body.Url).search;
+    const query = urlOf(made.body.Url).search;
     const other = (await server.rawGet(`/v1/auctions/1/stream${query}`, { apiKey: null })).body;
     expect(JSON.parse(other)).to.include({ status: 401, code: 'ticket-invalid' });
     const mine = await server.rawGet(`/v1/me/stream${query}`, { apiKey: null });
@@ -102,7 +105,7 @@ describe('stream tickets', function () {
     const problem = expectProblem(await ticket(demo2, `/v1/auctions/${TIMED_AUCTION}/stream`), 404);
     expect(problem.code).to.equal('not-found');
     const made = await ticket(anonymous, `/v1/auctions/${TIMED_AUCTION}/stream`);
-    const value = new URL(made.body.Url).searchParams.get('ticket')!;
+    const value = urlOf(made.body.Url).searchParams.get('ticket')!;
     const [header, payload, signature] = value.split('.');
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
     const forged = `${header}.${Buffer.from(JSON.stringify({ ...claims, tenant: 'demo2' })).toString('base64url')}.${signature}`;
@@ -112,7 +115,7 @@ describe('stream tickets', function () {
   });
 
   it('is refused for an expired token, and stops opening its stream once its token has expired', async () => {
-    const expired = new TokenService(Buffer.from(JWT_SECRET), { anonymous: -10, application: -10, member: -10 }).issue(
+    const expired = new TokenService(singleKey(Buffer.from(JWT_SECRET)), { anonymous: -10, application: -10, member: -10 }).issue(
       'anonymous',
       'demo',
       'anonymous',
@@ -135,7 +138,7 @@ describe('stream tickets', function () {
     expect(refused.code).to.equal('member-token-required');
     const made = await ticket(member, '/v1/me/stream');
     expect(made.status, made.text).to.equal(200);
-    expect(new URL(made.body.Url).pathname).to.equal('/v1/me/stream');
+    expect(urlOf(made.body.Url).pathname).to.equal('/v1/me/stream');
     // A member that does not exist (a token for a member id never created) gets no ticket, and no stream.
     const ghost = server.issueMemberToken('demo', 999_999);
     expectProblem(await ticket(ghost, '/v1/me/stream'), 401);
@@ -212,7 +215,7 @@ describe('stream tickets', function () {
 
   it('never writes a ticket to the log', async () => {
     const made = await ticket(member, '/v1/me/stream');
-    const value = new URL(made.body.Url).searchParams.get('ticket')!;
+    const value = urlOf(made.body.Url).searchParams.get('ticket')!;
     await server.rawGet(`/v1/auctions/1/stream?ticket=${value}`, { apiKey: null });
     const stream = await openStream(server.base, `/v1/auctions/${TIMED_AUCTION}/stream?ticket=${value}`, {});
     stream.close();
@@ -222,5 +225,83 @@ describe('stream tickets', function () {
     expect(all).to.not.include(value);
     expect(all).to.not.include(value.split('.')[2]);
     expect(all).to.not.include('ticket=');
+  });
+
+  describe("the ticket's URL: PUBLIC_URL, else a path, never the request's Host", function () {
+    this.timeout(180_000);
+    /** POST /v1/stream-tickets over node:http, which sends the Host header it is given (fetch would not). */
+    const postWithHost = (base: string, token: string, apiKey: string, headers: Record<string, string>) =>
+      new Promise<{ status: number; body: { Url: string } }>((resolve, reject) => {
+        const request = http.request(
+          `${base}/v1/stream-tickets`,
+          {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json', 'Api-Key': apiKey, Authorization: `Bearer ${token}`, ...headers },
+          },
+          (response) => {
+            let text = '';
+            response.on('data', (chunk) => (text += chunk));
+            response.on('end', () => resolve({ status: response.statusCode!, body: JSON.parse(text) }));
+          },
+        );
+        request.on('error', reject);
+        request.end(JSON.stringify({ Path: '/v1/me/stream' }));
+      });
+    const hostile: Array<Record<string, string>> = [
+      { Host: 'evil.example/x?' },
+      { Host: 'evil.example' },
+      { Host: 'evil.example', 'X-Forwarded-Host': 'evil.example', 'X-Forwarded-Proto': 'https' },
+    ];
+
+    it("answers a path from the API's root when PUBLIC_URL is unset, whatever Host and X-Forwarded-Host say", async () => {
+      for (const headers of hostile) {
+        const made = await postWithHost(server.base, member, server.credentials.apiKey, headers);
+        expect(made.status, JSON.stringify(made.body)).to.equal(200);
+        expect(made.body.Url, JSON.stringify(headers)).to.match(/^\/v1\/me\/stream\?ticket=[A-Za-z0-9._-]+$/);
+        expect(made.body.Url).to.not.include('evil');
+      }
+    });
+
+    it('answers an absolute URL under PUBLIC_URL (its path kept), whatever Host says, behind a trusted proxy too', async () => {
+      const behind = await startTestServer({ env: { JWT_SECRET, PUBLIC_URL: 'https://api.example.com/bidder/', TRUST_PROXY: 'true' } });
+      try {
+        const token = await behind.memberToken();
+        for (const headers of hostile) {
+          const made = await postWithHost(behind.base, token, behind.credentials.apiKey, headers);
+          expect(made.status, JSON.stringify(made.body)).to.equal(200);
+          expect(made.body.Url, JSON.stringify(headers)).to.match(
+            /^https:\/\/api\.example\.com\/bidder\/v1\/me\/stream\?ticket=[A-Za-z0-9._-]+$/,
+          );
+        }
+        // The ticket in it opens the stream where the service really is.
+        const made = await postWithHost(behind.base, token, behind.credentials.apiKey, {});
+        const stream = await openStream(behind.base, `/v1/me/stream${new URL(made.body.Url).search}`, {});
+        expect(stream.status).to.equal(200);
+        stream.close();
+      } finally {
+        await behind.close();
+      }
+    });
+
+    it('refuses at start, in one line, a PUBLIC_URL that is not an absolute http(s) URL without query or fragment', () => {
+      expect(loadConfig({ PUBLIC_URL: 'https://api.example.com/' }).http.publicUrl).to.equal('https://api.example.com');
+      expect(loadConfig({ PUBLIC_URL: 'http://127.0.0.1:3000/api' }).http.publicUrl).to.equal('http://127.0.0.1:3000/api');
+      expect(loadConfig({}).http.publicUrl).to.equal(null);
+      for (const bad of [
+        'api.example.com',
+        '/v1',
+        'ftp://api.example.com',
+        'https://api.example.com/?',
+        'https://api.example.com/?a=1',
+        'https://api.example.com/#x',
+        'https://user:pw@api.example.com',
+        'javascript:alert(1)',
+      ])
+        expect(() => loadConfig({ PUBLIC_URL: bad }), bad)
+          .to.throw(ConfigError)
+          .with.property('message')
+          .that.matches(/^PUBLIC_URL must be/)
+          .and.does.not.include('\n');
+    });
   });
 });

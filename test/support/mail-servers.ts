@@ -6,6 +6,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import { SMTPServer } from 'smtp-server';
 import { simpleParser, type ParsedMail } from 'mailparser';
 
@@ -35,14 +36,25 @@ export interface SmtpPeer {
   answer: (mail: ArrivedMail, attempt: number) => SmtpAnswer;
   /** Called after an accepted message was answered 250. */
   onAccepted: (mail: ArrivedMail) => void;
+  /** The user names that authenticated (AUTH, offered with `auth`), in order. */
+  logins: string[];
   waitForMails(count: number, timeoutMs?: number): Promise<ArrivedMail[]>;
   close(): Promise<void>;
 }
 
-export async function startSmtpPeer(): Promise<SmtpPeer> {
+export interface SmtpPeerOptions {
+  /** The address it listens on and its URL names (default 127.0.0.1). */
+  host?: string;
+  /** Offers AUTH (over the plain connection too: it never offers STARTTLS) and accepts any password. */
+  auth?: boolean;
+}
+
+export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<SmtpPeer> {
+  const host = options.host ?? '127.0.0.1';
   const peer: Omit<SmtpPeer, 'url' | 'close'> = {
     mails: [],
     attempts: [],
+    logins: [],
     answer: () => null,
     onAccepted: () => {},
     waitForMails: (count, timeoutMs = 10_000) =>
@@ -50,8 +62,13 @@ export async function startSmtpPeer(): Promise<SmtpPeer> {
   };
   const server = new SMTPServer({
     authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
+    disabledCommands: options.auth ? ['STARTTLS'] : ['STARTTLS', 'AUTH'],
+    allowInsecureAuth: true,
     logger: false,
+    onAuth(auth, _session, callback) {
+      peer.logins.push(auth.username ?? '');
+      callback(null, { user: auth.username });
+    },
     onData(stream, _session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -75,10 +92,10 @@ export async function startSmtpPeer(): Promise<SmtpPeer> {
       });
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.server.address() as AddressInfo;
   return Object.assign(peer as SmtpPeer, {
-    url: `smtp://127.0.0.1:${port}`,
+    url: `smtp://${host.includes(':') ? `[${host}]` : host}:${port}`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   });
 }
@@ -182,6 +199,13 @@ export async function startTwilioPeer(): Promise<TwilioPeer> {
         server.close(() => resolve());
       }),
   });
+}
+
+/** An address of this machine that is not a loopback one (a LAN interface's), or null when it has none. */
+export function nonLoopbackAddress(): string | null {
+  for (const addresses of Object.values(os.networkInterfaces()))
+    for (const a of addresses ?? []) if (!a.internal && a.family === 'IPv4') return a.address;
+  return null;
 }
 
 async function waitFor<T>(check: () => T | null, timeoutMs: number, what: string): Promise<T> {

@@ -12,12 +12,16 @@ import { PROBLEM_CODES, type ProblemCode } from '../../src/problem-codes.ts';
 import { recordProblem } from './problem-codes.ts';
 
 export const TEST_PASSWORD = 'correct horse battery staple';
+/** The operator's token every test server has (OPERATOR_TOKEN) unless its env sets another: /metrics and /readyz's details. */
+export const TEST_OPERATOR_TOKEN = 'test-operator-token-0123456789-abcdefghij';
 
 export interface TestServer {
   base: string;
   dataDir: string;
   runtime: Runtime;
   credentials: DemoCredentials;
+  /** OPERATOR_TOKEN: sent as the bearer token, it reads /metrics and /readyz's details (`{ apiKey: null, token: server.operatorToken }`). */
+  operatorToken: string;
   /** A fixed "now" the demo data was generated against (the service's clock is the real one). */
   seededAt: Date;
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
@@ -75,7 +79,8 @@ export async function startTestServer(
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'bidder-api-test-'));
   // The lot index in process unless a spec asks for its thread (SEARCH_THREAD): a thread takes about 0.3 s to start,
   // and the search specs and the spawned services run it.
-  const config = { ...loadConfig({ SEARCH_THREAD: 'false', ...options.env, DATA_DIR: dataDir }), searchFlushIntervalMs: 0 };
+  const env = { SEARCH_THREAD: 'false', OPERATOR_TOKEN: TEST_OPERATOR_TOKEN, ...options.env, DATA_DIR: dataDir };
+  const config = { ...loadConfig(env), searchFlushIntervalMs: 0 };
   const logger = options.logLines
     ? createLogger({ level: 'debug', destination: { write: (line: string) => void options.logLines!.push(line) } })
     : createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
@@ -121,6 +126,7 @@ export async function startTestServer(
     dataDir,
     runtime,
     credentials,
+    operatorToken: env.OPERATOR_TOKEN,
     seededAt,
     request,
     async anonymousToken(tenant = 'demo') {

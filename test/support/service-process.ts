@@ -10,6 +10,9 @@ import { readResponse, type TestResponse } from './server.ts';
 
 export const SERVICE_API_KEY = 'service-test-key-0123456789';
 export const SERVICE_PASSWORD = 'service-test-password';
+/** OPERATOR_TOKEN of every spawned service but a `plain` one: /metrics and /readyz's details on PORT (`OPERATOR`). */
+export const SERVICE_OPERATOR_TOKEN = 'service-test-operator-token-0123456789';
+export const OPERATOR = { Authorization: `Bearer ${SERVICE_OPERATOR_TOKEN}` };
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -61,7 +64,9 @@ export function startService(options: ServiceOptions): ServiceProcess {
   const child = spawn(command, args, {
     env: {
       ...process.env,
-      ...(options.plain ? {} : { ROLE: role, DEMO_API_KEY: SERVICE_API_KEY, DEMO_MEMBER_PASSWORD: SERVICE_PASSWORD }),
+      ...(options.plain
+        ? {}
+        : { ROLE: role, DEMO_API_KEY: SERVICE_API_KEY, DEMO_MEMBER_PASSWORD: SERVICE_PASSWORD, OPERATOR_TOKEN: SERVICE_OPERATOR_TOKEN }),
       PORT: String(options.port),
       HOST: '127.0.0.1',
       DATA_DIR: options.dataDir,

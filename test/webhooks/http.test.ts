@@ -90,7 +90,7 @@ describe('the back office webhooks', () => {
     expect(log.body.Items[0]).to.include({ Outcome: 'delivered', Attempt: 1, ResponseStatus: 200, Type: 'InterfaceTranslationsPublished' });
 
     // /metrics: deliveries by outcome, the webhook's lag, the feed's readers.
-    const metrics = (await server.request('GET', '/metrics', { apiKey: null })).text;
+    const metrics = (await server.request('GET', '/metrics', { apiKey: null, token: server.operatorToken })).text;
     expect(metrics).to.match(/^bidder_webhook_deliveries_total\{outcome="delivered",role="all"\} \d+/m);
     expect(metrics).to.match(
       new RegExp(`^bidder_webhook_delivery_lag_seconds\\{webhook="demo/${created.Id}",role="all"\\} [0-9.e-]+`, 'm'),

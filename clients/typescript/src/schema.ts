@@ -1201,7 +1201,7 @@ export interface paths {
     };
     /**
      * An auction's public changes as they happen (Server-Sent Events)
-     * @description `text/event-stream`: `bid` `{LotId, CurrentBid, Currency, BidCount, MinimumNextBid, ReserveMet, EndTime, PlacedAt}`, `extended` `{LotId, EndTime}`, `closed` `{LotId, Sold, HammerPrice}` (for every lot of a timed auction at its end time; unsold: `Sold: false`, `HammerPrice: null`), `live` `{IsLive, CurrentLotId}`; each with an opaque `id:`. A client that reconnects with `Last-Event-ID` gets every event it missed, in order (at least the last 24 hours), or one `reset` event when that is too old, after which it reads the lots again. The stream opens with a comment and an `id:` that names where it starts (no event: an EventSource only takes it as its last event id), so a client dropped before its first event resumes from there. A stream without `Last-Event-ID` carries every event appended after its request arrived. A comment line comes at least every 15 seconds. No member data. Browsers open it with a fetch-based event-source client (with the `Api-Key` and `Authorization` headers), or with their own `EventSource` and no header through a stream ticket (`POST /v1/stream-tickets`: `?ticket=…`). A process serves at most 2,000 streams (`503`); one client address holds at most 100 streams of a house on a process, and a house at most half of its streams (`429`, `Retry-After`).
+     * @description `text/event-stream`: `bid` `{LotId, CurrentBid, Currency, BidCount, MinimumNextBid, ReserveMet, EndTime, PlacedAt}`, `extended` `{LotId, EndTime}`, `closed` `{LotId, Sold, HammerPrice}` (for every lot of a timed auction at its end time; unsold: `Sold: false`, `HammerPrice: null`), `live` `{IsLive, CurrentLotId}`; each with an opaque `id:`. A client that reconnects with `Last-Event-ID` gets every event it missed, in order (at least the last 24 hours), or one `reset` event when that is too old, after which it reads the lots again. The stream opens with a comment and an `id:` that names where it starts (no event: an EventSource only takes it as its last event id), so a client dropped before its first event resumes from there. A stream without `Last-Event-ID` carries every event appended after its request arrived. A comment line comes at least every 15 seconds. No member data. The stream ends at the expiry of the ticket (or token) it was opened with, and within a second of that credential being revoked (its Api-Key no longer acting for the house, the house closing its public access to an anonymous token): its last event is then `end` `{Code, Reason}` (`credential-expired`: open it again with a new ticket; `credential-revoked`). Browsers open it with a fetch-based event-source client (with the `Api-Key` and `Authorization` headers), or with their own `EventSource` and no header through a stream ticket (`POST /v1/stream-tickets`: `?ticket=…`). A process serves at most 2,000 streams (`503`); one client address holds at most 100 streams of a house on a process, and a house at most half of its streams (`429`, `Retry-After`).
      *
      *     Credentials: the `Api-Key` header and a bearer token of the auction house (anonymous, application or member). Query parameter names are case-insensitive.
      */
@@ -1245,7 +1245,7 @@ export interface paths {
     };
     /**
      * The caller's own bidding and registration changes as they happen (Server-Sent Events)
-     * @description `text/event-stream` of the caller only: `outbid` `{LotId, CurrentBid, MinimumNextBid, EndTime}` when the caller loses the lead (or bids below a higher maximum: outbid at once), `leading` `{LotId, CurrentBid, MaxAmount}` when the caller's bid takes or keeps the lead (`MaxAmount`: the caller's own maximum), `won` `{LotId, HammerPrice}` and `lost` `{LotId}` when a lot the caller bid on closes, `registration` `{AuctionId, Status}` when the house decides a registration of the caller (`approved`, also at once, or `rejected`). Never another member's identity or maximum. Each event has an opaque `id:`; a client that reconnects with `Last-Event-ID` gets what it missed (at least the last 24 hours) or one `reset`, after which it reads `/v1/me/bids` again. A comment line comes at least every 15 seconds. A browser opens it with its own `EventSource` through a stream ticket (`POST /v1/stream-tickets`, `Path: /v1/me/stream`). A process serves at most 2,000 member streams (`503`); one client address holds at most 100 of a house on a process, and a house at most half (`429`, `Retry-After`).
+     * @description `text/event-stream` of the caller only: `outbid` `{LotId, CurrentBid, MinimumNextBid, EndTime}` when the caller loses the lead (or bids below a higher maximum: outbid at once), `leading` `{LotId, CurrentBid, MaxAmount}` when the caller's bid takes or keeps the lead (`MaxAmount`: the caller's own maximum), `won` `{LotId, HammerPrice}` and `lost` `{LotId}` when a lot the caller bid on closes, `registration` `{AuctionId, Status}` when the house decides a registration of the caller (`approved`, also at once, or `rejected`). Never another member's identity or maximum. Each event has an opaque `id:`; a client that reconnects with `Last-Event-ID` gets what it missed (at least the last 24 hours) or one `reset`, after which it reads `/v1/me/bids` again. A comment line comes at least every 15 seconds. A browser opens it with its own `EventSource` through a stream ticket (`POST /v1/stream-tickets`, `Path: /v1/me/stream`). The stream ends at the expiry of the ticket (or token) it was opened with, and within a second of a password reset ending the member's sessions (or the member removed, the Api-Key no longer acting for the house): its last event is then `end` `{Code, Reason}` (`credential-expired`: open it again with a new ticket; `credential-revoked`: sign in again). A process serves at most 2,000 member streams (`503`); one client address holds at most 100 of a house on a process, and a house at most half (`429`, `Retry-After`).
      *
      *     Credentials: the `Api-Key` header and a member token (from `POST /v1/sessions`). Query parameter names are case-insensitive.
      */
@@ -1269,7 +1269,7 @@ export interface paths {
     put?: never;
     /**
      * A URL that opens one stream without headers (for a browser's EventSource)
-     * @description `Path`: `/v1/auctions/{id}/stream` (any token of the house) or `/v1/me/stream` (a member token; another token is `401` with the code `member-token-required`). The answer's `Url` is that stream's absolute URL with `?ticket=…`: open it with `new EventSource(Url)`, no header. The ticket authenticates a `GET` of that one path for the house, member and Api-Key of the token it was made from, until `ExpiresAt`: when that token expires, and at most 12 hours. The browser's own reconnects (the same URL with `Last-Event-ID`) keep working until then; afterwards, or once the member is removed or signed out by a password reset, the stream answers `401` (code `ticket-invalid`): ask for a new ticket. With a ticket in the URL the `Api-Key` and `Authorization` headers are not looked at. Another path is `400` (code `stream-path-invalid`); an auction the house does not have is `404`. Keep the URL as you would keep the token: it never appears in the service's logs.
+     * @description `Path`: `/v1/auctions/{id}/stream` (any token of the house) or `/v1/me/stream` (a member token; another token is `401` with the code `member-token-required`). The answer's `Url` is that stream's URL with `?ticket=…`: absolute under the service's configured public URL, else a path (`/v1/me/stream?ticket=…`) to resolve against the URL you call the API at (`new URL(Url, apiBase)`); it is never built from the request's `Host`. Open it with `new EventSource(Url)`, no header. The ticket authenticates a `GET` of that one path for the house, member and Api-Key of the token it was made from, until `ExpiresAt`: when that token expires, and at most 12 hours. The browser's own reconnects (the same URL with `Last-Event-ID`) keep working until then; afterwards, or once the member is removed or signed out by a password reset, the stream answers `401` (code `ticket-invalid`): ask for a new ticket. With a ticket in the URL the `Api-Key` and `Authorization` headers are not looked at. Another path is `400` (code `stream-path-invalid`); an auction the house does not have is `404`. Keep the URL as you would keep the token: it never appears in the service's logs.
      *
      *     Credentials: the `Api-Key` header and a bearer token of the auction house (anonymous, application or member).
      */
@@ -1359,6 +1359,7 @@ export interface components {
         | 'session-ended'
         | 'invalid-credentials'
         | 'backoffice-key-invalid'
+        | 'operator-token-invalid'
         | 'lot-closed'
         | 'auction-not-open'
         | 'terms-not-accepted'
@@ -1523,13 +1524,31 @@ export interface components {
     AuctionStreamReset: {
       Reason: string;
     };
+    /** @description The `end` event of GET /v1/auctions/{id}/stream; `data` is its `data:` line (JSON). */
+    AuctionStreamEndEvent: {
+      /** @description The `id:` line: an opaque position, sent back as `Last-Event-ID` to resume. */
+      id: string;
+      /**
+       * @description The `event:` line. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      event: 'end';
+      data: components['schemas']['StreamEnd'];
+    };
+    /** @description The last event of a stream: `credential-expired` when the ticket (or token) it was opened with expires: open it again with a new ticket; `credential-revoked` when that credential stopped working (a password reset ended the sessions, the Api-Key no longer acts for the house, the house closed its public access): sign in or ask for a new token first. The service then ends the answer. */
+    StreamEnd: {
+      /** @enum {string} */
+      Code: 'credential-expired' | 'credential-revoked';
+      Reason: string;
+    };
     /** @description An event of GET /v1/auctions/{id}/stream: its `event:` line names its type and the shape of its `data:`. */
     AuctionStreamEvent:
       | components['schemas']['AuctionStreamBidEvent']
       | components['schemas']['AuctionStreamExtendedEvent']
       | components['schemas']['AuctionStreamClosedEvent']
       | components['schemas']['AuctionStreamLiveEvent']
-      | components['schemas']['AuctionStreamResetEvent'];
+      | components['schemas']['AuctionStreamResetEvent']
+      | components['schemas']['AuctionStreamEndEvent'];
     /** @description The `outbid` event of GET /v1/me/stream; `data` is its `data:` line (JSON). */
     MyChangesStreamOutbidEvent: {
       /** @description The `id:` line: an opaque position, sent back as `Last-Event-ID` to resume. */
@@ -1639,6 +1658,17 @@ export interface components {
     MemberStreamResetEvent: {
       Reason: string;
     };
+    /** @description The `end` event of GET /v1/me/stream; `data` is its `data:` line (JSON). */
+    MyChangesStreamEndEvent: {
+      /** @description The `id:` line: an opaque position, sent back as `Last-Event-ID` to resume. */
+      id: string;
+      /**
+       * @description The `event:` line. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      event: 'end';
+      data: components['schemas']['StreamEnd'];
+    };
     /** @description An event of GET /v1/me/stream: its `event:` line names its type and the shape of its `data:`. */
     MyChangesStreamEvent:
       | components['schemas']['MyChangesStreamOutbidEvent']
@@ -1646,7 +1676,8 @@ export interface components {
       | components['schemas']['MyChangesStreamWonEvent']
       | components['schemas']['MyChangesStreamLostEvent']
       | components['schemas']['MyChangesStreamRegistrationEvent']
-      | components['schemas']['MyChangesStreamResetEvent'];
+      | components['schemas']['MyChangesStreamResetEvent']
+      | components['schemas']['MyChangesStreamEndEvent'];
     TokenResponse: {
       /** @description A JWT, for `Authorization: Bearer <Token>`. Treat it as opaque. */
       Token: string;
@@ -2702,8 +2733,8 @@ export interface components {
     };
     StreamTicket: {
       /**
-       * Format: uri
-       * @description The stream's absolute URL with its ticket: `new EventSource(Url)`.
+       * Format: uri-reference
+       * @description The stream's URL with its ticket: absolute under the service's public URL when one is configured, else a path from the API's root (`/v1/...`), resolved against the URL the API is called at.
        */
       Url: string;
       /**

@@ -1,7 +1,8 @@
 // The two Server-Sent Event streams opened the way a browser can: a ticket (POST /v1/stream-tickets) is a URL the
-// browser's own EventSource opens with no header. The browser reconnects by itself (sending Last-Event-ID); when a
-// ticket stops working (its token expired, a password reset ended the member's sessions) a new one is fetched and opened, and
-// the caller is told to re-read, as after a `reset`, since what came meanwhile may be missed.
+// browser's own EventSource opens with no header. The browser reconnects by itself (sending Last-Event-ID); when the
+// service ends a stream because its ticket expired (`end`), or a ticket stops working, a new one is fetched and opened,
+// and the caller is told to re-read, as after a `reset`, since what came meanwhile may be missed. A stream whose
+// credential was revoked (`end` `credential-revoked`: a password reset, the Api-Key withdrawn) is closed for good.
 import type { BidderClient } from './client.ts';
 import type { components } from './schema.ts';
 import { ok, ProblemError } from './problems.ts';
@@ -12,6 +13,17 @@ export type StreamPath = '/v1/me/stream' | `/v1/auctions/${number}/stream`;
 
 /** `POST /v1/stream-tickets`: a URL of the stream to open with no header, and until when its token holds. */
 export type StreamTicket = components['schemas']['StreamTicket'];
+
+/** The `end` event's data: why the service ended the stream (its credential expired, or was revoked). */
+export type StreamEnd = components['schemas']['StreamEnd'];
+
+/** The service ended a stream because its credential was revoked (`end` `credential-revoked`): it is closed for good. */
+export class StreamEndedError extends Error {
+  constructor(readonly end: StreamEnd) {
+    super(`The service ended the stream: ${end.Code}. ${end.Reason}`);
+    this.name = 'StreamEndedError';
+  }
+}
 
 /** What the client needs of an EventSource (the browser's own, or the `eventsource` package's in Node). */
 export interface EventSourceLike {
@@ -39,7 +51,10 @@ export interface StreamOptions<E> {
    */
   onResync?: (why: 'reset' | 'reopened') => void;
   onState?: (state: StreamState) => void;
-  /** A ticket could not be had, or an event's data was not JSON; the stream goes on (or, given up, is `closed`). */
+  /**
+   * A ticket could not be had, or an event's data was not JSON; the stream goes on (or, given up, is `closed`). A
+   * StreamEndedError: the service ended the stream as its credential was revoked (`closed`).
+   */
   onError?: (error: unknown) => void;
   /** Another EventSource (in Node: `import { EventSource } from 'eventsource'`); default the global one. */
   EventSource?: EventSourceConstructor;
@@ -85,7 +100,25 @@ export function openStream<E>(client: BidderClient, path: StreamPath, options: S
     const wait = Math.min(maxRetryMs, retryMs * 2 ** failures++) * (0.75 + Math.random() / 2);
     timer = setTimeout(connect, wait);
   };
-  const types = new Set([...Object.keys(options.on), 'reset']);
+  const types = new Set([...Object.keys(options.on), 'reset', 'end']);
+
+  /**
+   * The service ended the stream (`end`) and will refuse its ticket: an expired one is replaced at once (a re-read
+   * once open: the new EventSource cannot resume); a revoked credential closes the stream.
+   */
+  const ended = (opened: EventSourceLike, end: StreamEnd) => {
+    opened.close();
+    if (source !== opened || closed()) return;
+    source = null;
+    if (end.Code === 'credential-expired') {
+      setState('reconnecting');
+      failures = 0;
+      void connect();
+      return;
+    }
+    setState('closed');
+    options.onError?.(new StreamEndedError(end));
+  };
 
   async function connect() {
     timer = null;
@@ -134,6 +167,7 @@ export function openStream<E>(client: BidderClient, path: StreamPath, options: S
         if (type === 'reset') options.onResync?.('reset');
         const handler = (options.on as Record<string, ((data: unknown, event: { id: string; type: string }) => void) | undefined>)[type];
         handler?.(data, { id: event.lastEventId, type });
+        if (type === 'end') ended(opened, data as StreamEnd);
       });
   }
 
@@ -151,12 +185,12 @@ export function openStream<E>(client: BidderClient, path: StreamPath, options: S
   };
 }
 
-/** An auction's public changes: `bid`, `extended` (soft close), `closed`, `live`. */
+/** An auction's public changes: `bid`, `extended` (soft close), `closed`, `live` (and `reset`, `end`). */
 export function openAuctionStream(client: BidderClient, auctionId: number, options: StreamOptions<AuctionStreamEvents>): LiveStream {
   return openStream(client, `/v1/auctions/${auctionId}/stream`, options);
 }
 
-/** The signed-in member's own changes: `outbid`, `leading`, `won`, `lost`, `registration` (a member token). */
+/** The signed-in member's own changes: `outbid`, `leading`, `won`, `lost`, `registration` (a member token; and `reset`, `end`). */
 export function openMemberStream(client: BidderClient, options: StreamOptions<MemberStreamEvents>): LiveStream {
   return openStream(client, '/v1/me/stream', options);
 }

@@ -5,6 +5,7 @@ import {
   openMemberStream,
   ProblemError,
   signIn as signInThroughApi,
+  StreamEndedError,
   useAnonymousToken,
   type BidderClient,
   type LiveStream,
@@ -73,8 +74,9 @@ export class Session {
       on: this.memberEvents.on,
       onResync: this.memberEvents.onResync,
       onError: (error) => {
-        // The member token no longer holds (expired, or a password reset ended it): signed out, as the service sees it.
-        if (error instanceof ProblemError && error.status === 401) void this.signOut();
+        // The member token no longer holds (expired, or a password reset ended it, which also ends the stream with
+        // `end` credential-revoked): signed out, as the service sees it.
+        if ((error instanceof ProblemError && error.status === 401) || error instanceof StreamEndedError) void this.signOut();
         else console.warn('member stream:', error);
       },
     });

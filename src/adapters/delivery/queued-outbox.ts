@@ -1,9 +1,10 @@
 /**
- * The network outbox: a message whose channel has a transport (SMTP, Twilio) becomes a background job keyed by
- * its id, so a message sent twice is sent once; another channel falls back to the embedded files. The job
- * tries again after a temporary failure, from `firstRetryMs` and doubling for at least six hours, and never
- * after a permanent one. Once the server accepted a message the job saves that with itself, so a later try of
- * the same job (a failure after the send, a crash) does not send it again.
+ * The network outbox: a message whose channel has a transport (SMTP, Twilio) becomes a background job of its
+ * channel's name (`deliver-mail`, `deliver-sms`: channels.ts) keyed by its id, so a message sent twice is sent
+ * once; another channel falls back to the embedded files. The job tries again after a temporary failure, from
+ * `firstRetryMs` and doubling for at least six hours, and never after a permanent one. Once the server accepted
+ * a message the job saves that with itself, so a later try of the same job (a failure after the send, a crash)
+ * does not send it again.
  */
 import type { Counters } from '../../counters.ts';
 import { defineCounter } from '../../counters.ts';
@@ -11,7 +12,9 @@ import type { Job, JobProcessor, JobQueue } from '../../ports/jobs.ts';
 import type { OutgoingMessage, Outbox } from '../../ports/outbox.ts';
 import { safeOutboxId } from '../embedded/file-outbox.ts';
 import { DeliveryError, type MessageTransport } from './transport.ts';
+import { CHANNELS, deliveryJobName } from './channels.ts';
 
+/** The one job name of every channel's deliveries before each had its own: still run, as before, where a transport is set. */
 export const DELIVER_MESSAGE = 'deliver-message';
 
 /** How long temporary failures are tried again, at least (PRODUCTION.md). */
@@ -53,7 +56,7 @@ export class QueuedOutbox implements Outbox {
     if (typeof message.id !== 'string' || message.id === '') throw new TypeError('QueuedOutbox: message.id is required');
     for (const field of ['tenant', 'to', 'body'] as const)
       if (typeof message[field] !== 'string') throw new TypeError(`QueuedOutbox: message.${field} must be a string`);
-    const { added } = await this.jobs.add(DELIVER_MESSAGE, message, {
+    const { added } = await this.jobs.add(deliveryJobName(message.channel), message, {
       jobId: `deliver-${message.channel}-${safeOutboxId(message.id)}`,
       attempts: this.attempts,
       backoffMs: this.firstRetryMs,
@@ -61,9 +64,16 @@ export class QueuedOutbox implements Outbox {
     return { delivered: added };
   }
 
-  /** The worker's processor of DELIVER_MESSAGE. */
+  /** The processor of a delivery job, of any channel. */
   processor(deps: { logger: DeliveryLogger; counters: Counters }): JobProcessor {
     return (job) => deliver(job, this.transports, this.attempts, deps);
+  }
+
+  /** The worker's processors, by job name: the channels it has a transport for (the others' jobs wait), and DELIVER_MESSAGE. */
+  processors(deps: { logger: DeliveryLogger; counters: Counters }): Record<string, JobProcessor> {
+    const processor = this.processor(deps);
+    const names = CHANNELS.filter((channel) => this.transports[channel]).map(deliveryJobName);
+    return Object.fromEntries([...names, DELIVER_MESSAGE].map((name) => [name, processor]));
   }
 }
 

@@ -18,6 +18,8 @@ import type {
   DocumentStore,
   Filter,
   FindOptions,
+  ParkedCount,
+  ParkedEvent,
   RebuildTarget,
   Scalar,
   TenantScope,
@@ -64,6 +66,10 @@ export class SqliteDocumentStore implements DocumentStore {
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS rm_aliases (name TEXT PRIMARY KEY, physical TEXT NOT NULL, generation INTEGER NOT NULL, spec TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS rm_checkpoints (projection TEXT PRIMARY KEY, position INTEGER NOT NULL, updated TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS rm_parked (
+        projection TEXT NOT NULL, position INTEGER NOT NULL, type TEXT NOT NULL, stream TEXT NOT NULL, tenant TEXT NOT NULL,
+        state TEXT NOT NULL, error TEXT NOT NULL, attempts INTEGER NOT NULL, first_at TEXT NOT NULL, last_at TEXT NOT NULL,
+        PRIMARY KEY (projection, position));
     `);
     this.loadAliases();
     this.db.pragma('analysis_limit = 1000');
@@ -287,7 +293,7 @@ export class SqliteDocumentStore implements DocumentStore {
 
   private target(resolve: (name: string) => string, checkpointName: (p: string) => string): WriteTarget {
     const commitTransaction = this.db.transaction(
-      (ops: WriteOp[], checkpoint: { projection: string; expected: number; position: number }) => {
+      (ops: WriteOp[], checkpoint: { projection: string; expected: number; position: number; parked?: readonly ParkedEvent[] }) => {
         // Inside the write lock: a swap committed by another process just before is seen here.
         this.refreshAliases();
         const name = checkpointName(checkpoint.projection);
@@ -296,6 +302,7 @@ export class SqliteDocumentStore implements DocumentStore {
         this.applyOps(ops, resolve);
         if (ops.length) this.writtenSinceOptimize = true;
         this.writeCheckpoint(name, checkpoint.position);
+        for (const event of checkpoint.parked ?? []) this.writeParked(name, event);
       },
     );
     return {
@@ -394,9 +401,65 @@ export class SqliteDocumentStore implements DocumentStore {
       }
       case 'writeCheckpoint':
         return this.writeCheckpoint(step.checkpoint, step.position);
+      case 'moveParked':
+        this.db.prepare(`DELETE FROM rm_parked WHERE projection = ? AND state <> 'skipped'`).run(step.to);
+        this.db
+          .prepare(
+            `INSERT INTO rm_parked SELECT ?, position, type, stream, tenant, state, error, attempts, first_at, last_at
+             FROM rm_parked WHERE projection = ? AND true ON CONFLICT (projection, position) DO NOTHING`,
+          )
+          .run(step.to, step.from);
+        return;
       case 'deleteCheckpoint':
         return this.deleteCheckpoint(step.checkpoint);
     }
+  }
+
+  async parkedEvents(projection: string): Promise<ParkedEvent[]> {
+    const rows = this.prepare(
+      `SELECT position, type, stream, tenant, state, error, attempts, first_at, last_at FROM rm_parked WHERE projection = ? ORDER BY position`,
+    ).all(projection) as Array<Record<string, string | number>>;
+    return rows.map((row) => ({
+      position: Number(row.position),
+      type: String(row.type),
+      streamId: String(row.stream),
+      tenant: String(row.tenant),
+      state: row.state as ParkedEvent['state'],
+      error: String(row.error),
+      attempts: Number(row.attempts),
+      firstAt: String(row.first_at),
+      lastAt: String(row.last_at),
+    }));
+  }
+
+  async parkedCounts(): Promise<ParkedCount[]> {
+    return this.prepare(
+      `SELECT projection, sum(state = 'parked') AS parked, sum(state = 'held') AS held, sum(state = 'skipped') AS skipped
+       FROM rm_parked GROUP BY projection ORDER BY projection`,
+    ).all() as ParkedCount[];
+  }
+
+  async park(projection: string, events: readonly ParkedEvent[]): Promise<void> {
+    this.db.transaction(() => {
+      for (const event of events) this.writeParked(projection, event);
+    })();
+  }
+
+  async unpark(projection: string, positions: readonly number[]): Promise<void> {
+    this.prepare(`DELETE FROM rm_parked WHERE projection = ? AND position IN (SELECT value FROM json_each(?))`).run(
+      projection,
+      JSON.stringify(positions),
+    );
+  }
+
+  /** One parked event, replacing the one at its position (when it was first set aside is kept). */
+  private writeParked(projection: string, e: ParkedEvent): void {
+    this.prepare(
+      `INSERT INTO rm_parked (projection, position, type, stream, tenant, state, error, attempts, first_at, last_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (projection, position) DO UPDATE SET type = excluded.type, stream = excluded.stream, tenant = excluded.tenant,
+         state = excluded.state, error = excluded.error, attempts = excluded.attempts, last_at = excluded.last_at`,
+    ).run(projection, e.position, e.type, e.streamId, e.tenant, e.state, e.error, e.attempts, e.firstAt, e.lastAt);
   }
 
   private checkpointOf(projection: string): number {
@@ -408,6 +471,7 @@ export class SqliteDocumentStore implements DocumentStore {
 
   private deleteCheckpoint(projection: string): void {
     this.db.prepare('DELETE FROM rm_checkpoints WHERE projection = ?').run(projection);
+    this.db.prepare('DELETE FROM rm_parked WHERE projection = ?').run(projection);
   }
 
   private writeCheckpoint(projection: string, position: number): void {

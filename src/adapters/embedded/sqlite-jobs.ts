@@ -22,7 +22,7 @@
  *   running job or a pending whenIdle() does).
  */
 import type Database from 'better-sqlite3';
-import type { ClosedQueue, Job, JobOptions, JobProcessor, JobQueue, JobQueueLogger, JobState } from '../../ports/jobs.ts';
+import type { ClosedQueue, Job, JobOptions, JobProcessor, JobQueue, JobQueueLogger, JobState, ParkedJob } from '../../ports/jobs.ts';
 import {
   JOB_DEFAULTS,
   jobErrorMessage as errorMessage,
@@ -82,6 +82,7 @@ export class SqliteJobQueue implements JobQueue {
   private readonly claimStmt: Database.Statement<[number, string], ClaimedRow>;
   private readonly nextRunStmt: Database.Statement<[string], { next: number | null }>;
   private readonly pendingStmt: Database.Statement<[number, string], { n: number }>;
+  private readonly unfinishedStmt: Database.Statement<[string], { n: number }>;
   private readonly completeStmt: Database.Statement<[number, string], unknown>;
   private readonly retryStmt: Database.Statement<[number, string, string], unknown>;
   private readonly giveBackStmt: Database.Statement<[number, string, string], unknown>;
@@ -140,6 +141,7 @@ export class SqliteJobQueue implements JobQueue {
       `SELECT COUNT(*) AS n FROM jobs
        WHERE (state IN ('waiting', 'active') OR (state = 'delayed' AND run_at <= ?)) AND name IN (SELECT value FROM json_each(?))`,
     );
+    this.unfinishedStmt = this.db.prepare(`SELECT COUNT(*) AS n FROM jobs WHERE name = ? AND state IN ('waiting', 'delayed', 'active')`);
     this.completeStmt = this.db.prepare(`UPDATE jobs SET state = 'completed', finished_at = ?, last_error = NULL WHERE id = ?`);
     this.retryStmt = this.db.prepare(`UPDATE jobs SET state = 'delayed', run_at = ?, last_error = ? WHERE id = ?`);
     this.giveBackStmt = this.db.prepare(
@@ -185,6 +187,47 @@ export class SqliteJobQueue implements JobQueue {
 
   async getState(jobId: string): Promise<JobState | null> {
     return this.stateStmt.get(jobId)?.state ?? null;
+  }
+
+  async parked(limit = 1000): Promise<ParkedJob[]> {
+    const rows = this.db
+      .prepare(
+        `SELECT id, name, attempts_made, last_error, finished_at FROM jobs WHERE state = 'failed' ORDER BY finished_at, rowid LIMIT ?`,
+      )
+      .all(limit) as Array<{ id: string; name: string; attempts_made: number; last_error: string | null; finished_at: number | null }>;
+    return rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      attempts: row.attempts_made,
+      error: row.last_error ?? '',
+      failedAt: row.finished_at === null ? null : new Date(row.finished_at).toISOString(),
+    }));
+  }
+
+  async parkedCounts(): Promise<Record<string, number>> {
+    const rows = this.db.prepare(`SELECT name, count(*) AS n FROM jobs WHERE state = 'failed' GROUP BY name ORDER BY name`).all() as Array<{
+      name: string;
+      n: number;
+    }>;
+    return Object.fromEntries(rows.map((row) => [row.name, row.n]));
+  }
+
+  async retryParked(name: string, jobId: string): Promise<boolean> {
+    const { changes } = this.db
+      .prepare(
+        `UPDATE jobs SET state = 'waiting', attempts_made = 0, run_at = ?, finished_at = NULL WHERE id = ? AND name = ? AND state = 'failed'`,
+      )
+      .run(Date.now(), jobId, name);
+    if (changes > 0 && this.processors.has(name)) this.wake();
+    return changes > 0;
+  }
+
+  async removeParked(name: string, jobId: string): Promise<boolean> {
+    return this.db.prepare(`DELETE FROM jobs WHERE id = ? AND name = ? AND state = 'failed'`).run(jobId, name).changes > 0;
+  }
+
+  async unfinished(name: string): Promise<number> {
+    return this.unfinishedStmt.get(name)?.n ?? 0;
   }
 
   /**
@@ -316,7 +359,7 @@ export class SqliteJobQueue implements JobQueue {
       this.logger.warn({ ...meta, delayMs, err: message }, 'job failed, will retry');
     } else {
       this.writeOutcome(row.id, meta, () => this.failStmt.run(message, Date.now(), row.id));
-      this.logger.error({ ...meta, err: message }, 'job failed, no attempts left');
+      this.logger.error({ ...meta, err: message }, 'job parked: its tries are spent (npm run parked)');
     }
   }
 

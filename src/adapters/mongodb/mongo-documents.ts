@@ -7,6 +7,8 @@ import type {
   DocumentStore,
   Filter,
   FindOptions,
+  ParkedCount,
+  ParkedEvent,
   RebuildTarget,
   TenantScope,
   WriteOp,
@@ -75,6 +77,15 @@ interface CheckpointDoc {
   updated: Date;
 }
 
+/** An event a projection set aside, under its checkpoint's name (`_parked`). */
+interface ParkedDoc extends Omit<ParkedEvent, 'streamId'> {
+  _id: string;
+  projection: string;
+  stream: string;
+}
+
+const parkedId = (projection: string, position: number) => `${projection}\u0000${position}`;
+
 const TRANSACTION: TransactionOptions = {
   readConcern: { level: 'snapshot' },
   writeConcern: { w: 'majority' },
@@ -104,6 +115,7 @@ export const MONGO_WAITS = { serverSelectionTimeoutMS: 5_000, connectTimeoutMS: 
 export class MongoDocumentStore implements DocumentStore {
   private readonly aliases: MongoCollection<AliasDoc>;
   private readonly checkpoints: MongoCollection<CheckpointDoc>;
+  private readonly parked: MongoCollection<ParkedDoc>;
   private cache = new Map<string, AliasDoc>();
   private cacheLoadedAt = -Infinity;
   private cacheLoading: Promise<void> | null = null;
@@ -122,6 +134,7 @@ export class MongoDocumentStore implements DocumentStore {
   ) {
     this.aliases = db.collection<AliasDoc>('_aliases');
     this.checkpoints = db.collection<CheckpointDoc>('_checkpoints');
+    this.parked = db.collection<ParkedDoc>('_parked');
     this.refreshMs = options.aliasRefreshMs ?? 1000;
     this.graceMs = options.dropGraceMs ?? 60_000;
     this.now = options.now ?? Date.now;
@@ -156,6 +169,7 @@ export class MongoDocumentStore implements DocumentStore {
     // Collections used inside transactions are created beforehand (implicit creation there is not always allowed).
     await store.createCollection('_aliases');
     await store.createCollection('_checkpoints');
+    await store.createCollection('_parked');
     await store.sweep();
     return store;
   }
@@ -284,7 +298,7 @@ export class MongoDocumentStore implements DocumentStore {
    */
   private async commitWith(
     name: string,
-    checkpoint: { projection: string; expected: number; position: number },
+    checkpoint: { projection: string; expected: number; position: number; parked?: readonly ParkedEvent[] },
     write: (session: ClientSession) => Promise<void>,
   ): Promise<void> {
     const { projection, expected, position } = checkpoint;
@@ -303,6 +317,7 @@ export class MongoDocumentStore implements DocumentStore {
           if (!hasCode(error, DUPLICATE_KEY)) throw error;
         }
         if (!matched) throw new CheckpointConflictError(projection, expected, NaN);
+        await this.writeParked(name, checkpoint.parked ?? [], session);
         await write(session);
       });
     } catch (error) {
@@ -384,6 +399,7 @@ export class MongoDocumentStore implements DocumentStore {
     },
     deleteCheckpoint: async (checkpoint) => {
       await this.checkpoints.deleteOne({ _id: checkpoint });
+      await this.deleteParked(checkpoint, () => true);
     },
     target: (physicalOf, checkpoint) => ({
       get: async (collection, tenant, id) => {
@@ -426,10 +442,69 @@ export class MongoDocumentStore implements DocumentStore {
           { session, upsert: true },
         );
         return;
+      case 'moveParked': {
+        const kept = await this.deleteParked(step.to, (doc) => doc.state !== 'skipped', session);
+        const moved = (await this.parkedEvents(step.from, session)).filter((e) => !kept.has(e.position));
+        await this.writeParked(step.to, moved, session);
+        return;
+      }
       case 'deleteCheckpoint':
         await this.checkpoints.deleteOne({ _id: step.checkpoint }, { session });
+        await this.deleteParked(step.checkpoint, () => true, session);
         return;
     }
+  }
+
+  async parkedEvents(projection: string, session?: ClientSession): Promise<ParkedEvent[]> {
+    const docs = await this.parked.find({ projection }, { sort: [['position', 1]], session }).toArray();
+    return docs.map(({ _id, projection: _p, stream, ...event }) => ({ ...event, streamId: stream }));
+  }
+
+  async parkedCounts(): Promise<ParkedCount[]> {
+    const count = (state: string) => ({ $sum: { $cond: [{ $eq: ['$state', state] }, 1, 0] } });
+    const groups = await this.parked
+      .aggregate<{ _id: string; parked: number; held: number; skipped: number }>([
+        { $group: { _id: '$projection', parked: count('parked'), held: count('held'), skipped: count('skipped') } },
+        { $sort: { _id: 1 } },
+      ])
+      .toArray();
+    return groups.map(({ _id, parked, held, skipped }) => ({ projection: _id, parked, held, skipped }));
+  }
+
+  async park(projection: string, events: readonly ParkedEvent[]): Promise<void> {
+    await this.writeParked(projection, events);
+  }
+
+  async unpark(projection: string, positions: readonly number[]): Promise<void> {
+    const wanted = new Set(positions);
+    await this.deleteParked(projection, (doc) => wanted.has(doc.position));
+  }
+
+  /** Parked events, each replacing the one at its position (when it was first set aside is kept). */
+  private async writeParked(projection: string, events: readonly ParkedEvent[], session?: ClientSession): Promise<void> {
+    if (events.length === 0) return;
+    const ids = events.map((e) => parkedId(projection, e.position));
+    const first = new Map((await this.parked.find({ _id: { $in: ids } }, { session }).toArray()).map((doc) => [doc._id, doc.firstAt]));
+    const writes: AnyBulkWriteOperation<ParkedDoc>[] = events.map(({ streamId, ...event }, i) => ({
+      replaceOne: {
+        filter: { _id: ids[i] },
+        replacement: { ...event, _id: ids[i], projection, stream: streamId, firstAt: first.get(ids[i]) ?? event.firstAt },
+        upsert: true,
+      },
+    }));
+    await this.parked.bulkWrite(writes, { session, ordered: true });
+  }
+
+  /** Deletes a name's parked events that `which` picks; answers the positions of those it left. */
+  private async deleteParked(projection: string, which: (doc: ParkedDoc) => boolean, session?: ClientSession): Promise<Set<number>> {
+    const docs = await this.parked.find({ projection }, { session }).toArray();
+    const doomed = docs.filter(which);
+    if (doomed.length > 0)
+      await this.parked.bulkWrite(
+        doomed.map((doc) => ({ deleteOne: { filter: { _id: doc._id } } })),
+        { session, ordered: true },
+      );
+    return new Set(docs.filter((doc) => !which(doc)).map((doc) => doc.position));
   }
 
   private later(ms: number, fn: () => Promise<void>) {

@@ -18,6 +18,8 @@ import type {
   Doc,
   DocumentStore,
   FindOptions,
+  ParkedCount,
+  ParkedEvent,
   RebuildTarget,
   Scalar,
   TenantScope,
@@ -43,6 +45,21 @@ export const READ_MODEL_STEPS: MigrationSteps = [
       position bigint NOT NULL,
       updated timestamptz NOT NULL DEFAULT now()
     );`,
+  // Events a projection set aside (src/projector/parking.ts), under its checkpoint's name.
+  (s) => `
+    CREATE TABLE ${s}.rm_parked (
+      projection text NOT NULL,
+      position bigint NOT NULL,
+      type text NOT NULL,
+      stream text NOT NULL,
+      tenant text NOT NULL,
+      state text NOT NULL,
+      error text NOT NULL,
+      attempts integer NOT NULL,
+      first_at timestamptz NOT NULL,
+      last_at timestamptz NOT NULL,
+      PRIMARY KEY (projection, position)
+    );`,
 ];
 
 export interface PgDocumentStoreOptions {
@@ -52,7 +69,7 @@ export interface PgDocumentStoreOptions {
   maxConnections?: number;
 }
 
-type Checkpoint = { projection: string; expected: number; position: number };
+type Checkpoint = { projection: string; expected: number; position: number; parked?: readonly ParkedEvent[] };
 type Queryable = pg.Pool | pg.PoolClient;
 
 const COLLECTION_NAME = /^[a-z][a-z0-9_]{0,39}$/;
@@ -327,6 +344,7 @@ export class PgDocumentStore implements DocumentStore {
         const names = [...new Set(ops.map((op) => op.collection))];
         const physical = await this.transaction(async (client) => {
           await this.moveCheckpoint(client, checkpoint.projection, checkpoint);
+          await this.writeParked(client, checkpoint.projection, checkpoint.parked ?? []);
           // Read after the checkpoint's row is locked: a swap of these collections either committed before
           // (its aliases are seen here) or waits for this transaction.
           const { rows } = await client.query<{ name: string; physical: string }>(
@@ -377,6 +395,7 @@ export class PgDocumentStore implements DocumentStore {
     },
     deleteCheckpoint: async (checkpoint) => {
       await this.pool.query(`DELETE FROM ${this.s}.rm_checkpoints WHERE projection = $1`, [checkpoint]);
+      await this.pool.query(`DELETE FROM ${this.s}.rm_parked WHERE projection = $1`, [checkpoint]);
     },
     target: (physicalOf, name) => ({
       get: async (collection, tenant, id) => {
@@ -389,6 +408,7 @@ export class PgDocumentStore implements DocumentStore {
       commit: (ops, checkpoint) =>
         this.transaction(async (client) => {
           await this.moveCheckpoint(client, name, checkpoint);
+          await this.writeParked(client, name, checkpoint.parked ?? []);
           await this.applyOps(client, ops, physicalOf);
         }),
     }),
@@ -433,10 +453,82 @@ export class PgDocumentStore implements DocumentStore {
           [step.checkpoint, step.position],
         );
         return;
+      case 'moveParked':
+        await client.query(`DELETE FROM ${this.s}.rm_parked WHERE projection = $1 AND state <> 'skipped'`, [step.to]);
+        await client.query(
+          `INSERT INTO ${this.s}.rm_parked SELECT $1, position, type, stream, tenant, state, error, attempts, first_at, last_at
+           FROM ${this.s}.rm_parked WHERE projection = $2 ON CONFLICT (projection, position) DO NOTHING`,
+          [step.to, step.from],
+        );
+        return;
       case 'deleteCheckpoint':
         await client.query(`DELETE FROM ${this.s}.rm_checkpoints WHERE projection = $1`, [step.checkpoint]);
+        await client.query(`DELETE FROM ${this.s}.rm_parked WHERE projection = $1`, [step.checkpoint]);
         return;
     }
+  }
+
+  async parkedEvents(projection: string): Promise<ParkedEvent[]> {
+    const { rows } = await this.pool.query<{
+      position: string;
+      type: string;
+      stream: string;
+      tenant: string;
+      state: ParkedEvent['state'];
+      error: string;
+      attempts: number;
+      first_at: Date;
+      last_at: Date;
+    }>(
+      `SELECT position, type, stream, tenant, state, error, attempts, first_at, last_at FROM ${this.s}.rm_parked
+       WHERE projection = $1 ORDER BY position`,
+      [projection],
+    );
+    return rows.map((row) => ({
+      position: Number(row.position),
+      type: row.type,
+      streamId: row.stream,
+      tenant: row.tenant,
+      state: row.state,
+      error: row.error,
+      attempts: row.attempts,
+      firstAt: row.first_at.toISOString(),
+      lastAt: row.last_at.toISOString(),
+    }));
+  }
+
+  async parkedCounts(): Promise<ParkedCount[]> {
+    const { rows } = await this.pool.query<{ projection: string; parked: number; held: number; skipped: number }>(
+      `SELECT projection, count(*) FILTER (WHERE state = 'parked')::int AS parked, count(*) FILTER (WHERE state = 'held')::int AS held,
+         count(*) FILTER (WHERE state = 'skipped')::int AS skipped
+       FROM ${this.s}.rm_parked GROUP BY projection ORDER BY projection`,
+    );
+    return rows;
+  }
+
+  async park(projection: string, events: readonly ParkedEvent[]): Promise<void> {
+    await this.writeParked(this.pool, projection, events);
+  }
+
+  async unpark(projection: string, positions: readonly number[]): Promise<void> {
+    await this.pool.query(`DELETE FROM ${this.s}.rm_parked WHERE projection = $1 AND position = ANY($2::bigint[])`, [
+      projection,
+      [...positions],
+    ]);
+  }
+
+  /** Parked events of a checkpoint's name, each replacing the one at its position (when it was first set aside is kept). */
+  private async writeParked(client: Queryable, projection: string, events: readonly ParkedEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const rows = events.map((e) => [e.position, e.type, e.streamId, e.tenant, e.state, e.error, e.attempts, e.firstAt, e.lastAt]);
+    await client.query(
+      `INSERT INTO ${this.s}.rm_parked (projection, position, type, stream, tenant, state, error, attempts, first_at, last_at)
+       SELECT $1, (r->>0)::bigint, r->>1, r->>2, r->>3, r->>4, r->>5, (r->>6)::int, (r->>7)::timestamptz, (r->>8)::timestamptz
+       FROM jsonb_array_elements($2::jsonb) AS r
+       ON CONFLICT (projection, position) DO UPDATE SET type = excluded.type, stream = excluded.stream, tenant = excluded.tenant,
+         state = excluded.state, error = excluded.error, attempts = excluded.attempts, last_at = excluded.last_at`,
+      [projection, JSON.stringify(rows)],
+    );
   }
 
   async close(): Promise<void> {

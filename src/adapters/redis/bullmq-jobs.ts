@@ -37,7 +37,7 @@
 import { randomUUID } from 'node:crypto';
 import { DelayedError, Queue, Worker, type Job as BullJob, type JobsOptions } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { ClosedQueue, Job, JobOptions, JobProcessor, JobQueue, JobQueueLogger, JobState } from '../../ports/jobs.ts';
+import type { ClosedQueue, Job, JobOptions, JobProcessor, JobQueue, JobQueueLogger, JobState, ParkedJob } from '../../ports/jobs.ts';
 import {
   JOB_DEFAULTS,
   jobErrorMessage as errorMessage,
@@ -167,6 +167,65 @@ export class BullMqJobQueue implements JobQueue {
       if (state) return state; // else removed between the two reads: look on
     }
     return null;
+  }
+
+  /** BullMQ's failed sets of every job name (ever added or processed, by any process): a failed job's tries are spent. */
+  async parked(limit = 1000): Promise<ParkedJob[]> {
+    const parked: ParkedJob[] = [];
+    for (const name of await this.allNames()) {
+      for (const job of await this.queueFor(name).getFailed(0, limit - 1)) {
+        if (!job?.id) continue;
+        parked.push({
+          id: decodeJobId(String(job.id)),
+          name,
+          attempts: job.attemptsMade,
+          error: job.failedReason ?? '',
+          failedAt: job.finishedOn ? new Date(job.finishedOn).toISOString() : null,
+        });
+      }
+    }
+    return parked.sort((a, b) => (a.failedAt ?? '').localeCompare(b.failedAt ?? '')).slice(0, limit);
+  }
+
+  async parkedCounts(): Promise<Record<string, number>> {
+    const counts: Record<string, number> = {};
+    for (const name of await this.allNames()) {
+      const failed = await this.queueFor(name).getFailedCount();
+      if (failed > 0) counts[name] = failed;
+    }
+    return counts;
+  }
+
+  async retryParked(name: string, jobId: string): Promise<boolean> {
+    const job = await this.failedJob(name, jobId);
+    if (!job) return false;
+    await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+    return true;
+  }
+
+  async removeParked(name: string, jobId: string): Promise<boolean> {
+    const job = await this.failedJob(name, jobId);
+    if (!job) return false;
+    await job.remove();
+    return true;
+  }
+
+  private async failedJob(name: string, jobId: string): Promise<BullJob | null> {
+    if (!(await this.allNames()).includes(name)) return null;
+    const queue = this.queueFor(name);
+    const storedId = encodeJobId(jobId);
+    const job = await queue.getJob(storedId);
+    return job && (await queue.getJobState(storedId)) === 'failed' ? job : null;
+  }
+
+  /** Every job name added or processed by any process on this prefix, sorted. */
+  private async allNames(): Promise<string[]> {
+    return [...new Set([...this.registered, ...(await this.producer.smembers(this.namesKey()))])].sort();
+  }
+
+  async unfinished(name: string): Promise<number> {
+    const counts = await this.queueFor(name).getJobCounts('waiting', 'delayed', 'active', 'prioritized');
+    return Object.values(counts).reduce((sum, n) => sum + (Number(n) || 0), 0);
   }
 
   /**
@@ -301,7 +360,7 @@ export class BullMqJobQueue implements JobQueue {
       const maxAttempts = bullJob.opts.attempts ?? 1;
       const meta = { jobId: decodeJobId(String(bullJob.id)), name, attempt, maxAttempts, err: errorMessage(err) };
       if (attempt < maxAttempts) this.logger.warn(meta, 'job failed, will retry');
-      else this.logger.error(meta, 'job failed, no attempts left');
+      else this.logger.error(meta, 'job parked: its tries are spent (npm run parked)');
     });
     return worker;
   }

@@ -1,0 +1,166 @@
+/**
+ * What the delivery settings do to mail (PRODUCTION.md "Deliveries an operator can trust"), on the service as
+ * createRuntime builds it: TLS is required to any SMTP host but a loopback one unless SMTP_URL opts out (and
+ * the start says so), and mail queued for SMTP waits in the queue while a worker runs without SMTP_URL.
+ */
+import { expect } from 'chai';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { nonLoopbackAddress, startSmtpPeer, startTwilioPeer, type SmtpPeer, type TwilioPeer } from '../support/mail-servers.ts';
+import { freePort, sleep } from '../support/service-process.ts';
+import { deliveryJobName } from '../../src/adapters/delivery/channels.ts';
+
+const MAIL_FROM = 'Bidder Service <noreply@service.example.test>';
+const PASSWORD = 'a long enough password 42';
+let addresses = 0;
+
+/** A sign-up through the API: its confirmation is the mail. */
+async function signUp(server: TestServer, email: string) {
+  const answer = await server.request('POST', '/v1/members', {
+    token: await server.anonymousToken('demo'),
+    body: { Email: email, Password: PASSWORD, FirstName: 'Tess', LastName: 'Tls', Language: 'en' },
+    headers: { 'X-Forwarded-For': `198.51.100.${++addresses}` },
+  });
+  expect(answer.status, answer.text).to.equal(200);
+  await server.runtime.services.projector.catchUp();
+}
+
+async function until<T>(check: () => T | undefined | null | false, what: string, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${what}`);
+    await sleep(50);
+  }
+}
+
+const parsed = (lines: string[]) => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+
+describe('SMTP off loopback: TLS or nothing (PRODUCTION.md "TLS")', function () {
+  this.timeout(180_000); // a service starts in each (a minute on a loaded machine)
+  let smtp: SmtpPeer;
+  let server: TestServer | null = null;
+  const logLines: string[] = [];
+  const host = nonLoopbackAddress();
+
+  beforeEach(async function () {
+    if (!host) this.skip(); // a machine with no address but loopback cannot show it
+    logLines.length = 0;
+    smtp = await startSmtpPeer({ host: host!, auth: true });
+  });
+  afterEach(async function () {
+    await server?.close();
+    server = null;
+    await smtp?.close();
+  });
+
+  const withPassword = (url: string, query = '') => `${url.replace('smtp://', 'smtp://mailer:s3cret-smtp-password@')}${query}`;
+
+  it('sends neither the password nor the mail to a server that does not offer STARTTLS; the mail stays queued and the log says why', async function () {
+    server = await startTestServer({
+      logLines,
+      env: { TRUST_PROXY: 'true', SMTP_URL: withPassword(smtp.url), MAIL_FROM, DELIVERY_FIRST_RETRY_MS: '30000' },
+    });
+    await signUp(server, 'tess.plain@example.com');
+    const failed = await until(
+      () => parsed(logLines).find((l) => String(l.reply ?? '').includes('ETLS')),
+      'the try that found no STARTTLS',
+    );
+    expect(failed.msg).to.equal('message not delivered yet, tried again later');
+    expect(failed.reply).to.match(
+      /the server does not offer STARTTLS .*neither the password nor the mail was sent; TLS is required off loopback/,
+    );
+    expect(smtp.logins, 'no AUTH over the plain connection').to.deep.equal([]);
+    expect(smtp.attempts, 'no mail handed over').to.deep.equal([]);
+    expect(await server.runtime.services.jobs.unfinished(deliveryJobName('mail')), 'kept in the queue').to.equal(1);
+    expect(logLines.join('\n')).to.not.include('s3cret-smtp-password').and.not.include('tess.plain@example.com');
+  });
+
+  it('sends in the clear when SMTP_URL says ?requireTLS=false, and the start warns about it', async function () {
+    server = await startTestServer({
+      logLines,
+      env: { TRUST_PROXY: 'true', SMTP_URL: withPassword(smtp.url, '?requireTLS=false'), MAIL_FROM },
+    });
+    const warning = parsed(logLines).find((l) => String(l.msg).includes('requireTLS=false'));
+    expect(warning, logLines.join('\n')).to.deep.include({ level: 40, channel: 'mail' });
+    expect(warning!.msg).to.equal(
+      `mail to ${new URL(smtp.url).host} may be sent unencrypted, with the SMTP password: SMTP_URL says requireTLS=false`,
+    );
+    await signUp(server, 'tess.clear@example.com');
+    const [mail] = await smtp.waitForMails(1);
+    expect(mail.to).to.equal('tess.clear@example.com');
+    expect(smtp.logins).to.deep.equal(['mailer']);
+  });
+});
+
+describe('Mail queued for SMTP while a worker runs without SMTP_URL', function () {
+  this.timeout(600_000); // four starts of the service (seconds each, a minute each on a loaded machine)
+  let smtp: SmtpPeer;
+  let twilio: TwilioPeer;
+  let server: TestServer | null = null;
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'bidder-unset-smtp-'));
+  const logLines: string[] = [];
+
+  before(async function () {
+    [smtp, twilio] = await Promise.all([startSmtpPeer(), startTwilioPeer()]);
+  });
+  after(async function () {
+    await server?.close();
+    await Promise.all([smtp?.close(), twilio?.close()]);
+  });
+  const restart = async (env: Record<string, string>) => {
+    await server?.close();
+    logLines.length = 0;
+    server = await startTestServer({ dataDir, logLines, env: { TRUST_PROXY: 'true', ...env } });
+    return server;
+  };
+  const readyz = async () => (await server!.request('GET', '/readyz', { apiKey: null })).body as Record<string, unknown>;
+
+  it('waits in the queue with its tries unspent, says so at the start and in /readyz, and goes once SMTP_URL is back', async function () {
+    // Queued for SMTP: the server is not there yet (a refused connection, a temporary failure).
+    await restart({ SMTP_URL: `smtp://127.0.0.1:${await freePort()}`, MAIL_FROM, DELIVERY_FIRST_RETRY_MS: '500' });
+    await signUp(server!, 'queued@example.com');
+    await until(() => logLines.some((l) => l.includes('tried again later')), 'the first try');
+
+    // SMTP_URL removed (Twilio stays, so the worker still runs deliveries): the mail waits, and is counted.
+    await restart({
+      TWILIO_ACCOUNT_SID: twilio.accountSid,
+      TWILIO_AUTH_TOKEN: twilio.authToken,
+      TWILIO_FROM: '+15005550006',
+      TWILIO_API_URL: twilio.url,
+    });
+    const notes = parsed(logLines).filter((l) => l.channel === 'mail' && l.queued === 1);
+    expect(notes, logLines.join('\n')).to.have.length(1);
+    expect(notes[0]).to.include({
+      level: 40,
+      msg: 'mail: 1 message(s) queued for smtp wait until a worker starts with SMTP_URL; new mail goes to the outbox folder',
+    });
+    expect((await readyz()).deliveries).to.deep.equal({
+      mail: { via: 'outbox-folder', queued: 1, waitsFor: 'SMTP_URL' },
+      sms: { via: 'twilio' },
+    });
+    await sleep(2500); // past the retry's time: a worker that ran it would spend tries
+    expect(logLines.filter((l) => l.includes('deliver-mail') || l.includes('no transport for mail'))).to.deep.equal([]);
+    expect(await server!.runtime.services.jobs.unfinished(deliveryJobName('mail'))).to.equal(1);
+
+    // Nothing set at all: the same.
+    await restart({});
+    expect(parsed(logLines).filter((l) => l.queued === 1)).to.have.length(1);
+    expect((await readyz()).deliveries).to.deep.equal({
+      mail: { via: 'outbox-folder', queued: 1, waitsFor: 'SMTP_URL' },
+      sms: { via: 'outbox-folder' },
+    });
+
+    // SMTP_URL back: it goes, once.
+    await restart({ SMTP_URL: smtp.url, MAIL_FROM });
+    const [mail] = await smtp.waitForMails(1, 20_000);
+    expect(mail.to).to.equal('queued@example.com');
+    await server!.runtime.services.jobs.whenIdle(10_000);
+    expect(smtp.mails).to.have.length(1);
+    expect((await readyz()).deliveries).to.deep.equal({ mail: { via: 'smtp' }, sms: { via: 'outbox-folder' } });
+    expect(parsed(logLines).filter((l) => l.queued !== undefined)).to.deep.equal([]);
+  });
+});
