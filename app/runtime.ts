@@ -8,6 +8,7 @@ import { ProjectionVersions } from '../src/http/cache-versions.ts';
 import { allProjections, CATALOGUE_PROJECTIONS } from './features/projections.ts';
 import { GeneratedFiles } from '../src/generated-files.ts';
 import { OneTimeKeys, oneTimeKeySecret } from '../src/security/keys.ts';
+import { MailLinks, mailLinkSecret } from '../src/security/mail-links.ts';
 import { createVatChecker } from '../src/adapters/vies/vies-checker.ts';
 import { allJobs } from './features/jobs.ts';
 import { configuredChannels, deliveryReport, deliveryStartNotes } from '../src/adapters/delivery/channels.ts';
@@ -173,6 +174,7 @@ export async function createRuntime(
     limiter,
     tokens,
     keys: new OneTimeKeys(oneTimeKeySecret(signing.anchor)),
+    links: new MailLinks(mailLinkSecret(signing.anchor), config.http.publicUrl ?? null),
     vat: createVatChecker({ viesUrl: config.viesUrl, viesTimeoutMs: config.viesTimeoutMs }),
     projector,
     logger,

@@ -206,7 +206,8 @@ export interface HttpConfig {
   operatorToken?: string | null;
   /**
    * Where clients reach the API (PUBLIC_URL, e.g. `https://api.example.com`, without a trailing slash): the stream
-   * tickets' URLs start with it. Null: they are paths (`/v1/...`), never built from the request's Host.
+   * tickets' URLs start with it, and the links mails carry (unsubscribe, an invoice's PDF). Null: they are paths
+   * (`/v1/...`), never built from the request's Host.
    */
   publicUrl?: string | null;
 }

@@ -55,6 +55,16 @@ export const PROBLEM_CODES = {
     status: 400,
     meaning: 'A stream ticket was asked for a `Path` that is neither `/v1/auctions/{id}/stream` (an int32 id) nor `/v1/me/stream`.',
   },
+  'unsubscribe-link-invalid': {
+    status: 400,
+    meaning:
+      'The `token` of a one-click unsubscribe link is missing, or is not one this service signed (changed, cut short, or made for another house or member).',
+  },
+  'unsubscribe-link-expired': {
+    status: 400,
+    meaning:
+      'The one-click unsubscribe link is older than it works (90 days): use the link of a newer mail, or change the reminders in the account.',
+  },
   // 401
   'api-key-invalid': { status: 401, meaning: 'The `Api-Key` header is missing or unknown.' },
   'token-invalid': {
@@ -132,6 +142,10 @@ export const PROBLEM_CODES = {
     status: 404,
     meaning:
       "It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.",
+  },
+  'unsubscribe-link-used': {
+    status: 404,
+    meaning: 'The one-click unsubscribe link was used already: what it stops is stopped, and a link works once.',
   },
   // 405, 408
   'method-not-allowed': {

@@ -13,6 +13,7 @@ import type { OneTimeKeys } from './security/keys.ts';
 import type { VatChecker } from './ports/vat.ts';
 import type { Counters } from './counters.ts';
 import type { StorageRoom } from './storage-room.ts';
+import type { MailLinks } from './security/mail-links.ts';
 
 /** Every engine and service of a process, built once by app/runtime.ts. HTTP handlers get a narrow, tenant-bound
  * part of it (src/http/operation.ts); background jobs and reactors take what they name from it. */
@@ -29,6 +30,8 @@ export interface Services {
   tokens: TokenService;
   /** One-time keys and codes (confirmation, password reset, phone verification). */
   keys: OneTimeKeys;
+  /** The links mails carry: under PUBLIC_URL, and signed one-click unsubscribe links. */
+  links: MailLinks;
   vat: VatChecker;
   projector: ProjectorRuntime;
   logger: Logger;

@@ -28,6 +28,9 @@ export function allJobs(services: Services): Record<string, JobProcessor> {
     get keys() {
       return services.keys;
     },
+    get links() {
+      return services.links;
+    },
     get vat() {
       return services.vat;
     },

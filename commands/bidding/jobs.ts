@@ -12,6 +12,7 @@ import { memberLanguage } from '../../projections/profile/index.ts';
 import { mailHtml } from '../../src/text/mail.ts';
 import { formatMoney } from '../../src/format.ts';
 import { lotStreamId } from '../lots/events.ts';
+import { outbidMailsStopped } from '../notifications/rules.ts';
 import { biddingDecider } from './decide.ts';
 
 const closesCounter = defineCounter({
@@ -139,6 +140,8 @@ function outbidMail(deps: JobDeps): JobProcessor {
       catalogueLots(db).findById(String(lotId)),
     ]);
     if (!member || !lot || lot.Closed || Date.parse(lot.EndTime) <= deps.now().getTime()) return;
+    // The member unsubscribed from this auction's "outbid" mails (the one-click link of an earlier one).
+    if (await outbidMailsStopped(deps.log, tenant, memberId, lot.AuctionId)) return;
     const texts = lot.Texts;
     const preferred = await memberLanguage(db, member);
     const language = [preferred, house?.DefaultLanguage].find((l): l is string => !!l && !!OUTBID_TEXT[l] && !!texts[l]) ?? 'en';
@@ -160,6 +163,8 @@ function outbidMail(deps: JobDeps): JobProcessor {
       subject,
       body,
       html: mailHtml(body, language, subject),
+      // One click stops this auction's "outbid" mails to the member (RFC 8058).
+      unsubscribeUrl: deps.links.unsubscribe({ tenant, memberId, kind: 'outbid', scope: lot.AuctionId }, deps.now().getTime()).url,
     });
   };
 }

@@ -16,6 +16,8 @@ export interface RegisteredInvoice {
   shipping: ShippingChoice | null;
   /** The content of a house invoice as issued (to tell a re-import from a change). */
   issued: InvoiceIssuedData | null;
+  /** Its notice was handed to the mail gateway (InvoiceNoticeDispatched): it is never sent again. */
+  noticed: boolean;
 }
 
 /** A tenant's invoice register: every invoice of the tenant, the numbers and ids taken. */
@@ -98,6 +100,7 @@ export const invoiceRegisterDecider: Decider<InvoiceRegister, InvoiceCommand, In
           status: 'unpaid',
           shipping: null,
           issued: event.type === 'InvoiceIssued' ? event.data : null,
+          noticed: false,
         });
         state.numbers.add(d.number);
         state.lastNumber = Math.max(state.lastNumber, d.number);
@@ -119,6 +122,11 @@ export const invoiceRegisterDecider: Decider<InvoiceRegister, InvoiceCommand, In
           const { tenant: _t, invoiceId: _i, memberId: _m, at: _a, ...shipping } = event.data;
           invoice.shipping = shipping;
         }
+        return state;
+      }
+      case 'InvoiceNoticeDispatched': {
+        const invoice = state.invoices.get(event.data.invoiceId);
+        if (invoice) invoice.noticed = true;
         return state;
       }
       default:
@@ -201,6 +209,44 @@ function nextNumber(state: InvoiceRegister): number {
   if (state.lastNumber >= INT32_MAX) throw new ConflictError('invoice-numbers-exhausted', 'The house has no invoice number left.');
   return state.lastNumber + 1;
 }
+
+/** The notice of a house invoice: what the job needs to know of it, and the record that it went out. */
+export type InvoiceNoticeCommand =
+  { type: 'LookUpNotice'; invoiceId: number } | { type: 'RecordNotice'; tenant: string; invoiceId: number; messageId: string; at: string };
+
+/** What the notice job reads of an invoice on the register (null: no such invoice). */
+export type InvoiceNoticeView = Pick<RegisteredInvoice, 'issued' | 'status' | 'noticed'> | null;
+
+/**
+ * The notices of the house's invoices (InvoiceIssued), decided on the tenant's register: `LookUpNotice` appends
+ * nothing and answers the invoice as it stands (issued content, paid or not, noticed or not); `RecordNotice`
+ * records, once, that its notice went out. A separate decider from the register's own, so that the runner keeps
+ * its folded state apart (the notice job reads only newer events of the register each time).
+ */
+export const invoiceNoticeDecider: Decider<InvoiceRegister, InvoiceNoticeCommand, InvoicesEvent, InvoiceNoticeView> = {
+  events: invoicesEvents,
+  initialState: invoiceRegisterDecider.initialState,
+  evolve: invoiceRegisterDecider.evolve,
+  decide: (command, state) => {
+    switch (command.type) {
+      case 'LookUpNotice':
+        return [];
+      case 'RecordNotice': {
+        const invoice = state.invoices.get(command.invoiceId);
+        // Recorded already (a retried job), or not a house invoice: nothing to record.
+        if (!invoice?.issued || invoice.noticed) return [];
+        const { tenant, invoiceId, messageId, at } = command;
+        return [{ type: 'InvoiceNoticeDispatched', data: { tenant, invoiceId, memberId: invoice.memberId, messageId, at } }];
+      }
+      default:
+        return assertNever(command);
+    }
+  },
+  view: (state, command) => {
+    const invoice = state.invoices.get(command.invoiceId);
+    return invoice ? { issued: invoice.issued, status: invoice.status, noticed: invoice.noticed } : null;
+  },
+};
 
 export type PriceListCommand = { type: 'PublishPriceList'; data: PriceListData };
 

@@ -143,17 +143,35 @@ export const InvoiceShippingSelected = defineEvent({
   }),
 });
 
+export const InvoiceNoticeDispatched = defineEvent({
+  type: 'InvoiceNoticeDispatched',
+  version: 1,
+  stream: 'invoices-{tenant}',
+  description:
+    "The notice of an invoice the back office issued (its number, total, due date and where its PDF is, in the member's language) was handed to the mail gateway as outbox message `messageId`. Once per invoice: a replayed or retried notice finds it recorded and sends nothing.",
+  schema: z.object({
+    tenant: tenantId,
+    invoiceId: positiveId,
+    memberId: positiveId,
+    messageId: z.string().min(1).max(200),
+    at: isoDateTime,
+  }),
+});
+
 export const invoicesEvents = defineEvents([
   PriceListPublished,
   InvoiceIssued,
   CostInvoiceRaised,
   InvoicePaymentReceived,
   InvoiceShippingSelected,
+  InvoiceNoticeDispatched,
 ]);
 export type InvoicesEvent = EventsOf<typeof invoicesEvents>;
 export type PriceListData = EventOf<typeof PriceListPublished>['data'];
 export type InvoiceIssuedData = EventOf<typeof InvoiceIssued>['data'];
 export type CostInvoiceRaisedData = EventOf<typeof CostInvoiceRaised>['data'];
+/** The outbox message of an invoice's notice: one id per invoice of a house, so a repeated send delivers once. */
+export const invoiceNoticeMessageId = (tenant: string, invoiceId: number) => `invoice-notice-${tenant}-${invoiceId}`;
 export type ShippingChoice = Omit<EventOf<typeof InvoiceShippingSelected>['data'], 'tenant' | 'invoiceId' | 'memberId' | 'at'>;
 
 /**

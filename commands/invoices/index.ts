@@ -3,6 +3,7 @@ import { invoicesEvents } from './events.ts';
 import { invoicesCommandOperations } from './operations.ts';
 import { invoicesJobs } from './jobs.ts';
 import { invoicesIntake } from './intake.ts';
+import { invoicesReactors } from './reactors.ts';
 
 export * from './events.ts';
 export * from './decide.ts';
@@ -11,6 +12,7 @@ export * from './decide.ts';
 export const invoicesCommands: FeaturePart = {
   events: invoicesEvents,
   operations: invoicesCommandOperations,
+  projections: invoicesReactors,
   jobs: invoicesJobs,
   intake: invoicesIntake,
 };

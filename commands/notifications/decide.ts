@@ -1,7 +1,7 @@
 import type { Decider } from '../../src/decider.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../../src/errors.ts';
+import { AppError, ConflictError, NotFoundError, ValidationError } from '../../src/errors.ts';
 import { assertNever } from '../../src/assert-never.ts';
-import { notificationsEvents, type NotificationChannel, type NotificationsEvent, type SkipReason } from './events.ts';
+import { notificationsEvents, type MailKind, type NotificationChannel, type NotificationsEvent, type SkipReason } from './events.ts';
 
 /** A lot-end reminder: subscribed, then sent once or skipped once, and removable by its member at any time. */
 export interface SubscriptionState {
@@ -43,7 +43,20 @@ export type SubscriptionCommand =
   | { type: 'RecordDispatched'; tenant: string; subscriptionId: string; messageId: string; lotEndTime: string; at: string }
   | { type: 'RecordSkipped'; tenant: string; subscriptionId: string; reason: SkipReason; at: string };
 
-export type NotificationCommand = SubscribeCommand | SubscriptionCommand;
+/** A one-click unsubscribe link used (RFC 8058): stop a kind of notification mail of the member. */
+export interface StopMailsCommand {
+  type: 'StopMails';
+  tenant: string;
+  memberId: number;
+  kind: MailKind;
+  /** The auction of `outbid`; null for `reminder`. */
+  auctionId: number | null;
+  /** The link's id: a link works once. */
+  linkId: string;
+  at: string;
+}
+
+export type NotificationCommand = SubscribeCommand | SubscriptionCommand | StopMailsCommand;
 
 /**
  * Not a failure: the answer to a Subscribe asking for a reminder that is pending already (same lot, SendTime
@@ -63,6 +76,10 @@ export interface MemberNotificationsState {
   pendingByRequest: Map<string, string>;
   /** How many reminders on this stream are pending. */
   pending: number;
+  /** The unsubscribe links used (NotificationMailsStopped): each works once. */
+  usedLinks: Set<string>;
+  /** Auctions whose "outbid" mails the member stopped. */
+  outbidStopped: Set<number>;
 }
 
 const requestKey = (s: { lotId: number; minutesBefore: number; channel: NotificationChannel }) =>
@@ -81,6 +98,9 @@ function evolveSubscription(state: SubscriptionState | null, event: Notification
       return state && { ...state, status: 'skipped' };
     case 'NotificationUnsubscribed':
       return state && { ...state, status: 'unsubscribed' };
+    case 'NotificationMailsStopped':
+      // About the member's mails, not one subscription: the member's stream keeps it (memberNotificationsDecider).
+      return state;
     default:
       return assertNever(event);
   }
@@ -136,9 +156,20 @@ function decideOnSubscription(command: SubscriptionCommand, state: SubscriptionS
  */
 export const memberNotificationsDecider: Decider<MemberNotificationsState, NotificationCommand, NotificationsEvent> = {
   events: notificationsEvents,
-  initialState: () => ({ subscriptions: new Map(), pendingByRequest: new Map(), pending: 0 }),
+  initialState: () => ({
+    subscriptions: new Map(),
+    pendingByRequest: new Map(),
+    pending: 0,
+    usedLinks: new Set(),
+    outbidStopped: new Set(),
+  }),
   evolve: (state, event) => {
     // In place: the runner gives every stream its own state.
+    if (event.type === 'NotificationMailsStopped') {
+      state.usedLinks.add(event.data.linkId);
+      if (event.data.kind === 'outbid' && event.data.auctionId !== null) state.outbidStopped.add(event.data.auctionId);
+      return state;
+    }
     const id = event.data.subscriptionId;
     const before = state.subscriptions.get(id) ?? null;
     const after = evolveSubscription(before, event);
@@ -156,6 +187,7 @@ export const memberNotificationsDecider: Decider<MemberNotificationsState, Notif
     return state;
   },
   decide: (command, state) => {
+    if (command.type === 'StopMails') return stopMails(command, state);
     if (command.type !== 'Subscribe') return decideOnSubscription(command, state.subscriptions.get(command.subscriptionId) ?? null);
     const { tenant, subscriptionId, memberId, lotId, minutesBefore, channel, clientEndTime, lot, at } = command;
     if (state.subscriptions.has(subscriptionId))
@@ -185,6 +217,25 @@ export const memberNotificationsDecider: Decider<MemberNotificationsState, Notif
     ];
   },
 };
+
+/**
+ * An unsubscribe link used: it works once (used again: 404, whatever happened since). `reminder` removes every
+ * reminder by e-mail pending now (SMS reminders stay; one asked for later is the member's new wish and is sent);
+ * `outbid` records the auction, whose "outbid" mails the mail job then leaves out (outbidMailsStopped, rules.ts).
+ */
+function stopMails(command: StopMailsCommand, state: MemberNotificationsState): NotificationsEvent[] {
+  const { tenant, memberId, kind, auctionId, linkId, at } = command;
+  if (state.usedLinks.has(linkId))
+    throw new AppError(404, 'Not Found', 'This unsubscribe link was used already: its notifications are stopped.', {
+      code: 'unsubscribe-link-used',
+    });
+  const stopped: NotificationsEvent = { type: 'NotificationMailsStopped', data: { tenant, memberId, kind, auctionId, linkId, at } };
+  if (kind === 'outbid') return [stopped];
+  const removed: NotificationsEvent[] = [...state.subscriptions]
+    .filter(([, s]) => s.status === 'active' && s.channel === 'email')
+    .map(([subscriptionId, s]) => ({ type: 'NotificationUnsubscribed', data: { tenant, subscriptionId, memberId, lotId: s.lotId, at } }));
+  return [stopped, ...removed];
+}
 
 /**
  * A subscription made before the member stream, on its own stream (`notification-{tenant}-{subscriptionId}`):

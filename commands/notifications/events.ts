@@ -81,11 +81,39 @@ export const NotificationSkipped = defineEvent({
   schema: z.object({ ...subscription, channel: z.enum(notificationChannels), reason: z.enum(skipReasons), at: isoDateTime }),
 });
 
+/**
+ * The kinds of notification mail a member can unsubscribe from with the one-click link every such mail carries
+ * (RFC 8058): `reminder`, the lot-end reminders by e-mail; `outbid`, the "outbid" mails of one auction.
+ */
+export const mailKinds = ['reminder', 'outbid'] as const;
+export type MailKind = (typeof mailKinds)[number];
+
+export const NotificationMailsStopped = defineEvent({
+  type: 'NotificationMailsStopped',
+  version: 1,
+  stream: STREAM,
+  description:
+    'A member unsubscribed from a kind of notification mail with the one-click link of one (RFC 8058 `List-Unsubscribe`), no sign-in: ' +
+    '`reminder` stops every lot-end reminder by e-mail pending then (each also gets NotificationUnsubscribed; a reminder asked for later is sent), ' +
+    '`outbid` stops the "outbid" mails of auction `auctionId` for good. `linkId` names the link, which works once.',
+  private: ['linkId'],
+  schema: z.object({
+    tenant: tenantId,
+    memberId: positiveId,
+    kind: z.enum(mailKinds),
+    /** The auction of `outbid`; null for `reminder`. */
+    auctionId: positiveId.nullable(),
+    linkId: z.string().min(16).max(64),
+    at: isoDateTime,
+  }),
+});
+
 export const notificationsEvents = defineEvents([
   NotificationSubscribed,
   NotificationUnsubscribed,
   NotificationDispatched,
   NotificationSkipped,
+  NotificationMailsStopped,
 ]);
 export type NotificationsEvent = EventsOf<typeof notificationsEvents>;
 

@@ -4,6 +4,7 @@ import type { JobOptions, JobProcessor, JobQueue } from '../../src/ports/jobs.ts
 import type { Outbox } from '../../src/ports/outbox.ts';
 import type { JobDeps } from '../../src/feature.ts';
 import type { Logger } from '../../src/logger.ts';
+import type { MailLinks } from '../../src/security/mail-links.ts';
 import type { EventOf } from '../../src/events/define.ts';
 import { foldStream, runCommand } from '../../src/command-runner.ts';
 import { senderOf, tenantSettings } from '../../projections/access/index.ts';
@@ -79,6 +80,7 @@ export const reminderJobIdAt = (subscriptionId: string, fireAt: number) => `noti
 
 export interface ReminderDeps {
   log: EventLog;
+  links: Pick<MailLinks, 'unsubscribe'>;
   documents: DocumentStore;
   jobs: Pick<JobQueue, 'add'>;
   outbox: Outbox;
@@ -111,6 +113,8 @@ function memberStreamReader(log: EventLog) {
           subscriptions: new Map(kept.state.subscriptions),
           pendingByRequest: new Map(kept.state.pendingByRequest),
           pending: kept.state.pending,
+          usedLinks: new Set(kept.state.usedLinks),
+          outbidStopped: new Set(kept.state.outbidStopped),
         }
       : memberNotificationsDecider.initialState();
     let revision = kept ? kept.revision : -1;
@@ -255,7 +259,16 @@ async function send(
     sender: senderOf(house ?? null, tenant),
     language,
     ...message,
-    ...(mail ? { html: mailHtml(message.body, language, message.subject ?? '') } : {}),
+    ...(mail
+      ? {
+          html: mailHtml(message.body, language, message.subject ?? ''),
+          // One click stops the member's reminders by e-mail (RFC 8058; the one-click operation, unsubscribe.ts).
+          unsubscribeUrl: deps.links.unsubscribe(
+            { tenant, memberId: subscription.memberId, kind: 'reminder', scope: null },
+            deps.now().getTime(),
+          ).url,
+        }
+      : {}),
   });
   await located.record({
     type: 'RecordDispatched',

@@ -1,17 +1,21 @@
 // Lot-end reminders, asked for and removed (`POST /v1/me/notifications`, `DELETE /v1/me/notifications/{id}`),
+// and a kind of notification mail stopped with the one-click link of one (`POST /v1/notifications/unsubscribe`),
 // decided on the member's reminder stream; declared once (defineOperation) for routing, validation and the
 // OpenAPI document.
 import { randomUUID } from 'node:crypto';
 import { defineOperation } from '../../src/http/operation.ts';
 import { INT32_MAX, z } from '../../src/http/schemas.ts';
 import { catalogueLots } from '../../projections/catalogue/index.ts';
-import { NotFoundError } from '../../src/errors.ts';
+import { NotFoundError, ValidationError } from '../../src/errors.ts';
+import { UNSUBSCRIBE_LINK_DAYS, UNSUBSCRIBE_PATH, type UnsubscribeClaims } from '../../src/security/mail-links.ts';
 import { legacyPendingFilter, notificationSubscriptions } from '../../projections/notifications/index.ts';
 import {
   legacyNotificationStreamId,
+  mailKinds,
   MAX_MINUTES_BEFORE,
   memberNotificationsStreamId,
   NotificationSubscribed,
+  type MailKind,
   type NotificationChannel,
 } from './events.ts';
 import { legacySubscriptionDecider, memberNotificationsDecider, SameReminderPending } from './decide.ts';
@@ -166,4 +170,87 @@ export const unsubscribeNotification = defineOperation({
   },
 });
 
-export const notificationsCommandOperations = [subscribeNotification, unsubscribeNotification];
+/** The kind a link names and its scope, as this service makes them: `reminder` of all, `outbid` of one auction. */
+function stopped(link: UnsubscribeClaims): { kind: MailKind; auctionId: number | null } {
+  const kind = mailKinds.find((k) => k === link.kind);
+  if (kind === 'reminder' && link.scope === null) return { kind, auctionId: null };
+  if (kind === 'outbid' && link.scope !== null) return { kind, auctionId: link.scope };
+  throw new ValidationError('This link is not valid.', [{ field: 'query.token', message: 'names no kind of notification' }], {
+    code: 'unsubscribe-link-invalid',
+  });
+}
+
+export const unsubscribeByLink = defineOperation({
+  route: {
+    number: 64,
+    operationId: 'unsubscribeByLink',
+    group: 'Notifications',
+    method: 'post',
+    path: UNSUBSCRIBE_PATH,
+    auth: 'link',
+  },
+  docs: {
+    summary: 'Unsubscribe from a kind of notification mail with one click (RFC 8058)',
+    description:
+      'The URL of the `List-Unsubscribe` header of every notification mail (lot-end reminders by e-mail, "outbid" mails), which also carries ' +
+      '`List-Unsubscribe-Post: List-Unsubscribe=One-Click`: a mailbox provider POSTs `List-Unsubscribe=One-Click` to it when the member asks, with no other credential. ' +
+      'It stops that kind of notification for that member: a reminder link removes every reminder by e-mail pending now (a reminder asked for later is sent; SMS reminders stay), ' +
+      'an outbid link stops the "outbid" mails of that auction. A `GET` of the URL (a mail scanner following links) changes nothing: `405`. ' +
+      `A link works once (used again: \`404\`) and for ${UNSUBSCRIBE_LINK_DAYS} days; a token this service did not sign, changed, or of another house or member: \`400\`. ` +
+      'Account mails (confirmation, password reset) and invoice notices carry no such link.',
+    problems: ['unsubscribe-link-used'],
+    examples: { response: { Kind: 'outbid', AuctionId: 4 } },
+  },
+  input: {
+    query: z.object({
+      token: z.string().min(1).max(1024).openapi({ description: 'The signed token of the link, as the mail gives it.' }),
+    }),
+    form: {
+      fields: z.object({
+        'List-Unsubscribe': z.literal('One-Click').openapi({ description: 'What RFC 8058 has a mailbox provider send: `One-Click`.' }),
+      }),
+      maxBytes: 4096,
+      description: 'The one field of RFC 8058, as an HTML form posts it (multipart/form-data or application/x-www-form-urlencoded).',
+      example: { 'List-Unsubscribe': 'One-Click' },
+    },
+  },
+  output: {
+    response: z
+      .object({
+        Kind: z
+          .enum(mailKinds)
+          .openapi({ description: '`reminder`: lot-end reminders by e-mail; `outbid`: the "outbid" mails of `AuctionId`.' }),
+        AuctionId: z
+          .number()
+          .int()
+          .min(1)
+          .max(INT32_MAX)
+          .nullable()
+          .openapi({ description: 'The auction of an `outbid` link; null for `reminder`.' }),
+      })
+      .openapi('Unsubscribed'),
+  },
+  async handler(_input, ctx) {
+    const { link, tenant } = ctx;
+    const { kind, auctionId } = stopped(link);
+    const memberId = link.memberId;
+    const at = ctx.now.toISOString();
+    const command = { type: 'StopMails' as const, tenant, memberId, kind, auctionId, linkId: link.linkId, at };
+    await ctx.commands.run(memberNotificationsStreamId(tenant, memberId), memberNotificationsDecider, command, { readYourWrites: true });
+    if (kind === 'reminder') {
+      // Reminders made before the member stream are each on a stream of their own.
+      const legacy = await notificationSubscriptions(ctx.db).find({ ...legacyPendingFilter(memberId), Channel: 'email' });
+      for (const s of legacy) {
+        const unsubscribe = { type: 'Unsubscribe' as const, tenant, subscriptionId: s.Id, memberId, at };
+        await ctx.commands
+          .run(legacyNotificationStreamId(tenant, s.Id), legacySubscriptionDecider, unsubscribe, { readYourWrites: true })
+          .catch((error: unknown) => {
+            if (!(error instanceof NotFoundError)) throw error; // removed meanwhile
+          });
+      }
+    }
+    return { Kind: kind, AuctionId: auctionId };
+  },
+});
+
+export const notificationsCommandOperations = [subscribeNotification, unsubscribeNotification, unsubscribeByLink];

@@ -11,6 +11,7 @@ import type { HttpConfig } from '../config.ts';
 import { Authenticator } from './auth.ts';
 import type { AccessDirectory } from './access-directory.ts';
 import { hasBody, parseInput } from './input.ts';
+import { isFormBody, readFormBody } from './form-body.ts';
 import { JSON_BODY_LIMIT, jsonBody, refuseBody } from './request-body.ts';
 import type { Metrics } from './metrics.ts';
 import { mountOps, type OpsSources, type ParkedSummary } from './ops-routes.ts';
@@ -176,9 +177,11 @@ export function buildApp(
   const routesOf = (ops: Operation[]) => ops.map((op) => ({ method: op.route.method.toUpperCase(), path: toExpressPath(op.route.path) }));
   const uploads = routesOf(operations.filter((op) => op.input?.upload));
   const ndjsonBodies = routesOf(operations.filter((op) => op.input?.ndjson));
+  const formBodies = routesOf(operations.filter((op) => op.input?.form));
   const isUpload = (req: Request) =>
     (req.is('multipart/form-data') && uploads.some((u) => u.method === req.method && matchPath(u.path, req.path))) ||
-    (req.is('application/x-ndjson') && ndjsonBodies.some((u) => u.method === req.method && matchPath(u.path, req.path)));
+    (req.is('application/x-ndjson') && ndjsonBodies.some((u) => u.method === req.method && matchPath(u.path, req.path))) ||
+    (isFormBody(req) && formBodies.some((u) => u.method === req.method && matchPath(u.path, req.path)));
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (hasBody(req) && !req.is('application/json') && !req.is('application/*+json') && !isUpload(req)) {
       refuseBody(req, res, JSON_BODY_LIMIT);
@@ -258,6 +261,14 @@ export function buildApp(
         representationHeaders(res, null, false);
         const result = await operation.handler(parseInput(operation, req) as never, ctx as never);
         if (!(result instanceof StreamedAnswer)) sendJson(req, res, result);
+        return;
+      }
+      if (operation.route.auth === 'link') {
+        // A mail's link: its signed token, no Api-Key or bearer; answers are the member's own (no-store).
+        const ctx = steps.linkContext(req, res);
+        representationHeaders(res, null, false);
+        if (operation.input?.form) req.body = await readFormBody(req, res, operation.input.form.maxBytes);
+        sendJson(req, res, await operation.handler(parseInput(operation, req) as never, ctx as never));
         return;
       }
       // A stream ticket in the URL stands in for the headers on the operations that take one (API.md operation 63).

@@ -51,7 +51,11 @@ export const GROUPS = [
     name: 'Invoices',
     description: "The signed-in member's invoices: listing, one invoice with its lines, its PDF, raising one and choosing its shipping.",
   },
-  { name: 'Notifications', description: 'Reminders the signed-in member asks for before a lot ends.' },
+  {
+    name: 'Notifications',
+    description:
+      'Reminders the signed-in member asks for before a lot ends, and the one-click unsubscribe link (RFC 8058) of every notification mail, which needs no sign-in.',
+  },
   { name: 'Contact', description: 'Writing to the auction house through its contact form.' },
   { name: 'Languages', description: 'The languages the auction house publishes in, for a language menu.' },
   { name: 'Translations', description: 'The texts of a bidder front end (buttons, labels, messages) in the negotiated language.' },

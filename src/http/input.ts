@@ -120,12 +120,14 @@ export function parseInput(
     else errors.push(...issues('query', result.error));
   }
   let body: unknown = undefined;
-  if (spec?.body) {
+  // A JSON body, or a form's fields (read into req.body by the shell: src/http/form-body.ts).
+  const bodySchema = spec?.body ?? spec?.form?.fields;
+  if (bodySchema) {
     const present = hasBody(req) && req.body !== undefined;
-    if (!present && spec.bodyOptional) body = undefined;
+    if (!present && spec?.bodyOptional) body = undefined;
     else {
-      if (present) badTexts.push(...textErrors(spec.body, req.body, 'body'));
-      const result = spec.body.safeParse(present ? req.body : undefined);
+      if (present) badTexts.push(...textErrors(bodySchema, req.body, 'body'));
+      const result = bodySchema.safeParse(present ? req.body : undefined);
       if (result.success) body = result.data;
       else errors.push(...issues('body', result.error));
     }

@@ -21,15 +21,18 @@ import type { StreamedAnswer } from './event-stream.ts';
 import type { JsonAnswer } from './json-answer.ts';
 import type { Group } from './groups.ts';
 import type { TenantFiles, TenantGeneratedFiles, TenantSearch } from './tenant-engines.ts';
+import type { UnsubscribeClaims } from '../security/mail-links.ts';
 
 export type { ApiKeyInfo } from './access-directory.ts';
 
 /**
  * Who may call an operation (API.md "Credentials and who may call what"):
  * open = Api-Key only; anon = Api-Key and any token of the tenant; member = Api-Key and a member token;
- * backoffice = a back-office key (`Authorization: Bearer <key>`, no Api-Key: BACKOFFICE.md), under /backoffice/v1.
+ * backoffice = a back-office key (`Authorization: Bearer <key>`, no Api-Key: BACKOFFICE.md), under /backoffice/v1;
+ * link = no Api-Key and no token: the signed `token` of a link a mail carries, in the URL (`?token=`), names the
+ * house and the member (the one-click unsubscribe of RFC 8058, whose POST carries no other credential).
  */
-export type Auth = 'open' | 'anon' | 'member' | 'backoffice';
+export type Auth = 'open' | 'anon' | 'member' | 'backoffice' | 'link';
 
 /**
  * What a handler works with: the request, the caller, and the few engines it may use, never the whole set of
@@ -137,6 +140,28 @@ export interface BackOfficeDoor {
   intake: (tenant: string) => TenantIntake;
 }
 
+/**
+ * What an operation of a mail's link works with: the link's claims (checked: signed by this service, not expired)
+ * and the engines of the house it names, bound to that house; no Api-Key, no token.
+ */
+export interface LinkContext {
+  requestId: string;
+  ip: string;
+  req: Request;
+  res: Response;
+  now: Date;
+  logger: Logger;
+  counters: Counters;
+  /** What the link's token says: house, member, kind of notification and its scope, the link's id. */
+  link: UnsubscribeClaims;
+  /** The house the link names. */
+  tenant: string;
+  /** The house's read models. */
+  db: TenantScope;
+  /** Commands on streams (appends carry the request id), with read your writes. */
+  commands: Commands;
+}
+
 export interface MemberContext extends TenantContext {
   member: Member;
 }
@@ -147,7 +172,9 @@ type ContextOf<A extends Auth> = A extends 'member'
     ? TenantContext
     : A extends 'backoffice'
       ? BackOfficeContext
-      : BaseContext;
+      : A extends 'link'
+        ? LinkContext
+        : BaseContext;
 
 export interface Input<P, Q, B> {
   params: P;
@@ -209,6 +236,12 @@ export interface InputSpec<P extends z.ZodObject = z.ZodObject, Q extends z.ZodO
    * handler reads it from `ctx.req` (src/http/ndjson-body.ts), at most `maxBytes`.
    */
   ndjson?: { maxBytes: number; description: string; example: string };
+  /**
+   * A small HTML-form body (`application/x-www-form-urlencoded` or `multipart/form-data`, text fields only) instead
+   * of JSON: the shell reads it whole, at most `maxBytes` (src/http/form-body.ts), and checks its fields against
+   * `fields` as it checks a JSON body (`input.body` of the handler).
+   */
+  form?: { fields: z.ZodObject; maxBytes: number; description: string; example: Record<string, string> };
   /** The query parameter that overrides Accept-Language (`LanguageCode`); `lang` is accepted everywhere. */
   languageParam?: string;
   /**

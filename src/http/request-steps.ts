@@ -2,7 +2,7 @@
 // order; they allocate nothing beyond the contexts and the answer (catalogue pages are answered at high rates).
 import type { Request, Response } from 'express';
 import { requestCommands } from '../command-streams.ts';
-import { UnauthorizedError } from '../errors.ts';
+import { UnauthorizedError, ValidationError } from '../errors.ts';
 import type { Services } from '../services.ts';
 import type { Authenticator, Caller } from './auth.ts';
 import { CATALOGUE_VARY, SHARED_CACHE_CONTROL } from './catalogue-fast-path.ts';
@@ -10,7 +10,7 @@ import type { DerivedValues } from './derived-values.ts';
 import { rawQueryValue } from './input.ts';
 import { jsonBytes } from './json-answer.ts';
 import { negotiatedLanguage } from './language.ts';
-import type { BackOfficeContext, BackOfficeDoor, BaseContext, MemberContext, Operation, TenantContext } from './operation.ts';
+import type { BackOfficeContext, BackOfficeDoor, BaseContext, LinkContext, MemberContext, Operation, TenantContext } from './operation.ts';
 import { weakEtag, type CachedResponse, type ResponseCache } from './response-cache.ts';
 import { addVary, sendBody } from './send.ts';
 import { tenantFiles, tenantGeneratedFiles, tenantSearch } from './tenant-engines.ts';
@@ -96,6 +96,39 @@ export class RequestSteps {
       commands: requestCommands(services, requestId),
       urls: backOffice.urls,
       intake: backOffice.intake(key.tenant),
+    };
+  }
+
+  /**
+   * The context of an operation of a mail's link: its `token` (the query's) checked, a `400` when it is missing,
+   * not one this service signed (changed, or made for another house) or expired; the engines of the house it names.
+   */
+  linkContext(req: Request, res: Response): LinkContext {
+    const { services } = this.deps;
+    const now = services.now();
+    const token = rawQueryValue(req, 'token');
+    const check = token === undefined ? ({ ok: false, reason: 'invalid' } as const) : services.links.verify(token, now.getTime());
+    if (!check.ok)
+      throw check.reason === 'expired'
+        ? new ValidationError('This link has expired.', [{ field: 'query.token', message: 'expired' }], {
+            code: 'unsubscribe-link-expired',
+          })
+        : new ValidationError('This link is not valid.', [{ field: 'query.token', message: 'not a link of this service' }], {
+            code: 'unsubscribe-link-invalid',
+          });
+    const requestId = String(res.locals.requestId);
+    return {
+      requestId,
+      ip: req.ip ?? 'unknown',
+      req,
+      res,
+      now,
+      logger: services.logger,
+      counters: services.counters,
+      link: check.claims,
+      tenant: check.claims.tenant,
+      db: services.documents.forTenant(check.claims.tenant),
+      commands: requestCommands(services, requestId),
     };
   }
 

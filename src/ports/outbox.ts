@@ -14,12 +14,17 @@ export interface OutgoingMessage {
   /** A mail's HTML part (the same content as body); without it the mail is text only. */
   html?: string;
   replyTo?: string;
-  /** What the message is, for counts and logs: `member-confirmation`, `password-reset`, `outbid`, `reminder`, `contact`, `phone-code`. */
+  /** What the message is, for counts and logs: `member-confirmation`, `password-reset`, `outbid`, `reminder`, `invoice` (its notice), `contact`, `phone-code`. */
   kind?: string;
   /** The language of subject and body (a mail's Content-Language). */
   language?: string;
   /** The house that sends it: its name (the display name) and its own `Name <address>` (intake's `mailFrom`), when it has one. */
   sender?: { name: string; mailFrom?: string | null };
+  /**
+   * A notification mail's one-click unsubscribe link (RFC 8058): sent as `List-Unsubscribe: <url>` with
+   * `List-Unsubscribe-Post: List-Unsubscribe=One-Click`. Account mails (a confirmation, a reset key) have none.
+   */
+  unsubscribeUrl?: string;
 }
 
 export interface Outbox {

@@ -151,7 +151,9 @@ describe('errors, X-Request-Id and the API documents', () => {
       const doc = response.body;
       expect(doc.openapi).to.match(/^3\.1\.\d+$/);
       expect(doc.info.title).to.be.a('string');
-      expect(doc.components.securitySchemes).to.have.all.keys('ApiKey', 'Bearer');
+      // The unsubscribe link of a notification mail (RFC 8058) carries its own signed token, in its URL.
+      expect(doc.components.securitySchemes).to.have.all.keys('ApiKey', 'Bearer', 'UnsubscribeToken');
+      expect(doc.components.securitySchemes.UnsubscribeToken).to.include({ type: 'apiKey', in: 'query', name: 'token' });
       expect(doc.components.securitySchemes.ApiKey).to.include({ type: 'apiKey', in: 'header', name: 'Api-Key' });
 
       const missing = REQUIRED.filter(([method, p]) => !doc.paths?.[p]?.[method]).map(([m, p]) => `${m} ${p}`);
@@ -172,10 +174,11 @@ describe('errors, X-Request-Id and the API documents', () => {
       for (const p of Object.keys(doc.paths)) expect(p.startsWith('/v1/'), p).to.equal(true);
     });
 
-    it('documents the credentials of each operation: Api-Key only for open ones, Api-Key and Bearer for the others', async () => {
+    it('documents the credentials of each operation: Api-Key only for open ones, Api-Key and Bearer for the others, its token for a link', async () => {
       const doc = (await server.request('GET', '/openapi.json', { apiKey: null })).body;
       expect(doc.paths['/v1/tokens/anonymous'].post.security).to.deep.equal([{ ApiKey: [] }]);
       expect(doc.paths['/v1/me'].get.security).to.deep.equal([{ ApiKey: [], Bearer: [] }]);
+      expect(doc.paths['/v1/notifications/unsubscribe'].post.security).to.deep.equal([{ UnsubscribeToken: [] }]);
       expect(doc.paths['/v1/me/watchlist/{lotId}'].put.responses).to.include.keys('200', '400', '401', '404', '413', '415');
       expect(doc.paths['/v1/contact'].post.responses).to.include.keys('200', '400', '401', '404', '429');
     });

@@ -48,6 +48,16 @@ describe('texts every operation takes hold only what every store keeps (400 text
         headers: { Authorization: `Bearer ${server.credentials.backOfficeKeys.demo}` },
         body,
       });
+    if (auth === 'link') {
+      // A mail's link: its own valid token in the query, and the form it takes.
+      const link = { tenant: 'demo', memberId: 1, kind: 'reminder', scope: null };
+      const { token } = server.runtime.services.links.unsubscribe(link, Date.now());
+      return server.request(op.route.method.toUpperCase(), `${urlPath}${urlPath.includes('?') ? '&' : '?'}token=${token}`, {
+        apiKey: null,
+        rawBody: 'List-Unsubscribe=One-Click',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      });
+    }
     const token = auth === 'member' ? tokens.member : auth === 'anon' ? tokens.anon : null;
     return server.request(op.route.method.toUpperCase(), urlPath, { token, body });
   };
@@ -94,8 +104,10 @@ describe('texts every operation takes hold only what every store keeps (400 text
 
   it('refuses a control, U+0000 or C1, in any query parameter (and in lang, which every operation reads)', async () => {
     for (const op of service.operations) {
-      // A stream ticket is a credential, read (and refused: 401) before the input, as a header is.
-      const names = [...Object.keys(op.input?.query?.shape ?? {}).filter((n) => n !== 'ticket'), 'lang'];
+      // A stream ticket is a credential, read (and refused: 401) before the input, as a header is; so is a mail
+      // link's token (refused: 400 unsubscribe-link-invalid).
+      const credential = (name: string) => name === 'ticket' || (op.route.auth === 'link' && name === 'token');
+      const names = [...Object.keys(op.input?.query?.shape ?? {}).filter((n) => !credential(n)), 'lang'];
       for (const name of names)
         for (const bad of [BAD.nul, BAD.control, BAD.c1, BAD.nonCharacter])
           await refused(op, `query ${name}`, `query.${name}`, `${pathOf(op)}?${name}=${encodeURIComponent(bad)}`, bodyOf(op));

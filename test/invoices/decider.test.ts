@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { invoiceRegisterDecider, priceListDecider, type InvoiceCommand } from '../../commands/invoices/decide.ts';
+import { invoiceNoticeDecider, invoiceRegisterDecider, priceListDecider, type InvoiceCommand } from '../../commands/invoices/decide.ts';
 import { vatOf, type InvoicesEvent, type ShippingChoice } from '../../commands/invoices/events.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../src/errors.ts';
 import { spec } from '../support/decider.ts';
@@ -276,6 +276,49 @@ describe('invoice register decider', () => {
         .thenThrows(NotFoundError);
       spec(invoiceRegisterDecider).given([]).when(choose(1)).thenThrows(NotFoundError);
     });
+  });
+});
+
+describe('invoice notice decider', () => {
+  const record = (invoiceId: number) => ({
+    type: 'RecordNotice' as const,
+    tenant,
+    invoiceId,
+    messageId: `invoice-notice-demo-${invoiceId}`,
+    at,
+  });
+  const noticed = (invoiceId: number, memberId = 1): InvoicesEvent => ({
+    type: 'InvoiceNoticeDispatched',
+    data: { tenant, invoiceId, memberId, messageId: `invoice-notice-demo-${invoiceId}`, at },
+  });
+
+  it("records that a house invoice's notice went out, naming its member", () => {
+    spec(invoiceNoticeDecider)
+      .given([issued(1, 1, 7)])
+      .when(record(1))
+      .then([noticed(1, 7)]);
+  });
+
+  it('records it once, and never for an invoice a member raised or one that does not exist', () => {
+    spec(invoiceNoticeDecider)
+      .given([issued(1, 1), noticed(1)])
+      .when(record(1))
+      .thenNothingHappened();
+    spec(invoiceNoticeDecider)
+      .given([raised(1, 1)])
+      .when(record(1))
+      .thenNothingHappened();
+    spec(invoiceNoticeDecider).given([]).when(record(1)).thenNothingHappened();
+  });
+
+  it('answers a look-up with the invoice as it stands, appending nothing', () => {
+    const state = [issued(1, 1), paid(1), noticed(1)].reduce(
+      (s, e) => invoiceNoticeDecider.evolve(s, e),
+      invoiceNoticeDecider.initialState(),
+    );
+    expect(invoiceNoticeDecider.decide({ type: 'LookUpNotice', invoiceId: 1 }, state)).to.deep.equal([]);
+    expect(invoiceNoticeDecider.view!(state, { type: 'LookUpNotice', invoiceId: 1 })).to.deep.include({ status: 'paid', noticed: true });
+    expect(invoiceNoticeDecider.view!(state, { type: 'LookUpNotice', invoiceId: 2 })).to.equal(null);
   });
 });
 

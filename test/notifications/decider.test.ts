@@ -8,7 +8,7 @@ import {
   SameReminderPending,
   type SubscriptionState,
 } from '../../commands/notifications/decide.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../../src/errors.ts';
+import { AppError, ConflictError, NotFoundError, ValidationError } from '../../src/errors.ts';
 import type { NotificationsEvent } from '../../commands/notifications/events.ts';
 import { spec } from '../support/decider.ts';
 
@@ -291,6 +291,47 @@ describe("notifications decider (a member's stream)", () => {
           },
         ]);
       spec(memberNotificationsDecider).given([subscribed, sent]).when(recordSkipped).thenNothingHappened();
+    });
+  });
+
+  describe('StopMails (a one-click unsubscribe link used)', () => {
+    const linkId = 'l1nk-0123456789abcdef';
+    const stop = { type: 'StopMails' as const, tenant: 'demo', memberId: 1, kind: 'reminder' as const, auctionId: null, linkId, at };
+    const stoppedBy = (kind: 'reminder' | 'outbid', auctionId: number | null, link = linkId): NotificationsEvent => ({
+      type: 'NotificationMailsStopped',
+      data: { tenant: 'demo', memberId: 1, kind, auctionId, linkId: link, at },
+    });
+    const bySms: NotificationsEvent = { type: 'NotificationSubscribed', data: { ...subscribedTo(idOf(3), 15).data, channel: 'sms' } };
+
+    it('stops reminders: removes every pending reminder by e-mail, not the SMS ones nor those sent', () => {
+      spec(memberNotificationsDecider)
+        .given([subscribedTo(idOf(1)), sentOf(idOf(1)), subscribedTo(idOf(2), 45, 413), bySms, subscribed])
+        .when(stop)
+        .then([stoppedBy('reminder', null), unsubscribedOf(idOf(2), 413), unsubscribedOf(id)]);
+    });
+
+    it('stops the outbid mails of one auction, which the member stream then tells', () => {
+      spec(memberNotificationsDecider)
+        .given([subscribed])
+        .when({ ...stop, kind: 'outbid', auctionId: 10 })
+        .then([stoppedBy('outbid', 10)]);
+      const state = [subscribed, stoppedBy('outbid', 10)].reduce(
+        memberNotificationsDecider.evolve,
+        memberNotificationsDecider.initialState(),
+      );
+      expect([...state.outbidStopped]).to.deep.equal([10]);
+      expect(state.pending).to.equal(1);
+    });
+
+    it('takes a link once (404 unsubscribe-link-used), whatever happened since; another link is taken', () => {
+      spec(memberNotificationsDecider)
+        .given([stoppedBy('reminder', null), subscribed])
+        .when(stop)
+        .thenThrows(AppError, /used already/);
+      spec(memberNotificationsDecider)
+        .given([stoppedBy('reminder', null), subscribed])
+        .when({ ...stop, linkId: 'another-link-0123456789' })
+        .then([stoppedBy('reminder', null, 'another-link-0123456789'), unsubscribedOf(id)]);
     });
   });
 });

@@ -1280,6 +1280,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/notifications/unsubscribe': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Unsubscribe from a kind of notification mail with one click (RFC 8058)
+     * @description The URL of the `List-Unsubscribe` header of every notification mail (lot-end reminders by e-mail, "outbid" mails), which also carries `List-Unsubscribe-Post: List-Unsubscribe=One-Click`: a mailbox provider POSTs `List-Unsubscribe=One-Click` to it when the member asks, with no other credential. It stops that kind of notification for that member: a reminder link removes every reminder by e-mail pending now (a reminder asked for later is sent; SMS reminders stay), an outbid link stops the "outbid" mails of that auction. A `GET` of the URL (a mail scanner following links) changes nothing: `405`. A link works once (used again: `404`) and for 90 days; a token this service did not sign, changed, or of another house or member: `400`. Account mails (confirmation, password reset) and invoice notices carry no such link.
+     *
+     *     Credentials: the link's own signed `token` in the URL alone; no `Api-Key`, no bearer token, no sign-in. Query parameter names are case-insensitive.
+     */
+    post: operations['unsubscribeByLink'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1328,6 +1350,8 @@ export interface components {
         | 'verification-code-invalid'
         | 'phone-number-required'
         | 'stream-path-invalid'
+        | 'unsubscribe-link-invalid'
+        | 'unsubscribe-link-expired'
         | 'api-key-invalid'
         | 'token-invalid'
         | 'ticket-invalid'
@@ -1345,6 +1369,7 @@ export interface components {
         | 'email-not-confirmed'
         | 'owner-not-caller'
         | 'not-found'
+        | 'unsubscribe-link-used'
         | 'method-not-allowed'
         | 'request-timeout'
         | 'bidding-ended'
@@ -2724,6 +2749,18 @@ export interface components {
        * @example /v1/me/stream
        */
       Path: string;
+    };
+    Unsubscribed: {
+      /**
+       * @description `reminder`: lot-end reminders by e-mail; `outbid`: the "outbid" mails of `AuctionId`.
+       * @enum {string}
+       */
+      Kind: 'reminder' | 'outbid';
+      /**
+       * Format: int32
+       * @description The auction of an `outbid` link; null for `reminder`.
+       */
+      AuctionId: number | null;
     };
   };
   responses: never;
@@ -17120,6 +17157,271 @@ export interface operations {
            *       "title": "Unsupported Media Type",
            *       "status": 415,
            *       "detail": "The request body must be application/json.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unsupported-media-type"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unsupported-media-type';
+          };
+        };
+      };
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:internal-server-error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "An unexpected error occurred.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
+        };
+      };
+      /**
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:service-unavailable",
+           *       "title": "Service Unavailable",
+           *       "status": 503,
+           *       "detail": "Too many changes to the same data were being made at once, and this one was not made. Try again in a moment.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unavailable",
+           *       "messageKey": "message.genericError"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unavailable' | 'storage-full';
+          };
+        };
+      };
+    };
+  };
+  unsubscribeByLink: {
+    parameters: {
+      query: {
+        /** @description The signed token of the link, as the mail gives it. */
+        token: string;
+      };
+      header?: {
+        /** @description A request id of the caller's choice, echoed in the answer's `X-Request-Id` and logged; another form is replaced by a new UUID (never rejected). */
+        'X-Request-Id'?: components['parameters']['X-Request-Id'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description The one field of RFC 8058, as an HTML form posts it (multipart/form-data or application/x-www-form-urlencoded). */
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "List-Unsubscribe": "One-Click"
+         *     }
+         */
+        'application/x-www-form-urlencoded': {
+          /**
+           * @description What RFC 8058 has a mailbox provider send: `One-Click`.
+           * @enum {string}
+           */
+          'List-Unsubscribe': 'One-Click';
+        };
+        /**
+         * @example {
+         *       "List-Unsubscribe": "One-Click"
+         *     }
+         */
+        'multipart/form-data': {
+          /**
+           * @description What RFC 8058 has a mailbox provider send: `One-Click`.
+           * @enum {string}
+           */
+          'List-Unsubscribe': 'One-Click';
+        };
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "Kind": "outbid",
+           *       "AuctionId": 4
+           *     }
+           */
+          'application/json': components['schemas']['Unsubscribed'];
+        };
+      };
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
+       *     - `unsubscribe-link-invalid`: The `token` of a one-click unsubscribe link is missing, or is not one this service signed (changed, cut short, or made for another house or member).
+       *     - `unsubscribe-link-expired`: The one-click unsubscribe link is older than it works (90 days): use the link of a newer mail, or change the reminders in the account.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:bad-request",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "The request has invalid values.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
+           *       "errors": [
+           *         {
+           *           "field": "query.token",
+           *           "message": "must be given once"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed' | 'text-invalid' | 'unsubscribe-link-invalid' | 'unsubscribe-link-expired';
+          };
+        };
+      };
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `unsubscribe-link-used`: The one-click unsubscribe link was used already: what it stops is stopped, and a link works once.
+       */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:not-found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "The resource does not exist.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unsubscribe-link-used"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unsubscribe-link-used';
+          };
+        };
+      };
+      /**
+       * @description The form body is larger than 4096 bytes.
+       *
+       *     The `code` is one of:
+       *     - `too-large`: The body, the file, or the change it makes is larger than the operation takes.
+       */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:payload-too-large",
+           *       "title": "Payload Too Large",
+           *       "status": 413,
+           *       "detail": "The form body may be at most 4096 bytes.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "too-large"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'too-large';
+          };
+        };
+      };
+      /**
+       * @description The body is neither `application/x-www-form-urlencoded` nor `multipart/form-data`, or it comes with a `Content-Encoding`.
+       *
+       *     The `code` is one of:
+       *     - `unsupported-media-type`: The body is not of the type the operation takes (JSON in UTF-8, multipart, NDJSON), or its `Content-Encoding` is not taken, or an uploaded file is not a PDF, JPEG or PNG.
+       */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:unsupported-media-type",
+           *       "title": "Unsupported Media Type",
+           *       "status": 415,
+           *       "detail": "The request body must be application/x-www-form-urlencoded or multipart/form-data.",
            *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
            *       "code": "unsupported-media-type"
            *     }

@@ -56,6 +56,7 @@ export class SmtpTransport implements MessageTransport {
         headers: {
           'Auto-Submitted': 'auto-generated',
           ...(message.language ? { 'Content-Language': message.language } : {}),
+          ...(message.unsubscribeUrl ? unsubscribeHeaders(message.unsubscribeUrl) : {}),
         },
       });
       return { reply: String(info.response ?? '250') };
@@ -75,6 +76,11 @@ export class SmtpTransport implements MessageTransport {
     if (own) return { name: own.name ?? message.sender?.name ?? null, address: own.address };
     return { name: message.sender?.name ?? this.options.from.name, address: this.options.from.address };
   }
+}
+
+/** RFC 8058's one-click unsubscribe: the link, and that a POST of `List-Unsubscribe=One-Click` to it suffices. */
+function unsubscribeHeaders(url: string): Record<string, string> {
+  return { 'List-Unsubscribe': `<${url}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' };
 }
 
 const TLS_HINT = 'TLS is required off loopback (SMTP_URL ?requireTLS=false sends in the clear)';

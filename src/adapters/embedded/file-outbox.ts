@@ -22,6 +22,8 @@ export interface OutboxFile {
   Subject: string | null;
   Body: string;
   ReplyTo: string | null;
+  /** A notification mail's one-click unsubscribe link (the `List-Unsubscribe` SMTP would send); absent on other messages. */
+  ListUnsubscribe?: string;
   /** ISO 8601, millisecond precision. */
   CreatedAt: string;
 }
@@ -67,6 +69,7 @@ export class FileOutbox implements Outbox {
       Subject: message.subject ?? null,
       Body: message.body,
       ReplyTo: message.replyTo ?? null,
+      ...(message.unsubscribeUrl ? { ListUnsubscribe: message.unsubscribeUrl } : {}),
       CreatedAt: new Date().toISOString(),
     };
     const temp = path.join(this.dir, `.tmp-${process.pid}-${randomBytes(6).toString('hex')}-${name}`);

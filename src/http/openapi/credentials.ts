@@ -7,6 +7,7 @@ export const CREDENTIALS: Record<Auth, string> = {
   anon: 'Credentials: the `Api-Key` header and a bearer token of the auction house (anonymous, application or member).',
   member: 'Credentials: the `Api-Key` header and a member token (from `POST /v1/sessions`).',
   backoffice: 'Credentials: a back-office key as the bearer token (`Authorization: Bearer <key>`), no `Api-Key`.',
+  link: "Credentials: the link's own signed `token` in the URL alone; no `Api-Key`, no bearer token, no sign-in.",
 };
 
 /** What an operation's credentials are in the document: the security requirement, naming its schemes. */
@@ -15,6 +16,7 @@ export const SECURITY: Record<Auth, Array<Record<string, string[]>>> = {
   anon: [{ ApiKey: [], Bearer: [] }],
   member: [{ ApiKey: [], Bearer: [] }],
   backoffice: [{ BackOfficeKey: [] }],
+  link: [{ UnsubscribeToken: [] }],
 };
 
 /** The bidder API's credentials: the application's Api-Key, and a JWT of the auction house. */
@@ -36,6 +38,15 @@ export const BIDDER_SECURITY_SCHEMES = {
       'Tokens are signed with HS256, the one algorithm accepted (`alg: none` and every other algorithm are rejected), and carry `iss`, `aud`, `sub`, `exp`, `iat`, `jti`, ' +
       'the auction house (`tenant`) and the kind (`anonymous`, `application` or `member`); issuer, audience and expiry are checked on every call, following the JWT best current practices of RFC8725. ' +
       'Lifetimes: anonymous and application tokens 1 hour, member tokens 8 hours; `ExpiresAt` of the token answer says when. Treat the token as opaque.',
+  },
+  UnsubscribeToken: {
+    type: 'apiKey',
+    in: 'query',
+    name: 'token',
+    description:
+      'The token of a one-click unsubscribe link (RFC 8058), which the service puts in the `List-Unsubscribe` header of each notification mail it sends: signed by the service (HMAC-SHA256), ' +
+      'it names the auction house, the member and the kind of notification, works for 90 days and once. A mailbox provider POSTs to the link with no other credential (RFC 8058 forbids cookies and authorization), ' +
+      'so the token is in the URL; it stops notifications and does nothing else. Opaque: use the link as the mail gives it.',
   },
 } as const;
 

@@ -18,6 +18,7 @@ import {
   UNAUTHORIZED,
 } from './problems.ts';
 import { registerStreamEvents } from './stream-events.ts';
+import { FORM_MEDIA_TYPES } from '../form-body.ts';
 import { EVENT_STREAM_EXAMPLE, ref, registerEventStream, registerIdempotencyKey, registerShared } from './components.ts';
 import { dropUnusedComponents, integerFormats } from './post-process.ts';
 
@@ -218,6 +219,17 @@ function buildDocument(operations: Operation[], kind: DocumentKind) {
                     }),
                   },
                 },
+              },
+            }
+          : {}),
+        ...(input.form
+          ? {
+              body: {
+                required: true,
+                description: input.form.description,
+                content: Object.fromEntries(
+                  FORM_MEDIA_TYPES.map((type) => [type, { schema: input.form!.fields, example: input.form!.example }]),
+                ),
               },
             }
           : {}),

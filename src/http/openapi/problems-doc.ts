@@ -22,6 +22,10 @@ function groupsOf(operations: readonly Operation[]): Array<[string, Set<string>]
   return [
     ['every operation', ids(() => true)],
     ['every `/v1` operation', ids((op) => op.route.auth !== 'backoffice')],
+    [
+      'every `/v1` operation that takes an `Api-Key`',
+      ids((op) => op.route.auth === 'open' || op.route.auth === 'anon' || op.route.auth === 'member'),
+    ],
     ['every `/v1` operation that takes a token', ids((op) => op.route.auth === 'anon' || op.route.auth === 'member')],
     ['every member operation', ids((op) => op.route.auth === 'member')],
     ['every back-office operation', ids((op) => op.route.auth === 'backoffice')],

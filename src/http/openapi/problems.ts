@@ -12,6 +12,7 @@ export const UNAUTHORIZED: Record<Auth, string> = {
     'The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists.',
   backoffice:
     'The back-office key (`Authorization: Bearer <key>`) is missing, unknown, revoked or replaced. A bidder Api-Key or token is not a back-office key.',
+  link: 'Not answered: a link that is not valid is a `400`.',
 };
 
 /** The `detail` of a 401 as the service words it, by the operation's credentials. */
@@ -70,6 +71,7 @@ export const CREDENTIAL_CODES: Record<Auth, ProblemCode[]> = {
   anon: ['api-key-invalid', 'token-invalid'],
   member: ['api-key-invalid', 'token-invalid', 'member-token-required', 'session-ended'],
   backoffice: ['backoffice-key-invalid'],
+  link: ['unsubscribe-link-invalid', 'unsubscribe-link-expired'],
 };
 
 /**
@@ -81,7 +83,7 @@ export const CREDENTIAL_CODES: Record<Auth, ProblemCode[]> = {
 export function operationProblemCodes(op: Operation): Map<number, ProblemCode[]> {
   const { route, docs, input = {} } = op;
   const codes: ProblemCode[] = ['validation-failed', 'text-invalid', ...CREDENTIAL_CODES[route.auth], 'internal-error'];
-  if (input.body || input.upload || input.ndjson) codes.push('too-large', 'unsupported-media-type');
+  if (input.body || input.upload || input.ndjson || input.form) codes.push('too-large', 'unsupported-media-type');
   if (route.method !== 'get') codes.push('unavailable', 'storage-full');
   if (route.tickets) codes.push('ticket-invalid');
   codes.push(...(docs.problems ?? []));
@@ -145,13 +147,20 @@ function problemDetail(status: number, op: Operation): string {
   if (status === 503 && op.route.method === 'get') return BUSY_READ_DETAIL;
   if (ndjson && status === 413) return `The body may be at most ${mebibytes(ndjson.maxBytes)} MiB.`;
   if (ndjson && status === 415) return 'The request body must be application/x-ndjson: one JSON record a line.';
+  const form = op.input?.form;
+  if (form && status === 413) return `The form body may be at most ${form.maxBytes} bytes.`;
+  if (form && status === 415) return 'The request body must be application/x-www-form-urlencoded or multipart/form-data.';
   return DETAILS[status];
 }
 
 export const mebibytes = (bytes: number) => Math.round((bytes / (1024 * 1024)) * 100) / 100;
 
-/** The 413 and 415 of an NDJSON body, which has its own limit and type (the JSON wording stays for JSON bodies). */
+/** The 413 and 415 of an NDJSON or form body, which have their own limits and types (the JSON wording stays for JSON bodies). */
 export function bodyStatusText(status: number, op: Operation): string | undefined {
+  const form = op.input?.form;
+  if (form && status === 413) return `The form body is larger than ${form.maxBytes} bytes.`;
+  if (form && status === 415)
+    return 'The body is neither `application/x-www-form-urlencoded` nor `multipart/form-data`, or it comes with a `Content-Encoding`.';
   const ndjson = op.input?.ndjson;
   if (!ndjson) return undefined;
   if (status === 413)
