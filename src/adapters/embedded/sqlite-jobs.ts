@@ -17,13 +17,19 @@
  *   outcome that cannot be written (the same full disk) is kept in memory and written again on every look at
  *   the table; until then the job stays 'active', so it runs once. While the data folder has no room, add()
  *   is refused before it writes.
+ * - A try that throws JobDeferred gives its attempt back too, and runs again after the delay it names; one that
+ *   throws JobFailedForGood ends the job 'failed' at once. Neither is logged here (the processor did).
+ * - retry() puts a 'failed' job back to 'waiting' with no tries made and no progress, from any process on the
+ *   file: the worker's loop finds it on its next look at the table.
  * - Job data is never logged (it may hold personal data): logs carry id, name, attempt and error message.
  * - The poll timer is unref'd: the queue does not by itself keep the process alive (the HTTP server, a
  *   running job or a pending whenIdle() does).
  */
 import type Database from 'better-sqlite3';
-import type { ClosedQueue, Job, JobOptions, JobProcessor, JobQueue, JobQueueLogger, JobState } from '../../ports/jobs.ts';
+import type { ClosedQueue, Job, JobOptions, JobProcessor, JobQueue, JobQueueLogger, JobRecord, JobState } from '../../ports/jobs.ts';
 import {
+  JobDeferred,
+  JobFailedForGood,
   JOB_DEFAULTS,
   jobErrorMessage as errorMessage,
   jobSettings,
@@ -49,6 +55,19 @@ export interface SqliteJobQueueOptions {
 
 const QUEUE = 'SqliteJobQueue';
 const DRAIN_CHECK_MS = 10;
+
+interface ListedRow {
+  id: string;
+  name: string;
+  state: JobState;
+  data: string;
+  attempts_made: number;
+  progress: string | null;
+  last_error: string | null;
+  created_at: number;
+  run_at: number;
+  finished_at: number | null;
+}
 
 interface ClaimedRow {
   id: string;
@@ -87,6 +106,8 @@ export class SqliteJobQueue implements JobQueue {
   private readonly giveBackStmt: Database.Statement<[number, string, string], unknown>;
   private readonly failStmt: Database.Statement<[string, number, string], unknown>;
   private readonly progressStmt: Database.Statement<[string, string], unknown>;
+  private readonly listStmt: Database.Statement<[string, string, number], ListedRow>;
+  private readonly retryFailedStmt: Database.Statement<[number, string, string], unknown>;
 
   constructor(options: SqliteJobQueueOptions) {
     this.db = options.db;
@@ -147,6 +168,14 @@ export class SqliteJobQueue implements JobQueue {
     );
     this.failStmt = this.db.prepare(`UPDATE jobs SET state = 'failed', last_error = ?, finished_at = ? WHERE id = ?`);
     this.progressStmt = this.db.prepare(`UPDATE jobs SET progress = ? WHERE id = ?`);
+    this.listStmt = this.db.prepare(
+      `SELECT id, name, state, data, attempts_made, progress, last_error, created_at, run_at, finished_at FROM jobs
+       WHERE name = ? AND state IN (SELECT value FROM json_each(?)) ORDER BY rowid DESC LIMIT ?`,
+    );
+    this.retryFailedStmt = this.db.prepare(
+      `UPDATE jobs SET state = 'waiting', attempts_made = 0, run_at = ?, progress = NULL, finished_at = NULL
+       WHERE name = ? AND id = ? AND state = 'failed'`,
+    );
   }
 
   async add(name: string, data: unknown, options: JobOptions): Promise<{ id: string; added: boolean }> {
@@ -185,6 +214,27 @@ export class SqliteJobQueue implements JobQueue {
 
   async getState(jobId: string): Promise<JobState | null> {
     return this.stateStmt.get(jobId)?.state ?? null;
+  }
+
+  async list(name: string, states: readonly JobState[], limit = 1000): Promise<JobRecord[]> {
+    return this.listStmt.all(name, JSON.stringify(states), positiveInt(QUEUE, limit, 'limit')).map((row) => ({
+      id: row.id,
+      name: row.name,
+      state: row.state,
+      data: JSON.parse(row.data) as unknown,
+      attemptsMade: row.attempts_made,
+      progress: row.progress === null ? null : (JSON.parse(row.progress) as unknown),
+      error: row.last_error,
+      createdAt: new Date(row.created_at),
+      at: new Date(row.state === 'completed' || row.state === 'failed' ? (row.finished_at ?? row.run_at) : row.run_at),
+    }));
+  }
+
+  async retry(name: string, jobId: string): Promise<boolean> {
+    this.storage?.assertRoom();
+    const changed = this.retryFailedStmt.run(Date.now(), name, jobId).changes > 0;
+    if (changed && this.processors.has(name)) this.wake();
+    return changed;
   }
 
   /**
@@ -310,6 +360,11 @@ export class SqliteJobQueue implements JobQueue {
     if (this.storage?.refused(error, 'job')) {
       // No room to write what the job does: the fault is the machine's, so the try is not counted.
       this.writeOutcome(row.id, meta, () => this.giveBackStmt.run(Date.now() + this.storageFullRetryMs, message, row.id));
+    } else if (error instanceof JobDeferred) {
+      const delayMs = Math.max(0, Math.round(error.delayMs));
+      this.writeOutcome(row.id, meta, () => this.giveBackStmt.run(Date.now() + delayMs, message, row.id));
+    } else if (error instanceof JobFailedForGood) {
+      this.writeOutcome(row.id, meta, () => this.failStmt.run(message, Date.now(), row.id));
     } else if (row.attempts_made < row.max_attempts) {
       const delayMs = retryDelayMs(row.backoff_ms, row.attempts_made);
       this.writeOutcome(row.id, meta, () => this.retryStmt.run(Date.now() + delayMs, message, row.id));

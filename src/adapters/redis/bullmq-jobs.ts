@@ -32,13 +32,28 @@
  * - Job data is never logged: logs carry id, name, attempt and error message.
  * - A try that failed for want of room (a full disk, a database out of space: `storage`) is moved back to the
  *   delayed jobs without counting as an attempt (BullMQ's `moveToDelayed` and `DelayedError`) and run again
- *   STORAGE_FULL_RETRY_MS later; the storage's record logs it, not each try.
+ *   STORAGE_FULL_RETRY_MS later; the storage's record logs it, not each try. A try that throws JobDeferred is
+ *   moved back alike, after the delay it names; one that throws JobFailedForGood is BullMQ's UnrecoverableError
+ *   (failed at once). Neither is logged here (the processor did).
+ * - `list` reads BullMQ's lists of one name's queue; `retry` is BullMQ's `Job.retry('failed')` with its tries
+ *   counted anew and the progress cleared.
  */
 import { randomUUID } from 'node:crypto';
-import { DelayedError, Queue, Worker, type Job as BullJob, type JobsOptions } from 'bullmq';
-import { Redis } from 'ioredis';
-import type { ClosedQueue, Job, JobOptions, JobProcessor, JobQueue, JobQueueLogger, JobState } from '../../ports/jobs.ts';
 import {
+  DelayedError,
+  Job as BullJobClass,
+  Queue,
+  UnrecoverableError,
+  Worker,
+  type Job as BullJob,
+  type JobsOptions,
+  type JobType,
+} from 'bullmq';
+import { Redis } from 'ioredis';
+import type { ClosedQueue, Job, JobOptions, JobProcessor, JobQueue, JobQueueLogger, JobRecord, JobState } from '../../ports/jobs.ts';
+import {
+  JobDeferred,
+  JobFailedForGood,
   JOB_DEFAULTS,
   jobErrorMessage as errorMessage,
   jobSettings,
@@ -169,6 +184,38 @@ export class BullMqJobQueue implements JobQueue {
     return null;
   }
 
+  async list(name: string, states: readonly JobState[], limit = 1000): Promise<JobRecord[]> {
+    const types = states.flatMap((state): JobType[] => (state === 'waiting' ? ['waiting', 'prioritized'] : [state]));
+    const jobs = await this.queueFor(name).getJobs(types, 0, positiveInt(QUEUE, limit, 'limit') - 1, false);
+    const records: JobRecord[] = [];
+    for (const job of jobs as BullJob[]) {
+      if (!job?.id) continue;
+      const state = toPortState(await job.getState());
+      if (!state) continue;
+      const finished = job.finishedOn ?? null;
+      records.push({
+        id: decodeJobId(String(job.id)),
+        name,
+        state,
+        data: job.data as unknown,
+        attemptsMade: job.attemptsMade,
+        progress: (job.progress as { saved?: unknown } | null)?.saved ?? null,
+        error: job.failedReason || null,
+        createdAt: new Date(job.timestamp),
+        at: new Date(finished ?? job.timestamp + (job.delay ?? 0)),
+      });
+    }
+    return records.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime()).slice(0, limit);
+  }
+
+  async retry(name: string, jobId: string): Promise<boolean> {
+    const job = (await BullJobClass.fromId(this.queueFor(name), encodeJobId(jobId))) as BullJob | undefined;
+    if (!job || (await job.getState()) !== 'failed') return false;
+    await job.updateProgress({ saved: null });
+    await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+    return true;
+  }
+
   /**
    * Resolves when no job of a name this queue processes is waiting or active, and none is delayed (a retry,
    * or a job added with delayMs) to a time before the deadline; rejects after timeoutMs. Never deletes jobs.
@@ -284,9 +331,12 @@ export class BullMqJobQueue implements JobQueue {
         try {
           await processor(job);
         } catch (error) {
-          if (!this.storage?.refused(error, 'job')) throw error;
-          // No room to write what the job does: tried again later, the attempt not counted.
-          await bullJob.moveToDelayed(Date.now() + this.storageFullRetryMs, token);
+          if (error instanceof JobFailedForGood) throw new UnrecoverableError(error.message);
+          const deferred = error instanceof JobDeferred;
+          if (!deferred && !this.storage?.refused(error, 'job')) throw error;
+          // No room to write what the job does, or a fault not the job's own: tried again later, the attempt not counted.
+          const delayMs = deferred ? Math.max(0, Math.round(error.delayMs)) : this.storageFullRetryMs;
+          await bullJob.moveToDelayed(Date.now() + delayMs, token);
           throw new DelayedError();
         } finally {
           this.active.delete(running);
@@ -296,7 +346,8 @@ export class BullMqJobQueue implements JobQueue {
     );
     worker.on('error', (err) => this.connectionError(err, 'worker'));
     worker.on('failed', (bullJob, err) => {
-      if (!bullJob) return;
+      // A job failed for good by its processor was logged by it.
+      if (!bullJob || err instanceof UnrecoverableError || err?.name === 'UnrecoverableError') return;
       const attempt = bullJob.attemptsMade;
       const maxAttempts = bullJob.opts.attempts ?? 1;
       const meta = { jobId: decodeJobId(String(bullJob.id)), name, attempt, maxAttempts, err: errorMessage(err) };
