@@ -106,6 +106,7 @@ async function main() {
             metrics: runtime.metrics,
             projections: () => services.projector.status(),
             storage: () => services.storage.check(),
+            deliveries: runtime.deliveries ?? undefined,
           }),
           config.metrics.port,
           config.metrics.host,

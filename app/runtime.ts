@@ -13,7 +13,8 @@ import { GeneratedFiles } from '../src/generated-files.ts';
 import { OneTimeKeys, oneTimeKeySecret } from '../src/security/keys.ts';
 import { createVatChecker } from '../src/adapters/vies/vies-checker.ts';
 import { allJobs } from './features/jobs.ts';
-import { DELIVER_MESSAGE } from '../src/adapters/delivery/queued-outbox.ts';
+import { DELIVER_MESSAGE, type QueuedOutbox } from '../src/adapters/delivery/queued-outbox.ts';
+import { deliveryFailureRecorder } from '../commands/members/deliveries.ts';
 import { buildApp } from '../src/http/app.ts';
 import { accessDirectory } from '../projections/access/index.ts';
 import { membersProjection } from '../projections/members/projection.ts';
@@ -78,6 +79,8 @@ export interface Runtime {
   metrics: Metrics | null;
   /** The back office's event feed this process serves (null: a role without HTTP operations). */
   feed: EventFeed | null;
+  /** Whether each delivery channel is up, in a process that sends mail and SMS (worker, all); else null. */
+  deliveries: (() => ReturnType<QueuedOutbox['channels']>) | null;
   /** The process is stopping: requests waiting for events (the back office's feed, `wait`) answer at once. */
   stopWaiting(): void;
   /** Starts the projections' loops when they were held back (`holdProjections`); else does nothing. */
@@ -185,10 +188,18 @@ export async function createRuntime(
     storage,
   };
   await projector.setup();
+  // The channels this process sends by (SMTP, Twilio): a worker's (or all's) /readyz and /metrics say whether each is down.
+  const sending = runsJobs ? engines.delivery : null;
   if (runsJobs) {
-    const delivery = engines.delivery ? { [DELIVER_MESSAGE]: engines.delivery.processor(services) } : {};
+    const recordFailure = deliveryFailureRecorder(log);
+    const delivery = sending ? { [DELIVER_MESSAGE]: sending.processor({ logger, counters: services.counters, recordFailure }) } : {};
     for (const [name, processor] of Object.entries({ ...allJobs(services), ...delivery }))
       jobs.process(name, metrics ? metrics.job(name, processor) : processor);
+  }
+  if (sending) {
+    metrics?.deliveryChannels(() => sending.channels());
+    // The start-up check: logged when a channel is down, never a reason not to start.
+    void sending.verify(logger).catch(() => undefined);
   }
   let startLoops: (() => Promise<void>) | null = null;
   if (background) {
@@ -254,6 +265,7 @@ export async function createRuntime(
           fresh: () => versions.fresh(),
           ping: () => engines.ping(),
           storage: () => storage.check(),
+          deliveries: sending ? () => sending.channels() : undefined,
           offLoop: engines.offLoop,
         },
         {
@@ -273,6 +285,7 @@ export async function createRuntime(
         projections: runsProjections ? () => projector.status() : undefined,
         ping: () => engines.ping(),
         storage: () => storage.check(),
+        deliveries: sending ? () => sending.channels() : undefined,
       }) as unknown as ReturnType<typeof buildApp>);
   let closed = false;
   return {
@@ -282,6 +295,7 @@ export async function createRuntime(
     app,
     metrics,
     feed,
+    deliveries: sending ? () => sending.channels() : null,
     stopWaiting: () => stopping.abort(),
     async startProjections() {
       const start = startLoops;

@@ -60,7 +60,7 @@ export function sendConfirmationMail(services: JobDeps): JobProcessor {
       expiresAt: state.confirmationKey.expiresAt,
     });
     const id = confirmationJobId(tenant, keyId);
-    await services.outbox.send({ id, kind: 'member-confirmation', channel: 'mail', tenant, to: state.email, sender, ...mail });
+    await services.outbox.send({ id, kind: 'member-confirmation', channel: 'mail', tenant, memberId, to: state.email, sender, ...mail });
   };
 }
 
@@ -95,7 +95,16 @@ export function issuePasswordReset(services: JobDeps): JobProcessor {
       expiresAt: state.resetKey.expiresAt,
     });
     const id = passwordResetJobId(tenant, keyId);
-    await services.outbox.send({ id, kind: 'password-reset', channel: 'mail', tenant, to: state.email, sender, ...mail });
+    await services.outbox.send({
+      id,
+      kind: 'password-reset',
+      channel: 'mail',
+      tenant,
+      memberId: member.Id,
+      to: state.email,
+      sender,
+      ...mail,
+    });
   };
 }
 

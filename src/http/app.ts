@@ -13,7 +13,7 @@ import type { AccessDirectory } from './access-directory.ts';
 import { hasBody, parseInput } from './input.ts';
 import { JSON_BODY_LIMIT, jsonBody, refuseBody } from './request-body.ts';
 import type { Metrics } from './metrics.ts';
-import { mountOps } from './ops-routes.ts';
+import { mountOps, type OpsSources } from './ops-routes.ts';
 import { catalogueFastPath, requestIdOf } from './catalogue-fast-path.ts';
 import { DerivedValues } from './derived-values.ts';
 import type { BackOfficeDoor, BaseContext, Operation, TenantContext } from './operation.ts';
@@ -65,6 +65,8 @@ export function buildApp(
     ping?: () => Promise<void>;
     /** Whether a store has no room for writes, looked at again (/readyz). */
     storage?: () => Promise<boolean>;
+    /** The delivery channels' states, in /readyz's body (src/http/ops-routes.ts). */
+    deliveries?: OpsSources['deliveries'];
     /** Operations whose handler runs beside the event loop (src/http/off-loop.ts). */
     offLoop?: OffLoopOperations | null;
   } = {
@@ -192,6 +194,7 @@ export function buildApp(
     projections: () => services.projector.status(),
     ping: ops.ping,
     storage: ops.storage,
+    deliveries: ops.deliveries,
   });
 
   /** A fixed answer (a document, a page): its ETag and compressed copies made once. */

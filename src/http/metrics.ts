@@ -77,6 +77,19 @@ export class Metrics {
     room.onRefused((source) => refused.inc({ source }));
   }
 
+  /** The delivery channels of a process that sends (src/adapters/delivery/channels.ts): 1 while a channel is down. */
+  deliveryChannels(states: () => Record<string, { state: 'up' | 'down' }>): void {
+    new Gauge({
+      name: 'bidder_delivery_channel_down',
+      help: '1 while a delivery channel (mail, sms) is down: a failure of its set-up (a refused password or sender, no connection); its messages wait.',
+      labelNames: ['channel'],
+      registers: [this.registry],
+      collect() {
+        for (const [channel, status] of Object.entries(states())) this.set({ channel }, status.state === 'down' ? 1 : 0);
+      },
+    });
+  }
+
   /** Where the feed-readers gauge reads from (the process's event feed). */
   feedReaders(count: () => number): void {
     this.feedReadersOf = count;

@@ -19,6 +19,11 @@ export interface OpsSources {
   storage?: () => Promise<boolean>;
   /** Null when metrics are off or served on a port of their own. */
   metrics: Metrics | null;
+  /**
+   * The delivery channels of a process that sends mail and SMS (the worker, `all`), up or down: said in the body,
+   * never a reason to answer 503 (the process serves; its messages wait for the channel).
+   */
+  deliveries?: () => Record<string, { state: 'up' | 'down'; about?: string; since?: string }>;
 }
 
 /**
@@ -52,7 +57,10 @@ export function mountOps(app: Express, sources: OpsSources): void {
     const storage = full === null ? {} : { storage: full ? 'full' : 'ok' };
     res.setHeader('Cache-Control', 'no-store');
     if (status !== 'ready') res.setHeader('Retry-After', '2');
-    res.status(status === 'ready' ? 200 : 503).json({ status, role: sources.role, engines, ...storage, maxLagSeconds, projections });
+    const deliveries = sources.deliveries ? { deliveries: sources.deliveries() } : {};
+    res
+      .status(status === 'ready' ? 200 : 503)
+      .json({ status, role: sources.role, engines, ...storage, ...deliveries, maxLagSeconds, projections });
   });
   const metrics = sources.metrics;
   if (metrics) app.get('/metrics', (req: Request, res: Response) => metrics.answer(req, res));

@@ -25,6 +25,11 @@ export interface ArrivedMail {
 /** A reply the script gives to one message: accept (null) or refuse with an SMTP code. */
 export type SmtpAnswer = null | { code: number; message: string };
 
+export interface SmtpPeerOptions {
+  /** The login the server asks for (AUTH PLAIN/LOGIN over the plain connection); without it, none is asked. */
+  auth?: { user: string; pass: string };
+}
+
 export interface SmtpPeer {
   url: string;
   /** Accepted mails, in arrival order. */
@@ -35,23 +40,59 @@ export interface SmtpPeer {
   answer: (mail: ArrivedMail, attempt: number) => SmtpAnswer;
   /** Called after an accepted message was answered 250. */
   onAccepted: (mail: ArrivedMail) => void;
+  /** The answer to MAIL FROM (default: accept), given the sender's address. */
+  answerMailFrom: (address: string) => SmtpAnswer;
+  /** The answer to each RCPT TO (default: accept), given the recipient's address. */
+  answerRcptTo: (address: string) => SmtpAnswer;
+  /** Logins tried, and how many were refused. */
+  logins: { tried: number; refused: number };
   waitForMails(count: number, timeoutMs?: number): Promise<ArrivedMail[]>;
   close(): Promise<void>;
 }
 
-export async function startSmtpPeer(): Promise<SmtpPeer> {
+export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<SmtpPeer> {
   const peer: Omit<SmtpPeer, 'url' | 'close'> = {
     mails: [],
     attempts: [],
     answer: () => null,
     onAccepted: () => {},
+    answerMailFrom: () => null,
+    answerRcptTo: () => null,
+    logins: { tried: 0, refused: 0 },
     waitForMails: (count, timeoutMs = 10_000) =>
       waitFor(() => (peer.mails.length >= count ? peer.mails : null), timeoutMs, `${count} mails`),
   };
+  const refusal = (answer: SmtpAnswer) => {
+    if (!answer) return null;
+    const error = new Error(answer.message) as Error & { responseCode: number };
+    error.responseCode = answer.code;
+    return error;
+  };
+  const auth = options.auth;
   const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
+    authOptional: !auth,
+    allowInsecureAuth: true,
+    authMethods: ['PLAIN', 'LOGIN'],
+    disabledCommands: auth ? ['STARTTLS'] : ['STARTTLS', 'AUTH'],
     logger: false,
+    onAuth(login, _session, callback) {
+      peer.logins.tried += 1;
+      if (auth && login.username === auth.user && login.password === auth.pass) return callback(null, { user: login.username });
+      peer.logins.refused += 1;
+      const error = new Error('5.7.8 Error: authentication failed') as Error & { responseCode: number };
+      error.responseCode = 535;
+      callback(error);
+    },
+    onMailFrom(address, _session, callback) {
+      const error = refusal(peer.answerMailFrom(address.address));
+      if (error) callback(error);
+      else callback();
+    },
+    onRcptTo(address, _session, callback) {
+      const error = refusal(peer.answerRcptTo(address.address));
+      if (error) callback(error);
+      else callback();
+    },
     onData(stream, _session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -145,6 +186,14 @@ export async function startTwilioPeer(): Promise<TwilioPeer> {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const expected = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`;
+      // The account itself (GET), as a start-up check reads it.
+      if (req.method === 'GET' && req.url === `/2010-04-01/Accounts/${accountSid}.json`) {
+        if (req.headers.authorization !== expected) {
+          peer.refused += 1;
+          return json(res, 401, { code: 20003, message: 'Authenticate', status: 401 });
+        }
+        return json(res, 200, { sid: accountSid, status: 'active', type: 'Full' });
+      }
       if (req.method !== 'POST' || req.url !== `/2010-04-01/Accounts/${accountSid}/Messages.json`) {
         peer.refused += 1;
         return json(res, 404, { code: 20404, message: 'The requested resource was not found', status: 404 });

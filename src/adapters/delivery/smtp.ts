@@ -55,7 +55,15 @@ export class SmtpTransport implements MessageTransport {
       });
       return { reply: String(info.response ?? '250') };
     } catch (error) {
-      throw classify(error);
+      throw classifySmtp(error);
+    }
+  }
+
+  async verify(): Promise<void> {
+    try {
+      await this.transporter.verify();
+    } catch (error) {
+      throw classifySmtp(error);
     }
   }
 
@@ -72,11 +80,34 @@ export class SmtpTransport implements MessageTransport {
   }
 }
 
-/** An SMTP 5xx reply is permanent; a 4xx, a refused or dropped connection, a time-out are temporary. */
-function classify(error: unknown): DeliveryError {
-  const e = error as { responseCode?: number; response?: string; code?: string; message?: string };
+/** Replies that say the server does not relay for this sender (a missing or refused login), on any command. */
+const RELAY_REFUSED = /relay(ing)? (access )?(denied|not permitted|refused)|not permitted to relay|unable to relay|relay not permitted/i;
+
+/**
+ * Whose fault a failed SMTP try was (PRODUCTION.md "Deliveries an operator can trust"):
+ * - the service's set-up: authentication refused (`530`, `534`, `535`, nodemailer's EAUTH), the sender refused (a
+ *   `5xx` to MAIL FROM), a refusal to relay, and no connection, TLS or greeting at all;
+ * - one recipient: a `5xx` to RCPT TO or to the message (DATA), or an address nodemailer cannot use;
+ * - temporary: any `4xx` (with a `5xx` to anything else, tried again as before).
+ */
+export function classifySmtp(error: unknown): DeliveryError {
+  const e = error as { responseCode?: number; response?: string; code?: string; command?: string; message?: string };
   const reply = e.response ?? [e.code, e.message].filter(Boolean).join(' ');
   const code = typeof e.responseCode === 'number' ? e.responseCode : null;
-  const permanent = code !== null && code >= 500 && code < 600;
-  return new DeliveryError(`SMTP ${permanent ? 'refused' : 'failed'}: ${reply}`, permanent, reply);
+  const command = e.command ?? '';
+  const setup = (about: string) => new DeliveryError('setup', { about, reply });
+  if (code !== null && code >= 400 && code < 500) return new DeliveryError('temporary', { about: 'SMTP try failed', reply });
+  if (e.code === 'EAUTH' || e.code === 'ENOAUTH' || code === 530 || code === 534 || code === 535 || command.startsWith('AUTH'))
+    return setup('SMTP authentication refused');
+  if (code !== null && RELAY_REFUSED.test(reply)) return setup('SMTP relay refused for this sender');
+  if (command === 'MAIL FROM' && code !== null) return setup('SMTP sender refused');
+  if (code !== null && code >= 500 && (command === 'RCPT TO' || command === 'DATA'))
+    return new DeliveryError('recipient', { about: 'SMTP recipient refused', reply, reason: 'recipient-refused' });
+  // Refused by nodemailer before the server saw it: an address it cannot use, a message too large.
+  if (code === null && (e.code === 'EENVELOPE' || e.code === 'EMESSAGE'))
+    return new DeliveryError('recipient', { about: 'message refused before sending', reply, reason: 'recipient-refused' });
+  if (e.code === 'ETLS' || e.code === 'EREQUIRETLS' || /certificate|tls|ssl/i.test(reply)) return setup('SMTP TLS failed');
+  if (code === null) return setup('SMTP server unreachable');
+  if (command === 'CONN' || command === 'EHLO' || command === 'HELO') return setup('SMTP server refused the session');
+  return new DeliveryError('temporary', { about: 'SMTP try failed', reply });
 }
