@@ -142,7 +142,7 @@ export const MessageDeliveryFailed = defineEvent({
     '`gave-up` (temporary failures for longer than the retries cover, about 8.5 hours). `template` is what the message was (`confirmation`, `password-reset`, `outbid`, ' +
     '`reminder`, `phone-code`, `invoice`, …); `deliveryId` the 32 hex digits of its `Message-ID` (the same on every try), the id the operator retries it by. ' +
     "A failure of the service's own set-up (a password or sender the server refuses, no connection) ends no message: the channel is down and its messages wait. " +
-    'Never the address, the number or the server's reply.',
+    "Never the address, the number or the server's reply.",
   schema: z.object({
     tenant: tenantId,
     memberId: positiveId,

@@ -104,6 +104,9 @@ export function classifyTwilio(status: number, body: TwilioBody): DeliveryError 
   if (code !== null && SENDER_REFUSED.has(code)) return new DeliveryError('setup', { about: 'Twilio sender refused', reply });
   if (code !== null && INVALID_NUMBER.has(code))
     return new DeliveryError('recipient', { about: 'Twilio refused the number', reply, reason: 'invalid-number' });
+  if (code !== null && REFUSED_NUMBER.has(code))
+    return new DeliveryError('recipient', { about: 'Twilio refused the number', reply, reason: 'recipient-refused' });
+  // Any other 4xx is about this text (its body, its number): it ends, the channel stays up.
   if (status >= 400 && status < 500)
     return new DeliveryError('recipient', { about: 'Twilio refused the text', reply, reason: 'recipient-refused' });
   return new DeliveryError('temporary', { about: 'Twilio try failed', reply });
