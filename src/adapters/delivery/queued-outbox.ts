@@ -165,7 +165,8 @@ async function deliver(job: Job, ctx: Context) {
   if (saved?.refused) return end(job, ctx, saved.refused, `${saved.refused.reason} on an earlier try`);
   const transport = ctx.transports[message.channel];
   if (!transport) throw new Error(`no transport for ${message.channel}`);
-  const held = ctx.states.hold(message.channel);
+  const sender = transport.senderOf?.(message) ?? null;
+  const held = ctx.states.hold(message.channel, sender);
   if (held !== null) throw new JobDeferred(held, `the ${message.channel} channel is down`);
   let reply: string;
   try {
@@ -173,7 +174,7 @@ async function deliver(job: Job, ctx: Context) {
   } catch (error) {
     const failure = asDeliveryError(error);
     if (failure.kind === 'setup') throw new JobDeferred(ctx.states.failed(message.channel, failure), failure.message);
-    ctx.states.up(message.channel);
+    ctx.states.up(message.channel, sender);
     const last = failure.kind === 'recipient' || job.attemptsMade >= ctx.attempts;
     ctx.counters.inc(messagesCounter, { ...labels, outcome: last ? 'failed' : 'retried' });
     if (!last) {
@@ -188,7 +189,7 @@ async function deliver(job: Job, ctx: Context) {
     await job.saveProgress({ refused } satisfies Saved);
     return end(job, ctx, refused, failure.message);
   }
-  ctx.states.up(message.channel);
+  ctx.states.up(message.channel, sender);
   // The window that remains: a crash between the server's reply and this write sends the message again, under the same Message-ID.
   await job.saveProgress({ accepted: reply, at: new Date().toISOString() } satisfies Saved);
   ctx.counters.inc(messagesCounter, { ...labels, outcome: 'sent' });

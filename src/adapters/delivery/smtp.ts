@@ -55,7 +55,7 @@ export class SmtpTransport implements MessageTransport {
       });
       return { reply: String(info.response ?? '250') };
     } catch (error) {
-      throw classifySmtp(error);
+      throw classifySmtp(error, from.address);
     }
   }
 
@@ -72,6 +72,10 @@ export class SmtpTransport implements MessageTransport {
     return Promise.resolve();
   }
 
+  senderOf(message: OutgoingMessage): string {
+    return this.fromOf(message).address;
+  }
+
   /** The house's own address when it has one, else MAIL_FROM's address under the house's name. */
   private fromOf(message: OutgoingMessage): Mailbox {
     const own = message.sender?.mailFrom ? parseMailbox(message.sender.mailFrom) : null;
@@ -82,15 +86,17 @@ export class SmtpTransport implements MessageTransport {
 
 /** Replies that say the server does not relay for this sender (a missing or refused login), on any command. */
 const RELAY_REFUSED = /relay(ing)? (access )?(denied|not permitted|refused)|not permitted to relay|unable to relay|relay not permitted/i;
+/** Replies that refuse the sender, on any command (Postfix says so at RCPT TO: its restrictions wait for it). */
+const SENDER_REFUSED = /sender address rejected|sender (address )?(is )?(not allowed|refused|denied)|not owned by (the )?user/i;
 
 /**
  * Whose fault a failed SMTP try was (PRODUCTION.md "Deliveries an operator can trust"):
  * - the service's set-up: authentication refused (`530`, `534`, `535`, nodemailer's EAUTH), the sender refused (a
- *   `5xx` to MAIL FROM), a refusal to relay, and no connection, TLS or greeting at all;
+ *   `5xx` to MAIL FROM, or a reply that says so), a refusal to relay, and no connection, TLS or greeting at all;
  * - one recipient: a `5xx` to RCPT TO or to the message (DATA), or an address nodemailer cannot use;
  * - temporary: any `4xx` (with a `5xx` to anything else, tried again as before).
  */
-export function classifySmtp(error: unknown): DeliveryError {
+export function classifySmtp(error: unknown, sender: string | null = null): DeliveryError {
   const e = error as { responseCode?: number; response?: string; code?: string; command?: string; message?: string };
   const reply = e.response ?? [e.code, e.message].filter(Boolean).join(' ');
   const code = typeof e.responseCode === 'number' ? e.responseCode : null;
@@ -99,8 +105,12 @@ export function classifySmtp(error: unknown): DeliveryError {
   if (code !== null && code >= 400 && code < 500) return new DeliveryError('temporary', { about: 'SMTP try failed', reply });
   if (e.code === 'EAUTH' || e.code === 'ENOAUTH' || code === 530 || code === 534 || code === 535 || command.startsWith('AUTH'))
     return setup('SMTP authentication refused');
-  if (code !== null && RELAY_REFUSED.test(reply)) return setup('SMTP relay refused for this sender');
-  if (command === 'MAIL FROM' && code !== null) return setup('SMTP sender refused');
+  // The sender refused: this sender only (a house's own `mailFrom`); its mail waits, every other sender's goes out.
+  const ofSender = (failure: DeliveryError) => Object.assign(failure, { sender });
+  if (code !== null && SENDER_REFUSED.test(reply)) return ofSender(setup('SMTP sender refused'));
+  if (code !== null && RELAY_REFUSED.test(reply))
+    return command === 'MAIL FROM' ? ofSender(setup('SMTP relay refused for this sender')) : setup('SMTP relay refused');
+  if (command === 'MAIL FROM' && code !== null) return ofSender(setup('SMTP sender refused'));
   if (code !== null && code >= 500 && (command === 'RCPT TO' || command === 'DATA'))
     return new DeliveryError('recipient', { about: 'SMTP recipient refused', reply, reason: 'recipient-refused' });
   // Refused by nodemailer before the server saw it: an address it cannot use, a message too large.

@@ -12,6 +12,8 @@ import { maskPersonalData } from './mask.ts';
 export interface MessageTransport {
   /** Sends one message; answers the server's reply (`250 2.0.0 OK queued`, `201 SM…`) or throws a DeliveryError. */
   send(message: OutgoingMessage): Promise<{ reply: string }>;
+  /** The sender a message goes out as, when the server may refuse one sender and not another (SMTP's MAIL FROM). */
+  senderOf?(message: OutgoingMessage): string;
   /** Checks the connection and the credentials without sending (the start-up check); throws a DeliveryError. */
   verify(): Promise<void>;
   /** What it sends to, for the start-up log (no credentials). */
@@ -30,6 +32,8 @@ export class DeliveryError extends Error {
   /** What a `setup` failure is about, in a few words (`authentication refused`): the log line and /readyz say it. */
   readonly about: string;
   readonly reason: RecipientReason | null;
+  /** A set-up failure about one sender (the server refused this `From`): only that sender's messages wait. */
+  sender: string | null = null;
 
   constructor(
     readonly kind: FailureKind,
