@@ -1,3 +1,4 @@
+import { JobDeferred } from '../ports/jobs.ts';
 import type { NextFunction, Request, Response } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ProjectionStatus } from '../projector/status.ts';
@@ -113,7 +114,7 @@ export class Metrics {
     });
     this.jobs = new Counter({
       name: 'bidder_jobs_total',
-      help: 'Background job runs in this process, by job name and outcome (completed, failed: a try that threw).',
+      help: 'Background job runs in this process, by job name and outcome (completed; failed: a try that threw; deferred: a try given back, a delivery channel down).',
       labelNames: ['job', 'outcome'],
       registers: [this.registry],
     });
@@ -239,7 +240,7 @@ export class Metrics {
         await processor(job);
         this.jobs.inc({ job: name, outcome: 'completed' });
       } catch (error) {
-        this.jobs.inc({ job: name, outcome: 'failed' });
+        this.jobs.inc({ job: name, outcome: error instanceof JobDeferred ? 'deferred' : 'failed' });
         throw error;
       } finally {
         end();
