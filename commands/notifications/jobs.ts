@@ -251,6 +251,7 @@ async function send(
     kind: 'reminder',
     channel: mail ? 'mail' : 'sms',
     tenant,
+    memberId: subscription.memberId,
     to,
     sender: senderOf(house ?? null, tenant),
     language,
