@@ -455,6 +455,33 @@ export function jobQueueContract(name: string, makeQueue: () => Promise<JobQueue
       expect(await queue.getState(id('refused'))).to.equal('failed');
     });
 
+    it('does not park a job failed for good: not listed, counted, retried or removed as parked; listed as failed for good, and retry takes it', async function () {
+      const name = jobName('ended');
+      let ending = true;
+      queue.process(name, async (job) => {
+        if (job.id === id('spent')) throw new Error('tries spent');
+        if (ending) throw new JobFailedForGood('550 5.1.1 mailbox unknown');
+      });
+      await queue.add(name, {}, { jobId: id('ended'), attempts: 3, backoffMs: 5 });
+      await queue.add(name, {}, { jobId: id('spent'), attempts: 1, backoffMs: 5 });
+      await queue.whenIdle(5000);
+      expect(await queue.getState(id('ended'))).to.equal('failed');
+      expect((await queue.parked()).filter((job) => job.name === name).map((job) => job.id)).to.deep.equal([id('spent')]);
+      expect((await queue.parkedCounts())[name]).to.equal(1);
+      const failed = await queue.list(name, ['failed']);
+      expect(Object.fromEntries(failed.map((job) => [job.id, job.failedForGood]))).to.deep.equal({
+        [id('ended')]: true,
+        [id('spent')]: false,
+      });
+      expect(await queue.retryParked(name, id('ended'))).to.equal(false);
+      expect(await queue.removeParked(name, id('ended'))).to.equal(false);
+      // retry runs it again, its mark dropped.
+      ending = false;
+      expect(await queue.retry(name, id('ended'))).to.equal(true);
+      await waitFor(async () => (await queue.getState(id('ended'))) === 'completed', 5000);
+      expect((await queue.list(name, ['completed']))[0].failedForGood).to.equal(false);
+    });
+
     it('lists the jobs of a name in the states asked for, newest first, with their progress and last error', async function () {
       const name = jobName('listed');
       queue.process(name, async (job) => {
