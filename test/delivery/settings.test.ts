@@ -80,7 +80,8 @@ describe('SMTP off loopback: TLS or nothing (PRODUCTION.md "TLS")', function () 
     const queued = () => server!.runtime.services.jobs.unfinished(deliveryJobName('mail'));
     for (const deadline = Date.now() + 15_000; (await queued()) === 0 && Date.now() < deadline;) await sleep(50);
     await sleep(500);
-    expect(await queued(), 'kept in the queue').to.equal(1);
+    // At least the sign-up's (the seed's invoice notices may wait beside it); none was handed over (above).
+    expect(await queued(), 'kept in the queue').to.be.at.least(1);
     expect(logLines.join('\n')).to.not.include('s3cret-smtp-password').and.not.include('tess.plain@example.com');
   });
 
@@ -95,8 +96,7 @@ describe('SMTP off loopback: TLS or nothing (PRODUCTION.md "TLS")', function () 
       `mail to ${new URL(smtp.url).host} may be sent unencrypted, with the SMTP password: SMTP_URL says requireTLS=false`,
     );
     await signUp(server, 'tess.clear@example.com');
-    const [mail] = await smtp.waitForMails(1);
-    expect(mail.to).to.equal('tess.clear@example.com');
+    await until(() => smtp.mails.find((m) => m.to === 'tess.clear@example.com'), "the sign-up's mail"); // beside the seed's invoice notices
     // The start's check of the channel logs in too.
     expect(smtp.logins).to.include('mailer');
     expect(new Set(smtp.logins)).to.deep.equal(new Set(['mailer']));
@@ -135,6 +135,9 @@ describe('Mail queued for SMTP while a worker runs without SMTP_URL', function (
     for (const deadline = Date.now() + 15_000; (await server!.runtime.services.jobs.unfinished(deliveryJobName('mail'))) === 0;)
       if (Date.now() > deadline) throw new Error('waited 15000 ms for the queued mail');
       else await sleep(50);
+    await sleep(1000);
+    // The sign-up's mail, and the seed's invoice notices queued beside it.
+    const total = await server!.runtime.services.jobs.unfinished(deliveryJobName('mail'));
 
     // SMTP_URL removed (Twilio stays, so the worker still runs deliveries): the mail waits, and is counted.
     await restart({
@@ -143,34 +146,34 @@ describe('Mail queued for SMTP while a worker runs without SMTP_URL', function (
       TWILIO_FROM: '+15005550006',
       TWILIO_API_URL: twilio.url,
     });
-    const notes = parsed(logLines).filter((l) => l.channel === 'mail' && l.queued === 1);
+    const notes = parsed(logLines).filter((l) => l.channel === 'mail' && l.queued === total);
     expect(notes, logLines.join('\n')).to.have.length(1);
     expect(notes[0]).to.include({
       level: 40,
-      msg: 'mail: 1 message(s) queued for smtp wait until a worker starts with SMTP_URL; new mail goes to the outbox folder',
+      msg: `mail: ${total} message(s) queued for smtp wait until a worker starts with SMTP_URL; new mail goes to the outbox folder`,
     });
     expect((await readyz()).deliveries).to.deep.equal({
-      mail: { via: 'outbox-folder', queued: 1, waitsFor: 'SMTP_URL' },
+      mail: { via: 'outbox-folder', queued: total, waitsFor: 'SMTP_URL' },
       sms: { via: 'twilio', state: 'up' },
     });
     await sleep(2500); // past the retry's time: a worker that ran it would spend tries
     expect(logLines.filter((l) => l.includes('deliver-mail') || l.includes('no transport for mail'))).to.deep.equal([]);
-    expect(await server!.runtime.services.jobs.unfinished(deliveryJobName('mail'))).to.equal(1);
+    expect(await server!.runtime.services.jobs.unfinished(deliveryJobName('mail'))).to.equal(total);
 
     // Nothing set at all: the same.
     await restart({});
-    expect(parsed(logLines).filter((l) => l.queued === 1)).to.have.length(1);
+    expect(parsed(logLines).filter((l) => l.queued === total)).to.have.length(1);
     expect((await readyz()).deliveries).to.deep.equal({
-      mail: { via: 'outbox-folder', queued: 1, waitsFor: 'SMTP_URL' },
+      mail: { via: 'outbox-folder', queued: total, waitsFor: 'SMTP_URL' },
       sms: { via: 'outbox-folder' },
     });
 
     // SMTP_URL back: it goes, once.
     await restart({ SMTP_URL: smtp.url, MAIL_FROM });
-    const [mail] = await smtp.waitForMails(1, 20_000);
-    expect(mail.to).to.equal('queued@example.com');
+    await smtp.waitForMails(total, 20_000);
     await server!.runtime.services.jobs.whenIdle(10_000);
-    expect(smtp.mails).to.have.length(1);
+    expect(smtp.mails.filter((m) => m.to === 'queued@example.com')).to.have.length(1);
+    expect(smtp.mails).to.have.length(total);
     expect((await readyz()).deliveries).to.deep.equal({ mail: { via: 'smtp', state: 'up' }, sms: { via: 'outbox-folder' } });
     expect(parsed(logLines).filter((l) => l.queued !== undefined)).to.deep.equal([]);
   });
