@@ -4,7 +4,7 @@ import { runCommand } from '../../src/command-runner.ts';
 import { messageLanguage } from '../../src/text/mail.ts';
 import { senderOf, tenantSettings } from '../../projections/access/index.ts';
 import { memberAccounts } from '../../projections/members/index.ts';
-import { memberLanguage } from '../../projections/profile/index.ts';
+import { memberLanguage, memberTimeZone } from '../../projections/profile/index.ts';
 import { invoiceNoticeDecider } from './decide.ts';
 import { invoiceNoticeMessageId, invoiceRegisterStreamId } from './events.ts';
 import { invoiceNoticeMail } from './mails.ts';
@@ -67,6 +67,7 @@ export function sendInvoiceNotice(deps: JobDeps): JobProcessor {
       currency: issued.currency,
       lines: issued.lines,
       dueAt: issued.dueAt,
+      timeZone: await memberTimeZone(db, member.Id),
       pdf: deps.links.url(`/v1/me/invoices/${invoiceId}/pdf`),
     });
     const messageId = invoiceNoticeMessageId(tenant, invoiceId);

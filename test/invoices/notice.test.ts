@@ -12,7 +12,7 @@ import { SEND_INVOICE_NOTICE, type InvoiceNoticeJob } from '../../commands/invoi
 const DAY = 86_400_000;
 
 describe('Invoice notices (PRODUCTION.md "Notices the service sends")', function () {
-  this.timeout(60_000);
+  this.timeout(180_000); // the service starts in its before hook (a minute on a loaded machine)
   let smtp: SmtpPeer;
   let server: TestServer;
   let members = 7000;
