@@ -39,8 +39,9 @@ export const NOTICE_WINDOW_MS = 7 * 86_400_000;
 
 /**
  * Sends an invoice's notice once: the register says whether it went out already (InvoiceNoticeDispatched), it is
- * sent under a message id of its own (a retried job delivers once), then recorded. A paid invoice, or one recorded
- * longer than NOTICE_WINDOW_MS ago, gets none. A member not (yet) in the read model is tried again.
+ * sent under a message id of its own (a retried job delivers once), then recorded. An invoice issued with
+ * `notify: false`, a paid one, or one recorded longer than NOTICE_WINDOW_MS ago gets none. A member not (yet) in
+ * the read model is tried again.
  */
 export function sendInvoiceNotice(deps: JobDeps): JobProcessor {
   return async (job) => {
@@ -49,7 +50,14 @@ export function sendInvoiceNotice(deps: JobDeps): JobProcessor {
     const { view: invoice } = await runCommand(deps.log, streamId, invoiceNoticeDecider, { type: 'LookUpNotice', invoiceId });
     if (!invoice?.issued || invoice.noticed) return;
     const now = deps.now();
-    const skipped = invoice.status === 'paid' ? 'paid' : now.getTime() - Date.parse(recordedAt) > NOTICE_WINDOW_MS ? 'old' : null;
+    const skipped =
+      invoice.issued.notify === false
+        ? 'not-asked'
+        : invoice.status === 'paid'
+          ? 'paid'
+          : now.getTime() - Date.parse(recordedAt) > NOTICE_WINDOW_MS
+            ? 'old'
+            : null;
     if (skipped) {
       deps.logger.info({ tenant, invoiceId, reason: skipped }, 'invoice notice not sent');
       return;
