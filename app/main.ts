@@ -111,6 +111,7 @@ async function main() {
             projections: () => services.projector.status(),
             storage: () => services.storage.check(),
             parked: runtime.parked,
+            deliveries: runtime.deliveries ?? undefined,
           }),
           config.metrics.port,
           config.metrics.host,

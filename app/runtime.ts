@@ -11,7 +11,8 @@ import { OneTimeKeys, oneTimeKeySecret } from '../src/security/keys.ts';
 import { MailLinks, mailLinkSecret } from '../src/security/mail-links.ts';
 import { createVatChecker } from '../src/adapters/vies/vies-checker.ts';
 import { allJobs } from './features/jobs.ts';
-import { configuredChannels, deliveryReport, deliveryStartNotes } from '../src/adapters/delivery/channels.ts';
+import { configuredChannels, deliveryReport, deliveryStartNotes, type DeliveryReport } from '../src/adapters/delivery/channels.ts';
+import { deliveryFailureRecorder } from '../commands/members/deliveries.ts';
 import { buildApp } from '../src/http/app.ts';
 import { accessDirectory } from '../projections/access/index.ts';
 import { membersProjection } from '../projections/members/projection.ts';
@@ -62,6 +63,8 @@ export interface Runtime {
   metrics: Metrics | null;
   /** The back office's event feed this process serves (null: a role without HTTP operations). */
   feed: EventFeed | null;
+  /** Where each channel's messages go and whether it is up, in a process that sends mail and SMS (worker, all); else null. */
+  deliveries: (() => Promise<DeliveryReport>) | null;
   /** The process is stopping: requests waiting for events (the back office's feed, `wait`) answer at once. */
   stopWaiting(): void;
   /** What the projections and the job queue parked (for /readyz and /metrics; read at most once a second). */
@@ -184,14 +187,26 @@ export async function createRuntime(
     storage,
   };
   await projector.setup();
+  // The channels this process sends by (SMTP, Twilio): a worker's (or all's) /readyz and /metrics say whether each is down.
+  const sending = runsJobs ? engines.delivery : null;
   if (runsJobs) {
-    const delivery = engines.delivery ? engines.delivery.processors(services) : {};
+    const delivery = sending
+      ? sending.processors({ logger, counters: services.counters, recordFailure: deliveryFailureRecorder(log) })
+      : {};
     for (const [name, processor] of Object.entries({ ...allJobs(services), ...delivery }))
       jobs.process(name, metrics ? metrics.job(name, processor) : processor);
     for (const { text, ...meta } of await deliveryStartNotes(jobs, config.delivery)) logger.warn(meta, text);
   }
-  // Where mail and SMS go, in the /readyz of the roles that send them (`worker`, `all`).
-  const deliveries = role === 'all' || role === 'worker' ? () => deliveryReport(jobs, configuredChannels(config.delivery)) : undefined;
+  if (sending) {
+    metrics?.deliveryChannels(() => sending.channels());
+    // The start-up check: logged when a channel is down, never a reason not to start.
+    void sending.verify(logger).catch(() => undefined);
+  }
+  // Where mail and SMS go, and whether each channel is up, in the /readyz of the roles that send them (`worker`, `all`).
+  const deliveries =
+    role === 'all' || role === 'worker'
+      ? () => deliveryReport(jobs, configuredChannels(config.delivery), sending ? sending.channels() : {})
+      : undefined;
   let startLoops: (() => Promise<void>) | null = null;
   if (background) {
     // An `api` with the embedded lot index keeps its own replica of it up to date; everything else it
@@ -290,6 +305,7 @@ export async function createRuntime(
     metrics,
     feed,
     parked,
+    deliveries: deliveries ?? null,
     stopWaiting: () => stopping.abort(),
     async startProjections() {
       const start = startLoops;

@@ -157,6 +157,7 @@ function outbidMail(deps: JobDeps): JobProcessor {
       kind: 'outbid',
       channel: 'mail',
       tenant,
+      memberId,
       to: member.Email,
       sender: senderOf(house ?? null, tenant),
       language,

@@ -3,7 +3,7 @@ import type { Decider } from '../../src/decider.ts';
 import type { EventOf } from '../../src/events/define.ts';
 import { ConflictError, ValidationError } from '../../src/errors.ts';
 import { assertNever } from '../../src/assert-never.ts';
-import { memberEvents, type MemberEvent, type MemberSignedUp } from './events.ts';
+import { memberEvents, type MemberEvent, type MemberSignedUp, type MessageDeliveryFailed } from './events.ts';
 
 type SignUpData = EventOf<typeof MemberSignedUp>['data'];
 
@@ -41,6 +41,8 @@ export interface MemberState {
   lastResetRequestedAt: string | null;
   /** Every reset key id issued, so that a retried job issues its key once. */
   resetKeyIds: Set<string>;
+  /** Failed deliveries recorded, as `deliveryId at`: a delivery job that runs again records its failure once. */
+  deliveryFailures: Set<string>;
 }
 
 /** Raised when a sign-up's random member id turns out to be in use: the caller draws another one. */
@@ -73,7 +75,9 @@ export type MemberCommand =
       expiresAt: string;
     }
   /** POST /v1/password-resets/confirmation: `keyHash` is the SHA-256 of the presented key. */
-  | { type: 'ResetPassword'; tenant: string; memberId: number; keyHash: string; passwordHash: string; at: string };
+  | { type: 'ResetPassword'; tenant: string; memberId: number; keyHash: string; passwordHash: string; at: string }
+  /** The delivery job of a message to the member that ended undelivered (`at`: when it ended, the same on a rerun). */
+  | { type: 'RecordDeliveryFailed'; failure: EventOf<typeof MessageDeliveryFailed>['data'] };
 
 function sameHash(a: string, b: string): boolean {
   const x = Buffer.from(a, 'hex');
@@ -108,6 +112,7 @@ export const memberDecider: Decider<MemberState, MemberCommand, MemberEvent> = {
     resetKey: null,
     lastResetRequestedAt: null,
     resetKeyIds: new Set(),
+    deliveryFailures: new Set(),
   }),
   evolve: (state, event) => {
     switch (event.type) {
@@ -140,6 +145,8 @@ export const memberDecider: Decider<MemberState, MemberCommand, MemberEvent> = {
       }
       case 'MemberPasswordChanged':
         return { ...state, resetKey: null };
+      case 'MessageDeliveryFailed':
+        return { ...state, deliveryFailures: new Set(state.deliveryFailures).add(`${event.data.deliveryId} ${event.data.at}`) };
       default:
         return state;
     }
@@ -208,6 +215,12 @@ export const memberDecider: Decider<MemberState, MemberCommand, MemberEvent> = {
         // The reset key reached the member's mailbox: that confirms the address as the confirmation key would.
         if (!state.confirmed) events.push({ type: 'MemberEmailConfirmed', data: { tenant, memberId, at } });
         return events;
+      }
+      case 'RecordDeliveryFailed': {
+        const failure = command.failure;
+        // Nobody to record it on (a removed member), or recorded by an earlier run of the same job.
+        if (!state.exists || state.removed || state.deliveryFailures.has(`${failure.deliveryId} ${failure.at}`)) return [];
+        return [{ type: 'MessageDeliveryFailed', data: failure }];
       }
       default:
         return assertNever(command);

@@ -126,6 +126,34 @@ export const MemberPasswordChanged = defineEvent({
   schema: z.object({ tenant: tenantId, memberId: positiveId, keyId, passwordHash: z.string().startsWith('scrypt$'), at: isoDateTime }),
 });
 
+/** Channels a message to a member goes by (`push` is reserved: the service sends none yet). */
+export const deliveryChannels = ['mail', 'sms', 'push'] as const;
+/** Why a message ended undelivered: its recipient refused it, the number is not one, or temporary failures outlasted its tries. */
+export const deliveryFailureReasons = ['recipient-refused', 'invalid-number', 'gave-up'] as const;
+export type DeliveryFailureReason = (typeof deliveryFailureReasons)[number];
+
+export const MessageDeliveryFailed = defineEvent({
+  type: 'MessageDeliveryFailed',
+  version: 1,
+  stream: 'member-{tenant}-{memberId}',
+  description:
+    'A message to the member ended undelivered, and is not tried again unless the operator retries it (`npm run deliveries -- retry ID`): ' +
+    '`reason` `recipient-refused` (the mail server refused the address or the message, or Twilio the text), `invalid-number` (Twilio: not a valid or mobile number), ' +
+    '`gave-up` (temporary failures for longer than the retries cover, about 8.5 hours). `template` is what the message was (`confirmation`, `password-reset`, `outbid`, ' +
+    '`reminder`, `phone-code`, `invoice`, …); `deliveryId` the 32 hex digits of its `Message-ID` (the same on every try), the id the operator retries it by. ' +
+    "A failure of the service's own set-up (a password or sender the server refuses, no connection) ends no message: the channel is down and its messages wait. " +
+    "Never the address, the number or the server's reply.",
+  schema: z.object({
+    tenant: tenantId,
+    memberId: positiveId,
+    deliveryId: z.string().regex(/^[a-f0-9]{32}$/),
+    channel: z.enum(deliveryChannels),
+    template: z.string().regex(/^[a-z][a-z0-9-]{0,39}$/),
+    reason: z.enum(deliveryFailureReasons),
+    at: isoDateTime,
+  }),
+});
+
 export const memberEvents = defineEvents([
   MemberEmailClaimed,
   MemberSignedUp,
@@ -136,5 +164,6 @@ export const memberEvents = defineEvents([
   MemberRemoved,
   PasswordResetKeyIssued,
   MemberPasswordChanged,
+  MessageDeliveryFailed,
 ]);
 export type MemberEvent = EventsOf<typeof memberEvents>;

@@ -61,7 +61,7 @@ export function sendConfirmationMail(services: JobDeps): JobProcessor {
       timeZone: await memberTimeZone(services.documents.forTenant(tenant), memberId),
     });
     const id = confirmationJobId(tenant, keyId);
-    await services.outbox.send({ id, kind: 'member-confirmation', channel: 'mail', tenant, to: state.email, sender, ...mail });
+    await services.outbox.send({ id, kind: 'member-confirmation', channel: 'mail', tenant, memberId, to: state.email, sender, ...mail });
   };
 }
 
@@ -97,7 +97,16 @@ export function issuePasswordReset(services: JobDeps): JobProcessor {
       timeZone: await memberTimeZone(services.documents.forTenant(tenant), member.Id),
     });
     const id = passwordResetJobId(tenant, keyId);
-    await services.outbox.send({ id, kind: 'password-reset', channel: 'mail', tenant, to: state.email, sender, ...mail });
+    await services.outbox.send({
+      id,
+      kind: 'password-reset',
+      channel: 'mail',
+      tenant,
+      memberId: member.Id,
+      to: state.email,
+      sender,
+      ...mail,
+    });
   };
 }
 

@@ -255,6 +255,7 @@ async function send(
     kind: 'reminder',
     channel: mail ? 'mail' : 'sms',
     tenant,
+    memberId: subscription.memberId,
     to,
     sender: senderOf(house ?? null, tenant),
     language,

@@ -49,6 +49,7 @@ export function phoneCodeJob(services: JobDeps): JobProcessor {
       kind: 'phone-code',
       channel: 'sms',
       tenant,
+      memberId,
       to: issued.data.phone,
       language,
       body: CODE_TEXT[language](code, settings?.Name ?? tenant),

@@ -1,5 +1,5 @@
 // The member streams of one tenant in one process (`GET /v1/me/stream`): one reader follows the tenant's feed for
-// bids, closes and registration decisions, tells each once as the messages of the members it concerns (read with
+// bids, closes, registration decisions and failed deliveries, tells each once as the messages of the members it concerns (read with
 // the lot's private facts from the lot's own stream, never handed to the feed), keeps the last day of them for
 // clients that reconnect, and hands each to the open streams of its member only.
 import type { FeedEvent, TenantFeed } from '../../src/events/feed.ts';
@@ -14,11 +14,12 @@ export const MEMBER_STREAM_TYPES = [
   'AuctionRegistrationRequested',
   'RegistrationApproved',
   'RegistrationRejected',
+  'MessageDeliveryFailed',
 ] as const;
 /** Events read back from the log when the hub starts, to serve clients that reconnect after a restart. */
 const PREFILL_EVENTS = 100_000;
 
-export type MemberEventType = 'outbid' | 'leading' | 'won' | 'lost' | 'registration';
+export type MemberEventType = 'outbid' | 'leading' | 'won' | 'lost' | 'registration' | 'delivery-failed';
 
 export interface MemberMessage {
   /** The log position of the event it tells (its `id:` is the opaque form); one message per member and position. */
@@ -218,6 +219,16 @@ export class MemberStreamHub {
             memberId: d.memberId as number,
             event: 'registration',
             data: { AuctionId: d.auctionId, Status: event.type === 'RegistrationApproved' ? 'approved' : 'rejected' },
+          },
+        ];
+      case 'MessageDeliveryFailed':
+        // A message to the member that could not be delivered: the front end may ask them to check their address or number.
+        return [
+          {
+            ...base,
+            memberId: d.memberId as number,
+            event: 'delivery-failed',
+            data: { Channel: d.channel, Template: d.template, Reason: d.reason, At: d.at },
           },
         ];
       case 'MaxBidPlaced':

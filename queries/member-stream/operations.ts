@@ -1,5 +1,5 @@
-// The member's own stream (`GET /v1/me/stream`, API.md operation 62): outbid, leading, won, lost and registration
-// decisions of the caller as Server-Sent Events, resumable, with the auction stream's rules.
+// The member's own stream (`GET /v1/me/stream`, API.md operation 62): outbid, leading, won, lost, registration
+// decisions and failed deliveries of the caller as Server-Sent Events, resumable, with the auction stream's rules.
 import { defineOperation, type MemberContext } from '../../src/http/operation.ts';
 import { streamTicketQuery, z } from '../../src/http/schemas.ts';
 import { ServiceUnavailableError } from '../../src/errors.ts';
@@ -58,6 +58,19 @@ export const memberStreamEvents = {
   registration: z
     .object({ AuctionId: z.number().int().min(1).max(2147483647), Status: z.enum(['approved', 'rejected']) })
     .openapi('MemberRegistrationEvent', { description: "The house decided the caller's registration for an auction." }),
+  'delivery-failed': z
+    .object({
+      Channel: z.enum(['mail', 'sms', 'push']),
+      Template: z.string().max(40),
+      Reason: z.enum(['recipient-refused', 'invalid-number', 'gave-up']),
+      At: dateTime,
+    })
+    .openapi('MemberDeliveryFailedEvent', {
+      description:
+        'A message to the caller could not be delivered and is not tried again: `Template` says which (`confirmation`, `password-reset`, `outbid`, `reminder`, `phone-code`, …), ' +
+        '`Reason` why (`recipient-refused`: the mail server refused the address, `invalid-number`, `gave-up`: it could not be delivered for hours). ' +
+        'A front end may ask the member to check their address or number.',
+    }),
   reset: z
     .object({ Reason: z.string().max(200) })
     .openapi('MemberStreamResetEvent', { description: '`Last-Event-ID` is too old: read `/v1/me/bids` and `/v1/me/registrations` again.' }),
@@ -79,7 +92,8 @@ export const streamMyChanges = defineOperation({
     description:
       '`text/event-stream` of the caller only: `outbid` `{LotId, CurrentBid, MinimumNextBid, EndTime}` when the caller loses the lead (or bids below a higher maximum: outbid at once), ' +
       "`leading` `{LotId, CurrentBid, MaxAmount}` when the caller's bid takes or keeps the lead (`MaxAmount`: the caller's own maximum), `won` `{LotId, HammerPrice}` and `lost` `{LotId}` " +
-      'when a lot the caller bid on closes, `registration` `{AuctionId, Status}` when the house decides a registration of the caller (`approved`, also at once, or `rejected`). ' +
+      'when a lot the caller bid on closes, `registration` `{AuctionId, Status}` when the house decides a registration of the caller (`approved`, also at once, or `rejected`), ' +
+      '`delivery-failed` `{Channel, Template, Reason, At}` when a mail or text to the caller could not be delivered. ' +
       "Never another member's identity or maximum. Each event has an opaque `id:`; a client that reconnects with `Last-Event-ID` gets what it missed (at least the last 24 hours) " +
       'or one `reset`, after which it reads `/v1/me/bids` again. A comment line comes at least every 15 seconds. A browser opens it with its own `EventSource` through a stream ticket ' +
       "(`POST /v1/stream-tickets`, `Path: /v1/me/stream`). The stream ends at the expiry of the ticket (or token) it was opened with, and within a second of a password reset ending the member's sessions " +

@@ -68,7 +68,7 @@ export function buildApp(
     storage?: () => Promise<boolean>;
     /** What the projections and the job queue parked (/readyz: `degraded`). */
     parked?: () => Promise<ParkedSummary>;
-    /** Where mail and SMS go, and what waits for a transport (/readyz). */
+    /** Where mail and SMS go, what waits for a transport, and whether each channel is down (/readyz). */
     deliveries?: OpsSources['deliveries'];
     /** Operations whose handler runs beside the event loop (src/http/off-loop.ts). */
     offLoop?: OffLoopOperations | null;

@@ -1,3 +1,4 @@
+import { JobDeferred } from '../ports/jobs.ts';
 import type { NextFunction, Request, Response } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ProjectionStatus } from '../projector/status.ts';
@@ -82,6 +83,19 @@ export class Metrics {
     room.onRefused((source) => refused.inc({ source }));
   }
 
+  /** The delivery channels of a process that sends (src/adapters/delivery/channel-states.ts): 1 while a channel is down. */
+  deliveryChannels(states: () => Record<string, { state: 'up' | 'down' }>): void {
+    new Gauge({
+      name: 'bidder_delivery_channel_down',
+      help: '1 while a delivery channel (mail, sms) is down: a failure of its set-up (a refused password or sender, no connection); its messages wait.',
+      labelNames: ['channel'],
+      registers: [this.registry],
+      collect() {
+        for (const [channel, status] of Object.entries(states())) this.set({ channel }, status.state === 'down' ? 1 : 0);
+      },
+    });
+  }
+
   /** Where the feed-readers gauge reads from (the process's event feed). */
   feedReaders(count: () => number): void {
     this.feedReadersOf = count;
@@ -105,7 +119,7 @@ export class Metrics {
     });
     this.jobs = new Counter({
       name: 'bidder_jobs_total',
-      help: 'Background job runs in this process, by job name and outcome (completed, failed: a try that threw).',
+      help: 'Background job runs in this process, by job name and outcome (completed; failed: a try that threw; deferred: a try given back, a delivery channel down).',
       labelNames: ['job', 'outcome'],
       registers: [this.registry],
     });
@@ -272,7 +286,7 @@ export class Metrics {
         await processor(job);
         this.jobs.inc({ job: name, outcome: 'completed' });
       } catch (error) {
-        this.jobs.inc({ job: name, outcome: 'failed' });
+        this.jobs.inc({ job: name, outcome: error instanceof JobDeferred ? 'deferred' : 'failed' });
         throw error;
       } finally {
         end();

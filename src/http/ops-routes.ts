@@ -39,8 +39,9 @@ export interface OpsSources {
   /** What is parked (a process that serves with anything parked is `degraded`, still ready). */
   parked?: () => Promise<ParkedSummary>;
   /**
-   * Where each channel's messages go (`worker`, `all`), with the messages queued for a transport this process
-   * lacks: reported, never a reason to be not ready (the process serves).
+   * Each channel of a process that sends (`worker`, `all`): where its messages go, the messages queued for a
+   * transport this process lacks, and whether the transport is up or down (channel-states.ts). Reported to the
+   * operator, never a reason to be not ready (the process serves; its messages wait).
    */
   deliveries?: () => Promise<object>;
   /** Null when metrics are off or served on a port of their own. */

@@ -45,7 +45,9 @@ export type JobState = 'waiting' | 'active' | 'completed' | 'failed' | 'delayed'
 
 /**
  * A job whose tries are spent (its last one failed): parked, it holds nothing up and is not run again unless an
- * operator retries it (`npm run parked`). BullMQ: its failed set.
+ * operator retries it (`npm run parked`). BullMQ: its failed set. A job its processor ended on purpose
+ * (JobFailedForGood) is `failed` too but not parked: its end is recorded where it belongs (a delivery refused for
+ * its recipient: MessageDeliveryFailed), so nothing is amiss and it is neither listed nor counted here.
  */
 export interface ParkedJob {
   id: string;
@@ -58,6 +60,52 @@ export interface ParkedJob {
   failedAt: string | null;
 }
 
+/** A job as the operator's tools see it (`npm run deliveries`): its data may hold personal data, never to be logged. */
+export interface JobRecord {
+  id: string;
+  name: string;
+  state: JobState;
+  data: unknown;
+  /** Tries made so far (a try given back by JobDeferred does not count). */
+  attemptsMade: number;
+  /** What the job saved with saveProgress, or null. */
+  progress: unknown;
+  /** The last try's error message, or null. */
+  error: string | null;
+  /** A `failed` job its processor ended on purpose (JobFailedForGood), not parked; false for one whose tries are spent. */
+  failedForGood: boolean;
+  /** When it was added. */
+  createdAt: Date;
+  /** When it runs next (waiting, delayed), or ended (completed, failed); null when the engine does not say. */
+  at: Date | null;
+}
+
+/**
+ * Thrown by a processor: this try is given back (it does not count against `attempts`) and the job runs again
+ * `delayMs` later, however often that happens. For a fault that is not the job's own (a mail server refusing the
+ * service's password): the job waits for as long as it takes. The queue does not log it; the processor does.
+ */
+export class JobDeferred extends Error {
+  constructor(
+    readonly delayMs: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'JobDeferred';
+  }
+}
+
+/**
+ * Thrown by a processor: the job ends `failed` now, whatever tries it has left (trying again cannot help: a mail
+ * server refused the recipient). The queue does not log it; the processor does. `retry` runs it again.
+ */
+export class JobFailedForGood extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'JobFailedForGood';
+  }
+}
+
 export interface JobQueue {
   add(name: string, data: unknown, options: JobOptions): Promise<{ id: string; added: boolean }>;
   /** Registers the processor of one job name; the queue starts working on process(). */
@@ -65,6 +113,14 @@ export interface JobQueue {
   getState(jobId: string): Promise<JobState | null>;
   /** How many jobs of a name are still to run (waiting, delayed or active), whoever added them and whether or not a processor runs it here. */
   unfinished(name: string): Promise<number>;
+  /** Jobs of one name in these states, the newest first, at most `limit` (default 1,000): for the operator's tools. */
+  list(name: string, states: readonly JobState[], limit?: number): Promise<JobRecord[]>;
+  /**
+   * Runs a `failed` job of this name again (parked, or failed for good), from a first try, its progress cleared: true
+   * when there was one. Works from any process on the same engine (the worker takes it up). retryParked keeps the
+   * progress: a parked job's steps that were done stay done.
+   */
+  retry(name: string, jobId: string): Promise<boolean>;
   /**
    * Resolves when no job is waiting or active and none is delayed to a time within the timeout (tests and
    * shutdown); a job scheduled later (a reminder for tomorrow) does not hold it up.

@@ -18,6 +18,8 @@ export interface OutgoingMessage {
   kind?: string;
   /** The language of subject and body (a mail's Content-Language). */
   language?: string;
+  /** The member it is for, when it is a member's: a delivery that ends undelivered is told on their stream (MessageDeliveryFailed). */
+  memberId?: number;
   /** The house that sends it: its name (the display name) and its own `Name <address>` (intake's `mailFrom`), when it has one. */
   sender?: { name: string; mailFrom?: string | null };
   /**

@@ -55,7 +55,8 @@ export class ParkedOperations {
     let how: RetryOutcome['how'] = 'nothing parked';
     if (before.parked + before.held > 0) {
       if (projection.kind === 'reactor') {
-        await this.reReact(projection);
+        // The running loop may have held one more event of a stream while this ran: that one is reacted to as well.
+        for (let round = 0; round < 5 && (await this.reReact(projection)); round++);
         how = 're-reacted';
       } else {
         await this.rebuild(name);
@@ -103,8 +104,9 @@ export class ParkedOperations {
   /**
    * A reactor's parked and held events reacted to again, in log order, with the tries and bisection of a batch: what
    * succeeds leaves the list, what fails again is parked again with its stream's later events held behind it.
+   * Answers whether events are held behind no parked one of their stream afterwards (held meanwhile: go again).
    */
-  private async reReact(reactor: Reactor): Promise<void> {
+  private async reReact(reactor: Reactor): Promise<boolean> {
     const { documents, log } = this.deps;
     const rows = (await documents.parkedEvents(reactor.name)).filter((e) => e.state !== 'skipped');
     const wanted = new Set(rows.map((e) => e.position));
@@ -114,7 +116,7 @@ export class ParkedOperations {
     events.sort((a, b) => a.position - b.position);
     const gone = rows.filter((row) => !events.some((e) => e.position === row.position)).map((row) => row.position);
     if (gone.length > 0) await documents.unpark(reactor.name, gone);
-    if (events.length === 0) return;
+    if (events.length === 0) return false;
     // Not loaded: it starts empty, and holds only behind what fails again here.
     const parking = new Parking(documents, this.deps.logger, reactor.name, reactor.name, this.options);
     await parking.write(events, 0, events[events.length - 1].position, async (apply, held, _from, end) => {
@@ -126,5 +128,8 @@ export class ParkedOperations {
       );
       return end;
     });
+    const left = (await documents.parkedEvents(reactor.name)).filter((e) => e.state !== 'skipped');
+    const blocked = new Set(left.filter((e) => e.state === 'parked').map((e) => e.streamId));
+    return left.some((e) => !blocked.has(e.streamId));
   }
 }

@@ -10,7 +10,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { Job, JobQueue } from '../../src/ports/jobs.ts';
-import { JOB_DEFAULTS } from '../../src/ports/jobs.ts';
+import { JOB_DEFAULTS, JobDeferred, JobFailedForGood } from '../../src/ports/jobs.ts';
 
 export interface JobQueueFixture {
   queue: JobQueue;
@@ -424,6 +424,109 @@ export function jobQueueContract(name: string, makeQueue: () => Promise<JobQueue
       });
       await waitFor(() => seen.length === 1, 3000);
       expect(seen).to.deep.equal([{ lot: 7 }]);
+    });
+
+    it('gives back a try that throws JobDeferred: it runs again after its delay, however often, its attempts untouched', async function () {
+      const name = jobName('deferred');
+      const seen: Array<{ attempt: number; at: number }> = [];
+      queue.process(name, async (job) => {
+        seen.push({ attempt: job.attemptsMade, at: Date.now() });
+        if (seen.length <= 4) throw new JobDeferred(60, 'the channel is down');
+      });
+      // Two attempts only: four deferred tries would have used them up twice over.
+      await queue.add(name, {}, { jobId: id('deferred'), attempts: 2, backoffMs: 5 });
+      await queue.whenIdle(5000);
+      expect(seen.map((s) => s.attempt)).to.deep.equal([1, 1, 1, 1, 1]);
+      for (let i = 1; i < seen.length; i++) expect(seen[i].at - seen[i - 1].at).to.be.at.least(50);
+      expect(await queue.getState(id('deferred'))).to.equal('completed');
+    });
+
+    it('ends a job that throws JobFailedForGood failed after that one try, with its attempts left unused', async function () {
+      const name = jobName('refused');
+      let runs = 0;
+      queue.process(name, async () => {
+        runs += 1;
+        throw new JobFailedForGood('550 5.1.1 mailbox unknown');
+      });
+      await queue.add(name, {}, { jobId: id('refused'), attempts: 5, backoffMs: 5 });
+      await queue.whenIdle(5000);
+      await sleep(50);
+      expect(runs).to.equal(1);
+      expect(await queue.getState(id('refused'))).to.equal('failed');
+    });
+
+    it('does not park a job failed for good: not listed, counted, retried or removed as parked; listed as failed for good, and retry takes it', async function () {
+      const name = jobName('ended');
+      let ending = true;
+      queue.process(name, async (job) => {
+        if (job.id === id('spent')) throw new Error('tries spent');
+        if (ending) throw new JobFailedForGood('550 5.1.1 mailbox unknown');
+      });
+      await queue.add(name, {}, { jobId: id('ended'), attempts: 3, backoffMs: 5 });
+      await queue.add(name, {}, { jobId: id('spent'), attempts: 1, backoffMs: 5 });
+      await queue.whenIdle(5000);
+      expect(await queue.getState(id('ended'))).to.equal('failed');
+      expect((await queue.parked()).filter((job) => job.name === name).map((job) => job.id)).to.deep.equal([id('spent')]);
+      expect((await queue.parkedCounts())[name]).to.equal(1);
+      const failed = await queue.list(name, ['failed']);
+      expect(Object.fromEntries(failed.map((job) => [job.id, job.failedForGood]))).to.deep.equal({
+        [id('ended')]: true,
+        [id('spent')]: false,
+      });
+      expect(await queue.retryParked(name, id('ended'))).to.equal(false);
+      expect(await queue.removeParked(name, id('ended'))).to.equal(false);
+      // retry runs it again, its mark dropped.
+      ending = false;
+      expect(await queue.retry(name, id('ended'))).to.equal(true);
+      await waitFor(async () => (await queue.getState(id('ended'))) === 'completed', 5000);
+      expect((await queue.list(name, ['completed']))[0].failedForGood).to.equal(false);
+    });
+
+    it('lists the jobs of a name in the states asked for, newest first, with their progress and last error', async function () {
+      const name = jobName('listed');
+      queue.process(name, async (job) => {
+        const data = job.data as { n: number };
+        await job.saveProgress({ n: data.n });
+        if (data.n === 2) throw new JobFailedForGood(`refused ${data.n}`);
+      });
+      await queue.add(name, { n: 1 }, { jobId: id('listed-1') });
+      await sleep(5);
+      await queue.add(name, { n: 2 }, { jobId: id('listed-2') });
+      await sleep(5);
+      await queue.add(name, { n: 3 }, { jobId: id('listed-3'), delayMs: 60_000 });
+      await queue.whenIdle(5000);
+      const failed = await queue.list(name, ['failed']);
+      expect(failed.map((j) => j.id)).to.deep.equal([id('listed-2')]);
+      expect(failed[0]).to.deep.include({ name, state: 'failed', data: { n: 2 }, attemptsMade: 1, progress: { n: 2 }, error: 'refused 2' });
+      expect(failed[0].at).to.be.instanceOf(Date);
+      const all = await queue.list(name, ['completed', 'failed', 'delayed']);
+      expect(all.map((j) => j.id)).to.deep.equal([id('listed-3'), id('listed-2'), id('listed-1')]);
+      expect(all[0].state).to.equal('delayed');
+      expect(all[0].at!.getTime()).to.be.greaterThan(Date.now() + 50_000);
+      expect(await queue.list(jobName('nobody'), ['failed'])).to.deep.equal([]);
+    });
+
+    it('runs a failed job again on retry, from a first try and without its progress; anything else is not retried', async function () {
+      const name = jobName('retried');
+      const seen: Array<{ attempt: number; progress: unknown }> = [];
+      queue.process(name, async (job) => {
+        seen.push({ attempt: job.attemptsMade, progress: job.progress });
+        if (seen.length === 1) {
+          await job.saveProgress({ refused: true });
+          throw new JobFailedForGood('refused');
+        }
+      });
+      await queue.add(name, {}, { jobId: id('retried'), attempts: 3 });
+      await queue.whenIdle(5000);
+      expect(await queue.getState(id('retried'))).to.equal('failed');
+      expect(await queue.retry(name, id('retried'))).to.equal(true);
+      await waitFor(async () => (await queue.getState(id('retried'))) === 'completed', 5000);
+      expect(seen).to.deep.equal([
+        { attempt: 1, progress: null },
+        { attempt: 1, progress: null },
+      ]);
+      expect(await queue.retry(name, id('retried')), 'a completed job').to.equal(false);
+      expect(await queue.retry(name, id('unknown')), 'an unknown job').to.equal(false);
     });
   });
 }

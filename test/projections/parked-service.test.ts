@@ -31,7 +31,8 @@ function parked(dataDir: string, args: string[]): Promise<Run> {
 }
 
 describe('parked events and jobs, as an operator finds them (npm run parked, /readyz, /metrics)', function () {
-  this.timeout(120_000);
+  // Each run of the tool starts a process that loads the service (seconds, more on a busy machine).
+  this.timeout(300_000);
   let server: TestServer;
   const logLines: string[] = [];
   let bad: number;
@@ -65,11 +66,15 @@ describe('parked events and jobs, as an operator finds them (npm run parked, /re
 
   it('/readyz answers 200 degraded with the count of what is parked, and /metrics has it per projection and per job name', async () => {
     await new Promise((resolve) => setTimeout(resolve, 1100)); // the summary is read at most once a second
-    const ready = await server.request('GET', '/readyz', { apiKey: null });
+    // Anyone reads that the process serves, degraded; the operator reads what is parked.
+    const anyone = await server.request('GET', '/readyz', { apiKey: null });
+    expect(anyone.status).to.equal(200);
+    expect(anyone.body).to.deep.equal({ status: 'degraded' });
+    const ready = await server.request('GET', '/readyz', { apiKey: null, token: server.operatorToken });
     expect(ready.status).to.equal(200);
     expect(ready.body).to.deep.include({ status: 'degraded', parked: 2 });
     expect(ready.body.parkedBy).to.deep.equal({ projections: { watchlist: { parked: 1, held: 0 } }, jobs: { 'parking-test': 1 } });
-    const metrics = (await server.request('GET', '/metrics', { apiKey: null })).text;
+    const metrics = (await server.request('GET', '/metrics', { apiKey: null, token: server.operatorToken })).text;
     expect(metrics).to.match(/bidder_projection_parked\{projection="watchlist",role="all"\} 1/);
     expect(metrics).to.match(/bidder_projection_parked\{projection="catalogue",role="all"\} 0/);
     expect(metrics).to.match(/bidder_jobs_parked\{queue="parking-test",role="all"\} 1/);
@@ -111,7 +116,7 @@ describe('parked events and jobs, as an operator finds them (npm run parked, /re
     expect(left.jobs).to.deep.equal([]);
 
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    const ready = await server.request('GET', '/readyz', { apiKey: null });
+    const ready = await server.request('GET', '/readyz', { apiKey: null, token: server.operatorToken });
     expect(ready.body).to.deep.include({ status: 'ready', parked: 0 });
 
     // What names an event or a job is checked before anything is opened.

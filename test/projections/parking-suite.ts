@@ -270,8 +270,7 @@ export function parkingSpec(engine: string, open: () => Promise<ParkingEngines>)
       const projector = await runtime([reactor], createLogger({ level: 'silent' }));
       await projector.start();
       const at = await appendSale();
-      for (const deadline = Date.now() + 20_000; !jobs.includes('b1:950') && Date.now() < deadline;)
-        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await projector.waitFor(at.last, ['parking-mails'], 20_000), 'the reactor went past the bad event').to.equal(true);
       expect(jobs).to.deep.equal(['a1:100', 'a2:50', 'b1:900', 'b1:950']);
       expect(await projector.parked.counts()).to.deep.equal({ 'parking-mails': { parked: 1, held: 1, skipped: 0 } });
       state.broken = false;

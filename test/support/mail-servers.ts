@@ -26,6 +26,16 @@ export interface ArrivedMail {
 /** A reply the script gives to one message: accept (null) or refuse with an SMTP code. */
 export type SmtpAnswer = null | { code: number; message: string };
 
+export interface SmtpPeerOptions {
+  /** The address it listens on and its URL names (default 127.0.0.1). */
+  host?: string;
+  /**
+   * Asks for a login (AUTH PLAIN/LOGIN over the plain connection: it never offers STARTTLS): this one, or any with
+   * `true`; without it, none is asked.
+   */
+  auth?: true | { user: string; pass: string };
+}
+
 export interface SmtpPeer {
   url: string;
   /** Accepted mails, in arrival order. */
@@ -38,15 +48,14 @@ export interface SmtpPeer {
   onAccepted: (mail: ArrivedMail) => void;
   /** The user names that authenticated (AUTH, offered with `auth`), in order. */
   logins: string[];
+  /** Logins the server refused (a wrong user or password). */
+  loginsRefused: number;
+  /** The answer to MAIL FROM (default: accept), given the sender's address. */
+  answerMailFrom: (address: string) => SmtpAnswer;
+  /** The answer to each RCPT TO (default: accept), given the recipient's address. */
+  answerRcptTo: (address: string) => SmtpAnswer;
   waitForMails(count: number, timeoutMs?: number): Promise<ArrivedMail[]>;
   close(): Promise<void>;
-}
-
-export interface SmtpPeerOptions {
-  /** The address it listens on and its URL names (default 127.0.0.1). */
-  host?: string;
-  /** Offers AUTH (over the plain connection too: it never offers STARTTLS) and accepts any password. */
-  auth?: boolean;
 }
 
 export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<SmtpPeer> {
@@ -57,17 +66,44 @@ export async function startSmtpPeer(options: SmtpPeerOptions = {}): Promise<Smtp
     logins: [],
     answer: () => null,
     onAccepted: () => {},
+    answerMailFrom: () => null,
+    answerRcptTo: () => null,
+    loginsRefused: 0,
     waitForMails: (count, timeoutMs = 10_000) =>
       waitFor(() => (peer.mails.length >= count ? peer.mails : null), timeoutMs, `${count} mails`),
   };
+  const refusal = (answer: SmtpAnswer) => {
+    if (!answer) return null;
+    const error = new Error(answer.message) as Error & { responseCode: number };
+    error.responseCode = answer.code;
+    return error;
+  };
+  const auth = options.auth;
   const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: options.auth ? ['STARTTLS'] : ['STARTTLS', 'AUTH'],
+    authOptional: !auth,
     allowInsecureAuth: true,
+    authMethods: ['PLAIN', 'LOGIN'],
+    disabledCommands: auth ? ['STARTTLS'] : ['STARTTLS', 'AUTH'],
     logger: false,
-    onAuth(auth, _session, callback) {
-      peer.logins.push(auth.username ?? '');
-      callback(null, { user: auth.username });
+    onAuth(login, _session, callback) {
+      if (auth === true || (auth && login.username === auth.user && login.password === auth.pass)) {
+        peer.logins.push(login.username ?? '');
+        return callback(null, { user: login.username });
+      }
+      peer.loginsRefused += 1;
+      const error = new Error('5.7.8 Error: authentication failed') as Error & { responseCode: number };
+      error.responseCode = 535;
+      callback(error);
+    },
+    onMailFrom(address, _session, callback) {
+      const error = refusal(peer.answerMailFrom(address.address));
+      if (error) callback(error);
+      else callback();
+    },
+    onRcptTo(address, _session, callback) {
+      const error = refusal(peer.answerRcptTo(address.address));
+      if (error) callback(error);
+      else callback();
     },
     onData(stream, _session, callback) {
       const chunks: Buffer[] = [];
@@ -162,6 +198,14 @@ export async function startTwilioPeer(): Promise<TwilioPeer> {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const expected = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`;
+      // The account itself (GET), as a start-up check reads it.
+      if (req.method === 'GET' && req.url === `/2010-04-01/Accounts/${accountSid}.json`) {
+        if (req.headers.authorization !== expected) {
+          peer.refused += 1;
+          return json(res, 401, { code: 20003, message: 'Authenticate', status: 401 });
+        }
+        return json(res, 200, { sid: accountSid, status: 'active', type: 'Full' });
+      }
       if (req.method !== 'POST' || req.url !== `/2010-04-01/Accounts/${accountSid}/Messages.json`) {
         peer.refused += 1;
         return json(res, 404, { code: 20404, message: 'The requested resource was not found', status: 404 });

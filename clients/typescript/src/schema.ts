@@ -1245,7 +1245,7 @@ export interface paths {
     };
     /**
      * The caller's own bidding and registration changes as they happen (Server-Sent Events)
-     * @description `text/event-stream` of the caller only: `outbid` `{LotId, CurrentBid, MinimumNextBid, EndTime}` when the caller loses the lead (or bids below a higher maximum: outbid at once), `leading` `{LotId, CurrentBid, MaxAmount}` when the caller's bid takes or keeps the lead (`MaxAmount`: the caller's own maximum), `won` `{LotId, HammerPrice}` and `lost` `{LotId}` when a lot the caller bid on closes, `registration` `{AuctionId, Status}` when the house decides a registration of the caller (`approved`, also at once, or `rejected`). Never another member's identity or maximum. Each event has an opaque `id:`; a client that reconnects with `Last-Event-ID` gets what it missed (at least the last 24 hours) or one `reset`, after which it reads `/v1/me/bids` again. A comment line comes at least every 15 seconds. A browser opens it with its own `EventSource` through a stream ticket (`POST /v1/stream-tickets`, `Path: /v1/me/stream`). The stream ends at the expiry of the ticket (or token) it was opened with, and within a second of a password reset ending the member's sessions (or the member removed, the Api-Key no longer acting for the house): its last event is then `end` `{Code, Reason}` (`credential-expired`: open it again with a new ticket; `credential-revoked`: sign in again). A process serves at most 2,000 member streams (`503`); one client address holds at most 100 of a house on a process, and a house at most half (`429`, `Retry-After`).
+     * @description `text/event-stream` of the caller only: `outbid` `{LotId, CurrentBid, MinimumNextBid, EndTime}` when the caller loses the lead (or bids below a higher maximum: outbid at once), `leading` `{LotId, CurrentBid, MaxAmount}` when the caller's bid takes or keeps the lead (`MaxAmount`: the caller's own maximum), `won` `{LotId, HammerPrice}` and `lost` `{LotId}` when a lot the caller bid on closes, `registration` `{AuctionId, Status}` when the house decides a registration of the caller (`approved`, also at once, or `rejected`), `delivery-failed` `{Channel, Template, Reason, At}` when a mail or text to the caller could not be delivered. Never another member's identity or maximum. Each event has an opaque `id:`; a client that reconnects with `Last-Event-ID` gets what it missed (at least the last 24 hours) or one `reset`, after which it reads `/v1/me/bids` again. A comment line comes at least every 15 seconds. A browser opens it with its own `EventSource` through a stream ticket (`POST /v1/stream-tickets`, `Path: /v1/me/stream`). The stream ends at the expiry of the ticket (or token) it was opened with, and within a second of a password reset ending the member's sessions (or the member removed, the Api-Key no longer acting for the house): its last event is then `end` `{Code, Reason}` (`credential-expired`: open it again with a new ticket; `credential-revoked`: sign in again). A process serves at most 2,000 member streams (`503`); one client address holds at most 100 of a house on a process, and a house at most half (`429`, `Retry-After`).
      *
      *     Credentials: the `Api-Key` header and a member token (from `POST /v1/sessions`). Query parameter names are case-insensitive.
      */
@@ -1643,6 +1643,27 @@ export interface components {
       /** @enum {string} */
       Status: 'approved' | 'rejected';
     };
+    /** @description The `delivery-failed` event of GET /v1/me/stream; `data` is its `data:` line (JSON). */
+    MyChangesStreamDeliveryFailedEvent: {
+      /** @description The `id:` line: an opaque position, sent back as `Last-Event-ID` to resume. */
+      id: string;
+      /**
+       * @description The `event:` line. (enum property replaced by openapi-typescript)
+       * @enum {string}
+       */
+      event: 'delivery-failed';
+      data: components['schemas']['MemberDeliveryFailedEvent'];
+    };
+    /** @description A message to the caller could not be delivered and is not tried again: `Template` says which (`confirmation`, `password-reset`, `outbid`, `reminder`, `phone-code`, …), `Reason` why (`recipient-refused`: the mail server refused the address, `invalid-number`, `gave-up`: it could not be delivered for hours). A front end may ask the member to check their address or number. */
+    MemberDeliveryFailedEvent: {
+      /** @enum {string} */
+      Channel: 'mail' | 'sms' | 'push';
+      Template: string;
+      /** @enum {string} */
+      Reason: 'recipient-refused' | 'invalid-number' | 'gave-up';
+      /** Format: date-time */
+      At: string;
+    };
     /** @description The `reset` event of GET /v1/me/stream; `data` is its `data:` line (JSON). */
     MyChangesStreamResetEvent: {
       /** @description The `id:` line: an opaque position, sent back as `Last-Event-ID` to resume. */
@@ -1676,6 +1697,7 @@ export interface components {
       | components['schemas']['MyChangesStreamWonEvent']
       | components['schemas']['MyChangesStreamLostEvent']
       | components['schemas']['MyChangesStreamRegistrationEvent']
+      | components['schemas']['MyChangesStreamDeliveryFailedEvent']
       | components['schemas']['MyChangesStreamResetEvent']
       | components['schemas']['MyChangesStreamEndEvent'];
     TokenResponse: {

@@ -5,6 +5,7 @@
  * setting again, and new ones go to the outbox folder; the worker says so at its start and in /readyz.
  */
 import type { DeliveryConfig } from '../../config.ts';
+import type { ChannelStatus } from './channel-states.ts';
 import type { JobQueue } from '../../ports/jobs.ts';
 import type { OutgoingMessage } from '../../ports/outbox.ts';
 
@@ -19,8 +20,11 @@ const TRANSPORT: Record<Channel, { via: string; setting: string }> = {
   sms: { via: 'twilio', setting: 'TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM' },
 };
 
-/** Where a channel's messages go in this process; without a transport, how many queued for one wait for it. */
-export interface ChannelReport {
+/**
+ * Where a channel's messages go in this process; without a transport, how many queued for one wait for it; with
+ * one, whether it is up or down (channel-states.ts: a refused password, a sender the server refuses).
+ */
+export interface ChannelReport extends Partial<ChannelStatus> {
   via: string;
   /** Messages queued for the transport this process lacks (absent when none). */
   queued?: number;
@@ -33,12 +37,21 @@ export function configuredChannels(delivery: Pick<DeliveryConfig, 'smtp' | 'twil
   return CHANNELS.filter((channel) => (channel === 'mail' ? delivery.smtp : delivery.twilio) !== null);
 }
 
-/** Each channel's report (/readyz `deliveries`), counting the queued messages of those without a transport. */
-export async function deliveryReport(jobs: Pick<JobQueue, 'unfinished'>, configured: Channel[]): Promise<Record<Channel, ChannelReport>> {
-  const report = {} as Record<Channel, ChannelReport>;
+export type DeliveryReport = Record<Channel, ChannelReport>;
+
+/**
+ * Each channel's report (/readyz `deliveries`), counting the queued messages of those without a transport; `states`:
+ * the up or down of those with one, as this process's tries tell (none in a process that does not send).
+ */
+export async function deliveryReport(
+  jobs: Pick<JobQueue, 'unfinished'>,
+  configured: Channel[],
+  states: Partial<Record<Channel, ChannelStatus>> = {},
+): Promise<DeliveryReport> {
+  const report = {} as DeliveryReport;
   for (const channel of CHANNELS) {
     if (configured.includes(channel)) {
-      report[channel] = { via: TRANSPORT[channel].via };
+      report[channel] = { via: TRANSPORT[channel].via, ...states[channel] };
       continue;
     }
     const queued = await jobs.unfinished(deliveryJobName(channel));

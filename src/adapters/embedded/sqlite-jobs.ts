@@ -17,13 +17,30 @@
  *   outcome that cannot be written (the same full disk) is kept in memory and written again on every look at
  *   the table; until then the job stays 'active', so it runs once. While the data folder has no room, add()
  *   is refused before it writes.
+ * - A try that throws JobDeferred gives its attempt back too, and runs again after the delay it names; one that
+ *   throws JobFailedForGood ends the job 'failed' at once, marked `failed_for_good`: not parked (parked() and
+ *   parkedCounts() leave it out). Neither is logged here (the processor did).
+ * - retry() puts a 'failed' job back to 'waiting' with no tries made and no progress, from any process on the
+ *   file: the worker's loop finds it on its next look at the table.
  * - Job data is never logged (it may hold personal data): logs carry id, name, attempt and error message.
  * - The poll timer is unref'd: the queue does not by itself keep the process alive (the HTTP server, a
  *   running job or a pending whenIdle() does).
  */
 import type Database from 'better-sqlite3';
-import type { ClosedQueue, Job, JobOptions, JobProcessor, JobQueue, JobQueueLogger, JobState, ParkedJob } from '../../ports/jobs.ts';
+import type {
+  ClosedQueue,
+  Job,
+  JobOptions,
+  JobProcessor,
+  JobQueue,
+  JobQueueLogger,
+  JobRecord,
+  JobState,
+  ParkedJob,
+} from '../../ports/jobs.ts';
 import {
+  JobDeferred,
+  JobFailedForGood,
   JOB_DEFAULTS,
   jobErrorMessage as errorMessage,
   jobSettings,
@@ -49,6 +66,20 @@ export interface SqliteJobQueueOptions {
 
 const QUEUE = 'SqliteJobQueue';
 const DRAIN_CHECK_MS = 10;
+
+interface ListedRow {
+  id: string;
+  name: string;
+  state: JobState;
+  data: string;
+  attempts_made: number;
+  progress: string | null;
+  last_error: string | null;
+  failed_for_good: number;
+  created_at: number;
+  run_at: number;
+  finished_at: number | null;
+}
 
 interface ClaimedRow {
   id: string;
@@ -87,7 +118,10 @@ export class SqliteJobQueue implements JobQueue {
   private readonly retryStmt: Database.Statement<[number, string, string], unknown>;
   private readonly giveBackStmt: Database.Statement<[number, string, string], unknown>;
   private readonly failStmt: Database.Statement<[string, number, string], unknown>;
+  private readonly failForGoodStmt: Database.Statement<[string, number, string], unknown>;
   private readonly progressStmt: Database.Statement<[string, string], unknown>;
+  private readonly listStmt: Database.Statement<[string, string, number], ListedRow>;
+  private readonly retryFailedStmt: Database.Statement<[number, string, string], unknown>;
 
   constructor(options: SqliteJobQueueOptions) {
     this.db = options.db;
@@ -110,13 +144,17 @@ export class SqliteJobQueue implements JobQueue {
         last_error TEXT,
         created_at INTEGER NOT NULL,
         finished_at INTEGER,
-        progress TEXT
+        progress TEXT,
+        failed_for_good INTEGER NOT NULL DEFAULT 0
       );
       CREATE INDEX IF NOT EXISTS jobs_state_run_at ON jobs (state, run_at);
     `);
     // A queue file made before jobs kept their progress gains the column.
     const columns = this.db.prepare(`SELECT name FROM pragma_table_info('jobs')`).all() as Array<{ name: string }>;
     if (!columns.some((c) => c.name === 'progress')) this.db.exec(`ALTER TABLE jobs ADD COLUMN progress TEXT`);
+    // And one made before a processor could end a job on purpose (JobFailedForGood): its failed jobs are parked.
+    if (!columns.some((c) => c.name === 'failed_for_good'))
+      this.db.exec(`ALTER TABLE jobs ADD COLUMN failed_for_good INTEGER NOT NULL DEFAULT 0`);
 
     this.insertStmt = this.db.prepare(
       `INSERT OR IGNORE INTO jobs (id, name, data, state, attempts_made, max_attempts, backoff_ms, run_at, created_at)
@@ -148,7 +186,18 @@ export class SqliteJobQueue implements JobQueue {
       `UPDATE jobs SET state = 'delayed', run_at = ?, last_error = ?, attempts_made = attempts_made - 1 WHERE id = ?`,
     );
     this.failStmt = this.db.prepare(`UPDATE jobs SET state = 'failed', last_error = ?, finished_at = ? WHERE id = ?`);
+    this.failForGoodStmt = this.db.prepare(
+      `UPDATE jobs SET state = 'failed', failed_for_good = 1, last_error = ?, finished_at = ? WHERE id = ?`,
+    );
     this.progressStmt = this.db.prepare(`UPDATE jobs SET progress = ? WHERE id = ?`);
+    this.listStmt = this.db.prepare(
+      `SELECT id, name, state, data, attempts_made, progress, last_error, failed_for_good, created_at, run_at, finished_at FROM jobs
+       WHERE name = ? AND state IN (SELECT value FROM json_each(?)) ORDER BY rowid DESC LIMIT ?`,
+    );
+    this.retryFailedStmt = this.db.prepare(
+      `UPDATE jobs SET state = 'waiting', attempts_made = 0, run_at = ?, progress = NULL, finished_at = NULL, failed_for_good = 0
+       WHERE name = ? AND id = ? AND state = 'failed'`,
+    );
   }
 
   async add(name: string, data: unknown, options: JobOptions): Promise<{ id: string; added: boolean }> {
@@ -192,7 +241,7 @@ export class SqliteJobQueue implements JobQueue {
   async parked(limit = 1000): Promise<ParkedJob[]> {
     const rows = this.db
       .prepare(
-        `SELECT id, name, attempts_made, last_error, finished_at FROM jobs WHERE state = 'failed' ORDER BY finished_at, rowid LIMIT ?`,
+        `SELECT id, name, attempts_made, last_error, finished_at FROM jobs WHERE state = 'failed' AND failed_for_good = 0 ORDER BY finished_at, rowid LIMIT ?`,
       )
       .all(limit) as Array<{ id: string; name: string; attempts_made: number; last_error: string | null; finished_at: number | null }>;
     return rows.map((row) => ({
@@ -205,7 +254,9 @@ export class SqliteJobQueue implements JobQueue {
   }
 
   async parkedCounts(): Promise<Record<string, number>> {
-    const rows = this.db.prepare(`SELECT name, count(*) AS n FROM jobs WHERE state = 'failed' GROUP BY name ORDER BY name`).all() as Array<{
+    const rows = this.db
+      .prepare(`SELECT name, count(*) AS n FROM jobs WHERE state = 'failed' AND failed_for_good = 0 GROUP BY name ORDER BY name`)
+      .all() as Array<{
       name: string;
       n: number;
     }>;
@@ -215,7 +266,7 @@ export class SqliteJobQueue implements JobQueue {
   async retryParked(name: string, jobId: string): Promise<boolean> {
     const { changes } = this.db
       .prepare(
-        `UPDATE jobs SET state = 'waiting', attempts_made = 0, run_at = ?, finished_at = NULL WHERE id = ? AND name = ? AND state = 'failed'`,
+        `UPDATE jobs SET state = 'waiting', attempts_made = 0, run_at = ?, finished_at = NULL WHERE id = ? AND name = ? AND state = 'failed' AND failed_for_good = 0`,
       )
       .run(Date.now(), jobId, name);
     if (changes > 0 && this.processors.has(name)) this.wake();
@@ -223,11 +274,36 @@ export class SqliteJobQueue implements JobQueue {
   }
 
   async removeParked(name: string, jobId: string): Promise<boolean> {
-    return this.db.prepare(`DELETE FROM jobs WHERE id = ? AND name = ? AND state = 'failed'`).run(jobId, name).changes > 0;
+    return (
+      this.db.prepare(`DELETE FROM jobs WHERE id = ? AND name = ? AND state = 'failed' AND failed_for_good = 0`).run(jobId, name).changes >
+      0
+    );
   }
 
   async unfinished(name: string): Promise<number> {
     return this.unfinishedStmt.get(name)?.n ?? 0;
+  }
+
+  async list(name: string, states: readonly JobState[], limit = 1000): Promise<JobRecord[]> {
+    return this.listStmt.all(name, JSON.stringify(states), positiveInt(QUEUE, limit, 'limit')).map((row) => ({
+      id: row.id,
+      name: row.name,
+      state: row.state,
+      data: JSON.parse(row.data) as unknown,
+      attemptsMade: row.attempts_made,
+      progress: row.progress === null ? null : (JSON.parse(row.progress) as unknown),
+      error: row.last_error,
+      failedForGood: row.failed_for_good === 1,
+      createdAt: new Date(row.created_at),
+      at: new Date(row.state === 'completed' || row.state === 'failed' ? (row.finished_at ?? row.run_at) : row.run_at),
+    }));
+  }
+
+  async retry(name: string, jobId: string): Promise<boolean> {
+    this.storage?.assertRoom();
+    const changed = this.retryFailedStmt.run(Date.now(), name, jobId).changes > 0;
+    if (changed && this.processors.has(name)) this.wake();
+    return changed;
   }
 
   /**
@@ -353,6 +429,11 @@ export class SqliteJobQueue implements JobQueue {
     if (this.storage?.refused(error, 'job')) {
       // No room to write what the job does: the fault is the machine's, so the try is not counted.
       this.writeOutcome(row.id, meta, () => this.giveBackStmt.run(Date.now() + this.storageFullRetryMs, message, row.id));
+    } else if (error instanceof JobDeferred) {
+      const delayMs = Math.max(0, Math.round(error.delayMs));
+      this.writeOutcome(row.id, meta, () => this.giveBackStmt.run(Date.now() + delayMs, message, row.id));
+    } else if (error instanceof JobFailedForGood) {
+      this.writeOutcome(row.id, meta, () => this.failForGoodStmt.run(message, Date.now(), row.id));
     } else if (row.attempts_made < row.max_attempts) {
       const delayMs = retryDelayMs(row.backoff_ms, row.attempts_made);
       this.writeOutcome(row.id, meta, () => this.retryStmt.run(Date.now() + delayMs, message, row.id));

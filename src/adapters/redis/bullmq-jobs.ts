@@ -32,13 +32,39 @@
  * - Job data is never logged: logs carry id, name, attempt and error message.
  * - A try that failed for want of room (a full disk, a database out of space: `storage`) is moved back to the
  *   delayed jobs without counting as an attempt (BullMQ's `moveToDelayed` and `DelayedError`) and run again
- *   STORAGE_FULL_RETRY_MS later; the storage's record logs it, not each try.
+ *   STORAGE_FULL_RETRY_MS later; the storage's record logs it, not each try. A try that throws JobDeferred is
+ *   moved back alike, after the delay it names; one that throws JobFailedForGood is BullMQ's UnrecoverableError
+ *   (failed at once), marked FAILED_FOR_GOOD in the job's hash: not parked (parked() and parkedCounts() leave it
+ *   out). Neither is logged here (the processor did).
+ * - `list` reads BullMQ's lists of one name's queue; `retry` is BullMQ's `Job.retry('failed')` with its tries
+ *   counted anew and the progress cleared.
  */
 import { randomUUID } from 'node:crypto';
-import { DelayedError, Queue, Worker, type Job as BullJob, type JobsOptions } from 'bullmq';
-import { Redis } from 'ioredis';
-import type { ClosedQueue, Job, JobOptions, JobProcessor, JobQueue, JobQueueLogger, JobState, ParkedJob } from '../../ports/jobs.ts';
 import {
+  DelayedError,
+  Job as BullJobClass,
+  Queue,
+  UnrecoverableError,
+  Worker,
+  type Job as BullJob,
+  type JobsOptions,
+  type JobType,
+} from 'bullmq';
+import { Redis } from 'ioredis';
+import type {
+  ClosedQueue,
+  Job,
+  JobOptions,
+  JobProcessor,
+  JobQueue,
+  JobQueueLogger,
+  JobRecord,
+  JobState,
+  ParkedJob,
+} from '../../ports/jobs.ts';
+import {
+  JobDeferred,
+  JobFailedForGood,
   JOB_DEFAULTS,
   jobErrorMessage as errorMessage,
   jobSettings,
@@ -69,6 +95,20 @@ export interface BullMqJobQueueOptions {
 }
 
 const QUEUE = 'BullMqJobQueue';
+
+/**
+ * The field of a job's hash that marks it failed for good by its processor (JobFailedForGood): failed, not parked.
+ * BullMQ keeps fields it does not know; the mark goes with the job when it is removed, and retry() drops it.
+ */
+const FAILED_FOR_GOOD = 'failedForGood';
+
+/** Counts a failed set's jobs that are not marked FAILED_FOR_GOOD (KEYS[1]: the set; ARGV: the job key prefix, the field). */
+const COUNT_PARKED = `
+local parked = 0
+for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  if redis.call('HEXISTS', ARGV[1] .. id, ARGV[2]) == 0 then parked = parked + 1 end
+end
+return parked`;
 
 /** The option that carries an add's token into the stored job (BullMQ keeps options it does not know). */
 const TOKEN_OPTION = 'addToken';
@@ -169,19 +209,70 @@ export class BullMqJobQueue implements JobQueue {
     return null;
   }
 
-  /** BullMQ's failed sets of every job name (ever added or processed, by any process): a failed job's tries are spent. */
+  async list(name: string, states: readonly JobState[], limit = 1000): Promise<JobRecord[]> {
+    const types = states.flatMap((state): JobType[] => (state === 'waiting' ? ['waiting', 'prioritized'] : [state]));
+    const jobs = await this.queueFor(name).getJobs(types, 0, positiveInt(QUEUE, limit, 'limit') - 1, false);
+    const records: JobRecord[] = [];
+    const marks = await this.failedForGood(
+      name,
+      (jobs as BullJob[]).map((job) => String(job?.id ?? '')),
+    );
+    for (const [index, job] of (jobs as BullJob[]).entries()) {
+      if (!job?.id) continue;
+      const state = toPortState(await job.getState());
+      if (!state) continue;
+      const finished = job.finishedOn ?? null;
+      records.push({
+        id: decodeJobId(String(job.id)),
+        name,
+        state,
+        data: job.data as unknown,
+        attemptsMade: job.attemptsMade,
+        progress: (job.progress as { saved?: unknown } | null)?.saved ?? null,
+        error: job.failedReason || null,
+        failedForGood: marks[index] === true,
+        createdAt: new Date(job.timestamp),
+        at: new Date(finished ?? job.timestamp + (job.delay ?? 0)),
+      });
+    }
+    return records.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime()).slice(0, limit);
+  }
+
+  async retry(name: string, jobId: string): Promise<boolean> {
+    const job = (await BullJobClass.fromId(this.queueFor(name), encodeJobId(jobId))) as BullJob | undefined;
+    if (!job || (await job.getState()) !== 'failed') return false;
+    await job.updateProgress({ saved: null });
+    await this.producer.hdel(this.queueFor(name).toKey(String(job.id)), FAILED_FOR_GOOD);
+    await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+    return true;
+  }
+
+  /**
+   * BullMQ's failed sets of every job name (ever added or processed, by any process), but for the jobs failed for
+   * good (FAILED_FOR_GOOD): a parked job's tries are spent.
+   */
   async parked(limit = 1000): Promise<ParkedJob[]> {
     const parked: ParkedJob[] = [];
     for (const name of await this.allNames()) {
-      for (const job of await this.queueFor(name).getFailed(0, limit - 1)) {
-        if (!job?.id) continue;
-        parked.push({
-          id: decodeJobId(String(job.id)),
+      // Read in pages of `limit`: the jobs failed for good among them are skipped.
+      for (let start = 0, found = 0; found < limit; start += limit) {
+        const page = (await this.queueFor(name).getFailed(start, start + limit - 1)).filter((job) => job?.id);
+        if (page.length === 0) break;
+        const marks = await this.failedForGood(
           name,
-          attempts: job.attemptsMade,
-          error: job.failedReason ?? '',
-          failedAt: job.finishedOn ? new Date(job.finishedOn).toISOString() : null,
-        });
+          page.map((job) => String(job.id)),
+        );
+        for (const [index, job] of page.entries()) {
+          if (marks[index] || found >= limit) continue;
+          found += 1;
+          parked.push({
+            id: decodeJobId(String(job.id)),
+            name,
+            attempts: job.attemptsMade,
+            error: job.failedReason ?? '',
+            failedAt: job.finishedOn ? new Date(job.finishedOn).toISOString() : null,
+          });
+        }
       }
     }
     return parked.sort((a, b) => (a.failedAt ?? '').localeCompare(b.failedAt ?? '')).slice(0, limit);
@@ -190,8 +281,9 @@ export class BullMqJobQueue implements JobQueue {
   async parkedCounts(): Promise<Record<string, number>> {
     const counts: Record<string, number> = {};
     for (const name of await this.allNames()) {
-      const failed = await this.queueFor(name).getFailedCount();
-      if (failed > 0) counts[name] = failed;
+      const queue = this.queueFor(name);
+      const parked = Number(await this.producer.eval(COUNT_PARKED, 1, queue.keys.failed, queue.toKey(''), FAILED_FOR_GOOD));
+      if (parked > 0) counts[name] = parked;
     }
     return counts;
   }
@@ -210,12 +302,26 @@ export class BullMqJobQueue implements JobQueue {
     return true;
   }
 
+  /** A parked job: failed, and not failed for good. */
   private async failedJob(name: string, jobId: string): Promise<BullJob | null> {
     if (!(await this.allNames()).includes(name)) return null;
     const queue = this.queueFor(name);
     const storedId = encodeJobId(jobId);
     const job = await queue.getJob(storedId);
-    return job && (await queue.getJobState(storedId)) === 'failed' ? job : null;
+    if (!job || (await queue.getJobState(storedId)) !== 'failed') return null;
+    return (await this.failedForGood(name, [storedId]))[0] ? null : job;
+  }
+
+  /** Whether each of these jobs (stored ids) was failed for good by its processor, in one round trip. */
+  private async failedForGood(name: string, storedIds: string[]): Promise<boolean[]> {
+    if (storedIds.length === 0) return [];
+    const queue = this.queueFor(name);
+    const pipeline = this.producer.pipeline();
+    for (const id of storedIds) pipeline.hexists(queue.toKey(id), FAILED_FOR_GOOD);
+    return ((await pipeline.exec()) ?? []).map(([err, found]) => {
+      if (err) throw err;
+      return found === 1;
+    });
   }
 
   /** Every job name added or processed by any process on this prefix, sorted. */
@@ -343,9 +449,15 @@ export class BullMqJobQueue implements JobQueue {
         try {
           await processor(job);
         } catch (error) {
-          if (!this.storage?.refused(error, 'job')) throw error;
-          // No room to write what the job does: tried again later, the attempt not counted.
-          await bullJob.moveToDelayed(Date.now() + this.storageFullRetryMs, token);
+          if (error instanceof JobFailedForGood) {
+            await this.producer.hset(this.queueFor(name).toKey(String(bullJob.id)), FAILED_FOR_GOOD, '1');
+            throw new UnrecoverableError(error.message);
+          }
+          const deferred = error instanceof JobDeferred;
+          if (!deferred && !this.storage?.refused(error, 'job')) throw error;
+          // No room to write what the job does, or a fault not the job's own: tried again later, the attempt not counted.
+          const delayMs = deferred ? Math.max(0, Math.round(error.delayMs)) : this.storageFullRetryMs;
+          await bullJob.moveToDelayed(Date.now() + delayMs, token);
           throw new DelayedError();
         } finally {
           this.active.delete(running);
@@ -355,7 +467,8 @@ export class BullMqJobQueue implements JobQueue {
     );
     worker.on('error', (err) => this.connectionError(err, 'worker'));
     worker.on('failed', (bullJob, err) => {
-      if (!bullJob) return;
+      // A job failed for good by its processor was logged by it.
+      if (!bullJob || err instanceof UnrecoverableError || err?.name === 'UnrecoverableError') return;
       const attempt = bullJob.attemptsMade;
       const maxAttempts = bullJob.opts.attempts ?? 1;
       const meta = { jobId: decodeJobId(String(bullJob.id)), name, attempt, maxAttempts, err: errorMessage(err) };
