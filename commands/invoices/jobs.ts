@@ -84,6 +84,7 @@ export function sendInvoiceNotice(deps: JobDeps): JobProcessor {
       kind: 'invoice',
       channel: 'mail',
       tenant,
+      memberId: issued.memberId,
       to: member.Email,
       sender: senderOf(house ?? null, tenant),
       ...mail,
