@@ -1,7 +1,8 @@
 /**
  * Demo intake records of invoices (API.md "Demo data"), for a given "now": the price lists of `demo` (EUR) and
  * `demo2` (SEK), and the demo member's invoices: in `demo` one paid and one unpaid (auction 4, closed), in
- * `demo2` one unpaid. The register numbers them (1, 2, … per house).
+ * `demo2` one unpaid. The register numbers them (1, 2, … per house). They are the demo's past, of which its
+ * member knows: issued with `notify: false`, no notice is mailed at the seed.
  */
 export function* demoInvoicesRecords(now: Date): Generator<{ kind: string } & Record<string, unknown>> {
   const day = 86_400_000;
@@ -29,6 +30,7 @@ export function* demoInvoicesRecords(now: Date): Generator<{ kind: string } & Re
   // Auction 4 of `demo` closed 30 days ago: the member's purchases, settled; then a late lot, not yet paid.
   yield {
     kind: 'invoice',
+    notify: false,
     tenant: 'demo',
     invoiceId: 1,
     memberId: 1,
@@ -44,6 +46,7 @@ export function* demoInvoicesRecords(now: Date): Generator<{ kind: string } & Re
   yield { kind: 'invoicePaid', tenant: 'demo', invoiceId: 1, paidAt: at(-20) };
   yield {
     kind: 'invoice',
+    notify: false,
     tenant: 'demo',
     invoiceId: 2,
     memberId: 1,
@@ -59,6 +62,7 @@ export function* demoInvoicesRecords(now: Date): Generator<{ kind: string } & Re
   };
   yield {
     kind: 'invoice',
+    notify: false,
     tenant: 'demo2',
     invoiceId: 1,
     memberId: 1,

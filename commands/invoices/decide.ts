@@ -66,9 +66,10 @@ export function canonical(value: unknown): string {
   );
 }
 
+/** The same invoice (whether its member is notified is no part of it). */
 const sameIssue = (a: InvoiceIssuedData, b: IssueInvoiceData) => {
-  const { number: _n, ...left } = a;
-  const { number, ...right } = b;
+  const { number: _n, notify: _a, ...left } = a;
+  const { number, notify: _b, ...right } = b;
   return (number === null || number === a.number) && canonical(left) === canonical(right);
 };
 

@@ -98,8 +98,9 @@ export const InvoiceIssued = defineEvent({
   version: 1,
   stream: 'invoices-{tenant}',
   description:
-    'Invoices intake: the back office issued an invoice to a member (e.g. for lots bought), with its lines, their VAT rates (percent) and VAT amounts (per line, rounded half up). Amounts in minor units of `currency`.',
-  schema: z.object(issued),
+    'Invoices intake: the back office issued an invoice to a member (e.g. for lots bought), with its lines, their VAT rates (percent) and VAT amounts (per line, rounded half up). Amounts in minor units of `currency`. ' +
+    '`notify: false` (absent: true): a backfill of an invoice its member knows of already, which gets no notice by mail.',
+  schema: z.object({ ...issued, notify: z.literal(false).optional() }),
 });
 
 export const CostInvoiceRaised = defineEvent({

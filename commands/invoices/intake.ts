@@ -40,7 +40,8 @@ export const priceListRecord = z.object({
 
 /**
  * `invoice`: the back office issued an invoice to a member. `number` may be left out: the register then gives
- * the next number of the tenant. The VAT of each line is computed here (amount × vatRate %, half up).
+ * the next number of the tenant. The VAT of each line is computed here (amount × vatRate %, half up). The member
+ * is mailed a notice of it unless `notify` is false (a backfill of invoices members know of: a house's past).
  */
 export const invoiceRecord = z
   .object({
@@ -57,6 +58,7 @@ export const invoiceRecord = z
       .array(z.object({ description: z.string().min(1).max(500), amount: lineAmount, vatRate: vatRateSchema }))
       .min(1)
       .max(MAX_INVOICE_LINES),
+    notify: z.boolean().default(true),
   })
   .refine((r) => Date.parse(r.dueAt) >= Date.parse(r.issuedAt), { message: 'dueAt must not be before issuedAt', path: ['dueAt'] });
 
@@ -112,6 +114,8 @@ export const invoicesIntake: IntakeKind[] = [
             vatRate: l.vatRate,
             vatAmount: vatOf(l.amount, l.vatRate),
           })),
+          // Written only when false, so that an invoice's event is as it always was.
+          ...(r.notify ? {} : { notify: false as const }),
         },
       },
       { correlationId },

@@ -4,7 +4,7 @@ import { runCommand } from '../../src/command-runner.ts';
 import { messageLanguage } from '../../src/text/mail.ts';
 import { senderOf, tenantSettings } from '../../projections/access/index.ts';
 import { memberAccounts } from '../../projections/members/index.ts';
-import { memberLanguage } from '../../projections/profile/index.ts';
+import { memberLanguage, memberTimeZone } from '../../projections/profile/index.ts';
 import { invoiceNoticeDecider } from './decide.ts';
 import { invoiceNoticeMessageId, invoiceRegisterStreamId } from './events.ts';
 import { invoiceNoticeMail } from './mails.ts';
@@ -39,8 +39,9 @@ export const NOTICE_WINDOW_MS = 7 * 86_400_000;
 
 /**
  * Sends an invoice's notice once: the register says whether it went out already (InvoiceNoticeDispatched), it is
- * sent under a message id of its own (a retried job delivers once), then recorded. A paid invoice, or one recorded
- * longer than NOTICE_WINDOW_MS ago, gets none. A member not (yet) in the read model is tried again.
+ * sent under a message id of its own (a retried job delivers once), then recorded. An invoice issued with
+ * `notify: false`, a paid one, or one recorded longer than NOTICE_WINDOW_MS ago gets none. A member not (yet) in
+ * the read model is tried again.
  */
 export function sendInvoiceNotice(deps: JobDeps): JobProcessor {
   return async (job) => {
@@ -49,7 +50,14 @@ export function sendInvoiceNotice(deps: JobDeps): JobProcessor {
     const { view: invoice } = await runCommand(deps.log, streamId, invoiceNoticeDecider, { type: 'LookUpNotice', invoiceId });
     if (!invoice?.issued || invoice.noticed) return;
     const now = deps.now();
-    const skipped = invoice.status === 'paid' ? 'paid' : now.getTime() - Date.parse(recordedAt) > NOTICE_WINDOW_MS ? 'old' : null;
+    const skipped =
+      invoice.issued.notify === false
+        ? 'not-asked'
+        : invoice.status === 'paid'
+          ? 'paid'
+          : now.getTime() - Date.parse(recordedAt) > NOTICE_WINDOW_MS
+            ? 'old'
+            : null;
     if (skipped) {
       deps.logger.info({ tenant, invoiceId, reason: skipped }, 'invoice notice not sent');
       return;
@@ -67,6 +75,7 @@ export function sendInvoiceNotice(deps: JobDeps): JobProcessor {
       currency: issued.currency,
       lines: issued.lines,
       dueAt: issued.dueAt,
+      timeZone: await memberTimeZone(db, member.Id),
       pdf: deps.links.url(`/v1/me/invoices/${invoiceId}/pdf`),
     });
     const messageId = invoiceNoticeMessageId(tenant, invoiceId);
@@ -75,6 +84,7 @@ export function sendInvoiceNotice(deps: JobDeps): JobProcessor {
       kind: 'invoice',
       channel: 'mail',
       tenant,
+      memberId: issued.memberId,
       to: member.Email,
       sender: senderOf(house ?? null, tenant),
       ...mail,

@@ -1,6 +1,7 @@
 /**
  * The notice of an invoice the back office issued, in English, Swedish and German: its number, total (VAT
- * included), due date and where its PDF is. Amounts and dates as people read them in the mail's language.
+ * included), due date and where its PDF is. Amounts and dates as people read them in the mail's language, the
+ * day in the member's time zone.
  */
 import { formatMoney } from '../../src/format.ts';
 import { mailHtml, type MessageLanguage } from '../../src/text/mail.ts';
@@ -14,6 +15,8 @@ export interface InvoiceNotice {
   currency: string;
   lines: InvoiceLine[];
   dueAt: string;
+  /** The member's time zone (IANA; the profile's, else UTC): the day the invoice is due there. */
+  timeZone: string;
   /** The invoice's PDF: an absolute URL under PUBLIC_URL, else its path in the API. */
   pdf: string;
 }
@@ -54,20 +57,20 @@ const wordings: Record<MessageLanguage, Wording> = {
   },
 };
 
-/** A day as people read it in a language (`22 November 2026`, `22 november 2026`, `22. November 2026`), in UTC. */
-const formatDay = (iso: string, language: string) =>
-  new Intl.DateTimeFormat(language, { dateStyle: 'long', timeZone: 'UTC' }).format(new Date(iso));
+/** A day as people read it in a language (`22 November 2026`, `22 november 2026`, `22. November 2026`), in a time zone. */
+const formatDay = (iso: string, language: string, timeZone: string) =>
+  new Intl.DateTimeFormat(language, { dateStyle: 'long', timeZone }).format(new Date(iso));
 
 export function invoiceNoticeMail(n: InvoiceNotice): { subject: string; body: string; html: string; language: MessageLanguage } {
   const w = wordings[n.language];
   const net = n.lines.reduce((sum, l) => sum + l.amount, 0);
   const vat = n.lines.reduce((sum, l) => sum + l.vatAmount, 0);
-  const money = (minor: number) => formatMoney(minor, n.currency, n.language);
+  const money = (minor: number) => formatMoney(minor, n.currency, n.language, 'always');
   const subject = w.subject(n.houseName, n.number);
   const body = [
     n.firstName.trim() ? `${w.hello} ${n.firstName.trim()},` : `${w.hello},`,
     w.issued(n.houseName, n.number),
-    [w.total(money(net + vat), money(vat)), w.due(formatDay(n.dueAt, n.language))].join('\n'),
+    [w.total(money(net + vat), money(vat)), w.due(formatDay(n.dueAt, n.language, n.timeZone))].join('\n'),
     `${w.pdf}\n${n.pdf}`,
     n.houseName,
   ].join('\n\n');

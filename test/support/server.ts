@@ -96,8 +96,8 @@ export async function startTestServer(
   if (options.seed !== false) {
     await seedDemo(runtime.services, credentials, seededAt);
     await runtime.services.projector.catchUp();
-    // The seed's own side effects (the notices of its unpaid invoices, which append to the log) are done before a
-    // spec reads the log. Bounded: a job delayed past it (a timed lot's close) is not the seed's to wait for.
+    // The jobs the seed's records add (planning the timed auction's closes) are done before a spec starts. Bounded:
+    // a job delayed past it (a timed lot's close) is not the seed's to wait for.
     await runtime.services.jobs.whenIdle(3000).catch(() => undefined);
   }
   const server: Server = await listen(runtime.app, 0, '127.0.0.1');
