@@ -182,7 +182,7 @@ function stopped(link: UnsubscribeClaims): { kind: MailKind; auctionId: number |
 
 export const unsubscribeByLink = defineOperation({
   route: {
-    number: 64,
+    number: 68,
     operationId: 'unsubscribeByLink',
     group: 'Notifications',
     method: 'post',

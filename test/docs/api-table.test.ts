@@ -21,7 +21,7 @@ const NOT_YET_SERVED = new Map<number, string>([]);
  */
 const BEYOND_API_MD = new Map<number, { method: string; path: string; auth: string; spec: string }>([
   [
-    64,
+    68,
     {
       method: 'post',
       path: '/v1/notifications/unsubscribe',
