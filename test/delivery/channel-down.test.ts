@@ -13,19 +13,9 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 import { startSmtpPeer, startTwilioPeer, type SmtpPeer, type TwilioPeer } from '../support/mail-servers.ts';
 import { importRecord } from '../../app/features/intake.ts';
 import { listDeliveries } from '../../src/adapters/delivery/queued-outbox.ts';
+import { sleep, until } from '../support/until.ts';
 
 const LOGIN = { user: 'bidder-service', pass: 'the right password' };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(check: () => T | null | false | Promise<T | null | false>, what: string, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`waited ${ms} ms for ${what}`);
-    await sleep(50);
-  }
-}
 
 describe('A wrong delivery setting loses no message', function () {
   this.timeout(180_000);

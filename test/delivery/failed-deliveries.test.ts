@@ -15,19 +15,9 @@ import { startReceiver, type Receiver } from '../support/webhook-receiver.ts';
 import { openStream, type OpenStream } from '../support/sse.ts';
 import { importRecord } from '../../app/features/intake.ts';
 import { listDeliveries } from '../../src/adapters/delivery/queued-outbox.ts';
+import { sleep, until } from '../support/until.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(check: () => T | null | false | Promise<T | null | false>, what: string, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`waited ${ms} ms for ${what}`);
-    await sleep(50);
-  }
-}
 
 describe('A failed delivery is visible to the house', function () {
   this.timeout(180_000);

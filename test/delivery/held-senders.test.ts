@@ -17,8 +17,7 @@ import { SmtpTransport } from '../../src/adapters/delivery/smtp.ts';
 import { TwilioSms } from '../../src/adapters/delivery/twilio.ts';
 import { noCounters } from '../../src/counters.ts';
 import type { OutgoingMessage } from '../../src/ports/outbox.ts';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { sleep } from '../support/until.ts';
 
 describe('A refused sender or a wrong Twilio URL holds messages, and ends none', function () {
   this.timeout(60_000);

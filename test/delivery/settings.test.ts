@@ -11,6 +11,7 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 import { nonLoopbackAddress, startSmtpPeer, startTwilioPeer, type SmtpPeer, type TwilioPeer } from '../support/mail-servers.ts';
 import { freePort, sleep } from '../support/service-process.ts';
 import { deliveryJobName } from '../../src/adapters/delivery/channels.ts';
+import { until } from '../support/until.ts';
 
 const MAIL_FROM = 'Bidder Service <noreply@service.example.test>';
 const PASSWORD = 'a long enough password 42';
@@ -25,16 +26,6 @@ async function signUp(server: TestServer, email: string) {
   });
   expect(answer.status, answer.text).to.equal(200);
   await server.runtime.services.projector.catchUp();
-}
-
-async function until<T>(check: () => T | undefined | null | false, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${what}`);
-    await sleep(50);
-  }
 }
 
 const parsed = (lines: string[]) => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
