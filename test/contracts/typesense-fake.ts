@@ -334,15 +334,21 @@ export class FakeTypesense implements TypesenseApi {
 
   /** The fields a search names, checked as the server checks them; failed as client.ts throws a failed multi-search. */
   protected checkSearch(collection: string, params: TypesenseSearchParams): void {
+    const refused = this.searchRefusal(collection, params);
+    if (refused) throw status(refused.code, `typesense search of ${collection}: ${refused.code} ${refused.error}`);
+  }
+
+  /** What multi_search answers in place of a search's result when it cannot run it (`{code, error}`), or null. */
+  searchRefusal(collection: string, params: TypesenseSearchParams): { code: number; error: string } | null {
     const fields = this.resolve(collection).schema.fields;
     const field = (name: string) => fields.find((f) => f.name === name);
-    const refuse = (error: string) => status(404, `typesense search of ${collection}: 404 ${error}`);
     for (const name of params.query_by.split(','))
-      if (!field(name)) throw refuse(`Could not find a field named \`${name}\` in the schema.`);
+      if (!field(name)) return { code: 404, error: `Could not find a field named \`${name}\` in the schema.` };
     for (const { field: name } of readFilter(params.filter_by))
-      if (!field(name)) throw refuse(`Could not find a filter field named \`${name}\` in the schema.`);
+      if (!field(name)) return { code: 404, error: `Could not find a filter field named \`${name}\` in the schema.` };
     for (const name of params.facet_by?.split(',') ?? [])
-      if (!field(name)?.facet) throw refuse(`Could not find a facet field named \`${name}\` in the schema.`);
+      if (!field(name)?.facet) return { code: 404, error: `Could not find a facet field named \`${name}\` in the schema.` };
+    return null;
   }
 }
 
