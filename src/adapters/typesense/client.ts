@@ -84,9 +84,9 @@ export interface TypesenseClientOptions {
  * A client for one node URL or several comma-separated ones (a cluster), e.g. `http://typesense:8108`. With
  * several, the first is the client's `nearestNode`: every request goes to it while it answers, the others
  * only when it does not (node_modules/typesense lib/Typesense/ApiCall.js, getNextNode), instead of a round
- * robin over all of them. A cluster's nodes each answer reads from their own copy, which a follower applies
- * after the leader (Raft); the checkpoints read for read your writes and the searches they vouch for then
- * come from one node, whose copy holds every write before the checkpoint it shows (docs/architecture.md).
+ * robin over all of them. A cluster's nodes each answer reads from their own copy, which a follower brings up
+ * to the leader's after it (Raft): the checkpoints read for read your writes and the searches they vouch for
+ * then come from one node, and never go back in time (docs/architecture.md, "A Typesense cluster").
  */
 export function typesenseClient(url: string, apiKey: string, options: TypesenseClientOptions = {}): Client {
   const nodes = url
