@@ -24,9 +24,9 @@
  *
  * Writes need the collection's spec (its searchable fields are folded, documents.ts): the process calls
  * ensureCollection first, as the projector's setup does; a write to a collection it does not know is
- * refused. Searches need nothing local. Upserts and updates are imports (`action=upsert|update`) of at most
- * `importChunk` documents each, checked line by line; an update without the partition value of a partitioned collection first exports
- * the ids of the documents holding the id (one per partition value). Deletes are a delete-by-filter on
+ * refused. Searches need nothing local. Upserts and updates are imports (`action=upsert|update`) of at
+ * most `importChunk` documents each, checked line by line; an update without the partition value of a
+ * partitioned collection first exports the ids of the documents holding the id (one per partition value). Deletes are a delete-by-filter on
  * the tenant and the ids' keys, which reaches every partition and ignores unknown ids. Filters on ids go
  * 50 ids at a time: export and delete take filter_by in the query string, which Typesense limits to 4,000
  * characters.
