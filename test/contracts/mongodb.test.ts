@@ -665,12 +665,15 @@ if (url) {
       for (const name of databases) await client.db(name).dropDatabase();
       await client.close();
     });
+    // Lease names are unique per test: the URL's own database is shared (its `_leases` collection).
+    leaseStoreContract('MongoLeases against a real server', async () => MongoLeases.connect(url));
   });
 } else {
-  describe('MongoDB read-model adapter against a real MongoDB (MONGODB_URL unset: skipped, no server on this machine)', () => {
+  describe('MongoDB adapters against a real MongoDB (MONGODB_URL unset: skipped, no server on this machine)', () => {
     before(function () {
       this.skip();
     });
     it('passes the DocumentStore contract against a real server', () => {});
+    it('passes the LeaseStore contract against a real server', () => {});
   });
 }
