@@ -155,7 +155,7 @@ export async function openEngines(
   if (urls.mongodb) {
     const { MongoDocumentStore } = await import('../src/adapters/mongodb/mongo-documents.ts');
     const { MongoLeases } = await import('../src/adapters/mongodb/mongo-leases.ts');
-    documents = await MongoDocumentStore.connect(urls.mongodb);
+    documents = await MongoDocumentStore.connect(urls.mongodb, { warn: (message) => logger.warn(message) });
     projectorLeases = await MongoLeases.connect(urls.mongodb);
     describe.readModels = `MongoDB ${redact(urls.mongodb)}`;
   } else if (pgPool) {

@@ -8,8 +8,28 @@ import { MongoClient, MongoServerError } from 'mongodb';
 
 type Row = Record<string, unknown>;
 
-/** The driver's error for a duplicate key: a MongoServerError with code 11000, as the server answers. */
-export const duplicateKey = (what: string) => new MongoServerError({ message: `E11000 duplicate key error: ${what}`, code: 11000 });
+/** The createIndex options the fake reads; the server takes more. */
+interface IndexOptions {
+  name?: string;
+  unique?: boolean;
+  partialFilterExpression?: Row;
+  expireAfterSeconds?: number;
+  hidden?: boolean;
+}
+
+/** A MongoServerError as the driver makes one of the server's answer (`lib/error.js`). */
+export const serverError = (code: number, codeName: string, message: string) => new MongoServerError({ message, code, codeName });
+
+/**
+ * The server's duplicate key error, as `buildDupKeyErrorStatus` words it (src/mongo/db/storage/index_entry_comparison.cpp):
+ * code 11000, "E11000 duplicate key error collection: … index: … dup key: { … }".
+ */
+export const duplicateKey = (collection: string, index: string, key: Row) =>
+  serverError(
+    11000,
+    'DuplicateKey',
+    `E11000 duplicate key error collection: bidder.${collection} index: ${index} dup key: ${JSON.stringify(key)}`,
+  );
 
 /**
  * An upsert the server retries as an update after its insert met a duplicate key: the filter is equality
@@ -25,13 +45,42 @@ const retriedAsUpdate = (filter: Row) =>
  * adapter relies on them: queries and updates evaluated by mingo; an upsert matches, then inserts in a later
  * step (another write may come between, as on the server), and an insert that meets an existing `_id`
  * fails with code 11000, except an upsert on `_id` equality, which the server retries as an update;
- * transactions that are all-or-nothing (serialized, and rolled back on any error).
+ * transactions that are all-or-nothing (serialized, and rolled back on any error); indexes created, listed and
+ * dropped by name as the server does (see createIndex).
  */
-interface FakeIndex {
+export interface FakeIndex {
+  name: string;
   keys: Array<[string, number]>;
   unique: boolean;
   partialFilterExpression?: Row;
+  /** Options that do not tell one index from another (expireAfterSeconds, hidden). */
+  other?: Row;
 }
+
+/** JSON with object keys sorted (the server compares filters normalized, `MatchExpression::equivalent`). */
+function canonical(value: unknown): string {
+  return JSON.stringify(value ?? null, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : v,
+  );
+}
+
+/**
+ * What tells two indexes apart, their "signature": key pattern, unique, sparse, partial filter (and collation,
+ * unused here). jstests/core/index_signature.js builds indexes on one key pattern that differ by each of these.
+ */
+const signature = (index: FakeIndex) => canonical([index.keys, index.unique, index.partialFilterExpression]);
+
+/** An index as listIndexes shows it (`key` a document in the index's order). */
+const listed = (index: FakeIndex): Row => ({
+  v: 2,
+  key: Object.fromEntries(index.keys),
+  name: index.name,
+  ...(index.unique ? { unique: true } : {}),
+  ...(index.partialFilterExpression ? { partialFilterExpression: index.partialFilterExpression } : {}),
+  ...index.other,
+});
 
 /** A document's value at a dotted path; a missing field is null, as an index key holds it. */
 function keyValue(row: Row, path: string): unknown {
@@ -39,6 +88,13 @@ function keyValue(row: Row, path: string): unknown {
   for (const segment of path.split('.')) value = value !== null && typeof value === 'object' ? (value as Row)[segment] : undefined;
   return value ?? null;
 }
+
+/** A document's key in an index, named by the index's fields (as the duplicate key error shows it). */
+const indexKey = (index: FakeIndex, row: Row): Row => Object.fromEntries(index.keys.map(([path]) => [path, keyValue(row, path)]));
+
+/** Whether an index holds a document: every document, or those its partial filter matches. */
+const indexed = (index: FakeIndex, row: Row) =>
+  !index.partialFilterExpression || find([row], index.partialFilterExpression).all().length === 1;
 
 export class FakeServer {
   collections = new Map<string, Row[]>();
@@ -98,15 +154,13 @@ export class FakeServer {
    * https://www.mongodb.com/docs/manual/core/index-partial/).
    */
   private checkUnique(name: string, doc: Row): void {
-    const indexed = (index: FakeIndex, row: Row) =>
-      !index.partialFilterExpression || find([row], index.partialFilterExpression).all().length === 1;
     for (const index of this.indexes.get(name) ?? []) {
       if (!index.unique || !indexed(index, doc)) continue;
-      const key = JSON.stringify(index.keys.map(([path]) => keyValue(doc, path)));
+      const key = indexKey(index, doc);
       const clash = this.rows(name).find(
-        (row) => row._id !== doc._id && indexed(index, row) && JSON.stringify(index.keys.map(([path]) => keyValue(row, path))) === key,
+        (row) => row._id !== doc._id && indexed(index, row) && canonical(indexKey(index, row)) === canonical(key),
       );
-      if (clash) throw duplicateKey(`index ${JSON.stringify(index.keys)} dup key ${key}`);
+      if (clash) throw duplicateKey(name, index.name, key);
     }
   }
 
@@ -127,7 +181,7 @@ export class FakeServer {
       update(existing, rest);
       return { doc: existing, inserted: false };
     }
-    if (existing) throw duplicateKey(`_id ${String(doc._id)}`);
+    if (existing) throw duplicateKey(name, '_id_', { _id: doc._id });
     const { $setOnInsert, ...rest } = modifier;
     Object.assign(doc, $setOnInsert);
     update(doc, rest);
@@ -150,6 +204,68 @@ export class FakeServer {
     await Promise.resolve(); // the match and the insert are two steps on the server
     const { doc, inserted } = this.upsert(name, filter, modifier);
     return inserted ? { matchedCount: 0, upsertedCount: 1, doc } : { matchedCount: 1, upsertedCount: 0, doc };
+  }
+
+  /**
+   * createIndexes as the server answers it (`_doesSpecConflictWithExisting`, src/mongo/db/catalog/index_catalog_impl.cpp):
+   * the name is the driver's default unless given (keys and directions joined by `_`, `lib/operations/indexes.js`);
+   * an index of that name with another signature is IndexKeySpecsConflict (86), with the same signature but other
+   * options IndexOptionsConflict (85), an identical one nothing to do; an index of the same signature under another
+   * name is IndexOptionsConflict (85). A unique index is built over the documents already there, and one key held
+   * twice fails the build with DuplicateKey (11000: `_handleDuplicateKey`, src/mongo/db/index/index_access_method.cpp).
+   */
+  private createIndex(collection: string, keys: Array<[string, number]>, options: IndexOptions): string {
+    this.rows(collection); // createIndexes creates a missing collection
+    const { name = keys.flat().join('_'), unique = false, partialFilterExpression, expireAfterSeconds, hidden } = options;
+    const other = Object.fromEntries(Object.entries({ expireAfterSeconds, hidden }).filter(([, v]) => v !== undefined));
+    const candidate: FakeIndex = {
+      name,
+      keys,
+      unique,
+      ...(partialFilterExpression ? { partialFilterExpression } : {}),
+      ...(Object.keys(other).length ? { other } : {}),
+    };
+    const list = this.indexes.get(collection) ?? [];
+    const spec = (index: FakeIndex) => JSON.stringify(listed(index));
+    const named = list.find((index) => index.name === name);
+    if (named && signature(named) !== signature(candidate))
+      throw serverError(
+        86,
+        'IndexKeySpecsConflict',
+        `An existing index has the same name as the requested index. Requested index: ${spec(candidate)}, existing index: ${spec(named)}`,
+      );
+    if (named && canonical(named.other) !== canonical(candidate.other))
+      throw serverError(
+        85,
+        'IndexOptionsConflict',
+        `An equivalent index already exists with the same name but different options. Requested index: ${spec(candidate)}, existing index: ${spec(named)}`,
+      );
+    if (named) return name;
+    const equivalent = list.find((index) => signature(index) === signature(candidate));
+    if (equivalent) throw serverError(85, 'IndexOptionsConflict', `Index already exists with a different name: ${equivalent.name}`);
+    if (unique) {
+      const seen = new Set<string>();
+      for (const row of this.rows(collection).filter((r) => indexed(candidate, r))) {
+        const key = canonical(indexKey(candidate, row));
+        if (seen.has(key)) throw duplicateKey(collection, name, indexKey(candidate, row));
+        seen.add(key);
+      }
+    }
+    this.indexes.set(collection, [...list, candidate]);
+    return name;
+  }
+
+  /** dropIndexes by name (src/mongo/db/catalog/drop_indexes.cpp): `_id_` cannot go, an unknown name is IndexNotFound (27). */
+  private dropIndex(collection: string, index: string): Row {
+    if (!this.collections.has(collection)) throw serverError(26, 'NamespaceNotFound', `ns not found bidder.${collection}`);
+    if (index === '_id_') throw serverError(72, 'InvalidOptions', 'cannot drop _id index');
+    const list = this.indexes.get(collection) ?? [];
+    if (!list.some((i) => i.name === index)) throw serverError(27, 'IndexNotFound', `index not found with name [${index}]`);
+    this.indexes.set(
+      collection,
+      list.filter((i) => i.name !== index),
+    );
+    return { nIndexesWas: list.length + 1, ok: 1 };
   }
 
   private collection(name: string) {
@@ -175,7 +291,7 @@ export class FakeServer {
         copy((await this.updateOne(name, filter, modifier, options.upsert ?? false)).doc),
       insertOne: async (doc: Row) => {
         const rows = this.rows(name);
-        if (rows.some((row) => row._id === doc._id)) throw duplicateKey(`_id ${String(doc._id)}`);
+        if (rows.some((row) => row._id === doc._id)) throw duplicateKey(name, '_id_', { _id: doc._id });
         this.checkUnique(name, doc);
         rows.push(copy(doc));
         return { acknowledged: true, insertedId: doc._id };
@@ -199,14 +315,14 @@ export class FakeServer {
           else if (at >= 0) rows.splice(at, 1);
         }
       },
-      createIndex: async (keys: Array<[string, number]>, options: { unique?: boolean; partialFilterExpression?: Row } = {}) => {
-        this.rows(name);
-        const list = this.indexes.get(name) ?? [];
-        const { partialFilterExpression } = options;
-        if (!list.some((index) => JSON.stringify(index.keys) === JSON.stringify(keys)))
-          list.push({ keys, unique: options.unique ?? false, ...(partialFilterExpression ? { partialFilterExpression } : {}) });
-        this.indexes.set(name, list);
-      },
+      createIndex: async (keys: Array<[string, number]>, options: IndexOptions = {}) => this.createIndex(name, keys, options),
+      listIndexes: () => ({
+        toArray: async () => {
+          if (!this.collections.has(name)) throw serverError(26, 'NamespaceNotFound', `ns does not exist: bidder.${name}`);
+          return [{ v: 2, key: { _id: 1 }, name: '_id_' }, ...(this.indexes.get(name) ?? []).map(listed)];
+        },
+      }),
+      dropIndex: async (index: string) => this.dropIndex(name, index),
     };
   }
 }

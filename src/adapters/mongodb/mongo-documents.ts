@@ -20,14 +20,13 @@ import {
   countByPipeline,
   fromCountBy,
   fromStored,
-  indexKeys,
-  indexOptions,
   storedId,
   toMongoQuery,
   toMongoSort,
   toStored,
   type StoredDoc,
 } from './filter.ts';
+import { reconcileIndexes, wantedIndexes } from './indexes.ts';
 import { runSwap, startRebuild, type RebuildCopy, type RebuildEngine, type SwapReply, type SwapStep } from '../../read-models/rebuild.ts';
 
 /**
@@ -60,6 +59,8 @@ export interface MongoDocumentStoreOptions {
   dropGraceMs?: number;
   /** The clock both intervals are read from (milliseconds); the specs pass one they move by hand. */
   now?: () => number;
+  /** Where a fault the store works around is said (an index left to the next rebuild); the service passes its logger. */
+  warn?: (message: string) => void;
 }
 
 interface AliasDoc {
@@ -122,6 +123,7 @@ export class MongoDocumentStore implements DocumentStore {
   private readonly refreshMs: number;
   private readonly graceMs: number;
   private readonly now: () => number;
+  private readonly warn: (message: string) => void;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly sweeper: NodeJS.Timeout;
   private closed = false;
@@ -138,6 +140,7 @@ export class MongoDocumentStore implements DocumentStore {
     this.refreshMs = options.aliasRefreshMs ?? 1000;
     this.graceMs = options.dropGraceMs ?? 60_000;
     this.now = options.now ?? Date.now;
+    this.warn = options.warn ?? ((message) => process.emitWarning(message));
     this.sweeper = setInterval(() => void this.sweep().catch(() => {}), Math.max(this.graceMs, 1000)).unref();
   }
 
@@ -186,19 +189,17 @@ export class MongoDocumentStore implements DocumentStore {
     return this.db.collection<StoredDoc>(physical);
   }
 
-  private async createPhysical(physical: string, spec: CollectionSpec, withIndexes = true): Promise<void> {
-    await this.createCollection(physical);
-    if (withIndexes) await this.createIndexes(physical, spec);
-  }
-
-  private async createIndexes(physical: string, spec: CollectionSpec): Promise<void> {
-    const collection = this.physicalCollection(physical);
-    // A tenant's whole collection, in id order: serves filters without a declared index, counts and `_id` sorts.
-    await collection.createIndex([
-      ['_t', 1],
-      ['_id', 1],
-    ]);
-    for (const index of spec.indexes ?? []) await collection.createIndex(indexKeys(index), indexOptions(index));
+  /**
+   * A live copy's indexes brought to its spec (indexes.ts): a changed one is built beside the old one, which is
+   * dropped after. A unique index the documents there already break is left to the next rebuild, and said.
+   */
+  private async ensureIndexes(name: string, physical: string, spec: CollectionSpec): Promise<void> {
+    const deferred = await reconcileIndexes(this.physicalCollection(physical), wantedIndexes(spec), { deferBroken: true });
+    for (const { name: index, error } of deferred)
+      this.warn(
+        `read-model collection ${name}: its unique index ${index} cannot be built over the documents it holds (${error}); ` +
+          `the index it replaces is kept until its projection is rebuilt (npm run rebuild), which builds it into a fresh copy`,
+      );
   }
 
   async ensureCollection(spec: CollectionSpec): Promise<void> {
@@ -208,7 +209,8 @@ export class MongoDocumentStore implements DocumentStore {
       { $set: { spec }, $setOnInsert: { physical: `${spec.name}__g1`, allocated: 1 } },
       { upsert: true, returnDocument: 'after' },
     );
-    await this.createPhysical(alias!.physical, spec);
+    await this.createCollection(alias!.physical);
+    await this.ensureIndexes(spec.name, alias!.physical, spec);
     this.cacheLoadedAt = -Infinity;
   }
 
@@ -390,10 +392,13 @@ export class MongoDocumentStore implements DocumentStore {
       if (!alias) throw new Error(`unknown collection ${name}`);
       const physical = `${name}__g${alias.allocated}`;
       await this.db.dropCollection(physical);
-      await this.createPhysical(physical, alias.spec, false);
+      await this.createCollection(physical);
       return { name, physical, spec: alias.spec };
     },
-    indexCopy: ({ physical, spec }) => this.createIndexes(physical, spec),
+    // Into a fresh copy: a unique index its documents break fails the rebuild (DuplicateKey).
+    indexCopy: async ({ physical, spec }) => {
+      await reconcileIndexes(this.physicalCollection(physical), wantedIndexes(spec), { deferBroken: false });
+    },
     dropCopy: async ({ physical }) => {
       await this.db.dropCollection(physical);
     },
