@@ -105,6 +105,35 @@ describe('MongoDB indexes as the server keeps them (driver fake)', () => {
       await store.close();
     });
 
+    it('replaces the unique index of an earlier version (`$exists: true`, which counts an explicit null) by one over values only', async () => {
+      const server = new FakeServer();
+      const store = await open(server);
+      await store.ensureCollection({ name: 'codes' });
+      await server
+        .client()
+        .db('bidder')
+        .collection('codes__g1')
+        .createIndex(
+          [
+            ['_t', 1],
+            ['Code', 1],
+          ],
+          { unique: true, partialFilterExpression: { Code: { $exists: true } } },
+        );
+      await store.ensureCollection(spec);
+      await store
+        .live()
+        .commit([put('1', { Code: null }), put('2', { Code: null }), put('3')], { projection: 'p', expected: 0, position: 1 });
+      expect(
+        await store
+          .forTenant('a')
+          .collection('codes')
+          .countDocuments({ Code: { $exists: false } }),
+      ).to.equal(3);
+      expect((await indexes(server, 'codes__g1')).map((i) => i.name)).to.not.include('_t_1_Code_1');
+      await store.close();
+    });
+
     it('drops an index no longer declared, and leaves alone one that is not its own (it does not start with the tenant)', async () => {
       const server = new FakeServer();
       const store = await open(server);
