@@ -4,9 +4,46 @@
  * evaluated by mingo, a MongoDB-semantics library.
  */
 import { aggregate, find, update } from 'mingo';
-import { MongoClient, MongoServerError } from 'mongodb';
+import { BSON, MongoClient, MongoError, MongoInvalidArgumentError, MongoServerError } from 'mongodb';
 
 type Row = Record<string, unknown>;
+
+/** A session of the fake client: the transaction it runs, if any. */
+export interface FakeSession {
+  txn: { number: number; started: number; aborted: boolean; saved: Map<string, Record<string, unknown>[] | undefined> } | null;
+  withTransaction<T>(fn: () => Promise<T>): Promise<T>;
+  endSession(): Promise<void>;
+}
+
+/** Options of a command that may belong to a session's transaction. */
+interface Sessioned {
+  session?: FakeSession;
+}
+
+/** The largest document a user may store, and the largest statement the driver sends (BSONObjMaxUserSize, 16 MiB). */
+export const MAX_BSON_OBJECT_SIZE = 16 * 1024 * 1024;
+
+/**
+ * The driver refuses a bulkWrite with a statement of 16 MiB or more before sending any of it (`lib/bulk/ordered.js`:
+ * "Document is larger than the maximum size"); a replaceOne's statement is `{ q, u, upsert }` (`makeUpdateStatement`,
+ * `lib/operations/update.js`).
+ */
+function checkStatementSizes(writes: Row[]): void {
+  for (const write of writes) {
+    const { replaceOne } = write as { replaceOne?: { filter: Row; replacement: Row; upsert?: boolean } };
+    if (!replaceOne) continue;
+    const statement = { q: replaceOne.filter, u: replaceOne.replacement, upsert: replaceOne.upsert ?? false };
+    if (BSON.calculateObjectSize(statement) >= MAX_BSON_OBJECT_SIZE)
+      throw new MongoInvalidArgumentError(`Document is larger than the maximum size ${MAX_BSON_OBJECT_SIZE}`);
+  }
+}
+
+/** The server refuses to insert a document over 16 MiB: BSONObjectTooLarge, 10334 (`fixDocumentForInsert`, insert.cpp). */
+function checkInsertSize(doc: Row): void {
+  const size = BSON.calculateObjectSize(doc);
+  if (size > MAX_BSON_OBJECT_SIZE)
+    throw serverError(10334, 'BSONObjectTooLarge', `object to insert too large. size in bytes: ${size}, max size: ${MAX_BSON_OBJECT_SIZE}`);
+}
 
 /** The createIndex options the fake reads; the server takes more. */
 interface IndexOptions {
@@ -102,7 +139,27 @@ export class FakeServer {
   replicaSet = true;
   /** Makes bulkWrite on this collection fail, to show a transaction is all-or-nothing. */
   failBulkWriteOn: string | null = null;
+  /** Called before each bulkWrite (after the driver's checks): a spec may throw from it, to fail one part way. */
+  beforeBulkWrite: ((collection: string, documents: number) => void) | null = null;
+  /** The server's `transactionLifetimeLimitSeconds` (60 by default), in ms. */
+  transactionLifetimeMs = 60_000;
+  /** Time each document written takes on this server (ms), on the fake's clock: the specs of time limits set it. */
+  writeCostMs = 0;
+  /** Documents written, each write of bulkWrite one (the specs count the round trips' sizes by it). */
+  bulkWrites: Array<{ collection: string; documents: number; inTransaction: boolean }> = [];
+  private spent = 0;
+  private txnNumber = 0;
   private lock: Promise<void> = Promise.resolve();
+
+  /** The server's clock: the real one, plus the time documents written have taken (writeCostMs) and advance() added. */
+  now(): number {
+    return Date.now() + this.spent;
+  }
+
+  /** Moves the server's clock, as a client that takes its time between two commands. */
+  advance(ms: number): void {
+    this.spent += ms;
+  }
 
   client(): MongoClient {
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- the fake client's functions read their server
@@ -122,28 +179,93 @@ export class FakeServer {
     });
     return {
       db,
-      startSession: () => ({
-        withTransaction: async <T>(fn: () => Promise<T>) => server.transaction(fn),
-        endSession: async () => {},
-      }),
+      startSession: () => {
+        const session: FakeSession = {
+          txn: null,
+          withTransaction: async <T>(fn: () => Promise<T>) => server.withTransaction(session, fn),
+          endSession: async () => {},
+        };
+        return session;
+      },
       close: async () => {},
     } as unknown as MongoClient;
   }
 
-  private async transaction<T>(fn: () => Promise<T>): Promise<T> {
+  /**
+   * ClientSession.withTransaction as the driver runs it (`lib/sessions.js`): the callback, then the commit; an error
+   * labelled TransientTransactionError runs both again, until 120 s have passed since the first try.
+   */
+  private async withTransaction<T>(session: FakeSession, fn: () => Promise<T>): Promise<T> {
+    const deadline = this.now() + 120_000;
+    for (;;) {
+      try {
+        return await this.transaction(session, fn);
+      } catch (error) {
+        const transient = error instanceof MongoError && error.hasErrorLabel('TransientTransactionError');
+        if (!transient || this.now() >= deadline) throw error;
+      }
+    }
+  }
+
+  /** One try: serialized with the others, all or nothing (rolled back on any error), its lifetime bounded. */
+  private async transaction<T>(session: FakeSession, fn: () => Promise<T>): Promise<T> {
     const previous = this.lock;
     let release!: () => void;
     this.lock = new Promise((resolve) => (release = resolve));
     await previous;
-    const snapshot = structuredClone(this.collections);
+    const txn = { number: ++this.txnNumber, started: this.now(), aborted: false, saved: new Map<string, Row[] | undefined>() };
+    session.txn = txn;
     try {
-      return await fn();
+      const result = await fn();
+      this.inTransaction(session); // commitTransaction
+      return result;
     } catch (error) {
-      this.collections = snapshot;
+      // What the transaction wrote is undone; writes outside it (a rebuild's copies) stay.
+      for (const [name, rows] of txn.saved) {
+        if (rows) this.collections.set(name, rows);
+        else this.collections.delete(name);
+      }
       throw error;
     } finally {
+      session.txn = null;
       release();
     }
+  }
+
+  /**
+   * A command of a session's transaction, refused once the transaction has lived past transactionLifetimeLimitSeconds:
+   * the server aborts it (`killAllExpiredTransactions`, src/mongo/db/kill_sessions_local.cpp), and every later command
+   * of it, the commit too, fails with NoSuchTransaction (251), labelled TransientTransactionError
+   * (`isTransientTransactionError`, src/mongo/db/error_labels.cpp).
+   */
+  private inTransaction(session: FakeSession | undefined, writes?: string): void {
+    const txn = session?.txn;
+    if (!txn) return;
+    if (writes && !txn.saved.has(writes)) txn.saved.set(writes, structuredClone(this.collections.get(writes)));
+    if (!txn.aborted && this.now() - txn.started <= this.transactionLifetimeMs) return;
+    txn.aborted = true;
+    throw new MongoServerError({
+      message: `Transaction with { txnNumber: ${txn.number} } has been aborted.`,
+      code: 251,
+      codeName: 'NoSuchTransaction',
+      errorLabels: ['TransientTransactionError'],
+    });
+  }
+
+  /**
+   * A document written: the clock moves by writeCostMs, and a command that outlives its transaction is interrupted
+   * by the same abort with TransactionExceededLifetimeLimitSeconds (290), which no label calls transient.
+   */
+  private spend(session: FakeSession | undefined): void {
+    this.spent += this.writeCostMs;
+    const txn = session?.txn;
+    if (!txn || this.now() - txn.started <= this.transactionLifetimeMs) return;
+    txn.aborted = true;
+    throw serverError(
+      290,
+      'TransactionExceededLifetimeLimitSeconds',
+      "Aborting transaction because it has been running for longer than 'transactionLifetimeLimitSeconds'",
+    );
   }
 
   /**
@@ -271,8 +393,9 @@ export class FakeServer {
   private collection(name: string) {
     const copy = <T>(value: T): T => structuredClone(value);
     return {
-      find: (query: Row, options: { sort?: Array<[string, 1 | -1]>; skip?: number; limit?: number } = {}) => ({
+      find: (query: Row, options: { sort?: Array<[string, 1 | -1]>; skip?: number; limit?: number; session?: FakeSession } = {}) => ({
         toArray: async () => {
+          this.inTransaction(options.session);
           let cursor = find(this.rows(name), query);
           if (options.sort) cursor = cursor.sort(Object.fromEntries(options.sort));
           if (options.skip) cursor = cursor.skip(options.skip);
@@ -280,33 +403,46 @@ export class FakeServer {
           return copy(cursor.all());
         },
       }),
-      findOne: async (query: Row) => copy((find(this.rows(name), query).next() as Row | undefined) ?? null),
+      findOne: async (query: Row, options: Sessioned = {}) => {
+        this.inTransaction(options.session);
+        return copy((find(this.rows(name), query).next() as Row | undefined) ?? null);
+      },
       countDocuments: async (query: Row) => find(this.rows(name), query).all().length,
       aggregate: (pipeline: Row[]) => ({ toArray: async () => copy(aggregate(this.rows(name), pipeline)) }),
-      updateOne: async (filter: Row, modifier: Row, options: { upsert?: boolean } = {}) => {
+      updateOne: async (filter: Row, modifier: Row, options: { upsert?: boolean } & Sessioned = {}) => {
+        this.inTransaction(options.session, name);
         const { matchedCount, upsertedCount } = await this.updateOne(name, filter, modifier, options.upsert ?? false);
         return { matchedCount, upsertedCount };
       },
-      findOneAndUpdate: async (filter: Row, modifier: Row, options: { upsert?: boolean } = {}) =>
-        copy((await this.updateOne(name, filter, modifier, options.upsert ?? false)).doc),
+      findOneAndUpdate: async (filter: Row, modifier: Row, options: { upsert?: boolean } & Sessioned = {}) => {
+        this.inTransaction(options.session, name);
+        return copy((await this.updateOne(name, filter, modifier, options.upsert ?? false)).doc);
+      },
       insertOne: async (doc: Row) => {
+        checkInsertSize(doc);
         const rows = this.rows(name);
         if (rows.some((row) => row._id === doc._id)) throw duplicateKey(name, '_id_', { _id: doc._id });
         this.checkUnique(name, doc);
         rows.push(copy(doc));
         return { acknowledged: true, insertedId: doc._id };
       },
-      deleteOne: async (filter: Row) => {
+      deleteOne: async (filter: Row, options: Sessioned = {}) => {
+        this.inTransaction(options.session, name);
         const rows = this.rows(name);
         const found = find(rows, filter).next();
         if (found) rows.splice(rows.indexOf(found as Row), 1);
         return { deletedCount: found ? 1 : 0 };
       },
-      bulkWrite: async (writes: Row[]) => {
+      bulkWrite: async (writes: Row[], options: Sessioned = {}) => {
+        this.inTransaction(options.session, name);
         if (this.failBulkWriteOn === name) throw new Error(`injected failure on ${name}`);
+        checkStatementSizes(writes);
+        this.beforeBulkWrite?.(name, writes.length);
+        this.bulkWrites.push({ collection: name, documents: writes.length, inTransaction: Boolean(options.session?.txn) });
         const rows = this.rows(name);
         for (const write of writes) {
           const { replaceOne, deleteOne } = write as { replaceOne?: { replacement: Row }; deleteOne?: { filter: Row } };
+          this.spend(options.session);
           const id = replaceOne ? replaceOne.replacement._id : deleteOne!.filter._id;
           if (replaceOne) this.checkUnique(name, replaceOne.replacement);
           const at = rows.findIndex((row) => row._id === id);

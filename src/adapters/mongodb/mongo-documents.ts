@@ -14,7 +14,8 @@ import type {
   WriteOp,
   WriteTarget,
 } from '../../ports/read-models.ts';
-import { CheckpointConflictError } from '../../ports/read-models.ts';
+import { CheckpointConflictError, IncompleteCopyError } from '../../ports/read-models.ts';
+import { checkDocumentSize } from './document-size.ts';
 import {
   checkTenant,
   countByPipeline,
@@ -43,8 +44,9 @@ import { runSwap, startRebuild, type RebuildCopy, type RebuildEngine, type SwapR
  * and a `<tenant>\u0000<id>` key (see filter.ts); every index starts with `_t`.
  *
  * A batch's writes and its checkpoint commit in one transaction (snapshot reads, `w: majority`). A rebuild
- * follows src/read-models/rebuild.ts: fresh physical collections, then the swap of the aliases and the
- * checkpoint in one transaction; this file gives its MongoDB steps.
+ * follows src/read-models/rebuild.ts: fresh physical collections, written in bounded batches outside any
+ * transaction (commitCopy), then the swap of the aliases and the checkpoint in one transaction; this file gives
+ * its MongoDB steps.
  * Other processes re-read the alias map at most every `aliasRefreshMs` (1 s); the replaced copy is dropped
  * only `dropGraceMs` (60 s) later, by whichever process sweeps first, so a reader holding the old alias for
  * that second still reads a complete (if slightly old) copy, never a dropped, empty one.
@@ -94,6 +96,8 @@ const TRANSACTION: TransactionOptions = {
 };
 
 const COLLECTION_NAME = /^[a-z][a-z0-9_]*$/;
+/** Writes of a rebuild sent in one bulkWrite (outside any transaction: see commitCopy). */
+const REBUILD_WRITE_BATCH = 1000;
 const DUPLICATE_KEY = 11000;
 const NAMESPACE_EXISTS = 48;
 
@@ -331,8 +335,8 @@ export class MongoDocumentStore implements DocumentStore {
     }
   }
 
-  private async applyOps(session: ClientSession, ops: WriteOp[], physicalOf: (name: string) => string): Promise<void> {
-    // One ordered bulkWrite per physical collection; the order of writes to one document is kept.
+  /** The bulkWrites of a batch, by physical collection, in order; every document's size checked (none is sent yet). */
+  private writesOf(ops: WriteOp[], physicalOf: (name: string) => string): Map<string, AnyBulkWriteOperation<StoredDoc>[]> {
     const byCollection = new Map<string, AnyBulkWriteOperation<StoredDoc>[]>();
     for (const op of ops) {
       const physical = physicalOf(op.collection);
@@ -340,12 +344,49 @@ export class MongoDocumentStore implements DocumentStore {
       if (!list) byCollection.set(physical, (list = []));
       if (op.op === 'put') {
         const doc = toStored(op.tenant, op.doc);
+        checkDocumentSize(op.collection, op.doc._id, doc);
         list.push({ replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true } });
       } else {
         list.push({ deleteOne: { filter: { _id: storedId(op.tenant, op.id) } } });
       }
     }
-    for (const [physical, writes] of byCollection) await this.physicalCollection(physical).bulkWrite(writes, { session, ordered: true });
+    return byCollection;
+  }
+
+  /** One ordered bulkWrite per physical collection and `batch` writes: the order of writes to one document is kept. */
+  private async sendWrites(
+    byCollection: Map<string, AnyBulkWriteOperation<StoredDoc>[]>,
+    session: ClientSession | undefined,
+    batch = Infinity,
+  ): Promise<void> {
+    for (const [physical, writes] of byCollection)
+      for (let i = 0; i < writes.length; i += batch)
+        await this.physicalCollection(physical).bulkWrite(writes.slice(i, i + batch), { session, ordered: true });
+  }
+
+  /**
+   * A rebuild's commit. Its copies are read by nobody until the swap, so their writes need no transaction, and one
+   * would not do: MongoDB aborts a transaction that lives past `transactionLifetimeLimitSeconds` (60 s), which a
+   * commit of many documents can, and its writes are held in the cache until it commits. The checkpoint is checked
+   * first (a stale one writes nothing), the documents go in bounded batches, then the checkpoint moves with what
+   * was set aside in a small transaction. A failure between leaves the copies ahead of their checkpoint: the
+   * rebuild must start again (IncompleteCopyError).
+   */
+  private async commitCopy(
+    name: string,
+    checkpoint: { projection: string; expected: number; position: number; parked?: readonly ParkedEvent[] },
+    ops: WriteOp[],
+    physicalOf: (name: string) => string,
+  ): Promise<void> {
+    const actual = (await this.checkpoints.findOne({ _id: name }))?.position ?? 0;
+    if (actual !== checkpoint.expected) throw new CheckpointConflictError(checkpoint.projection, checkpoint.expected, actual);
+    const writes = this.writesOf(ops, physicalOf);
+    try {
+      await this.sendWrites(writes, undefined, REBUILD_WRITE_BATCH);
+      await this.commitWith(name, checkpoint, async () => {});
+    } catch (error) {
+      throw new IncompleteCopyError(checkpoint.projection, { cause: error });
+    }
   }
 
   private liveTarget: WriteTarget | null = null;
@@ -369,7 +410,10 @@ export class MongoDocumentStore implements DocumentStore {
             if (names.some((name) => physical.get(name) !== this.cache.get(name)?.physical)) {
               throw new CheckpointConflictError(checkpoint.projection, checkpoint.expected, checkpoint.expected);
             }
-            await this.applyOps(session, ops, (name) => physical.get(name)!);
+            await this.sendWrites(
+              this.writesOf(ops, (name) => physical.get(name)!),
+              session,
+            );
           });
         } catch (error) {
           // Whatever moved the checkpoint may have swapped collections too: read the aliases before the replay.
@@ -411,7 +455,7 @@ export class MongoDocumentStore implements DocumentStore {
         const stored = await this.physicalCollection(physicalOf(collection)).findOne({ _id: storedId(tenant, id) });
         return stored ? fromStored(stored) : null;
       },
-      commit: (ops, cp) => this.commitWith(checkpoint, cp, (session) => this.applyOps(session, ops, physicalOf)),
+      commit: (ops, cp) => this.commitCopy(checkpoint, cp, ops, physicalOf),
     }),
     // A live commit landing after the steps read the checkpoints conflicts with their checkpoint write, and
     // withTransaction runs the steps again.
