@@ -35,7 +35,7 @@ describe('MongoDB indexes as the server keeps them (driver fake)', () => {
   describe('the fake', () => {
     const coll = () => {
       const server = new FakeServer();
-      return { server, codes: server.client().db('bidder').collection('codes') };
+      return { server, codes: server.client().db('bidder').collection<{ _id: string; Code?: string }>('codes') };
     };
 
     it('refuses a name that exists with another key, unique or partial filter (86), and a signature that exists under another name (85)', async () => {

@@ -20,7 +20,8 @@ const put = (_id: string, fields: object = {}): WriteOp => ({ op: 'put', collect
 const puts = (n: number) => Array.from({ length: n }, (_, i) => put(String(i).padStart(6, '0'), { Number: i }));
 const spec = { name: 'items', indexes: [{ fields: ['Number'] }] };
 /** A document just past what the server stores. */
-const huge = (id: string) => put(id, { Text: 'x'.repeat(MAX_BSON_OBJECT_SIZE) });
+const hugeDoc = (_id: string) => ({ _id, Text: 'x'.repeat(MAX_BSON_OBJECT_SIZE) });
+const huge = (id: string): WriteOp => ({ op: 'put', collection: 'items', tenant: 'a', doc: hugeDoc(id) });
 
 async function failure(promise: Promise<unknown>): Promise<unknown> {
   try {
@@ -70,10 +71,10 @@ describe('MongoDB limits on transactions and documents (driver fake)', function 
       const server = new FakeServer();
       const items = server.client().db('bidder').collection('items');
       const replace = (doc: { _id: string }) => ({ replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true } });
-      const error = await failure(items.bulkWrite([replace({ _id: 'small' }), replace(huge('big').doc as { _id: string })] as never));
+      const error = await failure(items.bulkWrite([replace({ _id: 'small' }), replace(hugeDoc('big'))] as never));
       expect(String(error)).to.match(/Document is larger than the maximum size 16777216/);
       expect(await items.countDocuments({})).to.equal(0);
-      expect(codeOf(await failure(items.insertOne(huge('big').doc as never)))).to.equal(10334);
+      expect(codeOf(await failure(items.insertOne(hugeDoc('big') as never)))).to.equal(10334);
     });
   });
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Collection as MongoCollection, Document } from 'mongodb';
+import type { CreateIndexOptions, Collection as MongoCollection, Document } from 'mongodb';
 import type { CollectionSpec } from '../../ports/read-models.ts';
 import { indexKeys, indexOptions, TENANT_FIELD, type MongoDocument } from './filter.ts';
 
@@ -66,6 +66,14 @@ export function sameIndex(existing: Document, wanted: WantedIndex): boolean {
   );
 }
 
+/**
+ * An index build on a full copy may take far longer than an operation's bound (`socketTimeoutMS`, mongoClientOptions):
+ * the driver waits for its answer up to an hour (a command option the driver hands the connection with the command's
+ * others: `buildOptions`, `lib/operations/command.js`; `sendWire`, `lib/cmap/connection.js`).
+ */
+export const INDEX_BUILD_TIMEOUT_MS = 3_600_000;
+const INDEX_BUILD = { socketTimeoutMS: INDEX_BUILD_TIMEOUT_MS } as CreateIndexOptions;
+
 const INDEX_NOT_FOUND = 27;
 const DUPLICATE_KEY = 11000;
 
@@ -82,8 +90,8 @@ export interface DeferredIndex {
  * dropped, when `deferBroken` (a live copy: a rebuild builds it into its fresh copy); it is answered, so the caller
  * can say so. Into a fresh copy (`deferBroken` false) it fails.
  */
-export async function reconcileIndexes(
-  collection: MongoCollection<Document>,
+export async function reconcileIndexes<T extends Document>(
+  collection: MongoCollection<T>,
   wanted: WantedIndex[],
   options: { deferBroken: boolean },
 ): Promise<DeferredIndex[]> {
@@ -98,7 +106,7 @@ export async function reconcileIndexes(
     }
     const { name, key, ...rest } = index;
     try {
-      await collection.createIndex(key, { name, ...rest });
+      await collection.createIndex(key, { name, ...rest }, INDEX_BUILD);
     } catch (error) {
       if (!options.deferBroken || (error as { code?: unknown }).code !== DUPLICATE_KEY) throw error;
       deferred.push({ name, error: (error as Error).message });

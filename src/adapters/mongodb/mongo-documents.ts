@@ -1,5 +1,12 @@
 import { MongoClient } from 'mongodb';
-import type { ClientSession, Collection as MongoCollection, Db, AnyBulkWriteOperation, TransactionOptions } from 'mongodb';
+import type {
+  MongoClientOptions,
+  ClientSession,
+  Collection as MongoCollection,
+  Db,
+  AnyBulkWriteOperation,
+  TransactionOptions,
+} from 'mongodb';
 import type {
   Collection,
   CollectionSpec,
@@ -61,6 +68,8 @@ export interface MongoDocumentStoreOptions {
   dropGraceMs?: number;
   /** The clock both intervals are read from (milliseconds); the specs pass one they move by hand. */
   now?: () => number;
+  /** How long one operation may take (MONGO_TIMEOUT_MS; 0: no bound): see mongoClientOptions. */
+  timeoutMs?: number;
   /** Where a fault the store works around is said (an index left to the next rebuild); the service passes its logger. */
   warn?: (message: string) => void;
 }
@@ -89,11 +98,13 @@ interface ParkedDoc extends Omit<ParkedEvent, 'streamId'> {
 
 const parkedId = (projection: string, position: number) => `${projection}\u0000${position}`;
 
-const TRANSACTION: TransactionOptions = {
+/** A batch's transaction; `maxCommitTimeMS` bounds its commit on the server as reads are bounded (timeoutMs). */
+const transactionOptions = (timeoutMs: number): TransactionOptions => ({
   readConcern: { level: 'snapshot' },
   writeConcern: { w: 'majority' },
   readPreference: 'primary',
-};
+  ...(timeoutMs > 0 ? { maxCommitTimeMS: timeoutMs } : {}),
+});
 
 const COLLECTION_NAME = /^[a-z][a-z0-9_]*$/;
 /** Writes of a rebuild sent in one bulkWrite (outside any transaction: see commitCopy). */
@@ -117,6 +128,22 @@ export function databaseFromUrl(url: string): string | undefined {
  */
 export const MONGO_WAITS = { serverSelectionTimeoutMS: 5_000, connectTimeoutMS: 5_000 } as const;
 
+/** How long one operation may take (MONGODB_TIMEOUT_MS): see mongoClientOptions. */
+export const MONGO_TIMEOUT_MS = 5_000;
+
+/**
+ * The driver's options for a server that accepts connections and then never answers (frozen, its disk hung): with
+ * none, an operation on an open connection waits for ever (the driver's `socketTimeoutMS` is 0; `timeoutMS`, the
+ * client-side operation time-out, "has no effect" in driver 7: `lib/connection_string.js`, `lib/timeout.js`). The
+ * driver stops waiting for an answer `timeoutMs` + 1 s after a command is sent (`socketTimeoutMS`: a
+ * MongoNetworkTimeoutError, answered 503), the server ends a read itself after `timeoutMs` (`maxTimeMS`, set on each
+ * read; MaxTimeMSExpired, 503 too). A read the driver retries once (retryable reads) ends within twice that. 0: no
+ * bound of the service's own.
+ */
+export function mongoClientOptions(timeoutMs = MONGO_TIMEOUT_MS): MongoClientOptions {
+  return { writeConcern: { w: 'majority' }, retryWrites: true, ...MONGO_WAITS, socketTimeoutMS: timeoutMs > 0 ? timeoutMs + 1000 : 0 };
+}
+
 export class MongoDocumentStore implements DocumentStore {
   private readonly aliases: MongoCollection<AliasDoc>;
   private readonly checkpoints: MongoCollection<CheckpointDoc>;
@@ -128,6 +155,9 @@ export class MongoDocumentStore implements DocumentStore {
   private readonly graceMs: number;
   private readonly now: () => number;
   private readonly warn: (message: string) => void;
+  /** `maxTimeMS` of the reads a request makes. */
+  private readonly bounded: { maxTimeMS?: number };
+  private readonly transaction: TransactionOptions;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly sweeper: NodeJS.Timeout;
   private closed = false;
@@ -145,13 +175,16 @@ export class MongoDocumentStore implements DocumentStore {
     this.graceMs = options.dropGraceMs ?? 60_000;
     this.now = options.now ?? Date.now;
     this.warn = options.warn ?? ((message) => process.emitWarning(message));
+    const timeoutMs = options.timeoutMs ?? MONGO_TIMEOUT_MS;
+    this.bounded = timeoutMs > 0 ? { maxTimeMS: timeoutMs } : {};
+    this.transaction = transactionOptions(timeoutMs);
     this.sweeper = setInterval(() => void this.sweep().catch(() => {}), Math.max(this.graceMs, 1000)).unref();
   }
 
   static async connect(url: string, options: MongoDocumentStoreOptions = {}): Promise<MongoDocumentStore> {
     const dbName = options.dbName ?? databaseFromUrl(url);
     if (!dbName) throw new Error('MONGODB_URL must name the database, e.g. mongodb://mongo:27017/bidder?replicaSet=rs0');
-    const client = new MongoClient(url, { writeConcern: { w: 'majority' }, retryWrites: true, ...MONGO_WAITS });
+    const client = new MongoClient(url, mongoClientOptions(options.timeoutMs));
     await client.connect();
     try {
       return await MongoDocumentStore.open(client, dbName, options);
@@ -226,7 +259,7 @@ export class MongoDocumentStore implements DocumentStore {
     this.cacheLoading ??= (async () => {
       try {
         const started = this.now();
-        const docs = await this.aliases.find({}).toArray();
+        const docs = await this.aliases.find({}, this.bounded).toArray();
         this.cache = new Map(docs.map((doc) => [doc._id, doc]));
         this.cacheLoadedAt = started;
       } finally {
@@ -253,11 +286,11 @@ export class MongoDocumentStore implements DocumentStore {
     const physical = async () => this.physicalCollection(await this.resolve(name));
     return {
       findById: async (id) => {
-        const stored = await (await physical()).findOne({ _id: storedId(tenant, id) });
+        const stored = await (await physical()).findOne({ _id: storedId(tenant, id) }, this.bounded);
         return stored ? fromStored<T>(stored) : null;
       },
       findOne: async (filter) => {
-        const stored = await (await physical()).findOne(toMongoQuery(tenant, filter));
+        const stored = await (await physical()).findOne(toMongoQuery(tenant, filter), this.bounded);
         return stored ? fromStored<T>(stored) : null;
       },
       find: async (filter: Filter, options: FindOptions = {}) => {
@@ -266,30 +299,37 @@ export class MongoDocumentStore implements DocumentStore {
         const stored = await (
           await physical()
         )
-          .find(toMongoQuery(tenant, filter), { sort: toMongoSort(options.sort), skip: options.skip, limit: options.limit })
+          .find(toMongoQuery(tenant, filter), {
+            sort: toMongoSort(options.sort),
+            skip: options.skip,
+            limit: options.limit,
+            ...this.bounded,
+          })
           .toArray();
         return stored.map((doc) => fromStored<T>(doc));
       },
-      countDocuments: async (filter) => (await physical()).countDocuments(toMongoQuery(tenant, filter)),
+      countDocuments: async (filter) => (await physical()).countDocuments(toMongoQuery(tenant, filter), this.bounded),
       countBy: async (filter, field) =>
-        fromCountBy(tenant, field, await (await physical()).aggregate(countByPipeline(tenant, filter, field)).toArray()),
+        fromCountBy(tenant, field, await (await physical()).aggregate(countByPipeline(tenant, filter, field), this.bounded).toArray()),
     };
   }
 
   async getCheckpoint(projection: string): Promise<number> {
-    return (await this.checkpoints.findOne({ _id: projection }))?.position ?? 0;
+    return (await this.checkpoints.findOne({ _id: projection }, this.bounded))?.position ?? 0;
   }
 
   /** One round trip for all (followers in `api` processes read them before requests). */
   async getCheckpoints(projections: readonly string[]): Promise<number[]> {
-    const stored = new Map((await this.checkpoints.find({ _id: { $in: [...projections] } }).toArray()).map((c) => [c._id, c.position]));
+    const stored = new Map(
+      (await this.checkpoints.find({ _id: { $in: [...projections] } }, this.bounded).toArray()).map((c) => [c._id, c.position]),
+    );
     return projections.map((name) => stored.get(name) ?? 0);
   }
 
   private async inTransaction<T>(fn: (session: ClientSession) => Promise<T>): Promise<T> {
     const session = this.client.startSession();
     try {
-      return await session.withTransaction(() => fn(session), TRANSACTION);
+      return await session.withTransaction(() => fn(session), this.transaction);
     } finally {
       await session.endSession();
     }
