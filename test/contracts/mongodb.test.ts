@@ -30,7 +30,9 @@ import { documentStoreContract } from './read-models.contract.ts';
  * 1. its translation (filters, sorts, countBy) evaluated by mingo, a MongoDB-semantics library, on the same
  *    documents as the embedded SQLite store, and compared with that store's answers;
  * 2. the whole adapter (commit, rebuild, alias swap, sweeps) over a small in-memory fake of the driver calls
- *    it makes, which evaluates queries and updates with mingo, including the shared contract suite;
+ *    it makes (test/support/fake-mongodb.ts), which evaluates queries and updates with mingo, including the shared
+ *    contract suite (what the server refuses: mongodb-indexes.test.ts, mongodb-rebuild-limits.test.ts; a server
+ *    that stops answering: mongodb-timeouts.test.ts);
  * 3. the contract suite against a real MongoDB, only when MONGODB_URL is set (none can run on this machine).
  */
 
