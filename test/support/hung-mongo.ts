@@ -64,6 +64,42 @@ function reply(opCode: number, requestId: number, document: Record<string, unkno
   return Buffer.concat([header(16 + 5 + bson.length, 0, requestId, OP_MSG), flags, bson]);
 }
 
+/** The answer to a command: a primary's hello; until hung, ok (an empty cursor for a read); after, none. */
+function answerTo(
+  me: string,
+  name: string,
+  command: Record<string, unknown>,
+  connectionId: number,
+  hang: boolean,
+): Record<string, unknown> | null {
+  if (['hello', 'isMaster', 'ismaster'].includes(name))
+    return {
+      helloOk: true,
+      isWritablePrimary: true,
+      ismaster: true,
+      setName: 'rs0',
+      setVersion: 1,
+      electionId: new ObjectId('7fffffff0000000000000001'),
+      hosts: [me],
+      primary: me,
+      me,
+      maxBsonObjectSize: 16 * 1024 * 1024,
+      maxMessageSizeBytes: 48_000_000,
+      maxWriteBatchSize: 100_000,
+      localTime: new Date(),
+      logicalSessionTimeoutMinutes: 30,
+      connectionId,
+      minWireVersion: 0,
+      maxWireVersion: 21,
+      readOnly: false,
+      ok: 1,
+    };
+  if (hang) return null;
+  if (name === 'find' || name === 'aggregate' || name === 'listIndexes')
+    return { cursor: { id: Long.fromNumber(0), ns: `bidder.${String(command[name])}`, firstBatch: [] }, ok: 1 };
+  return { ok: 1 };
+}
+
 export async function startHungMongo(): Promise<HungMongo> {
   let hung = false;
   let connections = 0;
@@ -87,7 +123,7 @@ export async function startHungMongo(): Promise<HungMongo> {
         if (!command) continue;
         const name = Object.keys(command)[0];
         commands.push(name);
-        const answer = answerTo(name, command, connectionId, hung);
+        const answer = answerTo(me, name, command, connectionId, hung);
         if (!answer) continue; // hung: never answered
         const send = () => socket.writable && socket.write(reply(opCode, requestId, answer));
         if (name === 'createIndexes' && state.slowIndexBuildsMs > 0) setTimeout(send, state.slowIndexBuildsMs);
@@ -98,35 +134,6 @@ export async function startHungMongo(): Promise<HungMongo> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;
   const me = `127.0.0.1:${port}`;
-
-  function answerTo(name: string, command: Record<string, unknown>, connectionId: number, hang: boolean): Record<string, unknown> | null {
-    if (['hello', 'isMaster', 'ismaster'].includes(name))
-      return {
-        helloOk: true,
-        isWritablePrimary: true,
-        ismaster: true,
-        setName: 'rs0',
-        setVersion: 1,
-        electionId: new ObjectId('7fffffff0000000000000001'),
-        hosts: [me],
-        primary: me,
-        me,
-        maxBsonObjectSize: 16 * 1024 * 1024,
-        maxMessageSizeBytes: 48_000_000,
-        maxWriteBatchSize: 100_000,
-        localTime: new Date(),
-        logicalSessionTimeoutMinutes: 30,
-        connectionId,
-        minWireVersion: 0,
-        maxWireVersion: 21,
-        readOnly: false,
-        ok: 1,
-      };
-    if (hang) return null;
-    if (name === 'find' || name === 'aggregate' || name === 'listIndexes')
-      return { cursor: { id: Long.fromNumber(0), ns: `bidder.${String(command[name])}`, firstBatch: [] }, ok: 1 };
-    return { ok: 1 };
-  }
 
   return {
     url: `mongodb://${me}/bidder?directConnection=true`,
