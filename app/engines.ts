@@ -155,8 +155,9 @@ export async function openEngines(
   if (urls.mongodb) {
     const { MongoDocumentStore } = await import('../src/adapters/mongodb/mongo-documents.ts');
     const { MongoLeases } = await import('../src/adapters/mongodb/mongo-leases.ts');
-    documents = await MongoDocumentStore.connect(urls.mongodb);
-    projectorLeases = await MongoLeases.connect(urls.mongodb);
+    const timeoutMs = urls.mongodbTimeoutMs;
+    documents = await MongoDocumentStore.connect(urls.mongodb, { timeoutMs, warn: (message) => logger.warn(message) });
+    projectorLeases = await MongoLeases.connect(urls.mongodb, { timeoutMs });
     describe.readModels = `MongoDB ${redact(urls.mongodb)}`;
   } else if (pgPool) {
     const { PgDocumentStore } = await import('../src/adapters/postgres/pg-documents.ts');
