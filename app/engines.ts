@@ -228,7 +228,9 @@ export async function openEngines(
     const keyVariable = searchOnly ? 'TYPESENSE_SEARCH_API_KEY' : 'TYPESENSE_API_KEY';
     const key = (searchOnly ? urls.typesenseSearchApiKey : urls.typesenseApiKey) ?? '';
     try {
-      search = await TypesenseIndex.connect(urls.typesense, key, { partitions: LOT_SEARCH_PARTITION, readOnly: searchOnly });
+      // The process that runs the projections brings the collection to the spec (a changed lot index); the others leave it.
+      const schemaOwner = role === 'all' || role === 'projector';
+      search = await TypesenseIndex.connect(urls.typesense, key, { partitions: LOT_SEARCH_PARTITION, readOnly: searchOnly, schemaOwner });
     } catch (error) {
       if (error instanceof TypesenseKeyRefusedError) throw new ConfigError(`${keyVariable}: ${error.message}`);
       throw error;

@@ -199,7 +199,10 @@ export interface HttpConfig {
   trustProxy: boolean;
   /** Reuse serialised catalogue answers while their projections stand still. */
   responseCache: boolean;
-  /** /readyz answers 200 while every projection is at most this many seconds behind the log (READY_MAX_LAG_SECONDS, default 10). */
+  /**
+   * /readyz answers 200 while every projection is at most this many seconds behind the log (READY_MAX_LAG_SECONDS,
+   * default 10); the lot index further behind answers searches 503 and leaves the process ready (`degraded`).
+   */
   readyMaxLagSeconds?: number;
   /**
    * OPERATOR_TOKEN: its bearer reads /readyz's details and /metrics on PORT (src/http/ops-routes.ts); null: no one

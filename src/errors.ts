@@ -239,6 +239,18 @@ export function unavailableFrom(error: unknown): ServiceUnavailableError | null 
   if (error instanceof AppError || !isEngineUnreachable(error)) return null;
   return new ServiceUnavailableError(ENGINE_UNAVAILABLE_DETAIL, ENGINE_UNAVAILABLE_RETRY_AFTER_SECONDS);
 }
+/** Seconds a caller of a search is told to wait while the search index is away or behind the catalogue. */
+export const SEARCH_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+export const SEARCH_AWAY_DETAIL =
+  'Search cannot answer at the moment (its index cannot be reached). Everything else works. Try again shortly.';
+export const SEARCH_BEHIND_DETAIL =
+  'Search cannot answer at the moment (its index is behind the catalogue). Everything else works. Try again shortly.';
+/** A search while the search index is away or behind (src/http/search-gate.ts): 503 `search-unavailable`, never a 500. */
+export class SearchUnavailableError extends AppError {
+  constructor(detail = SEARCH_AWAY_DETAIL) {
+    super(503, 'Service Unavailable', detail, { retryAfterSeconds: SEARCH_UNAVAILABLE_RETRY_AFTER_SECONDS, code: 'search-unavailable' });
+  }
+}
 /** Seconds a caller is told to wait when the storage is full: room comes back when an operator makes it, not in a moment. */
 export const STORAGE_FULL_RETRY_AFTER_SECONDS = 30;
 export const STORAGE_FULL_DETAIL =
