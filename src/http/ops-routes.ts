@@ -4,6 +4,7 @@ import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import express, { type Express, type Request, type Response } from 'express';
 import { NotFoundError, UnauthorizedError } from '../errors.ts';
 import type { ProjectionStatus } from '../projector/status.ts';
+import { boundedShared, READY_PROBE_MS } from '../roles/readiness.ts';
 import type { Metrics } from './metrics.ts';
 import { sendProblem } from './problem.ts';
 
@@ -73,6 +74,22 @@ export function searchFault(
   return search.some((p) => p.lagSeconds > maxLagSeconds) ? 'search-behind' : null;
 }
 
+/**
+ * The sources with each read bounded by READY_PROBE_MS and shared by concurrent probes: an engine that accepts
+ * connections and never answers makes /readyz answer 503 `engines-unreachable` within the bound, never hold it.
+ */
+function boundedReads(sources: OpsSources): OpsSources {
+  const bound = <T>(read: (() => Promise<T>) | undefined, name: string) => read && boundedShared(read, READY_PROBE_MS, name);
+  return {
+    ...sources,
+    ping: bound(sources.ping, 'ping'),
+    projections: bound(sources.projections, 'projections'),
+    storage: bound(sources.storage, 'storage'),
+    parked: bound(sources.parked, 'parked'),
+    deliveries: bound(sources.deliveries, 'deliveries'),
+  };
+}
+
 /** Whether the request carries the operator's token: true, false (none, or another), or null (no Authorization). */
 function operatorCalls(req: Request, access: OpsSources['access']): boolean | null {
   if (access === 'open') return true;
@@ -103,7 +120,8 @@ function refuseOperator(res: Response, access: OpsSources['access']): void {
  * stands, what is parked, and /metrics (every house's operations counted), only as `access` allows: a bearer
  * that is not the operator's token is answered 401 `operator-token-invalid`.
  */
-export function mountOps(app: Express, sources: OpsSources): void {
+export function mountOps(app: Express, given: OpsSources): void {
+  const sources = boundedReads(given);
   app.get('/healthz', (_req: Request, res: Response) => {
     res.json({ status: 'ok', role: sources.role });
   });
@@ -137,8 +155,9 @@ export function mountOps(app: Express, sources: OpsSources): void {
     }
     // `storage: full`: a store has no room for writes (a full disk): not ready, though reads are served and writes
     // answer 503 until room is made.
-    const full = sources.storage ? await sources.storage() : null;
-    if (full) status = 'unavailable';
+    const full = sources.storage ? await sources.storage().catch(() => null) : null;
+    if (sources.storage && full === null) engines = 'unreachable';
+    if (full || engines === 'unreachable') status = 'unavailable';
     const storage = full === null ? {} : { storage: full ? 'full' : 'ok' };
     const reason: Reason | null =
       engines === 'unreachable'

@@ -49,20 +49,10 @@ export function workerChecks(engines: {
  * waited on again rather than asked anew, so an engine that never answers does not collect a call per probe.
  */
 export function engineProbe(checks: EngineChecks, timeoutMs = READY_PROBE_MS): () => Promise<void> {
-  const waiting = new Map<string, Promise<unknown>>();
-  const ask = (name: string): Promise<unknown> => {
-    let call = waiting.get(name);
-    if (!call) {
-      call = Promise.resolve().then(checks[name]);
-      waiting.set(name, call);
-      const done = () => void waiting.delete(name);
-      call.then(done, done);
-    }
-    return call;
-  };
+  const names = Object.keys(checks);
+  const bounded = names.map((name) => boundedShared(checks[name], timeoutMs, name));
   return async () => {
-    const names = Object.keys(checks);
-    const results = await Promise.allSettled(names.map((name) => bounded(ask(name), timeoutMs, name)));
+    const results = await Promise.allSettled(bounded.map((call) => call()));
     const failed = names.filter((_, i) => results[i].status === 'rejected');
     if (failed.length === 0) return;
     const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []));
@@ -70,7 +60,24 @@ export function engineProbe(checks: EngineChecks, timeoutMs = READY_PROBE_MS): (
   };
 }
 
-async function bounded(call: Promise<unknown>, ms: number, name: string): Promise<unknown> {
+/**
+ * `read`, bounded by `timeoutMs` (then it rejects naming `name`), and shared: a call still waiting from an earlier
+ * probe is waited on again rather than asked anew, so an engine that never answers does not collect a call per probe.
+ */
+export function boundedShared<T>(read: () => Promise<T>, timeoutMs: number, name: string): () => Promise<T> {
+  let waiting: Promise<T> | null = null;
+  return () => {
+    if (!waiting) {
+      const call = Promise.resolve().then(read);
+      waiting = call;
+      const done = () => void (waiting === call && (waiting = null));
+      call.then(done, done);
+    }
+    return bounded(waiting, timeoutMs, name);
+  };
+}
+
+async function bounded<T>(call: Promise<T>, ms: number, name: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`${name} did not answer within ${ms} ms`)), ms);

@@ -134,6 +134,29 @@ describe('/readyz', () => {
     expect(Number(down.retryAfter)).to.be.greaterThan(0);
   });
 
+  for (const source of ['projections', 'parked', 'storage'] as const)
+    it(`answers 503 engines unreachable within its bound when the ${source} read never answers, asking it once`, async () => {
+      let asked = 0;
+      const never = () => {
+        asked += 1;
+        return new Promise<never>(() => {});
+      };
+      const server = http.createServer(opsApp({ role: 'api', metrics: null, access: 'open', [source]: never }));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      try {
+        const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/readyz`;
+        const answers = await Promise.all([fetch(url), fetch(url)]);
+        for (const answer of answers) {
+          expect(answer.status).to.equal(503);
+          expect(await answer.json()).to.include({ status: 'unavailable', reason: 'engines-unreachable' });
+        }
+        expect(asked).to.equal(1); // a read still waiting is waited on again, not asked anew
+      } finally {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    });
+
   describe('on PORT (a projector or worker serves these alone there)', () => {
     const behind = async () => ({ catalogue: at(100, 30) });
     const onPort = (operatorToken: string | null) => ({ operatorToken });
