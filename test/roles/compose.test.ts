@@ -54,10 +54,25 @@ describe('docker-compose.yml', function () {
     },
   );
 
-  it('builds every role from the one Dockerfile, which installs with npm ci and starts app/main.ts', () => {
+  it('builds every role from the one Dockerfile: compiled in a build stage, run from a runtime stage without compilers or curl', () => {
     const dockerfile = fs.readFileSync('Dockerfile', 'utf8');
-    expect(dockerfile).to.match(/npm ci/);
-    expect(dockerfile).to.contain('app/main.ts');
+    const build = dockerfile.slice(0, dockerfile.lastIndexOf('\nFROM '));
+    expect(build).to.match(/^FROM \S+ AS build$/m);
+    expect(build)
+      .to.match(/npm ci/)
+      .and.match(/npm run build/)
+      .and.match(/npm prune --omit=dev/);
+    const runtime = runtimeStage(dockerfile);
+    expect(runtime.base).to.equal('node:20-bookworm-slim');
+    for (const tool of ['python3', 'make', 'g++', 'gcc', 'curl', 'wget']) expect(runtime.installs, tool).to.not.include(tool);
+    // Only what the build stage made: the production dependencies with the native module, the compiled JavaScript.
+    const copies = [...runtime.text.matchAll(/^COPY (.*)$/gm)].map((m) => m[1]);
+    expect(copies).to.deep.equal([
+      '--from=build /app/package.json /app/package-lock.json ./',
+      '--from=build /app/node_modules ./node_modules',
+      '--from=build /app/dist ./dist',
+    ]);
+    expect(runtime.text).to.match(/^CMD \["node", "--max-old-space-size=1024", "dist\/app\/main\.js"\]$/m);
     const compose = fs.readFileSync('docker-compose.yml', 'utf8');
     expect(compose.match(/build: \./g)).to.have.length(1);
   });
