@@ -1,6 +1,7 @@
 // The reference bidder front end (examples/bidder-web) as pages the service serves at /demo/: the HTML with a small
 // config (where the API answers, the demo's Api-Key, the house), the TypeScript bundled by esbuild on first request
-// and kept, and the style sheet. The page itself talks to the public API only, through clients/typescript.
+// and kept (compiled: the bundle `npm run build` made), and the style sheet. The page itself talks to the public API
+// only, through clients/typescript.
 import fs from 'node:fs';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -32,8 +33,8 @@ interface Asset {
 }
 const asset = (body: Buffer): Asset => ({ body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` });
 
-/** The browser code as one ES module (built once per process, on the first request that asks for it). */
-async function bundle(): Promise<Asset> {
+/** The browser code as one ES module, from its TypeScript (`npm run build` writes it beside the compiled server). */
+export async function bundleBrowserCode(): Promise<Uint8Array> {
   const result = await build({
     entryPoints: [here('./src/main.ts')],
     bundle: true,
@@ -45,7 +46,17 @@ async function bundle(): Promise<Asset> {
     write: false,
     logLevel: 'silent',
   });
-  return asset(Buffer.from(result.outputFiles[0].contents));
+  return result.outputFiles[0].contents;
+}
+
+/** The bundle `npm run build` made, beside the compiled server (which has no TypeScript to bundle). */
+export const PREBUILT_SCRIPT = 'app.js';
+
+/** The browser code (made once per process, on the first request that asks for it). */
+async function bundle(): Promise<Asset> {
+  const prebuilt = here(`./${PREBUILT_SCRIPT}`);
+  if (!import.meta.url.endsWith('.ts') && fs.existsSync(prebuilt)) return asset(fs.readFileSync(prebuilt));
+  return asset(Buffer.from(await bundleBrowserCode()));
 }
 
 function send(req: Request, res: Response, content: Asset, type: string) {
