@@ -1877,6 +1877,11 @@ export interface components {
       CategoryId: number | null;
       HotLot: boolean;
       VatFree: boolean;
+      /**
+       * @description The VAT scheme the lot is sold under (COSTS.md): `margin` (the hammer carries no VAT, the VAT in the house's charges is never shown on its own), `normal` (VAT shown separately), `zero` (zero-rated: every `VatFree` lot) or `exempt`. `GET /v1/lots/{id}/cost-estimate` gives what it means for a bid.
+       * @enum {string}
+       */
+      VatScheme: 'margin' | 'normal' | 'zero' | 'exempt';
       /** @description Bidding has ended (`EndTime` has passed). */
       IsClosed: boolean;
       /**
@@ -5990,6 +5995,7 @@ export interface operations {
            *           "CategoryId": 12,
            *           "HotLot": false,
            *           "VatFree": false,
+           *           "VatScheme": "margin",
            *           "IsClosed": false,
            *           "EndTime": "2026-12-01T18:00:00.000Z",
            *           "Currency": "EUR",
@@ -6234,6 +6240,7 @@ export interface operations {
            *           "CategoryId": 12,
            *           "HotLot": false,
            *           "VatFree": false,
+           *           "VatScheme": "margin",
            *           "IsClosed": false,
            *           "EndTime": "2026-12-01T18:00:00.000Z",
            *           "Currency": "EUR",
@@ -6473,6 +6480,7 @@ export interface operations {
            *       "CategoryId": 12,
            *       "HotLot": false,
            *       "VatFree": false,
+           *       "VatScheme": "margin",
            *       "IsClosed": false,
            *       "EndTime": "2026-12-01T18:00:00.000Z",
            *       "Currency": "EUR",
@@ -7667,6 +7675,7 @@ export interface operations {
            *           "CategoryId": 12,
            *           "HotLot": false,
            *           "VatFree": false,
+           *           "VatScheme": "margin",
            *           "IsClosed": false,
            *           "EndTime": "2026-12-01T18:00:00.000Z",
            *           "Currency": "EUR",
@@ -8377,6 +8386,7 @@ export interface operations {
            *           "CategoryId": 12,
            *           "HotLot": false,
            *           "VatFree": false,
+           *           "VatScheme": "margin",
            *           "IsClosed": false,
            *           "EndTime": "2026-12-01T18:00:00.000Z",
            *           "Currency": "EUR",
