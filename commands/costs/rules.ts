@@ -126,10 +126,9 @@ function chargeLines(
   treatment: { vat: VatTreatment; condition: string | null },
   vatPpm: number,
   extra: Partial<CostLine> = {},
-  /** The VAT when the price held it already (rates that include VAT); else worked out on the net. */
-  vatInside: bigint | null = null,
 ): CostLine[] {
-  const vat = vatInside ?? ppmOf(net, vatPpm);
+  // VAT on the rounded net, half up (also when the price held it: its net was taken out first).
+  const vat = ppmOf(net, vatPpm);
   const line: CostLine = { code, amount: num(net), vat: treatment.vat, estimate: false, ...extra, net: num(net) };
   switch (treatment.vat) {
     case 'none':
@@ -148,20 +147,15 @@ function chargeLines(
   }
 }
 
-/** The premium's net (after its bounds) and the VAT it held when its rates include VAT (null otherwise or once bounded). */
-function premiumNet(
-  hammer: bigint,
-  schedule: PremiumSchedule,
-  vatPpm: number,
-): { net: bigint; vatInside: bigint | null; bands: CostLine['bands'] } {
+/** The premium's net: its bands' sum rounded once (the VAT taken out when its rates include it), then bounded. */
+function premiumNet(hammer: bigint, schedule: PremiumSchedule, vatPpm: number): { net: bigint; bands: CostLine['bands'] } {
   const { portions, sum } = marginal(hammer, schedule.bands);
   const gross = (sum + MILLION / 2n) / MILLION + BigInt(schedule.fixedPerLot);
   let net = schedule.ratesIncludeVat ? netInside(gross, vatPpm) : gross;
-  let vatInside = schedule.ratesIncludeVat ? gross - net : null;
-  if (schedule.minimum !== null && net < BigInt(schedule.minimum)) [net, vatInside] = [BigInt(schedule.minimum), null];
-  if (schedule.maximum !== null && net > BigInt(schedule.maximum)) [net, vatInside] = [BigInt(schedule.maximum), null];
+  if (schedule.minimum !== null && net < BigInt(schedule.minimum)) net = BigInt(schedule.minimum);
+  if (schedule.maximum !== null && net > BigInt(schedule.maximum)) net = BigInt(schedule.maximum);
   const bands = portions.map((p) => ({ from: p.band.from, ratePpm: p.band.ppm, portion: num(p.portion) }));
-  return { net, vatInside, bands };
+  return { net, bands };
 }
 
 /** The premium schedule a lot is sold under: the lot's, else its auction's, else the house's default (a name the rules lack falls back). */
@@ -189,16 +183,7 @@ export function estimateCosts(input: EstimateInput): Estimate {
   const premiumRates = charge.vat === 'none' ? 0 : vatPpm;
   const premium = premiumNet(hammer, scheduleOf(input, assumptions), premiumRates);
   const single = premium.bands!.length === 1 ? premium.bands![0].ratePpm : null;
-  lines.push(
-    ...chargeLines(
-      'premium',
-      premium.net,
-      charge,
-      vatPpm,
-      { base: input.amount, ratePpm: single, bands: premium.bands },
-      premium.vatInside,
-    ),
-  );
+  lines.push(...chargeLines('premium', premium.net, charge, vatPpm, { base: input.amount, ratePpm: single, bands: premium.bands }));
   lines.push(...feeLines(input, premium.net, charge));
   lines.push(...importVatLines(input));
   lines.push(...resaleRightLines(input, premium.net));
@@ -278,9 +263,7 @@ function shippingLines(input: EstimateInput, charge: { vat: VatTreatment; condit
   const netOf = (value: number) => (shipping.pricesIncludeVat ? netInside(BigInt(value), rate) : BigInt(value));
   const about = { shipping: { shippingClass, zone: zone! } };
   if ('amount' in price) {
-    const net = netOf(price.amount);
-    const inside = shipping.pricesIncludeVat ? BigInt(price.amount) - net : null;
-    return chargeLines('shipping', net, charge, vatPpm, about, inside);
+    return chargeLines('shipping', netOf(price.amount), charge, vatPpm, about);
   }
   return rangeLines(price.range.map(netOf) as [bigint, bigint], charge, vatPpm, about);
 }
