@@ -143,7 +143,7 @@ export const costEstimateExample: CostEstimateDto = {
   NotIncluded: ['payment-surcharges', 'storage'],
   RulesVersion: '2026-12-01',
   Display: null,
-  Disclaimer: 'An estimate: the invoice decides.',
+  Disclaimer: 'An estimate under the conditions of sale: the invoice decides. Payment surcharges and storage are not included.',
 };
 
 /** The words of the lines' labels in the languages houses publish in (English for any other). */

@@ -116,6 +116,8 @@ export const costRulesRecord = z
   })
   .superRefine(checkRules);
 
+export type CostRulesRecord = z.infer<typeof costRulesRecord>;
+
 /** NDJSON intake records of cost rules (docs/intake.md). The same rules again append nothing. */
 export const costsIntake: IntakeKind[] = [
   defineIntakeKind('costRules', costRulesRecord, async (deps, { kind: _kind, ...data }) => {

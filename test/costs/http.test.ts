@@ -107,7 +107,7 @@ describe('the cost estimate of a lot (operation 64)', () => {
       NotIncluded: ['payment-surcharges', 'storage'],
       RulesVersion: '2026-12-01',
       Display: null,
-      Disclaimer: 'An estimate: the invoice decides.',
+      Disclaimer: 'An estimate under the conditions of sale: the invoice decides. Payment surcharges and storage are not included.',
     });
     // A VAT number changes nothing of margin goods but who the buyer is taken to be, which the answer says.
     const business = await estimate(9001, '?amount=123400&country=DE&vatNumber=DE 136 695 976');
@@ -224,7 +224,7 @@ describe('the cost estimate of a lot (operation 64)', () => {
     expect(answer.body.Lines.map((l: { Label: string }) => l.Label)).to.deep.equal([
       'Klubbat pris',
       'Köparprovision 26 % (inkl. moms)',
-      'Live bidding fee 3 % (inkl. moms)',
+      'Avgift för livebudgivning 3 % (inkl. moms)',
       'Frakt, parcel M, EU',
     ]);
     const total = answer.body.Total as number;
