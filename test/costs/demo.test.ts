@@ -69,4 +69,23 @@ describe('the demo data: cost rules and lots under each VAT scheme', () => {
       'vat:shipping',
     ]);
   });
+
+  it("has invoices whose lines of a lot follow that lot's scheme: a margin lot's premium shows no VAT of its own", async () => {
+    for (const tenant of ['demo', 'demo2']) {
+      const member = await server.memberToken(tenant);
+      const anonymous = await server.anonymousToken(tenant);
+      const invoices = (await server.request('GET', '/v1/me/invoices', { token: member })).body.Items;
+      const lines = invoices
+        .flatMap((i: { Lines: Array<Record<string, unknown>> }) => i.Lines)
+        .filter((l: { LotId: number | null }) => l.LotId !== null);
+      expect(lines, tenant).to.not.have.length(0);
+      for (const line of lines) {
+        const lot = (await server.request('GET', `/v1/lots/${line.LotId}`, { token: anonymous })).body;
+        expect(line.VatScheme, `${tenant} lot ${line.LotId}`).to.equal(lot.VatScheme);
+        if (line.VatScheme === 'margin') expect(line).to.include({ VatRate: 0, VatAmount: 0 });
+      }
+      const premiums = lines.filter((l: { Description: string }) => /premium/.test(l.Description));
+      expect(premiums.map((l: { Description: string }) => l.Description).every((d: string) => d.includes('(VAT included)'))).to.equal(true);
+    }
+  });
 });

@@ -2533,6 +2533,16 @@ export interface components {
          * @description VAT of the line in minor units: Amount × VatRate / 100, rounded half up.
          */
         VatAmount: number;
+        /**
+         * Format: int32
+         * @description The lot the line is for; null for a line of no lot.
+         */
+        LotId: number | null;
+        /**
+         * @description The VAT scheme of the line's lot (its `VatScheme`); null for a line of no lot. Under `margin` the amount holds the VAT of the margin scheme, which is never shown on its own (`VatRate` and `VatAmount` 0; Directive 2006/112 art 339).
+         * @enum {string|null}
+         */
+        VatScheme: 'margin' | 'normal' | 'zero' | 'exempt' | null;
       }[];
       /**
        * Format: int64
@@ -13289,7 +13299,9 @@ export interface operations {
            *               "Description": "Printed catalogue",
            *               "Amount": 1500,
            *               "VatRate": 21,
-           *               "VatAmount": 315
+           *               "VatAmount": 315,
+           *               "LotId": null,
+           *               "VatScheme": null
            *             }
            *           ],
            *           "Subtotal": 1500,
@@ -13483,7 +13495,9 @@ export interface operations {
            *           "Description": "Printed catalogue",
            *           "Amount": 1500,
            *           "VatRate": 21,
-           *           "VatAmount": 315
+           *           "VatAmount": 315,
+           *           "LotId": null,
+           *           "VatScheme": null
            *         }
            *       ],
            *       "Subtotal": 1500,
@@ -13780,7 +13794,9 @@ export interface operations {
            *           "Description": "Printed catalogue",
            *           "Amount": 1500,
            *           "VatRate": 21,
-           *           "VatAmount": 315
+           *           "VatAmount": 315,
+           *           "LotId": null,
+           *           "VatScheme": null
            *         }
            *       ],
            *       "Subtotal": 1500,
@@ -14196,7 +14212,9 @@ export interface operations {
            *           "Description": "Printed catalogue",
            *           "Amount": 1500,
            *           "VatRate": 21,
-           *           "VatAmount": 315
+           *           "VatAmount": 315,
+           *           "LotId": null,
+           *           "VatScheme": null
            *         }
            *       ],
            *       "Subtotal": 1500,
@@ -17506,7 +17524,7 @@ export interface operations {
            *       ],
            *       "RulesVersion": "2026-12-01",
            *       "Display": null,
-           *       "Disclaimer": "An estimate: the invoice decides."
+           *       "Disclaimer": "An estimate under the conditions of sale: the invoice decides. Payment surcharges and storage are not included."
            *     }
            */
           'application/json': components['schemas']['CostEstimate'];
