@@ -21,6 +21,15 @@ const NOT_YET_SERVED = new Map<number, string>([]);
  */
 const BEYOND_API_MD = new Map<number, { method: string; path: string; auth: string; spec: string }>([
   [
+    64,
+    {
+      method: 'get',
+      path: '/v1/lots/{id}/cost-estimate',
+      auth: 'anon',
+      spec: 'COSTS.md "Operation 64" (API.md "Operations 64–67" names it, with its own contract)',
+    },
+  ],
+  [
     68,
     {
       method: 'post',
