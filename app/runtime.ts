@@ -37,6 +37,9 @@ import { storedDemoApiKey } from './seed/demo.ts';
 import { StorageRoom } from '../src/storage-room.ts';
 import { makePrivateFolderSync } from '../src/private-files.ts';
 import { anchorOf, openKeyRingStore, openSigningKeys } from './key-ring.ts';
+import { derivedVapidKeys } from '../src/security/vapid.ts';
+import { PushEndpoints } from '../src/security/push-endpoints.ts';
+import { PushOutbox } from '../src/adapters/delivery/push-outbox.ts';
 
 export { dataPaths } from './engines.ts';
 
@@ -179,6 +182,13 @@ export async function createRuntime(
     keys: new OneTimeKeys(oneTimeKeySecret(signing.anchor)),
     links: new MailLinks(mailLinkSecret(signing.anchor), config.http.publicUrl ?? null),
     vat: createVatChecker({ viesUrl: config.viesUrl, viesTimeoutMs: config.viesTimeoutMs }),
+    // The VAPID key pair: the environment's, else derived from the ring's anchor (the same in every process and machine).
+    push: new PushOutbox(jobs, {
+      vapid: config.push.vapid ?? derivedVapidKeys(signing.anchor),
+      subject: config.push.subject,
+      endpoints: new PushEndpoints(config.push.endpointHosts, config.push.allowPrivate),
+      firstRetryMs: config.delivery.firstRetryMs,
+    }),
     projector,
     logger,
     now: options.now ?? (() => new Date()),

@@ -61,6 +61,7 @@ import { streamTicketsQueries } from '../../queries/stream-tickets/index.ts';
 import { memberStreamQueries } from '../../queries/member-stream/index.ts';
 import { webhooksReadModels } from '../../projections/webhooks/index.ts';
 import { webhooksQueries } from '../../queries/webhooks/index.ts';
+import { pushQueries } from '../../queries/push/index.ts';
 
 /**
  * Every feature of the service, each put together from what its folders export (`commands/<f>/index.ts`:
@@ -112,6 +113,7 @@ export const features: Feature[] = [
   // The reminders reactor (notificationsCommands) waits for the subscriptions projection: it comes after it.
   defineFeature('notifications', notificationsReadModels, notificationsCommands),
   defineFeature('watchlist', watchlistQueries, watchlistCommands, watchlistReadModels),
+  defineFeature('push', pushQueries),
   defineFeature('terms', termsCommands, termsReadModels),
   defineFeature('contact', contactCommands),
   defineFeature('backoffice-feed', backofficeFeedQueries),

@@ -20,6 +20,7 @@ const NOT_YET_SERVED = new Map<number, string>([]);
  * where: their credentials are none of API.md's.
  */
 const BEYOND_API_MD = new Map<number, { method: string; path: string; auth: string; spec: string }>([
+  [65, { method: 'get', path: '/v1/push/key', auth: 'anon', spec: 'PUSH.md (Web Push: the VAPID key, any token of the house)' }],
   [
     68,
     {

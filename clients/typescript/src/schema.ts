@@ -1280,6 +1280,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/push/key': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The service's VAPID public key, to subscribe a browser to pushes
+     * @description What a page passes to `pushManager.subscribe({ userVisibleOnly: true, applicationServerKey })` (RFC 8292): an uncompressed P-256 point, base64url. The same for every house and every process of the deployment; a subscription made with another key is refused by the push service.
+     *
+     *     Credentials: the `Api-Key` header and a bearer token of the auction house (anonymous, application or member).
+     */
+    get: operations['getPushKey'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/notifications/unsubscribe': {
     parameters: {
       query?: never;
@@ -2771,6 +2793,10 @@ export interface components {
        * @example /v1/me/stream
        */
       Path: string;
+    };
+    PushKey: {
+      /** @description The uncompressed P-256 point (65 bytes), base64url without padding. */
+      PublicKey: string;
     };
     Unsubscribed: {
       /**
@@ -17252,6 +17278,164 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
             code: 'unavailable' | 'storage-full';
+          };
+        };
+      };
+    };
+  };
+  getPushKey: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The `ETag` of a representation the client holds (or several, comma-separated, or `*`): when it still matches, the answer is `304` with no body. */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+        /**
+         * @description Preferred languages with q-values (`sv-SE, sv;q=0.9, en;q=0.5`), matched against the auction house's published languages (`sv-SE` falls back to `sv`); the house's default language when none matches. The query parameter `lang` (and an operation's own language parameter) overrides it. `Content-Language` says which language was used.
+         * @example sv-SE, sv;q=0.9, en;q=0.5
+         */
+        'Accept-Language'?: components['parameters']['Accept-Language'];
+        /** @description A request id of the caller's choice, echoed in the answer's `X-Request-Id` and logged; another form is replaced by a new UUID (never rejected). */
+        'X-Request-Id'?: components['parameters']['X-Request-Id'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          Vary: components['headers']['Vary'];
+          'Content-Language': components['headers']['Content-Language'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "PublicKey": "BEl62iUYgUivxIkv69yViEuiBIa-Ib9-SkvMeAtA3LFgDzkrxZJjSgSnfckjBJuBkr3qBUYIHBQFLXYp5Nksh8U"
+           *     }
+           */
+          'application/json': components['schemas']['PushKey'];
+        };
+      };
+      /** @description Not modified: the `If-None-Match` of the request names the current `ETag`. No body; reuse the copy held. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          Vary: components['headers']['Vary'];
+          'Content-Language': components['headers']['Content-Language'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:bad-request",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "The request has invalid values.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
+           *       "errors": [
+           *         {
+           *           "field": "query.x[]",
+           *           "message": "bracket form is not accepted: give the parameter once, as name=value"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed' | 'text-invalid';
+          };
+        };
+      };
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "A valid bearer token of the tenant is required.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid';
+          };
+        };
+      };
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:internal-server-error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "An unexpected error occurred.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
           };
         };
       };
