@@ -1042,8 +1042,8 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Be reminded before a lot ends, by e-mail or SMS
-     * @description Sends one reminder naming the lot's number and title `SendTime` minutes before the lot's actual end time: when the house moves the end time, or closes the lot early, the reminder moves with it; when that moment has already passed and the lot is still open, it is sent at once. `GeneralId` is the lot (unknown, or another house's: 404; closed: 409). `Type` 1 is e-mail to the account's address, 2 is SMS to the profile's phone (400 when the profile has none). `MemberId` is ignored (the member is the token's) and `EndDateTime` is informational. Asking again for the same lot, `SendTime` and `Type` while that reminder is pending answers the same `Id`. At most 1,000 pending reminders per member (409).
+     * Be reminded before a lot ends, by e-mail, SMS or push
+     * @description Sends one reminder naming the lot's number and title `SendTime` minutes before the lot's actual end time: when the house moves the end time, or closes the lot early, the reminder moves with it; when that moment has already passed and the lot is still open, it is sent at once. `GeneralId` is the lot (unknown, or another house's: 404; closed: 409). `Type` 1 is e-mail to the account's address, 2 is SMS to the profile's phone (400 when the profile has none), 3 is a push to every push subscription the member has when it is due (`PUT /v1/me/push-subscriptions`; none then: not sent). `MemberId` is ignored (the member is the token's) and `EndDateTime` is informational. Asking again for the same lot, `SendTime` and `Type` while that reminder is pending answers the same `Id`. At most 1,000 pending reminders per member (409).
      *
      *     Credentials: the `Api-Key` header and a member token (from `POST /v1/sessions`).
      */
@@ -2665,7 +2665,7 @@ export interface components {
       SendTime: number;
       /**
        * Format: int32
-       * @description The channel: 1 = e-mail, 2 = SMS.
+       * @description The channel: 1 = e-mail, 2 = SMS, 3 = push (PUSH.md).
        */
       Type: number;
     };
