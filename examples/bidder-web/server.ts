@@ -32,12 +32,12 @@ interface Asset {
 }
 const asset = (body: Buffer): Asset => ({ body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` });
 
-/** The browser code as one ES module (built once per process, on the first request that asks for it). */
-async function bundle(): Promise<Asset> {
+/** The browser code as one ES module, or the service worker as a classic script (each built once per process, on first request). */
+async function bundle(entry = './src/main.ts', format: 'esm' | 'iife' = 'esm'): Promise<Asset> {
   const result = await build({
-    entryPoints: [here('./src/main.ts')],
+    entryPoints: [here(entry)],
     bundle: true,
-    format: 'esm',
+    format,
     platform: 'browser',
     target: 'es2022',
     minify: true,
@@ -63,6 +63,7 @@ export function bidderWeb(options: BidderWebOptions): Router {
   const template = fs.readFileSync(here('./index.html'), 'utf8');
   const styles = asset(fs.readFileSync(here('./styles.css')));
   let script: Promise<Asset> | null = null;
+  let worker: Promise<Asset> | null = null;
   const connectTo = options.apiUrl ? new URL(options.apiUrl).origin : null;
 
   router.get('/', (req, res) => {
@@ -94,6 +95,16 @@ export function bidderWeb(options: BidderWebOptions): Router {
       send(req, res, await script, 'text/javascript; charset=utf-8');
     } catch (error) {
       script = null;
+      next(error);
+    }
+  });
+  // The service worker of the page's pushes, at the page's own path so that its scope is the page's (`/demo/`).
+  router.get('/sw.js', async (req, res, next) => {
+    worker ??= bundle('./src/sw.ts', 'iife');
+    try {
+      send(req, res, await worker, 'text/javascript; charset=utf-8');
+    } catch (error) {
+      worker = null;
       next(error);
     }
   });
