@@ -155,8 +155,9 @@ export async function openEngines(
   if (urls.mongodb) {
     const { MongoDocumentStore } = await import('../src/adapters/mongodb/mongo-documents.ts');
     const { MongoLeases } = await import('../src/adapters/mongodb/mongo-leases.ts');
-    documents = await MongoDocumentStore.connect(urls.mongodb);
-    projectorLeases = await MongoLeases.connect(urls.mongodb);
+    const timeoutMs = urls.mongodbTimeoutMs;
+    documents = await MongoDocumentStore.connect(urls.mongodb, { timeoutMs, warn: (message) => logger.warn(message) });
+    projectorLeases = await MongoLeases.connect(urls.mongodb, { timeoutMs });
     describe.readModels = `MongoDB ${redact(urls.mongodb)}`;
   } else if (pgPool) {
     const { PgDocumentStore } = await import('../src/adapters/postgres/pg-documents.ts');
@@ -227,7 +228,9 @@ export async function openEngines(
     const keyVariable = searchOnly ? 'TYPESENSE_SEARCH_API_KEY' : 'TYPESENSE_API_KEY';
     const key = (searchOnly ? urls.typesenseSearchApiKey : urls.typesenseApiKey) ?? '';
     try {
-      search = await TypesenseIndex.connect(urls.typesense, key, { partitions: LOT_SEARCH_PARTITION, readOnly: searchOnly });
+      // The process that runs the projections brings the collection to the spec (a changed lot index); the others leave it.
+      const schemaOwner = role === 'all' || role === 'projector';
+      search = await TypesenseIndex.connect(urls.typesense, key, { partitions: LOT_SEARCH_PARTITION, readOnly: searchOnly, schemaOwner });
     } catch (error) {
       if (error instanceof TypesenseKeyRefusedError) throw new ConfigError(`${keyVariable}: ${error.message}`);
       throw error;

@@ -109,6 +109,7 @@ async function main() {
             // Its own port, bound to an address of the operator's (METRICS_HOST, default 127.0.0.1): open.
             access: 'open',
             projections: () => services.projector.status(),
+            ping: runtime.ping,
             storage: () => services.storage.check(),
             parked: runtime.parked,
             deliveries: runtime.deliveries ?? undefined,

@@ -30,6 +30,7 @@ import { openMemberStreams } from '../queries/member-stream/operations.ts';
 import { Metrics } from '../src/http/metrics.ts';
 import { opsApp, type ParkedSummary } from '../src/http/ops-routes.ts';
 import { holdLease, leaseHolder, type HeldLease } from '../src/roles/singleton.ts';
+import { engineProbe, workerChecks } from '../src/roles/readiness.ts';
 import { dataPaths, openEngines, type Engines } from './engines.ts';
 import { noCounters } from '../src/counters.ts';
 import { bidderWeb } from '../examples/bidder-web/server.ts';
@@ -73,6 +74,8 @@ export interface Runtime {
   stopWaiting(): void;
   /** What the projections and the job queue parked (for /readyz and /metrics; read at most once a second). */
   parked: () => Promise<ParkedSummary>;
+  /** /readyz's look at the engines besides the projections' status: throws when one does not answer. */
+  ping: () => Promise<void>;
   /** Starts the projections' loops when they were held back (`holdProjections`); else does nothing. */
   startProjections(): Promise<void>;
   close(): Promise<void>;
@@ -220,6 +223,8 @@ export async function createRuntime(
     role === 'all' || role === 'worker'
       ? () => deliveryReport(jobs, configuredChannels(config.delivery), sending ? sending.channels() : {})
       : undefined;
+  // A worker has no projections whose status reaches the log and the read models: it looks at each of its engines.
+  const ping = role === 'worker' ? engineProbe(workerChecks(engines)) : () => engines.ping();
   let startLoops: (() => Promise<void>) | null = null;
   if (background) {
     // An `api` with the embedded lot index keeps its own replica of it up to date; everything else it
@@ -282,7 +287,7 @@ export async function createRuntime(
           metrics,
           metricsElsewhere: config.metrics !== 'on',
           fresh: () => versions.fresh(),
-          ping: () => engines.ping(),
+          ping,
           storage: () => storage.check(),
           parked,
           deliveries,
@@ -304,7 +309,7 @@ export async function createRuntime(
         metrics: inlineMetrics,
         access: { operatorToken: config.http.operatorToken ?? null },
         projections: runsProjections ? () => projector.status() : undefined,
-        ping: () => engines.ping(),
+        ping,
         storage: () => storage.check(),
         parked,
         deliveries,
@@ -318,6 +323,7 @@ export async function createRuntime(
     metrics,
     feed,
     parked,
+    ping,
     deliveries: deliveries ?? null,
     stopWaiting: () => stopping.abort(),
     async startProjections() {

@@ -36,6 +36,8 @@ export interface EngineUrls {
   postgresIdleInTransactionTimeoutMs: number;
   /** ...and a statement waits that long for a lock (POSTGRES_LOCK_TIMEOUT_MS, 4000); 0: the server's own setting. */
   postgresLockTimeoutMs: number;
+  /** One MongoDB operation (MONGODB_TIMEOUT_MS, default 5000; 0: no bound): past it, a request answers 503. */
+  mongodbTimeoutMs: number;
 }
 
 export interface Config {
@@ -274,7 +276,10 @@ export interface HttpConfig {
   trustProxy: boolean;
   /** Reuse serialised catalogue answers while their projections stand still. */
   responseCache: boolean;
-  /** /readyz answers 200 while every projection is at most this many seconds behind the log (READY_MAX_LAG_SECONDS, default 10). */
+  /**
+   * /readyz answers 200 while every projection is at most this many seconds behind the log (READY_MAX_LAG_SECONDS,
+   * default 10); the lot index further behind answers searches 503 and leaves the process ready (`degraded`).
+   */
   readyMaxLagSeconds?: number;
   /**
    * OPERATOR_TOKEN: its bearer reads /readyz's details and /metrics on PORT (src/http/ops-routes.ts); null: no one
@@ -412,6 +417,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       postgresQueryTimeoutMs: int(env.POSTGRES_QUERY_TIMEOUT_MS, 5000, 'POSTGRES_QUERY_TIMEOUT_MS'),
       postgresIdleInTransactionTimeoutMs: int(env.POSTGRES_IDLE_IN_TRANSACTION_TIMEOUT_MS, 3000, 'POSTGRES_IDLE_IN_TRANSACTION_TIMEOUT_MS'),
       postgresLockTimeoutMs: int(env.POSTGRES_LOCK_TIMEOUT_MS, 4000, 'POSTGRES_LOCK_TIMEOUT_MS'),
+      mongodbTimeoutMs: int(env.MONGODB_TIMEOUT_MS, 5000, 'MONGODB_TIMEOUT_MS'),
     },
     metrics: metrics(env),
     port: int(env.PORT, 3000, 'PORT', 65_535),

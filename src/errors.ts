@@ -137,8 +137,9 @@ const CLIENT_MESSAGES = [
  */
 const ESDB_TYPES = new Set(['unavailable', 'deadline-exceeded', 'timeout', 'not-leader']);
 /**
- * The MongoDB driver's error classes (`mongodb` `lib/error.js`) of a server it cannot select or reach; the
- * Typesense client's `ServerError` (a node's 5xx, e.g. 503 "Not Ready or Lagging", after its retries).
+ * The MongoDB driver's error classes (`mongodb` `lib/error.js`, `lib/cmap/errors.js`) of a server it cannot select
+ * or reach, or of a pool it cleared or could not check a connection out of; the Typesense client's `ServerError`
+ * (a node's 5xx, e.g. 503 "Not Ready or Lagging", after its retries).
  */
 const ERROR_NAMES = new Set([
   'MongoServerSelectionError',
@@ -146,8 +147,38 @@ const ERROR_NAMES = new Set([
   'MongoNetworkTimeoutError',
   'MongoNotConnectedError',
   'MongoTopologyClosedError',
+  'MongoPoolClearedError',
+  'PoolClearedOnNetworkError',
+  'MongoWaitQueueTimeoutError',
   'ServerError',
 ]);
+/**
+ * The MongoDB labels (`MongoErrorLabel`, `mongodb` `lib/error.js`) of an error that trying again may cure: the server
+ * or the driver says so (a step-down, a node shutting down, a transaction aborted under it, a pool cleared), whatever
+ * the error's class; the driver has already retried what it retries by itself.
+ */
+const MONGO_LABELS = [
+  'RetryableWriteError',
+  'TransientTransactionError',
+  'UnknownTransactionCommitResult',
+  'PoolRequestedRetry',
+  'RetryableError',
+  'SystemOverloadedError',
+];
+/**
+ * MongoDB server codes (`src/mongo/base/error_codes.yml`) that a read carries without a label: a node not primary,
+ * recovering or shutting down (the driver's SDAM codes, `lib/error.js`), an unreachable or timed-out peer, and
+ * MaxTimeMSExpired (50), the service's own bound on an operation (as PostgreSQL's statement time-out).
+ */
+const MONGO_CODES = new Set([6, 7, 50, 89, 91, 189, 262, 9001, 10058, 10107, 11600, 11602, 13435, 13436]);
+
+/** Whether a MongoDB driver error carries a label or a code of a passing fault. */
+function isMongoTransient(error: Record<string, unknown>): boolean {
+  const { name, code, hasErrorLabel, errorLabels } = error;
+  if (typeof hasErrorLabel === 'function' && MONGO_LABELS.some((label) => hasErrorLabel.call(error, label) === true)) return true;
+  if (Array.isArray(errorLabels) && MONGO_LABELS.some((label) => errorLabels.includes(label))) return true;
+  return typeof name === 'string' && name.startsWith('Mongo') && typeof code === 'number' && MONGO_CODES.has(code);
+}
 
 /** Whether an error (or its cause, or one of an AggregateError's) says an engine could not be reached. */
 export function isEngineUnreachable(error: unknown, depth = 0): boolean {
@@ -156,6 +187,7 @@ export function isEngineUnreachable(error: unknown, depth = 0): boolean {
   if (typeof code === 'string' && (NETWORK_CODES.has(code) || SQL_STATES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true;
   if (typeof type === 'string' && ESDB_TYPES.has(type)) return true;
   if (typeof name === 'string' && ERROR_NAMES.has(name)) return true;
+  if (isMongoTransient(error as Record<string, unknown>)) return true;
   if (typeof message === 'string' && CLIENT_MESSAGES.some((pattern) => pattern.test(message))) return true;
   if (Array.isArray(errors) && errors.some((e) => isEngineUnreachable(e, depth + 1))) return true;
   return isEngineUnreachable(cause, depth + 1);
@@ -206,6 +238,18 @@ export function isTransientFault(error: unknown): boolean {
 export function unavailableFrom(error: unknown): ServiceUnavailableError | null {
   if (error instanceof AppError || !isEngineUnreachable(error)) return null;
   return new ServiceUnavailableError(ENGINE_UNAVAILABLE_DETAIL, ENGINE_UNAVAILABLE_RETRY_AFTER_SECONDS);
+}
+/** Seconds a caller of a search is told to wait while the search index is away or behind the catalogue. */
+export const SEARCH_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+export const SEARCH_AWAY_DETAIL =
+  'Search cannot answer at the moment (its index cannot be reached). Everything else works. Try again shortly.';
+export const SEARCH_BEHIND_DETAIL =
+  'Search cannot answer at the moment (its index is behind the catalogue). Everything else works. Try again shortly.';
+/** A search while the search index is away or behind (src/http/search-gate.ts): 503 `search-unavailable`, never a 500. */
+export class SearchUnavailableError extends AppError {
+  constructor(detail = SEARCH_AWAY_DETAIL) {
+    super(503, 'Service Unavailable', detail, { retryAfterSeconds: SEARCH_UNAVAILABLE_RETRY_AFTER_SECONDS, code: 'search-unavailable' });
+  }
 }
 /** Seconds a caller is told to wait when the storage is full: room comes back when an operator makes it, not in a moment. */
 export const STORAGE_FULL_RETRY_AFTER_SECONDS = 30;

@@ -265,6 +265,12 @@ export const PROBLEM_CODES = {
       'A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`.',
     messageKey: 'message.genericError',
   },
+  'search-unavailable': {
+    status: 503,
+    meaning:
+      'The search index cannot be reached or is behind the catalogue: searches answer nothing until it is back, every other operation still does. Try again after `Retry-After`.',
+    messageKey: 'message.genericError',
+  },
   'storage-full': {
     status: 503,
     meaning:

@@ -6,6 +6,8 @@
 //                                       parked, or those named (a projection, a job name, job:NAME:ID)
 //   npm run parked -- skip ID           drops one for good, with a log line (PROJECTION@POSITION, or job:NAME:ID)
 //   npm run parked -- unskip ID         takes a skip of an event back (it is applied at the next retry)
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createLogger, type Logger } from '../../src/logger.ts';
 import { createRuntime, type Runtime } from '../runtime.ts';
@@ -186,4 +188,5 @@ async function counted(config: Config, logger: Logger) {
   }
 }
 
-if (process.argv[1]?.endsWith('parked.ts')) runTool('parked', main);
+// Run as a CLI only (tsx's parked.ts or the compiled parked.js; specs import it).
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) runTool('parked', main);

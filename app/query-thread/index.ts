@@ -2,12 +2,13 @@
 // thread refused back into the AppError the handler threw.
 import { MiniSearchThread, ThreadCallError } from '../../src/adapters/embedded/minisearch/thread.ts';
 import { AppError } from '../../src/errors.ts';
+import { siblingModule } from '../../src/module-worker.ts';
 import type { OffLoopAnswer, OffLoopCall, OffLoopOperations } from '../../src/http/off-loop.ts';
 import type { QueryCall } from './entry.ts';
 import { THREAD_OPERATIONS } from './operations.ts';
 
 /** The thread's entry, and what it needs beside the index's options. */
-export const queryThreadEntry = (readModels: string) => ({ module: new URL('./entry.ts', import.meta.url), data: { readModels } });
+export const queryThreadEntry = (readModels: string) => ({ module: siblingModule('./entry.ts', import.meta.url), data: { readModels } });
 
 export class QueryThread implements OffLoopOperations {
   private readonly ids = new Set(THREAD_OPERATIONS.map((op) => op.route.operationId));

@@ -1,6 +1,7 @@
 // The reference bidder front end (examples/bidder-web) as pages the service serves at /demo/: the HTML with a small
 // config (where the API answers, the demo's Api-Key, the house), the TypeScript bundled by esbuild on first request
-// and kept, and the style sheet. The page itself talks to the public API only, through clients/typescript.
+// and kept (compiled: the bundle `npm run build` made), and the style sheet. The page itself talks to the public API
+// only, through clients/typescript.
 import fs from 'node:fs';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -32,8 +33,16 @@ interface Asset {
 }
 const asset = (body: Buffer): Asset => ({ body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` });
 
-/** The browser code as one ES module, or the service worker as a classic script (each built once per process, on first request). */
-async function bundle(entry = './src/main.ts', format: 'esm' | 'iife' = 'esm'): Promise<Asset> {
+/** What `npm run build` bundles beside the compiled server (which has no TypeScript to bundle): the page's code and its service worker. */
+export const BROWSER_CODE = {
+  'app.js': { entry: './src/main.ts', format: 'esm' },
+  'sw.js': { entry: './src/sw.ts', format: 'iife' },
+} as const;
+export type BrowserFile = keyof typeof BROWSER_CODE;
+
+/** A browser file from its TypeScript: the page's code as one ES module, the service worker as a classic script. */
+export async function bundleBrowserCode(file: BrowserFile = 'app.js'): Promise<Uint8Array> {
+  const { entry, format } = BROWSER_CODE[file];
   const result = await build({
     entryPoints: [here(entry)],
     bundle: true,
@@ -45,7 +54,14 @@ async function bundle(entry = './src/main.ts', format: 'esm' | 'iife' = 'esm'): 
     write: false,
     logLevel: 'silent',
   });
-  return asset(Buffer.from(result.outputFiles[0].contents));
+  return result.outputFiles[0].contents;
+}
+
+/** A browser file (made once per process, on the first request that asks for it; compiled: the prebuilt one). */
+async function bundle(file: BrowserFile): Promise<Asset> {
+  const prebuilt = here(`./${file}`);
+  if (!import.meta.url.endsWith('.ts') && fs.existsSync(prebuilt)) return asset(fs.readFileSync(prebuilt));
+  return asset(Buffer.from(await bundleBrowserCode(file)));
 }
 
 function send(req: Request, res: Response, content: Asset, type: string) {
@@ -90,7 +106,7 @@ export function bidderWeb(options: BidderWebOptions): Router {
   });
   router.get('/app.css', (req, res) => send(req, res, styles, 'text/css; charset=utf-8'));
   router.get('/app.js', async (req, res, next) => {
-    script ??= bundle();
+    script ??= bundle('app.js');
     try {
       send(req, res, await script, 'text/javascript; charset=utf-8');
     } catch (error) {
@@ -100,7 +116,7 @@ export function bidderWeb(options: BidderWebOptions): Router {
   });
   // The service worker of the page's pushes, at the page's own path so that its scope is the page's (`/demo/`).
   router.get('/sw.js', async (req, res, next) => {
-    worker ??= bundle('./src/sw.ts', 'iife');
+    worker ??= bundle('sw.js');
     try {
       send(req, res, await worker, 'text/javascript; charset=utf-8');
     } catch (error) {

@@ -27,7 +27,8 @@ export const searchLots = defineOperation({
     summary: 'Free-text lot search, ranked by relevance',
     description:
       'Searches titles, descriptions and attribute values in the negotiated language, typo-tolerant and by prefix; every word must match. ' +
-      'Facets count the matching lots (all pages) per category and auction.',
+      'Facets count the matching lots (all pages) per category and auction. ' +
+      'While the search index cannot be reached or is behind the catalogue, the search answers 503 `search-unavailable` (every other operation still answers).',
     examples: {
       response: {
         Items: [lotExample],
@@ -38,6 +39,7 @@ export const searchLots = defineOperation({
         Facets: { CategoryId: [{ Value: 12, Count: 1 }], AuctionId: [{ Value: 1, Count: 1 }] },
       },
     },
+    problems: ['search-unavailable'],
   },
   input: {
     query: z.object({

@@ -14,7 +14,7 @@ import { hasBody, parseInput } from './input.ts';
 import { isFormBody, readFormBody } from './form-body.ts';
 import { JSON_BODY_LIMIT, jsonBody, refuseBody } from './request-body.ts';
 import type { Metrics } from './metrics.ts';
-import { mountOps, type OpsSources, type ParkedSummary } from './ops-routes.ts';
+import { mountOps, READY_MAX_LAG_SECONDS, type OpsSources, type ParkedSummary } from './ops-routes.ts';
 import { catalogueFastPath, requestIdOf } from './catalogue-fast-path.ts';
 import { DerivedValues } from './derived-values.ts';
 import type { BackOfficeDoor, BaseContext, Operation, TenantContext } from './operation.ts';
@@ -23,6 +23,7 @@ import { BACK_OFFICE_DOCS, buildBackOfficeOpenApiDocument, buildOpenApiDocument,
 import { ResponseCache, weakEtag } from './response-cache.ts';
 import { FileAnswer } from './file-answer.ts';
 import { runOffLoop, type OffLoopOperations } from './off-loop.ts';
+import { SearchGate } from './search-gate.ts';
 import { chooseEncoding } from './compression.ts';
 import { StreamedAnswer } from './event-stream.ts';
 import { sendFile, sendBody, type EncodedCopies } from './send.ts';
@@ -232,7 +233,14 @@ export function buildApp(
     serveFixed(route, page.html, 'text/html; charset=utf-8', page.headers);
   for (const page of pages) app.use(page.path, compression({ threshold: 1024 }), page.handler);
 
+  // Searches answer 503 while the search index is away or behind; nothing else waits on it.
+  const searchGate = new SearchGate(
+    services.search,
+    () => services.projector.status('search'),
+    config.readyMaxLagSeconds ?? READY_MAX_LAG_SECONDS,
+  );
   const steps = new RequestSteps({
+    searchGate,
     services,
     auth,
     derivedValues,
@@ -300,6 +308,8 @@ export function buildApp(
       if (offLoop?.has(operationId) && token) {
         // The handler runs in another thread and hands back its answer's bytes, compressed as this request asks.
         const tenantCtx = ctx as TenantContext;
+        // The operations run off the loop are the lot search's (app/query-thread): 503 while its index is behind.
+        await searchGate.check();
         const encoding = chooseEncoding(req.headers['accept-encoding']);
         const answer = await runOffLoop(offLoop, operationId, input, tenantCtx, {
           version: catalogueVersion(tenantCtx.tenant.Tenant),

@@ -37,13 +37,18 @@ export class ProjectionVersions implements ProgressListener {
   private polledMark: string | null = null;
   /** Versions by tenant and auction (scoped): told of each change with the events that made it. */
   private readonly scopes: { names: readonly string[]; versions: ScopedVersions }[] = [];
-  private readonly checkpoints: (names: readonly string[]) => Promise<number[]>;
+  private readonly checkpoints: (names: readonly string[]) => Promise<Array<number | null>>;
+  /** Followed projections whose checkpoint could not be read at the last poll after one was known. */
+  private readonly unread = new Set<string>();
   private readonly handledBetween: (name: string, from: number, to: number) => Promise<readonly RecordedEvent[] | null>;
   private readonly changeMark: (names: readonly string[]) => string | null;
 
   constructor(stores: {
-    /** The stored checkpoints of the named projections, in that order (ProjectorRuntime.checkpoints). */
-    checkpoints: (names: readonly string[]) => Promise<number[]>;
+    /**
+     * The stored checkpoints of the named projections, in that order (ProjectorRuntime.checkpoints); null for one
+     * that cannot be read now (a search engine away): unknown, so no version that reads it is made until it is.
+     */
+    checkpoints: (names: readonly string[]) => Promise<Array<number | null>>;
     /** The events a projection handled between two positions (null: too many to read; anything changed). */
     handledBetween?: (name: string, from: number, to: number) => Promise<readonly RecordedEvent[] | null>;
     /**
@@ -182,7 +187,14 @@ export class ProjectionVersions implements ProgressListener {
     for (let i = 0; i < names.length; i++) {
       const [name, position] = [names[i], positions[i]];
       const before = this.remote.get(name);
-      if (before !== undefined && position !== before && this.scopes.some((s) => s.names.includes(name))) {
+      if (position === null) {
+        // Unknown while unreadable: what it guards is answered afresh, and moved when it is read again.
+        if (before !== undefined) this.unread.add(name);
+        this.remote.set(name, undefined);
+        continue;
+      }
+      if (this.unread.delete(name)) this.tellScopes(name, null);
+      else if (before !== undefined && position !== before && this.scopes.some((s) => s.names.includes(name))) {
         // What moved it, for versions by tenant and auction; a checkpoint moved back (a rebuild) changed anything.
         this.tellScopes(name, position > before ? await this.handledBetween(name, before, position) : null);
       }

@@ -4,6 +4,7 @@ import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import express, { type Express, type Request, type Response } from 'express';
 import { NotFoundError, UnauthorizedError } from '../errors.ts';
 import type { ProjectionStatus } from '../projector/status.ts';
+import { boundedShared, READY_PROBE_MS } from '../roles/readiness.ts';
 import type { Metrics } from './metrics.ts';
 import { sendProblem } from './problem.ts';
 
@@ -53,8 +54,41 @@ export interface OpsSources {
   access: 'open' | { operatorToken: string | null };
 }
 
-/** Why a process is not ready: all an anonymous caller of /readyz learns besides its status. */
-type NotReady = 'engines-unreachable' | 'storage-full' | 'projections-behind';
+/**
+ * Why a process is not ready, or (`search-…`) serves without search: all an anonymous caller of /readyz learns
+ * besides its status.
+ */
+type Reason = 'engines-unreachable' | 'storage-full' | 'projections-behind' | 'search-unavailable' | 'search-behind';
+
+/**
+ * What the search projections say of search: `search-unavailable` when an index cannot be read (its engine away),
+ * `search-behind` when one is further behind than the bound; null while search serves. Search operations answer
+ * 503 then (src/http/search-gate.ts), and the process stays ready for everything else.
+ */
+export function searchFault(
+  projections: Record<string, ProjectionStatus>,
+  maxLagSeconds: number,
+): 'search-unavailable' | 'search-behind' | null {
+  const search = Object.values(projections).filter((p) => p.search);
+  if (search.some((p) => p.error === 'unreachable')) return 'search-unavailable';
+  return search.some((p) => p.lagSeconds > maxLagSeconds) ? 'search-behind' : null;
+}
+
+/**
+ * The sources with each read bounded by READY_PROBE_MS and shared by concurrent probes: an engine that accepts
+ * connections and never answers makes /readyz answer 503 `engines-unreachable` within the bound, never hold it.
+ */
+function boundedReads(sources: OpsSources): OpsSources {
+  const bound = <T>(read: (() => Promise<T>) | undefined, name: string) => read && boundedShared(read, READY_PROBE_MS, name);
+  return {
+    ...sources,
+    ping: bound(sources.ping, 'ping'),
+    projections: bound(sources.projections, 'projections'),
+    storage: bound(sources.storage, 'storage'),
+    parked: bound(sources.parked, 'parked'),
+    deliveries: bound(sources.deliveries, 'deliveries'),
+  };
+}
 
 /** Whether the request carries the operator's token: true, false (none, or another), or null (no Authorization). */
 function operatorCalls(req: Request, access: OpsSources['access']): boolean | null {
@@ -80,12 +114,14 @@ function refuseOperator(res: Response, access: OpsSources['access']): void {
  * The operator's routes, outside /v1 and without an Api-Key: /healthz (the process is up), /readyz (it can
  * serve: its stores answer and no projection is more than `maxLagSeconds` behind the log; a busy log that keeps
  * projections a moment behind is ready; with events or jobs parked it answers 200 `degraded`, their count in
- * `parked`), /metrics (Prometheus). Every role serves them, so an orchestrator can check a `projector` or
+ * `parked`; with the search index away or behind, 200 `degraded` with the reason `search-unavailable` or
+ * `search-behind`: only search answers 503 then), /metrics (Prometheus). Every role serves them, so an orchestrator can check a `projector` or
  * `worker` as it checks an `api`. Anyone reads /readyz's status and why it is not ready; where each projection
  * stands, what is parked, and /metrics (every house's operations counted), only as `access` allows: a bearer
  * that is not the operator's token is answered 401 `operator-token-invalid`.
  */
-export function mountOps(app: Express, sources: OpsSources): void {
+export function mountOps(app: Express, given: OpsSources): void {
+  const sources = boundedReads(given);
   app.get('/healthz', (_req: Request, res: Response) => {
     res.json({ status: 'ok', role: sources.role });
   });
@@ -95,13 +131,18 @@ export function mountOps(app: Express, sources: OpsSources): void {
     if (operator === false) return refuseOperator(res, sources.access);
     let projections: Record<string, ProjectionStatus> = {};
     let status: 'ready' | 'degraded' | 'catching-up' | 'unavailable';
+    let search: ReturnType<typeof searchFault> = null;
     let parked: { parked: number; parkedBy: ParkedSummary } | object = {};
     // `engines: unreachable`: a store did not answer (PostgreSQL down or restarting): nothing can be served.
     let engines: 'reachable' | 'unreachable' = 'reachable';
     try {
       await sources.ping?.();
       projections = (await sources.projections?.()) ?? {};
-      status = Object.values(projections).every((p) => p.lagSeconds <= maxLagSeconds) ? 'ready' : 'catching-up';
+      // The search index's projections degrade search alone: a search engine away or behind is no reason not to serve.
+      const others = Object.values(projections).filter((p) => !p.search);
+      status = others.every((p) => p.lagSeconds <= maxLagSeconds) ? 'ready' : 'catching-up';
+      search = searchFault(projections, maxLagSeconds);
+      if (status === 'ready' && search) status = 'degraded';
       // `degraded`: events or jobs are parked (npm run parked): the process serves (200), some read models lag for them.
       const summary = await sources.parked?.();
       if (summary) {
@@ -114,11 +155,20 @@ export function mountOps(app: Express, sources: OpsSources): void {
     }
     // `storage: full`: a store has no room for writes (a full disk): not ready, though reads are served and writes
     // answer 503 until room is made.
-    const full = sources.storage ? await sources.storage() : null;
-    if (full) status = 'unavailable';
+    const full = sources.storage ? await sources.storage().catch(() => null) : null;
+    if (sources.storage && full === null) engines = 'unreachable';
+    if (full || engines === 'unreachable') status = 'unavailable';
     const storage = full === null ? {} : { storage: full ? 'full' : 'ok' };
-    const reason: NotReady | null =
-      engines === 'unreachable' ? 'engines-unreachable' : full ? 'storage-full' : status === 'catching-up' ? 'projections-behind' : null;
+    const reason: Reason | null =
+      engines === 'unreachable'
+        ? 'engines-unreachable'
+        : full
+          ? 'storage-full'
+          : status === 'catching-up'
+            ? 'projections-behind'
+            : status === 'degraded'
+              ? search
+              : null;
     const deliveries = operator && sources.deliveries ? await sources.deliveries().catch(() => null) : null;
     res.setHeader('Cache-Control', 'no-store');
     const serves = status === 'ready' || status === 'degraded';

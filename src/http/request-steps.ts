@@ -14,6 +14,7 @@ import type { BackOfficeContext, BackOfficeDoor, BaseContext, LinkContext, Membe
 import { weakEtag, type CachedResponse, type ResponseCache } from './response-cache.ts';
 import { addVary, sendBody } from './send.ts';
 import { tenantFiles, tenantGeneratedFiles, tenantSearch } from './tenant-engines.ts';
+import type { SearchGate } from './search-gate.ts';
 
 /** How long a catalogue answer is reused when its handler does not say when it changes by itself. */
 const RESPONSE_CACHE_TTL_MS = 1000;
@@ -36,6 +37,8 @@ export interface StepDeps {
   backOffice: BackOfficeDoor | null;
   /** PUBLIC_URL (null: unset). */
   publicUrl: string | null;
+  /** The search index as search operations reach it (503 while it is away or behind). */
+  searchGate: SearchGate;
 }
 
 /** The steps that need the app's services, caches and authenticator. */
@@ -162,7 +165,7 @@ export class RequestSteps {
       tenant,
       language: negotiatedLanguage(tenant, req.headers['accept-language'], override),
       db: services.documents.forTenant(id),
-      search: tenantSearch(services.search, id),
+      search: tenantSearch(this.deps.searchGate, id),
       files: tenantFiles(services.files, id),
       generatedFiles: tenantGeneratedFiles(services.generatedFiles, id),
       commands: requestCommands(services, base.requestId),

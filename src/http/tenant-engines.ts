@@ -28,7 +28,7 @@ export interface TenantGeneratedFiles {
   open(file: { key: string; family: string; contentType: string }, generate: () => Promise<Buffer>): Promise<OpenedFile>;
 }
 
-export function tenantSearch(index: SearchIndex, tenant: string): TenantSearch {
+export function tenantSearch(index: Pick<SearchIndex, 'search'>, tenant: string): TenantSearch {
   return { search: (collection, request) => index.search(collection, tenant, request) };
 }
 

@@ -143,6 +143,21 @@ export class CheckpointConflictError extends Error {
   }
 }
 
+/**
+ * A rebuild's commit failed after writing part of its documents to the rebuilt copies (an engine that writes a
+ * rebuild's copies outside a transaction: MongoDB). The copies no longer match their checkpoint: the rebuild must
+ * start again (never a poison event to set aside). `cause` is the failure.
+ */
+export class IncompleteCopyError extends Error {
+  constructor(
+    readonly projection: string,
+    options: { cause: unknown },
+  ) {
+    super(`The rebuild of ${projection} failed part way through a write and must be started again`, options);
+    this.name = 'IncompleteCopyError';
+  }
+}
+
 export interface RebuildTarget extends WriteTarget {
   /**
    * Swaps the rebuilt copies in atomically with the checkpoint, and drops the old ones; answers true. When

@@ -11,6 +11,15 @@
  * their own: there is no flush.
  */
 
+/**
+ * The index cannot answer a search now, and should soon: its server is away, or its collection does not hold
+ * yet what this process declared (a new field, before the process that owns the index has added it). The
+ * service answers it 503 with Retry-After, never 500.
+ */
+export class SearchIndexUnavailableError extends Error {
+  override name = 'SearchIndexUnavailableError';
+}
+
 export interface SearchFieldSpec {
   name: string;
   type: 'string' | 'int32' | 'int64' | 'bool' | 'string[]';

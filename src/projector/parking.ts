@@ -4,7 +4,7 @@
 // reads as if the parked event and its followers had not happened, every other stream stays current.
 import type { RecordedEvent } from '../ports/event-log.ts';
 import type { DocumentStore, ParkedEvent } from '../ports/read-models.ts';
-import { CheckpointConflictError } from '../ports/read-models.ts';
+import { CheckpointConflictError, IncompleteCopyError } from '../ports/read-models.ts';
 import { isTransientFault } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 
@@ -26,9 +26,12 @@ export interface ParkingOptions {
  */
 export type ParkingWrite = (apply: RecordedEvent[], held: ParkedEvent[], expected: number, end: number) => Promise<number>;
 
-/** Whether a failure may be an event's fault: an engine away, a full disk or a moved checkpoint never are. */
+/**
+ * Whether a failure may be an event's fault: an engine away, a full disk, a moved checkpoint or a rebuild's copy left
+ * part-written never are.
+ */
 export function isParkable(error: unknown): boolean {
-  return !(error instanceof CheckpointConflictError) && !isTransientFault(error);
+  return !(error instanceof CheckpointConflictError) && !(error instanceof IncompleteCopyError) && !isTransientFault(error);
 }
 
 const MAX_ERROR = 500;

@@ -8,7 +8,11 @@ import { PAGE_SIZE, readPage, type ProjectorDeps } from './apply.ts';
 import { isParkable, Parking, type ParkingOptions } from './parking.ts';
 import { rebuildCheckpoint } from '../read-models/rebuild.ts';
 
-/** Documents a rebuild keeps in memory between writes (each read once and written once while it stays). */
+/**
+ * Documents a rebuild keeps in memory between writes (each read once and written once while it stays). A write is one
+ * commit of the rebuild's target: on MongoDB it goes out in bounded batches outside any transaction (the copy is read
+ * by nobody until the swap), so its size is bounded by memory, not by a transaction's lifetime.
+ */
 const REBUILD_DOCUMENTS = 50_000;
 
 export interface RebuildOptions {

@@ -79,8 +79,11 @@ export class ProjectorRuntime {
     return storedCheckpoint(this.deps, projection);
   }
 
-  /** The stored checkpoints of the named projections, in that order (one read of each store that can). */
-  async checkpoints(names: readonly string[]): Promise<number[]> {
+  /**
+   * The stored checkpoints of the named projections, in that order (one read of each store that can); null for a
+   * search projection whose index cannot be read now (a search engine away), which fails nothing else.
+   */
+  async checkpoints(names: readonly string[]): Promise<Array<number | null>> {
     const projections = names.map((name) => this.get(name));
     const documents = projections.filter((p) => p.kind !== 'search').map((p) => p.name);
     const stored = new Map<string, number>();
@@ -88,7 +91,9 @@ export class ProjectorRuntime {
       const positions = await this.deps.documents.getCheckpoints(documents);
       documents.forEach((name, i) => stored.set(name, positions[i]));
     }
-    return Promise.all(projections.map((p) => stored.get(p.name) ?? this.checkpoint(p)));
+    return Promise.all(
+      projections.map((p) => stored.get(p.name) ?? (p.kind === 'search' ? this.checkpoint(p).catch(() => null) : this.checkpoint(p))),
+    );
   }
 
   /**
@@ -147,9 +152,10 @@ export class ProjectorRuntime {
     return this.waiters.waitFor(position, names, timeoutMs);
   }
 
-  /** For /readyz and /metrics (see status.ts). */
-  async status(): Promise<Record<string, ProjectionStatus>> {
-    return projectionStatus(this.deps, this.projections, this.progress.positions, this.loops.failures);
+  /** For /readyz and /metrics (see status.ts); of the search projections alone for the search operations' gate. */
+  async status(which: 'all' | 'search' = 'all'): Promise<Record<string, ProjectionStatus>> {
+    const projections = which === 'all' ? this.projections : this.projections.filter((p) => p.kind === 'search');
+    return projectionStatus(this.deps, projections, this.progress.positions, this.loops.failures);
   }
 
   /** Runs every projection until it has reached the log's head (used when no background loop runs). */

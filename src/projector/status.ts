@@ -11,13 +11,18 @@ export interface ProjectionStatus {
   lagSeconds: number;
   /** Whether this process runs it, or follows another process's stored checkpoint. */
   runs: 'here' | 'elsewhere';
+  /** `failing`: its loop fails here (and is retried); `unreachable`: its index cannot be read (a search engine away). */
   error?: string;
+  /** A search index's projection: its lag or its engine away degrades search only (/readyz stays ready). */
+  search?: true;
 }
 
 /**
  * A projection is caught up when it (here, or its stored checkpoint, which another process may have moved)
  * has reached the log's head. Positions are compared, never subtracted: on EventStoreDB they are byte
- * offsets, so lag is told in seconds (the age of the oldest unapplied event).
+ * offsets, so lag is told in seconds (the age of the oldest unapplied event). A search projection whose index
+ * cannot be read (Typesense away) is told `unreachable`, from where it stands here (or from the start), instead
+ * of failing the whole status: the other projections and the process still serve.
  */
 export async function projectionStatus(
   deps: ProjectorDeps,
@@ -31,7 +36,12 @@ export async function projectionStatus(
   const result: Record<string, ProjectionStatus> = {};
   for (const p of projections) {
     const local = positions.get(p.name);
-    const stored = await storedCheckpoint(deps, p);
+    let unreachable = false;
+    const stored = await storedCheckpoint(deps, p).catch((error: unknown) => {
+      if (p.kind !== 'search') throw error;
+      unreachable = true;
+      return 0;
+    });
     const position = Math.max(local ?? 0, stored);
     const caughtUp = position >= head;
     let lagSeconds = 0;
@@ -44,7 +54,8 @@ export async function projectionStatus(
       caughtUp,
       lagSeconds,
       runs: local === undefined ? 'elsewhere' : 'here',
-      ...(failures.has(p.name) ? { error: 'failing' } : {}),
+      ...(unreachable ? { error: 'unreachable' } : failures.has(p.name) ? { error: 'failing' } : {}),
+      ...(p.kind === 'search' ? { search: true as const } : {}),
     };
   }
   return result;

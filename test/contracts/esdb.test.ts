@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { EsdbEventLog } from '../../src/adapters/esdb/esdb-event-log.ts';
 import { eventIds } from '../../src/adapters/esdb/event-ids.ts';
+import { notTaken } from '../../src/adapters/esdb/faults.ts';
 import { EsdbStreamNotFoundError, EsdbWrongExpectedVersionError, NO_STREAM, START } from '../../src/adapters/esdb/client.ts';
 import type { NewEvent, RecordedEvent } from '../../src/ports/event-log.ts';
 import { WrongExpectedVersionError } from '../../src/ports/event-log.ts';
@@ -8,6 +9,7 @@ import { FakeEsdbClient } from '../support/fake-esdb-client.ts';
 import { PositionCodec } from '../../src/events/position.ts';
 import { unavailableFrom, ValidationError } from '../../src/errors.ts';
 import { eventLogContract } from './event-log.contract.ts';
+import { UnavailableError, UnknownError } from '@eventstore/db-client';
 
 const url = process.env.EVENTSTOREDB_URL;
 
@@ -361,6 +363,52 @@ describe('EventStoreDB event log adapter (over the in-memory client)', () => {
       fake.setOutage(null);
       expect((await bounded.readStream('s')).map((e) => e.data.n)).to.deep.equal([0]);
     });
+    for (const [outage, text] of [
+      ['not-ready', 'Server Is Not Ready'],
+      ['busy', 'Server Is Busy'],
+    ] as const)
+      it(`answers an append the server does not take (${text}: starting, electing a leader, overloaded) 503 with Retry-After`, async () => {
+        await log.appendToStream('s', [event(0)]);
+        fake.setOutage(outage);
+        const error = await rejection(log.appendToStream('s', [event(1)], { expectedRevision: 0 }));
+        expect((error as Error).message).to.contain(text);
+        const answer = unavailableFrom(error);
+        expect(answer?.status).to.equal(503);
+        expect(answer?.extra.retryAfterSeconds).to.be.greaterThan(0);
+        // Reads are refused with gRPC's UNAVAILABLE by the server itself, already a 503.
+        expect(unavailableFrom(await rejection(log.readStream('s')))?.status).to.equal(503);
+        fake.setOutage(null);
+        await log.appendToStream('s', [event(1)], { expectedRevision: 0 });
+        expect((await log.readStream('s')).map((e) => e.data.n)).to.deep.equal([0, 1]);
+      });
+
+    it('tells every NotHandled answer of a batch append (the server took nothing) from other unknown errors', () => {
+      for (const reason of [
+        'Server Is Not Ready',
+        'Server Is Busy',
+        'No leader info available in response',
+        'Unknown NotHandledReason (7)',
+      ]) {
+        const error = notTaken(new UnknownError(undefined, `Could not recognize ${reason}`));
+        expect(error, reason).to.be.instanceOf(UnavailableError);
+        expect(unavailableFrom(error)?.status).to.equal(503);
+      }
+      for (const other of [new UnknownError(), new UnknownError(undefined, 'Could not recognize Bad Request'), new Error('Server Is Busy')])
+        expect(notTaken(other), other.message).to.equal(null);
+    });
+
+    it('ends an append the server never answers at the bound, 503, though the client gives the call no deadline', async function () {
+      this.timeout(30_000);
+      const bounded = new EsdbEventLog(fake, 200);
+      await bounded.appendToStream('s', [event(0)]);
+      fake.setOutage('hung');
+      const error = await rejection(bounded.appendToStream('s', [event(1)], { expectedRevision: 0 }));
+      expect((error as { type?: string }).type).to.equal('deadline-exceeded');
+      expect((error as Error).message).to.match(/append .*200 ms/);
+      expect(unavailableFrom(error)?.status).to.equal(503);
+      // The append the server still holds fails when the client is disposed: nothing is left unhandled.
+      await bounded.close();
+    });
   });
 
   describe('positions', () => {
@@ -419,6 +467,38 @@ describe('the in-memory EventStoreDB client (what the adapter tests assume of th
     expect(first.position).to.not.equal(undefined);
     expect(again).to.deep.equal({ success: true, nextExpectedRevision: 1n, position: undefined });
     expect(fake.idsOf('s')).to.deep.equal(events.map((e) => e.id));
+  });
+
+  it('answers a batch append it cannot take with the UnknownError the client makes of NotHandled, reads with UnavailableError', async () => {
+    for (const [outage, append, read] of [
+      ['not-ready', 'Could not recognize Server Is Not Ready', '14 UNAVAILABLE: Server Is Not Ready'],
+      ['busy', 'Could not recognize Server Is Busy', '14 UNAVAILABLE: Server Is Too Busy'],
+    ] as const) {
+      fake.setOutage(outage);
+      const refused = await rejection(fake.appendToStream('s', [data('A')]));
+      expect(refused).to.be.instanceOf(UnknownError).and.include({ type: 'unknown', message: append });
+      const failed = await rejection(collect(fake.readAll({ fromPosition: START })));
+      expect(failed).to.be.instanceOf(UnavailableError).and.include({ message: read });
+    }
+    fake.setOutage(null);
+    expect(fake.idsOf('s')).to.deep.equal([]);
+  });
+
+  it('never answers an append while hung (the client sets the call no deadline), until disposed', async () => {
+    fake.setOutage('hung');
+    const pending = fake.appendToStream('s', [data('A')], { deadline: 50 });
+    const first = await Promise.race([
+      pending.then(
+        () => 'answered',
+        () => 'failed',
+      ),
+      new Promise((r) => setTimeout(r, 300, 'waiting')),
+    ]);
+    expect(first).to.equal('waiting');
+    await fake.dispose();
+    expect(await rejection(pending))
+      .to.be.instanceOf(UnknownError)
+      .and.include({ message: '1 CANCELLED: Cancelled on client' });
   });
 
   it('reads $all forwards from a position including the event at it, with system events', async () => {

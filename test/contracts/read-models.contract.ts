@@ -148,18 +148,45 @@ export function documentStoreContract(name: string, makeStore: () => Promise<Doc
       expect(await store.getCheckpoint(projection)).to.equal(12);
     });
 
-    it('accepts any number of documents without a unique field, and refuses a second with the same value in a tenant', async () => {
-      await store.ensureCollection({ name: 'codes', indexes: [{ fields: ['Code'], unique: true }] });
-      const put = (tenant: string, doc: { _id: string; Code?: string }) => ({ op: 'put' as const, collection: 'codes', tenant, doc });
+    it('accepts any number of documents without a unique field (missing or null, nested too), and refuses a second with the same value in a tenant', async () => {
+      await store.ensureCollection({
+        name: 'codes',
+        indexes: [
+          { fields: ['Code'], unique: true },
+          { fields: ['Ref.id'], unique: true },
+        ],
+      });
+      const put = (tenant: string, doc: { _id: string; Code?: string | null; Ref?: object | null }) => ({
+        op: 'put' as const,
+        collection: 'codes',
+        tenant,
+        doc,
+      });
       await store
         .live()
-        .commit([put('a', { _id: '1' }), put('a', { _id: '2' }), put('a', { _id: '3', Code: 'x' }), put('b', { _id: '1', Code: 'x' })], {
-          projection,
-          expected: 10,
-          position: 11,
-        });
+        .commit(
+          [
+            put('a', { _id: '1' }),
+            put('a', { _id: '2' }),
+            put('a', { _id: 'n1', Code: null, Ref: null }),
+            put('a', { _id: 'n2', Code: null, Ref: { id: null } }),
+            put('a', { _id: 'n3', Code: null, Ref: {} }),
+            put('a', { _id: '3', Code: 'x', Ref: { id: 'r' } }),
+            put('b', { _id: '1', Code: 'x', Ref: { id: 'r' } }),
+          ],
+          { projection, expected: 10, position: 11 },
+        );
       const codes = store.forTenant('a').collection('codes');
-      expect(await codes.countDocuments({})).to.equal(3);
+      expect(await codes.countDocuments({})).to.equal(6);
+      expect((await codes.find({ Code: null }, { sort: [['_id', 1]] })).map((d) => d._id)).to.deep.equal(['1', '2', 'n1', 'n2', 'n3']);
+      // A nested value held twice is refused as a top-level one is.
+      let nested: unknown;
+      await store
+        .live()
+        .commit([put('a', { _id: '6', Ref: { id: 'r' } })], { projection, expected: 11, position: 12 })
+        .catch((e: unknown) => (nested = e));
+      expect(nested).to.be.instanceOf(Error);
+      expect(nested).to.not.be.instanceOf(CheckpointConflictError);
       // A conflict fails the whole commit: nothing of the batch is written and the checkpoint stays.
       let error: unknown;
       await store
@@ -168,7 +195,7 @@ export function documentStoreContract(name: string, makeStore: () => Promise<Doc
         .catch((e: unknown) => (error = e));
       expect(error).to.be.instanceOf(Error);
       expect(error).to.not.be.instanceOf(CheckpointConflictError);
-      expect(await codes.countDocuments({})).to.equal(3);
+      expect(await codes.countDocuments({})).to.equal(6);
       expect(await store.getCheckpoint(projection)).to.equal(11);
     });
 

@@ -3,10 +3,12 @@
  * - the translation layer is always specified here: the collection schema, filter_by, the search
  *   parameters and the result mapping, as literal values checked against what Typesense's documentation
  *   (and, for escaping, its source) specifies; hostile filter values are read back the way Typesense's
- *   filter parser reads them (`readFilter` below, after filter.cpp and string_utils.cpp);
- * - the adapter runs over a fake of the few client calls it makes (`FakeTypesense`): checked imports,
- *   partitions, deletes, checkpoints and the order of a rebuild's alias swap; and over one that searches as
- *   the server's typo loop does (`SearchingFakeTypesense`), for the search contract's typo part;
+ *   filter parser reads them (`readFilter`, typesense-fake.ts, after filter.cpp and string_utils.cpp);
+ * - the adapter runs over a fake of the few client calls it makes (`FakeTypesense`, typesense-fake.ts, which
+ *   answers as the server's source does): checked imports, partitions, deletes, checkpoints, the order of a
+ *   rebuild's alias swap, a changed spec brought to the server, and a server that hangs or is away; and over
+ *   one that searches as the server's typo loop does (`SearchingFakeTypesense`), for the search contract's
+ *   typo part;
  * - those client calls (client.ts) are checked over HTTP against a recording stub: the endpoints, methods
  *   and parameters the API reference names, and how a 404 and a failed multi-search come back;
  * - the port's contract suite runs against a real Typesense only when TYPESENSE_URL (and
@@ -17,16 +19,18 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from 'typesense';
 import type { SearchDocument, SearchIndex, SearchRequest } from '../../src/ports/search.ts';
-import type { ImportAction, TypesenseApi } from '../../src/adapters/typesense/client.ts';
-import { TypesenseStatusError } from '../../src/adapters/typesense/client.ts';
-import type { ImportItemResult, TypesenseDocument } from '../../src/adapters/typesense/documents.ts';
+import { SearchIndexUnavailableError } from '../../src/ports/search.ts';
 import { typesenseId } from '../../src/adapters/typesense/documents.ts';
 import { filterBy, literal } from '../../src/adapters/typesense/filter.ts';
 import { queryWords, searchParams, type TypesenseSearchParams } from '../../src/adapters/typesense/params.ts';
 import { hitScore, toSearchResult, type TypesenseSearchResponse } from '../../src/adapters/typesense/results.ts';
-import { checkpointSchema, collectionSchema, key, type TypesenseCollectionSchema } from '../../src/adapters/typesense/schema.ts';
+import { checkpointSchema, collectionSchema, key } from '../../src/adapters/typesense/schema.ts';
 import { TypesenseIndex, TypesenseKeyRefusedError } from '../../src/adapters/typesense/typesense-index.ts';
+import { TypesenseAwayError, TypesenseTimeoutError } from '../../src/adapters/typesense/availability.ts';
+import { isEngineUnreachable, isTransientFault } from '../../src/errors.ts';
+import { until } from '../support/until.ts';
 import { contractSpec, lot, query, searchIndexContract, searchRebuildContract, searchTypoContract } from './search.contract.ts';
+import { FakeTypesense, readFilter, SearchingFakeTypesense } from './typesense-fake.ts';
 
 const TENANT = 'tenant-a';
 const T0 = 1_750_000_000_000;
@@ -43,64 +47,6 @@ async function rejection(p: Promise<unknown>): Promise<Error> {
     return e as Error;
   }
   throw new Error('expected the call to be rejected');
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Typesense's reading of filter_by, after its source (typesense/typesense, src/filter.cpp: the tokenizer
-// splits on `&&` and `||` outside backticks and toggles on every backtick; src/string_utils.cpp:
-// split_to_values splits a [list] on commas outside backticks, drops the backticks and trims).
-
-function splitValues(list: string): string[] {
-  const out: string[] = [];
-  let inTick = false;
-  let buffer = '';
-  for (let i = 0; i < list.length; i++) {
-    const c = list[i];
-    const escapedTick = i > 0 && c === '`' && list[i - 1] === '\\';
-    if (c === '`') {
-      if (escapedTick) buffer += c;
-      else if (inTick && buffer.length > 0) inTick = false;
-      else inTick = true;
-    } else if (c === ',' && !inTick) {
-      out.push(buffer.trim());
-      buffer = '';
-    } else buffer += c;
-  }
-  if (buffer.length > 0) out.push(buffer.trim());
-  return out;
-}
-
-interface Condition {
-  field: string;
-  op: string;
-  values: string[];
-}
-
-function readFilter(filter: string): Condition[] {
-  const parts: string[] = [];
-  let inTick = false;
-  let current = '';
-  for (let i = 0; i < filter.length; i++) {
-    const c = filter[i];
-    if (c === '`') inTick = !inTick;
-    if (!inTick && ((c === '&' && filter[i + 1] === '&') || (c === '|' && filter[i + 1] === '|'))) {
-      if (c === '|') throw new Error('an OR outside a literal');
-      parts.push(current.trim());
-      current = '';
-      i++;
-      continue;
-    }
-    if (!inTick && (c === '(' || c === ')')) throw new Error('a parenthesis outside a literal');
-    current += c;
-  }
-  parts.push(current.trim());
-  return parts.map((part) => {
-    const m = /^([A-Za-z_][A-Za-z0-9_]*):(>=|<=|>|<|=)?\s*([\s\S]*)$/.exec(part);
-    if (!m) throw new Error(`unreadable condition ${part}`);
-    const raw = m[3].trim();
-    const values = raw.startsWith('[') && raw.endsWith(']') ? splitValues(raw.slice(1, -1)) : splitValues(raw);
-    return { field: m[1], op: m[2] ?? ':', values };
-  });
 }
 
 describe('Typesense translation layer', function () {
@@ -357,169 +303,6 @@ describe('Typesense translation layer', function () {
   });
 });
 
-// ---------------------------------------------------------------------------------------------------------
-// The adapter over a fake of the client calls it makes (TypesenseApi): collections, aliases and documents
-// in memory, filters read with readFilter (exact matches only: what the adapter's exports and deletes use).
-
-function status(code: number, message: string): TypesenseStatusError {
-  return new TypesenseStatusError(message, code);
-}
-
-type Doc = Record<string, unknown>;
-
-class FakeTypesense implements TypesenseApi {
-  readonly collections = new Map<string, { schema: TypesenseCollectionSchema; docs: Map<string, Doc> }>();
-  readonly aliases = new Map<string, string>();
-  readonly calls: string[] = [];
-  readonly searches: Array<{ collection: string; params: TypesenseSearchParams }> = [];
-  searchResponse: TypesenseSearchResponse = { found: 0, hits: [], facet_counts: [] };
-  /** A failure to report for a document, as Typesense reports one line of an import. */
-  failImport: (doc: TypesenseDocument) => ImportItemResult | undefined = () => undefined;
-
-  private resolve(name: string) {
-    const c = this.collections.get(this.aliases.get(name) ?? name);
-    if (!c) throw status(404, `Collection ${name} not found`);
-    return c;
-  }
-
-  private matching(name: string, filter: string): Array<Record<string, unknown>> {
-    const conditions = readFilter(filter);
-    return [...this.resolve(name).docs.values()].filter((doc) =>
-      conditions.every((c) => c.op === '=' && c.values.includes(String(doc[c.field]))),
-    );
-  }
-
-  docs(name: string): Array<Record<string, unknown>> {
-    return [...this.resolve(name).docs.values()];
-  }
-
-  async createCollection(schema: TypesenseCollectionSchema) {
-    this.calls.push(`create ${schema.name}`);
-    if (this.collections.has(schema.name)) throw status(409, 'already exists');
-    this.collections.set(schema.name, { schema, docs: new Map() });
-  }
-
-  async deleteCollection(name: string) {
-    this.calls.push(`drop ${name}`);
-    if (!this.collections.delete(name)) throw status(404, 'not found');
-  }
-
-  async retrieveAlias(alias: string) {
-    const target = this.aliases.get(alias);
-    if (target === undefined) throw status(404, 'not found');
-    return target;
-  }
-
-  async upsertAlias(alias: string, collection: string) {
-    this.calls.push(`alias ${alias} -> ${collection}`);
-    this.aliases.set(alias, collection);
-  }
-
-  async importDocuments(collection: string, docs: TypesenseDocument[], action: ImportAction) {
-    this.calls.push(`import ${action} ${collection} ${docs.length}`);
-    const store = this.resolve(collection).docs;
-    return docs.map((doc): ImportItemResult => {
-      const failure = this.failImport(doc);
-      if (failure) return failure;
-      const old = store.get(doc.id);
-      if (action === 'update') {
-        if (!old) return { success: false, code: 404, error: `Could not find a document with id: ${doc.id}` };
-        const merged = { ...old, ...doc };
-        for (const [k, v] of Object.entries(doc)) if (v === null) delete merged[k];
-        store.set(doc.id, merged);
-      } else store.set(doc.id, { ...doc });
-      return { success: true };
-    });
-  }
-
-  async exportDocuments(collection: string, filter: string, fields: string[]) {
-    this.calls.push(`export ${collection}`);
-    return this.matching(collection, filter).map((d) => Object.fromEntries(fields.map((f) => [f, d[f]])));
-  }
-
-  async deleteDocuments(collection: string, filter: string) {
-    this.calls.push(`delete ${collection}`);
-    const gone = this.matching(collection, filter);
-    for (const d of gone) this.resolve(collection).docs.delete(String(d.id));
-    return gone.length;
-  }
-
-  async retrieveDocument(collection: string, id: string) {
-    const doc = this.resolve(collection).docs.get(id);
-    if (!doc) throw status(404, 'not found');
-    return doc;
-  }
-
-  async upsertDocument(collection: string, doc: TypesenseDocument) {
-    this.calls.push(`put ${collection} ${doc.id}`);
-    this.resolve(collection).docs.set(doc.id, { ...doc });
-  }
-
-  async search(collection: string, params: TypesenseSearchParams) {
-    this.resolve(collection);
-    this.searches.push({ collection, params });
-    return this.searchResponse;
-  }
-}
-
-/** Damerau-Levenshtein distance (optimal string alignment: a transposition of neighbours is one typo). */
-function typos(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[a.length][b.length];
-}
-
-/**
- * The fake client, searching its documents the way the server's typo loop does for the parameters the
- * adapter sends (equality filters only). Typesense looks for matches with 0 typos, then 1, then up to
- * `num_typos`, and stops as soon as the documents found so far reach `typo_tokens_threshold` (default 1):
- * docs, https://typesense.org/docs/27.1/api/search.html#typo-tolerance-parameters ("if at least N results
- * are not found for a search term, then Typesense will start looking for typo-corrected variations, until at
- * least N results are found, up to a maximum of num_typo number of corrections ... Default: 1"); source,
- * typesense/typesense src/index.cpp, the typo loop: `if(field_num_results >= typo_tokens_threshold) {
- * // if typo threshold is breached, we are done`. A word of fewer than `min_len_1typo` (`min_len_2typo`)
- * characters gets no typo (a second one); the last word also matches as a prefix when `prefix` is set.
- * Hits rank by fewer typos, then by doc_id (the adapter's sort_by tie-break).
- */
-class SearchingFakeTypesense extends FakeTypesense {
-  override async search(collection: string, params: TypesenseSearchParams) {
-    const conditions = readFilter(params.filter_by);
-    if (conditions.some((c) => c.op !== '=')) throw new Error('this fake evaluates equality filters only');
-    const words = params.q.split(' ');
-    const fields = params.query_by.split(',');
-    const threshold = params.typo_tokens_threshold ?? 1; // the server's default when the parameter is absent
-    const candidates = this.docs(collection).filter((doc) => conditions.every((c) => c.values.includes(String(doc[c.field]))));
-    const found = new Map<string, { doc: Record<string, unknown>; cost: number }>();
-    for (let allowed = 0; allowed <= params.num_typos; allowed++) {
-      for (const doc of candidates) {
-        if (found.has(String(doc.id))) continue;
-        const tokens = fields.flatMap((f) => queryWords(String(doc[f] ?? '')));
-        let cost = 0;
-        const matched = words.every((word, i) => {
-          const maxTypos = Math.min(allowed, word.length >= params.min_len_2typo ? 2 : word.length >= params.min_len_1typo ? 1 : 0);
-          const last = i === words.length - 1 && params.prefix;
-          const best = Math.min(...tokens.map((t) => (last && t.startsWith(word) ? 0 : typos(word, t))));
-          cost += best;
-          return best <= maxTypos;
-        });
-        if (matched) found.set(String(doc.id), { doc, cost });
-      }
-      if (found.size >= threshold) break; // the typo threshold is reached: no more typo variants
-    }
-    const hits = [...found.values()]
-      .sort((a, b) => a.cost - b.cost || String(a.doc.doc_id).localeCompare(String(b.doc.doc_id)))
-      .map(({ doc, cost }) => ({ document: { doc_id: doc.doc_id }, text_match: 100 - cost }));
-    const start = (params.page - 1) * params.per_page;
-    return { found: hits.length, hits: hits.slice(start, start + params.per_page), facet_counts: [] };
-  }
-}
-
 describe('Typesense index over a fake client', function () {
   let clock = 0;
   searchTypoContract(
@@ -715,6 +498,156 @@ describe('Typesense index over a fake client', function () {
     });
   });
 
+  describe('a changed spec (as the embedded engines re-index theirs)', function () {
+    /** The spec with a new facet, as a new version of the service declares it. */
+    const withMaker = { ...contractSpec, fields: [...contractSpec.fields, { name: 'Maker', type: 'string' as const, facet: true }] };
+    const fresh = (options: { schemaOwner?: boolean; now?: () => number } = {}) =>
+      new TypesenseIndex(fake, { partitions: PARTITIONS, prefix: 'p_', probeSeconds: 0.02, ...options });
+
+    it('adds a field the spec gained to the live collection, so a search faceting on it answers instead of a 404', async function () {
+      await index.upsert('lots', TENANT, [lot('1', { Maker: 'Thonet' })]);
+      // Before the change reaches the server, Typesense refuses the facet inside multi_search.
+      const older = await rejection(fake.search('p_lots', searchParams(TENANT, query('chair', { facetBy: ['Maker'] }))!));
+      expect(older.message).to.contain('404 Could not find a facet field named `Maker` in the schema.');
+      fake.calls.length = 0;
+      const newer = fresh();
+      await newer.ensureCollection(withMaker);
+      expect(fake.calls).to.deep.equal(['alter p_lots_0 +Maker']);
+      expect(fake.collections.get('p_lots_0')!.schema.fields).to.deep.equal(collectionSchema(withMaker, 'p_lots_0').fields);
+      expect((await newer.search('lots', TENANT, query('chair', { facetBy: ['Maker'] }))).facets).to.have.property('Maker');
+      await fresh().ensureCollection(withMaker);
+      expect(fake.calls).to.have.length(1);
+    });
+
+    it('drops a field the spec lost, and drops and adds in one change a field whose kind changed', async function () {
+      const changed = {
+        ...contractSpec,
+        fields: contractSpec.fields.filter((f) => f.name !== 'LotNumber').map((f) => (f.name === 'Language' ? { ...f, facet: false } : f)),
+      };
+      fake.calls.length = 0;
+      await fresh().ensureCollection(changed);
+      expect(fake.calls).to.deep.equal(['alter p_lots_0 -LotNumber -Language +Language']);
+      expect(
+        fake.collections
+          .get('p_lots_0')!
+          .schema.fields.map((f) => f.name)
+          .sort(),
+      ).to.deep.equal(
+        collectionSchema(changed, 'p_lots_0')
+          .fields.map((f) => f.name)
+          .sort(),
+      );
+    });
+
+    it('leaves the server alone in a process that does not own the index, whose searches of the new field are unavailable until then', async function () {
+      const api = fresh({ schemaOwner: false });
+      fake.calls.length = 0;
+      await api.ensureCollection(withMaker);
+      expect(fake.calls).to.deep.equal([]);
+      const refused = await rejection(api.search('lots', TENANT, query('chair', { facetBy: ['Maker'] })));
+      expect(refused).to.be.instanceOf(SearchIndexUnavailableError);
+      expect(refused.message).to.contain('Could not find a facet field named `Maker`');
+      await fresh().ensureCollection(withMaker);
+      expect((await api.search('lots', TENANT, query('chair', { facetBy: ['Maker'] }))).found).to.equal(0);
+    });
+
+    it('waits out an alteration another process has under way (422), and finds the collection altered', async function () {
+      let release!: () => void;
+      fake.alterHold = new Promise((resolve) => (release = resolve));
+      const first = fresh().ensureCollection(withMaker);
+      await until(() => fake.calls.includes('alter p_lots_0 +Maker'), 'the first alteration');
+      fake.calls.length = 0;
+      const second = fresh().ensureCollection(withMaker);
+      await until(() => fake.calls.length > 0, 'the second alteration');
+      release();
+      await Promise.all([first, second]);
+      expect(fake.calls).to.deep.equal(['alter p_lots_0 +Maker']); // answered 422, then found done
+      expect(fake.collections.get('p_lots_0')!.schema.fields.map((f) => f.name)).to.include('Maker');
+    });
+
+    it('builds a new collection behind the alias for what no alteration changes (token separators), from the documents held', async function () {
+      await index.upsert('lots', TENANT, [lot('1'), lot('2', { Language: 'sv' })]);
+      const live = fake.collections.get('p_lots_0')!;
+      live.schema = { ...live.schema, token_separators: ['-'] };
+      fake.calls.length = 0;
+      const newer = fresh({ now: () => 5678 });
+      await newer.ensureCollection(contractSpec);
+      expect(fake.calls).to.deep.equal([
+        'create p_lots_5678',
+        'export all p_lots_0',
+        'import upsert p_lots_5678 2',
+        'alias p_lots -> p_lots_5678',
+        'drop p_lots_0',
+      ]);
+      expect(fake.collections.get('p_lots_5678')!.schema).to.deep.equal(collectionSchema(contractSpec, 'p_lots_5678'));
+      expect([...byId('p_lots').keys()].sort()).to.deep.equal(['tenant-a:1:en', 'tenant-a:2:sv']);
+    });
+
+    it('builds a new collection when the server refuses the alteration for the documents it holds, leaving out values that no longer fit', async function () {
+      const older = {
+        ...contractSpec,
+        fields: contractSpec.fields.map((f) => (f.name === 'LotNumber' ? { ...f, type: 'string' as const } : f)),
+      };
+      const store = new FakeTypesense();
+      const before = new TypesenseIndex(store, { partitions: PARTITIONS, prefix: 'p_' });
+      await before.ensureCollection(older);
+      await before.upsert('lots', TENANT, [lot('1', { LotNumber: '12a' })]);
+      const newer = new TypesenseIndex(store, { partitions: PARTITIONS, prefix: 'p_', now: () => 9 });
+      await newer.ensureCollection(contractSpec);
+      expect(store.aliases.get('p_lots')).to.equal('p_lots_9');
+      expect(store.collections.has('p_lots_0')).to.equal(false);
+      const [doc] = store.docs('p_lots');
+      expect(doc).to.include({ doc_id: '1', Title: 'untitled' });
+      expect(doc).to.not.have.property('LotNumber');
+    });
+  });
+
+  describe('a server that hangs or is away', function () {
+    it('bounds an import the server never answers (the client sets no time-out on one): the batch fails as an engine away', async function () {
+      const bounded = new TypesenseIndex(fake, { partitions: PARTITIONS, prefix: 'p_', importTimeoutSeconds: 0.05 });
+      await bounded.ensureCollection(contractSpec);
+      fake.hangImports = true;
+      const error = await rejection(bounded.upsert('lots', TENANT, [lot('1')]));
+      expect(error).to.be.instanceOf(TypesenseTimeoutError);
+      expect(error.message).to.match(/an import of 1 documents into p_lots got no answer in 0.05 s/);
+      // Tried again by the projector (a transient fault), never parked as the batch's own failure.
+      expect(isTransientFault(error)).to.equal(true);
+      await bounded.close();
+    });
+
+    it('sends at most importChunk documents per import request, in order', async function () {
+      const small = new TypesenseIndex(fake, { partitions: PARTITIONS, prefix: 'p_', importChunk: 2 });
+      await small.ensureCollection(contractSpec);
+      fake.calls.length = 0;
+      await small.upsert(
+        'lots',
+        TENANT,
+        ['1', '2', '3', '4', '5'].map((id) => lot(id)),
+      );
+      expect(fake.calls).to.deep.equal(['import upsert p_lots 2', 'import upsert p_lots 2', 'import upsert p_lots 1']);
+    });
+
+    it('fails the calls after one that found the server away at once, without a request, until a probe gets an answer', async function () {
+      const probed = new TypesenseIndex(fake, { partitions: PARTITIONS, prefix: 'p_', probeSeconds: 0.02 });
+      await probed.ensureCollection(contractSpec);
+      await probed.setCheckpoint('lot-search', 7);
+      fake.away = 'hung';
+      const first = await rejection(probed.getCheckpoint('lot-search'));
+      expect((first as Error & { code?: string }).code).to.equal('ECONNABORTED');
+      const asked = fake.requests;
+      const search = await rejection(probed.search('lots', TENANT, query('chair')));
+      expect(search).to.be.instanceOf(SearchIndexUnavailableError);
+      const checkpoint = await rejection(probed.getCheckpoint('lot-search'));
+      expect(checkpoint).to.be.instanceOf(TypesenseAwayError);
+      expect(isEngineUnreachable(checkpoint)).to.equal(true);
+      await rejection(probed.upsert('lots', TENANT, [lot('1')]));
+      expect(fake.requests - asked).to.be.at.most(1); // at most a probe
+      fake.away = null;
+      await until(async () => (await probed.getCheckpoint('lot-search').catch(() => null)) === 7, 'the server back');
+      await probed.close();
+    });
+  });
+
   it('refuses every call once closed', async function () {
     await index.close();
     await rejection(index.search('lots', TENANT, query('chair')));
@@ -840,8 +773,9 @@ describe('Typesense client calls over HTTP (a recording stub, not a server)', fu
 
   it('exports the holders of an id before an update, and deletes by filter_by', async function () {
     const index = await connect();
-    answers.push([200, '{"name":"lots","collection_name":"lots_0"}']);
+    answers.push([200, '{"name":"lots","collection_name":"lots_0"}'], [200, JSON.stringify(collectionSchema(contractSpec, 'lots_0'))]);
     await index.ensureCollection(contractSpec);
+    expect(calls()).to.deep.equal(['GET /aliases/lots', 'GET /collections/lots']);
     recorded = [];
     answers.push(
       [200, '{"id":"tenant-a:1:en","doc_id":"1"}\n{"id":"tenant-a:1:sv","doc_id":"1"}', lines],
@@ -878,7 +812,8 @@ describe('Typesense client calls over HTTP (a recording stub, not a server)', fu
 
     answers.push([200, JSON.stringify({ results: [{ code: 404, error: 'Not found.' }] })]);
     const error = await rejection(index.search('nope', TENANT, query('chair')));
-    expect(error.message).to.equal('typesense search of nope: 404 Not found.');
+    expect(error).to.be.instanceOf(SearchIndexUnavailableError);
+    expect(error.message).to.equal('typesense cannot search nope now: typesense search of nope: 404 Not found.');
   });
 
   it('reads a missing checkpoint as 0 and upserts checkpoints as documents', async function () {
@@ -893,6 +828,71 @@ describe('Typesense client calls over HTTP (a recording stub, not a server)', fu
     ]);
     expect(recorded[2].query).to.include({ action: 'upsert' });
     expect(JSON.parse(recorded[2].body)).to.deep.equal({ id: 'lot-search', position: 5 });
+  });
+
+  it('brings a collection whose fields differ to the spec: PATCH /collections/<physical> with the fields to add, then looks again', async function () {
+    const index = await connect();
+    const full = collectionSchema(contractSpec, 'lots_0');
+    const lacking = { ...full, fields: full.fields.filter((f) => f.name !== 'Language') };
+    answers.push(
+      [200, '{"name":"lots","collection_name":"lots_0"}'],
+      [200, JSON.stringify(lacking)],
+      [200, JSON.stringify({ fields: [full.fields.find((f) => f.name === 'Language')] })],
+      [200, JSON.stringify(full)],
+    );
+    await index.ensureCollection(contractSpec);
+    expect(calls()).to.deep.equal(['GET /aliases/lots', 'GET /collections/lots', 'PATCH /collections/lots_0', 'GET /collections/lots']);
+    expect(JSON.parse(recorded[2].body)).to.deep.equal({ fields: [{ name: 'Language', type: 'string', facet: true, optional: true }] });
+  });
+
+  it('sends an import as JSON lines with its action as the one parameter', async function () {
+    const index = await connect();
+    answers.push([200, '{"name":"lots","collection_name":"lots_0"}'], [200, JSON.stringify(collectionSchema(contractSpec, 'lots_0'))]);
+    await index.ensureCollection(contractSpec);
+    recorded = [];
+    answers.push([200, '{"success":true}', lines]);
+    await index.upsert('lots', TENANT, [lot('a')]);
+    expect(calls()).to.deep.equal(['POST /collections/lots/documents/import']);
+    expect(recorded[0].query).to.deep.equal({ action: 'upsert' });
+    expect(JSON.parse(recorded[0].body)).to.include({ id: 'tenant-a:a:en', doc_id: 'a' });
+  });
+});
+
+describe('Typesense cluster: the first node serves every request while it answers (read your writes)', function () {
+  // Two recording nodes; a follower applies the leader's writes after it, so reads spread over nodes could show a
+  // checkpoint from one node and the documents from another, older one.
+  const nodes: Array<{ server: Server; url: string; seen: string[] }> = [];
+
+  before(async function () {
+    for (let i = 0; i < 2; i++) {
+      const seen: string[] = [];
+      const server = createServer((req, res) => {
+        req.resume();
+        req.on('end', () => {
+          seen.push(`${req.method} ${new globalThis.URL(req.url ?? '/', 'http://node').pathname}`);
+          const search = req.url?.startsWith('/multi_search');
+          res.writeHead(search ? 200 : 404, { 'content-type': 'application/json; charset=utf-8' });
+          res.end(search ? JSON.stringify({ results: [{ found: 0, hits: [] }] }) : '{"message":"Not Found"}');
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      nodes.push({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen });
+    }
+  });
+
+  after(async function () {
+    for (const node of nodes) await new Promise((resolve) => node.server.close(resolve));
+  });
+
+  it('reads checkpoints and searches from the first node configured, not round robin', async function () {
+    const index = await TypesenseIndex.connect(`${nodes[0].url}, ${nodes[1].url}`, 'stub-key', { partitions: PARTITIONS });
+    for (let i = 0; i < 3; i++) {
+      expect(await index.getCheckpoint('lot-search')).to.equal(0);
+      await index.search('lots', TENANT, query('chair'));
+    }
+    expect(nodes[0].seen).to.have.length(7);
+    expect(nodes[1].seen).to.deep.equal([]);
+    await index.close();
   });
 });
 

@@ -76,6 +76,7 @@ describe('Delivery settings', function () {
     [{ DELIVERY_FIRST_RETRY_MS: 'abc' }, /^DELIVERY_FIRST_RETRY_MS must be a non-negative integer \(got "abc"\)$/],
     [{ PORT: '70000' }, /^PORT must be a non-negative integer up to 65535 \(got "70000"\)$/],
     [{ POSTGRES_QUERY_TIMEOUT_MS: '-1' }, /^POSTGRES_QUERY_TIMEOUT_MS must be a non-negative integer/],
+    [{ MONGODB_TIMEOUT_MS: '5s' }, /^MONGODB_TIMEOUT_MS must be a non-negative integer/],
     [{ READY_MAX_LAG_SECONDS: '2.5' }, /^READY_MAX_LAG_SECONDS must be a non-negative integer/],
     [{ ROLE: 'mailer' }, /^ROLE must be one of all, api, projector, worker/],
     [{ API_PROCESSES: 'many' }, /^API_PROCESSES must be auto or an integer >= 1/],

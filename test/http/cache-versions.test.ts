@@ -75,6 +75,32 @@ describe('versions of catalogue answers by tenant and auction', () => {
     versions.stopped();
   });
 
+  it('keep following the other projections while one checkpoint cannot be read (the search index away), and move what it guards once it can', async () => {
+    let search: number | null = 50;
+    let catalogue = 100;
+    const versions = new ProjectionVersions({
+      checkpoints: async (names) => names.map((name) => (name === 'lot-search' ? search : catalogue)),
+      handledBetween: async () => [],
+    });
+    versions.started();
+    const all = versions.of(['catalogue', 'lot-search']);
+    const alone = versions.of(['catalogue']);
+    const scoped = versions.scoped(['catalogue', 'lot-search']);
+    await until(() => all() !== null && alone() !== null);
+    const before = scoped('a');
+    search = null;
+    await until(() => all() === null);
+    expect(scoped('a'), 'nothing it guards is kept meanwhile').to.equal(null);
+    const seen = alone();
+    catalogue = 110;
+    await until(() => alone() !== seen);
+    search = 50;
+    await until(() => all() !== null);
+    // Read again at the same position: what was answered before it was lost is not taken as current.
+    expect(scoped('a')).to.not.equal(before);
+    versions.stopped();
+  });
+
   describe('before a request (fresh)', () => {
     /** A checkpoint store another process moves, whose reads are counted and may be held. */
     function store() {

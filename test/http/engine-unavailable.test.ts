@@ -5,13 +5,21 @@
  * a 500. The real restart is test/roles/postgres-faults.test.ts; here each kind of error is thrown in place of the
  * log's append.
  */
+import { createRequire } from 'node:module';
 import { expect } from 'chai';
 import { DeadlineExceededError, UnavailableError, WrongExpectedVersionError } from '@eventstore/db-client';
-import { MongoNetworkError, MongoServerError, MongoServerSelectionError } from 'mongodb';
+import { MongoNetworkError, MongoNetworkTimeoutError, MongoServerError, MongoServerSelectionError } from 'mongodb';
 import { ServerError } from 'typesense/lib/Typesense/Errors/index.js';
 import { isEngineUnreachable } from '../../src/errors.ts';
 import type { EventLog } from '../../src/ports/event-log.ts';
 import { expectProblem, startTestServer, type TestServer } from '../support/server.ts';
+
+/** The driver's pool errors (`lib/cmap/errors.js`), which its index does not export. */
+type PoolError = new (pool: { address: string; serverError?: Error }) => Error;
+const { PoolClearedError, PoolClearedOnNetworkError } = createRequire(import.meta.url)('mongodb/lib/cmap/errors.js') as Record<
+  'PoolClearedError' | 'PoolClearedOnNetworkError',
+  PoolError
+>;
 
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
 
@@ -37,6 +45,25 @@ const UNREACHABLE: Record<string, unknown> = {
   'EventStoreDB past its deadline': new DeadlineExceededError(undefined, '4 DEADLINE_EXCEEDED: Deadline exceeded'),
   'MongoDB selecting no server': new MongoServerSelectionError('Server selection timed out after 5000 ms', {} as never),
   'MongoDB connection lost': new MongoNetworkError('connection 3 to 10.0.0.5:27017 closed'),
+  'MongoDB no answer within the socket bound': new MongoNetworkTimeoutError('connection 4 to 10.0.0.5:27017 timed out'),
+  // An operation under way when the monitor's heartbeat timed out (`lib/cmap/connection_pool.js`).
+  'MongoDB pool cleared on a network error': new PoolClearedOnNetworkError({ address: '10.0.0.5:27017' }),
+  'MongoDB pool cleared': new PoolClearedError({ address: '10.0.0.5:27017' }),
+  // What the server labels: a write to a node that stepped down, a transaction aborted under it.
+  'MongoDB retryable write (label)': new MongoServerError({
+    message: 'not primary',
+    code: 10107,
+    codeName: 'NotWritablePrimary',
+    errorLabels: ['RetryableWriteError'],
+  }),
+  'MongoDB transient transaction (label)': new MongoServerError({
+    message: 'Transaction with { txnNumber: 7 } has been aborted.',
+    code: 251,
+    codeName: 'NoSuchTransaction',
+    errorLabels: ['TransientTransactionError'],
+  }),
+  'MongoDB read on a node recovering (code)': new MongoServerError({ message: 'node is recovering', code: 11602 }),
+  'MongoDB past its maxTimeMS (code)': new MongoServerError({ message: 'operation exceeded time limit', code: 50 }),
   'Typesense node 503': new ServerError('Request failed with HTTP code 503 | Server said: Not Ready or Lagging', '', 503),
   'Typesense refused (axios)': withCode('connect ECONNREFUSED 127.0.0.1:8108', 'ECONNREFUSED'),
   'Typesense timed out (axios)': withCode('timeout of 3000ms exceeded', 'ECONNABORTED'),
@@ -51,6 +78,9 @@ describe('a store that cannot be reached', () => {
       withCode('syntax error', '42601'),
       new WrongExpectedVersionError(undefined, { streamName: 's', expected: 0n, current: 1n } as never),
       new MongoServerError({ message: 'E11000 duplicate key error', code: 11000 }),
+      new MongoServerError({ message: 'E11000 duplicate key error', code: 11000, errorLabels: ['NoWritesPerformed'] }),
+      new MongoServerError({ message: 'BSONObj size: 16793600 is invalid', code: 10334, codeName: 'BSONObjectTooLarge' }),
+      Object.assign(new Error('not a MongoDB error'), { code: 50 }),
       null,
       'text',
     ];
@@ -82,7 +112,7 @@ describe('a store that cannot be reached', () => {
         expectProblem(response, 503);
         expect(Number(response.headers.get('retry-after')), name).to.be.greaterThan(0);
         expect(response.body.detail, name).to.match(/try again/i);
-        expect(response.text, name).to.not.match(/ECONN|57P0|terminat|postgres|pg_|timeout exceeded/i);
+        expect(response.text, name).to.not.match(/ECONN|57P0|terminat|postgres|pg_|timeout exceeded|mongo|primary|txnNumber/i);
       }
     });
 

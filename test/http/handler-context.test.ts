@@ -137,6 +137,8 @@ describe('handler contexts: what a handler is given', () => {
       keys: {},
       projector: {
         waitFor: async (position: number, names: string[]) => (waits.push({ position, names }), true),
+        // No search projection behind: searches go to the index (src/http/search-gate.ts).
+        status: async () => ({}),
       },
       logger: createLogger({ level: 'silent' }),
       now: () => new Date(),

@@ -1,5 +1,5 @@
 // /readyz means "can serve": the stores answer and no projection is further behind the log than the bound
-// (READY_MAX_LAG_SECONDS, 10 by default). Projections a moment behind a busy log are ready; where each stands is
+// (READY_MAX_LAG_SECONDS, 10 by default); the search index's projection away or behind degrades search alone. Projections a moment behind a busy log are ready; where each stands is
 // in the body either way, for the operator (here on an open port: METRICS_PORT). Who else reads what: the last specs
 // and test/http/operator-access.test.ts.
 import http from 'node:http';
@@ -87,6 +87,24 @@ describe('/readyz', () => {
     expect(behind.body).to.deep.include({ status: 'catching-up', parked: 6 });
   });
 
+  it('stays 200 with the search index away or behind: degraded, its reason naming search (search alone answers 503)', async () => {
+    const catalogue = at(125, 0);
+    const away = { catalogue, 'lot-search': at(0, 0, { runs: 'elsewhere', error: 'unreachable', search: true }) };
+    const down = await readyz({ role: 'api', metrics: null, projections: async () => away });
+    expect(down.status).to.equal(200);
+    expect(down.retryAfter).to.equal(null);
+    expect(down.body).to.deep.include({ status: 'degraded', reason: 'search-unavailable', engines: 'reachable' });
+    const lagging = { catalogue, 'lot-search': at(100, 40, { search: true }) };
+    const behind = await readyz({ role: 'api', metrics: null, projections: async () => lagging, access: { operatorToken: null } });
+    expect(behind.status).to.equal(200);
+    expect(behind.body).to.deep.equal({ status: 'degraded', reason: 'search-behind' });
+    // Any other projection behind the bound is still a reason not to serve.
+    const both = { catalogue: at(100, 30), 'lot-search': at(100, 40, { search: true }) };
+    const notReady = await readyz({ role: 'api', metrics: null, projections: async () => both });
+    expect(notReady.status).to.equal(503);
+    expect(notReady.body).to.include({ status: 'catching-up', reason: 'projections-behind' });
+  });
+
   it('takes its bound from READY_MAX_LAG_SECONDS', async () => {
     expect(loadConfig({}).http.readyMaxLagSeconds).to.equal(10);
     expect(loadConfig({ READY_MAX_LAG_SECONDS: '30' }).http.readyMaxLagSeconds).to.equal(30);
@@ -115,6 +133,29 @@ describe('/readyz', () => {
     });
     expect(Number(down.retryAfter)).to.be.greaterThan(0);
   });
+
+  for (const source of ['projections', 'parked', 'storage'] as const)
+    it(`answers 503 engines unreachable within its bound when the ${source} read never answers, asking it once`, async () => {
+      let asked = 0;
+      const never = () => {
+        asked += 1;
+        return new Promise<never>(() => {});
+      };
+      const server = http.createServer(opsApp({ role: 'api', metrics: null, access: 'open', [source]: never }));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      try {
+        const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/readyz`;
+        const answers = await Promise.all([fetch(url), fetch(url)]);
+        for (const answer of answers) {
+          expect(answer.status).to.equal(503);
+          expect(await answer.json()).to.include({ status: 'unavailable', reason: 'engines-unreachable' });
+        }
+        expect(asked).to.equal(1); // a read still waiting is waited on again, not asked anew
+      } finally {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    });
 
   describe('on PORT (a projector or worker serves these alone there)', () => {
     const behind = async () => ({ catalogue: at(100, 30) });

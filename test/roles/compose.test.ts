@@ -8,6 +8,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { expect } from 'chai';
 import { PUBLISHED_SECRETS } from '../../src/published-secrets.ts';
+import { composeServices, type ComposeService } from '../support/compose-file.ts';
+import { BASH_ONLY, IMAGES, type ImageContents, programsOf, runtimeStage } from './image-contents.ts';
 
 const hasCompose = spawnSync('docker-compose', ['version'], { encoding: 'utf8' }).status === 0;
 
@@ -52,10 +54,25 @@ describe('docker-compose.yml', function () {
     },
   );
 
-  it('builds every role from the one Dockerfile, which installs with npm ci and starts app/main.ts', () => {
+  it('builds every role from the one Dockerfile: compiled in a build stage, run from a runtime stage without compilers or curl', () => {
     const dockerfile = fs.readFileSync('Dockerfile', 'utf8');
-    expect(dockerfile).to.match(/npm ci/);
-    expect(dockerfile).to.contain('app/main.ts');
+    const build = dockerfile.slice(0, dockerfile.lastIndexOf('\nFROM '));
+    expect(build).to.match(/^FROM \S+ AS build$/m);
+    expect(build)
+      .to.match(/npm ci/)
+      .and.match(/npm run build/)
+      .and.match(/npm prune --omit=dev/);
+    const runtime = runtimeStage(dockerfile);
+    expect(runtime.base).to.equal('node:20-bookworm-slim');
+    for (const tool of ['python3', 'make', 'g++', 'gcc', 'curl', 'wget']) expect(runtime.installs, tool).to.not.include(tool);
+    // Only what the build stage made: the production dependencies with the native module, the compiled JavaScript.
+    const copies = [...runtime.text.matchAll(/^COPY (.*)$/gm)].map((m) => m[1]);
+    expect(copies).to.deep.equal([
+      '--from=build /app/package.json /app/package-lock.json ./',
+      '--from=build /app/node_modules ./node_modules',
+      '--from=build /app/dist ./dist',
+    ]);
+    expect(runtime.text).to.match(/^CMD \["node", "--max-old-space-size=1024", "dist\/app\/main\.js"\]$/m);
     const compose = fs.readFileSync('docker-compose.yml', 'utf8');
     expect(compose.match(/build: \./g)).to.have.length(1);
   });
@@ -174,3 +191,89 @@ for (const file of Object.keys(REQUIRED) as Array<keyof typeof REQUIRED>) {
     });
   });
 }
+
+/** The service's own image (Dockerfile): its runtime stage's base and what that stage installs. */
+function ownImage(): ImageContents {
+  const stage = runtimeStage(fs.readFileSync('Dockerfile', 'utf8'));
+  const base = IMAGES[stage.base];
+  if (!base) throw new Error(`the Dockerfile's runtime stage is FROM ${stage.base}, which test/roles/image-contents.ts does not know`);
+  return { ...base, has: [...base.has, ...stage.installs], lacks: base.lacks.filter((p) => !stage.installs.includes(p)) };
+}
+
+/** Why a command (exec form, or a script for `shell`) cannot run in `image`; empty when it can. */
+function cannotRun(image: ImageContents, argv: string[], shell?: 'sh' | 'bash'): string[] {
+  const [path, ...args] = argv;
+  const program = path.split('/').pop()!;
+  const problems: string[] = [];
+  const runs = (p: string) => {
+    if (!image.has.includes(p))
+      problems.push(
+        image.lacks.includes(p) ? `${p}: the image has none` : `${p}: not known to be in the image (add it to the table, with its source)`,
+      );
+  };
+  if (shell) {
+    const sh = shell === 'bash' ? 'bash' : image.sh;
+    if (sh !== 'bash')
+      for (const [pattern, what] of BASH_ONLY) if (pattern.test(path)) problems.push(`${what}: /bin/sh is ${sh}, which has none`);
+    for (const p of programsOf(path)) runs(p);
+    return problems;
+  }
+  runs(program);
+  const script = args[args.indexOf('-c') + 1];
+  if ((program === 'bash' || program === 'sh') && args.includes('-c') && script) problems.push(...cannotRun(image, [script], program));
+  return problems;
+}
+
+/** Every command a service runs in its image by a shell or as a health check, with how it is run. */
+function commandsOf(service: ComposeService): Array<{ what: string; argv: string[]; shell?: 'sh' | 'bash' }> {
+  const found: Array<{ what: string; argv: string[]; shell?: 'sh' | 'bash' }> = [];
+  const test = service.healthcheck?.test;
+  if (test?.[0] === 'CMD-SHELL') found.push({ what: 'health check', argv: [test[1]], shell: 'sh' });
+  else if (test?.[0] === 'CMD') found.push({ what: 'health check', argv: test.slice(1) });
+  const entrypoint = service.entrypoint;
+  if (entrypoint && /(^|\/)(ba)?sh$/.test(entrypoint[0]) && entrypoint[1] === '-c')
+    found.push({ what: 'entrypoint', argv: entrypoint.length > 2 ? entrypoint : [...entrypoint, service.command?.[0] ?? ''] });
+  return found;
+}
+
+describe('health checks and shell entrypoints run with what their images contain (test/roles/image-contents.ts)', () => {
+  for (const file of Object.keys(REQUIRED)) {
+    it(`${file}: each calls only programs its image has, and nothing of bash where /bin/sh is dash`, () => {
+      const problems: string[] = [];
+      for (const [name, service] of Object.entries(composeServices(file))) {
+        const image = service.build ? ownImage() : IMAGES[service.image ?? ''];
+        if (!image) {
+          problems.push(`${name}: image ${service.image} is not in the table`);
+          continue;
+        }
+        for (const { what, argv, shell } of commandsOf(service))
+          for (const problem of cannotRun(image, argv, shell)) problems.push(`${name}'s ${what}: ${problem}`);
+      }
+      expect(problems).to.deep.equal([]);
+    });
+
+    it(`${file}: every engine and role has a health check with a time-out`, () => {
+      for (const [name, service] of Object.entries(composeServices(file))) {
+        if (name === 'typesense-keys') continue; // a one-shot job: done is its exit code
+        expect(service.healthcheck?.test, name).to.be.an('array');
+        expect(service.healthcheck, name).to.have.property('timeout');
+      }
+    });
+  }
+
+  it("the Dockerfile's own HEALTHCHECK runs with what its runtime stage contains", () => {
+    const stage = runtimeStage(fs.readFileSync('Dockerfile', 'utf8'));
+    const command = /HEALTHCHECK[^\n]*?\sCMD\s+(.*)$/m.exec(stage.text)?.[1];
+    expect(command, 'a HEALTHCHECK in the runtime stage').to.be.a('string');
+    const problems = command!.startsWith('[') ? cannotRun(ownImage(), JSON.parse(command!)) : cannotRun(ownImage(), [command!], 'sh');
+    expect(problems).to.deep.equal([]);
+  });
+
+  it('the table knows no program as both present and missing', () => {
+    for (const [image, contents] of Object.entries(IMAGES))
+      expect(
+        contents.has.filter((p) => contents.lacks.includes(p)),
+        image,
+      ).to.deep.equal([]);
+  });
+});

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { Readable } from 'node:stream';
-import { DeadlineExceededError, UnavailableError } from '@eventstore/db-client';
+import { UnavailableError, UnknownError } from '@eventstore/db-client';
 import {
   ANY,
   BACKWARDS,
@@ -72,6 +72,9 @@ export function sizeOnDisk(event: JSONEventData): number {
   return json(event.data) + (event.metadata ? json(event.metadata) : 0) + event.type.length * 2;
 }
 
+/** How the fake server is away, or refuses work (see FakeEsdbClient.outage). */
+export type Outage = 'unavailable' | 'hung' | 'not-ready' | 'busy';
+
 interface StoredRecord {
   streamId: string;
   id: string;
@@ -99,26 +102,50 @@ export class FakeEsdbClient implements EsdbClient {
   /** Events pushed into subscription streams so far (what the client has read from the server). */
   pushedBySubscriptions = 0;
   /**
-   * The server away, as the client then answers (`dist/utils/CommandError.js`): `unavailable` (refused or lost:
-   * every call fails with UnavailableError, gRPC status 14, and open subscriptions end with it); `hung` (no
-   * answer: an append fails with DeadlineExceededError at its deadline, the client's default 10 s; a read never,
-   * since the client gives reads `deadline: Infinity`, `dist/streams/readAll.js`). null: up.
+   * The server away or refusing work, as the client then answers (`dist/utils/CommandError.js`):
+   * - `unavailable` (refused or lost): every call fails with UnavailableError, gRPC status 14, and open
+   *   subscriptions end with it.
+   * - `hung` (the connection stays open, the server no longer answers): no call is ever answered. The client
+   *   opens reads (`dist/streams/readAll.js`, `readStream.js`) and the batch-append call
+   *   (`dist/streams/appendToStream/batchAppend.js`: `callArguments(baseOptions, { deadline: Infinity })`) with
+   *   no deadline of its own; an append's `deadline` only travels to the server inside the request
+   *   (`options.setDeadline`), and a server that does not answer never applies it. A hung append is settled
+   *   only by `dispose()`, which cancels the call (see below). Subscriptions end as for `unavailable`, as when the
+   *   client's keep-alive pings (10 s, `keepAliveTimeout` 10 s) go unanswered.
+   * - `not-ready` / `busy` (starting, electing a leader, overloaded): the server answers a batch append it cannot
+   *   take with an error whose details are an empty message and whose text is "Server Is Not Ready" / "Server Is
+   *   Busy" (EventStore/EventStore, src/EventStore.Core/Services/Transport/Grpc/Streams.BatchAppend.cs,
+   *   `ConvertMessage`: `ClientMessage.NotHandled` → `new Status { Details = Any.Pack(new Empty()), Message = … }`);
+   *   the client knows no such details type and makes it `new UnknownError(undefined, \`Could not recognize
+   *   ${message}\`)` (`dist/streams/appendToStream/unpackError.js`, the fall-through of `unpackToCommandError`).
+   *   Reads and subscriptions are refused with gRPC status 14 instead (`Streams.Read.cs`,
+   *   `ConvertReadResponseException` → `RpcExceptions.ServerNotReady()` / `ServerBusy()`: "Server Is Not Ready" /
+   *   "Server Is Too Busy"), which the client makes an UnavailableError.
+   * null: up.
    */
-  outage: 'unavailable' | 'hung' | null = null;
+  outage: Outage | null = null;
+  /** Appends a hung server holds: rejected when the client is disposed. */
+  private readonly held = new Set<(error: Error) => void>();
 
-  /** Goes away (every open subscription ends as the connection drops) or comes back (null). */
-  setOutage(outage: 'unavailable' | 'hung' | null) {
+  /** Goes away (every open subscription ends as the connection drops or the server refuses) or comes back (null). */
+  setOutage(outage: Outage | null) {
     this.outage = outage;
-    if (outage) this.endSubscriptions(new UnavailableError(undefined, '14 UNAVAILABLE: No connection established'));
+    if (outage) this.endSubscriptions(this.refusal());
   }
 
-  /** What the server away does to a call with this deadline (ms): fails it, or never answers before it. */
-  private async served(deadline = 10_000): Promise<void> {
-    if (this.outage === 'unavailable') throw new UnavailableError(undefined, '14 UNAVAILABLE: No connection established');
-    if (this.outage === 'hung') {
-      await new Promise((resolve) => setTimeout(resolve, deadline));
-      throw new DeadlineExceededError(undefined, '4 DEADLINE_EXCEEDED: Deadline exceeded');
-    }
+  /** The error a read or subscription fails with while the server is away or refuses work. */
+  private refusal(): Error {
+    if (this.outage === 'not-ready') return new UnavailableError(undefined, '14 UNAVAILABLE: Server Is Not Ready');
+    if (this.outage === 'busy') return new UnavailableError(undefined, '14 UNAVAILABLE: Server Is Too Busy');
+    return new UnavailableError(undefined, '14 UNAVAILABLE: No connection established');
+  }
+
+  /** What the server away or refusing does to an append: fails it as the client does, or never answers it. */
+  private async served(): Promise<void> {
+    if (this.outage === 'not-ready') throw new UnknownError(undefined, 'Could not recognize Server Is Not Ready');
+    if (this.outage === 'busy') throw new UnknownError(undefined, 'Could not recognize Server Is Busy');
+    if (this.outage === 'unavailable') throw this.refusal();
+    if (this.outage === 'hung') await new Promise<never>((_, reject) => this.held.add(reject));
   }
 
   constructor(options: FakeEsdbOptions = {}) {
@@ -157,7 +184,7 @@ export class FakeEsdbClient implements EsdbClient {
   ): Promise<AppendResult> {
     this.assertOpen();
     await turn();
-    await this.served(options.deadline);
+    await this.served();
     let size = 0;
     for (const event of events) {
       size += sizeOnDisk(event);
@@ -280,7 +307,7 @@ export class FakeEsdbClient implements EsdbClient {
       (s) => this.subscriptions.delete(s),
     );
     this.subscriptions.add(subscription);
-    if (this.outage) subscription.end(new UnavailableError(undefined, '14 UNAVAILABLE: No connection established'));
+    if (this.outage) subscription.end(this.refusal());
     else if (!this.isRecordStart(fromPosition)) subscription.end(this.notARecordStart(fromPosition));
     return subscription;
   }
@@ -301,8 +328,15 @@ export class FakeEsdbClient implements EsdbClient {
     if (!this.isRecordStart(position)) throw this.notARecordStart(position);
   }
 
+  /**
+   * As the client's `dispose()`: cancels its open calls (`dist/Client/index.js`, `stream.cancel()`). A held append
+   * fails then with what the client makes of a cancellation it asked for (`convertToCommandError`: not a
+   * CancelledError but an UnknownError with gRPC's message).
+   */
   async dispose(): Promise<void> {
     this.disposed = true;
+    for (const reject of this.held) reject(new UnknownError(undefined, '1 CANCELLED: Cancelled on client'));
+    this.held.clear();
     await Promise.all([...this.subscriptions].map((s) => s.unsubscribe()));
   }
 
@@ -339,12 +373,14 @@ export class FakeEsdbClient implements EsdbClient {
   private answer<T>(produce: () => T[]): Readable & AsyncIterable<T> {
     let items: T[] | null = null;
     const outage = () => this.outage;
+    const refusal = () => this.refusal();
     return new Readable({
       objectMode: true,
       read() {
         if (outage() === 'hung') return; // no answer, and no deadline on a read
-        if (outage() === 'unavailable') {
-          setImmediate(() => this.destroy(new UnavailableError(undefined, '14 UNAVAILABLE: No connection established')));
+        if (outage()) {
+          const error = refusal();
+          setImmediate(() => this.destroy(error));
           return;
         }
         setImmediate(() => {

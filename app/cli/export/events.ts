@@ -5,6 +5,7 @@ import type { EventLog, RecordedEvent } from '../../../src/ports/event-log.ts';
 import { feedEventId } from '../../../src/events/feed.ts';
 import { publicData } from '../../../src/events/define.ts';
 import { PositionCodec } from '../../../src/events/position.ts';
+import { siblingModule } from '../../../src/module-worker.ts';
 import { formatRows, joinChunks, type Chunk, type Column, type Format, type Layout, type Value } from './format.ts';
 
 /*
@@ -112,14 +113,17 @@ export async function formatSlice(log: EventLog, selection: EventSelection, from
 }
 
 /**
- * A worker thread's start. Node 20 gives a worker none of the loader hooks of the thread that starts it (tsx's,
- * which the CLI runs under), so the worker registers tsx's CommonJS hooks in itself and requires worker.ts
- * through them (this is why worker.ts and what it imports use no top-level await or import.meta).
+ * A worker thread reading slices. Compiled (`npm run build`), worker.js runs as it is. Under tsx, Node 20 gives a
+ * worker none of the loader hooks of the thread that starts it, so the worker registers tsx's CommonJS hooks in
+ * itself and requires worker.ts through them (this is why worker.ts and what it imports use no top-level await or
+ * import.meta).
  */
-function workerSource(): string {
+function sliceWorker(workerData: { file: string; selection: EventSelection }): Worker {
+  const module = siblingModule('./worker.ts', import.meta.url);
+  if (!module.pathname.endsWith('.ts')) return new Worker(module, { workerData });
   const require = createRequire(import.meta.url);
-  const file = fileURLToPath(new URL('./worker.ts', import.meta.url));
-  return `require(${JSON.stringify(require.resolve('tsx/cjs/api'))}).register(); require(${JSON.stringify(file)});`;
+  const code = `require(${JSON.stringify(require.resolve('tsx/cjs/api'))}).register(); require(${JSON.stringify(fileURLToPath(module))});`;
+  return new Worker(code, { eval: true, workerData });
 }
 
 /** Positions a worker thread reads and formats at once. */
@@ -155,9 +159,8 @@ export async function* eventChunks(source: ChunkSource): AsyncGenerator<{ chunk:
   let failure: Error | null = null;
   let wake: (() => void) | null = null;
   let closing = false;
-  const code = workerSource();
   const pool = Array.from({ length: workers }, () => {
-    const worker = new Worker(code, { eval: true, workerData: { file: source.file, selection } });
+    const worker = sliceWorker({ file: source.file!, selection });
     worker.on('message', (m: { index: number; chunk?: Chunk; error?: string }) => {
       results.set(m.index, m.chunk ?? new Error(m.error));
       wake?.();

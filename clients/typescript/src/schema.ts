@@ -357,7 +357,7 @@ export interface paths {
     };
     /**
      * Free-text lot search, ranked by relevance
-     * @description Searches titles, descriptions and attribute values in the negotiated language, typo-tolerant and by prefix; every word must match. Facets count the matching lots (all pages) per category and auction.
+     * @description Searches titles, descriptions and attribute values in the negotiated language, typo-tolerant and by prefix; every word must match. Facets count the matching lots (all pages) per category and auction. While the search index cannot be reached or is behind the catalogue, the search answers 503 `search-unavailable` (every other operation still answers).
      *
      *     Credentials: the `Api-Key` header and a bearer token of the auction house (anonymous, application or member). Query parameter names are case-insensitive.
      */
@@ -1465,6 +1465,7 @@ export interface components {
         | 'too-many-streams'
         | 'internal-error'
         | 'unavailable'
+        | 'search-unavailable'
         | 'storage-full';
       /** @description The interface dictionary's key of a message for `code` (`message.bidTooLow`), where the house has one. */
       messageKey?: string;
@@ -6531,6 +6532,39 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
             code: 'internal-error';
+          };
+        };
+      };
+      /**
+       * @description The search index cannot be reached, or is further behind the catalogue than the service allows: nothing was searched, and every other operation still answers. Try again after the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `search-unavailable`: The search index cannot be reached or is behind the catalogue: searches answer nothing until it is back, every other operation still does. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:service-unavailable",
+           *       "title": "Service Unavailable",
+           *       "status": 503,
+           *       "detail": "Search cannot answer at the moment (its index cannot be reached). Everything else works. Try again shortly.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "search-unavailable",
+           *       "messageKey": "message.genericError"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'search-unavailable';
           };
         };
       };

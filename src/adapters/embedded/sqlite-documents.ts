@@ -10,6 +10,7 @@
  * fresh table and swapped in atomically while reads go on against the old one: the protocol is
  * src/read-models/rebuild.ts, this file gives its SQLite steps.
  */
+import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import type {
   Collection,
@@ -172,11 +173,25 @@ export class SqliteDocumentStore implements DocumentStore {
     if (withIndexes) this.createIndexes(physical, spec);
   }
 
+  /**
+   * Creates the declared indexes of a copy, named by a hash of their definition, then drops those no longer
+   * declared: an index whose fields or uniqueness changed between starts reaches an existing copy (as on
+   * PostgreSQL), and a unique index is never absent while its replacement is built.
+   */
   private createIndexes(physical: string, spec: CollectionSpec) {
-    (spec.indexes ?? []).forEach((index, i) => {
-      const columns = ['tenant', ...index.fields.map(fieldExpr)].join(', ');
-      this.db.exec(`CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${physical}_ix${i} ON ${physical} (${columns})`);
-    });
+    const wanted = new Set<string>();
+    for (const index of spec.indexes ?? []) {
+      const definition = `${index.unique ? 'UNIQUE ' : ''}(${['tenant', ...index.fields.map(fieldExpr)].join(', ')})`;
+      const name = `${physical}_x${createHash('sha256').update(definition).digest('hex').slice(0, 10)}`;
+      wanted.add(name);
+      this.db.exec(
+        `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${name} ON ${physical} ${definition.replace(/^UNIQUE /, '')}`,
+      );
+    }
+    const existing = this.db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL")
+      .all(physical) as Array<{ name: string }>;
+    for (const { name } of existing) if (!wanted.has(name)) this.db.exec(`DROP INDEX IF EXISTS ${name}`);
   }
 
   async ensureCollection(spec: CollectionSpec): Promise<void> {

@@ -24,6 +24,8 @@ import {
   START,
   STREAM_EXISTS,
   StreamNotFoundError,
+  UnavailableError,
+  UnknownError,
   WrongExpectedVersionError,
   excludeSystemEvents,
 } from '@eventstore/db-client';
@@ -47,6 +49,10 @@ export { WrongExpectedVersionError as EsdbWrongExpectedVersionError };
 export { StreamNotFoundError as EsdbStreamNotFoundError };
 /** What a call answers past its deadline (also what the adapter throws when a read runs past its own). */
 export { DeadlineExceededError as EsdbDeadlineExceededError };
+/** A server that is away or refuses work (gRPC status 14); answered 503 (src/errors.ts). */
+export { UnavailableError as EsdbUnavailableError };
+/** What the client makes of an answer it does not recognise (`dist/streams/appendToStream/unpackError.js`). */
+export { UnknownError as EsdbUnknownError };
 /** Thrown by `appendToStream` when the append's events exceed the server's MaxAppendSize (`maxAppendSize`, bytes). */
 export { MaxAppendSizeExceededError as EsdbMaxAppendSizeExceededError };
 export type { AllStreamResolvedEvent, AppendExpectedRevision, AppendResult, Filter, JSONEventData, Position, ReadPosition, ResolvedEvent };

@@ -43,6 +43,7 @@ import {
   type ResolvedEvent,
 } from './client.ts';
 import { eventIds } from './event-ids.ts';
+import { notTaken, within } from './faults.ts';
 import {
   isSystemEvent,
   satisfies,
@@ -57,7 +58,10 @@ import { PulledSubscription } from './pulled-subscription.ts';
 
 /** Events read backwards per page while looking for the newest non-system event. */
 const HEAD_PAGE = 100;
-/** How long a call may take (ms): past it, DeadlineExceededError, answered 503 (src/errors.ts). */
+/**
+ * How long a call may take (ms): past it, DeadlineExceededError, answered 503 (src/errors.ts). Reads and appends
+ * are bounded here, since the client bounds neither (./faults.ts `within`, `bounded` below).
+ */
 export const ESDB_DEADLINE_MS = 10_000;
 
 export class EsdbEventLog implements EventLog {
@@ -93,16 +97,17 @@ export class EsdbEventLog implements EventLog {
     const ids = eventIds(streamId, expected, events);
     let result;
     try {
-      result = await this.client.appendToStream(
+      const call = this.client.appendToStream(
         streamId,
         events.map((event, i) => toEventData(event, ids[i])),
         { expectedRevision: toClientExpected(expected), deadline: this.deadline },
       );
+      result = await within(call, this.deadline, `append to ${streamId}`);
     } catch (error) {
       if (error instanceof EsdbWrongExpectedVersionError) {
         throw new WrongExpectedVersionError(streamId, expected, toPortActual(error.actualVersion));
       }
-      throw error;
+      throw notTaken(error) ?? error;
     }
     const nextExpectedRevision = toSafeNumber(result.nextExpectedRevision, 'revision');
     // The server sends no position when it recognised a retry of an append it had already written.

@@ -178,12 +178,20 @@ export function indexKeys(index: IndexSpec): Array<[string, 1]> {
   return keys;
 }
 
+/** Every BSON type a stored field may hold but null (stored documents come through JSON: no dates, no binaries). */
+export const PRESENT_TYPES = ['string', 'number', 'bool', 'object', 'array'] as const;
+
 /**
- * Options of a declared index. A unique one indexes only the documents that have all its fields: MongoDB
- * would index a missing field as null and refuse a second document without it, where the embedded store
- * (SQLite) takes any number; a partial index may filter on `$exists: true`.
+ * Options of a declared index. A unique one indexes only the documents whose fields all hold a value, neither
+ * missing nor null (the port's `$exists`): MongoDB would index a missing field as null and refuse a second
+ * document without it, and `$exists: true` would still count an explicit null, where SQLite and PostgreSQL take
+ * any number of both. A partial index may filter on `$type` (`_checkValidFilterExpressions`,
+ * src/mongo/db/catalog/index_catalog_impl.cpp), not on `$ne: null`.
  */
-export function indexOptions(index: IndexSpec): { unique: boolean; partialFilterExpression?: Record<string, { $exists: true }> } {
+export function indexOptions(index: IndexSpec): { unique: boolean; partialFilterExpression?: Record<string, { $type: string[] }> } {
   if (!index.unique) return { unique: false };
-  return { unique: true, partialFilterExpression: Object.fromEntries(index.fields.map((f) => [fieldPath(f), { $exists: true }])) };
+  return {
+    unique: true,
+    partialFilterExpression: Object.fromEntries(index.fields.map((f) => [fieldPath(f), { $type: [...PRESENT_TYPES] }])),
+  };
 }

@@ -1,5 +1,12 @@
 import { MongoClient } from 'mongodb';
-import type { ClientSession, Collection as MongoCollection, Db, AnyBulkWriteOperation, TransactionOptions } from 'mongodb';
+import type {
+  MongoClientOptions,
+  ClientSession,
+  Collection as MongoCollection,
+  Db,
+  AnyBulkWriteOperation,
+  TransactionOptions,
+} from 'mongodb';
 import type {
   Collection,
   CollectionSpec,
@@ -14,20 +21,20 @@ import type {
   WriteOp,
   WriteTarget,
 } from '../../ports/read-models.ts';
-import { CheckpointConflictError } from '../../ports/read-models.ts';
+import { CheckpointConflictError, IncompleteCopyError } from '../../ports/read-models.ts';
+import { checkDocumentSize } from './document-size.ts';
 import {
   checkTenant,
   countByPipeline,
   fromCountBy,
   fromStored,
-  indexKeys,
-  indexOptions,
   storedId,
   toMongoQuery,
   toMongoSort,
   toStored,
   type StoredDoc,
 } from './filter.ts';
+import { reconcileIndexes, wantedIndexes } from './indexes.ts';
 import { runSwap, startRebuild, type RebuildCopy, type RebuildEngine, type SwapReply, type SwapStep } from '../../read-models/rebuild.ts';
 
 /**
@@ -44,8 +51,9 @@ import { runSwap, startRebuild, type RebuildCopy, type RebuildEngine, type SwapR
  * and a `<tenant>\u0000<id>` key (see filter.ts); every index starts with `_t`.
  *
  * A batch's writes and its checkpoint commit in one transaction (snapshot reads, `w: majority`). A rebuild
- * follows src/read-models/rebuild.ts: fresh physical collections, then the swap of the aliases and the
- * checkpoint in one transaction; this file gives its MongoDB steps.
+ * follows src/read-models/rebuild.ts: fresh physical collections, written in bounded batches outside any
+ * transaction (commitCopy), then the swap of the aliases and the checkpoint in one transaction; this file gives
+ * its MongoDB steps.
  * Other processes re-read the alias map at most every `aliasRefreshMs` (1 s); the replaced copy is dropped
  * only `dropGraceMs` (60 s) later, by whichever process sweeps first, so a reader holding the old alias for
  * that second still reads a complete (if slightly old) copy, never a dropped, empty one.
@@ -60,6 +68,10 @@ export interface MongoDocumentStoreOptions {
   dropGraceMs?: number;
   /** The clock both intervals are read from (milliseconds); the specs pass one they move by hand. */
   now?: () => number;
+  /** How long one operation may take (MONGO_TIMEOUT_MS; 0: no bound): see mongoClientOptions. */
+  timeoutMs?: number;
+  /** Where a fault the store works around is said (an index left to the next rebuild); the service passes its logger. */
+  warn?: (message: string) => void;
 }
 
 interface AliasDoc {
@@ -86,13 +98,17 @@ interface ParkedDoc extends Omit<ParkedEvent, 'streamId'> {
 
 const parkedId = (projection: string, position: number) => `${projection}\u0000${position}`;
 
-const TRANSACTION: TransactionOptions = {
+/** A batch's transaction; `maxCommitTimeMS` bounds its commit on the server as reads are bounded (timeoutMs). */
+const transactionOptions = (timeoutMs: number): TransactionOptions => ({
   readConcern: { level: 'snapshot' },
   writeConcern: { w: 'majority' },
   readPreference: 'primary',
-};
+  ...(timeoutMs > 0 ? { maxCommitTimeMS: timeoutMs } : {}),
+});
 
 const COLLECTION_NAME = /^[a-z][a-z0-9_]*$/;
+/** Writes of a rebuild sent in one bulkWrite (outside any transaction: see commitCopy). */
+const REBUILD_WRITE_BATCH = 1000;
 const DUPLICATE_KEY = 11000;
 const NAMESPACE_EXISTS = 48;
 
@@ -112,6 +128,22 @@ export function databaseFromUrl(url: string): string | undefined {
  */
 export const MONGO_WAITS = { serverSelectionTimeoutMS: 5_000, connectTimeoutMS: 5_000 } as const;
 
+/** How long one operation may take (MONGODB_TIMEOUT_MS): see mongoClientOptions. */
+export const MONGO_TIMEOUT_MS = 5_000;
+
+/**
+ * The driver's options for a server that accepts connections and then never answers (frozen, its disk hung): with
+ * none, an operation on an open connection waits for ever (the driver's `socketTimeoutMS` is 0; `timeoutMS`, the
+ * client-side operation time-out, "has no effect" in driver 7: `lib/connection_string.js`, `lib/timeout.js`). The
+ * driver stops waiting for an answer `timeoutMs` + 1 s after a command is sent (`socketTimeoutMS`: a
+ * MongoNetworkTimeoutError, answered 503), the server ends a read itself after `timeoutMs` (`maxTimeMS`, set on each
+ * read; MaxTimeMSExpired, 503 too). A read the driver retries once (retryable reads) ends within twice that. 0: no
+ * bound of the service's own.
+ */
+export function mongoClientOptions(timeoutMs = MONGO_TIMEOUT_MS): MongoClientOptions {
+  return { writeConcern: { w: 'majority' }, retryWrites: true, ...MONGO_WAITS, socketTimeoutMS: timeoutMs > 0 ? timeoutMs + 1000 : 0 };
+}
+
 export class MongoDocumentStore implements DocumentStore {
   private readonly aliases: MongoCollection<AliasDoc>;
   private readonly checkpoints: MongoCollection<CheckpointDoc>;
@@ -122,6 +154,10 @@ export class MongoDocumentStore implements DocumentStore {
   private readonly refreshMs: number;
   private readonly graceMs: number;
   private readonly now: () => number;
+  private readonly warn: (message: string) => void;
+  /** `maxTimeMS` of the reads a request makes. */
+  private readonly bounded: { maxTimeMS?: number };
+  private readonly transaction: TransactionOptions;
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly sweeper: NodeJS.Timeout;
   private closed = false;
@@ -138,13 +174,17 @@ export class MongoDocumentStore implements DocumentStore {
     this.refreshMs = options.aliasRefreshMs ?? 1000;
     this.graceMs = options.dropGraceMs ?? 60_000;
     this.now = options.now ?? Date.now;
+    this.warn = options.warn ?? ((message) => process.emitWarning(message));
+    const timeoutMs = options.timeoutMs ?? MONGO_TIMEOUT_MS;
+    this.bounded = timeoutMs > 0 ? { maxTimeMS: timeoutMs } : {};
+    this.transaction = transactionOptions(timeoutMs);
     this.sweeper = setInterval(() => void this.sweep().catch(() => {}), Math.max(this.graceMs, 1000)).unref();
   }
 
   static async connect(url: string, options: MongoDocumentStoreOptions = {}): Promise<MongoDocumentStore> {
     const dbName = options.dbName ?? databaseFromUrl(url);
     if (!dbName) throw new Error('MONGODB_URL must name the database, e.g. mongodb://mongo:27017/bidder?replicaSet=rs0');
-    const client = new MongoClient(url, { writeConcern: { w: 'majority' }, retryWrites: true, ...MONGO_WAITS });
+    const client = new MongoClient(url, mongoClientOptions(options.timeoutMs));
     await client.connect();
     try {
       return await MongoDocumentStore.open(client, dbName, options);
@@ -186,19 +226,17 @@ export class MongoDocumentStore implements DocumentStore {
     return this.db.collection<StoredDoc>(physical);
   }
 
-  private async createPhysical(physical: string, spec: CollectionSpec, withIndexes = true): Promise<void> {
-    await this.createCollection(physical);
-    if (withIndexes) await this.createIndexes(physical, spec);
-  }
-
-  private async createIndexes(physical: string, spec: CollectionSpec): Promise<void> {
-    const collection = this.physicalCollection(physical);
-    // A tenant's whole collection, in id order: serves filters without a declared index, counts and `_id` sorts.
-    await collection.createIndex([
-      ['_t', 1],
-      ['_id', 1],
-    ]);
-    for (const index of spec.indexes ?? []) await collection.createIndex(indexKeys(index), indexOptions(index));
+  /**
+   * A live copy's indexes brought to its spec (indexes.ts): a changed one is built beside the old one, which is
+   * dropped after. A unique index the documents there already break is left to the next rebuild, and said.
+   */
+  private async ensureIndexes(name: string, physical: string, spec: CollectionSpec): Promise<void> {
+    const deferred = await reconcileIndexes(this.physicalCollection(physical), wantedIndexes(spec), { deferBroken: true });
+    for (const { name: index, error } of deferred)
+      this.warn(
+        `read-model collection ${name}: its unique index ${index} cannot be built over the documents it holds (${error}); ` +
+          `the index it replaces is kept until its projection is rebuilt (npm run rebuild), which builds it into a fresh copy`,
+      );
   }
 
   async ensureCollection(spec: CollectionSpec): Promise<void> {
@@ -208,7 +246,8 @@ export class MongoDocumentStore implements DocumentStore {
       { $set: { spec }, $setOnInsert: { physical: `${spec.name}__g1`, allocated: 1 } },
       { upsert: true, returnDocument: 'after' },
     );
-    await this.createPhysical(alias!.physical, spec);
+    await this.createCollection(alias!.physical);
+    await this.ensureIndexes(spec.name, alias!.physical, spec);
     this.cacheLoadedAt = -Infinity;
   }
 
@@ -220,7 +259,7 @@ export class MongoDocumentStore implements DocumentStore {
     this.cacheLoading ??= (async () => {
       try {
         const started = this.now();
-        const docs = await this.aliases.find({}).toArray();
+        const docs = await this.aliases.find({}, this.bounded).toArray();
         this.cache = new Map(docs.map((doc) => [doc._id, doc]));
         this.cacheLoadedAt = started;
       } finally {
@@ -247,11 +286,11 @@ export class MongoDocumentStore implements DocumentStore {
     const physical = async () => this.physicalCollection(await this.resolve(name));
     return {
       findById: async (id) => {
-        const stored = await (await physical()).findOne({ _id: storedId(tenant, id) });
+        const stored = await (await physical()).findOne({ _id: storedId(tenant, id) }, this.bounded);
         return stored ? fromStored<T>(stored) : null;
       },
       findOne: async (filter) => {
-        const stored = await (await physical()).findOne(toMongoQuery(tenant, filter));
+        const stored = await (await physical()).findOne(toMongoQuery(tenant, filter), this.bounded);
         return stored ? fromStored<T>(stored) : null;
       },
       find: async (filter: Filter, options: FindOptions = {}) => {
@@ -260,30 +299,37 @@ export class MongoDocumentStore implements DocumentStore {
         const stored = await (
           await physical()
         )
-          .find(toMongoQuery(tenant, filter), { sort: toMongoSort(options.sort), skip: options.skip, limit: options.limit })
+          .find(toMongoQuery(tenant, filter), {
+            sort: toMongoSort(options.sort),
+            skip: options.skip,
+            limit: options.limit,
+            ...this.bounded,
+          })
           .toArray();
         return stored.map((doc) => fromStored<T>(doc));
       },
-      countDocuments: async (filter) => (await physical()).countDocuments(toMongoQuery(tenant, filter)),
+      countDocuments: async (filter) => (await physical()).countDocuments(toMongoQuery(tenant, filter), this.bounded),
       countBy: async (filter, field) =>
-        fromCountBy(tenant, field, await (await physical()).aggregate(countByPipeline(tenant, filter, field)).toArray()),
+        fromCountBy(tenant, field, await (await physical()).aggregate(countByPipeline(tenant, filter, field), this.bounded).toArray()),
     };
   }
 
   async getCheckpoint(projection: string): Promise<number> {
-    return (await this.checkpoints.findOne({ _id: projection }))?.position ?? 0;
+    return (await this.checkpoints.findOne({ _id: projection }, this.bounded))?.position ?? 0;
   }
 
   /** One round trip for all (followers in `api` processes read them before requests). */
   async getCheckpoints(projections: readonly string[]): Promise<number[]> {
-    const stored = new Map((await this.checkpoints.find({ _id: { $in: [...projections] } }).toArray()).map((c) => [c._id, c.position]));
+    const stored = new Map(
+      (await this.checkpoints.find({ _id: { $in: [...projections] } }, this.bounded).toArray()).map((c) => [c._id, c.position]),
+    );
     return projections.map((name) => stored.get(name) ?? 0);
   }
 
   private async inTransaction<T>(fn: (session: ClientSession) => Promise<T>): Promise<T> {
     const session = this.client.startSession();
     try {
-      return await session.withTransaction(() => fn(session), TRANSACTION);
+      return await session.withTransaction(() => fn(session), this.transaction);
     } finally {
       await session.endSession();
     }
@@ -329,8 +375,8 @@ export class MongoDocumentStore implements DocumentStore {
     }
   }
 
-  private async applyOps(session: ClientSession, ops: WriteOp[], physicalOf: (name: string) => string): Promise<void> {
-    // One ordered bulkWrite per physical collection; the order of writes to one document is kept.
+  /** The bulkWrites of a batch, by physical collection, in order; every document's size checked (none is sent yet). */
+  private writesOf(ops: WriteOp[], physicalOf: (name: string) => string): Map<string, AnyBulkWriteOperation<StoredDoc>[]> {
     const byCollection = new Map<string, AnyBulkWriteOperation<StoredDoc>[]>();
     for (const op of ops) {
       const physical = physicalOf(op.collection);
@@ -338,12 +384,49 @@ export class MongoDocumentStore implements DocumentStore {
       if (!list) byCollection.set(physical, (list = []));
       if (op.op === 'put') {
         const doc = toStored(op.tenant, op.doc);
+        checkDocumentSize(op.collection, op.doc._id, doc);
         list.push({ replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true } });
       } else {
         list.push({ deleteOne: { filter: { _id: storedId(op.tenant, op.id) } } });
       }
     }
-    for (const [physical, writes] of byCollection) await this.physicalCollection(physical).bulkWrite(writes, { session, ordered: true });
+    return byCollection;
+  }
+
+  /** One ordered bulkWrite per physical collection and `batch` writes: the order of writes to one document is kept. */
+  private async sendWrites(
+    byCollection: Map<string, AnyBulkWriteOperation<StoredDoc>[]>,
+    session: ClientSession | undefined,
+    batch = Infinity,
+  ): Promise<void> {
+    for (const [physical, writes] of byCollection)
+      for (let i = 0; i < writes.length; i += batch)
+        await this.physicalCollection(physical).bulkWrite(writes.slice(i, i + batch), { session, ordered: true });
+  }
+
+  /**
+   * A rebuild's commit. Its copies are read by nobody until the swap, so their writes need no transaction, and one
+   * would not do: MongoDB aborts a transaction that lives past `transactionLifetimeLimitSeconds` (60 s), which a
+   * commit of many documents can, and its writes are held in the cache until it commits. The checkpoint is checked
+   * first (a stale one writes nothing), the documents go in bounded batches, then the checkpoint moves with what
+   * was set aside in a small transaction. A failure between leaves the copies ahead of their checkpoint: the
+   * rebuild must start again (IncompleteCopyError).
+   */
+  private async commitCopy(
+    name: string,
+    checkpoint: { projection: string; expected: number; position: number; parked?: readonly ParkedEvent[] },
+    ops: WriteOp[],
+    physicalOf: (name: string) => string,
+  ): Promise<void> {
+    const actual = (await this.checkpoints.findOne({ _id: name }))?.position ?? 0;
+    if (actual !== checkpoint.expected) throw new CheckpointConflictError(checkpoint.projection, checkpoint.expected, actual);
+    const writes = this.writesOf(ops, physicalOf);
+    try {
+      await this.sendWrites(writes, undefined, REBUILD_WRITE_BATCH);
+      await this.commitWith(name, checkpoint, async () => {});
+    } catch (error) {
+      throw new IncompleteCopyError(checkpoint.projection, { cause: error });
+    }
   }
 
   private liveTarget: WriteTarget | null = null;
@@ -367,7 +450,10 @@ export class MongoDocumentStore implements DocumentStore {
             if (names.some((name) => physical.get(name) !== this.cache.get(name)?.physical)) {
               throw new CheckpointConflictError(checkpoint.projection, checkpoint.expected, checkpoint.expected);
             }
-            await this.applyOps(session, ops, (name) => physical.get(name)!);
+            await this.sendWrites(
+              this.writesOf(ops, (name) => physical.get(name)!),
+              session,
+            );
           });
         } catch (error) {
           // Whatever moved the checkpoint may have swapped collections too: read the aliases before the replay.
@@ -390,10 +476,13 @@ export class MongoDocumentStore implements DocumentStore {
       if (!alias) throw new Error(`unknown collection ${name}`);
       const physical = `${name}__g${alias.allocated}`;
       await this.db.dropCollection(physical);
-      await this.createPhysical(physical, alias.spec, false);
+      await this.createCollection(physical);
       return { name, physical, spec: alias.spec };
     },
-    indexCopy: ({ physical, spec }) => this.createIndexes(physical, spec),
+    // Into a fresh copy: a unique index its documents break fails the rebuild (DuplicateKey).
+    indexCopy: async ({ physical, spec }) => {
+      await reconcileIndexes(this.physicalCollection(physical), wantedIndexes(spec), { deferBroken: false });
+    },
     dropCopy: async ({ physical }) => {
       await this.db.dropCollection(physical);
     },
@@ -406,7 +495,7 @@ export class MongoDocumentStore implements DocumentStore {
         const stored = await this.physicalCollection(physicalOf(collection)).findOne({ _id: storedId(tenant, id) });
         return stored ? fromStored(stored) : null;
       },
-      commit: (ops, cp) => this.commitWith(checkpoint, cp, (session) => this.applyOps(session, ops, physicalOf)),
+      commit: (ops, cp) => this.commitCopy(checkpoint, cp, ops, physicalOf),
     }),
     // A live commit landing after the steps read the checkpoints conflicts with their checkpoint write, and
     // withTransaction runs the steps again.

@@ -1,5 +1,5 @@
 import { MongoClient, MongoServerError, type Collection } from 'mongodb';
-import { MONGO_WAITS } from './mongo-documents.ts';
+import { mongoClientOptions } from './mongo-documents.ts';
 import { holderIsGone, type LeaseHolder, type LeaseStore } from '../../ports/leases.ts';
 
 export interface LeaseDoc {
@@ -22,8 +22,9 @@ export class MongoLeases implements LeaseStore {
     private readonly leases: Collection<LeaseDoc>,
   ) {}
 
-  static async connect(url: string): Promise<MongoLeases> {
-    const client = new MongoClient(url, { writeConcern: { w: 'majority' }, ...MONGO_WAITS });
+  /** `timeoutMs` bounds each call as the read models' (mongoClientOptions). */
+  static async connect(url: string, options: { timeoutMs?: number } = {}): Promise<MongoLeases> {
+    const client = new MongoClient(url, mongoClientOptions(options.timeoutMs));
     await client.connect();
     return new MongoLeases(client, client.db().collection<LeaseDoc>('_leases'));
   }

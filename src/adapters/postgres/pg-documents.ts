@@ -30,7 +30,7 @@ import { CheckpointConflictError } from '../../ports/read-models.ts';
 import { runSwap, startRebuild, type RebuildCopy, type RebuildEngine, type SwapReply, type SwapStep } from '../../read-models/rebuild.ts';
 import { inTransaction, openPart, unbounded, unboundedHere } from './pool.ts';
 import { schemaIdent, type MigrationSteps } from './migrate.ts';
-import { fieldExpr, fieldPath, filterToSql, sortToSql } from './pg-filter.ts';
+import { fieldExpr, filterToSql, sortToSql } from './pg-filter.ts';
 
 export const READ_MODEL_STEPS: MigrationSteps = [
   (s) => `
@@ -128,8 +128,9 @@ export class PgDocumentStore implements DocumentStore {
     for (const index of spec.indexes ?? []) {
       const columns = ['tenant', ...index.fields.map((f) => `(${fieldExpr(f)})`)];
       if (!index.unique && !index.fields.includes('_id')) columns.push('id');
-      // A unique index holds only the documents that have its fields: a missing one clashes with nothing, as in SQLite.
-      const present = index.fields.map((f) => `${fieldPath(f)} IS NOT NULL`).join(' AND ');
+      // A unique index holds only the documents whose fields hold a value: a missing or null one (JSON `null` is not
+      // SQL NULL) clashes with nothing, as in SQLite.
+      const present = index.fields.map((f) => `${fieldExpr(f)} <> 'null'::jsonb`).join(' AND ');
       const where = index.unique && !index.fields.includes('_id') ? ` WHERE ${present}` : '';
       const definition = `${index.unique ? 'UNIQUE ' : ''}(${columns.join(', ')})${where}`;
       const name = `${physical}_x${createHash('sha256').update(definition).digest('hex').slice(0, 10)}`;

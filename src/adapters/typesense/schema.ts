@@ -87,6 +87,61 @@ export function collectionSchema(spec: SearchCollectionSpec, physicalName: strin
   };
 }
 
+/**
+ * A collection as the server describes it (GET /collections/:name, which resolves an alias: `name` is then the
+ * physical collection's; typesense/typesense src/collection.cpp, get_summary_json). Only what is compared.
+ */
+export interface LiveCollection {
+  name: string;
+  fields: Array<{ name: string; type: string; facet?: boolean; optional?: boolean; sort?: boolean; index?: boolean }>;
+  token_separators?: string[];
+}
+
+/** A change of fields as PATCH /collections/:name takes it: a field to add, or `{name, drop: true}`. */
+export type FieldChange = TypesenseField | { name: string; drop: true };
+
+/** Typesense's `sort` when none is given: true for numbers and booleans, false for strings (src/field.cpp). */
+function sortOf(f: { type: string; sort?: boolean }): boolean {
+  return f.sort ?? ['int32', 'int64', 'float', 'bool'].includes(f.type);
+}
+
+function sameField(live: LiveCollection['fields'][number], wanted: TypesenseField): boolean {
+  return (
+    live.type === wanted.type &&
+    (live.facet ?? false) === wanted.facet &&
+    (live.optional ?? false) === wanted.optional &&
+    sortOf(live) === sortOf(wanted) &&
+    live.index !== false
+  );
+}
+
+/**
+ * The fields changes that make the live collection hold the wanted schema's fields, in the form Typesense's
+ * schema alteration takes (src/collection.cpp, validate_alter_payload): a field it lacks is added, one it no
+ * longer needs dropped, one that differs dropped and added again in the same change ("To change this field,
+ * drop it first before adding it back"); `id` cannot be altered and is never named. Empty: the fields match.
+ */
+export function fieldChanges(live: LiveCollection, wanted: TypesenseCollectionSchema): FieldChange[] {
+  const changes: FieldChange[] = [];
+  const liveByName = new Map(live.fields.map((f) => [f.name, f]));
+  for (const f of live.fields) {
+    const want = wanted.fields.find((w) => w.name === f.name);
+    if (f.name !== 'id' && (!want || !sameField(f, want))) changes.push({ name: f.name, drop: true });
+  }
+  for (const f of wanted.fields) {
+    const had = liveByName.get(f.name);
+    if (!had || !sameField(had, f)) changes.push({ ...f });
+  }
+  return changes;
+}
+
+/** Whether the live collection splits words as the wanted schema does: no schema change alters that. */
+export function sameSeparators(live: LiveCollection, wanted: TypesenseCollectionSchema): boolean {
+  const a = [...(live.token_separators ?? [])].sort();
+  const b = [...(wanted.token_separators ?? [])].sort();
+  return a.length === b.length && a.every((c, i) => c === b[i]);
+}
+
 /** The collection of projection checkpoints: one document per projection, its id the projection's name. */
 export function checkpointSchema(name: string): TypesenseCollectionSchema {
   return { name, fields: [{ name: 'position', type: 'int64', facet: false, optional: false }] };

@@ -24,9 +24,9 @@
  *
  * Writes need the collection's spec (its searchable fields are folded, documents.ts): the process calls
  * ensureCollection first, as the projector's setup does; a write to a collection it does not know is
- * refused. Searches need nothing local. Upsert and update are one import each (`action=upsert|update`),
- * checked line by line; an update without the partition value of a partitioned collection first exports
- * the ids of the documents holding the id (one per partition value). Deletes are a delete-by-filter on
+ * refused. Searches need nothing local. Upserts and updates are imports (`action=upsert|update`) of at
+ * most `importChunk` documents each, checked line by line; an update without the partition value of a
+ * partitioned collection first exports the ids of the documents holding the id (one per partition value). Deletes are a delete-by-filter on
  * the tenant and the ids' keys, which reaches every partition and ignores unknown ids. Filters on ids go
  * 50 ids at a time: export and delete take filter_by in the query string, which Typesense limits to 4,000
  * characters.
@@ -36,13 +36,25 @@
  * this process; searches and live writes keep going to the alias meanwhile. finish(position) points the
  * alias at the new collection, then moves the
  * checkpoint, then drops the previous collection: a crash after the swap leaves the old checkpoint with
- * the new documents, and replaying from there is harmless; the other order could skip events. A rebuild
- * is also how a changed spec reaches the server: ensureCollection leaves an existing collection as it is.
+ * the new documents, and replaying from there is harmless; the other order could skip events.
  * Collections of rebuilds that crashed before finish or abort stay behind (named `<alias>_<epoch ms>`,
  * no alias pointing at them) and can be dropped by hand.
+ *
+ * A changed spec reaches the server at ensureCollection, as the embedded engines re-index theirs, in the
+ * process that owns the index (`schemaOwner`: the one running the projections): its fields are altered in
+ * place, or a new collection is built from its documents behind the alias (alignment.ts). Other processes
+ * leave the server alone; their searches of a field it lacks yet fail with SearchIndexUnavailableError.
+ *
+ * Faults: imports go `importChunk` documents at a time, each bounded by `importTimeoutSeconds` (the client
+ * never times an import out): a hung node fails the batch, which the projector tries again, instead of
+ * holding it for ever. A call that finds the server away makes the following ones fail at once until a probe
+ * gets an answer (availability.ts), so a hung server costs one wait, not one per request.
  */
 import type { SearchCollectionSpec, SearchDocument, SearchIndex, SearchRebuild, SearchRequest, SearchResult } from '../../ports/search.ts';
-import { clientApi, statusOf, typesenseClient, type TypesenseApi, type TypesenseClientOptions } from './client.ts';
+import { SearchIndexUnavailableError } from '../../ports/search.ts';
+import { isEngineUnreachable } from '../../errors.ts';
+import { Availability, bounded } from './availability.ts';
+import { clientApi, statusOf, typesenseClient, type ImportAction, type TypesenseApi, type TypesenseClientOptions } from './client.ts';
 import {
   checkImport,
   partitionValueOf,
@@ -57,6 +69,7 @@ import { searchRebuild } from '../../read-models/search-rebuild.ts';
 import { searchParams } from './params.ts';
 import { emptyResult, toSearchResult } from './results.ts';
 import { checkpointSchema, collectionSchema, DOC_ID } from './schema.ts';
+import { alignCollection, type Alignment } from './alignment.ts';
 
 export interface TypesenseIndexOptions extends TypesenseClientOptions {
   /** Collections kept as one document per id and value of a field, e.g. `{ lots: 'Language' }`. */
@@ -69,6 +82,19 @@ export interface TypesenseIndexOptions extends TypesenseClientOptions {
   now?: () => number;
   /** Only searches and checkpoint reads (a search-only key): ensureCollection stays local, writes are refused. */
   readOnly?: boolean;
+  /**
+   * Whether ensureCollection brings a collection whose schema differs to the spec (default: unless readOnly).
+   * One process should: the one running the projections (two versions of the service would alter it back and forth).
+   */
+  schemaOwner?: boolean;
+  /** The bound of one import request (default 30 s; the client sets none). */
+  importTimeoutSeconds?: number;
+  /** Documents per import request (default 1,000): what one request must finish within its bound. */
+  importChunk?: number;
+  /** The bound of waiting for a schema alteration at ensureCollection (default 600 s). */
+  alterTimeoutSeconds?: number;
+  /** Between two probes of a server found away (default 2 s). */
+  probeSeconds?: number;
 }
 
 /** The server refused the API key (401 or 403): a setting that cannot be used, not an outage. */
@@ -99,6 +125,26 @@ function chunks<T>(items: T[], size: number): T[][] {
   return out;
 }
 
+/** The same calls, each failing at once while the server is known away (availability.ts). */
+function guarded(api: TypesenseApi, availability: Availability): TypesenseApi {
+  const run = availability.run.bind(availability);
+  return {
+    createCollection: (schema) => run(() => api.createCollection(schema)),
+    retrieveCollection: (name) => run(() => api.retrieveCollection(name)),
+    updateCollection: (name, fields, signal) => run(() => api.updateCollection(name, fields, signal)),
+    deleteCollection: (name) => run(() => api.deleteCollection(name)),
+    retrieveAlias: (alias) => run(() => api.retrieveAlias(alias)),
+    upsertAlias: (alias, collection) => run(() => api.upsertAlias(alias, collection)),
+    importDocuments: (collection, docs, action, options) => run(() => api.importDocuments(collection, docs, action, options)),
+    exportDocuments: (collection, filterBy, fields) => run(() => api.exportDocuments(collection, filterBy, fields)),
+    exportAll: (collection) => api.exportAll(collection),
+    deleteDocuments: (collection, filterBy) => run(() => api.deleteDocuments(collection, filterBy)),
+    retrieveDocument: (collection, id) => run(() => api.retrieveDocument(collection, id)),
+    upsertDocument: (collection, doc) => run(() => api.upsertDocument(collection, doc)),
+    search: (collection, params) => run(() => api.search(collection, params)),
+  };
+}
+
 async function ignoring(status: number, call: Promise<unknown>): Promise<void> {
   try {
     await call;
@@ -116,6 +162,13 @@ export class TypesenseIndex implements SearchIndex {
   private checkpointsReady: Promise<void> | null = null;
   private closed = false;
   private readonly readOnly: boolean;
+  private readonly schemaOwner: boolean;
+  private readonly importTimeoutMs: number;
+  private readonly importChunk: number;
+  private readonly alignment: Alignment;
+  private readonly availability: Availability;
+  /** The calls to the server, each failing at once while it is known away. */
+  private readonly server: TypesenseApi;
 
   static async connect(url: string, apiKey: string, options: TypesenseIndexOptions = {}): Promise<TypesenseIndex> {
     const index = new TypesenseIndex(clientApi(typesenseClient(url, apiKey, options)), options);
@@ -132,6 +185,23 @@ export class TypesenseIndex implements SearchIndex {
     this.maxFacetValues = options.maxFacetValues;
     this.now = options.now ?? Date.now;
     this.readOnly = options.readOnly ?? false;
+    this.schemaOwner = !this.readOnly && (options.schemaOwner ?? true);
+    this.importTimeoutMs = (options.importTimeoutSeconds ?? 30) * 1000;
+    this.importChunk = options.importChunk ?? 1000;
+    this.availability = new Availability(() => this.probe(), (options.probeSeconds ?? 2) * 1000);
+    this.server = guarded(api, this.availability);
+    this.alignment = {
+      server: this.server,
+      now: this.now,
+      alterTimeoutMs: (options.alterTimeoutSeconds ?? 600) * 1000,
+      importChunk: this.importChunk,
+      copy: (target, docs) => this.importChecked(target, docs, 'upsert', 'coerce_or_drop'),
+    };
+  }
+
+  /** Resolves when the server answers (the probe of availability.ts): a read of a checkpoint no projection has. */
+  private async probe(): Promise<void> {
+    await ignoring(404, this.api.retrieveDocument(this.checkpointCollection, '_access_check'));
   }
 
   /**
@@ -196,15 +266,33 @@ export class TypesenseIndex implements SearchIndex {
     if (this.readOnly) return; // the writing process creates it; searches need nothing local
     const alias = this.aliasOf(spec.name);
     try {
-      await this.api.retrieveAlias(alias);
+      await this.server.retrieveAlias(alias);
+      if (this.schemaOwner) await alignCollection(this.alignment, alias, spec);
       return;
     } catch (error) {
       if (statusOf(error) !== 404) throw error;
     }
     // A fixed first name: processes starting together create the same collection (409 for all but one)
     // and point the alias at it, instead of each leaving a collection of its own.
-    await ignoring(409, this.api.createCollection(schema));
-    await this.api.upsertAlias(alias, physical);
+    await ignoring(409, this.server.createCollection(schema));
+    await this.server.upsertAlias(alias, physical);
+  }
+
+  /** One import request per `importChunk` documents, each bounded by importTimeoutMs, every line checked. */
+  private async importChecked(
+    target: string,
+    items: TypesenseDocument[],
+    action: ImportAction,
+    dirtyValues?: 'coerce_or_drop',
+  ): Promise<void> {
+    for (const chunk of chunks(items, this.importChunk)) {
+      const results = await this.availability.run(() =>
+        bounded(`an import of ${chunk.length} documents into ${target}`, this.importTimeoutMs, (signal) =>
+          this.api.importDocuments(target, chunk, action, { signal, ...(dirtyValues ? { dirtyValues } : {}) }),
+        ),
+      );
+      checkImport(results, chunk, action, target);
+    }
   }
 
   async upsert(collection: string, tenant: string, docs: SearchDocument[]): Promise<void> {
@@ -233,13 +321,23 @@ export class TypesenseIndex implements SearchIndex {
       maxFacetValues: this.maxFacetValues,
     });
     if (params === null) return emptyResult(facetBy);
-    return toSearchResult(await this.api.search(this.aliasOf(collection), params), facetBy);
+    try {
+      return toSearchResult(await this.server.search(this.aliasOf(collection), params), facetBy);
+    } catch (error) {
+      // 404: a field (or the collection) the server does not hold yet ("Could not find a facet field named …",
+      // src/collection.cpp; "… filter field …", src/filter.cpp), until the owner brings it to the spec.
+      if (statusOf(error) === 404 || isEngineUnreachable(error)) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new SearchIndexUnavailableError(`typesense cannot search ${collection} now: ${reason}`, { cause: error });
+      }
+      throw error;
+    }
   }
 
   async getCheckpoint(projection: string): Promise<number> {
     this.assertOpen();
     try {
-      const doc = await this.api.retrieveDocument(this.checkpointCollection, projection);
+      const doc = await this.server.retrieveDocument(this.checkpointCollection, projection);
       const position = Number(doc.position);
       if (!Number.isSafeInteger(position)) throw new Error(`typesense: checkpoint of ${projection} is not a number`);
       return position;
@@ -256,11 +354,11 @@ export class TypesenseIndex implements SearchIndex {
       throw new Error(`typesense: checkpoint ${position} is not a position`);
     }
     await this.ensureCheckpoints();
-    await this.api.upsertDocument(this.checkpointCollection, { id: projection, position });
+    await this.server.upsertDocument(this.checkpointCollection, { id: projection, position });
   }
 
   private ensureCheckpoints(): Promise<void> {
-    const create = () => this.api.createCollection(checkpointSchema(this.checkpointCollection));
+    const create = () => this.server.createCollection(checkpointSchema(this.checkpointCollection));
     this.checkpointsReady ??= ignoring(409, create()).catch((error: unknown) => {
       this.checkpointsReady = null; // try again on the next call
       throw error;
@@ -275,7 +373,7 @@ export class TypesenseIndex implements SearchIndex {
     if (!spec) throw new Error(`typesense: ensureCollection(${collection}) must come before its rebuild`);
     const alias = this.aliasOf(collection);
     const physical = `${alias}_${this.now()}`;
-    await this.api.createCollection(collectionSchema(spec, physical));
+    await this.server.createCollection(collectionSchema(spec, physical));
     let previous: string | null = null;
     return searchRebuild(`typesense: the rebuild of ${collection}`, {
       assertOpen: () => this.assertOpen(),
@@ -284,30 +382,34 @@ export class TypesenseIndex implements SearchIndex {
       delete: (tenant, ids) => this.deleteFrom(physical, collection, tenant, ids),
       swap: async () => {
         try {
-          previous = await this.api.retrieveAlias(alias);
+          previous = await this.server.retrieveAlias(alias);
         } catch (error) {
           if (statusOf(error) !== 404) throw error;
         }
-        await this.api.upsertAlias(alias, physical);
+        await this.server.upsertAlias(alias, physical);
       },
       settle: async (position) => {
         await this.setCheckpoint(projection, position);
-        if (previous !== null && previous !== physical) await ignoring(404, this.api.deleteCollection(previous));
+        if (previous !== null && previous !== physical) await ignoring(404, this.server.deleteCollection(previous));
       },
-      discard: () => ignoring(404, this.api.deleteCollection(physical)),
+      discard: () => ignoring(404, this.server.deleteCollection(physical)),
     });
   }
 
   async close(): Promise<void> {
-    // The client keeps no connections or timers that need closing.
+    // The client keeps no connections or timers that need closing; the probe of a server away is stopped.
     this.closed = true;
+    this.availability.close();
   }
 
   private async upsertInto(target: string, collection: string, tenant: string, docs: SearchDocument[]): Promise<void> {
     if (docs.length === 0) return;
     const layout = this.layout(collection);
-    const items = docs.map((d) => upsertDocument(tenant, d, layout));
-    checkImport(await this.api.importDocuments(target, items, 'upsert'), items, 'upsert', target);
+    await this.importChecked(
+      target,
+      docs.map((d) => upsertDocument(tenant, d, layout)),
+      'upsert',
+    );
   }
 
   private async updateIn(target: string, collection: string, tenant: string, docs: SearchDocument[]): Promise<void> {
@@ -324,8 +426,7 @@ export class TypesenseIndex implements SearchIndex {
       const ids = pf === null || value !== null ? [typesenseId(tenant, d.id, value)] : (holders.get(d.id) ?? []);
       for (const id of ids) items.push(updatePatch(id, d, layout));
     }
-    if (items.length === 0) return;
-    checkImport(await this.api.importDocuments(target, items, 'update'), items, 'update', target);
+    await this.importChecked(target, items, 'update');
   }
 
   /** The Typesense ids of the tenant's documents with these port ids, by port id. */
@@ -333,7 +434,7 @@ export class TypesenseIndex implements SearchIndex {
     const out = new Map<string, string[]>();
     for (const chunk of chunks([...new Set(ids)], IDS_PER_FILTER)) {
       const filter = `${tenantCondition(tenant)} && ${idsCondition(chunk)}`;
-      for (const doc of await this.api.exportDocuments(target, filter, ['id', DOC_ID])) {
+      for (const doc of await this.server.exportDocuments(target, filter, ['id', DOC_ID])) {
         const portId = doc[DOC_ID];
         if (typeof portId !== 'string' || typeof doc.id !== 'string') continue;
         const list = out.get(portId) ?? [];
@@ -347,7 +448,7 @@ export class TypesenseIndex implements SearchIndex {
   private async deleteFrom(target: string, collection: string, tenant: string, ids: string[]): Promise<void> {
     this.layout(collection);
     for (const chunk of chunks([...new Set(ids)], IDS_PER_FILTER)) {
-      await this.api.deleteDocuments(target, `${tenantCondition(tenant)} && ${idsCondition(chunk)}`);
+      await this.server.deleteDocuments(target, `${tenantCondition(tenant)} && ${idsCondition(chunk)}`);
     }
   }
 }

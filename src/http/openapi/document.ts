@@ -10,6 +10,7 @@ import { BACK_OFFICE, BIDDER } from './prose.ts';
 import {
   bodyStatusText,
   BUSY_READ_TEXT,
+  SEARCH_UNAVAILABLE_TEXT,
   codesText,
   mebibytes,
   operationProblemCodes,
@@ -139,16 +140,20 @@ function buildDocument(operations: Operation[], kind: DocumentKind) {
         'Content-Encoding': ref('headers', 'Content-Encoding'),
       };
       if (status === 401) headers['WWW-Authenticate'] = ref('headers', 'WWW-Authenticate');
-      // A read is 503 only when its process holds its most readers (src/events/feed.ts), with no Retry-After.
-      const busyRead = status === 503 && route.method === 'get';
+      // A read is 503 when its process holds its most readers (src/events/feed.ts), with no Retry-After; or, a search,
+      // when the search index is away or behind (src/http/search-gate.ts), with Retry-After.
+      const searchDown = status === 503 && codes.includes('search-unavailable');
+      const busyRead = status === 503 && route.method === 'get' && !searchDown;
       if (status === 429 || (status === 503 && !busyRead)) headers['Retry-After'] = ref('headers', 'Retry-After');
       responses[status] = {
         description: `${
           status === 401
             ? UNAUTHORIZED[route.auth]
-            : busyRead
-              ? BUSY_READ_TEXT
-              : (bodyStatusText(status, op) ?? statusText[status] ?? 'Error.')
+            : searchDown
+              ? SEARCH_UNAVAILABLE_TEXT
+              : busyRead
+                ? BUSY_READ_TEXT
+                : (bodyStatusText(status, op) ?? statusText[status] ?? 'Error.')
         }\n\n${codesText(codes)}`,
         headers,
         content: {

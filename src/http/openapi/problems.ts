@@ -1,7 +1,7 @@
 // The error answers of an operation in the documents: each status's description and its example problem, worded
 // as the service words them (by the operation's credentials, method and body).
 import type { Auth, Operation } from '../operation.ts';
-import { WRITE_CONTENTION_DETAIL } from '../../errors.ts';
+import { SEARCH_AWAY_DETAIL, WRITE_CONTENTION_DETAIL } from '../../errors.ts';
 import { isReason, messageKeyOf, PROBLEM_CODES, STATUS_CODES, type ProblemCode } from '../../problem-codes.ts';
 import { MAX_FEED_READERS } from '../../events/feed.ts';
 
@@ -140,10 +140,15 @@ export function problemExample(status: number, op: Operation, code: ProblemCode 
 export const BUSY_READ_TEXT = `This process already has as many event streams and waiting requests open as it serves (${MAX_FEED_READERS.toLocaleString('en-US')}): nothing was read. Try again in a moment (another process may take it).`;
 const BUSY_READ_DETAIL = `This process serves ${MAX_FEED_READERS} streams and waiting requests already; try again later.`;
 
+/** A 503 of a search: the search index cannot be reached or is behind (src/http/search-gate.ts). */
+export const SEARCH_UNAVAILABLE_TEXT =
+  'The search index cannot be reached, or is further behind the catalogue than the service allows: nothing was searched, and every other operation still answers. Try again after the seconds `Retry-After` gives.';
+
 /** The `detail` of an example problem: the status's, or the operation's own where its credentials, method or body differ. */
 function problemDetail(status: number, op: Operation): string {
   const ndjson = op.input?.ndjson;
   if (status === 401) return UNAUTHORIZED_DETAIL[op.route.auth] ?? DETAILS[401];
+  if (status === 503 && op.docs.problems?.includes('search-unavailable')) return SEARCH_AWAY_DETAIL;
   if (status === 503 && op.route.method === 'get') return BUSY_READ_DETAIL;
   if (ndjson && status === 413) return `The body may be at most ${mebibytes(ndjson.maxBytes)} MiB.`;
   if (ndjson && status === 415) return 'The request body must be application/x-ndjson: one JSON record a line.';

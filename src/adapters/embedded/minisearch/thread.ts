@@ -21,7 +21,7 @@ import type {
   SearchRequest,
   SearchResult,
 } from '../../../ports/search.ts';
-import { tsWorker } from '../../../ts-worker.ts';
+import { moduleWorker, siblingModule } from '../../../module-worker.ts';
 import type { MiniSearchIndexOptions } from './index.ts';
 import type { ErrorDetails, ExtraCall, ThreadCall, ThreadMessage } from './thread-worker.ts';
 
@@ -79,8 +79,8 @@ export class MiniSearchThread implements SearchIndex {
     const { onError, onFatal, entry, ...indexOptions } = options;
     void onError;
     void onFatal;
-    const module = entry?.module ?? new URL('./thread-entry.ts', import.meta.url);
-    const worker = tsWorker(module, { workerData: { index: indexOptions, extra: entry?.data ?? null } });
+    const module = entry?.module ?? siblingModule('./thread-entry.ts', import.meta.url);
+    const worker = moduleWorker(module, { workerData: { index: indexOptions, extra: entry?.data ?? null } });
     const thread = new MiniSearchThread(worker, options);
     const checkpoints = (await thread.call({ op: 'open' })) as Array<[string, number]>;
     for (const [name, position] of checkpoints) thread.checkpoints.set(name, position);
