@@ -89,18 +89,20 @@ async function tell(deps: JobDeps, t: Telling): Promise<void> {
   const now = deps.now().getTime();
   if (now >= t.expiresAt || t.memberIds.length === 0) return;
   const db = deps.documents.forTenant(t.tenant);
-  const subscriptions = (await subscriptionsOfMembers(db, t.memberIds)).filter(
+  const live = (await subscriptionsOfMembers(db, t.memberIds)).filter(
     (s) => s.ExpirationTime === null || Date.parse(s.ExpirationTime) > now,
   );
-  if (subscriptions.length === 0) return;
+  if (live.length === 0) return;
   const house = await tenantSettings(deps.documents, t.tenant);
   const fallback = house?.DefaultLanguage ?? 'en';
+  // Each member's language, and only members the house still has (a removed member's browsers get nothing).
   const languages = new Map<number, string>();
-  for (const s of subscriptions)
-    if (s.Language === null && !languages.has(s.MemberId)) {
-      const member = await memberAccounts(db).findById(String(s.MemberId));
-      languages.set(s.MemberId, member ? await memberLanguage(db, member) : fallback);
-    }
+  for (const memberId of new Set(live.map((s) => s.MemberId))) {
+    const member = await memberAccounts(db).findById(String(memberId));
+    if (member) languages.set(memberId, await memberLanguage(db, member));
+  }
+  const subscriptions = live.filter((s) => languages.has(s.MemberId));
+  if (subscriptions.length === 0) return;
   const payloads = new Map<string, string>();
   const payloadIn = (language: string) => {
     const kept = payloads.get(language);

@@ -219,6 +219,20 @@ describe('pushes sent to the subscriptions', function () {
     ).then((e) => expect(e.data).to.include({ channel: 'push', reason: 'no-push-subscription' }));
   });
 
+  it('pushes nothing to the browsers of a member the house removed', async () => {
+    await lot(9110, Date.now() + 3600_000);
+    const removed = await subscribe(207);
+    await bid(207, 9110, 1000);
+    await intake({ kind: 'memberRemoved', tenant: TENANT, memberId: 207, at: new Date().toISOString() });
+    const kept = await subscribe(205);
+    push.answer(kept.endpoint);
+    await bid(205, 9110, 4000);
+    await bid(201, 9110, 20_000);
+    await pushTo(kept, 'outbid');
+    await sleep(1000);
+    expect(push.received.filter((r) => r.subscription === removed.id)).to.deep.equal([]);
+  });
+
   it('removes a subscription the push service answers 410 for, and counts it', async () => {
     await lot(9106, Date.now() + 3600_000);
     const gone = await subscribe(204);
