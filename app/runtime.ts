@@ -38,6 +38,10 @@ import { storedDemoApiKey } from './seed/demo.ts';
 import { StorageRoom } from '../src/storage-room.ts';
 import { makePrivateFolderSync } from '../src/private-files.ts';
 import { anchorOf, openKeyRingStore, openSigningKeys } from './key-ring.ts';
+import { derivedVapidKeys } from '../src/security/vapid.ts';
+import { PushEndpoints } from '../src/security/push-endpoints.ts';
+import { DELIVER_PUSH, PushOutbox } from '../src/adapters/delivery/push-outbox.ts';
+import { pushDeliveryLookups } from '../commands/push/deliveries.ts';
 
 export { dataPaths } from './engines.ts';
 
@@ -154,6 +158,13 @@ export async function createRuntime(
     throw error;
   }
   const tokens = new TokenService(signing.keys);
+  // The VAPID key pair: the environment's, else derived from the ring's anchor (the same in every process and machine).
+  const push = new PushOutbox(jobs, {
+    vapid: config.push.vapid ?? derivedVapidKeys(signing.anchor),
+    subject: config.push.subject,
+    endpoints: new PushEndpoints(config.push.endpointHosts, config.push.allowPrivate),
+    firstRetryMs: config.delivery.firstRetryMs,
+  });
   const projector = new ProjectorRuntime({ log, documents, search, logger, storage }, allProjections({ jobs, documents }));
   // Cached answers follow the projections they read: told of changes by the projector here, reading the stored
   // checkpoints of those that run elsewhere (on a tick, and before each request when their stores changed).
@@ -182,6 +193,7 @@ export async function createRuntime(
     keys: new OneTimeKeys(oneTimeKeySecret(signing.anchor)),
     links: new MailLinks(mailLinkSecret(signing.anchor), config.http.publicUrl ?? null),
     vat: createVatChecker({ viesUrl: config.viesUrl, viesTimeoutMs: config.viesTimeoutMs }),
+    push,
     projector,
     logger,
     now: options.now ?? (() => new Date()),
@@ -193,9 +205,10 @@ export async function createRuntime(
   // The channels this process sends by (SMTP, Twilio): a worker's (or all's) /readyz and /metrics say whether each is down.
   const sending = runsJobs ? engines.delivery : null;
   if (runsJobs) {
-    const delivery = sending
-      ? sending.processors({ logger, counters: services.counters, recordFailure: deliveryFailureRecorder(log) })
-      : {};
+    const recordFailure = deliveryFailureRecorder(log);
+    const delivery = sending ? sending.processors({ logger, counters: services.counters, recordFailure }) : {};
+    // Pushes go out from every worker: push services are on the network whatever the mail settings.
+    delivery[DELIVER_PUSH] = push.processor({ ...pushDeliveryLookups(log, documents), recordFailure, counters: services.counters, logger });
     for (const [name, processor] of Object.entries({ ...allJobs(services), ...delivery }))
       jobs.process(name, metrics ? metrics.job(name, processor) : processor);
     for (const { text, ...meta } of await deliveryStartNotes(jobs, config.delivery)) logger.warn(meta, text);

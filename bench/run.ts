@@ -22,7 +22,8 @@
  *     The service's V8 heap (its /metrics, bench/heap.ts) is read at ready and after the loads,
  *     then the back office (bench/backoffice.ts: feed pages, 500 streams, 10 webhooks, the watchlist PUT with streams
  *     and webhooks attached), timed bidding (bench/bidding.ts: a hot lot, 1,000 lots, the lot page with bids arriving,
- *     1,000 auction streams, a closing storm), the service's peak memory, the prints (bench/prints.ts) and the
+ *     1,000 auction streams, a closing storm), pushes (bench/push.ts: one lot's close told to 5,000 push
+ *     subscriptions), the service's peak memory, the prints (bench/prints.ts) and the
  *     sign-up flows (bench/accounts.ts). Then `postgres` (bench/postgres.ts): the dataset's log copied into a fresh
  *     schema on --postgres-url, a second service on it (--postgres-port), and per round, embedded then PostgreSQL:
  *     one-event appends and a replay on the two logs, the lot page, the watchlist PUT and a hot lot's bids.
@@ -42,7 +43,7 @@
  * Options: --fresh  --lots 100000  --rounds 3  --connections 50  --warmup 2  --duration 10  --log-level info
  *          --port 3100  --ceiling-port 3101  --metrics-port 3102  --million
  *          --postgres-url $POSTGRES_URL or postgres://postgres@127.0.0.1:5432/postgres  --postgres-port 3103
- *          --only lots,gzip,search,distinct,watch,mixed,cores,backoffice,bidding,postgres,index,prints,accounts,rebuild,restart (default;
+ *          --only lots,gzip,search,distinct,watch,mixed,cores,backoffice,bidding,push,postgres,index,prints,accounts,rebuild,restart (default;
  *          --million adds million,analysts; `distinct-typos` alone is the second mix only)
  *          --profile (node --cpu-prof on the loaded service; the top self-time functions per load)
  *          --api-processes 1 (API_PROCESSES of the service the steps other than `cores` and `mixed` load; `auto`
@@ -83,6 +84,7 @@ import {
 import { prints, type PrintsResult } from './prints.ts';
 import { backOfficeBench, importBackOfficeKey, type BackOfficeResult } from './backoffice.ts';
 import { biddingBench, biddingSummary, importBiddingFixture, type BiddingResult } from './bidding.ts';
+import { importPushFixture, pushBench, PUSH_MEMBERS, type PushResult } from './push.ts';
 import {
   BENCH_DIR,
   elapsedSeconds,
@@ -141,7 +143,7 @@ const opts = {
   only: new Set(
     option(
       'only',
-      `lots,gzip,search,distinct,watch,mixed,cores,backoffice,bidding,postgres,index,prints,accounts,rebuild,restart${million ? ',million,analysts' : ''}`,
+      `lots,gzip,search,distinct,watch,mixed,cores,backoffice,bidding,push,postgres,index,prints,accounts,rebuild,restart${million ? ',million,analysts' : ''}`,
     )
       .split(',')
       .map((s) => s.trim()),
@@ -210,8 +212,10 @@ function serviceEnv(dataset: Dataset, apiProcesses: string, extra: Record<string
     SEED_DEMO: 'false',
     LOG_LEVEL: opts.logLevel,
     TRUST_PROXY: 'true',
-    // The back-office step's webhooks go to a receiver on 127.0.0.1.
+    // The back-office step's webhooks go to a receiver on 127.0.0.1, and the push step's pushes to a push service there.
     WEBHOOK_ALLOW_PRIVATE: 'true',
+    PUSH_ENDPOINT_HOSTS: '127.0.0.1',
+    PUSH_ALLOW_PRIVATE: 'true',
     ...extra,
   });
 }
@@ -406,6 +410,7 @@ async function main() {
   say(`bench member ${member.email} (id ${member.memberId}) imported`);
   if (has('backoffice')) await importBackOfficeKey(dataset);
   const biddingFixture = has('bidding') || has('postgres') ? await importBiddingFixture(dataset) : null;
+  const pushFixture = has('push') ? await importPushFixture(dataset) : null;
   // The postgres step's watchlist member: its own, so that its watchlist starts empty on both engine sets.
   const pgMember = has('postgres') ? await importBenchMember(dataset, 1) : null;
   // Generated files (catalogue PDFs, factsheets) of earlier runs go, so the prints step measures first requests.
@@ -574,6 +579,17 @@ async function main() {
   if (has('bidding') && biddingFixture) {
     say('timed bidding: a hot lot, 1,000 lots, the lot page with bids arriving, 1,000 auction streams, a closing storm');
     bidding = await biddingBench(client, dataset, biddingFixture, catalogueHeaders, loadOptions, opts.rounds, svcTarget);
+  }
+
+  // ---- one lot's close told to 5,000 push subscriptions
+  let pushes: PushResult | null = null;
+  if (pushFixture) {
+    say(`push: ${fmt(PUSH_MEMBERS)} subscriptions told of one lot's close (won and lost)`);
+    pushes = await pushBench(client, dataset, pushFixture, svc.pid);
+    say(
+      `  ${fmt(pushes.pushes)} pushes: the last ${pushes.secondsToLast.toFixed(1)} s after the lot's end (first ${pushes.secondsToFirst.toFixed(1)} s), ` +
+        `${fmt(pushes.pushesPerSecond)}/s; service CPU ${pushes.cpuMsPerPush.toFixed(2)} ms a push (encryption alone ${pushes.encryptMsPerPush.toFixed(2)} ms)`,
+    );
   }
 
   // ---- memory, prints, accounts, then stop
@@ -895,6 +911,12 @@ async function main() {
         storm.lateBids === 0,
     );
   }
+  if (pushes)
+    add(
+      `push: one lot's close told to ${fmt(PUSH_MEMBERS)} subscriptions, every one`,
+      `${fmt(pushes.pushes)} of ${fmt(pushes.bidders)} bidders in ${pushes.secondsToLast.toFixed(1)} s after the end; ${pushes.cpuMsPerPush.toFixed(2)} ms CPU a push`,
+      pushes.pushes === PUSH_MEMBERS && pushes.bidders === PUSH_MEMBERS && pushes.subscriptions === PUSH_MEMBERS,
+    );
   if (postgresSkipped) add(`postgres: the loads on PostgreSQL at ${shownUrl(opts.postgresUrl)}`, `not run: ${postgresSkipped}`, false);
   if (postgres) {
     const replayRate = spread(postgres.postgres.replay.map((r) => r.eventsPerSecond));
@@ -1256,6 +1278,7 @@ async function main() {
     million: millionResult,
     backOffice,
     bidding,
+    pushes,
     prints: printed,
     accounts: accountFlows,
     postgres: postgres ?? (postgresSkipped ? { skipped: postgresSkipped } : null),

@@ -1,7 +1,9 @@
 import os from 'node:os';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { parseMailbox, type Mailbox } from './text/mailbox.ts';
 import { isPublishedSecret } from './published-secrets.ts';
+import { base64urlBytes, publicKeyOf, type VapidKeys } from './security/vapid.ts';
 
 /** A setting that cannot be used: the start stops with its message, one line that names the variable. */
 export class ConfigError extends Error {
@@ -80,7 +82,23 @@ export interface Config {
   webhookAllowPrivate: boolean;
   http: HttpConfig;
   delivery: DeliveryConfig;
+  push: PushConfig;
 }
+
+/** Web Push (PUSH.md "Keys and settings"). */
+export interface PushConfig {
+  /** VAPID_PRIVATE_KEY and VAPID_PUBLIC_KEY; null: derived from the key ring's anchor (src/security/vapid.ts). */
+  vapid: VapidKeys | null;
+  /** VAPID_SUBJECT (a `mailto:` or `https:` URL); null: `mailto:` the house's contact address. */
+  subject: string | null;
+  /** PUSH_ENDPOINT_HOSTS: the hosts (and their subdomains) the service POSTs push messages to. */
+  endpointHosts: string[];
+  /** PUSH_ALLOW_PRIVATE=true (tests only): plain http, any port, loopback and private addresses, on the listed hosts still. */
+  allowPrivate: boolean;
+}
+
+/** The public push services: Chrome's and Edge's (FCM), Firefox's, Safari's, and Windows'. */
+export const DEFAULT_PUSH_HOSTS = ['fcm.googleapis.com', 'updates.push.services.mozilla.com', 'push.apple.com', 'notify.windows.com'];
 
 /** Where mail and SMS go (PRODUCTION.md); null: the outbox files under DATA_DIR (the embedded default). */
 export interface DeliveryConfig {
@@ -184,6 +202,65 @@ function postgresSchema(value: string | undefined): string {
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
     throw new ConfigError('POSTGRES_SCHEMA must be lower-case letters, digits and _ (at most 63)');
   return schema;
+}
+
+/** VAPID_PRIVATE_KEY and VAPID_PUBLIC_KEY: both or neither, a P-256 pair in base64url; the values are never shown. */
+function vapidKeys(env: NodeJS.ProcessEnv): VapidKeys | null {
+  const { VAPID_PRIVATE_KEY: privateKey, VAPID_PUBLIC_KEY: publicKey } = env;
+  if (!privateKey && !publicKey) return null;
+  if (!privateKey) throw new ConfigError('VAPID_PUBLIC_KEY is set without VAPID_PRIVATE_KEY');
+  if (!publicKey) throw new ConfigError('VAPID_PRIVATE_KEY is set without VAPID_PUBLIC_KEY');
+  const scalar = base64urlBytes(privateKey);
+  const derived = scalar && publicKeyOf(scalar);
+  if (!derived)
+    throw new ConfigError('VAPID_PRIVATE_KEY must be a P-256 private key: 32 bytes in base64url (npx web-push generate-vapid-keys)');
+  const point = base64urlBytes(publicKey);
+  if (!point || point.length !== 65) throw new ConfigError('VAPID_PUBLIC_KEY must be an uncompressed P-256 point: 65 bytes in base64url');
+  if (!point.equals(derived)) throw new ConfigError('VAPID_PUBLIC_KEY is not the public key of VAPID_PRIVATE_KEY');
+  return { privateKey, publicKey };
+}
+
+/** VAPID_SUBJECT: `mailto:` an address, or an `https:` URL (RFC 8292 §2.1). */
+function vapidSubject(value: string | undefined): string | null {
+  if (!value) return null;
+  if (/^mailto:[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value)) return value;
+  let url: URL | null = null;
+  try {
+    url = new URL(value);
+  } catch {
+    // reported below
+  }
+  if (url?.protocol === 'https:' && url.hostname && !url.username && !url.password) return value;
+  throw new ConfigError('VAPID_SUBJECT must be mailto:address or an https:// URL');
+}
+
+const HOST_NAME = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** PUSH_ENDPOINT_HOSTS: comma-separated host names (each also allows its subdomains) or IP addresses; unset: the public push services. */
+function pushHosts(value: string | undefined): string[] {
+  if (!value || value.trim() === '') return DEFAULT_PUSH_HOSTS;
+  return value.split(',').flatMap((entry) => {
+    const host = entry
+      .trim()
+      .toLowerCase()
+      .replace(/^\*?\./, '')
+      .replace(/^\[|\]$/g, '');
+    if (host === '') return [];
+    if (!HOST_NAME.test(host) && !isIP(host))
+      throw new ConfigError(
+        `PUSH_ENDPOINT_HOSTS must be host names or addresses separated by commas (got ${JSON.stringify(entry.trim())})`,
+      );
+    return [host];
+  });
+}
+
+function push(env: NodeJS.ProcessEnv): PushConfig {
+  return {
+    vapid: vapidKeys(env),
+    subject: vapidSubject(env.VAPID_SUBJECT),
+    endpointHosts: pushHosts(env.PUSH_ENDPOINT_HOSTS),
+    allowPrivate: env.PUSH_ALLOW_PRIVATE === 'true',
+  };
 }
 
 function delivery(env: NodeJS.ProcessEnv): DeliveryConfig {
@@ -372,5 +449,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       publicUrl: publicUrl(env.PUBLIC_URL),
     },
     delivery: delivery(env),
+    push: push(env),
   };
 }

@@ -37,13 +37,13 @@ export interface Feature {
 }
 
 /**
- * What background jobs work with: the log (to decide and append), read models, outgoing messages, files, keys,
+ * What background jobs work with: the log (to decide and append), read models, outgoing messages and pushes, files, keys,
  * the links mails carry and the VAT check, the clock and the logger, adding jobs; never the HTTP side (tokens, rate limits), the projector or the
  * search index. A job names its tenant from its data.
  */
 export type JobDeps = Pick<
   Services,
-  'log' | 'documents' | 'outbox' | 'files' | 'keys' | 'links' | 'vat' | 'now' | 'logger' | 'counters'
+  'log' | 'documents' | 'outbox' | 'push' | 'files' | 'keys' | 'links' | 'vat' | 'now' | 'logger' | 'counters'
 > & {
   /** To schedule a follow-up (a reminder moved to its new time). */
   jobs: Pick<JobQueue, 'add'>;

@@ -88,6 +88,11 @@ export const PROBLEM_CODES = {
     meaning:
       'The one-click unsubscribe link is older than it works (90 days): use the link of a newer mail, or change the reminders in the account.',
   },
+  'push-endpoint-refused': {
+    status: 400,
+    meaning:
+      "A push subscription's endpoint the service will not POST to: not at a push service the deployment lists (`PUSH_ENDPOINT_HOSTS`), not `https` on port 443, or at an address that is not public.",
+  },
   // 401
   'api-key-invalid': { status: 401, meaning: 'The `Api-Key` header is missing or unknown.' },
   'token-invalid': {
@@ -215,6 +220,11 @@ export const PROBLEM_CODES = {
   'reminder-limit-reached': {
     status: 409,
     meaning: 'The member holds the most active reminders (notifications) allowed: remove some first.',
+    messageKey: 'message.limitReached',
+  },
+  'push-subscriptions-full': {
+    status: 409,
+    meaning: 'The member has the most push subscriptions allowed (20 browsers and phones): remove one first.',
     messageKey: 'message.limitReached',
   },
   'watchlist-full': {

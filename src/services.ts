@@ -14,6 +14,7 @@ import type { VatChecker } from './ports/vat.ts';
 import type { Counters } from './counters.ts';
 import type { StorageRoom } from './storage-room.ts';
 import type { MailLinks } from './security/mail-links.ts';
+import type { PushService } from './ports/push.ts';
 
 /** Every engine and service of a process, built once by app/runtime.ts. HTTP handlers get a narrow, tenant-bound
  * part of it (src/http/operation.ts); background jobs and reactors take what they name from it. */
@@ -33,6 +34,8 @@ export interface Services {
   /** The links mails carry: under PUBLIC_URL, and signed one-click unsubscribe links. */
   links: MailLinks;
   vat: VatChecker;
+  /** Web Push (PUSH.md): the VAPID public key, the endpoint rules, and push messages queued as jobs. */
+  push: PushService;
   projector: ProjectorRuntime;
   logger: Logger;
   /** Injected clock (tests move time). */

@@ -5,13 +5,13 @@
 //
 // tsc (tsconfig.build.json) type-checks (unless --no-check: `npm run typecheck` does it apart) and writes each module to the same place under DIR, its relative imports'
 // `.ts` rewritten to `.js`; what a module reads beside itself (the front end's page and style sheet) is copied, and
-// the front end's TypeScript is bundled once, here, as it otherwise is at its first request.
+// the front end's TypeScript (its page's code and service worker) is bundled once, here, as it otherwise is at its first request.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BadInput, runTool } from '../../src/cli/tool.ts';
-import { bundleBrowserCode, PREBUILT_SCRIPT } from '../../examples/bidder-web/server.ts';
+import { BROWSER_CODE, bundleBrowserCode, type BrowserFile } from '../../examples/bidder-web/server.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** Files modules read beside themselves at run time, copied to the same place under the output. */
@@ -31,7 +31,8 @@ async function main(): Promise<number> {
   const compiled = spawnSync(process.execPath, [tsc, ...options], { stdio: 'inherit' });
   if (compiled.status !== 0) return 1;
   for (const file of ASSETS) fs.copyFileSync(path.join(ROOT, file), path.join(out, file));
-  fs.writeFileSync(path.join(out, 'examples/bidder-web', PREBUILT_SCRIPT), await bundleBrowserCode());
+  for (const file of Object.keys(BROWSER_CODE) as BrowserFile[])
+    fs.writeFileSync(path.join(out, 'examples/bidder-web', file), await bundleBrowserCode(file));
   process.stdout.write(`built ${path.relative(process.cwd(), out) || '.'} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
   return 0;
 }

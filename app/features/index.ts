@@ -64,6 +64,9 @@ import { webhooksQueries } from '../../queries/webhooks/index.ts';
 import { costsCommands } from '../../commands/costs/index.ts';
 import { costsReadModels } from '../../projections/costs/index.ts';
 import { costsQueries } from '../../queries/costs/index.ts';
+import { pushQueries } from '../../queries/push/index.ts';
+import { pushCommands } from '../../commands/push/index.ts';
+import { pushReadModels } from '../../projections/push/index.ts';
 
 /**
  * Every feature of the service, each put together from what its folders export (`commands/<f>/index.ts`:
@@ -117,6 +120,8 @@ export const features: Feature[] = [
   // The reminders reactor (notificationsCommands) waits for the subscriptions projection: it comes after it.
   defineFeature('notifications', notificationsReadModels, notificationsCommands),
   defineFeature('watchlist', watchlistQueries, watchlistCommands, watchlistReadModels),
+  // Read models before the commands' part, whose reactor then runs after the subscriptions' projection.
+  defineFeature('push', pushQueries, pushReadModels, pushCommands),
   defineFeature('terms', termsCommands, termsReadModels),
   defineFeature('contact', contactCommands),
   defineFeature('backoffice-feed', backofficeFeedQueries),

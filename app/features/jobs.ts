@@ -19,6 +19,9 @@ export function allJobs(services: Services): Record<string, JobProcessor> {
     get outbox() {
       return services.outbox;
     },
+    get push() {
+      return services.push;
+    },
     get files() {
       return services.files;
     },

@@ -1,15 +1,15 @@
 import { z } from 'zod';
 import { defineEvent, defineEvents, isoDateTime, positiveId, tenantId, type EventsOf } from '../../src/events/define.ts';
 
-/** How a reminder is delivered: `Type` 1 of the API is `email`, 2 is `sms`. */
-export const notificationChannels = ['email', 'sms'] as const;
+/** How a reminder is delivered: `Type` 1 of the API is `email`, 2 is `sms`, 3 is `push` (added compatibly: PUSH.md). */
+export const notificationChannels = ['email', 'sms', 'push'] as const;
 export type NotificationChannel = (typeof notificationChannels)[number];
 
 /** The largest `SendTime`: a week before the lot's end, in minutes. */
 export const MAX_MINUTES_BEFORE = 10_080;
 
 /** Why a reminder was not sent: nobody to send it to, or the lot ended before it could go out. */
-export const skipReasons = ['no-phone', 'member-removed', 'lot-ended'] as const;
+export const skipReasons = ['no-phone', 'member-removed', 'lot-ended', 'no-push-subscription'] as const;
 export type SkipReason = (typeof skipReasons)[number];
 
 /**
@@ -33,7 +33,7 @@ export const NotificationSubscribed = defineEvent({
   version: 1,
   stream: STREAM,
   description:
-    "A bidder asked to be reminded of a lot's end: `minutesBefore` minutes before the lot's actual end time, by e-mail or SMS. " +
+    "A bidder asked to be reminded of a lot's end: `minutesBefore` minutes before the lot's actual end time, by e-mail, SMS or push (`push`, added compatibly: to every push subscription of the member). " +
     "`lotEndTime` is the lot's end time when subscribing; `clientEndTime` is the `EndDateTime` the client sent, as sent (informational, never used)." +
     olderStreams,
   schema: z.object({
@@ -59,7 +59,7 @@ export const NotificationDispatched = defineEvent({
   version: 1,
   stream: STREAM,
   description:
-    'A lot-end reminder was handed to the mail or SMS gateway (outbox message `messageId`), for the lot ending at `lotEndTime`. A subscription sends once.' +
+    'A lot-end reminder was handed to the mail or SMS gateway (outbox message `messageId`), or to the push subscriptions of the member (`push`), for the lot ending at `lotEndTime`. A subscription sends once.' +
     olderStreams,
   schema: z.object({
     ...subscription,
@@ -76,7 +76,8 @@ export const NotificationSkipped = defineEvent({
   stream: STREAM,
   description:
     'A lot-end reminder was not sent, and nothing more is sent for it: `no-phone` (an SMS reminder, and the member has no phone number any more), ' +
-    '`member-removed`, or `lot-ended` (the lot ended before the reminder could go out: it closed early, or the service was down at the moment).' +
+    '`member-removed`, `lot-ended` (the lot ended before the reminder could go out: it closed early, or the service was down at the moment), ' +
+    'or `no-push-subscription` (a push reminder, and the member has no push subscription at that moment; added compatibly).' +
     olderStreams,
   schema: z.object({ ...subscription, channel: z.enum(notificationChannels), reason: z.enum(skipReasons), at: isoDateTime }),
 });

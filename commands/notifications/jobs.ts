@@ -12,6 +12,7 @@ import { memberLanguage } from '../../projections/profile/index.ts';
 import { mailHtml } from '../../src/text/mail.ts';
 import { memberAccounts } from '../../projections/members/index.ts';
 import { notificationSubscriptions, type NotificationSubscriptionDoc } from '../../projections/notifications/index.ts';
+import { pushSubscriptions } from '../../projections/push/index.ts';
 import { lotEvents, lotStreamId, type LotCatalogued, type LotEvent } from '../lots/events.ts';
 import {
   legacySubscriptionDecider,
@@ -228,6 +229,7 @@ async function send(
   const skipped = (reason: SkipReason) => skip(deps, located, subscription, reason);
   const member = await memberAccounts(db).findById(String(subscription.memberId));
   if (!member) return skipped('member-removed');
+  if (subscription.channel === 'push') return dispatchPush(deps, r, skipped);
   const to = subscription.channel === 'email' ? member.Email : await currentPhone(db, member);
   if (!to) return skipped('no-phone');
 
@@ -276,6 +278,28 @@ async function send(
     tenant,
     subscriptionId,
     messageId,
+    lotEndTime: new Date(r.endTime).toISOString(),
+    at: deps.now().toISOString(),
+  });
+}
+
+/**
+ * A push reminder: recorded as dispatched when the member has a push subscription now (the push feature's reactor
+ * then pushes it to each, commands/push/reactors.ts), else skipped.
+ */
+async function dispatchPush(
+  deps: ReminderDeps,
+  r: { located: Located; subscription: SubscriptionState; endTime: number },
+  skipped: (reason: SkipReason) => Promise<void>,
+) {
+  const { tenant, subscriptionId } = r.located.data;
+  const db = deps.documents.forTenant(tenant);
+  if ((await pushSubscriptions(db).countDocuments({ MemberId: r.subscription.memberId })) === 0) return skipped('no-push-subscription');
+  await r.located.record({
+    type: 'RecordDispatched',
+    tenant,
+    subscriptionId,
+    messageId: notificationMessageId(subscriptionId),
     lotEndTime: new Date(r.endTime).toISOString(),
     at: deps.now().toISOString(),
   });

@@ -21,7 +21,7 @@ import {
 import { legacySubscriptionDecider, memberNotificationsDecider, SameReminderPending } from './decide.ts';
 import { currentPhone } from './recipient.ts';
 
-const channelOfType: Record<1 | 2, NotificationChannel> = { 1: 'email', 2: 'sms' };
+const channelOfType: Record<1 | 2 | 3, NotificationChannel> = { 1: 'email', 2: 'sms', 3: 'push' };
 
 const subscriptionId = z
   .uuid('must be a uuid')
@@ -40,12 +40,12 @@ export const subscribeNotification = defineOperation({
     auth: 'member',
   },
   docs: {
-    summary: 'Be reminded before a lot ends, by e-mail or SMS',
+    summary: 'Be reminded before a lot ends, by e-mail, SMS or push',
     description:
       "Sends one reminder naming the lot's number and title `SendTime` minutes before the lot's actual end time: when the house moves the end time, " +
       'or closes the lot early, the reminder moves with it; when that moment has already passed and the lot is still open, it is sent at once. ' +
       "`GeneralId` is the lot (unknown, or another house's: 404; closed: 409). `Type` 1 is e-mail to the account's address, 2 is SMS to the profile's phone " +
-      "(400 when the profile has none). `MemberId` is ignored (the member is the token's) and `EndDateTime` is informational. " +
+      "(400 when the profile has none), 3 is a push to every push subscription the member has when it is due (`PUT /v1/me/push-subscriptions`; none then: not sent). `MemberId` is ignored (the member is the token's) and `EndDateTime` is informational. " +
       'Asking again for the same lot, `SendTime` and `Type` while that reminder is pending answers the same `Id`. At most 1,000 pending reminders per member (409).',
     errors: [404, 409],
     problems: ['phone-number-required', 'reminder-exists', 'bidding-ended', 'reminder-limit-reached'],
@@ -81,9 +81,9 @@ export const subscribeNotification = defineOperation({
         Type: z
           .number()
           .int()
-          .min(1, 'must be 1 (e-mail) or 2 (SMS)')
-          .max(2, 'must be 1 (e-mail) or 2 (SMS)')
-          .openapi({ description: 'The channel: 1 = e-mail, 2 = SMS.' }),
+          .min(1, 'must be 1 (e-mail), 2 (SMS) or 3 (push)')
+          .max(3, 'must be 1 (e-mail), 2 (SMS) or 3 (push)')
+          .openapi({ description: 'The channel: 1 = e-mail, 2 = SMS, 3 = push (PUSH.md).' }),
       })
       .openapi('AddPushNotificationRequest'),
   },
@@ -91,7 +91,7 @@ export const subscribeNotification = defineOperation({
   async handler({ body }, ctx) {
     const tenant = ctx.tenant.Tenant;
     const memberId = ctx.member.Id;
-    const channel = channelOfType[body.Type as 1 | 2];
+    const channel = channelOfType[body.Type as 1 | 2 | 3];
     const at = ctx.now.toISOString();
     const lot = await catalogueLots(ctx.db).findById(String(body.GeneralId));
     const open = lot !== null && Date.parse(lot.EndTime) > ctx.now.getTime();

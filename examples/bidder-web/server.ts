@@ -33,12 +33,20 @@ interface Asset {
 }
 const asset = (body: Buffer): Asset => ({ body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` });
 
-/** The browser code as one ES module, from its TypeScript (`npm run build` writes it beside the compiled server). */
-export async function bundleBrowserCode(): Promise<Uint8Array> {
+/** What `npm run build` bundles beside the compiled server (which has no TypeScript to bundle): the page's code and its service worker. */
+export const BROWSER_CODE = {
+  'app.js': { entry: './src/main.ts', format: 'esm' },
+  'sw.js': { entry: './src/sw.ts', format: 'iife' },
+} as const;
+export type BrowserFile = keyof typeof BROWSER_CODE;
+
+/** A browser file from its TypeScript: the page's code as one ES module, the service worker as a classic script. */
+export async function bundleBrowserCode(file: BrowserFile = 'app.js'): Promise<Uint8Array> {
+  const { entry, format } = BROWSER_CODE[file];
   const result = await build({
-    entryPoints: [here('./src/main.ts')],
+    entryPoints: [here(entry)],
     bundle: true,
-    format: 'esm',
+    format,
     platform: 'browser',
     target: 'es2022',
     minify: true,
@@ -49,14 +57,11 @@ export async function bundleBrowserCode(): Promise<Uint8Array> {
   return result.outputFiles[0].contents;
 }
 
-/** The bundle `npm run build` made, beside the compiled server (which has no TypeScript to bundle). */
-export const PREBUILT_SCRIPT = 'app.js';
-
-/** The browser code (made once per process, on the first request that asks for it). */
-async function bundle(): Promise<Asset> {
-  const prebuilt = here(`./${PREBUILT_SCRIPT}`);
+/** A browser file (made once per process, on the first request that asks for it; compiled: the prebuilt one). */
+async function bundle(file: BrowserFile): Promise<Asset> {
+  const prebuilt = here(`./${file}`);
   if (!import.meta.url.endsWith('.ts') && fs.existsSync(prebuilt)) return asset(fs.readFileSync(prebuilt));
-  return asset(Buffer.from(await bundleBrowserCode()));
+  return asset(Buffer.from(await bundleBrowserCode(file)));
 }
 
 function send(req: Request, res: Response, content: Asset, type: string) {
@@ -74,6 +79,7 @@ export function bidderWeb(options: BidderWebOptions): Router {
   const template = fs.readFileSync(here('./index.html'), 'utf8');
   const styles = asset(fs.readFileSync(here('./styles.css')));
   let script: Promise<Asset> | null = null;
+  let worker: Promise<Asset> | null = null;
   const connectTo = options.apiUrl ? new URL(options.apiUrl).origin : null;
 
   router.get('/', (req, res) => {
@@ -100,11 +106,21 @@ export function bidderWeb(options: BidderWebOptions): Router {
   });
   router.get('/app.css', (req, res) => send(req, res, styles, 'text/css; charset=utf-8'));
   router.get('/app.js', async (req, res, next) => {
-    script ??= bundle();
+    script ??= bundle('app.js');
     try {
       send(req, res, await script, 'text/javascript; charset=utf-8');
     } catch (error) {
       script = null;
+      next(error);
+    }
+  });
+  // The service worker of the page's pushes, at the page's own path so that its scope is the page's (`/demo/`).
+  router.get('/sw.js', async (req, res, next) => {
+    worker ??= bundle('sw.js');
+    try {
+      send(req, res, await worker, 'text/javascript; charset=utf-8');
+    } catch (error) {
+      worker = null;
       next(error);
     }
   });

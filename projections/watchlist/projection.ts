@@ -5,7 +5,13 @@ import { WATCHLIST, watchId, type WatchDoc } from './collections.ts';
 export const watchlistProjection = defineDocumentProjection({
   name: 'watchlist',
   events: [watchlistEvents],
-  collections: [{ name: WATCHLIST, indexes: [{ fields: ['MemberId', 'WatchedAt'] }, { fields: ['MemberId', 'Type', 'WatchedAt'] }] }],
+  collections: [
+    {
+      name: WATCHLIST,
+      // By lot too: who watches a lot that closes in ten minutes (the push feature's closing).
+      indexes: [{ fields: ['MemberId', 'WatchedAt'] }, { fields: ['MemberId', 'Type', 'WatchedAt'] }, { fields: ['LotId', 'WatchedAt'] }],
+    },
+  ],
   async apply(event, uow) {
     switch (event.type) {
       case 'LotWatched':

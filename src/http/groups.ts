@@ -54,7 +54,8 @@ export const GROUPS = [
   {
     name: 'Notifications',
     description:
-      'Reminders the signed-in member asks for before a lot ends, and the one-click unsubscribe link (RFC 8058) of every notification mail, which needs no sign-in.',
+      'Reminders the signed-in member asks for before a lot ends, the one-click unsubscribe link (RFC 8058) of every notification mail, which needs no sign-in, ' +
+      "and Web Push: the service's VAPID key and the push subscriptions of the member's browsers and phones.",
   },
   { name: 'Contact', description: 'Writing to the auction house through its contact form.' },
   { name: 'Languages', description: 'The languages the auction house publishes in, for a language menu.' },

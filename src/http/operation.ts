@@ -6,6 +6,7 @@ import type { Request, Response } from 'express';
 import type { z } from 'zod';
 import type { TenantScope } from '../ports/read-models.ts';
 import type { JobQueue } from '../ports/jobs.ts';
+import type { PushService } from '../ports/push.ts';
 import type { RateLimiter } from '../ports/rate-limit.ts';
 import type { Commands } from '../command-streams.ts';
 import type { Logger } from '../logger.ts';
@@ -84,6 +85,8 @@ export interface TenantContext extends BaseContext {
   keys: OneTimeKeys;
   /** Background jobs, to add (workers run them). */
   jobs: Pick<JobQueue, 'add'>;
+  /** Web Push: the VAPID public key, and whether an endpoint a browser gave may be used (PUSH.md). */
+  push: Pick<PushService, 'publicKey' | 'checkEndpoint'>;
   /**
    * Tells when this answer changes by itself, without any event (epoch ms; Infinity: never), e.g. when the
    * next listed lot closes. A catalogue answer kept by the response cache is then reused up to that instant

@@ -172,6 +172,7 @@ export class RequestSteps {
       events: this.deps.backOffice?.feed.forTenant(id) ?? null,
       keys: services.keys,
       jobs: services.jobs,
+      push: services.push,
       changesAt,
       derived: (key, compute, stillTrue) => derivedValues.get(id, key, compute, stillTrue),
     };

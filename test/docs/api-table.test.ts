@@ -20,6 +20,9 @@ const NOT_YET_SERVED = new Map<number, string>([]);
  * where: their credentials are none of API.md's.
  */
 const BEYOND_API_MD = new Map<number, { method: string; path: string; auth: string; spec: string }>([
+  [65, { method: 'get', path: '/v1/push/key', auth: 'anon', spec: 'PUSH.md (Web Push: the VAPID key, any token of the house)' }],
+  [66, { method: 'put', path: '/v1/me/push-subscriptions', auth: 'member', spec: 'PUSH.md (a browser subscribes to pushes)' }],
+  [67, { method: 'delete', path: '/v1/me/push-subscriptions/{id}', auth: 'member', spec: 'PUSH.md (a push subscription removed)' }],
   [
     64,
     {

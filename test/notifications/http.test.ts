@@ -157,7 +157,7 @@ describe('lot-end reminders (operations 52, 53)', function () {
       expect(other).to.not.equal(first);
     });
 
-    it('answers 400 naming the field for a SendTime outside 0–10,080, a Type other than 1 or 2, or a bad GeneralId or EndDateTime, and appends nothing', async () => {
+    it('answers 400 naming the field for a SendTime outside 0–10,080, a Type other than 1, 2 or 3, or a bad GeneralId or EndDateTime, and appends nothing', async () => {
       const before = await head();
       const ok = { GeneralId: 5100, SendTime: 30, Type: 1 };
       const cases: Array<[Record<string, unknown>, string]> = [
@@ -167,7 +167,7 @@ describe('lot-end reminders (operations 52, 53)', function () {
         [{ ...ok, SendTime: '30' }, 'body.SendTime'],
         [{ ...ok, SendTime: undefined }, 'body.SendTime'],
         [{ ...ok, Type: 0 }, 'body.Type'],
-        [{ ...ok, Type: 3 }, 'body.Type'],
+        [{ ...ok, Type: 4 }, 'body.Type'],
         [{ ...ok, Type: -1 }, 'body.Type'],
         [{ ...ok, Type: '1' }, 'body.Type'],
         [{ ...ok, Type: null }, 'body.Type'],

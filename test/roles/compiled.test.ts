@@ -73,7 +73,7 @@ describe('the compiled service (npm run build; node dist/app/main.js, as the ima
     const files = filesUnder(dist);
     expect(files.filter((f) => f.endsWith('.ts'))).to.deep.equal([]);
     const missing: string[] = [];
-    for (const file of files.filter((f) => f.endsWith('.js') && !f.endsWith('bidder-web/app.js'))) {
+    for (const file of files.filter((f) => f.endsWith('.js') && !/bidder-web\/(app|sw)\.js$/.test(f))) {
       const text = fs.readFileSync(path.join(dist, file), 'utf8');
       for (const [, spec] of text.matchAll(/(?:from |import\()"(\.{1,2}\/[^"]+)"/g))
         if (!spec.endsWith('.js') || !fs.existsSync(path.resolve(dist, path.dirname(file), spec))) missing.push(`${file}: ${spec}`);
@@ -95,7 +95,7 @@ describe('the compiled service (npm run build; node dist/app/main.js, as the ima
     expect(search.body.Items).to.be.an('array').that.is.not.empty;
   });
 
-  it('serves what its modules read beside themselves: /docs, the demo page and its script, bundled at the build', async () => {
+  it('serves what its modules read beside themselves: /docs, the demo page, its script and service worker, bundled at the build', async () => {
     const docs = await fetch(`${service.base}/docs`);
     expect(docs.status).to.equal(200);
     const page = await fetch(`${service.base}/demo/`);
@@ -105,6 +105,9 @@ describe('the compiled service (npm run build; node dist/app/main.js, as the ima
     expect(script.status).to.equal(200);
     expect((await script.text()).length).to.be.greaterThan(1000);
     expect((await fetch(`${service.base}/demo/app.css`)).status).to.equal(200);
+    const worker = await fetch(`${service.base}/demo/sw.js`);
+    expect(worker.status).to.equal(200);
+    expect(await worker.text()).to.contain('notificationclick');
   });
 
   it("is healthy by the image's own HEALTHCHECK (node's fetch), and runs the tools compiled (keys list)", () => {

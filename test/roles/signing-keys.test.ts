@@ -104,6 +104,15 @@ describe('Signing keys on PostgreSQL: two processes on data folders of their own
     oldMember = fromFirst;
   });
 
+  it('answers the same VAPID public key on each process: derived from the anchor both read in PostgreSQL', async () => {
+    const [one, two] = [
+      await call(first.base, 'GET', '/v1/push/key', await anonymous(first)),
+      await call(second.base, 'GET', '/v1/push/key', await anonymous(second)),
+    ];
+    expect(one.status, one.text).to.equal(200);
+    expect(two.body).to.deep.equal(one.body);
+  });
+
   it("reads through each process the back office's positions the other gave", async () => {
     const page = async (proc: ServiceProcess, after = '') => {
       const response = await fetch(`${proc.base}/backoffice/v1/events?limit=5&after=${after}`, {

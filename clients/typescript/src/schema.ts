@@ -1042,8 +1042,8 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Be reminded before a lot ends, by e-mail or SMS
-     * @description Sends one reminder naming the lot's number and title `SendTime` minutes before the lot's actual end time: when the house moves the end time, or closes the lot early, the reminder moves with it; when that moment has already passed and the lot is still open, it is sent at once. `GeneralId` is the lot (unknown, or another house's: 404; closed: 409). `Type` 1 is e-mail to the account's address, 2 is SMS to the profile's phone (400 when the profile has none). `MemberId` is ignored (the member is the token's) and `EndDateTime` is informational. Asking again for the same lot, `SendTime` and `Type` while that reminder is pending answers the same `Id`. At most 1,000 pending reminders per member (409).
+     * Be reminded before a lot ends, by e-mail, SMS or push
+     * @description Sends one reminder naming the lot's number and title `SendTime` minutes before the lot's actual end time: when the house moves the end time, or closes the lot early, the reminder moves with it; when that moment has already passed and the lot is still open, it is sent at once. `GeneralId` is the lot (unknown, or another house's: 404; closed: 409). `Type` 1 is e-mail to the account's address, 2 is SMS to the profile's phone (400 when the profile has none), 3 is a push to every push subscription the member has when it is due (`PUT /v1/me/push-subscriptions`; none then: not sent). `MemberId` is ignored (the member is the token's) and `EndDateTime` is informational. Asking again for the same lot, `SendTime` and `Type` while that reminder is pending answers the same `Id`. At most 1,000 pending reminders per member (409).
      *
      *     Credentials: the `Api-Key` header and a member token (from `POST /v1/sessions`).
      */
@@ -1302,6 +1302,72 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/push/key': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The service's VAPID public key, to subscribe a browser to pushes
+     * @description What a page passes to `pushManager.subscribe({ userVisibleOnly: true, applicationServerKey })` (RFC 8292): an uncompressed P-256 point, base64url. The same for every house and every process of the deployment; a subscription made with another key is refused by the push service.
+     *
+     *     Credentials: the `Api-Key` header and a bearer token of the auction house (anonymous, application or member).
+     */
+    get: operations['getPushKey'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/me/push-subscriptions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Have pushes sent to this browser or phone
+     * @description The body is the `PushSubscription` the browser gave (`JSON.stringify(subscription)`: `endpoint`, `expirationTime`, `keys`), made with the key of `GET /v1/push/key`, plus `Language` for the pushes (one of the house's; else the member's). The same endpoint again replaces its subscription and keeps its `Id` and `Created`; another member's subscription of the endpoint ends (the browser is this member's now). At most 20 per member (409). Keys that are not an uncompressed P-256 point and a 16-byte secret: 400. An endpoint at a push service the deployment does not send to, not `https` on port 443, or at an address that is not public: 400 `push-endpoint-refused`. What is pushed: outbid, won, lost and closing of timed bidding, and reminders of `Type` 3.
+     *
+     *     Credentials: the `Api-Key` header and a member token (from `POST /v1/sessions`).
+     */
+    put: operations['subscribePush'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/me/push-subscriptions/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Stop pushes to a browser or phone
+     * @description Removes one of the caller's push subscriptions: nothing is pushed to it afterwards. Unknown, removed already, or another member's: 404. A page that turns notifications off also calls `subscription.unsubscribe()` in the browser.
+     *
+     *     Credentials: the `Api-Key` header and a member token (from `POST /v1/sessions`).
+     */
+    delete: operations['unsubscribePush'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/notifications/unsubscribe': {
     parameters: {
       query?: never;
@@ -1380,6 +1446,7 @@ export interface components {
         | 'stream-path-invalid'
         | 'unsubscribe-link-invalid'
         | 'unsubscribe-link-expired'
+        | 'push-endpoint-refused'
         | 'api-key-invalid'
         | 'token-invalid'
         | 'ticket-invalid'
@@ -1410,6 +1477,7 @@ export interface components {
         | 'cost-rules-missing'
         | 'reminder-exists'
         | 'reminder-limit-reached'
+        | 'push-subscriptions-full'
         | 'watchlist-full'
         | 'identity-document-limit-reached'
         | 'webhook-limit-reached'
@@ -2642,7 +2710,7 @@ export interface components {
       SendTime: number;
       /**
        * Format: int32
-       * @description The channel: 1 = e-mail, 2 = SMS.
+       * @description The channel: 1 = e-mail, 2 = SMS, 3 = push (PUSH.md).
        */
       Type: number;
     };
@@ -2912,6 +2980,47 @@ export interface components {
       Condition?: string | null;
       /** Format: int64 */
       AmountIfUnmet?: number | null;
+    };
+    PushKey: {
+      /** @description The uncompressed P-256 point (65 bytes), base64url without padding. */
+      PublicKey: string;
+    };
+    PushSubscription: {
+      /**
+       * Format: uuid
+       * @description The subscription's id, as `PUT /v1/me/push-subscriptions` answered it.
+       */
+      Id: string;
+      /**
+       * Format: date-time
+       * @description When the subscription of this endpoint was first made.
+       */
+      Created: string;
+    };
+    PushSubscriptionRequest: {
+      /** @description The push service's URL of this browser. */
+      endpoint: string;
+      /**
+       * Format: int64
+       * @description When the subscription expires (epoch milliseconds), as the browser says; usually null.
+       */
+      expirationTime?: number | null;
+      keys: components['schemas']['PushSubscriptionKeys'];
+      /** @description The language of the pushes, one of the house's; omitted: the member's language. */
+      Language?: string;
+    };
+    PushSubscriptionKeys: {
+      /** @description The browser's P-256 public key, base64url (RFC 8291). */
+      p256dh: string;
+      /** @description The browser's 16-byte authentication secret, base64url. */
+      auth: string;
+    };
+    PushSubscriptionRemoved: {
+      /**
+       * Format: uuid
+       * @description The subscription's id, as `PUT /v1/me/push-subscriptions` answered it.
+       */
+      Id: string;
     };
     Unsubscribed: {
       /**
@@ -17754,6 +17863,667 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
             code: 'internal-error';
+          };
+        };
+      };
+    };
+  };
+  getPushKey: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description The `ETag` of a representation the client holds (or several, comma-separated, or `*`): when it still matches, the answer is `304` with no body. */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+        /**
+         * @description Preferred languages with q-values (`sv-SE, sv;q=0.9, en;q=0.5`), matched against the auction house's published languages (`sv-SE` falls back to `sv`); the house's default language when none matches. The query parameter `lang` (and an operation's own language parameter) overrides it. `Content-Language` says which language was used.
+         * @example sv-SE, sv;q=0.9, en;q=0.5
+         */
+        'Accept-Language'?: components['parameters']['Accept-Language'];
+        /** @description A request id of the caller's choice, echoed in the answer's `X-Request-Id` and logged; another form is replaced by a new UUID (never rejected). */
+        'X-Request-Id'?: components['parameters']['X-Request-Id'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          Vary: components['headers']['Vary'];
+          'Content-Language': components['headers']['Content-Language'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "PublicKey": "BEl62iUYgUivxIkv69yViEuiBIa-Ib9-SkvMeAtA3LFgDzkrxZJjSgSnfckjBJuBkr3qBUYIHBQFLXYp5Nksh8U"
+           *     }
+           */
+          'application/json': components['schemas']['PushKey'];
+        };
+      };
+      /** @description Not modified: the `If-None-Match` of the request names the current `ETag`. No body; reuse the copy held. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          Vary: components['headers']['Vary'];
+          'Content-Language': components['headers']['Content-Language'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:bad-request",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "The request has invalid values.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
+           *       "errors": [
+           *         {
+           *           "field": "query.x[]",
+           *           "message": "bracket form is not accepted: give the parameter once, as name=value"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed' | 'text-invalid';
+          };
+        };
+      };
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "A valid bearer token of the tenant is required.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid';
+          };
+        };
+      };
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:internal-server-error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "An unexpected error occurred.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
+        };
+      };
+    };
+  };
+  subscribePush: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Preferred languages with q-values (`sv-SE, sv;q=0.9, en;q=0.5`), matched against the auction house's published languages (`sv-SE` falls back to `sv`); the house's default language when none matches. The query parameter `lang` (and an operation's own language parameter) overrides it. `Content-Language` says which language was used.
+         * @example sv-SE, sv;q=0.9, en;q=0.5
+         */
+        'Accept-Language'?: components['parameters']['Accept-Language'];
+        /** @description A request id of the caller's choice, echoed in the answer's `X-Request-Id` and logged; another form is replaced by a new UUID (never rejected). */
+        'X-Request-Id'?: components['parameters']['X-Request-Id'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "endpoint": "https://fcm.googleapis.com/fcm/send/dpH5lCsTSSM:APA91bHqjZxM0VImWWqDRN7U0a3AycjUf4O-byuxb_wJsKRaKvV_iKw56s16ekq6FUqoCF7k2nqIfY",
+         *       "expirationTime": null,
+         *       "keys": {
+         *         "p256dh": "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4",
+         *         "auth": "BTBZMqHH6r4Tts7J_aSIgg"
+         *       },
+         *       "Language": "sv"
+         *     }
+         */
+        'application/json': components['schemas']['PushSubscriptionRequest'];
+      };
+    };
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          Vary: components['headers']['Vary'];
+          'Content-Language': components['headers']['Content-Language'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "Id": "3a4f9a2e-1d5b-4c6e-8f70-9a1b2c3d4e5f",
+           *       "Created": "2026-11-22T14:05:00.000Z"
+           *     }
+           */
+          'application/json': components['schemas']['PushSubscription'];
+        };
+      };
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
+       *     - `push-endpoint-refused`: A push subscription's endpoint the service will not POST to: not at a push service the deployment lists (`PUSH_ENDPOINT_HOSTS`), not `https` on port 443, or at an address that is not public.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:bad-request",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "The request has invalid values.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
+           *       "errors": [
+           *         {
+           *           "field": "body.endpoint",
+           *           "message": "Invalid input: expected string, received number"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed' | 'text-invalid' | 'push-endpoint-refused';
+          };
+        };
+      };
+      /**
+       * @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists.
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `member-token-required`: A member operation was called with an anonymous or application token, or with none: sign in (`POST /v1/sessions`). (`messageKey`: `message.signInRequired`)
+       *     - `session-ended`: The member token's member was removed, or its sessions were ended by a password reset: sign in again. (`messageKey`: `message.signInRequired`)
+       */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "A valid bearer token of the tenant is required.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'member-token-required' | 'session-ended';
+          };
+        };
+      };
+      /**
+       * @description It conflicts with the current state.
+       *
+       *     The `code` is one of:
+       *     - `push-subscriptions-full`: The member has the most push subscriptions allowed (20 browsers and phones): remove one first. (`messageKey`: `message.limitReached`)
+       */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:conflict",
+           *       "title": "Conflict",
+           *       "status": 409,
+           *       "detail": "It conflicts with the current state.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "push-subscriptions-full",
+           *       "messageKey": "message.limitReached"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'push-subscriptions-full';
+          };
+        };
+      };
+      /**
+       * @description The JSON body is larger than 64 kB.
+       *
+       *     The `code` is one of:
+       *     - `too-large`: The body, the file, or the change it makes is larger than the operation takes.
+       */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:payload-too-large",
+           *       "title": "Payload Too Large",
+           *       "status": 413,
+           *       "detail": "The request body is too large.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "too-large"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'too-large';
+          };
+        };
+      };
+      /**
+       * @description The body is not `application/json` (UTF-8).
+       *
+       *     The `code` is one of:
+       *     - `unsupported-media-type`: The body is not of the type the operation takes (JSON in UTF-8, multipart, NDJSON), or its `Content-Encoding` is not taken, or an uploaded file is not a PDF, JPEG or PNG.
+       */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:unsupported-media-type",
+           *       "title": "Unsupported Media Type",
+           *       "status": 415,
+           *       "detail": "The request body must be application/json.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unsupported-media-type"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unsupported-media-type';
+          };
+        };
+      };
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:internal-server-error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "An unexpected error occurred.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
+        };
+      };
+      /**
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:service-unavailable",
+           *       "title": "Service Unavailable",
+           *       "status": 503,
+           *       "detail": "Too many changes to the same data were being made at once, and this one was not made. Try again in a moment.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unavailable",
+           *       "messageKey": "message.genericError"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unavailable' | 'storage-full';
+          };
+        };
+      };
+    };
+  };
+  unsubscribePush: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Preferred languages with q-values (`sv-SE, sv;q=0.9, en;q=0.5`), matched against the auction house's published languages (`sv-SE` falls back to `sv`); the house's default language when none matches. The query parameter `lang` (and an operation's own language parameter) overrides it. `Content-Language` says which language was used.
+         * @example sv-SE, sv;q=0.9, en;q=0.5
+         */
+        'Accept-Language'?: components['parameters']['Accept-Language'];
+        /** @description A request id of the caller's choice, echoed in the answer's `X-Request-Id` and logged; another form is replaced by a new UUID (never rejected). */
+        'X-Request-Id'?: components['parameters']['X-Request-Id'];
+      };
+      path: {
+        /** @description The subscription's id, as `PUT /v1/me/push-subscriptions` answered it. */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          Vary: components['headers']['Vary'];
+          'Content-Language': components['headers']['Content-Language'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "Id": "3a4f9a2e-1d5b-4c6e-8f70-9a1b2c3d4e5f"
+           *     }
+           */
+          'application/json': components['schemas']['PushSubscriptionRemoved'];
+        };
+      };
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:bad-request",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "The request has invalid values.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
+           *       "errors": [
+           *         {
+           *           "field": "path.id",
+           *           "message": "must be an int32"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'validation-failed' | 'text-invalid';
+          };
+        };
+      };
+      /**
+       * @description The `Api-Key` header is missing or unknown, or the token is missing, invalid or expired, is not a member token, or its member no longer exists.
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `member-token-required`: A member operation was called with an anonymous or application token, or with none: sign in (`POST /v1/sessions`). (`messageKey`: `message.signInRequired`)
+       *     - `session-ended`: The member token's member was removed, or its sessions were ended by a password reset: sign in again. (`messageKey`: `message.signInRequired`)
+       */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "A valid bearer token of the tenant is required.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'member-token-required' | 'session-ended';
+          };
+        };
+      };
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:not-found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "The resource does not exist.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
+        };
+      };
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:internal-server-error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "An unexpected error occurred.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
+          };
+        };
+      };
+      /**
+       * @description The change kept colliding with parallel changes to the same data (for 2 s) and was not made: nothing was stored (`unavailable`); or the service has no room left to store changes (`storage-full`). Repeat it after the seconds `Retry-After` gives.
+       *
+       *     The `code` is one of:
+       *     - `unavailable`: A store is unreachable, the change kept colliding with parallel ones, or the process serves its most readers: try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       *     - `storage-full`: The service has no room left to store changes (its disk is full): nothing is written until room is made, while reads still answer. Try again after `Retry-After`. (`messageKey`: `message.genericError`)
+       */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:service-unavailable",
+           *       "title": "Service Unavailable",
+           *       "status": 503,
+           *       "detail": "Too many changes to the same data were being made at once, and this one was not made. Try again in a moment.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "unavailable",
+           *       "messageKey": "message.genericError"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'unavailable' | 'storage-full';
           };
         };
       };

@@ -25,6 +25,10 @@ const OWN: Record<string, Record<string, string>> = {
     'web.signedInAs': 'Signed in as {email}',
     'web.noBids': 'No bids yet.',
     'web.yourMax': 'Your maximum: {amount}',
+    'web.notify': 'Notify me on this device',
+    'web.notifyOn': 'Notifications are on for this device.',
+    'web.notifyOff': 'Notifications are off for this device.',
+    'web.notifyBlocked': 'Notifications are blocked for this page in the browser settings.',
   },
   sv: {
     'web.skip': 'Till innehållet',
@@ -47,6 +51,10 @@ const OWN: Record<string, Record<string, string>> = {
     'web.signedInAs': 'Inloggad som {email}',
     'web.noBids': 'Inga bud ännu.',
     'web.yourMax': 'Ditt maxbud: {amount}',
+    'web.notify': 'Avisera mig på den här enheten',
+    'web.notifyOn': 'Aviseringar är på för den här enheten.',
+    'web.notifyOff': 'Aviseringar är av för den här enheten.',
+    'web.notifyBlocked': 'Aviseringar är blockerade för sidan i webbläsarens inställningar.',
   },
   de: {
     'web.skip': 'Zum Inhalt',
@@ -69,6 +77,10 @@ const OWN: Record<string, Record<string, string>> = {
     'web.signedInAs': 'Angemeldet als {email}',
     'web.noBids': 'Noch keine Gebote.',
     'web.yourMax': 'Ihr Höchstgebot: {amount}',
+    'web.notify': 'Auf diesem Gerät benachrichtigen',
+    'web.notifyOn': 'Benachrichtigungen sind für dieses Gerät an.',
+    'web.notifyOff': 'Benachrichtigungen sind für dieses Gerät aus.',
+    'web.notifyBlocked': 'Benachrichtigungen sind für diese Seite in den Browser-Einstellungen blockiert.',
   },
 };
 

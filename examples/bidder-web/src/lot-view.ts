@@ -7,6 +7,7 @@ import { currentLanguage, formatTime, t, timeLeft } from './i18n.ts';
 import { bidForm } from './bid-form.ts';
 import { keyForCode, messageOf } from './messages.ts';
 import { formatMoney } from './money.ts';
+import { pushButton } from './push-button.ts';
 
 export const lotView: View = async (context, root, params) => {
   const { client, live, session } = context;
@@ -64,9 +65,11 @@ export const lotView: View = async (context, root, params) => {
 
   // Bidding: only a signed-in member who may bid on the lot sees the form.
   const bidding = h('section', { class: 'bidding', 'aria-labelledby': 'bidding-heading' });
+  const notify = pushButton(context);
   const form = bidForm(context, lot, (placed) => {
     paint();
     if (!placed) return;
+    void notify.offer();
     context.setStanding(lot.Id, placed.Leading ? 'leading' : 'outbid');
     showStanding(context.standings.get(lot.Id) ?? null);
     announce(`${t('message.bidAccepted')} ${placed.Leading ? t('message.highestBidder') : t('message.outbid', { title: lot.Title })}`);
@@ -84,6 +87,7 @@ export const lotView: View = async (context, root, params) => {
       else ok(await client.PUT('/v1/me/watchlist/{lotId}', { params: { path: { lotId: lot.Id } }, body: { Type: 'watch' } }));
       setWatched(!watched);
       announce(t(watched ? 'message.removedFromWatchlist' : 'message.addedToWatchlist'));
+      if (!watched) void notify.offer();
     } catch (error) {
       announce(messageOf(error), true);
     }
@@ -139,6 +143,7 @@ export const lotView: View = async (context, root, params) => {
     if (mine) context.standings.set(lot.Id, mine.Status);
     showStanding(context.standings.get(lot.Id) ?? null);
     setWatched(watchlist.Items.some((item) => item.Id === lot.Id));
+    await notify.showIfOn();
   };
 
   // Links to the lot's images (the demo's hosts do not resolve, so they are not loaded); web addresses only.
@@ -170,6 +175,7 @@ export const lotView: View = async (context, root, params) => {
     reserve,
     bidding,
     session.member ? watch : null,
+    session.member ? notify.element : null,
     h('p', { class: 'description' }, lot.Description),
     images,
     h(

@@ -12,6 +12,7 @@ import { AuctionLive } from './live.ts';
 import { lotView } from './lot-view.ts';
 import { messageOf } from './messages.ts';
 import { myBidsView } from './my-bids-view.ts';
+import { pushIsOn, turnPushOff } from './push.ts';
 import { Session } from './session.ts';
 import { signInView } from './sign-in-view.ts';
 
@@ -100,6 +101,8 @@ async function boot() {
     await show(false);
   });
   document.getElementById('sign-out')!.addEventListener('click', async () => {
+    // This device stops getting the member's pushes: the next one to sign in here is someone else, perhaps.
+    if (await pushIsOn()) await turnPushOff(client).catch(() => undefined);
     await session.signOut();
     context.navigate('#/');
   });

@@ -148,7 +148,7 @@ export interface EndedDelivery {
   tenant: string;
   memberId: number;
   deliveryId: string;
-  channel: OutgoingMessage['channel'];
+  channel: OutgoingMessage['channel'] | 'push';
   kind: string | undefined;
   reason: RefusedReason;
   at: string;
