@@ -5,6 +5,7 @@ import { z } from '../../src/http/schemas.ts';
 import { MAX_BID_AMOUNT } from './rules.ts';
 import { placeMaxBid } from './place-bid.ts';
 import { lotRegistrationReasons } from '../registrations/rules.ts';
+import { costEstimateSchema } from '../costs/dto.ts';
 
 const amount = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
@@ -20,6 +21,11 @@ export const placedBidSchema = z
     EndTime: z.string().max(30).openapi({ format: 'date-time', description: 'Moved by a bid in the last minutes (soft close).' }),
     MinimumNextBid: amount,
     ReserveMet: z.boolean().nullable().openapi({ description: 'null when the lot has no reserve.' }),
+    // A union with null (`.nullable()` of a shared schema would lose the null in the document and the client).
+    CostEstimate: z.union([costEstimateSchema, z.null()]).openapi({
+      description:
+        "What winning at `MaxAmount` costs all in, as `GET /v1/lots/{id}/cost-estimate` answers it for the `timed` channel and the member's own country (the profile's delivery country, else its country) and VAT check; null when the house publishes no cost rules or the profile names no country.",
+    }),
   })
   .openapi('PlacedBid');
 
@@ -32,7 +38,8 @@ export const placeBid = defineOperation({
       '`MaxAmount` is in minor units, at least `MinimumNextBid` (else `400` with the extension `minimumNextBid`), at most 1,000,000,000; a leader may only raise their own maximum. Bids are binding. ' +
       'The caller must be allowed to bid (`GET /v1/me/lots/{lotId}/registration`): otherwise `403` with the extension `reason`. An auction that is not `timed`, or a lot whose `EndTime` has passed, is `409`. ' +
       "A bid that changes `CurrentBid` within the house's extension window before `EndTime` moves `EndTime` to the bid's time plus the window. " +
-      '`Idempotency-Key`: the same key and body again answers the first answer and places nothing; another body is `422`.',
+      '`Idempotency-Key`: the same key and body again answers the first answer and places nothing; another body is `422`. ' +
+      "`CostEstimate` is what winning at the new maximum costs all in (COSTS.md), for a front end's confirmation; null when the house publishes no cost rules or the member's profile names no country.",
     errors: [403, 404, 409, 422],
     problems: [
       'bid-too-low',
@@ -56,6 +63,47 @@ export const placeBid = defineOperation({
         EndTime: '2026-12-01T18:00:00.000Z',
         MinimumNextBid: 13000,
         ReserveMet: false,
+        CostEstimate: {
+          LotId: 1001,
+          Currency: 'EUR',
+          Amount: 25000,
+          Country: 'DE',
+          Buyer: 'private',
+          VatScheme: 'margin',
+          Channel: 'timed',
+          Lines: [
+            { Code: 'hammer', Label: 'Hammer price', Amount: 25000, Vat: 'none', Estimate: false },
+            {
+              Code: 'premium',
+              Label: "Buyer's premium 26 % (VAT included)",
+              Amount: 7865,
+              Vat: 'included',
+              Estimate: false,
+              Base: 25000,
+              RatePpm: 260000,
+              Bands: [{ From: 0, RatePpm: 260000, Portion: 25000 }],
+              Net: 6500,
+              VatRatePpm: 210000,
+            },
+            {
+              Code: 'shipping',
+              Label: 'Shipping, parcel M, EU',
+              Amount: 3872,
+              Vat: 'included',
+              Estimate: false,
+              Net: 3200,
+              VatRatePpm: 210000,
+            },
+          ],
+          Total: 36737,
+          TotalRange: null,
+          TotalIfConditionsUnmet: null,
+          Assumptions: ['margin-scheme'],
+          NotIncluded: ['payment-surcharges', 'storage'],
+          RulesVersion: '2026-12-01',
+          Display: null,
+          Disclaimer: 'An estimate under the conditions of sale: the invoice decides.',
+        },
       },
     },
   },

@@ -8,6 +8,7 @@ import { biddingSettings, catalogueAuctions, catalogueLots } from '../../project
 import { mayBidReason } from '../registrations/rules.ts';
 import { onceForKey } from '../../src/idempotency/index.ts';
 import { lotStreamId } from '../lots/events.ts';
+import { bidCostEstimate } from '../costs/dto.ts';
 import { BidBelowMinimumError, BiddingEndedError, biddingDecider, NotTimedError } from './decide.ts';
 import { DEFAULT_EXTENSION_WINDOW_SECONDS, DEFAULT_INCREMENTS } from './rules.ts';
 
@@ -66,6 +67,19 @@ export async function placeMaxBid(ctx: MemberContext, body: { LotId: number; Max
     const reason = await mayBidReason(ctx.db, memberId, lot, at, { endDecidedOnStream: true, auction });
     if (reason !== null) throw new ForbiddenError(reason, `The caller may not bid on this lot: ${reason}.`);
     const increments = settings?.Increments ?? DEFAULT_INCREMENTS;
+    // Worked out before the bid is placed: a store that fails here places nothing.
+    const estimate = await bidCostEstimate(
+      ctx.db,
+      {
+        memberId,
+        lotId: body.LotId,
+        maxAmount: body.MaxAmount,
+        language: ctx.language,
+        fallbackLanguage: ctx.tenant.DefaultLanguage,
+        houseCountry: ctx.tenant.Country ?? null,
+      },
+      at,
+    );
     const bidId = randomUUID();
     const stream = lotStreamId(ctx.tenant.Tenant, body.LotId);
     const { view, events } = await ctx.commands.run(
@@ -101,6 +115,7 @@ export async function placeMaxBid(ctx: MemberContext, body: { LotId: number; Max
       EndTime: new Date(now.endTime).toISOString(),
       MinimumNextBid: now.minimumNextBid,
       ReserveMet: now.reserveMet,
+      CostEstimate: estimate,
     };
   }).catch(counted);
 }

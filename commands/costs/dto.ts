@@ -9,6 +9,7 @@ import { biddingSettings, catalogueAuctions, catalogueLots, type AuctionDoc, typ
 import { houseCostRules } from '../../projections/costs/index.ts';
 import { profiles } from '../../projections/profile/index.ts';
 import { DEFAULT_INCREMENTS, minimumNextBid } from '../bidding/rules.ts';
+import { isCountryCode } from '../profile/rules.ts';
 import { CHANNELS, VAT_SCHEMES, type Channel, type CostRules } from './events.ts';
 import { convertForDisplay, estimateCosts, lotVatScheme, type CostLine, type Estimate, type LotCosts } from './rules.ts';
 
@@ -366,4 +367,25 @@ export async function memberBuyer(
   if (vatNumber === null || vatNumber === checked)
     return { country: country?.toUpperCase() ?? null, business: checked !== null, assumptions: [] };
   return { country: country?.toUpperCase() ?? null, business: true, assumptions: ['vat-number-not-verified'] };
+}
+
+/**
+ * The estimate a bid answers (operation 58's `CostEstimate`): operation 64's for the bid's maximum, the `timed`
+ * channel and the member's own country and VAT check; null when the house published no rules or the member's
+ * profile names no country.
+ */
+export async function bidCostEstimate(
+  db: TenantScope,
+  o: { memberId: number; lotId: number; maxAmount: number; language: string; fallbackLanguage: string; houseCountry: string | null },
+  nowIso: string,
+): Promise<CostEstimateDto | null> {
+  const buyer = await memberBuyer(db, o.memberId, null);
+  if (buyer.country === null || !isCountryCode(buyer.country)) return null;
+  const request = { ...o, amount: o.maxAmount, country: buyer.country, buyer, channel: 'timed' as const, displayCurrency: null };
+  try {
+    return await costEstimateOf(db, request, nowIso);
+  } catch (error) {
+    if (error instanceof ConflictError && error.code === 'cost-rules-missing') return null;
+    throw error;
+  }
 }

@@ -114,9 +114,10 @@ describe('the reference bidder front end in Chromium', function () {
     await signInToLot(first, 'bidder@example.com', SERVICE_PASSWORD);
     await signInToLot(second, SECOND.email, SECOND.password);
 
-    // The first member bids the minimum (the first suggested bid) and leads.
+    // The first member bids the minimum (the first suggested bid), confirms it, and leads.
     await first.locator('.suggestions button').first().click();
     await first.locator('#bid-form button[type=submit]').click();
+    await first.locator('#bid-confirm').click();
     await first.locator('#my-status[data-state="leading"]').waitFor({ timeout: 5000 });
     expect(await first.locator('#my-status').textContent()).to.equal('You are the highest bidder.');
 
@@ -124,6 +125,7 @@ describe('the reference bidder front end in Chromium', function () {
     await second.locator('.suggestions button').nth(2).click();
     const placed = second.waitForResponse((r) => r.url().endsWith('/v1/me/bids') && r.request().method() === 'POST');
     await second.locator('#bid-form button[type=submit]').click();
+    await second.locator('#bid-confirm').click();
     expect((await placed).status()).to.equal(200);
     const answered = Date.now();
     await first.locator('#my-status[data-state="outbid"]').waitFor({ timeout: 1000 });
@@ -142,6 +144,15 @@ describe('the reference bidder front end in Chromium', function () {
       timeout: 1000,
     });
     expect(await first.locator('#history li').count()).to.equal(2);
+    // The estimate follows the new minimum next bid too (a moment after it).
+    await first.waitForFunction(
+      () => {
+        const minimum = document.getElementById('minimum-bid')?.textContent ?? '–';
+        return document.getElementById('cost-total')?.textContent?.includes(minimum) === true;
+      },
+      null,
+      { timeout: 5000 },
+    );
     if (process.env.BIDDER_WEB_SCREENSHOT) await first.screenshot({ path: process.env.BIDDER_WEB_SCREENSHOT, fullPage: true });
   });
 
@@ -155,6 +166,7 @@ describe('the reference bidder front end in Chromium', function () {
     await second.locator('#bid-amount').fill('1');
     const refused = second.waitForResponse((r) => r.url().endsWith('/v1/me/bids') && r.request().method() === 'POST');
     await second.locator('#bid-form button[type=submit]').click();
+    await second.locator('#bid-confirm').click();
     // The service names what went wrong by code and the dictionary's key; the page shows that key's text.
     const problem = await (await refused).json();
     expect(problem).to.include({ status: 400, code: 'bid-too-low', messageKey: 'message.bidTooLow' });
@@ -162,6 +174,40 @@ describe('the reference bidder front end in Chromium', function () {
     expect(await second.locator('#bid-error').textContent()).to.equal(dictionary.body.Entries['message.bidTooLow']);
     expect(await second.locator('#bid-amount').getAttribute('aria-invalid')).to.equal('true');
     expect(await second.evaluate(() => document.activeElement?.id)).to.equal('bid-amount');
+  });
+
+  it('shows what winning costs all in, following the amount typed, and asks to confirm the total before a bid is placed', async () => {
+    // The first member's lot page: the estimate of the minimum next bid to the profile's country (NL).
+    await first.locator('#cost-total[data-total]').waitFor({ timeout: 5000 });
+    expect(await first.locator('#cost-country').inputValue()).to.equal('NL');
+    expect(await first.locator('#cost-lines dt').allTextContents()).to.include.members([
+      'Hammer price',
+      "Buyer's premium 26 % (VAT included)",
+    ]);
+    // Typing an amount updates it: the total is the API's for that hammer price.
+    const asked = first.waitForResponse((r) => /\/cost-estimate\?.*amount=1234500/.test(r.url()));
+    await first.locator('#bid-amount').fill('12345');
+    const estimate = await (await asked).json();
+    await first.waitForFunction(
+      (total) => document.querySelector<HTMLElement>('#cost-total')?.dataset.total === String(total),
+      estimate.Total,
+      {
+        timeout: 5000,
+      },
+    );
+    expect(await first.locator('#cost-total').textContent()).to.contain('€12,345.00');
+    // Placing asks first, naming the total; "change" goes back to the amount and places nothing.
+    const bids = () => failedRequests.length + clientErrors.length;
+    const before = bids();
+    await first.locator('#bid-form button[type=submit]').click();
+    await first.locator('#bid-confirmation:not([hidden])').waitFor({ timeout: 5000 });
+    expect(await first.locator('#bid-confirm-text').getAttribute('data-total')).to.equal(String(estimate.Total));
+    expect(await first.evaluate(() => document.activeElement?.id)).to.equal('bid-confirm');
+    await first.locator('#bid-change').click();
+    expect(await first.locator('#bid-confirmation').isHidden()).to.equal(true);
+    expect(await first.evaluate(() => document.activeElement?.id)).to.equal('bid-amount');
+    expect(bids()).to.equal(before);
+    await first.locator('#bid-amount').fill('');
   });
 
   it("browses from the house's auctions to the timed one, searches its lots, watches a lot with the keyboard and changes the language", async () => {

@@ -1181,7 +1181,7 @@ export interface paths {
     put?: never;
     /**
      * Place or raise a maximum bid on a lot of a timed auction
-     * @description The service bids for the caller up to `MaxAmount` (proxy bidding): the leader is the highest maximum (equal maxima: the earlier), and `CurrentBid` the lowest amount that beats every other maximum by one increment, raised to the reserve once the leader's maximum reaches it. `MaxAmount` is in minor units, at least `MinimumNextBid` (else `400` with the extension `minimumNextBid`), at most 1,000,000,000; a leader may only raise their own maximum. Bids are binding. The caller must be allowed to bid (`GET /v1/me/lots/{lotId}/registration`): otherwise `403` with the extension `reason`. An auction that is not `timed`, or a lot whose `EndTime` has passed, is `409`. A bid that changes `CurrentBid` within the house's extension window before `EndTime` moves `EndTime` to the bid's time plus the window. `Idempotency-Key`: the same key and body again answers the first answer and places nothing; another body is `422`.
+     * @description The service bids for the caller up to `MaxAmount` (proxy bidding): the leader is the highest maximum (equal maxima: the earlier), and `CurrentBid` the lowest amount that beats every other maximum by one increment, raised to the reserve once the leader's maximum reaches it. `MaxAmount` is in minor units, at least `MinimumNextBid` (else `400` with the extension `minimumNextBid`), at most 1,000,000,000; a leader may only raise their own maximum. Bids are binding. The caller must be allowed to bid (`GET /v1/me/lots/{lotId}/registration`): otherwise `403` with the extension `reason`. An auction that is not `timed`, or a lot whose `EndTime` has passed, is `409`. A bid that changes `CurrentBid` within the house's extension window before `EndTime` moves `EndTime` to the bid's time plus the window. `Idempotency-Key`: the same key and body again answers the first answer and places nothing; another body is `422`. `CostEstimate` is what winning at the new maximum costs all in (COSTS.md), for a front end's confirmation; null when the house publishes no cost rules or the member's profile names no country.
      *
      *     Credentials: the `Api-Key` header and a member token (from `POST /v1/sessions`).
      */
@@ -2803,87 +2803,8 @@ export interface components {
       MinimumNextBid: number;
       /** @description null when the lot has no reserve. */
       ReserveMet: boolean | null;
-    };
-    PlaceBidRequest: {
-      /** Format: int32 */
-      LotId: number;
-      /**
-       * Format: int32
-       * @description Minor units of the lot's currency.
-       */
-      MaxAmount: number;
-    };
-    MyBidsPage: {
-      /** @description This page: at most `PageSize` items, none past the last page. */
-      Items: components['schemas']['MyBid'][];
-      /**
-       * Format: int32
-       * @description Items on all pages.
-       */
-      TotalCount: number;
-      /**
-       * Format: int32
-       * @description This page, 1-based.
-       */
-      Page: number;
-      /** Format: int32 */
-      PageSize: number;
-      /** Format: int32 */
-      TotalPages: number;
-    };
-    MyBid: {
-      /** Format: int32 */
-      LotId: number;
-      /** Format: int32 */
-      AuctionId: number;
-      /** Format: int32 */
-      LotNumber: number;
-      LotTitle: string;
-      /**
-       * Format: int64
-       * @description The caller's maximum on the lot.
-       */
-      MaxAmount: number;
-      /** Format: int64 */
-      CurrentBid: number | null;
-      Currency: string;
-      /**
-       * @description `leading` or `outbid` while the lot is open; `won` or `lost` once it closed.
-       * @enum {string}
-       */
-      Status: 'leading' | 'outbid' | 'won' | 'lost';
-      /** Format: date-time */
-      EndTime: string;
-      /**
-       * Format: date-time
-       * @description When the caller last placed or raised their maximum.
-       */
-      LastBidAt: string;
-    };
-    IncrementRow: {
-      /** Format: int64 */
-      From: number;
-      /** Format: int64 */
-      Increment: number;
-    };
-    StreamTicket: {
-      /**
-       * Format: uri-reference
-       * @description The stream's URL with its ticket: absolute under the service's public URL when one is configured, else a path from the API's root (`/v1/...`), resolved against the URL the API is called at.
-       */
-      Url: string;
-      /**
-       * Format: date-time
-       * @description When the ticket stops opening the stream (its token's expiry, at most 12 hours).
-       */
-      ExpiresAt: string;
-    };
-    StreamTicketRequest: {
-      /**
-       * @description The stream to open: `/v1/auctions/{id}/stream` or `/v1/me/stream`.
-       * @example /v1/me/stream
-       */
-      Path: string;
+      /** @description What winning at `MaxAmount` costs all in, as `GET /v1/lots/{id}/cost-estimate` answers it for the `timed` channel and the member's own country (the profile's delivery country, else its country) and VAT check; null when the house publishes no cost rules or the profile names no country. */
+      CostEstimate: components['schemas']['CostEstimate'] | null;
     };
     CostEstimate: {
       /** Format: int32 */
@@ -2980,6 +2901,87 @@ export interface components {
       Condition?: string | null;
       /** Format: int64 */
       AmountIfUnmet?: number | null;
+    };
+    PlaceBidRequest: {
+      /** Format: int32 */
+      LotId: number;
+      /**
+       * Format: int32
+       * @description Minor units of the lot's currency.
+       */
+      MaxAmount: number;
+    };
+    MyBidsPage: {
+      /** @description This page: at most `PageSize` items, none past the last page. */
+      Items: components['schemas']['MyBid'][];
+      /**
+       * Format: int32
+       * @description Items on all pages.
+       */
+      TotalCount: number;
+      /**
+       * Format: int32
+       * @description This page, 1-based.
+       */
+      Page: number;
+      /** Format: int32 */
+      PageSize: number;
+      /** Format: int32 */
+      TotalPages: number;
+    };
+    MyBid: {
+      /** Format: int32 */
+      LotId: number;
+      /** Format: int32 */
+      AuctionId: number;
+      /** Format: int32 */
+      LotNumber: number;
+      LotTitle: string;
+      /**
+       * Format: int64
+       * @description The caller's maximum on the lot.
+       */
+      MaxAmount: number;
+      /** Format: int64 */
+      CurrentBid: number | null;
+      Currency: string;
+      /**
+       * @description `leading` or `outbid` while the lot is open; `won` or `lost` once it closed.
+       * @enum {string}
+       */
+      Status: 'leading' | 'outbid' | 'won' | 'lost';
+      /** Format: date-time */
+      EndTime: string;
+      /**
+       * Format: date-time
+       * @description When the caller last placed or raised their maximum.
+       */
+      LastBidAt: string;
+    };
+    IncrementRow: {
+      /** Format: int64 */
+      From: number;
+      /** Format: int64 */
+      Increment: number;
+    };
+    StreamTicket: {
+      /**
+       * Format: uri-reference
+       * @description The stream's URL with its ticket: absolute under the service's public URL when one is configured, else a path from the API's root (`/v1/...`), resolved against the URL the API is called at.
+       */
+      Url: string;
+      /**
+       * Format: date-time
+       * @description When the ticket stops opening the stream (its token's expiry, at most 12 hours).
+       */
+      ExpiresAt: string;
+    };
+    StreamTicketRequest: {
+      /**
+       * @description The stream to open: `/v1/auctions/{id}/stream` or `/v1/me/stream`.
+       * @example /v1/me/stream
+       */
+      Path: string;
     };
     PushKey: {
       /** @description The uncompressed P-256 point (65 bytes), base64url without padding. */
@@ -16264,7 +16266,65 @@ export interface operations {
            *       "BidCount": 4,
            *       "EndTime": "2026-12-01T18:00:00.000Z",
            *       "MinimumNextBid": 13000,
-           *       "ReserveMet": false
+           *       "ReserveMet": false,
+           *       "CostEstimate": {
+           *         "LotId": 1001,
+           *         "Currency": "EUR",
+           *         "Amount": 25000,
+           *         "Country": "DE",
+           *         "Buyer": "private",
+           *         "VatScheme": "margin",
+           *         "Channel": "timed",
+           *         "Lines": [
+           *           {
+           *             "Code": "hammer",
+           *             "Label": "Hammer price",
+           *             "Amount": 25000,
+           *             "Vat": "none",
+           *             "Estimate": false
+           *           },
+           *           {
+           *             "Code": "premium",
+           *             "Label": "Buyer's premium 26 % (VAT included)",
+           *             "Amount": 7865,
+           *             "Vat": "included",
+           *             "Estimate": false,
+           *             "Base": 25000,
+           *             "RatePpm": 260000,
+           *             "Bands": [
+           *               {
+           *                 "From": 0,
+           *                 "RatePpm": 260000,
+           *                 "Portion": 25000
+           *               }
+           *             ],
+           *             "Net": 6500,
+           *             "VatRatePpm": 210000
+           *           },
+           *           {
+           *             "Code": "shipping",
+           *             "Label": "Shipping, parcel M, EU",
+           *             "Amount": 3872,
+           *             "Vat": "included",
+           *             "Estimate": false,
+           *             "Net": 3200,
+           *             "VatRatePpm": 210000
+           *           }
+           *         ],
+           *         "Total": 36737,
+           *         "TotalRange": null,
+           *         "TotalIfConditionsUnmet": null,
+           *         "Assumptions": [
+           *           "margin-scheme"
+           *         ],
+           *         "NotIncluded": [
+           *           "payment-surcharges",
+           *           "storage"
+           *         ],
+           *         "RulesVersion": "2026-12-01",
+           *         "Display": null,
+           *         "Disclaimer": "An estimate under the conditions of sale: the invoice decides."
+           *       }
            *     }
            */
           'application/json': components['schemas']['PlacedBid'];

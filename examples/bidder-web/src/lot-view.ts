@@ -5,6 +5,7 @@ import type { Standing, View } from './context.ts';
 import { announce, append, h } from './dom.ts';
 import { currentLanguage, formatTime, t, timeLeft } from './i18n.ts';
 import { bidForm } from './bid-form.ts';
+import { costPanel } from './cost-panel.ts';
 import { keyForCode, messageOf } from './messages.ts';
 import { formatMoney } from './money.ts';
 import { pushButton } from './push-button.ts';
@@ -66,14 +67,22 @@ export const lotView: View = async (context, root, params) => {
   // Bidding: only a signed-in member who may bid on the lot sees the form.
   const bidding = h('section', { class: 'bidding', 'aria-labelledby': 'bidding-heading' });
   const notify = pushButton(context);
-  const form = bidForm(context, lot, (placed) => {
-    paint();
-    if (!placed) return;
-    void notify.offer();
-    context.setStanding(lot.Id, placed.Leading ? 'leading' : 'outbid');
-    showStanding(context.standings.get(lot.Id) ?? null);
-    announce(`${t('message.bidAccepted')} ${placed.Leading ? t('message.highestBidder') : t('message.outbid', { title: lot.Title })}`);
-  });
+  // What winning costs all in, for the amount typed (the minimum next bid until then).
+  const costs = costPanel(context, lot);
+  const form = bidForm(
+    context,
+    lot,
+    (placed) => {
+      paint();
+      costs.show(null);
+      if (!placed) return;
+      void notify.offer();
+      context.setStanding(lot.Id, placed.Leading ? 'leading' : 'outbid');
+      showStanding(context.standings.get(lot.Id) ?? null);
+      announce(`${t('message.bidAccepted')} ${placed.Leading ? t('message.highestBidder') : t('message.outbid', { title: lot.Title })}`);
+    },
+    costs,
+  );
 
   const watch = h('button', { type: 'button', id: 'watch', class: 'secondary', 'aria-pressed': 'false' }, t('button.watch'));
   const setWatched = (watched: boolean) => {
@@ -174,6 +183,7 @@ export const lotView: View = async (context, root, params) => {
     ),
     reserve,
     bidding,
+    costs.element,
     session.member ? watch : null,
     session.member ? notify.element : null,
     h('p', { class: 'description' }, lot.Description),
@@ -219,6 +229,8 @@ export const lotView: View = async (context, root, params) => {
       } else return;
       paint();
       if (event.type !== 'closed') form.refresh();
+      // The estimate follows the minimum next bid while no amount is typed.
+      if (event.type === 'bid' && !form.amount.value) costs.show(null);
     },
     // After a gap in the stream: the lot read again, and the view drawn anew.
     () => context.navigate(location.hash),
