@@ -51,6 +51,29 @@ export const PROBLEM_CODES = {
     meaning: 'The profile has no phone number a text can be sent to (phone verification, an SMS reminder).',
     messageKey: 'message.phoneRequired',
   },
+  'amount-invalid': {
+    status: 400,
+    meaning: 'A cost estimate was asked for an `amount` that is not a positive integer of minor units (at most 1,000,000,000,000).',
+  },
+  'country-unknown': {
+    status: 400,
+    meaning: 'A cost estimate was asked for a `country` that is not an ISO 3166-1 alpha-2 country (`DE`, `US`).',
+  },
+  'country-required': {
+    status: 400,
+    meaning: "A cost estimate needs the destination: give `country`, or call with a member token whose profile names the member's country.",
+  },
+  'vat-number-invalid': {
+    status: 400,
+    meaning:
+      'A cost estimate was given a `vatNumber` that is not written as a VAT number (a country prefix, then 2 to 13 letters or digits).',
+  },
+  'channel-unknown': { status: 400, meaning: 'A cost estimate was asked for a `channel` other than `live` or `timed`.' },
+  'currency-unknown': {
+    status: 400,
+    meaning:
+      'A cost estimate was asked for a `displayCurrency` that is not an ISO 4217 code, or one the house publishes no display rate for.',
+  },
   'stream-path-invalid': {
     status: 400,
     meaning: 'A stream ticket was asked for a `Path` that is neither `/v1/auctions/{id}/stream` (an int32 id) nor `/v1/me/stream`.',
@@ -188,6 +211,10 @@ export const PROBLEM_CODES = {
   'idempotency-key-in-use': {
     status: 409,
     meaning: 'A request with this `Idempotency-Key` is still running: ask again after `Retry-After`.',
+  },
+  'cost-rules-missing': {
+    status: 409,
+    meaning: 'The auction house has published no cost rules: no cost estimate can be given for its lots.',
   },
   'reminder-exists': { status: 409, meaning: 'A reminder with this subscription id exists already.' },
   'reminder-limit-reached': {

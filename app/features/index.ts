@@ -61,6 +61,9 @@ import { streamTicketsQueries } from '../../queries/stream-tickets/index.ts';
 import { memberStreamQueries } from '../../queries/member-stream/index.ts';
 import { webhooksReadModels } from '../../projections/webhooks/index.ts';
 import { webhooksQueries } from '../../queries/webhooks/index.ts';
+import { costsCommands } from '../../commands/costs/index.ts';
+import { costsReadModels } from '../../projections/costs/index.ts';
+import { costsQueries } from '../../queries/costs/index.ts';
 import { pushQueries } from '../../queries/push/index.ts';
 import { pushCommands } from '../../commands/push/index.ts';
 import { pushReadModels } from '../../projections/push/index.ts';
@@ -94,6 +97,8 @@ export const features: Feature[] = [
   ),
   // A lot's stream: the events catalogue intake and timed bidding both write.
   defineFeature('lots', lotsCommands),
+  // The house's cost rules and the all-in cost estimate of a lot (COSTS.md).
+  defineFeature('costs', costsCommands, costsReadModels, costsQueries),
   // Read models before the commands' part, whose reactors then run after the projections.
   defineFeature(
     'bidding',

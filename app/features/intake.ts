@@ -11,6 +11,7 @@ import type { CatalogueRecord } from '../../commands/catalogue/intake.ts';
 import type { DocumentRecord } from '../../commands/documents/intake.ts';
 import type { TranslationsRecord } from '../../commands/translations/intake.ts';
 import type { MemberRecord, MemberRemovedRecord } from '../../commands/members/intake.ts';
+import type { CostRulesRecord } from '../../commands/costs/intake.ts';
 import { service } from './index.ts';
 
 /** Every NDJSON intake kind (docs/intake.md): each feature's `commands/<feature>/intake.ts`, registered by its index.ts. */
@@ -23,8 +24,9 @@ const anyRecord = z.discriminatedUnion(
   INTAKE_KINDS.map((k) => k.schema) as unknown as [z.ZodObject<{ kind: z.ZodLiteral<string> }>],
 );
 
-/** The records the demo seeder and `npm run generate` write (the catalogue, its houses and keys, documents, translations and members). */
-export type IntakeRecord = AccessRecord | CatalogueRecord | DocumentRecord | TranslationsRecord | MemberRecord | MemberRemovedRecord;
+/** The records the demo seeder and `npm run generate` write (the catalogue, its houses and keys, its cost rules, documents, translations and members). */
+export type IntakeRecord =
+  AccessRecord | CatalogueRecord | CostRulesRecord | DocumentRecord | TranslationsRecord | MemberRecord | MemberRemovedRecord;
 
 export interface ImportOptions {
   correlationId?: string;

@@ -2,7 +2,9 @@
  * Demo intake records of invoices (API.md "Demo data"), for a given "now": the price lists of `demo` (EUR) and
  * `demo2` (SEK), and the demo member's invoices: in `demo` one paid and one unpaid (auction 4, closed), in
  * `demo2` one unpaid. The register numbers them (1, 2, … per house). They are the demo's past, of which its
- * member knows: issued with `notify: false`, no notice is mailed at the seed.
+ * member knows: issued with `notify: false`, no notice is mailed at the seed. Their lots are under the margin scheme
+ * (the demo's default), so the lines of a lot name it (`lotId`) and hold the premium's VAT inside, never on its own:
+ * the premium at the house's 26 % (COSTS.md's rules) plus 21 % VAT; storage, a service of the house, shows its VAT.
  */
 export function* demoInvoicesRecords(now: Date): Generator<{ kind: string } & Record<string, unknown>> {
   const day = 86_400_000;
@@ -39,8 +41,8 @@ export function* demoInvoicesRecords(now: Date): Generator<{ kind: string } & Re
     dueAt: at(-15),
     currency: 'EUR',
     lines: [
-      { description: 'Lot 12, hammer price', amount: 80000, vatRate: 0 },
-      { description: "Buyer's premium 25 %", amount: 20000, vatRate: 21 },
+      { description: 'Lot 12, hammer price', amount: 80000, vatRate: 0, lotId: 862 },
+      { description: "Lot 12, buyer's premium 26 % (VAT included)", amount: 20800 + 4368, vatRate: 0, lotId: 862 },
     ],
   };
   yield { kind: 'invoicePaid', tenant: 'demo', invoiceId: 1, paidAt: at(-20) };
@@ -55,8 +57,8 @@ export function* demoInvoicesRecords(now: Date): Generator<{ kind: string } & Re
     dueAt: at(12),
     currency: 'EUR',
     lines: [
-      { description: 'Lot 57, hammer price', amount: 45000, vatRate: 0 },
-      { description: "Buyer's premium 25 %", amount: 11250, vatRate: 21 },
+      { description: 'Lot 57, hammer price', amount: 45000, vatRate: 0, lotId: 907 },
+      { description: "Lot 57, buyer's premium 26 % (VAT included)", amount: 11700 + 2457, vatRate: 0, lotId: 907 },
       { description: 'Storage, 10 days', amount: 1250, vatRate: 21 },
     ],
   };
@@ -71,8 +73,8 @@ export function* demoInvoicesRecords(now: Date): Generator<{ kind: string } & Re
     dueAt: at(9),
     currency: 'SEK',
     lines: [
-      { description: 'Lot 3, hammer price', amount: 200000, vatRate: 0 },
-      { description: "Buyer's premium 25 %", amount: 50000, vatRate: 25 },
+      { description: 'Lot 3, hammer price', amount: 200000, vatRate: 0, lotId: 3 },
+      { description: "Lot 3, buyer's premium 25 % (VAT included)", amount: 50000 + 12500, vatRate: 0, lotId: 3 },
     ],
   };
 }

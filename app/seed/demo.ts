@@ -15,6 +15,7 @@ import { demoIdentityDocumentsRecords } from './demo-identity-documents.ts';
 import { demoInvoicesRecords } from './demo-invoices.ts';
 import { demoNotificationsRecords } from './demo-notifications.ts';
 import { writePrivateFileSync } from '../../src/private-files.ts';
+import { demoCostRulesRecords, withDemoCosts } from './demo-costs.ts';
 
 export interface DemoCredentials {
   apiKey: string;
@@ -189,7 +190,9 @@ export function* demoRecords(credentials: DemoCredentials, now: Date): Generator
     clientSecret: credentials.clientSecret,
   };
 
-  yield* generateCatalogue({
+  // The house's cost rules before its lots, which name its shipping classes (app/seed/demo-costs.ts).
+  yield* demoCostRulesRecords();
+  for (const record of generateCatalogue({
     tenant: 'demo',
     languages: ['en', 'sv', 'de'],
     currency: 'EUR',
@@ -199,9 +202,10 @@ export function* demoRecords(credentials: DemoCredentials, now: Date): Generator
     consignedEvery: 40,
     combination: { combiId: 1, lotIds: [201, 202, 203] },
     auctions: DEMO_AUCTIONS,
-  });
+  }))
+    yield withDemoCosts(record);
   // The same categories again (their records are equal: nothing is appended), then the timed auction's lots.
-  yield* generateCatalogue({
+  for (const record of generateCatalogue({
     tenant: 'demo',
     languages: ['en', 'sv', 'de'],
     currency: 'EUR',
@@ -209,7 +213,8 @@ export function* demoRecords(credentials: DemoCredentials, now: Date): Generator
     seed: 43,
     firstLotId: DEMO_TIMED_FIRST_LOT,
     auctions: [DEMO_TIMED_AUCTION],
-  });
+  }))
+    yield withDemoCosts(record);
   yield* generateCatalogue({
     tenant: 'demo2',
     languages: ['en'],

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { holdsLines } from '../../src/text/holds-lines.ts';
+import { CHANNELS, ruleName } from '../costs/events.ts';
 import { defineEvent, defineEvents, isoDateTime, languageCode, positiveId, tenantId, type EventsOf } from '../../src/events/define.ts';
 
 /** Texts of one language. */
@@ -10,7 +11,8 @@ export const AuctionCatalogued = defineEvent({
   version: 1,
   stream: 'auction-{tenant}-{auctionId}',
   description:
-    'Catalogue intake: an auction was published or its catalogue data changed (the whole record, every language). `registrationApproval` (added compatibly): `manual` when the house approves registrations by hand, else they are approved at once. `bidding` (added compatibly): `timed` when this service takes the bids, else `external` (bids come through intake).',
+    'Catalogue intake: an auction was published or its catalogue data changed (the whole record, every language). `registrationApproval` (added compatibly): `manual` when the house approves registrations by hand, else they are approved at once. `bidding` (added compatibly): `timed` when this service takes the bids, else `external` (bids come through intake). ' +
+    "`premiumSchedule` and `channelFees` (added compatibly, COSTS.md): the house's premium schedule for the auction's lots, and the codes of the house's channel fees that apply to it (replacing the house's whole list for it; `[]`: none).",
   schema: z.object({
     tenant: tenantId,
     auctionId: positiveId,
@@ -22,6 +24,8 @@ export const AuctionCatalogued = defineEvent({
     requiresTermsAcceptance: z.boolean(),
     registrationApproval: z.enum(['automatic', 'manual']).optional(),
     bidding: z.enum(['external', 'timed']).optional(),
+    premiumSchedule: ruleName.optional(),
+    channelFees: z.array(z.enum(CHANNELS)).max(CHANNELS.length).optional(),
   }),
 });
 

@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { foldStream, runCommand } from '../../src/command-runner.ts';
 import { isoDateTime, positiveId, tenantId } from '../../src/events/define.ts';
+import { ValidationError } from '../../src/errors.ts';
 import { defineIntakeKind, lookUp, remember, type IntakeDeps, type IntakeKind } from '../../src/intake-kind.ts';
 import { AuctionCatalogued, CategoryCatalogued, auctionStreamId, categoryStreamId } from './events.ts';
 import { BidPlaced, LotCatalogued, lotStreamId } from '../lots/events.ts';
 import { auctionDecider, lotDecider, recordDecider, type CategoryData } from './decide.ts';
+import { costNameErrors, costRulesLookupKey, currentCostRules } from '../costs/rules.ts';
 
 /**
  * Catalogue intake: the system-to-system interface the seed says is not /v1. One NDJSON record per line,
@@ -15,7 +17,16 @@ import { auctionDecider, lotDecider, recordDecider, type CategoryData } from './
  */
 export const auctionRecord = z.object({ kind: z.literal('auction') }).extend(AuctionCatalogued.schema.shape);
 export const categoryRecord = z.object({ kind: z.literal('category') }).extend(CategoryCatalogued.schema.shape);
-export const lotRecord = z.object({ kind: z.literal('lot') }).extend(LotCatalogued.schema.shape);
+export const lotRecord = z
+  .object({ kind: z.literal('lot') })
+  .extend(LotCatalogued.schema.shape)
+  .superRefine((lot, ctx) => {
+    // A VAT-free lot is zero-rated (COSTS.md): another scheme would contradict it.
+    if (lot.vatFree && lot.vatScheme !== undefined && lot.vatScheme !== 'zero')
+      ctx.addIssue({ code: 'custom', path: ['vatScheme'], message: 'a vatFree lot is zero-rated: leave vatScheme out or give zero' });
+    if (lot.importClass !== undefined && lot.import !== 'temporary-admission')
+      ctx.addIssue({ code: 'custom', path: ['importClass'], message: 'only with import: temporary-admission' });
+  });
 // A house's bids name no auction (their lot's is the catalogue's): `auctionId` is timed bidding's own.
 export const bidRecord = z.object({ kind: z.literal('bid') }).extend(BidPlaced.schema.omit({ auctionId: true }).shape);
 export const lotClosedRecord = z.object({ kind: z.literal('lotClosed'), tenant: tenantId, lotId: positiveId, closedAt: isoDateTime });
@@ -38,6 +49,7 @@ export type CatalogueRecord =
 
 export const catalogueIntake: IntakeKind[] = [
   defineIntakeKind('auction', auctionRecord, async (deps, { kind: _k, ...data }) => {
+    await checkCostNames(deps, data.tenant, { premiumSchedule: data.premiumSchedule, channelFees: data.channelFees });
     const result = await runCommand(
       deps.log,
       auctionStreamId(data.tenant, data.auctionId),
@@ -54,6 +66,7 @@ export const catalogueIntake: IntakeKind[] = [
     }),
   ),
   defineIntakeKind('lot', lotRecord, async (deps, { kind: _k, ...data }) => {
+    await checkCostNames(deps, data.tenant, { premiumSchedule: data.premiumSchedule, shippingClass: data.shippingClass });
     const result = await runCommand(
       deps.log,
       lotStreamId(data.tenant, data.lotId),
@@ -92,6 +105,18 @@ export const catalogueIntake: IntakeKind[] = [
     ),
   ),
 ];
+
+/** The names a record gives of the house's cost rules must be the rules' own (read once per run, or known from its costRules record). */
+async function checkCostNames(deps: IntakeDeps, tenant: string, names: Parameters<typeof costNameErrors>[1]) {
+  if (Object.values(names).every((v) => v === undefined)) return;
+  const rules = await lookUp(deps, costRulesLookupKey(tenant), () => currentCostRules(deps.log, tenant));
+  const errors = costNameErrors(rules, names);
+  if (errors.length)
+    throw new ValidationError(
+      errors.join('; '),
+      errors.map((e) => ({ field: e.slice(0, e.indexOf(':')), message: e.slice(e.indexOf(':') + 2) })),
+    );
+}
 
 const lotAuctionKey = (tenant: string, lotId: number) => `lot-auction ${tenant} ${lotId}`;
 const auctionBiddingKey = (tenant: string, auctionId: number) => `auction-bidding ${tenant} ${auctionId}`;

@@ -1,6 +1,7 @@
 import { INT32_MAX, z } from '../../src/http/schemas.ts';
 import type { InvoiceDoc } from '../../projections/invoices/index.ts';
 import { PRINTABLE, MAX_INVOICE_LINES, MAX_LINE_AMOUNT, shippingMethods } from './events.ts';
+import { VAT_SCHEMES } from '../costs/events.ts';
 
 /*
  * What invoices answer over HTTP (InvoiceDto, from the invoice read model), as queries and the invoice commands
@@ -74,6 +75,17 @@ export const invoiceSchema = z
             .max(100)
             .openapi({ description: 'VAT rate in percent (21 = 21 %); 0 for a member charged no VAT (reverse charge).' }),
           VatAmount: minor('VAT of the line in minor units: Amount × VatRate / 100, rounded half up.'),
+          LotId: z
+            .number()
+            .int()
+            .min(1)
+            .max(INT32_MAX)
+            .nullable()
+            .openapi({ description: 'The lot the line is for; null for a line of no lot.' }),
+          VatScheme: z.enum(VAT_SCHEMES).nullable().openapi({
+            description:
+              "The VAT scheme of the line's lot (its `VatScheme`); null for a line of no lot. Under `margin` the amount holds the VAT of the margin scheme, which is never shown on its own (`VatRate` and `VatAmount` 0; Directive 2006/112 art 339).",
+          }),
         }),
       )
       .min(1)
@@ -98,7 +110,14 @@ export function toInvoiceDto(doc: InvoiceDoc): InvoiceDto {
     PaidAt: doc.PaidAt,
     Currency: doc.Currency,
     CostType: doc.CostType,
-    Lines: doc.Lines.map((l) => ({ Description: l.Description, Amount: l.Amount, VatRate: l.VatRate, VatAmount: l.VatAmount })),
+    Lines: doc.Lines.map((l) => ({
+      Description: l.Description,
+      Amount: l.Amount,
+      VatRate: l.VatRate,
+      VatAmount: l.VatAmount,
+      LotId: l.LotId ?? null,
+      VatScheme: l.VatScheme ?? null,
+    })),
     Subtotal: doc.Subtotal,
     VatTotal: doc.VatTotal,
     Total: doc.Total,
@@ -126,7 +145,7 @@ export const invoiceExample: InvoiceDto = {
   PaidAt: null,
   Currency: 'EUR',
   CostType: 'printed-catalogue',
-  Lines: [{ Description: 'Printed catalogue', Amount: 1500, VatRate: 21, VatAmount: 315 }],
+  Lines: [{ Description: 'Printed catalogue', Amount: 1500, VatRate: 21, VatAmount: 315, LotId: null, VatScheme: null }],
   Subtotal: 1500,
   VatTotal: 315,
   Total: 1815,

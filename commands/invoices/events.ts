@@ -9,6 +9,7 @@ import {
   type EventOf,
   type EventsOf,
 } from '../../src/events/define.ts';
+import { VAT_SCHEMES } from '../costs/events.ts';
 
 /**
  * Invoices of a house's members. Every invoice event of a tenant is on ONE stream, the tenant's invoice
@@ -53,6 +54,9 @@ const invoiceLine = z.object({
   amount: lineAmount,
   vatRate: vatRateSchema,
   vatAmount: lineAmount,
+  /** The lot the line is for, and the VAT scheme that lot is sold under (added compatibly; absent: no lot). */
+  lotId: positiveId.optional(),
+  vatScheme: z.enum(VAT_SCHEMES).optional(),
 });
 export type InvoiceLine = z.infer<typeof invoiceLine>;
 
@@ -99,6 +103,7 @@ export const InvoiceIssued = defineEvent({
   stream: 'invoices-{tenant}',
   description:
     'Invoices intake: the back office issued an invoice to a member (e.g. for lots bought), with its lines, their VAT rates (percent) and VAT amounts (per line, rounded half up). Amounts in minor units of `currency`. ' +
+    "A line's `lotId` and `vatScheme` (added compatibly): the lot it is for and that lot's VAT scheme; a `margin` lot's line has its VAT inside its amount, never its own (`vatRate` 0). " +
     '`notify: false` (absent: true): a backfill of an invoice its member knows of already, which gets no notice by mail.',
   schema: z.object({ ...issued, notify: z.literal(false).optional() }),
 });

@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { runCommand } from '../../src/command-runner.ts';
 import { isoDateTime, languageCode, positiveId, tenantId } from '../../src/events/define.ts';
-import { defineIntakeKind, type IntakeKind } from '../../src/intake-kind.ts';
+import { defineIntakeKind, type IntakeDeps, type IntakeKind } from '../../src/intake-kind.ts';
+import { ValidationError } from '../../src/errors.ts';
+import { lotEvents, lotStreamId } from '../lots/events.ts';
+import type { VatScheme } from '../costs/events.ts';
+import { lotVatScheme } from '../costs/rules.ts';
 import { invoiceRegisterDecider, priceListDecider } from './decide.ts';
 import {
   costTypeSchema,
@@ -55,7 +59,15 @@ export const invoiceRecord = z
     dueAt: isoDateTime,
     currency: currencyCode,
     lines: z
-      .array(z.object({ description: z.string().min(1).max(500), amount: lineAmount, vatRate: vatRateSchema }))
+      .array(
+        z.object({
+          description: z.string().min(1).max(500),
+          amount: lineAmount,
+          vatRate: vatRateSchema,
+          /** The lot the line is for: the line then follows the lot's VAT scheme. */
+          lotId: positiveId.optional(),
+        }),
+      )
       .min(1)
       .max(MAX_INVOICE_LINES),
     notify: z.boolean().default(true),
@@ -69,6 +81,36 @@ export const invoicePaidRecord = z.object({
   invoiceId: positiveId,
   paidAt: isoDateTime,
 });
+
+/** The VAT scheme of a lot of the house as its catalogue record says now (null: no such lot). */
+async function lotSchemeOf(deps: IntakeDeps, tenant: string, lotId: number): Promise<VatScheme | null> {
+  const events = (await deps.log.readStream(lotStreamId(tenant, lotId))).map((e) => lotEvents.read(e));
+  const catalogued = events.filter((e) => e.type === 'LotCatalogued').at(-1);
+  return catalogued?.type === 'LotCatalogued' ? lotVatScheme(catalogued.data.vatScheme, catalogued.data.vatFree) : null;
+}
+
+/**
+ * The VAT scheme of each line's lot (null: a line of no lot). A line of a lot the house does not have, and a line of
+ * a `margin` lot with VAT of its own, are refused: under the margin scheme the VAT is inside the amount and is never
+ * shown (Directive 2006/112 art 339), so such a line gives its amount with the VAT included and `vatRate` 0.
+ */
+async function lineSchemes(deps: IntakeDeps, tenant: string, lines: Array<{ lotId?: number; vatRate: number }>) {
+  const schemes = await Promise.all(lines.map((l) => (l.lotId === undefined ? null : lotSchemeOf(deps, tenant, l.lotId))));
+  const errors = lines.flatMap((l, i) => {
+    if (l.lotId === undefined) return [];
+    if (schemes[i] === null) return [{ field: `lines.${i}.lotId`, message: `no lot ${l.lotId} in the house's catalogue` }];
+    if (schemes[i] === 'margin' && l.vatRate !== 0)
+      return [
+        {
+          field: `lines.${i}.vatRate`,
+          message: `lot ${l.lotId} is sold under the margin scheme: its lines show no VAT of their own (give the amount with VAT included and vatRate 0)`,
+        },
+      ];
+    return [];
+  });
+  if (errors.length) throw new ValidationError(errors.map((e) => `${e.field}: ${e.message}`).join('; '), errors);
+  return schemes;
+}
 
 /** NDJSON intake records of invoices (docs/intake.md). Importing the same record again appends nothing. */
 export const invoicesIntake: IntakeKind[] = [
@@ -92,9 +134,10 @@ export const invoicesIntake: IntakeKind[] = [
       { correlationId },
     ),
   ),
-  defineIntakeKind('invoice', invoiceRecord, ({ log, correlationId }, r) =>
-    runCommand(
-      log,
+  defineIntakeKind('invoice', invoiceRecord, async (deps, r) => {
+    const schemes = await lineSchemes(deps, r.tenant, r.lines);
+    return runCommand(
+      deps.log,
       invoiceRegisterStreamId(r.tenant),
       invoiceRegisterDecider,
       {
@@ -108,19 +151,20 @@ export const invoicesIntake: IntakeKind[] = [
           issuedAt: r.issuedAt,
           dueAt: r.dueAt,
           currency: r.currency,
-          lines: r.lines.map((l) => ({
+          lines: r.lines.map((l, i) => ({
             description: l.description,
             amount: l.amount,
             vatRate: l.vatRate,
             vatAmount: vatOf(l.amount, l.vatRate),
+            ...(l.lotId !== undefined ? { lotId: l.lotId, vatScheme: schemes[i]! } : {}),
           })),
           // Written only when false, so that an invoice's event is as it always was.
           ...(r.notify ? {} : { notify: false as const }),
         },
       },
-      { correlationId },
-    ),
-  ),
+      { correlationId: deps.correlationId },
+    );
+  }),
   defineIntakeKind('invoicePaid', invoicePaidRecord, ({ log, correlationId }, r) =>
     runCommand(
       log,

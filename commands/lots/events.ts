@@ -12,6 +12,7 @@ import {
   tenantId,
   type EventsOf,
 } from '../../src/events/define.ts';
+import { ruleName, VAT_SCHEMES } from '../costs/events.ts';
 
 const stream = 'lot-{tenant}-{lotId}';
 
@@ -23,7 +24,8 @@ export const LotCatalogued = defineEvent({
   version: 1,
   stream,
   description:
-    'Catalogue intake: a lot was published or its catalogue data changed (the whole record, every language). Money in minor units. `reservePrice` (added compatibly, private): the lowest hammer price of a timed lot, never shown.',
+    'Catalogue intake: a lot was published or its catalogue data changed (the whole record, every language). Money in minor units. `reservePrice` (added compatibly, private): the lowest hammer price of a timed lot, never shown. ' +
+    "Its costs (added compatibly, COSTS.md): `vatScheme` (absent: `margin`, or `zero` when `vatFree`), `import` (`temporary-admission`: import VAT at the `importClass`'s rate), `resaleRight` (the artist's resale right applies), `shippingClass` and `premiumSchedule` (names of the house's cost rules).",
   schema: z.object({
     tenant: tenantId,
     lotId: positiveId,
@@ -51,6 +53,12 @@ export const LotCatalogued = defineEvent({
     combiId: positiveId.nullable(),
     ownerId: positiveId.nullable(),
     reservePrice: money.nullable().optional(),
+    vatScheme: z.enum(VAT_SCHEMES).optional(),
+    import: z.enum(['none', 'temporary-admission']).optional(),
+    importClass: z.enum(['art', 'other']).optional(),
+    resaleRight: z.boolean().optional(),
+    shippingClass: ruleName.optional(),
+    premiumSchedule: ruleName.optional(),
   }),
   private: ['reservePrice'],
 });

@@ -1,5 +1,6 @@
 import type { Doc, TenantScope } from '../../src/ports/read-models.ts';
 import { NotFoundError } from '../../src/errors.ts';
+import type { VatScheme } from '../../commands/costs/events.ts';
 
 /** Read-model documents of the catalogue (stored shape; the query side maps them to DTOs). */
 export type Texts = Record<string, { Title: string; Description: string }>;
@@ -22,6 +23,9 @@ export interface AuctionDoc extends Doc {
   LiveStartsAt: string | null;
   /** `timed`: this service takes the bids (API.md "Timed bidding"); `external`: they come through intake. */
   BiddingMode?: 'external' | 'timed';
+  /** The house's premium schedule for its lots, and the codes of the house's channel fees that apply to it (absent: the house's). */
+  PremiumSchedule?: string | null;
+  ChannelFees?: Array<'live' | 'timed'> | null;
   LotCount: number;
   /**
    * Position of the last change to what the printed catalogue shows: the auction's record or one of its
@@ -90,9 +94,22 @@ export interface LotDoc extends Doc {
   Reserve?: number | null;
   CombiId: number | null;
   OwnerId: number | null;
+  /** Its VAT scheme (COSTS.md; absent on documents projected before: `margin`, or `zero` when VatFree). */
+  VatScheme?: VatScheme;
+  /** What else its record says of its costs (read by the cost estimate only; absent: none of them). */
+  Costs?: LotCostsDoc;
   /** Position of the lot's last catalogue record (LotCatalogued): generated lot documents are kept per version. */
   Version: number;
   Created: string;
+}
+
+/** A lot's cost fields as its record gives them (null: not given). */
+export interface LotCostsDoc {
+  Import: 'none' | 'temporary-admission' | null;
+  ImportClass: 'art' | 'other' | null;
+  ResaleRight: boolean | null;
+  ShippingClass: string | null;
+  PremiumSchedule: string | null;
 }
 
 /** The catalogue projection's name (its checkpoint is what a reactor reading these collections waits for). */

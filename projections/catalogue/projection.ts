@@ -12,6 +12,7 @@ import {
   type AuctionDoc,
   type AuctionTypesDoc,
   type CategoryDoc,
+  type LotCostsDoc,
   type LotDoc,
   type Texts,
 } from './collections.ts';
@@ -70,6 +71,33 @@ async function lotsChanged(uow: UnitOfWork, tenant: string, lotId: number, posit
   });
 }
 
+/** An auction's document less the cost fields its record gives (a new record says them again, or not). */
+function withoutCostFields<T extends Partial<AuctionDoc>>(doc: T): Omit<T, 'PremiumSchedule' | 'ChannelFees'> {
+  const { PremiumSchedule: _schedule, ChannelFees: _fees, ...rest } = doc;
+  return rest;
+}
+
+/** A lot's cost fields, kept only when its record gives any (most lots' documents stay as they were). */
+function lotCosts(d: {
+  import?: LotCostsDoc['Import'];
+  importClass?: LotCostsDoc['ImportClass'];
+  resaleRight?: boolean;
+  shippingClass?: string;
+  premiumSchedule?: string;
+}): { Costs?: LotCostsDoc } {
+  const given = [d.import, d.importClass, d.resaleRight, d.shippingClass, d.premiumSchedule].some((v) => v !== undefined);
+  if (!given) return {};
+  return {
+    Costs: {
+      Import: d.import ?? null,
+      ImportClass: d.importClass ?? null,
+      ResaleRight: d.resaleRight ?? null,
+      ShippingClass: d.shippingClass ?? null,
+      PremiumSchedule: d.premiumSchedule ?? null,
+    },
+  };
+}
+
 /** Auctions, categories and lots, with lot counts kept per auction and category. */
 export const catalogueProjection = defineDocumentProjection({
   name: CATALOGUE_PROJECTION,
@@ -110,7 +138,8 @@ export const catalogueProjection = defineDocumentProjection({
       case 'AuctionCatalogued': {
         const d = event.data;
         await uow.update<AuctionDoc>('auctions', d.tenant, String(d.auctionId), (doc) => ({
-          ...(doc ?? auctionPlaceholder(d.auctionId)),
+          // The record is whole: cost fields it leaves out are gone.
+          ...withoutCostFields(doc ?? auctionPlaceholder(d.auctionId)),
           Catalogued: true,
           AuctionType: d.auctionType,
           Texts: toTexts(d.texts),
@@ -120,6 +149,8 @@ export const catalogueProjection = defineDocumentProjection({
           RequiresTermsAcceptance: d.requiresTermsAcceptance,
           RegistrationApproval: d.registrationApproval ?? 'automatic',
           BiddingMode: d.bidding ?? 'external',
+          ...(d.premiumSchedule !== undefined ? { PremiumSchedule: d.premiumSchedule } : {}),
+          ...(d.channelFees !== undefined ? { ChannelFees: d.channelFees } : {}),
           CatalogueVersion: event.position,
           LotsVersion: event.position,
           Created: doc?.Created || event.created,
@@ -212,6 +243,8 @@ export const catalogueProjection = defineDocumentProjection({
           Reserve: d.reservePrice ?? null,
           CombiId: d.combiId,
           OwnerId: d.ownerId,
+          VatScheme: d.vatScheme ?? (d.vatFree ? 'zero' : 'margin'),
+          ...lotCosts(d),
           Version: event.position,
           Created: old?.Created ?? event.created,
         }));

@@ -1,5 +1,6 @@
 import type { Doc, TenantScope } from '../../src/ports/read-models.ts';
 import type { ShippingMethod } from '../../commands/invoices/events.ts';
+import type { VatScheme } from '../../commands/costs/events.ts';
 
 /** Members' invoices, and the house's price list of costs. */
 export const INVOICES = 'invoices';
@@ -12,6 +13,9 @@ export interface InvoiceLineDoc {
   Amount: number;
   VatRate: number;
   VatAmount: number;
+  /** The lot the line is for and its VAT scheme (absent on lines of no lot). */
+  LotId?: number;
+  VatScheme?: VatScheme;
 }
 
 export interface ShippingDoc {

@@ -3,7 +3,13 @@ import { invoicesEvents, type InvoiceLine } from '../../commands/invoices/events
 import { INVOICES, PRICE_LISTS, PRICE_LIST_ID, type InvoiceDoc, type PriceListDoc } from './collections.ts';
 
 function totals(lines: InvoiceLine[]) {
-  const Lines = lines.map((l) => ({ Description: l.description, Amount: l.amount, VatRate: l.vatRate, VatAmount: l.vatAmount }));
+  const Lines = lines.map((l) => ({
+    Description: l.description,
+    Amount: l.amount,
+    VatRate: l.vatRate,
+    VatAmount: l.vatAmount,
+    ...(l.lotId !== undefined ? { LotId: l.lotId, VatScheme: l.vatScheme } : {}),
+  }));
   const Subtotal = Lines.reduce((sum, l) => sum + l.Amount, 0);
   const VatTotal = Lines.reduce((sum, l) => sum + l.VatAmount, 0);
   return { Lines, Subtotal, VatTotal, Total: Subtotal + VatTotal };

@@ -29,6 +29,7 @@ const LABELS = {
     post: 'Post',
     courier: 'Courier',
     reverseCharge: 'VAT reverse charged: no VAT is charged on this invoice.',
+    marginScheme: 'VAT included under the margin scheme: the lines of lots sold under it show no VAT of their own.',
   },
   sv: {
     invoice: 'Faktura',
@@ -55,6 +56,7 @@ const LABELS = {
     post: 'Post',
     courier: 'Bud',
     reverseCharge: 'Omvänd skattskyldighet: ingen moms debiteras på denna faktura.',
+    marginScheme: 'Moms ingår enligt vinstmarginalbeskattning: rader för föremål som säljs enligt den visar ingen egen moms.',
   },
   de: {
     invoice: 'Rechnung',
@@ -81,6 +83,7 @@ const LABELS = {
     post: 'Post',
     courier: 'Kurier',
     reverseCharge: 'Steuerschuldnerschaft des Leistungsempfängers: keine USt. berechnet.',
+    marginScheme: 'USt. enthalten (Differenzbesteuerung): die Positionen der danach verkauften Lose weisen keine eigene USt. aus.',
   },
 };
 
@@ -172,8 +175,13 @@ export function renderInvoicePdf(p: InvoicePrint): Promise<Buffer> {
       .lineTo(left + width, doc.y)
       .stroke();
     doc.moveDown(0.3);
+    // A line of a lot under the margin scheme holds its VAT and never shows it (Directive 2006/112 art 339).
     for (const line of invoice.Lines)
-      row([line.Description, money(line.Amount), formatRate(line.VatRate, language), money(line.VatAmount)]);
+      row(
+        line.VatScheme === 'margin'
+          ? [line.Description, money(line.Amount), '–', '–']
+          : [line.Description, money(line.Amount), formatRate(line.VatRate, language), money(line.VatAmount)],
+      );
     doc
       .moveTo(left, doc.y)
       .lineTo(left + width, doc.y)
@@ -182,9 +190,13 @@ export function renderInvoicePdf(p: InvoicePrint): Promise<Buffer> {
     row([l.subtotal, money(invoice.Subtotal), '', '']);
     row([l.vatTotal, money(invoice.VatTotal), '', '']);
     row([l.total, money(invoice.Total), '', ''], true);
-    if (invoice.VatFree) {
+    const notes = [
+      invoice.VatFree ? l.reverseCharge : null,
+      invoice.Lines.some((line) => line.VatScheme === 'margin') ? l.marginScheme : null,
+    ];
+    for (const note of notes.filter((n): n is string => n !== null)) {
       doc.moveDown(0.5);
-      doc.font('Helvetica-Oblique').fontSize(9).text(pdfText(l.reverseCharge), left, doc.y, { width });
+      doc.font('Helvetica-Oblique').fontSize(9).text(pdfText(note), left, doc.y, { width });
     }
     doc.moveDown();
 

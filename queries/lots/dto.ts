@@ -5,6 +5,8 @@ import type { TenantScope } from '../../src/ports/read-models.ts';
 import { DEFAULT_INCREMENTS, minimumNextBid, reserveMet, type IncrementRow } from '../../commands/bidding/rules.ts';
 import type { TenantContext } from '../../src/http/operation.ts';
 import { readAuctionTypes } from '../auctions/types.ts';
+import { VAT_SCHEMES } from '../../commands/costs/events.ts';
+import { lotVatScheme } from '../../commands/costs/rules.ts';
 
 export const lotSchema = z
   .object({
@@ -17,6 +19,10 @@ export const lotSchema = z
     CategoryId: z.number().int().min(1).max(2147483647).nullable(),
     HotLot: z.boolean(),
     VatFree: z.boolean(),
+    VatScheme: z.enum(VAT_SCHEMES).openapi({
+      description:
+        "The VAT scheme the lot is sold under (COSTS.md): `margin` (the hammer carries no VAT, the VAT in the house's charges is never shown on its own), `normal` (VAT shown separately), `zero` (zero-rated: every `VatFree` lot) or `exempt`. `GET /v1/lots/{id}/cost-estimate` gives what it means for a bid.",
+    }),
     IsClosed: z.boolean().openapi({ description: 'Bidding has ended (`EndTime` has passed).' }),
     EndTime: z
       .string()
@@ -84,6 +90,7 @@ export const lotExample = {
   CategoryId: 12,
   HotLot: false,
   VatFree: false,
+  VatScheme: 'margin' as const,
   IsClosed: false,
   EndTime: '2026-12-01T18:00:00.000Z',
   Currency: 'EUR',
@@ -132,6 +139,7 @@ export function toLotDto(
     CategoryId: doc.CategoryId,
     HotLot: doc.HotLot,
     VatFree: doc.VatFree,
+    VatScheme: doc.VatScheme ?? lotVatScheme(undefined, doc.VatFree),
     IsClosed: isClosed,
     EndTime: doc.EndTime,
     Currency: doc.Currency,

@@ -332,6 +332,9 @@ export function buildApp(
       }
       const result = await operation.handler(input as never, ctx as never);
       if (result instanceof StreamedAnswer) return;
+      // Kept a while by a caller without a member token, once answered (a problem is never kept).
+      if (operation.anonymousMaxAge !== undefined && token && (ctx as TenantContext).claims.kind !== 'member')
+        res.setHeader('Cache-Control', `max-age=${operation.anonymousMaxAge}`);
       if (result instanceof FileAnswer) await sendFile(req, res, result);
       else if (version === null) sendJson(req, res, result);
       else {

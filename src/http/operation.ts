@@ -305,6 +305,12 @@ export interface Operation<
   input?: InputSpec<P, Q, B>;
   output: OutputSpec<R>;
   cache?: CachePolicy;
+  /**
+   * Seconds a caller without a member token may keep the answer (`Cache-Control: max-age=N`) without asking again:
+   * for an answer that is a pure function of its inputs and of data that changes seldom (a cost estimate). A
+   * member's answer stays `no-store` (it carries what the profile says).
+   */
+  anonymousMaxAge?: number;
   handler: (
     input: Input<z.output<P>, z.output<Q>, z.output<B>>,
     ctx: ContextOf<A>,

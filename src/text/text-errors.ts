@@ -95,13 +95,24 @@ function visitEntry(valueSchema: Schema | undefined, key: string, item: unknown,
 /** A union takes a value when one of its options does: the errors of the option with the fewest. */
 function visitUnion(options: Schema[], value: unknown, path: string[], out: FieldError[]): void {
   let fewest: FieldError[] | null = null;
-  for (const option of options) {
+  // An option of another kind than the value (`"*"` beside a list) cannot take it: its texts are the others' to check.
+  const fitting = options.filter((option) => mayTake(option, value));
+  for (const option of fitting.length ? fitting : options) {
     const found: FieldError[] = [];
     visit(option, value, path, found);
     if (!fewest || found.length < fewest.length) fewest = found;
     if (!found.length) return;
   }
   out.push(...(fewest ?? []));
+}
+
+/** Whether a schema could take a value of this kind at all (a list, a map or object, or a single value). */
+function mayTake(option: Schema, value: unknown): boolean {
+  const def = unwrap(option).schema?._zod.def as Def | undefined;
+  if (!def || open(def) || def.type === 'union') return true;
+  if (Array.isArray(value)) return def.type === 'array' || def.type === 'tuple';
+  if (isPlainObject(value)) return def.type === 'object' || def.type === 'record';
+  return def.type !== 'array' && def.type !== 'tuple' && def.type !== 'object' && def.type !== 'record';
 }
 
 /**

@@ -63,6 +63,7 @@ describe('catalogue projection', () => {
           Images: ['https://img.example/10.jpg'],
           HotLot: false,
           VatFree: false,
+          VatScheme: 'margin',
           Currency: 'EUR',
           StartingPrice: 1000,
           EstimateLow: 800,
@@ -123,6 +124,38 @@ describe('catalogue projection', () => {
       .thenDocumentsMatching('auction_types', 'demo', [{ _id: 'all' }])
       .thenDocumentsMatching('categories', 'demo', [{ _id: '3' }])
       .thenDocumentsMatching('lots', 'demo', [{ _id: '10', CurrentBid: 1500, BidCount: 2, Closed: false, EndTime: END }]);
+  });
+
+  it("keeps a lot's VAT scheme (margin by default, zero when VAT-free) and the cost fields its record gives, and an auction's, until a record leaves them out", async () => {
+    const costs = { vatScheme: 'normal' as const, import: 'temporary-admission' as const, importClass: 'art' as const, resaleRight: true };
+    await givenEvents(
+      auctionCatalogued(1, { premiumSchedule: 'standard', channelFees: [] }),
+      lotCatalogued(10, { ...costs, shippingClass: 'furniture', premiumSchedule: 'standard' }),
+      lotCatalogued(11, { vatFree: true }),
+      auctionCatalogued(2, { channelFees: ['live'] }),
+      auctionCatalogued(2),
+    )
+      .whenProjected(catalogueReadModels)
+      .thenDocuments('auctions', 'demo', [
+        auction({ PremiumSchedule: 'standard', ChannelFees: [], LotCount: 2, CatalogueVersion: 3, LotsVersion: 3 }),
+        auction({ _id: '2', Id: 2, CatalogueVersion: 5, LotsVersion: 5, Created: createdAt(4) }),
+      ])
+      .thenDocumentsMatching('auction_types', 'demo', [{ _id: 'all' }])
+      .thenDocumentsMatching('categories', 'demo', [{ _id: '3' }])
+      .thenDocumentsMatching('lots', 'demo', [
+        {
+          _id: '10',
+          VatScheme: 'normal',
+          Costs: {
+            Import: 'temporary-admission',
+            ImportClass: 'art',
+            ResaleRight: true,
+            ShippingClass: 'furniture',
+            PremiumSchedule: 'standard',
+          },
+        },
+        { _id: '11', VatScheme: 'zero' },
+      ]);
   });
 
   it('closes a lot early at its closing time, and keeps that time when the catalogue record of the lot comes again', async () => {

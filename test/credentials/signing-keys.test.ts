@@ -184,10 +184,12 @@ describe('signing keys with ids', function () {
       return dir;
     };
     const earlier = 'the-jwt-key-an-earlier-version-made-0123456789abcdef';
-    const kidless = jwt.sign({ iss: 'bidder-api', aud: 'bidder-api/v1', sub: '9', tenant: 'demo', kind: 'member', jti: 'j' }, earlier, {
-      algorithm: 'HS256',
-      expiresIn: 600,
-    });
+    // Signed when a spec runs, not when the file loads: a whole run takes longer than the token lives.
+    const kidless = () =>
+      jwt.sign({ iss: 'bidder-api', aud: 'bidder-api/v1', sub: '9', tenant: 'demo', kind: 'member', jti: 'j' }, earlier, {
+        algorithm: 'HS256',
+        expiresIn: 600,
+      });
 
     it("starts the ring from an earlier version's jwt.key: its tokens, positions and one-time keys stay good", async () => {
       const dataDir = dataDirWith({ 'jwt.key': `${earlier}\n` });
@@ -195,7 +197,7 @@ describe('signing keys with ids', function () {
       const processKeys = await openSigningKeys(config, new FileKeyRing(path.join(dataDir, 'secrets')), logger);
       try {
         expect(processKeys.anchor.toString()).to.equal(earlier);
-        expect(await new TokenService(processKeys.keys).verify(kidless)).to.include({ sub: '9' });
+        expect(await new TokenService(processKeys.keys).verify(kidless())).to.include({ sub: '9' });
         expect(new PositionCodec(processKeys.anchor).forTenant('demo').token(42)).to.equal(
           new PositionCodec(Buffer.from(earlier)).forTenant('demo').token(42),
         );

@@ -24,6 +24,15 @@ const BEYOND_API_MD = new Map<number, { method: string; path: string; auth: stri
   [66, { method: 'put', path: '/v1/me/push-subscriptions', auth: 'member', spec: 'PUSH.md (a browser subscribes to pushes)' }],
   [67, { method: 'delete', path: '/v1/me/push-subscriptions/{id}', auth: 'member', spec: 'PUSH.md (a push subscription removed)' }],
   [
+    64,
+    {
+      method: 'get',
+      path: '/v1/lots/{id}/cost-estimate',
+      auth: 'anon',
+      spec: 'COSTS.md "Operation 64" (API.md "Operations 64–67" names it, with its own contract)',
+    },
+  ],
+  [
     68,
     {
       method: 'post',

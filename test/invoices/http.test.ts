@@ -164,16 +164,23 @@ describe('invoices (operations 47–51)', function () {
         Currency: 'EUR',
         CostType: null,
         Lines: [
-          { Description: 'Lot 57, hammer price', Amount: 45000, VatRate: 0, VatAmount: 0 },
-          { Description: "Buyer's premium 25 %", Amount: 11250, VatRate: 21, VatAmount: 2363 },
-          { Description: 'Storage, 10 days', Amount: 1250, VatRate: 21, VatAmount: 263 },
+          { Description: 'Lot 57, hammer price', Amount: 45000, VatRate: 0, VatAmount: 0, LotId: 907, VatScheme: 'margin' },
+          {
+            Description: "Lot 57, buyer's premium 26 % (VAT included)",
+            Amount: 14157,
+            VatRate: 0,
+            VatAmount: 0,
+            LotId: 907,
+            VatScheme: 'margin',
+          },
+          { Description: 'Storage, 10 days', Amount: 1250, VatRate: 21, VatAmount: 263, LotId: null, VatScheme: null },
         ],
-        Subtotal: 57500,
-        VatTotal: 2626,
-        Total: 60126,
+        Subtotal: 60407,
+        VatTotal: 263,
+        Total: 60670,
         Shipping: null,
       });
-      expect(paid).to.include({ Subtotal: 100000, VatTotal: 4200, Total: 104200 });
+      expect(paid).to.include({ Subtotal: 105168, VatTotal: 0, Total: 105168 });
     });
 
     it('pages: page and pageSize, a page past the end is empty, bad values are 400', async () => {
@@ -203,7 +210,7 @@ describe('invoices (operations 47–51)', function () {
     it("answers one of the caller's invoices with its lines and totals", async () => {
       const invoice = ok(await get(2));
       expectConsistent(invoice);
-      expect(invoice).to.include({ Id: 2, Number: 2, Status: 'unpaid', Total: 60126 });
+      expect(invoice).to.include({ Id: 2, Number: 2, Status: 'unpaid', Total: 60670 });
       expect(invoice).to.deep.equal((await all()).find((i) => i.Id === 2));
     });
 
@@ -245,17 +252,19 @@ describe('invoices (operations 47–51)', function () {
         'Demo Bidder',
         'Member no. 1',
         'Lot 57, hammer price',
-        "Buyer's premium 25 %",
+        "Lot 57, buyer's premium 26 % (VAT included)",
         '€450',
-        '€112.50',
-        '€23.63',
+        '€141.57',
         '€2.63',
-        'Subtotal €575',
-        'VAT €26.26',
-        'Total €601.26',
+        'Subtotal €604.07',
+        'VAT €2.63',
+        'Total €606.70',
+        'VAT included under the margin scheme',
         'Shipping Not chosen yet',
       ])
         expect(text, expected).to.contain(expected);
+      // The margin lot's lines show no VAT of their own: no 21 % beside its premium, only beside the storage.
+      expect(text).to.not.contain('€29.73');
     });
 
     it('says when a paid invoice was paid', async () => {
@@ -263,14 +272,15 @@ describe('invoices (operations 47–51)', function () {
       const text = await pdfText((await pdf(1)).bytes);
       const date = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeZone: 'UTC' }).format(new Date(invoice.PaidAt!));
       expect(text).to.contain(`Paid (Paid on ${date})`);
-      expect(text).to.contain('Total €1,042');
+      expect(text).to.contain('Total €1,051.68');
     });
 
     it('is written in the negotiated language', async () => {
       const text = await pdfText((await pdf(2, token, { 'Accept-Language': 'sv' })).bytes);
       expect(text).to.contain('Faktura 2');
       expect(text).to.contain('Att betala');
-      expect(text).to.match(/601,26\s?€/);
+      expect(text).to.match(/606,70\s?€/);
+      expect(text).to.contain('Moms ingår enligt vinstmarginalbeskattning');
     });
 
     it('is made once and answered again from the file store, with 304 for its ETag', async () => {
@@ -304,7 +314,7 @@ describe('invoices (operations 47–51)', function () {
         PaidAt: null,
         Currency: 'EUR',
         CostType: 'printed-catalogue',
-        Lines: [{ Description: 'Printed catalogue', Amount: 1500, VatRate: 21, VatAmount: 315 }],
+        Lines: [{ Description: 'Printed catalogue', Amount: 1500, VatRate: 21, VatAmount: 315, LotId: null, VatScheme: null }],
         Subtotal: 1500,
         VatTotal: 315,
         Total: 1815,
@@ -347,7 +357,7 @@ describe('invoices (operations 47–51)', function () {
       );
       expect(invoice).to.deep.include({
         Currency: 'EUR',
-        Lines: [{ Description: 'Condition report', Amount: 2500, VatRate: 21, VatAmount: 525 }],
+        Lines: [{ Description: 'Condition report', Amount: 2500, VatRate: 21, VatAmount: 525, LotId: null, VatScheme: null }],
         Total: 3025,
       });
       const [event] = await since(before);
@@ -403,7 +413,7 @@ describe('invoices (operations 47–51)', function () {
       const invoice = ok(await raise({ CostType: 'printed-catalogue', AuctionId: 1 }, vatFree));
       expectConsistent(invoice);
       expect(invoice).to.deep.include({
-        Lines: [{ Description: 'Printed catalogue', Amount: 1500, VatRate: 0, VatAmount: 0 }],
+        Lines: [{ Description: 'Printed catalogue', Amount: 1500, VatRate: 0, VatAmount: 0, LotId: null, VatScheme: null }],
         VatTotal: 0,
         Total: 1500,
       });
@@ -427,7 +437,7 @@ describe('invoices (operations 47–51)', function () {
         Id: 2,
         Number: 2,
         Currency: 'SEK',
-        Lines: [{ Description: 'Printed catalogue', Amount: 15000, VatRate: 25, VatAmount: 3750 }],
+        Lines: [{ Description: 'Printed catalogue', Amount: 15000, VatRate: 25, VatAmount: 3750, LotId: null, VatScheme: null }],
         Total: 18750,
       });
       expect(Date.parse(invoice.DueAt) - Date.parse(invoice.IssuedAt)).to.equal(10 * 86_400_000);

@@ -174,6 +174,71 @@ describe('invoice intake (priceList, invoice, invoicePaid)', () => {
     });
   });
 
+  describe("invoice lines of a lot follow the lot's VAT scheme", () => {
+    const lot = (lotId: number, o: Record<string, unknown> = {}) => ({
+      kind: 'lot',
+      tenant: 'house',
+      lotId,
+      auctionId: 4,
+      lotNumber: lotId,
+      categoryId: null,
+      texts: { en: { title: `Lot ${lotId}`, description: '' } },
+      attributes: [],
+      images: [],
+      hotLot: false,
+      vatFree: false,
+      currency: 'EUR',
+      startingPrice: 1000,
+      estimateLow: null,
+      estimateHigh: null,
+      endTime: '2026-11-01T09:00:00.000Z',
+      combiId: null,
+      ownerId: null,
+      ...o,
+    });
+    const lines = (lotId: number, premiumVatRate: number) => [
+      { description: `Lot ${lotId}, hammer price`, amount: 45000, vatRate: 0, lotId },
+      { description: `Lot ${lotId}, buyer's premium`, amount: 11700, vatRate: premiumVatRate, lotId },
+      { description: 'Storage', amount: 1250, vatRate: 21 },
+    ];
+
+    it("names the lot and its scheme on each of its lines: a margin lot's lines hold their VAT, a normal lot's show it", async () => {
+      const report = await run([
+        lot(57),
+        lot(58, { vatScheme: 'normal' }),
+        invoice(1, { lines: lines(57, 0) }),
+        invoice(2, { lines: lines(58, 21) }),
+      ]);
+      expect(report.errors).to.deep.equal([]);
+      const [first, second] = (await stream('invoices-house')).map((e) => e.data.lines);
+      expect(first).to.deep.equal([
+        { description: 'Lot 57, hammer price', amount: 45000, vatRate: 0, vatAmount: 0, lotId: 57, vatScheme: 'margin' },
+        { description: "Lot 57, buyer's premium", amount: 11700, vatRate: 0, vatAmount: 0, lotId: 57, vatScheme: 'margin' },
+        { description: 'Storage', amount: 1250, vatRate: 21, vatAmount: 263 },
+      ]);
+      expect((second as Array<Record<string, unknown>>)[1]).to.deep.equal({
+        description: "Lot 58, buyer's premium",
+        amount: 11700,
+        vatRate: 21,
+        vatAmount: 2457,
+        lotId: 58,
+        vatScheme: 'normal',
+      });
+    });
+
+    it("refuses VAT of its own on a margin lot's line (Directive 2006/112 art 339), and a lot the house does not have", async () => {
+      const report = await run([lot(57), invoice(1, { lines: lines(57, 21) }), invoice(2, { lines: lines(99, 0) })]);
+      expect(report.errors.map((e) => [e.line, e.message])).to.deep.equal([
+        [
+          2,
+          'lines.1.vatRate: lot 57 is sold under the margin scheme: its lines show no VAT of their own (give the amount with VAT included and vatRate 0)',
+        ],
+        [3, "lines.0.lotId: no lot 99 in the house's catalogue; lines.1.lotId: no lot 99 in the house's catalogue"],
+      ]);
+      expect(await stream('invoices-house')).to.deep.equal([]);
+    });
+  });
+
   describe('invoicePaid', () => {
     it('marks the invoice paid, naming its member; a second payment record appends nothing', async () => {
       await run([invoice(3, { memberId: 8 })]);

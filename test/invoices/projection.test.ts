@@ -28,9 +28,30 @@ describe('invoices projection', () => {
   before(async () => {
     const log = new SqliteEventLog(path.join(dir, 'events.sqlite'));
     const now = new Date('2026-11-22T12:00:00.000Z');
+    // The lots the demo invoices' lines name (their VAT scheme: margin, the default).
+    const lot = (tenant: string, lotId: number) => ({
+      kind: 'lot',
+      tenant,
+      lotId,
+      auctionId: 4,
+      lotNumber: lotId,
+      categoryId: null,
+      texts: { en: { title: `Lot ${lotId}`, description: '' } },
+      attributes: [],
+      images: [],
+      hotLot: false,
+      vatFree: false,
+      currency: tenant === 'demo' ? 'EUR' : 'SEK',
+      startingPrice: 1000,
+      estimateLow: null,
+      estimateHigh: null,
+      endTime: '2026-10-23T12:00:00.000Z',
+      combiId: null,
+      ownerId: null,
+    });
     const report = await importLines(
       log,
-      [...demoInvoicesRecords(now)].map((r) => JSON.stringify(r)),
+      [lot('demo', 862), lot('demo', 907), lot('demo2', 3), ...demoInvoicesRecords(now)].map((r) => JSON.stringify(r)),
     );
     expect(report.errors).to.deep.equal([]);
     const stream = invoiceRegisterStreamId('demo');
@@ -121,6 +142,18 @@ describe('invoices projection', () => {
     });
     expect(raised.Shipping).to.include({ Method: 'courier', Address: 'Herengracht 7' });
     expect(raised.Version).to.equal(events[events.length - 1].position);
+    // The lines of a lot under the margin scheme name it and show no VAT of their own.
+    expect((docs['invoices/demo'][0] as any).Lines).to.deep.equal([
+      { Description: 'Lot 12, hammer price', Amount: 80000, VatRate: 0, VatAmount: 0, LotId: 862, VatScheme: 'margin' },
+      {
+        Description: "Lot 12, buyer's premium 26 % (VAT included)",
+        Amount: 25168,
+        VatRate: 0,
+        VatAmount: 0,
+        LotId: 862,
+        VatScheme: 'margin',
+      },
+    ]);
     expect(docs['invoices/demo2'].map((d: any) => [d.Id, d.Currency, d.Total])).to.deep.equal([[1, 'SEK', 262500]]);
     expect(docs['price_lists/demo'].map((d: any) => [d._id, d.Currency, d.Items.map((i: any) => [i.CostType, i.Amount])])).to.deep.equal([
       [

@@ -1280,6 +1280,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/lots/{id}/cost-estimate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * What winning the lot costs, all in
+     * @description The all-in cost of a hammer price delivered to a country, under the house's cost rules (COSTS.md): every line with its VAT treatment (`none`, `included`, `separate`, `zero` on a condition), ranges (`TotalRange`), what a failed condition costs (`TotalIfConditionsUnmet`), and what it leaves out (`NotIncluded`). Amounts are minor units of the lot's currency, rates parts per million, each line rounded half up once. A member token fills `country` and the buyer's VAT status from the profile. An answer to a caller without a member token may be kept a minute (`Cache-Control: max-age=60`). The house must have published cost rules (`409` `cost-rules-missing`).
+     *
+     *     Credentials: the `Api-Key` header and a bearer token of the auction house (anonymous, application or member). Query parameter names are case-insensitive.
+     */
+    get: operations['getCostEstimate'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/push/key': {
     parameters: {
       query?: never;
@@ -1415,6 +1437,12 @@ export interface components {
         | 'key-invalid'
         | 'verification-code-invalid'
         | 'phone-number-required'
+        | 'amount-invalid'
+        | 'country-unknown'
+        | 'country-required'
+        | 'vat-number-invalid'
+        | 'channel-unknown'
+        | 'currency-unknown'
         | 'stream-path-invalid'
         | 'unsubscribe-link-invalid'
         | 'unsubscribe-link-expired'
@@ -1446,6 +1474,7 @@ export interface components {
         | 'email-taken'
         | 'member-email-mismatch'
         | 'idempotency-key-in-use'
+        | 'cost-rules-missing'
         | 'reminder-exists'
         | 'reminder-limit-reached'
         | 'push-subscriptions-full'
@@ -1946,6 +1975,11 @@ export interface components {
       CategoryId: number | null;
       HotLot: boolean;
       VatFree: boolean;
+      /**
+       * @description The VAT scheme the lot is sold under (COSTS.md): `margin` (the hammer carries no VAT, the VAT in the house's charges is never shown on its own), `normal` (VAT shown separately), `zero` (zero-rated: every `VatFree` lot) or `exempt`. `GET /v1/lots/{id}/cost-estimate` gives what it means for a bid.
+       * @enum {string}
+       */
+      VatScheme: 'margin' | 'normal' | 'zero' | 'exempt';
       /** @description Bidding has ended (`EndTime` has passed). */
       IsClosed: boolean;
       /**
@@ -2568,6 +2602,16 @@ export interface components {
          * @description VAT of the line in minor units: Amount × VatRate / 100, rounded half up.
          */
         VatAmount: number;
+        /**
+         * Format: int32
+         * @description The lot the line is for; null for a line of no lot.
+         */
+        LotId: number | null;
+        /**
+         * @description The VAT scheme of the line's lot (its `VatScheme`); null for a line of no lot. Under `margin` the amount holds the VAT of the margin scheme, which is never shown on its own (`VatRate` and `VatAmount` 0; Directive 2006/112 art 339).
+         * @enum {string|null}
+         */
+        VatScheme: 'margin' | 'normal' | 'zero' | 'exempt' | null;
       }[];
       /**
        * Format: int64
@@ -2841,6 +2885,102 @@ export interface components {
        */
       Path: string;
     };
+    CostEstimate: {
+      /** Format: int32 */
+      LotId: number;
+      Currency: string;
+      /**
+       * Format: int64
+       * @description The hammer price the estimate is for.
+       */
+      Amount: number;
+      Country: string;
+      /** @enum {string} */
+      Buyer: 'private' | 'business';
+      /** @enum {string} */
+      VatScheme: 'margin' | 'normal' | 'zero' | 'exempt';
+      /**
+       * @description The channel whose fees apply (null: none).
+       * @enum {string|null}
+       */
+      Channel: 'live' | 'timed' | null;
+      Lines: components['schemas']['CostLine'][];
+      /**
+       * Format: int64
+       * @description The sum of the lines' `Amount`s.
+       */
+      Total: number;
+      /** @description `Total` with the ranges, low and high; null without one. */
+      TotalRange: number[] | null;
+      /**
+       * Format: int64
+       * @description `Total` when every zero rate's condition fails; null without one.
+       */
+      TotalIfConditionsUnmet: number | null;
+      Assumptions: string[];
+      NotIncluded: string[];
+      RulesVersion: string;
+      /** @description `Total` converted for display only, at the rate the house published; null without `displayCurrency`. */
+      Display: {
+        Currency: string;
+        /** Format: int64 */
+        Total: number;
+        Rate: string;
+        RatesAt: string | null;
+        Source: string | null;
+      } | null;
+      Disclaimer: string | null;
+    };
+    CostLine: {
+      /** @description `hammer`, `premium`, `fee:<code>`, `import-vat`, `resale-right`, `shipping`, or `vat:<code>` (the VAT of a `separate` line). */
+      Code: string;
+      /** @description In the negotiated language (`Content-Language`). */
+      Label: string;
+      /**
+       * Format: int64
+       * @description What the line adds to `Total`, in minor units; null for a range (`Range`), which never enters `Total`.
+       */
+      Amount: number | null;
+      /**
+       * @description `none`: no VAT (the hammer under the margin scheme, a VAT line itself); `included`: VAT inside `Amount`, never its own invoice line; `separate`: the VAT follows as the line `vat:<code>`; `zero`: zero-rated, on `Condition` (`AmountIfUnmet` is the line with its VAT when the condition fails; null: zero-rated outright).
+       * @enum {string}
+       */
+      Vat: 'none' | 'included' | 'separate' | 'zero';
+      /** @description The amount is not certain (a range). */
+      Estimate: boolean;
+      /**
+       * Format: int64
+       * @description What the rate is applied to.
+       */
+      Base?: number;
+      /**
+       * Format: int32
+       * @description The rate in parts per million; null when several bands apply (`Bands`).
+       */
+      RatePpm?: number | null;
+      /** @description Each band's lower bound, rate and the part of `Base` inside it (marginal bands). */
+      Bands?: {
+        /** Format: int64 */
+        From: number;
+        /** Format: int32 */
+        RatePpm: number;
+        /** Format: int64 */
+        Portion: number;
+      }[];
+      /**
+       * Format: int64
+       * @description The charge before VAT (rounded once, half up).
+       */
+      Net?: number;
+      /** Format: int32 */
+      VatRatePpm?: number;
+      /** @description Low and high of an amount given as a range. */
+      Range?: number[];
+      /** @description What a zero rate depends on: `dispatched-to:<country>` or `exported`; null: none. */
+      Condition?: string | null;
+      /** Format: int64 */
+      AmountIfUnmet?: number | null;
+    };
     PushKey: {
       /** @description The uncompressed P-256 point (65 bytes), base64url without padding. */
       PublicKey: string;
@@ -2922,8 +3062,8 @@ export interface components {
     ETag: string;
     /** @description The language of the answer's texts: the `lang` (or the operation's own language) query parameter, else the best match of `Accept-Language`, among the languages the auction house publishes; else its default language. A stored document (terms, a condition report) names its own language. */
     'Content-Language': string;
-    /** @description `private, no-cache` on catalogue answers (store them, but revalidate with `If-None-Match`); `no-store` on answers that carry the caller's own data. */
-    'Cache-Control': 'private, no-cache' | 'no-store';
+    /** @description `private, no-cache` on catalogue answers (store them, but revalidate with `If-None-Match`); `no-store` on answers that carry the caller's own data; `max-age=60` on a cost estimate for a caller without a member token (keep it a minute). */
+    'Cache-Control': 'private, no-cache' | 'no-store' | 'max-age=60';
     /** @description The request headers the answer depends on: `Accept-Language, Authorization, Api-Key` on operations that take a token, `Accept-Encoding` on answers over 1 KB, `Origin` when only some origins may call. */
     Vary: string;
     /** @description JSON and problem answers over 1 KB are compressed when `Accept-Encoding` allows: `br` preferred, else `gzip`. */
@@ -6100,6 +6240,7 @@ export interface operations {
            *           "CategoryId": 12,
            *           "HotLot": false,
            *           "VatFree": false,
+           *           "VatScheme": "margin",
            *           "IsClosed": false,
            *           "EndTime": "2026-12-01T18:00:00.000Z",
            *           "Currency": "EUR",
@@ -6344,6 +6485,7 @@ export interface operations {
            *           "CategoryId": 12,
            *           "HotLot": false,
            *           "VatFree": false,
+           *           "VatScheme": "margin",
            *           "IsClosed": false,
            *           "EndTime": "2026-12-01T18:00:00.000Z",
            *           "Currency": "EUR",
@@ -6616,6 +6758,7 @@ export interface operations {
            *       "CategoryId": 12,
            *       "HotLot": false,
            *       "VatFree": false,
+           *       "VatScheme": "margin",
            *       "IsClosed": false,
            *       "EndTime": "2026-12-01T18:00:00.000Z",
            *       "Currency": "EUR",
@@ -7810,6 +7953,7 @@ export interface operations {
            *           "CategoryId": 12,
            *           "HotLot": false,
            *           "VatFree": false,
+           *           "VatScheme": "margin",
            *           "IsClosed": false,
            *           "EndTime": "2026-12-01T18:00:00.000Z",
            *           "Currency": "EUR",
@@ -8520,6 +8664,7 @@ export interface operations {
            *           "CategoryId": 12,
            *           "HotLot": false,
            *           "VatFree": false,
+           *           "VatScheme": "margin",
            *           "IsClosed": false,
            *           "EndTime": "2026-12-01T18:00:00.000Z",
            *           "Currency": "EUR",
@@ -13297,7 +13442,9 @@ export interface operations {
            *               "Description": "Printed catalogue",
            *               "Amount": 1500,
            *               "VatRate": 21,
-           *               "VatAmount": 315
+           *               "VatAmount": 315,
+           *               "LotId": null,
+           *               "VatScheme": null
            *             }
            *           ],
            *           "Subtotal": 1500,
@@ -13491,7 +13638,9 @@ export interface operations {
            *           "Description": "Printed catalogue",
            *           "Amount": 1500,
            *           "VatRate": 21,
-           *           "VatAmount": 315
+           *           "VatAmount": 315,
+           *           "LotId": null,
+           *           "VatScheme": null
            *         }
            *       ],
            *       "Subtotal": 1500,
@@ -13788,7 +13937,9 @@ export interface operations {
            *           "Description": "Printed catalogue",
            *           "Amount": 1500,
            *           "VatRate": 21,
-           *           "VatAmount": 315
+           *           "VatAmount": 315,
+           *           "LotId": null,
+           *           "VatScheme": null
            *         }
            *       ],
            *       "Subtotal": 1500,
@@ -14204,7 +14355,9 @@ export interface operations {
            *           "Description": "Printed catalogue",
            *           "Amount": 1500,
            *           "VatRate": 21,
-           *           "VatAmount": 315
+           *           "VatAmount": 315,
+           *           "LotId": null,
+           *           "VatScheme": null
            *         }
            *       ],
            *       "Subtotal": 1500,
@@ -17395,6 +17548,321 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'] & {
             /** @enum {string} */
             code: 'unavailable' | 'storage-full';
+          };
+        };
+      };
+    };
+  };
+  getCostEstimate: {
+    parameters: {
+      query?: {
+        /** @description The hammer price in minor units of the lot's currency; by default the lot's `MinimumNextBid`, else its `StartingPrice`. */
+        amount?: number;
+        /** @description ISO 3166-1 alpha-2 destination (any case). Required unless a member token's profile names a country (the delivery country, else the country). */
+        country?: string;
+        /** @description A buyer's VAT number (country prefix first): the buyer is then a business. Only its form is checked (never VIES inline), and `Assumptions` says `vat-number-not-verified`; a member's own number that passed the member's VAT check counts without being given. */
+        vatNumber?: string;
+        /** @description The channel of the bid (whose fee applies): by default `live` while the lot's auction is live, `timed` for a timed auction, else none. */
+        channel?: 'live' | 'timed';
+        /** @description ISO 4217: `Display` converts `Total` to it at the rate the house published, for display only. */
+        displayCurrency?: string;
+      };
+      header?: {
+        /** @description The `ETag` of a representation the client holds (or several, comma-separated, or `*`): when it still matches, the answer is `304` with no body. */
+        'If-None-Match'?: components['parameters']['If-None-Match'];
+        /**
+         * @description Preferred languages with q-values (`sv-SE, sv;q=0.9, en;q=0.5`), matched against the auction house's published languages (`sv-SE` falls back to `sv`); the house's default language when none matches. The query parameter `lang` (and an operation's own language parameter) overrides it. `Content-Language` says which language was used.
+         * @example sv-SE, sv;q=0.9, en;q=0.5
+         */
+        'Accept-Language'?: components['parameters']['Accept-Language'];
+        /** @description A request id of the caller's choice, echoed in the answer's `X-Request-Id` and logged; another form is replaced by a new UUID (never rejected). */
+        'X-Request-Id'?: components['parameters']['X-Request-Id'];
+      };
+      path: {
+        /** @description The lot id. */
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          Vary: components['headers']['Vary'];
+          'Content-Language': components['headers']['Content-Language'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "LotId": 812,
+           *       "Currency": "EUR",
+           *       "Amount": 123400,
+           *       "Country": "DE",
+           *       "Buyer": "private",
+           *       "VatScheme": "margin",
+           *       "Channel": "live",
+           *       "Lines": [
+           *         {
+           *           "Code": "hammer",
+           *           "Label": "Hammer price",
+           *           "Amount": 123400,
+           *           "Vat": "none",
+           *           "Estimate": false
+           *         },
+           *         {
+           *           "Code": "premium",
+           *           "Label": "Buyer's premium 26 % (VAT included)",
+           *           "Amount": 38822,
+           *           "Vat": "included",
+           *           "Estimate": false,
+           *           "Base": 123400,
+           *           "RatePpm": 260000,
+           *           "Bands": [
+           *             {
+           *               "From": 0,
+           *               "RatePpm": 260000,
+           *               "Portion": 123400
+           *             }
+           *           ],
+           *           "Net": 32084,
+           *           "VatRatePpm": 210000
+           *         },
+           *         {
+           *           "Code": "fee:live",
+           *           "Label": "Live bidding fee 3 % (VAT included)",
+           *           "Amount": 4479,
+           *           "Vat": "included",
+           *           "Estimate": false,
+           *           "Base": 123400,
+           *           "RatePpm": 30000,
+           *           "Net": 3702,
+           *           "VatRatePpm": 210000
+           *         },
+           *         {
+           *           "Code": "shipping",
+           *           "Label": "Shipping, parcel M, EU",
+           *           "Amount": 3872,
+           *           "Vat": "included",
+           *           "Estimate": false,
+           *           "Net": 3200,
+           *           "VatRatePpm": 210000
+           *         }
+           *       ],
+           *       "Total": 170573,
+           *       "TotalRange": null,
+           *       "TotalIfConditionsUnmet": null,
+           *       "Assumptions": [
+           *         "margin-scheme"
+           *       ],
+           *       "NotIncluded": [
+           *         "payment-surcharges",
+           *         "storage"
+           *       ],
+           *       "RulesVersion": "2026-12-01",
+           *       "Display": null,
+           *       "Disclaimer": "An estimate under the conditions of sale: the invoice decides. Payment surcharges and storage are not included."
+           *     }
+           */
+          'application/json': components['schemas']['CostEstimate'];
+        };
+      };
+      /** @description Not modified: the `If-None-Match` of the request names the current `ETag`. No body; reuse the copy held. */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          Vary: components['headers']['Vary'];
+          'Content-Language': components['headers']['Content-Language'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /**
+       * @description The request has invalid values: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`). Also answered to a query parameter given twice or in bracket form (`x[]=1`), and to a body that is not valid JSON. A text holding a control character (tab and line breaks only in a field that holds lines), a lone surrogate or a non-character is `text-invalid`.
+       *
+       *     The `code` is one of:
+       *     - `validation-failed`: An input is invalid or missing: `errors` names each one (`path.id`, `query.PageSize`, `body.Email`); also a body that is not valid JSON.
+       *     - `text-invalid`: A text holds a character no text may hold (U+0000 or another control character, a lone surrogate, a non-character such as U+FFFE; tab and line breaks only in a field that holds lines), or a key of a map is empty, starts with `$` or holds a control character: `errors` names each one.
+       *     - `amount-invalid`: A cost estimate was asked for an `amount` that is not a positive integer of minor units (at most 1,000,000,000,000).
+       *     - `country-unknown`: A cost estimate was asked for a `country` that is not an ISO 3166-1 alpha-2 country (`DE`, `US`).
+       *     - `country-required`: A cost estimate needs the destination: give `country`, or call with a member token whose profile names the member's country.
+       *     - `vat-number-invalid`: A cost estimate was given a `vatNumber` that is not written as a VAT number (a country prefix, then 2 to 13 letters or digits).
+       *     - `channel-unknown`: A cost estimate was asked for a `channel` other than `live` or `timed`.
+       *     - `currency-unknown`: A cost estimate was asked for a `displayCurrency` that is not an ISO 4217 code, or one the house publishes no display rate for.
+       */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:bad-request",
+           *       "title": "Bad Request",
+           *       "status": 400,
+           *       "detail": "The request has invalid values.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "validation-failed",
+           *       "errors": [
+           *         {
+           *           "field": "path.id",
+           *           "message": "must be an int32"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code:
+              | 'validation-failed'
+              | 'text-invalid'
+              | 'amount-invalid'
+              | 'country-unknown'
+              | 'country-required'
+              | 'vat-number-invalid'
+              | 'channel-unknown'
+              | 'currency-unknown';
+          };
+        };
+      };
+      /**
+       * @description The `Api-Key` header is missing or unknown, or no valid token of an auction house this Api-Key may act for is presented (missing, expired, badly signed, or an anonymous token after the house switched public access off).
+       *
+       *     The `code` is one of:
+       *     - `api-key-invalid`: The `Api-Key` header is missing or unknown.
+       *     - `token-invalid`: No valid token of an auction house this Api-Key may act for: missing, expired, badly signed, or anonymous while public access is off.
+       *     - `session-ended`: The member token's member was removed, or its sessions were ended by a password reset: sign in again. (`messageKey`: `message.signInRequired`)
+       */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:unauthorized",
+           *       "title": "Unauthorized",
+           *       "status": 401,
+           *       "detail": "A valid bearer token of the tenant is required.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "token-invalid"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'api-key-invalid' | 'token-invalid' | 'session-ended';
+          };
+        };
+      };
+      /**
+       * @description It does not exist, or it is not visible to the token's auction house (another house's resource is answered exactly as a missing one).
+       *
+       *     The `code` is one of:
+       *     - `not-found`: It does not exist, or it is not visible to the token's auction house (answered exactly as a missing one); also an unknown route.
+       */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:not-found",
+           *       "title": "Not Found",
+           *       "status": 404,
+           *       "detail": "The resource does not exist.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "not-found"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'not-found';
+          };
+        };
+      };
+      /**
+       * @description It conflicts with the current state.
+       *
+       *     The `code` is one of:
+       *     - `cost-rules-missing`: The auction house has published no cost rules: no cost estimate can be given for its lots.
+       */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:conflict",
+           *       "title": "Conflict",
+           *       "status": 409,
+           *       "detail": "It conflicts with the current state.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "cost-rules-missing"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'cost-rules-missing';
+          };
+        };
+      };
+      /**
+       * @description An unexpected failure of the service. The problem carries no details; quote its `instance` (the `X-Request-Id`) when reporting it.
+       *
+       *     The `code` is one of:
+       *     - `internal-error`: An unexpected failure; quote `instance` when reporting it. (`messageKey`: `message.genericError`)
+       */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Access-Control-Allow-Origin': components['headers']['Access-Control-Allow-Origin'];
+          Vary: components['headers']['Vary'];
+          'Content-Encoding': components['headers']['Content-Encoding'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "type": "urn:bidder-api:problem:internal-server-error",
+           *       "title": "Internal Server Error",
+           *       "status": 500,
+           *       "detail": "An unexpected error occurred.",
+           *       "instance": "urn:request:0f8e2a4c-6b1d-4e3a-9c57-2d7e1b9a4f60",
+           *       "code": "internal-error",
+           *       "messageKey": "message.genericError"
+           *     }
+           */
+          'application/problem+json': components['schemas']['Problem'] & {
+            /** @enum {string} */
+            code: 'internal-error';
           };
         };
       };

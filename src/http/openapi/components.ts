@@ -37,9 +37,9 @@ export function registerShared(registry: OpenAPIRegistry, kind: DocumentKind) {
   });
   header('Cache-Control', {
     description:
-      "`private, no-cache` on catalogue answers (store them, but revalidate with `If-None-Match`); `no-store` on answers that carry the caller's own data.",
+      "`private, no-cache` on catalogue answers (store them, but revalidate with `If-None-Match`); `no-store` on answers that carry the caller's own data; `max-age=60` on a cost estimate for a caller without a member token (keep it a minute).",
     required: true,
-    schema: { type: 'string', enum: ['private, no-cache', 'no-store'] },
+    schema: { type: 'string', enum: ['private, no-cache', 'no-store', 'max-age=60'] },
   });
   header('Vary', {
     description:
