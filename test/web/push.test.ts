@@ -14,6 +14,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { call, demoMemberToken, freePort, ready, SERVICE_PASSWORD, startService, type ServiceProcess } from '../support/service-process.ts';
 import { chromiumMissing, launchChromium } from '../support/chromium.ts';
 import { startPushService, type SpecPushService } from '../support/push-service.ts';
+import { until } from '../support/until.ts';
 
 /** A lot of the demo's timed auction (open for days). */
 const LOT = 2003;
@@ -157,11 +158,16 @@ describe('notifications in the reference front end, in Chromium', function () {
       registrationId: await registered,
       data: JSON.stringify(payload),
     });
-    const shown = await page.waitForFunction(async () => {
-      const notifications = await (await navigator.serviceWorker.ready).getNotifications();
-      return notifications.length > 0 && notifications.map((n) => ({ title: n.title, body: n.body, tag: n.tag }));
-    });
-    expect(await shown.jsonValue()).to.deep.equal([{ title: payload.title, body: payload.body, tag: payload.tag }]);
+    // Polled from here: waitForFunction takes an async function's promise as its truthy answer at once.
+    const shown = await until(
+      () =>
+        page.evaluate(async () => {
+          const notifications = await (await navigator.serviceWorker.ready).getNotifications();
+          return notifications.length > 0 && notifications.map((n) => ({ title: n.title, body: n.body, tag: n.tag }));
+        }),
+      'the notification',
+    );
+    expect(shown).to.deep.equal([{ title: payload.title, body: payload.body, tag: payload.tag }]);
 
     // A click on it, as the browser dispatches it: the service worker takes the page to the lot.
     const [worker] = context.serviceWorkers();
