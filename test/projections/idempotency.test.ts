@@ -291,6 +291,37 @@ describe('projections', () => {
         data: { tenant: 'demo', subscriptionId: unsubscribed, memberId: 1, lotId: 6, at: '2026-11-22T12:05:00.000Z' },
       },
     ]);
+    // A browser subscribed to pushes, then a second one that subscribed and was removed (the push service said gone).
+    const pushAdded = (subscriptionId: string, endpoint: string) => ({
+      type: 'PushSubscriptionAdded',
+      version: 1,
+      metadata: { tenant: 'demo' },
+      data: {
+        tenant: 'demo',
+        memberId: 1,
+        subscriptionId,
+        endpoint,
+        endpointHost: 'push.example',
+        p256dh: 'B'.repeat(87),
+        auth: 'A'.repeat(22),
+        expirationTime: null,
+        language: null,
+        created: '2026-11-22T12:00:00.000Z',
+        at: '2026-11-22T12:00:00.000Z',
+      },
+    });
+    const pushKept = '3c1e2a4b-5d6f-4a7b-8c9d-0e1f2a3b4c5d';
+    const pushGone = '4d2f3b5c-6e7a-4b8c-9d0e-1f2a3b4c5d6e';
+    await log.appendToStream('push-subscriptions-demo-1', [
+      pushAdded(pushKept, 'https://push.example/send/kept'),
+      pushAdded(pushGone, 'https://push.example/send/gone'),
+      {
+        type: 'PushSubscriptionRemoved',
+        version: 1,
+        metadata: { tenant: 'demo' },
+        data: { tenant: 'demo', memberId: 1, subscriptionId: pushGone, reason: 'gone', status: 410, at: '2026-11-22T12:05:00.000Z' },
+      },
+    ]);
     await log.appendToStream('member-demo2-1', [
       {
         type: 'MemberRemoved',

@@ -3,7 +3,8 @@
  * 200 `degraded` with the count, /metrics has `bidder_projection_parked` and `bidder_jobs_parked`, the log has one
  * error line each, and `npm run parked` (run as a user runs it, beside the service) lists them, skips an event and
  * retries a job. The parked event is one this version cannot read: a `LotWatched` of a schema version it has no
- * upcast for.
+ * upcast for, parked by each of the two that read it: the watchlist projection and the push-jobs reactor (a watched lot's
+ * closing push).
  */
 import { spawn } from 'node:child_process';
 import { expect } from 'chai';
@@ -49,9 +50,10 @@ describe('parked events and jobs, as an operator finds them (npm run parked, /re
     });
     bad = (await log.appendToStream('watchlist-demo-424242', [watched('demo', 424242, 2)])).position;
     const next = await log.appendToStream('watchlist-demo2-434343', [watched('demo2', 434343, 1)]);
-    expect(await projector.waitFor(next.position, ['watchlist'], 20_000), 'the watchlist went past the event it cannot read').to.equal(
-      true,
-    );
+    expect(
+      await projector.waitFor(next.position, ['watchlist', 'push-jobs'], 20_000),
+      'the watchlist and the push-jobs reactor went past the event they cannot read',
+    ).to.equal(true);
     // A job whose one try fails: parked.
     let fixed = false;
     jobs.process('parking-test', async () => {
@@ -72,29 +74,35 @@ describe('parked events and jobs, as an operator finds them (npm run parked, /re
     expect(anyone.body).to.deep.equal({ status: 'degraded' });
     const ready = await server.request('GET', '/readyz', { apiKey: null, token: server.operatorToken });
     expect(ready.status).to.equal(200);
-    expect(ready.body).to.deep.include({ status: 'degraded', parked: 2 });
-    expect(ready.body.parkedBy).to.deep.equal({ projections: { watchlist: { parked: 1, held: 0 } }, jobs: { 'parking-test': 1 } });
+    expect(ready.body).to.deep.include({ status: 'degraded', parked: 3 });
+    expect(ready.body.parkedBy).to.deep.equal({
+      projections: { watchlist: { parked: 1, held: 0 }, 'push-jobs': { parked: 1, held: 0 } },
+      jobs: { 'parking-test': 1 },
+    });
     const metrics = (await server.request('GET', '/metrics', { apiKey: null, token: server.operatorToken })).text;
     expect(metrics).to.match(/bidder_projection_parked\{projection="watchlist",role="all"\} 1/);
+    expect(metrics).to.match(/bidder_projection_parked\{projection="push-jobs",role="all"\} 1/);
     expect(metrics).to.match(/bidder_projection_parked\{projection="catalogue",role="all"\} 0/);
     expect(metrics).to.match(/bidder_jobs_parked\{queue="parking-test",role="all"\} 1/);
   });
 
   it('logs one error line for the parked event and one for the parked job, with where they are and the error alone', () => {
     const errors = logLines.map((line) => JSON.parse(line)).filter((line) => line.level >= 50);
-    expect(errors.map((line) => line.msg)).to.deep.equal([
-      'projection parked an event it cannot apply; later events of its stream are held (npm run parked)',
-      'job parked: its tries are spent (npm run parked)',
-    ]);
-    expect(errors[0]).to.deep.include({ projection: 'watchlist', position: bad, type: 'LotWatched', stream: 'watchlist-demo-424242' });
-    expect(errors[0].err).to.equal(`LotWatched version 2 at position ${bad} has no upcast to version 1`);
-    expect(errors[1]).to.deep.include({ jobId, name: 'parking-test', err: 'the mail server refused the template' });
+    const parkedLine = 'projection parked an event it cannot apply; later events of its stream are held (npm run parked)';
+    expect(errors.map((line) => line.msg)).to.deep.equal([parkedLine, parkedLine, 'job parked: its tries are spent (npm run parked)']);
+    const events = errors.slice(0, 2).sort((a, b) => String(a.projection).localeCompare(String(b.projection)));
+    for (const [i, projection] of ['push-jobs', 'watchlist'].entries()) {
+      expect(events[i]).to.deep.include({ projection, position: bad, type: 'LotWatched', stream: 'watchlist-demo-424242' });
+      expect(events[i].err).to.equal(`LotWatched version 2 at position ${bad} has no upcast to version 1`);
+    }
+    expect(errors[2]).to.deep.include({ jobId, name: 'parking-test', err: 'the mail server refused the template' });
   });
 
   it('npm run parked lists them; skip drops the event for good and retry runs the job again, beside the running service', async () => {
     const listed = await parked(server.dataDir, []);
     expect(listed.code, listed.stderr).to.equal(0);
     expect(listed.stdout).to.contain('projection watchlist: 1 parked, 0 held, 0 skipped');
+    expect(listed.stdout).to.contain('projection push-jobs: 1 parked, 0 held, 0 skipped');
     expect(listed.stdout).to.match(
       new RegExp(`watchlist@${bad} {2}parked {2}LotWatched {2}stream watchlist-demo-424242 {2}house demo {2}5 tries`),
     );
@@ -104,15 +112,19 @@ describe('parked events and jobs, as an operator finds them (npm run parked, /re
     expect(skipped.code, skipped.stderr).to.equal(0);
     expect(skipped.stdout).to.contain(`skipped watchlist@${bad} (LotWatched, stream watchlist-demo-424242)`);
     expect(skipped.stderr).to.contain('operator skipped a parked event: this projection never applies it');
+    const skippedToo = await parked(server.dataDir, ['skip', `push-jobs@${bad}`]);
+    expect(skippedToo.code, skippedToo.stderr).to.equal(0);
     const retried = await parked(server.dataDir, ['retry', `job:parking-test:${jobId}`]);
     expect(retried.code, retried.stderr).to.equal(0);
     expect(retried.stdout).to.contain('jobs parking-test: 1 queued again');
     await server.runtime.services.jobs.whenIdle(10_000);
     expect(await server.runtime.services.jobs.getState(jobId)).to.equal('completed');
     const left = JSON.parse((await parked(server.dataDir, ['--json'])).stdout);
-    expect(left.projections).to.have.length(1);
-    expect(left.projections[0].events).to.have.length(1);
-    expect(left.projections[0].events[0]).to.deep.include({ position: bad, state: 'skipped', type: 'LotWatched', attempts: 5 });
+    expect(left.projections).to.have.length(2);
+    for (const projection of left.projections) {
+      expect(projection.events, projection.name).to.have.length(1);
+      expect(projection.events[0]).to.deep.include({ position: bad, state: 'skipped', type: 'LotWatched', attempts: 5 });
+    }
     expect(left.jobs).to.deep.equal([]);
 
     await new Promise((resolve) => setTimeout(resolve, 1100));
