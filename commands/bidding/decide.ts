@@ -2,7 +2,7 @@ import type { Decider } from '../../src/decider.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../../src/errors.ts';
 import type { EventOf } from '../../src/events/define.ts';
 import { assertNever } from '../../src/assert-never.ts';
-import { lotEvents, type LotCatalogued, type LotEvent } from '../lots/events.ts';
+import { lotEvents, outranks, type LotCatalogued, type LotEvent } from '../lots/events.ts';
 import { MAX_BID_AMOUNT, incrementAt, minimumNextBid, reserveMet, type IncrementRow } from './rules.ts';
 
 /**
@@ -78,7 +78,7 @@ const ms = (iso: string) => Date.parse(iso);
 const later = (a: string, b: string) => (ms(b) > ms(a) ? b : a);
 
 /** Whether maximum `a` leads maximum `b`: a higher amount, or an equal one placed earlier. */
-const leads = (a: Maximum, b: Maximum) => a.maxAmount > b.maxAmount || (a.maxAmount === b.maxAmount && a.seq < b.seq);
+const leads = (a: Maximum, b: Maximum) => outranks({ amount: a.maxAmount, seq: a.seq }, { amount: b.maxAmount, seq: b.seq });
 
 /** The leader and the runner-up among maxima. */
 function ranking(maxima: Iterable<Maximum>): { leader: Maximum | null; second: Maximum | null } {

@@ -109,6 +109,13 @@ export const MaxBidPlaced = defineEvent({
   private: ['memberId', 'maxAmount', 'outbidMemberId'],
 });
 
+/**
+ * How MaxBidPlaced's maxima rank on a lot, the one rule the decider and the read models share: the higher amount
+ * leads, and between equal amounts the earlier (its place among the lot's MaxBidPlaced events, `seq`).
+ */
+export const outranks = (a: { amount: number; seq: number }, b: { amount: number; seq: number }) =>
+  a.amount > b.amount || (a.amount === b.amount && a.seq < b.seq);
+
 export const LotEndTimeExtended = defineEvent({
   type: 'LotEndTimeExtended',
   version: 1,

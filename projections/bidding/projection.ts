@@ -1,12 +1,12 @@
 import { defineDocumentProjection } from '../../src/projector/projection.ts';
-import { timedBiddingEvents } from '../../commands/lots/events.ts';
+import { outranks, timedBiddingEvents } from '../../commands/lots/events.ts';
 import { LOT_BIDDERS, MEMBER_BIDS, memberBidId, type LotBiddersDoc, type MemberBidDoc } from './collections.ts';
 
 /** The leader of a lot's maxima: the highest, between equal ones the earlier (as the bidding decider ranks them). */
 function leaderOf(maxima: LotBiddersDoc['Maxima']): number | null {
   let leader: [string, { Max: number; Seq: number }] | null = null;
   for (const entry of Object.entries(maxima))
-    if (!leader || entry[1].Max > leader[1].Max || (entry[1].Max === leader[1].Max && entry[1].Seq < leader[1].Seq)) leader = entry;
+    if (!leader || outranks({ amount: entry[1].Max, seq: entry[1].Seq }, { amount: leader[1].Max, seq: leader[1].Seq })) leader = entry;
   return leader ? Number(leader[0]) : null;
 }
 
