@@ -10,8 +10,9 @@
  *   and other features' events.ts. Projections read nothing else of the write side: no job names, no deciders,
  *   no rules (a reactor, which adds jobs, is `commands/<f>/reactors.ts`, registered by `<f>Commands`).
  * - What a command feature offers other command features and queries besides its events: `rules.ts` (decisions
- *   and settings its operations and jobs share: `mayBidReason`, rate limits, the increment table, `onceForKey`)
- *   and `dto.ts` (the HTTP answer shapes its command operations and the queries both give).
+ *   and settings its operations and jobs share: `mayBidReason`, rate limits, the increment table), `dto.ts` (the
+ *   HTTP answer shapes its command operations and the queries both give, reading nothing) and `find.ts` (look-ups
+ *   of read models that both use: the cost estimate). The Idempotency-Key's `onceForKey` is the core's (src/idempotency/).
  * - A read model is reached through `projections/<f>/index.ts` (collection names and typed accessors), never
  *   its projection definition.
  * - No feature imports another feature's operations.ts (only app/ does); commands never import queries.
@@ -19,7 +20,7 @@
  *   code (examples/bidder-web/src/) only the client and itself: both know the service by its public API alone.
  */
 const EVENTS = '^commands/[^/]+/events[.]ts$';
-const OFFERED = '^commands/[^/]+/(events|rules|dto)[.]ts$';
+const OFFERED = '^commands/[^/]+/(events|rules|dto|find)[.]ts$';
 const READ_MODEL = '^projections/[^/]+/index[.]ts$';
 const OPERATIONS = '^(commands|projections|queries)/[^/]+/operations[.]ts$';
 /** $1: the importing file's feature folder (`queries/lots/`), or its tree for a file at the tree's root (`queries/paging.ts`). */

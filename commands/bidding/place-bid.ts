@@ -8,7 +8,7 @@ import { biddingSettings, catalogueAuctions, catalogueLots } from '../../project
 import { mayBidReason } from '../registrations/rules.ts';
 import { onceForKey } from '../../src/idempotency/index.ts';
 import { lotStreamId } from '../lots/events.ts';
-import { bidCostEstimate } from '../costs/dto.ts';
+import { bidCostEstimate } from '../costs/find.ts';
 import { BidBelowMinimumError, BiddingEndedError, biddingDecider, NotTimedError } from './decide.ts';
 import { DEFAULT_EXTENSION_WINDOW_SECONDS, DEFAULT_INCREMENTS } from './rules.ts';
 

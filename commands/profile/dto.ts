@@ -1,6 +1,6 @@
 import { z } from '../../src/http/schemas.ts';
 import { type MemberDoc } from '../../projections/members/index.ts';
-import { profiles, signUpPhone, type ProfileDoc } from '../../projections/profile/index.ts';
+import { signUpPhone, type ProfileDoc } from '../../projections/profile/index.ts';
 import {
   EXTRA_DATA_MAX_KEYS,
   EXTRA_KEY_MAX,
@@ -187,11 +187,6 @@ export function toMemberDto(m: MemberDoc, profile: ProfileDoc | null): MemberDto
     IsPep: false,
     Roles: m.Roles,
   } as MemberDto;
-}
-
-/** The caller's MemberDto, from the read models. */
-export async function memberDtoOf(ctx: { member: MemberDoc; db: Parameters<typeof profiles>[0] }): Promise<MemberDto> {
-  return toMemberDto(ctx.member, await profiles(ctx.db).findById(String(ctx.member.Id)));
 }
 
 export const memberDtoExample: MemberDto = {

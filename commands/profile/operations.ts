@@ -5,8 +5,9 @@ import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
 import { holdsLines } from '../../src/text/holds-lines.ts';
 import { ValidationError, type FieldError } from '../../src/errors.ts';
-import { memberDtoExample, memberDtoOf, memberDtoSchema, SERVER_OWNED } from './dto.ts';
+import { memberDtoExample, toMemberDto, memberDtoSchema, SERVER_OWNED } from './dto.ts';
 import type { TenantDoc } from '../../projections/access/index.ts';
+import { profileOf } from '../../projections/profile/index.ts';
 import { isCountryCode, timeZoneName, normaliseVatNumber } from './rules.ts';
 import { profileDecider } from './decide.ts';
 import {
@@ -217,7 +218,7 @@ export const replaceProfile = defineOperation({
       },
       { readYourWrites: true },
     );
-    return memberDtoOf(ctx);
+    return toMemberDto(ctx.member, await profileOf(ctx.db, ctx.member.Id));
   },
 });
 

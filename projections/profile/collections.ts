@@ -41,6 +41,9 @@ export interface ProfileDoc extends Doc, ProfileData {}
 
 export const profiles = (db: TenantScope) => db.collection<ProfileDoc>(PROFILES);
 
+/** A member's profile; null before the profile projection has their sign-up. */
+export const profileOf = (db: TenantScope, memberId: number) => profiles(db).findById(String(memberId));
+
 /** A phone number as a sign-up gave it: E.164 when it parses as an international number, else as typed (empty: null). */
 export function signUpPhone(raw: string): string | null {
   const text = raw.trim();

@@ -9,7 +9,7 @@ import { catalogueLots } from '../../projections/catalogue/index.ts';
 import { attributeValues } from '../../projections/attributes/index.ts';
 import { categoryAndDescendants } from '../categories/find.ts';
 import { findLot } from '../lots/find.ts';
-import { auctionIdsOfType, readAuctionTypes } from '../auctions/types.ts';
+import { auctionIdsOfType, readAuctionTypes } from '../auctions/find.ts';
 
 const attribute = z.object({
   Name: z

@@ -6,7 +6,7 @@ import type { TenantScope } from '../../src/ports/read-models.ts';
 import { KeptMessages } from '../../src/http/message-stream.ts';
 import { catalogueLots, type LotDoc } from '../../projections/catalogue/index.ts';
 import { minimumNextBid, reserveMet, type IncrementRow } from '../../commands/bidding/rules.ts';
-import { readAuctionTypes, type AuctionTypes } from '../auctions/types.ts';
+import { readAuctionTypes, type AuctionTypes } from '../auctions/find.ts';
 
 /** The events an auction stream tells of. */
 export const STREAM_TYPES = ['BidPlaced', 'LotEndTimeExtended', 'LotSettled', 'LotClosed', 'LiveStatusChanged'] as const;

@@ -9,9 +9,9 @@ import { serveMessages } from '../../src/http/message-stream.ts';
 import { watchCaller, type CredentialWatch } from '../../src/http/credential-watch.ts';
 import { StreamSlots } from '../../src/http/stream-slots.ts';
 import { findAuction } from '../../projections/catalogue/index.ts';
-import { incrementsOf } from '../lots/dto.ts';
+import { incrementsOf } from '../lots/find.ts';
 import { AuctionStreamHub, STREAM_TYPES } from './hub.ts';
-import { auctionStreamEvents } from './events.ts';
+import { auctionStreamEvents } from './messages.ts';
 
 /**
  * Auction streams one process serves at once (one more is a 503); a house holds at most half of them, and one client

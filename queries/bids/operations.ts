@@ -7,7 +7,7 @@ import type { Filter } from '../../src/ports/read-models.ts';
 import { catalogueLots } from '../../projections/catalogue/index.ts';
 import { bids, type BidType } from '../../projections/bids/index.ts';
 import { findLot } from '../lots/find.ts';
-import { auctionIdsOfType, readAuctionTypes } from '../auctions/types.ts';
+import { auctionIdsOfType, readAuctionTypes } from '../auctions/find.ts';
 
 const BID_TYPES = ['online', 'absentee', 'floor', 'phone'] as const satisfies readonly BidType[];
 

@@ -5,7 +5,8 @@ import { idText, pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
 import type { Filter } from '../../src/ports/read-models.ts';
 import { catalogueAuctions, catalogueLots } from '../../projections/catalogue/index.ts';
 import { envelope, paging } from '../paging.ts';
-import { lotExample, lotMapper, lotSchema } from '../lots/dto.ts';
+import { lotExample, lotSchema } from '../lots/dto.ts';
+import { lotMapper } from '../lots/find.ts';
 import { auctionExample, auctionSchema, toAuctionDto } from '../auctions/dto.ts';
 
 export const listConsignedLots = defineOperation({

@@ -4,7 +4,8 @@ import { defineOperation } from '../../src/http/operation.ts';
 import { idText, z } from '../../src/http/schemas.ts';
 import { ValidationError, type FieldError, type ProblemCode } from '../../src/errors.ts';
 import { CHANNELS, type Channel } from '../../commands/costs/events.ts';
-import { costEstimateExample, costEstimateOf, costEstimateSchema, memberBuyer, vatNumberFormat } from '../../commands/costs/dto.ts';
+import { costEstimateExample, costEstimateSchema, vatNumberFormat } from '../../commands/costs/dto.ts';
+import { costEstimateOf, memberBuyer } from '../../commands/costs/find.ts';
 import { isCountryCode, normaliseVatNumber } from '../../commands/profile/rules.ts';
 
 /** The largest hammer price an estimate is worked out for, in minor units. */

@@ -8,7 +8,8 @@ import { nextClosing } from '../lots/find.ts';
 import { catalogueLots } from '../../projections/catalogue/index.ts';
 import { LOT_SEARCH } from '../../projections/lot-search/index.ts';
 import { envelope, paging } from '../paging.ts';
-import { lotExample, lotMapper, lotSchema } from '../lots/dto.ts';
+import { lotExample, lotSchema } from '../lots/dto.ts';
+import { lotMapper } from '../lots/find.ts';
 import { categoryAndDescendants } from '../categories/find.ts';
 
 const facetSchema = z

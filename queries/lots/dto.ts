@@ -1,10 +1,7 @@
 import { z } from '../../src/http/schemas.ts';
 import { pick } from '../../src/http/language.ts';
-import { biddingSettings, type LotDoc } from '../../projections/catalogue/index.ts';
-import type { TenantScope } from '../../src/ports/read-models.ts';
-import { DEFAULT_INCREMENTS, minimumNextBid, reserveMet, type IncrementRow } from '../../commands/bidding/rules.ts';
-import type { TenantContext } from '../../src/http/operation.ts';
-import { readAuctionTypes } from '../auctions/types.ts';
+import type { LotDoc } from '../../projections/catalogue/index.ts';
+import { minimumNextBid, reserveMet, type IncrementRow } from '../../commands/bidding/rules.ts';
 import { VAT_SCHEMES } from '../../commands/costs/events.ts';
 import { lotVatScheme } from '../../commands/costs/rules.ts';
 
@@ -160,23 +157,4 @@ export function toLotDto(
     CombiId: doc.CombiId,
     Created: doc.Created,
   };
-}
-
-/** Maps lots to DTOs for one request: its language and clock, and the auction types read once. */
-export async function lotMapper(ctx: TenantContext): Promise<(doc: LotDoc) => LotDto> {
-  const [types, increments] = await Promise.all([
-    ctx.derived('auction-types', () => readAuctionTypes(ctx.db)),
-    ctx.derived('increments', () => incrementsOf(ctx.db)),
-  ]);
-  const nowIso = ctx.now.toISOString();
-  return (doc) =>
-    toLotDto(doc, ctx.language, ctx.tenant.DefaultLanguage, nowIso, types.typeOf(doc.AuctionId), {
-      mode: types.biddingModeOf(doc.AuctionId),
-      increments,
-    });
-}
-
-/** The tenant's increment table (the default one when it configured none). */
-export async function incrementsOf(db: TenantScope): Promise<readonly IncrementRow[]> {
-  return (await biddingSettings(db))?.Increments ?? DEFAULT_INCREMENTS;
 }

@@ -1,6 +1,10 @@
 import { NotFoundError } from '../../src/errors.ts';
 import type { Collection, Filter, TenantScope } from '../../src/ports/read-models.ts';
-import { type LotDoc, catalogueLots } from '../../projections/catalogue/index.ts';
+import { biddingSettings, type LotDoc, catalogueLots } from '../../projections/catalogue/index.ts';
+import type { TenantContext } from '../../src/http/operation.ts';
+import { DEFAULT_INCREMENTS, type IncrementRow } from '../../commands/bidding/rules.ts';
+import { readAuctionTypes } from '../auctions/find.ts';
+import { toLotDto, type LotDto } from './dto.ts';
 
 /** The lot if it is catalogued in the caller's tenant; 404 otherwise (another tenant's id included). */
 export async function findLot(db: TenantScope, id: number): Promise<LotDoc> {
@@ -16,4 +20,23 @@ export async function findLot(db: TenantScope, id: number): Promise<LotDoc> {
 export async function nextClosing(lots: Collection<LotDoc>, filter: Filter, nowIso: string): Promise<number> {
   const [first] = await lots.find({ ...filter, EndTime: { $gt: nowIso } }, { sort: [['EndTime', 1]], limit: 1 });
   return first ? Date.parse(first.EndTime) : Number.POSITIVE_INFINITY;
+}
+
+/** Maps lots to DTOs for one request: its language and clock, and the auction types read once. */
+export async function lotMapper(ctx: TenantContext): Promise<(doc: LotDoc) => LotDto> {
+  const [types, increments] = await Promise.all([
+    ctx.derived('auction-types', () => readAuctionTypes(ctx.db)),
+    ctx.derived('increments', () => incrementsOf(ctx.db)),
+  ]);
+  const nowIso = ctx.now.toISOString();
+  return (doc) =>
+    toLotDto(doc, ctx.language, ctx.tenant.DefaultLanguage, nowIso, types.typeOf(doc.AuctionId), {
+      mode: types.biddingModeOf(doc.AuctionId),
+      increments,
+    });
+}
+
+/** The tenant's increment table (the default one when it configured none). */
+export async function incrementsOf(db: TenantScope): Promise<readonly IncrementRow[]> {
+  return (await biddingSettings(db))?.Increments ?? DEFAULT_INCREMENTS;
 }

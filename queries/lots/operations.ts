@@ -3,13 +3,13 @@
 import { defineOperation } from '../../src/http/operation.ts';
 import { boolText, idText, int32Text, pagedEnvelope, pageQuery, z } from '../../src/http/schemas.ts';
 import { ForbiddenError, ValidationError, type FieldError } from '../../src/errors.ts';
-import { findLot, nextClosing } from './find.ts';
+import { findLot, lotMapper, nextClosing } from './find.ts';
 import type { Filter, SortSpec } from '../../src/ports/read-models.ts';
 import { catalogueLots } from '../../projections/catalogue/index.ts';
 import { foldText } from '../../src/text/fold.ts';
 import { envelope, paging } from '../paging.ts';
-import { lotExample, lotMapper, lotSchema } from './dto.ts';
-import { auctionIdsOfType, readAuctionTypes } from '../auctions/types.ts';
+import { lotExample, lotSchema } from './dto.ts';
+import { auctionIdsOfType, readAuctionTypes } from '../auctions/find.ts';
 import { categoryAndDescendants } from '../categories/find.ts';
 
 const SORTS = ['LotNumber', 'EndTime', 'CurrentBid', 'EstimateLow', 'Title', 'Created'] as const;

@@ -8,7 +8,7 @@ import { StreamedAnswer } from '../../src/http/event-stream.ts';
 import { serveMessages } from '../../src/http/message-stream.ts';
 import { streamEndEvent, watchCaller, type CredentialWatch } from '../../src/http/credential-watch.ts';
 import { StreamSlots } from '../../src/http/stream-slots.ts';
-import { incrementsOf } from '../lots/dto.ts';
+import { incrementsOf } from '../lots/find.ts';
 import { MemberStreamHub } from './hub.ts';
 
 /** Member streams one process serves at once (one more is a 503); a house at most half, one client address 100 of a house's (429). */

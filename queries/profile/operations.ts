@@ -1,7 +1,8 @@
 // The signed-in member's profile (`GET /v1/me`), from the member the token names; declared once (defineOperation)
 // for routing, validation and the OpenAPI document.
 import { defineOperation } from '../../src/http/operation.ts';
-import { memberDtoExample, memberDtoOf, memberDtoSchema } from '../../commands/profile/dto.ts';
+import { memberDtoExample, toMemberDto, memberDtoSchema } from '../../commands/profile/dto.ts';
+import { profileOf } from '../../projections/profile/index.ts';
 
 export const getProfile = defineOperation({
   route: { number: 42, operationId: 'getProfile', group: 'Bidder profile', method: 'get', path: '/v1/me', auth: 'member' },
@@ -15,7 +16,7 @@ export const getProfile = defineOperation({
   },
   output: { response: memberDtoSchema },
   async handler(_input, ctx) {
-    return memberDtoOf(ctx);
+    return toMemberDto(ctx.member, await profileOf(ctx.db, ctx.member.Id));
   },
 });
 

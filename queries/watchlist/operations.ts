@@ -7,7 +7,8 @@ import { catalogueLots } from '../../projections/catalogue/index.ts';
 import { watchlistEntries } from '../../projections/watchlist/index.ts';
 import { watchTypes } from '../../commands/watchlist/events.ts';
 import { envelope, paging } from '../paging.ts';
-import { lotExample, lotMapper, lotSchema } from '../lots/dto.ts';
+import { lotExample, lotSchema } from '../lots/dto.ts';
+import { lotMapper } from '../lots/find.ts';
 
 const watchedLot = lotSchema
   .extend({

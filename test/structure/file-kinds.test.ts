@@ -18,7 +18,12 @@ const RULES = {
   decider: 'a decider lives in commands/<feature>/decide.ts',
   reactor: 'a reactor lives in commands/<feature>/reactors.ts',
   projectionImports: 'projections import of commands/ only events.ts',
+  dtoReads: 'an answer shape (dto.ts) reads nothing: its look-ups are in find.ts',
+  eventsHome: "events.ts holds domain events and lives in commands/<feature>/ (a stream's messages are messages.ts)",
 } as const;
+
+/** What reads a read model: a tenant's store or a request's context taken in, or an accessor awaited. */
+const READS = /\b(?:TenantScope|TenantContext)\b|\bawait\s+\w+\(\s*(?:ctx\.)?db\b/;
 
 /** A decider declared as one: `export const x: Decider<...>`, `export function x(...): Decider<...>`, `satisfies Decider<`. */
 const DECIDER = /^export\s+(?:async\s+)?(?:const|let|var|function)\b.*(?::|\bsatisfies)\s*Decider</;
@@ -55,6 +60,11 @@ function fileKindViolations(file: string, text: string): string[] {
     if (!isDecide(file) && DECIDER.test(line)) found.push(`${file}:${i + 1}: ${RULES.decider} (${line.trim()})`);
     if (!isReactors(file) && REACTOR.test(line)) found.push(`${file}:${i + 1}: ${RULES.reactor} (${line.trim()})`);
   });
+  if (path.posix.basename(file) === 'dto.ts')
+    lines.forEach((line, i) => {
+      if (READS.test(line)) found.push(`${file}:${i + 1}: ${RULES.dtoReads} (${line.trim()})`);
+    });
+  if (path.posix.basename(file) === 'events.ts' && !file.startsWith('commands/')) found.push(`${file}: ${RULES.eventsHome}`);
   if (file.startsWith('projections/'))
     for (const [, specifier] of lines.join('\n').matchAll(SPECIFIERS)) {
       if (!specifier.startsWith('.')) continue;
@@ -90,6 +100,11 @@ describe('file kinds: one name and one home for each kind of file', () => {
 
   it('imports nothing of commands/ into projections/ but events.ts: no job names, deciders or rules', () => {
     expect(of(RULES.projectionImports), listed(of(RULES.projectionImports))).to.deep.equal([]);
+  });
+
+  it('keeps answer shapes (dto.ts) free of reads, and events.ts for domain events in commands/', () => {
+    expect(of(RULES.dtoReads), listed(of(RULES.dtoReads))).to.deep.equal([]);
+    expect(of(RULES.eventsHome), listed(of(RULES.eventsHome))).to.deep.equal([]);
   });
 
   it('catches each kind of file out of its home (the checks are not blind)', () => {
@@ -131,6 +146,11 @@ describe('file kinds: one name and one home for each kind of file', () => {
       `projections/x/projection.ts: ${RULES.projectionImports} (imports commands/x/rules.ts)`,
       `projections/x/projection.ts: ${RULES.projectionImports} (imports commands/x/decide.ts)`,
     ]);
+    expect(check('queries/x/dto.ts', 'export async function xMapper(ctx: TenantContext) {}')).to.have.length(1);
+    expect(check('commands/x/dto.ts', 'const profile = await profiles(db).findById(id);')).to.have.length(1);
+    expect(check('commands/x/find.ts', 'const profile = await profiles(db).findById(id);')).to.deep.equal([]);
+    expect(check('queries/x/dto.ts', 'export const toXDto = (doc: XDoc) => ({ Id: doc.Id });')).to.deep.equal([]);
+    expect(check('queries/x/events.ts', '')).to.deep.equal([`queries/x/events.ts: ${RULES.eventsHome}`]);
     // Queries and commands may import what commands offer (.dependency-cruiser.cjs says which files).
     expect(check('queries/x/operations.ts', imports)).to.deep.equal([]);
   });
