@@ -28,7 +28,7 @@ const ENTRIES: Array<[string, string]> = [
   ['invoices-link', 'nav.invoices'],
   ['notifications-link', 'web.notifications'],
   ['sign-out', 'button.signOut'],
-  ['sign-up', 'web.createAccount'],
+  ['sign-up', 'heading.createAccount'],
 ];
 
 /** The menu in the chosen language, for a member or for a visitor; closed after each change of view. */

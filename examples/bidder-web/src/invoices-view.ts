@@ -26,8 +26,7 @@ export const invoicesView: View = async (context, root) => {
   const { client } = context;
   const invoices = ok(await client.GET('/v1/me/invoices', { params: { query: { pageSize: 100 } } }));
   const row = (invoice: (typeof invoices.Items)[number]) => {
-    const label = t('web.invoicePdf', { number: invoice.Number });
-    const pdf = h('button', { type: 'button', class: 'secondary', 'aria-label': label }, 'PDF');
+    const pdf = h('button', { type: 'button', class: 'secondary' }, t('web.invoicePdf', { number: invoice.Number }));
     pdf.addEventListener('click', async () => {
       pdf.disabled = true;
       try {

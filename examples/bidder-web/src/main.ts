@@ -25,6 +25,9 @@ const main = document.getElementById('main')!;
 const startLanguage = browserLanguage(localStorage.getItem(LANGUAGE_KEY));
 document.documentElement.lang = startLanguage;
 main.querySelector('.loading')!.textContent = ownText('web.loading', startLanguage);
+document.getElementById('account-nav')!.setAttribute('aria-label', ownText('web.accountMenu', startLanguage));
+document.getElementById('house')!.textContent = document.title = ownText('web.house', startLanguage);
+document.querySelector('.skip')!.textContent = ownText('web.skip', startLanguage);
 
 const ROUTES: Array<{ pattern: RegExp; view: View }> = [
   { pattern: /^#?\/?$/, view: homeView },

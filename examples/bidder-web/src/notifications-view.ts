@@ -41,13 +41,13 @@ export const notificationsView: View = async (context, root) => {
     h('h1', {}, t('web.notifications')),
     h(
       'section',
-      { 'aria-labelledby': 'device-heading' },
+      { class: 'account-section', 'aria-labelledby': 'device-heading' },
       h('h2', { id: 'device-heading' }, t('web.notificationsDevice')),
       pushAvailable() ? push.element : h('p', {}, t('web.notifyOff')),
     ),
     h(
       'section',
-      { 'aria-labelledby': 'reminders-heading' },
+      { class: 'account-section', 'aria-labelledby': 'reminders-heading' },
       h('h2', { id: 'reminders-heading' }, t('web.notificationsReminders')),
       h('p', { class: 'meta' }, t('web.notificationsRemindersText'), ' ', h('a', { href: '#/watchlist' }, t('nav.watchlist'))),
       list,

@@ -40,7 +40,7 @@ export const signInView: View = async ({ session, navigate }, root, params) => {
   const ways = h(
     'ul',
     { class: 'ways' },
-    h('li', {}, h('a', { href: '#/sign-up', id: 'to-sign-up' }, t('web.createAccount'))),
+    h('li', {}, h('a', { href: '#/sign-up', id: 'to-sign-up' }, t('heading.createAccount'))),
     h('li', {}, h('a', { href: '#/password-reset', id: 'to-password-reset' }, t('button.forgotPassword'))),
     h('li', {}, h('a', { href: '#/confirm', id: 'to-confirm' }, t('web.confirmHeading'))),
   );
