@@ -7,10 +7,11 @@ import { h, setTitle } from './dom.ts';
 import { t } from './i18n.ts';
 
 export const passwordResetView: View = async ({ client }, root, params) => {
-  const email = field('email', t('label.email'), { type: 'email', autocomplete: 'email', value: params.get('email') ?? '' });
-  const key = field('reset-key', t('web.resetKey'), { type: 'text', autocomplete: 'one-time-code', spellcheck: 'false' });
+  const email = field('email', 'Email', t('label.email'), { type: 'email', autocomplete: 'email', value: params.get('email') ?? '' });
+  const key = field('reset-key', 'Key', t('web.resetKey'), { type: 'text', autocomplete: 'one-time-code', spellcheck: 'false' });
   const password = field(
     'new-password',
+    'Password',
     t('web.newPassword'),
     { type: 'password', autocomplete: 'new-password', minlength: '10' },
     t('web.passwordRules'),

@@ -7,11 +7,12 @@ import { h, setTitle } from './dom.ts';
 import { currentLanguage, t } from './i18n.ts';
 
 export const signUpView: View = async ({ client, navigate }, root) => {
-  const first = field('first-name', t('label.firstName'), { type: 'text', autocomplete: 'given-name' });
-  const last = field('last-name', t('label.lastName'), { type: 'text', autocomplete: 'family-name' });
-  const email = field('email', t('label.email'), { type: 'email', autocomplete: 'email' });
+  const first = field('first-name', 'FirstName', t('label.firstName'), { type: 'text', autocomplete: 'given-name' });
+  const last = field('last-name', 'LastName', t('label.lastName'), { type: 'text', autocomplete: 'family-name' });
+  const email = field('email', 'Email', t('label.email'), { type: 'email', autocomplete: 'email' });
   const password = field(
     'password',
+    'Password',
     t('label.password'),
     { type: 'password', autocomplete: 'new-password', minlength: '10' },
     t('web.passwordRules'),
@@ -44,8 +45,12 @@ export const signUpView: View = async ({ client, navigate }, root) => {
 
 export const confirmView: View = async ({ client }, root, params) => {
   const address = params.get('email') ?? '';
-  const email = field('email', t('label.email'), { type: 'email', autocomplete: 'email', value: address });
-  const key = field('confirmation-key', t('web.confirmationKey'), { type: 'text', autocomplete: 'one-time-code', spellcheck: 'false' });
+  const email = field('email', 'Email', t('label.email'), { type: 'email', autocomplete: 'email', value: address });
+  const key = field('confirmation-key', 'Key', t('web.confirmationKey'), {
+    type: 'text',
+    autocomplete: 'one-time-code',
+    spellcheck: 'false',
+  });
   const form = accountForm('confirm-form', t('web.confirm'), [...email.parts, ...key.parts], async () => {
     ok(await client.POST('/v1/members/confirmation', { body: { Email: email.input.value.trim(), Key: key.input.value.trim() } }));
     form.replaceWith(
