@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'data/', '.bench/', 'bench/results.json'] },
+  { ignores: ['node_modules/', 'dist/', 'clients/typescript/dist/', 'data/', '.bench/', 'bench/results.json'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -150,6 +150,8 @@ async function main() {
           `  API reference: ${base}/docs`,
           `  OpenAPI:       ${base}/openapi.json`,
           `  Back office:   ${base}/docs/backoffice (${base}/backoffice/openapi.json)`,
+          // The reference bidder front end is served wherever the demo data is (SEED_DEMO).
+          ...(config.seedDemo ? [`  Front end:     ${base}/demo/ (the reference bidder front end, on the demo data)`] : []),
         ]
       : []),
   ];

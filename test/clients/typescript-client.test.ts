@@ -49,7 +49,7 @@ describe('the typed client package', function () {
     it('makes the first calls of a front end: an anonymous token, lots, sign-in, a bid; a refused bid is a ProblemError', async () => {
       const client = createBidderClient({ baseUrl: server.base, apiKey: server.credentials.apiKey });
       await useAnonymousToken(client, 'demo');
-      const lots = ok(await client.GET('/v1/lots', { params: { query: { AuctionId: TIMED_AUCTION, pageSize: 5 } } }));
+      const lots = ok(await client.GET('/v1/lots', { params: { query: { AuctionId: TIMED_AUCTION, PageSize: 5 } } }));
       expect(lots.Items).to.have.length(5);
       const lot = lots.Items.find((l) => l.ReserveMet === null) ?? lots.Items[0];
 

@@ -48,6 +48,7 @@ describe('npm start on a bare machine', function () {
     expect(banner).to.include(`bidder@example.com / ${SERVICE_PASSWORD}`);
     expect(banner).to.include(`http://localhost:${port}/docs`);
     expect(banner).to.include(`http://localhost:${port}/openapi.json`);
+    expect(banner).to.include(`http://localhost:${port}/demo/`);
     const anon = (await call(first.base, 'POST', '/v1/tokens/anonymous', null, { clientId: 'demo' })).body.Token;
     const session = await call(first.base, 'POST', '/v1/sessions', anon, { Email: 'bidder@example.com', Password: SERVICE_PASSWORD });
     expect(session.status).to.equal(200);

@@ -1,8 +1,49 @@
 // createBidderClient: openapi-fetch over the generated paths, with the credentials (API.md "Credentials") set on
 // every request by a middleware, so calls name only what they ask for.
-import createClient, { type Client, type Middleware } from 'openapi-fetch';
+import createClient, {
+  type Client,
+  type ClientPathsWithMethod,
+  type FetchResponse,
+  type MaybeOptionalInit,
+  type Middleware,
+} from 'openapi-fetch';
 import type { components, paths } from './schema.ts';
 import { ok } from './problems.ts';
+
+type Method = 'get' | 'put' | 'post' | 'delete' | 'options' | 'head' | 'patch' | 'trace';
+type MediaType = `${string}/${string}`;
+type Operation<Path extends keyof paths, M extends Method> = paths[Path][M];
+
+/** The keys a call gives in one place of its parameters (`query`, `path`), or never when it gives none. */
+type GivenIn<Init, Place extends string> = Init extends { params?: infer P }
+  ? P extends { [K in Place]?: infer V }
+    ? NonNullable<V>
+    : never
+  : never;
+
+/** Each key a call gives in `params.query` or `params.path` that the operation does not declare, typed `never`. */
+type Undeclared<Init, Declared, Place extends string> = [GivenIn<Init, Place>] extends [never]
+  ? unknown
+  : { [K in Exclude<keyof GivenIn<Init, Place>, keyof GivenIn<Declared, Place>>]: never };
+
+/** A call's options as given, where an undeclared parameter (`Bogus: 1`, `pageSize` for `PageSize`) does not compile. */
+type Exact<Init, Declared> = Init & {
+  params?: { query?: Undeclared<Init, Declared, 'query'>; path?: Undeclared<Init, Declared, 'path'> };
+};
+
+/**
+ * One HTTP method of the client: openapi-fetch's, with one difference. openapi-fetch infers the call's options as a type
+ * of their own, which lets an object literal carry keys the operation does not have; here such a key is an error.
+ */
+export type StrictMethod<M extends Method> = <
+  Path extends ClientPathsWithMethod<Client<paths>, M>,
+  Init extends MaybeOptionalInit<paths[Path], M>,
+>(
+  url: Path,
+  ...init: undefined extends MaybeOptionalInit<paths[Path], M>
+    ? [init?: Exact<Init, MaybeOptionalInit<paths[Path], M>>]
+    : [init: Exact<Init, MaybeOptionalInit<paths[Path], M>>]
+) => Promise<Operation<Path, M> extends infer Op extends Record<string, unknown> ? FetchResponse<Op, Init, MediaType> : never>;
 
 export interface BidderClientOptions {
   /** Where the service answers, without `/v1` (`https://api.example.com`). */
@@ -18,7 +59,12 @@ export interface BidderClientOptions {
 }
 
 /** The typed client: `client.GET('/v1/lots', { params: { query: { AuctionId: 10 } } })`, with its credentials. */
-export interface BidderClient extends Client<paths> {
+export interface BidderClient extends Omit<Client<paths>, 'GET' | 'PUT' | 'POST' | 'DELETE' | 'PATCH'> {
+  GET: StrictMethod<'get'>;
+  PUT: StrictMethod<'put'>;
+  POST: StrictMethod<'post'>;
+  DELETE: StrictMethod<'delete'>;
+  PATCH: StrictMethod<'patch'>;
   readonly baseUrl: string;
   /** The bearer token sent with each request (a call's own `Authorization` header wins). */
   token: string | null;

@@ -6,9 +6,10 @@ export {
   useAnonymousToken,
   type BidderClient,
   type BidderClientOptions,
+  type StrictMethod,
   type TokenResponse,
 } from './client.ts';
-export { ok, problemOf, ProblemError, type Problem } from './problems.ts';
+export { ok, problemOf, ProblemError, type Problem, type ProblemCode } from './problems.ts';
 export {
   openAuctionStream,
   openMemberStream,

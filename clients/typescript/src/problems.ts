@@ -3,11 +3,18 @@
 import type { components } from './schema.ts';
 
 /**
+ * What went wrong: one of the codes the OpenAPI document declares (docs/problems.md), or `http-<status>` for an answer
+ * that was no problem, so a misspelled code in a comparison does not compile. A service newer than this package may
+ * answer a code it does not list yet: it is kept as it came, and no branch of a front end's matches it.
+ */
+export type ProblemCode = components['schemas']['Problem']['code'] | `http-${number}`;
+
+/**
  * A problem+json body as the document describes it: `code` says what went wrong (`bid-too-low`, `leader-must-raise`,
  * `bidding-ended`, `not-registered`, …), `messageKey` names the house's dictionary message for it (`message.bidTooLow`),
- * `minimumNextBid` and `reason` come with a refused bid. A code this client does not know yet is kept as it came.
+ * `minimumNextBid` and `reason` come with a refused bid.
  */
-export type Problem = Omit<components['schemas']['Problem'], 'code'> & { code: components['schemas']['Problem']['code'] | (string & {}) };
+export type Problem = Omit<components['schemas']['Problem'], 'code'> & { code: ProblemCode };
 
 /** An answer that was not a success, with its problem (one made up from the status when the body was none). */
 export class ProblemError extends Error {
@@ -19,7 +26,7 @@ export class ProblemError extends Error {
     this.name = 'ProblemError';
   }
   /** The problem's `code` (`http-<status>` when the answer was no problem). */
-  get code(): string {
+  get code(): ProblemCode {
     return this.problem.code;
   }
 }

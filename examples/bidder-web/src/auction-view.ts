@@ -37,7 +37,7 @@ export const auctionView: View = async (context, root, params) => {
     page += 1;
     const answer = query
       ? ok(await client.GET('/v1/lots/search', { params: { query: { q: query, AuctionId: auctionId, page, pageSize: PAGE_SIZE } } }))
-      : ok(await client.GET('/v1/lots', { params: { query: { AuctionId: auctionId, page, pageSize: PAGE_SIZE } } }));
+      : ok(await client.GET('/v1/lots', { params: { query: { AuctionId: auctionId, Page: page, PageSize: PAGE_SIZE } } }));
     list.append(...answer.Items.map(row));
     count.textContent = answer.TotalCount === 0 ? t('message.noResults') : t('web.lots', { count: answer.TotalCount });
     more.hidden = page >= answer.TotalPages;

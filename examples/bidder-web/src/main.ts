@@ -1,13 +1,14 @@
 // The reference bidder front end: plain TypeScript on the typed client (clients/typescript) and the public API only.
 // It boots (token, language, dictionary, increments), draws the header, and shows one view per location hash:
-// `#/` auctions, `#/auctions/{id}?q=` an auction's lots, `#/lots/{id}` a lot, `#/sign-in`, `#/my-bids`.
+// `#/` auctions, `#/auctions/{id}?q=` an auction's lots, `#/lots/{id}` a lot, `#/sign-in`, `#/my-bids`, and the
+// account's views (account-menu.ts).
 import { createBidderClient, ok } from '../../../clients/typescript/src/index.ts';
 import { auctionView } from './auction-view.ts';
 import { readConfig } from './config.ts';
 import type { Context, MemberEvent, Standing, View } from './context.ts';
 import { announce, focusHeading, h } from './dom.ts';
 import { homeView } from './home-view.ts';
-import { currentLanguage, loadDictionary, t } from './i18n.ts';
+import { browserLanguage, currentLanguage, loadDictionary, ownText, t } from './i18n.ts';
 import { AuctionLive } from './live.ts';
 import { lotView } from './lot-view.ts';
 import { messageOf } from './messages.ts';
@@ -15,9 +16,18 @@ import { myBidsView } from './my-bids-view.ts';
 import { pushIsOn, turnPushOff } from './push.ts';
 import { Session } from './session.ts';
 import { signInView } from './sign-in-view.ts';
+import { ACCOUNT_ROUTES, drawAccountMenu } from './account-menu.ts';
+import { forgetReminders } from './reminders.ts';
 
 const LANGUAGE_KEY = 'bidder-web.language';
 const main = document.getElementById('main')!;
+// Until the house's dictionary is loaded: the page's own words in the browser's language.
+const startLanguage = browserLanguage(localStorage.getItem(LANGUAGE_KEY));
+document.documentElement.lang = startLanguage;
+main.querySelector('.loading')!.textContent = ownText('web.loading', startLanguage);
+document.getElementById('account-nav')!.setAttribute('aria-label', ownText('web.accountMenu', startLanguage));
+document.getElementById('house')!.textContent = document.title = ownText('web.house', startLanguage);
+document.querySelector('.skip')!.textContent = ownText('web.skip', startLanguage);
 
 const ROUTES: Array<{ pattern: RegExp; view: View }> = [
   { pattern: /^#?\/?$/, view: homeView },
@@ -25,6 +35,7 @@ const ROUTES: Array<{ pattern: RegExp; view: View }> = [
   { pattern: /^#\/lots\/(\d+)$/, view: lotView },
   { pattern: /^#\/sign-in$/, view: signInView },
   { pattern: /^#\/my-bids$/, view: myBidsView },
+  ...ACCOUNT_ROUTES,
 ];
 
 async function boot() {
@@ -103,11 +114,16 @@ async function boot() {
   document.getElementById('sign-out')!.addEventListener('click', async () => {
     // This device stops getting the member's pushes: the next one to sign in here is someone else, perhaps.
     if (await pushIsOn()) await turnPushOff(client).catch(() => undefined);
+    forgetReminders();
     await session.signOut();
     context.navigate('#/');
   });
   const drawHeader = () => {
     select.value = currentLanguage();
+    document.getElementById('house')!.textContent = t('web.house');
+    document.title = t('web.house');
+    document.getElementById('account-nav')!.setAttribute('aria-label', t('web.accountMenu'));
+    drawAccountMenu(session.member !== null);
     document.getElementById('language-label')!.textContent = t('label.language');
     document.querySelector('.skip')!.textContent = t('web.skip');
     const member = session.member;
@@ -117,12 +133,6 @@ async function boot() {
     signInLink.hidden = member !== null;
     signInLink.textContent = t('button.signIn');
     signInLink.href = `#/sign-in?next=${encodeURIComponent(location.hash.startsWith('#/sign-in') ? '#/' : location.hash || '#/')}`;
-    const myBids = document.getElementById('my-bids')!;
-    myBids.hidden = member === null;
-    myBids.textContent = t('nav.myBids');
-    const signOut = document.getElementById('sign-out')!;
-    signOut.hidden = member === null;
-    signOut.textContent = t('button.signOut');
   };
   session.onChange(drawHeader);
 
@@ -153,6 +163,6 @@ async function boot() {
 }
 
 boot().catch((error) => {
-  main.replaceChildren(h('p', { class: 'error', role: 'alert' }, 'The page could not start. Please reload it.'));
+  main.replaceChildren(h('p', { class: 'error', role: 'alert' }, ownText('web.startFailed', document.documentElement.lang)));
   console.warn(error);
 });

@@ -1,6 +1,7 @@
-// Signing in with email and password; back to where the member came from (`next`) once done.
+// Signing in with email and password; back to where the member came from (`next`) once done. The ways to an
+// account from here: signing up, a forgotten password, confirming the address.
 import type { View } from './context.ts';
-import { h } from './dom.ts';
+import { h, setTitle } from './dom.ts';
 import { t } from './i18n.ts';
 import { messageOf } from './messages.ts';
 
@@ -35,6 +36,15 @@ export const signInView: View = async ({ session, navigate }, root, params) => {
       submit.disabled = false;
     }
   });
-  root.replaceChildren(h('h1', {}, t('heading.signIn')), form);
+  // A new bidder signs up; one who forgot the password resets it; an unconfirmed one confirms with the mail's key.
+  const ways = h(
+    'ul',
+    { class: 'ways' },
+    h('li', {}, h('a', { href: '#/sign-up', id: 'to-sign-up' }, t('heading.createAccount'))),
+    h('li', {}, h('a', { href: '#/password-reset', id: 'to-password-reset' }, t('button.forgotPassword'))),
+    h('li', {}, h('a', { href: '#/confirm', id: 'to-confirm' }, t('web.confirmHeading'))),
+  );
+  root.replaceChildren(h('h1', {}, t('heading.signIn')), form, ways);
+  setTitle(t('heading.signIn'));
   return () => undefined;
 };
