@@ -3078,7 +3078,7 @@ export interface components {
     'Retry-After': number;
     /** @description The authentication scheme the operation takes. */
     'WWW-Authenticate': 'Bearer';
-    /** @description CORS: sent when the request has an `Origin` the service allows (any origin unless the operator restricts them with `CORS_ORIGINS`): `*`, or that origin. Credentials travel in headers, never in cookies. `Access-Control-Expose-Headers` lets the page read `ETag`, `Content-Language`, `Retry-After`, `X-Request-Id` and `Allow`. */
+    /** @description CORS: sent when the request has an `Origin` the service allows (any origin unless the operator restricts them with `CORS_ORIGINS`): `*`, or that origin. Credentials travel in headers, never in cookies. `Access-Control-Expose-Headers` lets the page read `ETag`, `Content-Language`, `Date` (for countdowns on the service clock), `Retry-After`, `X-Request-Id` and `Allow`. */
     'Access-Control-Allow-Origin': string;
   };
   pathItems: never;

@@ -39,3 +39,9 @@ export function focusHeading(root: Element) {
   heading.tabIndex = -1;
   heading.focus();
 }
+
+/** The document's title for a view: what it shows, then the house (as the header names it). */
+export function setTitle(text: string) {
+  const house = document.getElementById('house')?.textContent?.trim();
+  document.title = house && house !== text ? `${text} – ${house}` : text;
+}
