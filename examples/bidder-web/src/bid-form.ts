@@ -108,8 +108,10 @@ export function bidForm({ client, increments }: Context, lot: Lot, changed: (pla
     const maxAmount = parseMoney(amount.value, lot.Currency);
     if (maxAmount === null || maxAmount <= 0)
       return showError(t('web.amountInvalid', { example: toInput(lot.MinimumNextBid ?? lot.StartingPrice, lot.Currency) }));
-    // A leader's maximum at or below their own would be refused: said at once, nothing is asked or sent.
-    if (raising() && maxAmount <= mine.maxAmount!) return showError(t(keyForCode('leader-must-raise')));
+    // A leader's maximum at or below their own (yet not below the minimum, which the service names) would be refused
+    // as `leader-must-raise`: said at once, nothing is asked or sent.
+    if (raising() && maxAmount <= mine.maxAmount! && maxAmount >= (lot.MinimumNextBid ?? 0))
+      return showError(t(keyForCode('leader-must-raise')));
     submit.disabled = true;
     const estimate = await costs.estimate(maxAmount).catch(() => null);
     submit.disabled = false;

@@ -84,11 +84,24 @@ export const lotView: View = async (context, root, params) => {
               ? t('web.lost', { title: lot.Title })
               : '';
     standing.hidden = state === null;
+    markYou();
   };
   const noBids = h('p', { id: 'no-bids', class: 'meta' }, t('web.noBids'));
+  // Bidders stay anonymous; the newest bid is the leader's (proxy bidding), so a leading or winning member sees "you" on it.
+  const markYou = () => {
+    const mineNow = ['leading', 'won'].includes(standing.dataset.state ?? '');
+    historyList.querySelectorAll('li').forEach((li, i) => {
+      const you = mineNow && i === 0;
+      li.classList.toggle('you', you);
+      li.querySelector('.who')!.textContent = you ? t('web.you') : t('web.anotherBidder');
+    });
+  };
   const addHistory = (amount: number, at: string) => {
-    historyList.prepend(h('li', {}, h('span', { class: 'price' }, money(amount)), ' ', h('time', { datetime: at }, formatTime(at))));
+    historyList.prepend(
+      h('li', {}, h('span', { class: 'price' }, money(amount)), h('span', { class: 'who' }), h('time', { datetime: at }, formatTime(at))),
+    );
     noBids.hidden = true;
+    markYou();
   };
   for (const item of [...history.Items].reverse()) addHistory(item.Amount, item.PlacedAt);
 
@@ -155,35 +168,48 @@ export const lotView: View = async (context, root, params) => {
     h('p', {}, h('a', { href: `#/auctions/${lot.AuctionId}` }, `← ${t('button.back')}`)),
     h('h1', {}, `${t('label.lotNumber')} ${lot.LotNumber}: ${lot.Title}`),
     indicator.element,
-    gallery,
-    standing,
-    myMax,
+    // Phones: one column in this order; desktops: the gallery and the lot's story left, bidding right.
     h(
-      'dl',
-      { class: 'facts' },
-      h('div', {}, h('dt', {}, t('label.currentBid')), currentBid),
-      h('div', {}, h('dt', {}, t('label.bidCount')), bidCount),
-      h('div', {}, h('dt', {}, t('label.minimumBid')), minimum),
-      h('div', {}, h('dt', {}, t('label.endsAt')), h('dd', {}, endTime, h('br'), left)),
-      lot.EstimateLow !== null && lot.EstimateHigh !== null
-        ? h('div', {}, h('dt', {}, t('label.estimate')), h('dd', {}, `${money(lot.EstimateLow)} – ${money(lot.EstimateHigh)}`))
-        : null,
-    ),
-    reserve,
-    bidding.element,
-    costs.element,
-    session.member ? watch : null,
-    session.member ? notify.element : null,
-    h('p', { class: 'description' }, lot.Description),
-    lotAttributes(lot),
-    documents,
-    lot.BiddingMode === 'timed' ? incrementTable(context, lot) : null,
-    h(
-      'section',
-      { 'aria-labelledby': 'history-heading' },
-      h('h2', { id: 'history-heading' }, t('heading.bidHistory')),
-      noBids,
-      historyList,
+      'div',
+      { class: 'lot-layout' },
+      h('div', { class: 'lot-gallery' }, gallery),
+      h(
+        'div',
+        { class: 'lot-side' },
+        standing,
+        myMax,
+        h(
+          'dl',
+          { class: 'facts' },
+          h('div', {}, h('dt', {}, t('label.currentBid')), currentBid),
+          h('div', {}, h('dt', {}, t('label.bidCount')), bidCount),
+          h('div', {}, h('dt', {}, t('label.minimumBid')), minimum),
+          h('div', {}, h('dt', {}, t('label.endsAt')), h('dd', {}, endTime, h('br'), left)),
+          lot.EstimateLow !== null && lot.EstimateHigh !== null
+            ? h('div', {}, h('dt', {}, t('label.estimate')), h('dd', {}, `${money(lot.EstimateLow)} – ${money(lot.EstimateHigh)}`))
+            : null,
+        ),
+        reserve,
+        bidding.element,
+        session.member ? watch : null,
+        session.member ? notify.element : null,
+        costs.element,
+        lot.BiddingMode === 'timed' ? incrementTable(context, lot) : null,
+      ),
+      h(
+        'div',
+        { class: 'lot-main' },
+        h('p', { class: 'description' }, lot.Description),
+        lotAttributes(lot),
+        documents,
+        h(
+          'section',
+          { 'aria-labelledby': 'history-heading' },
+          h('h2', { id: 'history-heading' }, t('heading.bidHistory')),
+          noBids,
+          historyList,
+        ),
+      ),
     ),
   );
   paint();
