@@ -67,6 +67,12 @@ function zoomDialog(urls: string[], alt: (i: number) => string, start: () => num
   const frame = h('div', { class: 'zoom-frame', tabindex: 0, 'aria-label': t('web.zoomFrame') }, image);
   const caption = h('p', { id: 'zoom-caption' });
   const button = (id: string, text: string, onclick: () => void) => h('button', { type: 'button', id, class: 'secondary', onclick }, text);
+  // The middle of the enlarged image in view, once it is laid out.
+  const center = () => {
+    frame.scrollLeft = (frame.scrollWidth - frame.clientWidth) / 2;
+    frame.scrollTop = (frame.scrollHeight - frame.clientHeight) / 2;
+  };
+  image.addEventListener('load', center);
   let index = 0;
   let chosen: (i: number) => void = () => undefined;
   const go = (i: number) => {
@@ -110,11 +116,7 @@ function zoomDialog(urls: string[], alt: (i: number) => string, start: () => num
       chosen = onChoose;
       go(i ?? start());
       element.showModal();
-      // The middle of the enlarged image in view.
-      image.decode().then(
-        () => frame.scrollTo((image.width - frame.clientWidth) / 2, (image.height - frame.clientHeight) / 2),
-        () => undefined,
-      );
+      requestAnimationFrame(center);
     },
   };
 }
