@@ -161,6 +161,7 @@ describe('the front end’s lot, auction and home views in Chromium', function (
         await page.goto(`${pageUrl}#/lots/${EXTERNAL}`);
         await page.locator('#bids-elsewhere').waitFor({ timeout: 5000 });
         expect(await page.locator('#bids-elsewhere').textContent()).to.equal(elsewhere);
+        expect(await page.locator('#bid-form, .suggestions').count()).to.equal(0);
         await page.goto(`${pageUrl}#/lots/999999`);
         await page.locator('#not-found').waitFor({ timeout: 5000 });
         expect(await page.locator('h1').textContent()).to.equal(notFound);
@@ -215,6 +216,7 @@ describe('the front end’s lot, auction and home views in Chromium', function (
       await page.goto(`${pageUrl}#/auctions/10`);
       await page.locator('#lots li').first().waitFor({ timeout: 5000 });
       expect(await page.title()).to.equal('Timed Online Sale – Demo Auctions');
+      expect(await page.locator('#closes').textContent()).to.match(/^Lots close from .+ to .+$/);
       await page.getByLabel('Sort by').selectOption('closing');
       await page.waitForFunction(() => document.querySelector('#lots li')?.getAttribute('data-lot') === '9001', null, { timeout: 5000 });
       const row = page.locator('#lots li[data-lot="9001"]');

@@ -5,7 +5,8 @@ import { ok, type components } from '../../../clients/typescript/src/index.ts';
 import { serverNow } from './clock.ts';
 import type { View } from './context.ts';
 import { h, setTitle } from './dom.ts';
-import { currentLanguage, formatTime, t, timeLeft } from './i18n.ts';
+import { currentLanguage, t, timeLeft } from './i18n.ts';
+import { closes, closingRange } from './home-view.ts';
 import { liveIndicator } from './live-indicator.ts';
 import { formatMoney } from './money.ts';
 
@@ -36,7 +37,10 @@ export const auctionView: View = async (context, root, params) => {
   const auctionId = Number(params.get('id'));
   const query = params.get('q')?.trim() ?? '';
   const sort = params.get('sort') === 'closing' ? 'closing' : 'number';
-  const auction = ok(await client.GET('/v1/auctions/{id}', { params: { path: { id: auctionId } } }));
+  const [auction, range] = await Promise.all([
+    client.GET('/v1/auctions/{id}', { params: { path: { id: auctionId } } }).then(ok),
+    closingRange(client, auctionId).catch(() => null),
+  ]);
   setTitle(auction.Title);
   const list = h('ul', { class: 'lots', id: 'lots' });
   const count = h('p', { class: 'meta', id: 'result-count' });
@@ -111,7 +115,7 @@ export const auctionView: View = async (context, root, params) => {
   const indicator = liveIndicator(live);
   root.replaceChildren(
     h('h1', {}, auction.Title),
-    h('p', { class: 'meta' }, `${t('label.endsAt')}: ${formatTime(auction.EndTime)}`),
+    h('p', { class: 'meta', id: 'closes' }, closes(auction, range)),
     indicator.element,
     form,
     query ? '' : h('p', { class: 'sort' }, h('label', { for: 'sort' }, t('label.sortBy')), ' ', order),

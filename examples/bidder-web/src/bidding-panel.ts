@@ -82,7 +82,13 @@ export function biddingPanel(context: Context, lot: Lot, form: BidForm): Bidding
       element.replaceChildren(
         heading(),
         timed ? '' : elsewhere(),
-        h('p', {}, t('web.signInToBid'), ' ', h('a', { href: `#/sign-in?next=${encodeURIComponent(location.hash)}` }, t('button.signIn'))),
+        h(
+          'p',
+          {},
+          t(timed ? 'web.signInToBid' : 'web.signInToRegister'),
+          ' ',
+          h('a', { href: `#/sign-in?next=${encodeURIComponent(location.hash)}` }, t('button.signIn')),
+        ),
       );
       return;
     }

@@ -8,7 +8,7 @@ import { formatTime, t } from './i18n.ts';
 type Auction = components['schemas']['Auction'];
 
 /** The end times of an auction's first and last open lot (by end time); null when none is open. */
-async function closingRange(client: BidderClient, auctionId: number): Promise<[string, string] | null> {
+export async function closingRange(client: BidderClient, auctionId: number): Promise<[string, string] | null> {
   const edge = async (Descending: boolean) =>
     ok(await client.GET('/v1/lots', { params: { query: { AuctionId: auctionId, Sort: 'EndTime', Descending, pageSize: 1 } } })).Items[0];
   const [first, last] = await Promise.all([edge(false), edge(true)]);
@@ -16,7 +16,7 @@ async function closingRange(client: BidderClient, auctionId: number): Promise<[s
 }
 
 /** "Ends …", or "Lots close from … to …" when its lots close at different times. */
-function closes(auction: Auction, range: [string, string] | null): string {
+export function closes(auction: Auction, range: [string, string] | null): string {
   if (!range || range[0] === range[1]) return `${t('label.endsAt')}: ${formatTime(range?.[0] ?? auction.EndTime)}`;
   return t('web.lotsClose', { first: formatTime(range[0]), last: formatTime(range[1]) });
 }
