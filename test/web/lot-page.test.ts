@@ -306,8 +306,11 @@ describe('the front end’s lot, auction and home views in Chromium', function (
         });
         expect(bids.length).to.equal(2);
         expect(JSON.parse(bids[1].body).MaxAmount).to.equal(amounts[0]);
-        // The history names the leader's (newest) bid as theirs; bidders are otherwise anonymous.
-        expect(await page.locator('#history li.you .who').textContent()).to.equal('You');
+        // The history names bidders by their pseudonym on the lot; the leader's (the newest bid's) is theirs: "you".
+        await page.waitForFunction(() => document.querySelectorAll('#history li.you').length > 0, null, { timeout: 5000 });
+        expect(await page.locator('#history li .who').allTextContents()).to.deep.equal(
+          await page.locator('#history li').evaluateAll((items) => items.map(() => 'You')),
+        );
         expect(await violations(page)).to.deep.equal([]);
         if (size === 'phone') await shot(page, 'lot-page-phone');
         await context.close();

@@ -17,6 +17,9 @@ import { messageOf } from './messages.ts';
 import { formatMoney } from './money.ts';
 import { pushButton } from './push-button.ts';
 
+/** The member's pseudonym on each lot, once learnt (while they lead); kept while the page is open. */
+const ownPseudonyms = new Map<number, number>();
+
 export const lotView: View = async (context, root, params) => {
   const { client, live, session } = context;
   const lotId = Number(params.get('id'));
@@ -87,23 +90,46 @@ export const lotView: View = async (context, root, params) => {
     markYou();
   };
   const noBids = h('p', { id: 'no-bids', class: 'meta' }, t('web.noBids'));
-  // Bidders stay anonymous; the newest bid is the leader's (proxy bidding), so a leading or winning member sees "you" on it.
+  // Bidders by their pseudonym on the lot; the newest bid is the leader's (proxy bidding), so a leading or winning
+  // member learns theirs from it and sees "you" on their bids.
+  let items = history.Items;
   const markYou = () => {
-    const mineNow = ['leading', 'won'].includes(standing.dataset.state ?? '');
-    historyList.querySelectorAll('li').forEach((li, i) => {
-      const you = mineNow && i === 0;
-      li.classList.toggle('you', you);
-      li.querySelector('.who')!.textContent = you ? t('web.you') : t('web.anotherBidder');
+    const top = items[0]?.Pseudonym ?? null;
+    if (top !== null && ['leading', 'won'].includes(standing.dataset.state ?? '')) ownPseudonyms.set(lot.Id, top);
+    const mine = ownPseudonyms.get(lot.Id);
+    historyList.querySelectorAll<HTMLElement>('li').forEach((li) => {
+      const bidder = li.dataset.bidder ? Number(li.dataset.bidder) : null;
+      li.classList.toggle('you', bidder !== null && bidder === mine);
+      li.querySelector('.who')!.textContent = bidder === null ? '' : bidder === mine ? t('web.you') : t('web.bidderN', { n: bidder });
     });
   };
-  const addHistory = (amount: number, at: string) => {
-    historyList.prepend(
-      h('li', {}, h('span', { class: 'price' }, money(amount)), h('span', { class: 'who' }), h('time', { datetime: at }, formatTime(at))),
+  const drawHistory = () => {
+    historyList.replaceChildren(
+      ...items.map((item) =>
+        h(
+          'li',
+          { 'data-bidder': item.Pseudonym ?? '' },
+          h('span', { class: 'price' }, money(item.Amount)),
+          h('span', { class: 'who' }),
+          h('time', { datetime: item.PlacedAt }, formatTime(item.PlacedAt)),
+        ),
+      ),
     );
-    noBids.hidden = true;
+    noBids.hidden = items.length > 0;
     markYou();
   };
-  for (const item of [...history.Items].reverse()) addHistory(item.Amount, item.PlacedAt);
+  /** The history read again (a streamed bid names no bidder); meanwhile the streamed bid is shown on its own. */
+  const refreshHistory = async (amount: number, at: string) => {
+    items = [{ Amount: amount, Currency: lot.Currency, PlacedAt: at, BidType: 'online', Pseudonym: null }, ...items];
+    drawHistory();
+    const again = await client.GET('/v1/lots/{id}/bids', { params: { path: { id: lot.Id } } }).catch(() => null);
+    // Not one that has yet to take the streamed bid (the history follows the log a moment later).
+    if (again?.data && again.data.Items.length >= items.length) {
+      items = again.data.Items;
+      drawHistory();
+    }
+  };
+  drawHistory();
 
   const notify = pushButton(context);
   // What winning costs all in, for the amount typed (the minimum next bid until then).
@@ -230,7 +256,7 @@ export const lotView: View = async (context, root, params) => {
         const EndTime = event.data.EndTime ?? lot.EndTime;
         const extended = Date.parse(EndTime) > Date.parse(lot.EndTime);
         Object.assign(lot, { CurrentBid, BidCount, MinimumNextBid, EndTime, ReserveMet });
-        addHistory(CurrentBid, PlacedAt);
+        void refreshHistory(CurrentBid, PlacedAt);
         announce(t('web.newBid', { amount: money(CurrentBid) }) + (extended ? ` ${t('web.extended', { time: formatTime(EndTime) })}` : ''));
       } else if (event.type === 'extended') {
         lot.EndTime = event.data.EndTime;
