@@ -6,6 +6,7 @@ import type { Standing, View } from './context.ts';
 import { announce, append, h, setTitle } from './dom.ts';
 import { currentLanguage, formatTime, t, timeLeft } from './i18n.ts';
 import { bidForm } from './bid-form.ts';
+import { bidHistory } from './bid-history.ts';
 import { biddingPanel } from './bidding-panel.ts';
 import { serverNow } from './clock.ts';
 import { readConfig } from './config.ts';
@@ -17,8 +18,11 @@ import { messageOf } from './messages.ts';
 import { formatMoney } from './money.ts';
 import { pushButton } from './push-button.ts';
 
-/** The member's pseudonym on each lot, once learnt (while they lead); kept while the page is open. */
-const ownPseudonyms = new Map<number, number>();
+/** What the lot says of its reserve: none (a timed lot only: an external one's is not known here), met or not. */
+function reserveKeyOf(lot: { ReserveMet: boolean | null; BiddingMode: string }): string | null {
+  if (lot.ReserveMet === null) return lot.BiddingMode === 'timed' ? 'web.noReserve' : null;
+  return lot.ReserveMet ? 'web.reserveMet' : 'web.reserveNotMet';
+}
 
 export const lotView: View = async (context, root, params) => {
   const { client, live, session } = context;
@@ -28,7 +32,7 @@ export const lotView: View = async (context, root, params) => {
     client.GET('/v1/lots/{id}/bids', { params: { path: { id: lotId } } }),
   ]);
   const lot = ok(lotAnswer);
-  const history = ok(historyAnswer);
+  const bids = ok(historyAnswer);
   context.titles.set(lot.Id, lot.Title);
   setTitle(`${t('label.lotNumber')} ${lot.LotNumber}: ${lot.Title}`);
   const money = (minor: number) => formatMoney(minor, lot.Currency, currentLanguage());
@@ -42,7 +46,6 @@ export const lotView: View = async (context, root, params) => {
   const reserve = h('p', { class: 'badge', id: 'reserve' });
   const standing = h('p', { id: 'my-status', class: 'standing', 'data-state': 'none' });
   const myMax = h('p', { id: 'my-max', class: 'my-max', hidden: true });
-  const historyList = h('ol', { id: 'history', class: 'history' });
   const paint = () => {
     currentBid.textContent = lot.CurrentBid === null ? '–' : money(lot.CurrentBid);
     // The amount in minor units, as the API gives it (for scripts and tests, whatever the language).
@@ -52,15 +55,7 @@ export const lotView: View = async (context, root, params) => {
     endTime.dateTime = lot.EndTime;
     endTime.textContent = formatTime(lot.EndTime);
     left.textContent = lot.IsClosed ? t('status.closed') : `${t('label.timeLeft')}: ${timeLeft(lot.EndTime, serverNow())}`;
-    // A timed lot with no reserve says so (an external one's reserve is not known here).
-    const reserveKey =
-      lot.ReserveMet === null
-        ? lot.BiddingMode === 'timed'
-          ? 'web.noReserve'
-          : null
-        : lot.ReserveMet
-          ? 'web.reserveMet'
-          : 'web.reserveNotMet';
+    const reserveKey = reserveKeyOf(lot);
     reserve.textContent = reserveKey ? t(reserveKey) : '';
     reserve.dataset.reserve = lot.ReserveMet === null ? 'none' : String(lot.ReserveMet);
     reserve.hidden = reserveKey === null;
@@ -87,49 +82,9 @@ export const lotView: View = async (context, root, params) => {
               ? t('web.lost', { title: lot.Title })
               : '';
     standing.hidden = state === null;
-    markYou();
+    history.mark(state ?? 'none');
   };
-  const noBids = h('p', { id: 'no-bids', class: 'meta' }, t('web.noBids'));
-  // Bidders by their pseudonym on the lot; the newest bid is the leader's (proxy bidding), so a leading or winning
-  // member learns theirs from it and sees "you" on their bids.
-  let items = history.Items;
-  const markYou = () => {
-    const top = items[0]?.Pseudonym ?? null;
-    if (top !== null && ['leading', 'won'].includes(standing.dataset.state ?? '')) ownPseudonyms.set(lot.Id, top);
-    const mine = ownPseudonyms.get(lot.Id);
-    historyList.querySelectorAll<HTMLElement>('li').forEach((li) => {
-      const bidder = li.dataset.bidder ? Number(li.dataset.bidder) : null;
-      li.classList.toggle('you', bidder !== null && bidder === mine);
-      li.querySelector('.who')!.textContent = bidder === null ? '' : bidder === mine ? t('web.you') : t('web.bidderN', { n: bidder });
-    });
-  };
-  const drawHistory = () => {
-    historyList.replaceChildren(
-      ...items.map((item) =>
-        h(
-          'li',
-          { 'data-bidder': item.Pseudonym ?? '' },
-          h('span', { class: 'price' }, money(item.Amount)),
-          h('span', { class: 'who' }),
-          h('time', { datetime: item.PlacedAt }, formatTime(item.PlacedAt)),
-        ),
-      ),
-    );
-    noBids.hidden = items.length > 0;
-    markYou();
-  };
-  /** The history read again (a streamed bid names no bidder); meanwhile the streamed bid is shown on its own. */
-  const refreshHistory = async (amount: number, at: string) => {
-    items = [{ Amount: amount, Currency: lot.Currency, PlacedAt: at, BidType: 'online', Pseudonym: null }, ...items];
-    drawHistory();
-    const again = await client.GET('/v1/lots/{id}/bids', { params: { path: { id: lot.Id } } }).catch(() => null);
-    // Not one that has yet to take the streamed bid (the history follows the log a moment later).
-    if (again?.data && again.data.Items.length >= items.length) {
-      items = again.data.Items;
-      drawHistory();
-    }
-  };
-  drawHistory();
+  const history = bidHistory(context, lot, bids.Items, money);
 
   const notify = pushButton(context);
   // What winning costs all in, for the amount typed (the minimum next bid until then).
@@ -232,8 +187,8 @@ export const lotView: View = async (context, root, params) => {
           'section',
           { 'aria-labelledby': 'history-heading' },
           h('h2', { id: 'history-heading' }, t('heading.bidHistory')),
-          noBids,
-          historyList,
+          history.empty,
+          history.list,
         ),
       ),
     ),
@@ -256,7 +211,7 @@ export const lotView: View = async (context, root, params) => {
         const EndTime = event.data.EndTime ?? lot.EndTime;
         const extended = Date.parse(EndTime) > Date.parse(lot.EndTime);
         Object.assign(lot, { CurrentBid, BidCount, MinimumNextBid, EndTime, ReserveMet });
-        void refreshHistory(CurrentBid, PlacedAt);
+        void history.added(CurrentBid, PlacedAt);
         announce(t('web.newBid', { amount: money(CurrentBid) }) + (extended ? ` ${t('web.extended', { time: formatTime(EndTime) })}` : ''));
       } else if (event.type === 'extended') {
         lot.EndTime = event.data.EndTime;
