@@ -252,6 +252,7 @@ export async function createRuntime(
           handler: bidderWeb({
             tenant: 'demo',
             apiUrl: config.demoWebApiUrl,
+            imageOrigins: config.demoWebImageOrigins,
             apiKey: () => config.demoApiKey ?? storedDemoApiKey(paths.demoCredentials),
           }),
         },

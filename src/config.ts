@@ -10,6 +10,20 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/** DEMO_WEB_IMAGE_ORIGINS: `https://images.example.com, https://cdn.example.com`, each an http(s) origin and nothing more. */
+function imageOrigins(value: string | undefined): string[] {
+  const origins = (value ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
+  for (const origin of origins) {
+    const url = URL.canParse(origin) ? new URL(origin) : null;
+    if (!url || !/^https?:$/.test(url.protocol) || url.origin !== origin.replace(/\/$/, ''))
+      throw new ConfigError(`DEMO_WEB_IMAGE_ORIGINS: ${origin} is no origin (write it as https://images.example.com)`);
+  }
+  return origins.map((o) => new URL(o).origin);
+}
+
 export type Role = 'all' | 'api' | 'projector' | 'worker';
 export const ROLES: readonly Role[] = ['all', 'api', 'projector', 'worker'];
 
@@ -63,6 +77,8 @@ export interface Config {
   seedDemo: boolean;
   /** Where the front end at /demo/ calls the API (DEMO_WEB_API_URL; another origin); null: its own origin. */
   demoWebApiUrl: string | null;
+  /** Origins the front end at /demo/ loads lot images from (DEMO_WEB_IMAGE_ORIGINS, comma-separated); none: links only. */
+  demoWebImageOrigins: string[];
   readYourWritesTimeoutMs: number;
   searchFlushIntervalMs: number;
   /**
@@ -429,6 +445,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     demoMemberPassword: env.DEMO_MEMBER_PASSWORD || null,
     seedDemo,
     demoWebApiUrl: env.DEMO_WEB_API_URL || null,
+    demoWebImageOrigins: imageOrigins(env.DEMO_WEB_IMAGE_ORIGINS),
     readYourWritesTimeoutMs: int(env.READ_YOUR_WRITES_TIMEOUT_MS, 5000, 'READ_YOUR_WRITES_TIMEOUT_MS'),
     searchFlushIntervalMs: int(env.SEARCH_FLUSH_INTERVAL_MS, 30000, 'SEARCH_FLUSH_INTERVAL_MS'),
     embeddedSearch: embeddedSearch(env.EMBEDDED_SEARCH),

@@ -15,6 +15,8 @@ export interface BidderWebOptions {
   apiKey: () => string | null;
   /** Where the page calls the API (another origin, e.g. `https://api.example.com`); null: the page's own origin. */
   apiUrl: string | null;
+  /** Origins the house's lot images are served from (the page's CSP allows images from them); none: links only. */
+  imageOrigins?: string[];
 }
 
 /** The page's injected settings, as src/config.ts reads them. */
@@ -22,6 +24,7 @@ export interface BidderWebConfig {
   baseUrl: string | null;
   apiKey: string;
   tenant: string;
+  imageOrigins: string[];
 }
 
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
@@ -81,6 +84,8 @@ export function bidderWeb(options: BidderWebOptions): Router {
   let script: Promise<Asset> | null = null;
   let worker: Promise<Asset> | null = null;
   const connectTo = options.apiUrl ? new URL(options.apiUrl).origin : null;
+  const imageOrigins = options.imageOrigins ?? [];
+  const imageSources = ["'self'", 'data:', ...imageOrigins].join(' ');
 
   router.get('/', (req, res) => {
     // Relative asset URLs need the trailing slash: /demo answers with a redirect to /demo/.
@@ -93,12 +98,12 @@ export function bidderWeb(options: BidderWebOptions): Router {
       res.status(503).type('text/plain').send('The demo Api-Key is not known yet: start the service with the demo data (npm start).');
       return;
     }
-    const config: BidderWebConfig = { baseUrl: options.apiUrl, apiKey, tenant: options.tenant };
+    const config: BidderWebConfig = { baseUrl: options.apiUrl, apiKey, tenant: options.tenant, imageOrigins };
     // JSON in a data block (never run): `<` escaped so no text can close the element.
     const html = template.replace('{{config}}', JSON.stringify(config).replace(/</g, '\\u003c'));
     res.setHeader(
       'Content-Security-Policy',
-      `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'${connectTo ? ` ${connectTo}` : ''}; ` +
+      `default-src 'none'; script-src 'self'; style-src 'self'; img-src ${imageSources}; connect-src 'self'${connectTo ? ` ${connectTo}` : ''}; ` +
         "base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
     );
     res.setHeader('Referrer-Policy', 'no-referrer');

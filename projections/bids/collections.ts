@@ -17,6 +17,8 @@ export interface BidDoc extends Doc {
   BidType: BidType;
   /** The lot's end time (moved by an early close), RFC 3339 with milliseconds: bids of open lots have it in the future. */
   LotEndTime: string;
+  /** The pseudonym of the bidder the bid is (1 for the lot's first bidder); null where the house's own engine took it. */
+  Pseudonym?: number | null;
 }
 
 export const bids = (db: TenantScope) => db.collection<BidDoc>(BIDS);

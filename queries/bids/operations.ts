@@ -101,15 +101,15 @@ export const lotBidHistory = defineOperation({
   docs: {
     summary: "A lot's bid history, newest first",
     description:
-      'Every bid the lot received (as many as its `BidCount`): amount, time and kind; never who bid. Newest first in the order ' +
+      'Every bid the lot received (as many as its `BidCount`): amount, time, kind and, on a timed lot, the pseudonym of the bidder it is (the one who leads after it); never who bid. Newest first in the order ' +
       'the lot took them: on a timed lot the amounts rise, the first entry is the `CurrentBid` and no `PlacedAt` is earlier than the one after it.',
     errors: [404],
     examples: {
       response: {
         LotId: 412,
         Items: [
-          { Amount: 125000, Currency: 'EUR', PlacedAt: '2026-11-22T17:59:12.000Z', BidType: 'online' },
-          { Amount: 110000, Currency: 'EUR', PlacedAt: '2026-11-22T17:40:03.000Z', BidType: 'absentee' },
+          { Amount: 125000, Currency: 'EUR', PlacedAt: '2026-11-22T17:59:12.000Z', BidType: 'online', Pseudonym: 2 },
+          { Amount: 110000, Currency: 'EUR', PlacedAt: '2026-11-22T17:40:03.000Z', BidType: 'online', Pseudonym: 1 },
         ],
       },
     },
@@ -120,7 +120,20 @@ export const lotBidHistory = defineOperation({
       .object({
         LotId: z.number().int().min(1).max(2147483647),
         // Every bid of the lot in one answer (not paged): the service sets no smaller limit.
-        Items: z.array(z.object({ Amount: amount, Currency: currency, PlacedAt: placedAt, BidType: z.enum(BID_TYPES) })).max(2147483647),
+        Items: z
+          .array(
+            z.object({
+              Amount: amount,
+              Currency: currency,
+              PlacedAt: placedAt,
+              BidType: z.enum(BID_TYPES),
+              Pseudonym: z.number().int().min(1).max(2147483647).nullable().openapi({
+                description:
+                  "The bidder's pseudonym on this lot (1 for its first bidder, 2 for the next, …; the same on all of one bidder's bids, never who they are); null where the house's own engine took the bid.",
+              }),
+            }),
+          )
+          .max(2147483647),
       })
       .openapi('BidHistory'),
   },
@@ -131,7 +144,13 @@ export const lotBidHistory = defineOperation({
     const history = await bids(ctx.db).find({ LotId: params.id }, { sort: [['Seq', -1]] });
     return {
       LotId: params.id,
-      Items: history.map((b) => ({ Amount: b.Amount, Currency: b.Currency, PlacedAt: b.PlacedAt, BidType: b.BidType })),
+      Items: history.map((b) => ({
+        Amount: b.Amount,
+        Currency: b.Currency,
+        PlacedAt: b.PlacedAt,
+        BidType: b.BidType,
+        Pseudonym: b.Pseudonym ?? null,
+      })),
     };
   },
 });

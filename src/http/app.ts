@@ -111,7 +111,7 @@ export function buildApp(
           'Access-Control-Allow-Origin',
           anyOrigin ? '*' : origin,
           'Access-Control-Expose-Headers',
-          'ETag, Content-Language, Retry-After, X-Request-Id, Allow',
+          'ETag, Content-Language, Date, Retry-After, X-Request-Id, Allow',
         ]
       : [];
 

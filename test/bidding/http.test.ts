@@ -107,6 +107,25 @@ describe('timed bidding over HTTP', function () {
     expect(theirs.body.Items.map((i: { LotId: number }) => i.LotId)).to.include(target.Id);
   });
 
+  it('names each public bid by the pseudonym of the bidder who leads after it, never who they are', async () => {
+    const target = lots.filter((l) => l.ReserveMet === null).at(-1)!;
+    const start = target.StartingPrice;
+    for (const [memberId, maxAmount] of [
+      [103, start + 30_000],
+      [104, start + 10_000],
+      [104, start + 60_000],
+      [103, start + 90_000],
+    ])
+      expect((await bid(memberId, { LotId: target.Id, MaxAmount: maxAmount })).status).to.equal(200);
+    const history = await server.request('GET', `/v1/lots/${target.Id}/bids`, { token: await server.anonymousToken() });
+    // Newest first: 103 (Bidder 1) leads again, after 104 (Bidder 2) led; 104's first maximum left 103 leading.
+    expect(history.body.Items.map((i: { Pseudonym: number | null }) => i.Pseudonym)).to.deep.equal([1, 2, 1, 1]);
+    expect(JSON.stringify(history.body)).to.not.match(/10[34]/);
+    // A bid the house's own engine took (an external auction's) has none.
+    const external = await server.request('GET', '/v1/lots/1/bids', { token: await server.anonymousToken() });
+    for (const item of external.body.Items) expect(item.Pseudonym).to.equal(null);
+  });
+
   it("raises CurrentBid to the reserve when the leader's maximum reaches it, and says only ReserveMet", async () => {
     const target = lots.find((l) => l.ReserveMet === false)!;
     const low = await bid(103, { LotId: target.Id, MaxAmount: target.MinimumNextBid });

@@ -26,7 +26,7 @@ const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const LANGUAGES = ['en', 'sv', 'de'] as const;
 const BID_TYPES = ['online', 'absentee', 'floor', 'phone'];
 const LATEST_BID_FIELDS = ['LotId', 'AuctionId', 'LotNumber', 'LotTitle', 'Amount', 'Currency', 'PlacedAt', 'BidType'];
-const HISTORY_FIELDS = ['Amount', 'Currency', 'PlacedAt', 'BidType'];
+const HISTORY_FIELDS = ['Amount', 'Currency', 'PlacedAt', 'BidType', 'Pseudonym'];
 const IDENTITY = /owner|email|member|password|phone|bidder|consign|user|name/i;
 
 /** A few paths of every operation of this file, all answering 200 to a demo token. */
@@ -1292,7 +1292,7 @@ describe('catalogue details: translations, lot numbers, auction categories, bids
       expect(after).to.include({ BidCount: lot.BidCount + 1, CurrentBid: amount });
       const newHistory = await ok('/v1/lots/10/bids');
       expect(newHistory.Items).to.have.length(lot.BidCount + 1);
-      expect(newHistory.Items[0]).to.deep.equal({ Amount: amount, Currency: 'EUR', PlacedAt: placedAt, BidType: 'phone' });
+      expect(newHistory.Items[0]).to.deep.equal({ Amount: amount, Currency: 'EUR', PlacedAt: placedAt, BidType: 'phone', Pseudonym: null });
       expect((await rawGet('/v1/lots/10/bids', { 'If-None-Match': String(history.headers.etag) })).status).to.equal(200);
 
       const latest = await ok('/v1/bids/latest?Take=1&LanguageCode=sv');

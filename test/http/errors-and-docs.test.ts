@@ -221,9 +221,9 @@ describe("calls from an auction house's web pages (CORS)", () => {
     expect(r.headers.get('access-control-allow-methods')).to.include('PUT');
   });
 
-  it('lets the page read the ETag, Content-Language and Retry-After of an answer', async () => {
+  it('lets the page read the ETag, Content-Language, Date and Retry-After of an answer', async () => {
     const r = await server.request('GET', '/healthz', { apiKey: null, headers: { Origin: 'https://shop.example.com' } });
     const { expect } = await import('chai');
-    expect(r.headers.get('access-control-expose-headers')).to.include('ETag').and.include('Retry-After');
+    expect(r.headers.get('access-control-expose-headers')).to.include('ETag').and.include('Retry-After').and.include('Date');
   });
 });

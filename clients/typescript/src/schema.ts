@@ -1151,7 +1151,7 @@ export interface paths {
     };
     /**
      * A lot's bid history, newest first
-     * @description Every bid the lot received (as many as its `BidCount`): amount, time and kind; never who bid. Newest first in the order the lot took them: on a timed lot the amounts rise, the first entry is the `CurrentBid` and no `PlacedAt` is earlier than the one after it.
+     * @description Every bid the lot received (as many as its `BidCount`): amount, time, kind and, on a timed lot, the pseudonym of the bidder it is (the one who leads after it); never who bid. Newest first in the order the lot took them: on a timed lot the amounts rise, the first entry is the `CurrentBid` and no `PlacedAt` is earlier than the one after it.
      *
      *     Credentials: the `Api-Key` header and a bearer token of the auction house (anonymous, application or member).
      */
@@ -2769,6 +2769,11 @@ export interface components {
         PlacedAt: string;
         /** @enum {string} */
         BidType: 'online' | 'absentee' | 'floor' | 'phone';
+        /**
+         * Format: int32
+         * @description The bidder's pseudonym on this lot (1 for its first bidder, 2 for the next, …; the same on all of one bidder's bids, never who they are); null where the house's own engine took the bid.
+         */
+        Pseudonym: number | null;
       }[];
     };
     PlacedBid: {
@@ -3078,7 +3083,7 @@ export interface components {
     'Retry-After': number;
     /** @description The authentication scheme the operation takes. */
     'WWW-Authenticate': 'Bearer';
-    /** @description CORS: sent when the request has an `Origin` the service allows (any origin unless the operator restricts them with `CORS_ORIGINS`): `*`, or that origin. Credentials travel in headers, never in cookies. `Access-Control-Expose-Headers` lets the page read `ETag`, `Content-Language`, `Retry-After`, `X-Request-Id` and `Allow`. */
+    /** @description CORS: sent when the request has an `Origin` the service allows (any origin unless the operator restricts them with `CORS_ORIGINS`): `*`, or that origin. Credentials travel in headers, never in cookies. `Access-Control-Expose-Headers` lets the page read `ETag`, `Content-Language`, `Date` (for countdowns on the service clock), `Retry-After`, `X-Request-Id` and `Allow`. */
     'Access-Control-Allow-Origin': string;
   };
   pathItems: never;
@@ -15863,13 +15868,15 @@ export interface operations {
            *           "Amount": 125000,
            *           "Currency": "EUR",
            *           "PlacedAt": "2026-11-22T17:59:12.000Z",
-           *           "BidType": "online"
+           *           "BidType": "online",
+           *           "Pseudonym": 2
            *         },
            *         {
            *           "Amount": 110000,
            *           "Currency": "EUR",
            *           "PlacedAt": "2026-11-22T17:40:03.000Z",
-           *           "BidType": "absentee"
+           *           "BidType": "online",
+           *           "Pseudonym": 1
            *         }
            *       ]
            *     }

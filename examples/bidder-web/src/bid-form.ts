@@ -1,12 +1,14 @@
 // A lot's bid form: the maximum bid typed in the lot's currency, suggested bids from the lot's MinimumNextBid and the
-// increment table, a confirmation step with what winning at that maximum costs all in (cost-panel.ts), and a refused
-// bid's message (by its code) on the field, which takes the focus back.
+// increment table (for a leader: above their own maximum, the only bids the service takes from them), a confirmation
+// step with what winning at that maximum costs all in (cost-panel.ts), and a refused bid's message (by its code) on
+// the field, which takes the focus back.
 import { ok, ProblemError, type components } from '../../../clients/typescript/src/index.ts';
 import type { Context } from './context.ts';
+import type { IncrementRow } from './increments.ts';
 import { h } from './dom.ts';
 import { currentLanguage, t } from './i18n.ts';
-import { suggestedBids } from './increments.ts';
-import { messageOf } from './messages.ts';
+import { incrementAt, suggestedBids } from './increments.ts';
+import { keyForCode, messageOf } from './messages.ts';
 import { formatMoney, parseMoney, toInput } from './money.ts';
 import type { CostPanel } from './cost-panel.ts';
 import { bidConfirmation } from './bid-confirmation.ts';
@@ -19,6 +21,14 @@ export interface BidForm {
   amount: HTMLInputElement;
   /** Draws the minimum and the suggested bids again (after the lot changed). */
   refresh(): void;
+  /** The member's own maximum on the lot and whether it leads (null: none yet); a leader may only raise it. */
+  setMine(maxAmount: number | null, leading: boolean): void;
+}
+
+/** The least maximum the service takes: the lot's minimum next bid, and for a leader one increment above their own. */
+export function leastBid(increments: IncrementRow[], minimum: number, mine: { maxAmount: number | null; leading: boolean }): number {
+  if (!mine.leading || mine.maxAmount === null) return minimum;
+  return Math.max(minimum, mine.maxAmount + incrementAt(increments, mine.maxAmount));
 }
 
 /** The field of the maximum bid, described by its hint and its error. */
@@ -65,9 +75,17 @@ export function bidForm({ client, increments }: Context, lot: Lot, changed: (pla
     costs.show(typed !== null && typed > 0 ? typed : null);
   });
 
+  const mine = { maxAmount: null as number | null, leading: false };
+  const raising = () => mine.leading && mine.maxAmount !== null;
   const refresh = () => {
-    const minimum = lot.MinimumNextBid;
-    hint.textContent = minimum === null ? '' : `${t('label.minimumBid')}: ${money(minimum)}`;
+    const minimum = lot.MinimumNextBid === null ? null : leastBid(increments, lot.MinimumNextBid, mine);
+    hint.textContent =
+      minimum === null
+        ? ''
+        : raising()
+          ? t('web.raiseHint', { max: money(mine.maxAmount!), amount: money(minimum) })
+          : `${t('label.minimumBid')}: ${money(minimum)}`;
+    submit.textContent = t(raising() ? 'web.raiseMax' : 'button.placeBid');
     const values = minimum === null ? [] : suggestedBids(increments, minimum);
     suggestions.replaceChildren(
       ...suggestionButtons(values, money, (value) => {
@@ -90,6 +108,10 @@ export function bidForm({ client, increments }: Context, lot: Lot, changed: (pla
     const maxAmount = parseMoney(amount.value, lot.Currency);
     if (maxAmount === null || maxAmount <= 0)
       return showError(t('web.amountInvalid', { example: toInput(lot.MinimumNextBid ?? lot.StartingPrice, lot.Currency) }));
+    // A leader's maximum at or below their own (yet not below the minimum, which the service names) would be refused
+    // as `leader-must-raise`: said at once, nothing is asked or sent.
+    if (raising() && maxAmount <= mine.maxAmount! && maxAmount >= (lot.MinimumNextBid ?? 0))
+      return showError(t(keyForCode('leader-must-raise')));
     submit.disabled = true;
     const estimate = await costs.estimate(maxAmount).catch(() => null);
     submit.disabled = false;
@@ -104,6 +126,7 @@ export function bidForm({ client, increments }: Context, lot: Lot, changed: (pla
       Object.assign(lot, { CurrentBid, BidCount, MinimumNextBid, EndTime, ReserveMet });
       amount.value = '';
       confirmation.close();
+      Object.assign(mine, { maxAmount: placed.MaxAmount, leading: placed.Leading });
       refresh();
       changed(placed);
     } catch (failure) {
@@ -121,5 +144,9 @@ export function bidForm({ client, increments }: Context, lot: Lot, changed: (pla
     }
   };
   refresh();
-  return { element, amount, refresh };
+  const setMine = (maxAmount: number | null, leading: boolean) => {
+    Object.assign(mine, { maxAmount, leading });
+    refresh();
+  };
+  return { element, amount, refresh, setMine };
 }

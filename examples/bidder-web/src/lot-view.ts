@@ -1,14 +1,28 @@
-// A lot: its facts kept live by the auction stream (bids, soft close, close), the member's standing from the member
-// stream, and, for a signed-in member, watching, registering and bidding (bid-form.ts).
+// A lot: its images, facts kept live by the auction stream (bids, soft close, close) on the service's clock, the
+// member's standing and own maximum from the member stream, and, for a signed-in member, watching, registering and
+// bidding (bidding-panel.ts, bid-form.ts); then its details, documents, the increment table and the bid history.
 import { ok } from '../../../clients/typescript/src/index.ts';
 import type { Standing, View } from './context.ts';
-import { announce, append, h } from './dom.ts';
+import { announce, append, h, setTitle } from './dom.ts';
 import { currentLanguage, formatTime, t, timeLeft } from './i18n.ts';
 import { bidForm } from './bid-form.ts';
+import { bidHistory } from './bid-history.ts';
+import { biddingPanel } from './bidding-panel.ts';
+import { serverNow } from './clock.ts';
+import { readConfig } from './config.ts';
 import { costPanel } from './cost-panel.ts';
-import { keyForCode, messageOf } from './messages.ts';
+import { liveIndicator } from './live-indicator.ts';
+import { incrementTable, lotAttributes, lotDocuments } from './lot-details.ts';
+import { lotGallery } from './lot-gallery.ts';
+import { messageOf } from './messages.ts';
 import { formatMoney } from './money.ts';
 import { pushButton } from './push-button.ts';
+
+/** What the lot says of its reserve: none (a timed lot only: an external one's is not known here), met or not. */
+function reserveKeyOf(lot: { ReserveMet: boolean | null; BiddingMode: string }): string | null {
+  if (lot.ReserveMet === null) return lot.BiddingMode === 'timed' ? 'web.noReserve' : null;
+  return lot.ReserveMet ? 'web.reserveMet' : 'web.reserveNotMet';
+}
 
 export const lotView: View = async (context, root, params) => {
   const { client, live, session } = context;
@@ -18,8 +32,9 @@ export const lotView: View = async (context, root, params) => {
     client.GET('/v1/lots/{id}/bids', { params: { path: { id: lotId } } }),
   ]);
   const lot = ok(lotAnswer);
-  const history = ok(historyAnswer);
+  const bids = ok(historyAnswer);
   context.titles.set(lot.Id, lot.Title);
+  setTitle(`${t('label.lotNumber')} ${lot.LotNumber}: ${lot.Title}`);
   const money = (minor: number) => formatMoney(minor, lot.Currency, currentLanguage());
 
   // The facts, repainted on every change.
@@ -28,9 +43,9 @@ export const lotView: View = async (context, root, params) => {
   const minimum = h('dd', { id: 'minimum-bid' });
   const endTime = h('time', { id: 'end-time' });
   const left = h('span', { id: 'time-left', class: 'meta' });
-  const reserve = h('p', { class: 'meta', id: 'reserve' });
+  const reserve = h('p', { class: 'badge', id: 'reserve' });
   const standing = h('p', { id: 'my-status', class: 'standing', 'data-state': 'none' });
-  const historyList = h('ol', { id: 'history', class: 'history' });
+  const myMax = h('p', { id: 'my-max', class: 'my-max', hidden: true });
   const paint = () => {
     currentBid.textContent = lot.CurrentBid === null ? '–' : money(lot.CurrentBid);
     // The amount in minor units, as the API gives it (for scripts and tests, whatever the language).
@@ -39,9 +54,20 @@ export const lotView: View = async (context, root, params) => {
     minimum.textContent = lot.IsClosed || lot.MinimumNextBid === null ? '–' : money(lot.MinimumNextBid);
     endTime.dateTime = lot.EndTime;
     endTime.textContent = formatTime(lot.EndTime);
-    left.textContent = lot.IsClosed ? t('status.closed') : `${t('label.timeLeft')}: ${timeLeft(lot.EndTime)}`;
-    reserve.textContent = lot.ReserveMet === null ? '' : t(lot.ReserveMet ? 'web.reserveMet' : 'web.reserveNotMet');
-    reserve.hidden = lot.ReserveMet === null;
+    left.textContent = lot.IsClosed ? t('status.closed') : `${t('label.timeLeft')}: ${timeLeft(lot.EndTime, serverNow())}`;
+    const reserveKey = reserveKeyOf(lot);
+    reserve.textContent = reserveKey ? t(reserveKey) : '';
+    reserve.dataset.reserve = lot.ReserveMet === null ? 'none' : String(lot.ReserveMet);
+    reserve.hidden = reserveKey === null;
+  };
+  /** The member's own maximum on the lot, shown and handed to the form (a leader may only raise it). */
+  const mine = { maxAmount: null as number | null };
+  const showMine = (maxAmount: number | null) => {
+    mine.maxAmount = maxAmount;
+    myMax.hidden = maxAmount === null;
+    myMax.textContent = maxAmount === null ? '' : t('web.yourMax', { amount: money(maxAmount) });
+    myMax.dataset.amount = String(maxAmount ?? '');
+    form.setMine(maxAmount, context.standings.get(lot.Id) === 'leading');
   };
   const showStanding = (state: Standing | null) => {
     standing.dataset.state = state ?? 'none';
@@ -56,16 +82,10 @@ export const lotView: View = async (context, root, params) => {
               ? t('web.lost', { title: lot.Title })
               : '';
     standing.hidden = state === null;
+    history.mark(state ?? 'none');
   };
-  const noBids = h('p', { id: 'no-bids', class: 'meta' }, t('web.noBids'));
-  const addHistory = (amount: number, at: string) => {
-    historyList.prepend(h('li', {}, h('span', { class: 'price' }, money(amount)), ' ', h('time', { datetime: at }, formatTime(at))));
-    noBids.hidden = true;
-  };
-  for (const item of [...history.Items].reverse()) addHistory(item.Amount, item.PlacedAt);
+  const history = bidHistory(context, lot, bids.Items, money);
 
-  // Bidding: only a signed-in member who may bid on the lot sees the form.
-  const bidding = h('section', { class: 'bidding', 'aria-labelledby': 'bidding-heading' });
   const notify = pushButton(context);
   // What winning costs all in, for the amount typed (the minimum next bid until then).
   const costs = costPanel(context, lot);
@@ -79,6 +99,7 @@ export const lotView: View = async (context, root, params) => {
       void notify.offer();
       context.setStanding(lot.Id, placed.Leading ? 'leading' : 'outbid');
       showStanding(context.standings.get(lot.Id) ?? null);
+      showMine(placed.MaxAmount);
       announce(`${t('message.bidAccepted')} ${placed.Leading ? t('message.highestBidder') : t('message.outbid', { title: lot.Title })}`);
     },
     costs,
@@ -102,44 +123,7 @@ export const lotView: View = async (context, root, params) => {
     }
   });
 
-  /** What a member sees of bidding: the form, a register button, or why not. */
-  const drawBidding = async () => {
-    const heading = h('h2', { id: 'bidding-heading' }, t('button.placeBid'));
-    if (!session.member) {
-      bidding.replaceChildren(
-        heading,
-        h('p', {}, t('web.signInToBid'), ' ', h('a', { href: `#/sign-in?next=${encodeURIComponent(location.hash)}` }, t('button.signIn'))),
-      );
-      return;
-    }
-    const may = ok(await client.GET('/v1/me/lots/{lotId}/registration', { params: { path: { lotId: lot.Id } } }));
-    if (may.MayBid) {
-      form.refresh();
-      bidding.replaceChildren(heading, form.element);
-      return;
-    }
-    if (may.Reason === 'not-registered') {
-      const register = h('button', { type: 'button', id: 'register' }, t('button.registerForAuction'));
-      const status = h('p', { class: 'error', role: 'alert' });
-      register.addEventListener('click', async () => {
-        register.disabled = true;
-        try {
-          const registration = ok(
-            await client.POST('/v1/me/registrations/{auctionId}', { params: { path: { auctionId: lot.AuctionId } } }),
-          );
-          announce(t('web.registration', { status: t(`status.${registration.Status}`) }));
-          await drawBidding();
-          (registration.Status === 'approved' ? form.amount : bidding.querySelector<HTMLElement>('h2'))?.focus();
-        } catch (error) {
-          status.textContent = messageOf(error);
-          register.disabled = false;
-        }
-      });
-      bidding.replaceChildren(heading, h('p', {}, t('message.registrationRequired')), register, status);
-      return;
-    }
-    bidding.replaceChildren(heading, h('p', {}, t(keyForCode(may.Reason ?? ''))));
-  };
+  const bidding = biddingPanel(context, lot, form);
 
   /** The member's standing on this lot and whether it is watched (a member only). */
   const readMember = async () => {
@@ -148,60 +132,73 @@ export const lotView: View = async (context, root, params) => {
       ok(await client.GET('/v1/me/bids', { params: { query: { pageSize: 100 } } })),
       ok(await client.GET('/v1/me/watchlist', { params: { query: { pageSize: 100 } } })),
     ]);
-    const mine = bids.Items.find((item) => item.LotId === lot.Id);
-    if (mine) context.standings.set(lot.Id, mine.Status);
+    const bid = bids.Items.find((item) => item.LotId === lot.Id);
+    if (bid) context.standings.set(lot.Id, bid.Status);
     showStanding(context.standings.get(lot.Id) ?? null);
+    showMine(bid?.MaxAmount ?? null);
     setWatched(watchlist.Items.some((item) => item.Id === lot.Id));
     await notify.showIfOn();
   };
 
-  // Links to the lot's images (the demo's hosts do not resolve, so they are not loaded); web addresses only.
-  const imageUrls = lot.Images.filter((url) => /^https?:\/\//i.test(url));
-  const images = imageUrls.length
-    ? h(
-        'ul',
-        { class: 'links' },
-        ...imageUrls.map((url, i) => h('li', {}, h('a', { href: url, rel: 'noopener' }, `${t('link.image')} ${i + 1}`))),
-      )
-    : null;
+  const gallery = lotGallery(lot.Images, lot.Title, readConfig().imageOrigins);
+  const indicator = liveIndicator(live);
+  const documents = await lotDocuments(context, lot).catch(() => null);
   root.replaceChildren();
   append(
     root,
     h('p', {}, h('a', { href: `#/auctions/${lot.AuctionId}` }, `← ${t('button.back')}`)),
     h('h1', {}, `${t('label.lotNumber')} ${lot.LotNumber}: ${lot.Title}`),
-    standing,
+    indicator.element,
+    // Phones: one column in this order; desktops: the gallery and the lot's story left, bidding right.
     h(
-      'dl',
-      { class: 'facts' },
-      h('div', {}, h('dt', {}, t('label.currentBid')), currentBid),
-      h('div', {}, h('dt', {}, t('label.bidCount')), bidCount),
-      h('div', {}, h('dt', {}, t('label.minimumBid')), minimum),
-      h('div', {}, h('dt', {}, t('label.endsAt')), h('dd', {}, endTime, h('br'), left)),
-      lot.EstimateLow !== null && lot.EstimateHigh !== null
-        ? h('div', {}, h('dt', {}, t('label.estimate')), h('dd', {}, `${money(lot.EstimateLow)} – ${money(lot.EstimateHigh)}`))
-        : null,
-    ),
-    reserve,
-    bidding,
-    costs.element,
-    session.member ? watch : null,
-    session.member ? notify.element : null,
-    h('p', { class: 'description' }, lot.Description),
-    images,
-    h(
-      'section',
-      { 'aria-labelledby': 'history-heading' },
-      h('h2', { id: 'history-heading' }, t('heading.bidHistory')),
-      noBids,
-      historyList,
+      'div',
+      { class: 'lot-layout' },
+      h('div', { class: 'lot-gallery' }, gallery),
+      h(
+        'div',
+        { class: 'lot-side' },
+        standing,
+        myMax,
+        h(
+          'dl',
+          { class: 'facts' },
+          h('div', {}, h('dt', {}, t('label.currentBid')), currentBid),
+          h('div', {}, h('dt', {}, t('label.bidCount')), bidCount),
+          h('div', {}, h('dt', {}, t('label.minimumBid')), minimum),
+          h('div', {}, h('dt', {}, t('label.endsAt')), h('dd', {}, endTime, h('br'), left)),
+          lot.EstimateLow !== null && lot.EstimateHigh !== null
+            ? h('div', {}, h('dt', {}, t('label.estimate')), h('dd', {}, `${money(lot.EstimateLow)} – ${money(lot.EstimateHigh)}`))
+            : null,
+        ),
+        reserve,
+        bidding.element,
+        session.member ? watch : null,
+        session.member ? notify.element : null,
+        costs.element,
+        lot.BiddingMode === 'timed' ? incrementTable(context, lot) : null,
+      ),
+      h(
+        'div',
+        { class: 'lot-main' },
+        h('p', { class: 'description' }, lot.Description),
+        lotAttributes(lot),
+        documents,
+        h(
+          'section',
+          { 'aria-labelledby': 'history-heading' },
+          h('h2', { id: 'history-heading' }, t('heading.bidHistory')),
+          history.empty,
+          history.list,
+        ),
+      ),
     ),
   );
   paint();
   showStanding(null);
-  await Promise.all([drawBidding(), readMember()]);
+  await Promise.all([bidding.draw(), readMember()]);
 
   const ticking = setInterval(() => {
-    if (!lot.IsClosed) left.textContent = `${t('label.timeLeft')}: ${timeLeft(lot.EndTime)}`;
+    if (!lot.IsClosed) left.textContent = `${t('label.timeLeft')}: ${timeLeft(lot.EndTime, serverNow())}`;
   }, 1000);
   live.follow(lot.AuctionId);
   const stopAuction = live.listen(
@@ -214,7 +211,7 @@ export const lotView: View = async (context, root, params) => {
         const EndTime = event.data.EndTime ?? lot.EndTime;
         const extended = Date.parse(EndTime) > Date.parse(lot.EndTime);
         Object.assign(lot, { CurrentBid, BidCount, MinimumNextBid, EndTime, ReserveMet });
-        addHistory(CurrentBid, PlacedAt);
+        void history.added(CurrentBid, PlacedAt);
         announce(t('web.newBid', { amount: money(CurrentBid) }) + (extended ? ` ${t('web.extended', { time: formatTime(EndTime) })}` : ''));
       } else if (event.type === 'extended') {
         lot.EndTime = event.data.EndTime;
@@ -224,7 +221,7 @@ export const lotView: View = async (context, root, params) => {
         const { Sold, HammerPrice } = event.data;
         const outcome =
           Sold && HammerPrice !== null ? `${t('status.sold')}: ${t('label.hammerPrice')} ${money(HammerPrice)}` : t('status.unsold');
-        bidding.replaceChildren(h('p', { id: 'lot-outcome' }, `${t('message.lotClosed')} ${outcome}`));
+        bidding.element.replaceChildren(h('p', { id: 'lot-outcome' }, `${t('message.lotClosed')} ${outcome}`));
         announce(`${t('message.lotClosed')} ${outcome}`);
       } else return;
       paint();
@@ -246,9 +243,12 @@ export const lotView: View = async (context, root, params) => {
       paint();
       form.refresh();
     }
-    showStanding(context.standings.get(lot.Id) ?? null);
+    if (event.type === 'leading') showStanding('leading');
+    else showStanding(context.standings.get(lot.Id) ?? null);
+    showMine(event.type === 'leading' ? event.data.MaxAmount : mine.maxAmount);
   });
   return () => {
+    indicator.stop();
     clearInterval(ticking);
     stopAuction();
     stopMember();

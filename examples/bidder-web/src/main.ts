@@ -6,12 +6,13 @@ import { createBidderClient, ok } from '../../../clients/typescript/src/index.ts
 import { auctionView } from './auction-view.ts';
 import { readConfig } from './config.ts';
 import type { Context, MemberEvent, Standing, View } from './context.ts';
-import { announce, focusHeading, h } from './dom.ts';
+import { clockReader } from './clock.ts';
+import { announce, focusHeading, h, setTitle } from './dom.ts';
 import { homeView } from './home-view.ts';
 import { browserLanguage, currentLanguage, loadDictionary, ownText, t } from './i18n.ts';
 import { AuctionLive } from './live.ts';
 import { lotView } from './lot-view.ts';
-import { messageOf } from './messages.ts';
+import { messageOf, notFound } from './messages.ts';
 import { myBidsView } from './my-bids-view.ts';
 import { pushIsOn, turnPushOff } from './push.ts';
 import { Session } from './session.ts';
@@ -41,6 +42,8 @@ const ROUTES: Array<{ pattern: RegExp; view: View }> = [
 async function boot() {
   const config = readConfig();
   const client = createBidderClient({ baseUrl: config.baseUrl, apiKey: config.apiKey });
+  // Countdowns run on the service's clock, read from every answer's Date.
+  client.use(clockReader());
   const memberListeners = new Set<(event: MemberEvent) => void>();
   const standings = new Map<number, Standing>();
   const titles = new Map<number, string>();
@@ -148,15 +151,36 @@ async function boot() {
     if (id) params.set('id', id);
     main.setAttribute('aria-busy', 'true');
     try {
-      if (!route) throw new Error(`no view for ${path}`);
+      setTitle(document.getElementById('house')?.textContent ?? '');
+      if (!route) {
+        showNotFound();
+        return;
+      }
       stop = await route.view(context, main, params);
       if (focus) focusHeading(main);
     } catch (error) {
-      main.replaceChildren(h('h1', {}, t('message.genericError')), h('p', { class: 'error', role: 'alert' }, messageOf(error)));
-      console.warn(error);
+      if (notFound(error)) showNotFound();
+      else {
+        // The heading says it; the paragraph only when the problem has a message of its own.
+        const message = messageOf(error);
+        const generic = t('message.genericError');
+        main.replaceChildren(h('h1', {}, generic), message !== generic ? h('p', { class: 'error', role: 'alert' }, message) : '');
+        setTitle(generic);
+        console.warn(error);
+      }
+      if (focus) focusHeading(main);
     } finally {
       main.removeAttribute('aria-busy');
     }
+  }
+  /** An unknown lot, auction or address: said once, with the way back to the auctions. */
+  function showNotFound() {
+    main.replaceChildren(
+      h('h1', {}, t('web.notFound')),
+      h('p', { id: 'not-found' }, t('web.notFoundText')),
+      h('p', {}, h('a', { href: '#/' }, t('nav.auctions'))),
+    );
+    setTitle(t('web.notFound'));
   }
   window.addEventListener('hashchange', () => void show());
   await show(false);

@@ -9,7 +9,7 @@ const BY_CODE: Record<string, string[]> = {
   'leader-must-raise': ['message.leaderMustRaise', 'web.leaderMustRaise'],
   'bidding-ended': ['message.lotClosed'],
   'lot-closed': ['message.lotClosed'],
-  'auction-not-timed': ['message.auctionNotOpen', 'web.auctionNotOpen'],
+  'auction-not-timed': ['web.auctionNotTimed'],
   'auction-not-open': ['message.auctionNotOpen', 'web.auctionNotOpen'],
   'not-registered': ['message.registrationRequired'],
   'registration-pending': ['message.registrationPending', 'web.registrationPending'],
@@ -35,3 +35,6 @@ export function messageKeyOf(error: unknown): string {
 }
 
 export const messageOf = (error: unknown) => t(messageKeyOf(error));
+
+/** Whether a call failed as `404`: the lot, auction or document does not exist (for this house). */
+export const notFound = (error: unknown) => error instanceof ProblemError && error.status === 404;

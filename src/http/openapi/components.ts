@@ -77,7 +77,7 @@ export function registerShared(registry: OpenAPIRegistry, kind: DocumentKind) {
   header('Access-Control-Allow-Origin', {
     description:
       'CORS: sent when the request has an `Origin` the service allows (any origin unless the operator restricts them with `CORS_ORIGINS`): `*`, or that origin. ' +
-      'Credentials travel in headers, never in cookies. `Access-Control-Expose-Headers` lets the page read `ETag`, `Content-Language`, `Retry-After`, `X-Request-Id` and `Allow`.',
+      'Credentials travel in headers, never in cookies. `Access-Control-Expose-Headers` lets the page read `ETag`, `Content-Language`, `Date` (for countdowns on the service clock), `Retry-After`, `X-Request-Id` and `Allow`.',
     required: false,
     schema: { type: 'string', pattern: '^(\\*|[A-Za-z][A-Za-z0-9+.-]*://[^\\s/]+)$', maxLength: 2048 },
   });
