@@ -123,7 +123,10 @@ export interface PgDocumentStoreOptions {
 
 type Checkpoint = { projection: string; expected: number; position: number; parked?: readonly ParkedEvent[] };
 type Queryable = pg.Pool | pg.PoolClient;
+type Lookup = { name: string; tenant: string; id: string; resolve: (doc: Doc | null) => void; reject: (error: unknown) => void };
 
+/** The most look-ups by id in one statement. */
+const MAX_LOOKUPS = 200;
 const COLLECTION_NAME = /^[a-z][a-z0-9_]{0,39}$/;
 const UNDEFINED_TABLE = '42P01';
 const hasCode = (error: unknown, code: string) => (error as { code?: unknown } | null)?.code === code;
@@ -132,6 +135,8 @@ export class PgDocumentStore implements DocumentStore {
   private readonly s: string;
   private readonly aliases = new Map<string, string>();
   private closed = false;
+  /** Look-ups by id asked for in this turn, sent together (lookUp). */
+  private lookups: Lookup[] = [];
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -309,8 +314,76 @@ export class PgDocumentStore implements DocumentStore {
     };
   }
 
+  /**
+   * A document by id. The look-ups asked for in the same turn (one request's Promise.all, other requests' at the same
+   * moment, the projections') go out as one statement.
+   */
   private findById<T extends Doc>(name: string, tenant: string, id: string): Promise<T | null> {
+    return new Promise<T | null>((resolve, reject) => {
+      if (this.lookups.length === 0 || this.lookups.length >= MAX_LOOKUPS) {
+        const batch: Lookup[] = [];
+        this.lookups = batch;
+        queueMicrotask(() => void this.lookUp(batch));
+      }
+      this.lookups.push({ name, tenant, id, resolve: resolve as Lookup['resolve'], reject });
+    });
+  }
+
+  /** One document by id, in a statement of its own. */
+  private findOne<T extends Doc>(name: string, tenant: string, id: string): Promise<T | null> {
     return this.read<T | null>(name, (table) => `SELECT doc FROM ${table} WHERE tenant = $2 AND id = $3`, [tenant, id]);
+  }
+
+  /**
+   * The look-ups queued in this turn, in one statement that also reads the aliases it went through: a look-up whose
+   * collection another process swapped meanwhile (or whose copy is gone) is made again on its own (findOne).
+   */
+  private async lookUp(batch: Lookup[]): Promise<void> {
+    if (this.lookups === batch) this.lookups = [];
+    const distinct = new Map<string, Lookup[]>();
+    for (const l of batch) {
+      const key = JSON.stringify([l.name, l.tenant, l.id]);
+      distinct.set(key, [...(distinct.get(key) ?? []), l]);
+    }
+    const groups = [...distinct.values()];
+    const alone = (ls: Lookup[]) =>
+      this.findOne(ls[0].name, ls[0].tenant, ls[0].id).then(
+        (d) => ls.forEach((l) => l.resolve(d)),
+        (e) => ls.forEach((l) => l.reject(e)),
+      );
+    const unknown = groups.filter((ls) => !this.aliases.has(ls[0].name));
+    const known = groups.filter((ls) => this.aliases.has(ls[0].name));
+    for (const ls of unknown) void alone(ls);
+    if (known.length < 2) {
+      for (const ls of known) void alone(ls);
+      return;
+    }
+    const names = [...new Set(known.map((ls) => ls[0].name))];
+    const used = names.map((name) => this.aliases.get(name)!);
+    const params: unknown[] = [names];
+    const docs = known.map(([l]) => {
+      params.push(l.tenant, l.id);
+      return `(SELECT doc FROM ${this.table(this.aliases.get(l.name)!)} WHERE tenant = $${params.length - 1} AND id = $${params.length})`;
+    });
+    let rows: Array<{ physicals: Array<{ name: string; physical: string }>; docs: Array<Doc | null> }>;
+    try {
+      ({ rows } = await this.pool.query(
+        `SELECT (SELECT json_agg(json_build_object('name', name, 'physical', physical)) FROM ${this.s}.rm_aliases WHERE name = ANY($1::text[])) AS physicals,
+           jsonb_build_array(${docs.join(', ')}) AS docs`,
+        params,
+      ));
+    } catch (error) {
+      // A copy dropped by a swap meanwhile: each on its own, through the alias as it now stands.
+      if (hasCode(error, UNDEFINED_TABLE)) for (const ls of known) void alone(ls);
+      else for (const ls of known) ls.forEach((l) => l.reject(error));
+      return;
+    }
+    const now = new Map((rows[0].physicals ?? []).map((a) => [a.name, a.physical]));
+    const moved = new Set(names.filter((name, i) => now.get(name) !== used[i]));
+    known.forEach((ls, i) => {
+      if (moved.has(ls[0].name)) void alone(ls);
+      else ls.forEach((l) => l.resolve(rows[0].docs[i]));
+    });
   }
 
   async getCheckpoint(projection: string): Promise<number> {
