@@ -389,6 +389,38 @@ describe(`PostgreSQL adapters on ${shown}`, function () {
     }
   });
 
+  it("gives a subscriber its own process's appends and another's interleaved, each once, in order, as the table holds them", async function () {
+    const mine = await PgEventLog.open(URL, { schema, pollMs: 50 });
+    const theirs = await PgEventLog.open(URL, { schema });
+    const from = await mine.headPosition();
+    const subscription = mine.subscribeToAll({ fromPosition: from, batchSize: 7 });
+    try {
+      const streams = { mine: `tail-mine-${randomUUID()}`, theirs: `tail-theirs-${randomUUID()}` };
+      const event = (n: number) => ({ type: 'T', version: 1, data: { n, text: 'é \u2028 😀' }, metadata: { tenant: 't' } });
+      for (let n = 0; n < 30; n++) {
+        // Groups of this process (several appends in one turn), and single appends of the other in between.
+        await Promise.all([
+          mine.appendToStream(streams.mine, [event(n)]),
+          mine.appendToStream(`${streams.mine}-${n}`, [event(n), event(n)], { expectedRevision: 'no_stream' }),
+        ]);
+        if (n % 3 === 0) await theirs.appendToStream(streams.theirs, [event(n)]);
+      }
+      const head = await mine.headPosition();
+      const seen: RecordedEvent[] = [];
+      for await (const batch of subscription) {
+        seen.push(...batch);
+        if (seen.at(-1)!.position >= head) break;
+      }
+      const stored = await mine.readAll({ fromPosition: from, maxCount: 10_000 });
+      expect(stored).to.have.length(30 * 3 + 10);
+      expect(seen).to.deep.equal(stored);
+    } finally {
+      await subscription.unsubscribe();
+      await mine.close();
+      await theirs.close();
+    }
+  });
+
   it('lets no subscriber skip an event while writers in three processes append at once: each sees every event once, in order', async function () {
     this.timeout(60_000);
     const ordered = `${schema}_o`;

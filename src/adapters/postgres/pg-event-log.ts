@@ -648,18 +648,22 @@ export class PgEventLog implements EventLog {
                 relistens = self.relistens;
                 readTable = true;
               }
+              let failed = false;
               if (batch.length === 0 && (readTable || self.known > position)) {
                 try {
                   batch = await self.readAll({ fromPosition: position, maxCount: batchSize });
                   readTable = false;
                 } catch {
                   // PostgreSQL unreachable for now: try again after the poll interval.
+                  failed = true;
                 }
               }
               if (batch.length > 0) {
                 position = batch[batch.length - 1].position;
                 return { value: batch, done: false };
               }
+              // Appends that came while the table was read woke nobody: look again rather than wait.
+              if (!failed && (self.tail.has(position + 1) || self.known > position)) continue;
               await waitForMore();
             }
             await stop();
