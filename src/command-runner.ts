@@ -133,7 +133,9 @@ const queues = new WeakMap<EventLog, Map<string, Queued[]>>();
  * meanwhile, after it in line).
  *
  * The folded state of a stream is kept (bounded, per decider) with its revision, so the next command reads
- * only newer events; `evolve` may therefore update the state in place, and must not share it between streams.
+ * only newer events, and none while that revision is the one this process's last append left the stream at and
+ * no other writer met the stream lately (the append's expected revision checks it); `evolve` may therefore
+ * update the state in place, and must not share it between streams.
  */
 export function runCommand<State, Command, Event extends AnyEvent, View = undefined>(
   log: EventLog,

@@ -3,8 +3,9 @@
  * transaction takes one advisory lock before it draws its positions and holds it until it commits, so a reader
  * that sees position P has seen every committed position below it, and no event can appear later behind a
  * reader that passed it (the hard part of a log on SQL: transactions otherwise commit out of position order).
- * Appends asked for together are committed in one transaction (group commit), each against its own expected
- * revision; readers wake on LISTEN/NOTIFY and poll as a fallback.
+ * Appends asked for together are committed in one statement of their own transaction (group commit: the SQL
+ * function append_group), each against its own expected revision. Subscribers take this process's appends from
+ * memory; others' they read from the table, woken by LISTEN/NOTIFY, with a poll as a fallback.
  */
 import pg from 'pg';
 import type {
