@@ -42,6 +42,22 @@ const contended = new WeakMap<EventLog, Map<string, number>>();
 /** How long a stream counts as contended after its last conflict. */
 const CONTENDED_MS = 10_000;
 
+/** The revision this process's last append left each stream at (any decider), for the STATE_CACHE_SIZE streams written last. */
+const written = new WeakMap<EventLog, Map<string, number>>();
+
+function lastWritten(log: EventLog): Map<string, number> {
+  let map = written.get(log);
+  if (!map) written.set(log, (map = new Map()));
+  return map;
+}
+
+function wrote(log: EventLog, streamId: string, revision: number): void {
+  const map = lastWritten(log);
+  map.delete(streamId);
+  map.set(streamId, revision);
+  if (map.size > STATE_CACHE_SIZE) map.delete(map.keys().next().value as string);
+}
+
 function contentionOf(log: EventLog): Map<string, number> {
   let map = contended.get(log);
   if (!map) contended.set(log, (map = new Map()));
@@ -117,7 +133,9 @@ const queues = new WeakMap<EventLog, Map<string, Queued[]>>();
  * meanwhile, after it in line).
  *
  * The folded state of a stream is kept (bounded, per decider) with its revision, so the next command reads
- * only newer events; `evolve` may therefore update the state in place, and must not share it between streams.
+ * only newer events, and none while that revision is the one this process's last append left the stream at and
+ * no other writer met the stream lately (the append's expected revision checks it); `evolve` may therefore
+ * update the state in place, and must not share it between streams.
  */
 export function runCommand<State, Command, Event extends AnyEvent, View = undefined>(
   log: EventLog,
@@ -207,10 +225,13 @@ async function runBatch(log: EventLog, streamId: string, decider: Queued['decide
     let state = cached ? cached.state : decider.initialState();
     let revision = cached ? cached.revision : -1;
     try {
-      for (const event of await log.readStream(streamId, { fromRevision: revision + 1 })) {
-        state = decider.evolve(state, decider.events.read(event));
-        revision = event.revision;
-      }
+      // A kept state at the revision this process last appended, on a stream no other writer met lately, is
+      // taken as the stream's (no read): the append's expected revision checks it, a conflict reads it again.
+      if (!cached || lastWritten(log).get(streamId) !== revision || contendedLately(log, streamId))
+        for (const event of await log.readStream(streamId, { fromRevision: revision + 1 })) {
+          state = decider.evolve(state, decider.events.read(event));
+          revision = event.revision;
+        }
     } catch (error) {
       for (const item of batch) item.reject(error);
       return;
@@ -260,6 +281,7 @@ async function runBatch(log: EventLog, streamId: string, decider: Queued['decide
       return;
     }
     remember(state, appended.nextExpectedRevision);
+    wrote(log, streamId, appended.nextExpectedRevision);
     batch.forEach((item, i) => settle(item, outcomes[i], appended.position));
     return;
   }
@@ -318,6 +340,7 @@ async function runLocked(
   const { outcomes, state: after } = done.decided;
   if (done.othersWrote) markContended(log, streamId);
   remember(after, appended.nextExpectedRevision);
+  wrote(log, streamId, appended.nextExpectedRevision);
   batch.forEach((item, i) => settle(item, outcomes[i], appended.position));
 }
 

@@ -56,19 +56,13 @@ export async function placeMaxBid(ctx: MemberContext, body: { LotId: number; Max
     throw error;
   };
   return onceForKey(ctx.commands, request, async () => {
-    const lot = await catalogueLots(ctx.db).findById(String(body.LotId));
-    if (!lot) throw new NotFoundError(`Lot ${body.LotId} does not exist.`);
-    const [auction, settings] = await Promise.all([catalogueAuctions(ctx.db).findById(String(lot.AuctionId)), biddingSettings(ctx.db)]);
-    const bidding = auction?.BiddingMode ?? 'external';
     const at = ctx.now.toISOString();
-    if (bidding !== 'timed') throw new NotTimedError();
-    if (lot.Closed) throw new BiddingEndedError();
-    // Whether the end time has passed is decided on the lot's stream: an extension there may not be projected yet.
-    const reason = await mayBidReason(ctx.db, memberId, lot, at, { endDecidedOnStream: true, auction });
-    if (reason !== null) throw new ForbiddenError(reason, `The caller may not bid on this lot: ${reason}.`);
-    const increments = settings?.Increments ?? DEFAULT_INCREMENTS;
+    // The look-ups go out together where the stores can send them as one (the lot's with the settings' and the
+    // buyer's; the auction's with the member's terms and registration); each refusal still comes in its order.
+    const lotRead = catalogueLots(ctx.db).findById(String(body.LotId));
+    const settingsRead = biddingSettings(ctx.db);
     // Worked out before the bid is placed: a store that fails here places nothing.
-    const estimate = await bidCostEstimate(
+    const estimateRead = bidCostEstimate(
       ctx.db,
       {
         memberId,
@@ -80,6 +74,22 @@ export async function placeMaxBid(ctx: MemberContext, body: { LotId: number; Max
       },
       at,
     );
+    // Awaited below; a refusal before then leaves them unread.
+    for (const read of [settingsRead, estimateRead]) read.catch(() => {});
+    const lot = await lotRead;
+    if (!lot) throw new NotFoundError(`Lot ${body.LotId} does not exist.`);
+    // Whether the end time has passed is decided on the lot's stream: an extension there may not be projected yet.
+    const [auction, settings, reason] = await Promise.all([
+      catalogueAuctions(ctx.db).findById(String(lot.AuctionId)),
+      settingsRead,
+      mayBidReason(ctx.db, memberId, lot, at, { endDecidedOnStream: true }),
+    ]);
+    const bidding = auction?.BiddingMode ?? 'external';
+    if (bidding !== 'timed') throw new NotTimedError();
+    if (lot.Closed) throw new BiddingEndedError();
+    if (reason !== null) throw new ForbiddenError(reason, `The caller may not bid on this lot: ${reason}.`);
+    const increments = settings?.Increments ?? DEFAULT_INCREMENTS;
+    const estimate = await estimateRead;
     const bidId = randomUUID();
     const stream = lotStreamId(ctx.tenant.Tenant, body.LotId);
     const { view, events } = await ctx.commands.run(

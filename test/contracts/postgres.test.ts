@@ -257,7 +257,7 @@ describe(`PostgreSQL adapters on ${shown}`, function () {
       const applied = await Promise.all(Array.from({ length: 4 }, () => migrate(admin, fresh, 'event-log', EVENT_LOG_STEPS)));
       expect(applied.sort()).to.deep.equal([0, 0, 0, EVENT_LOG_STEPS.length]);
       const { rows } = await admin.query(`SELECT part, version FROM "${fresh}".migrations`);
-      expect(rows).to.deep.equal([{ part: 'event-log', version: 1 }]);
+      expect(rows).to.deep.equal(EVENT_LOG_STEPS.map((_, i) => ({ part: 'event-log', version: i + 1 })));
     } finally {
       await admin.query(`DROP SCHEMA IF EXISTS "${fresh}" CASCADE`);
     }
@@ -373,7 +373,7 @@ describe(`PostgreSQL adapters on ${shown}`, function () {
       const second = log.appendToStream(other, [event], { expectedRevision: 'no_stream' });
       for (let i = 0; i < 100; i++) {
         const { rows } = await admin.query(
-          `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO "${schema}".events%'`,
+          `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%"${schema}".append_group(%'`,
         );
         if (rows.length > 0) break;
         await new Promise((r) => setTimeout(r, 50));
@@ -386,6 +386,38 @@ describe(`PostgreSQL adapters on ${shown}`, function () {
     } finally {
       intruder.release();
       await log.close();
+    }
+  });
+
+  it("gives a subscriber its own process's appends and another's interleaved, each once, in order, as the table holds them", async function () {
+    const mine = await PgEventLog.open(URL, { schema, pollMs: 50 });
+    const theirs = await PgEventLog.open(URL, { schema });
+    const from = await mine.headPosition();
+    const subscription = mine.subscribeToAll({ fromPosition: from, batchSize: 7 });
+    try {
+      const streams = { mine: `tail-mine-${randomUUID()}`, theirs: `tail-theirs-${randomUUID()}` };
+      const event = (n: number) => ({ type: 'T', version: 1, data: { n, text: 'é \u2028 😀' }, metadata: { tenant: 't' } });
+      for (let n = 0; n < 30; n++) {
+        // Groups of this process (several appends in one turn), and single appends of the other in between.
+        await Promise.all([
+          mine.appendToStream(streams.mine, [event(n)]),
+          mine.appendToStream(`${streams.mine}-${n}`, [event(n), event(n)], { expectedRevision: 'no_stream' }),
+        ]);
+        if (n % 3 === 0) await theirs.appendToStream(streams.theirs, [event(n)]);
+      }
+      const head = await mine.headPosition();
+      const seen: RecordedEvent[] = [];
+      for await (const batch of subscription) {
+        seen.push(...batch);
+        if (seen.at(-1)!.position >= head) break;
+      }
+      const stored = await mine.readAll({ fromPosition: from, maxCount: 10_000 });
+      expect(stored).to.have.length(30 * 3 + 10);
+      expect(seen).to.deep.equal(stored);
+    } finally {
+      await subscription.unsubscribe();
+      await mine.close();
+      await theirs.close();
     }
   });
 

@@ -60,7 +60,59 @@ export const READ_MODEL_STEPS: MigrationSteps = [
       last_at timestamptz NOT NULL,
       PRIMARY KEY (projection, position)
     );`,
+  // A live batch's writes and its checkpoint in one statement.
+  (s) => rmCommitFunction(s),
 ];
+
+/**
+ * `rm_commit(projection, expected, position, ops)`: moves the checkpoint from `expected` to `position` (its row
+ * locked until the statement's transaction ends), then, through the aliases read after it, applies `ops`
+ * (`[{c: collection, d: [[tenant, id]...], p: [[tenant, id, doc]...]}]`, one write a document). Answers
+ * `{conflict: stored position}` with nothing written when the checkpoint was elsewhere, else `{tables: {name: copy}}`.
+ */
+function rmCommitFunction(s: string): string {
+  const schema = s.slice(1, -1);
+  return `
+    CREATE FUNCTION ${s}.rm_commit(p_projection text, p_expected bigint, p_position bigint, p_ops jsonb) RETURNS jsonb
+    LANGUAGE plpgsql AS $fn$
+    DECLARE
+      v_moved integer;
+      v_actual bigint;
+      v_op jsonb;
+      v_physical text;
+      v_tables jsonb := '{}';
+    BEGIN
+      IF p_expected = 0 THEN
+        INSERT INTO ${s}.rm_checkpoints AS c (projection, position) VALUES (p_projection, p_position) ON CONFLICT (projection)
+          DO UPDATE SET position = excluded.position, updated = now() WHERE c.position = 0;
+      ELSE
+        UPDATE ${s}.rm_checkpoints SET position = p_position, updated = now() WHERE projection = p_projection AND position = p_expected;
+      END IF;
+      GET DIAGNOSTICS v_moved = ROW_COUNT;
+      IF v_moved <> 1 THEN
+        SELECT position INTO v_actual FROM ${s}.rm_checkpoints WHERE projection = p_projection;
+        RETURN jsonb_build_object('conflict', coalesce(v_actual, 0));
+      END IF;
+      FOR v_op IN SELECT * FROM jsonb_array_elements(p_ops) LOOP
+        SELECT physical INTO v_physical FROM ${s}.rm_aliases WHERE name = v_op->>'c';
+        IF v_physical IS NULL THEN
+          RAISE EXCEPTION 'unknown collection %', v_op->>'c';
+        END IF;
+        v_tables := v_tables || jsonb_build_object(v_op->>'c', v_physical);
+        IF jsonb_array_length(v_op->'d') > 0 THEN
+          EXECUTE format('DELETE FROM %I.%I t USING jsonb_array_elements($1) AS d WHERE t.tenant = d->>0 AND t.id = d->>1', '${schema}', v_physical)
+            USING v_op->'d';
+        END IF;
+        IF jsonb_array_length(v_op->'p') > 0 THEN
+          EXECUTE format('INSERT INTO %I.%I (tenant, id, doc) SELECT p->>0, p->>1, p->2 FROM jsonb_array_elements($1) WITH ORDINALITY AS e(p, n)
+            ORDER BY n ON CONFLICT (tenant, id) DO UPDATE SET doc = excluded.doc', '${schema}', v_physical)
+            USING v_op->'p';
+        END IF;
+      END LOOP;
+      RETURN jsonb_build_object('tables', v_tables);
+    END
+    $fn$;`;
+}
 
 export interface PgDocumentStoreOptions {
   /** The schema the read models live in (default `bidder`). */
@@ -71,7 +123,10 @@ export interface PgDocumentStoreOptions {
 
 type Checkpoint = { projection: string; expected: number; position: number; parked?: readonly ParkedEvent[] };
 type Queryable = pg.Pool | pg.PoolClient;
+type Lookup = { name: string; tenant: string; id: string; resolve: (doc: Doc | null) => void; reject: (error: unknown) => void };
 
+/** The most look-ups by id in one statement. */
+const MAX_LOOKUPS = 200;
 const COLLECTION_NAME = /^[a-z][a-z0-9_]{0,39}$/;
 const UNDEFINED_TABLE = '42P01';
 const hasCode = (error: unknown, code: string) => (error as { code?: unknown } | null)?.code === code;
@@ -80,6 +135,8 @@ export class PgDocumentStore implements DocumentStore {
   private readonly s: string;
   private readonly aliases = new Map<string, string>();
   private closed = false;
+  /** Look-ups by id asked for in this turn, sent together (lookUp). */
+  private lookups: Lookup[] = [];
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -257,8 +314,76 @@ export class PgDocumentStore implements DocumentStore {
     };
   }
 
+  /**
+   * A document by id. The look-ups asked for in the same turn (one request's Promise.all, other requests' at the same
+   * moment, the projections') go out as one statement.
+   */
   private findById<T extends Doc>(name: string, tenant: string, id: string): Promise<T | null> {
+    return new Promise<T | null>((resolve, reject) => {
+      if (this.lookups.length === 0 || this.lookups.length >= MAX_LOOKUPS) {
+        const batch: Lookup[] = [];
+        this.lookups = batch;
+        queueMicrotask(() => void this.lookUp(batch));
+      }
+      this.lookups.push({ name, tenant, id, resolve: resolve as Lookup['resolve'], reject });
+    });
+  }
+
+  /** One document by id, in a statement of its own. */
+  private findOne<T extends Doc>(name: string, tenant: string, id: string): Promise<T | null> {
     return this.read<T | null>(name, (table) => `SELECT doc FROM ${table} WHERE tenant = $2 AND id = $3`, [tenant, id]);
+  }
+
+  /**
+   * The look-ups queued in this turn, in one statement that also reads the aliases it went through: a look-up whose
+   * collection another process swapped meanwhile (or whose copy is gone) is made again on its own (findOne).
+   */
+  private async lookUp(batch: Lookup[]): Promise<void> {
+    if (this.lookups === batch) this.lookups = [];
+    const distinct = new Map<string, Lookup[]>();
+    for (const l of batch) {
+      const key = JSON.stringify([l.name, l.tenant, l.id]);
+      distinct.set(key, [...(distinct.get(key) ?? []), l]);
+    }
+    const groups = [...distinct.values()];
+    const alone = (ls: Lookup[]) =>
+      this.findOne(ls[0].name, ls[0].tenant, ls[0].id).then(
+        (d) => ls.forEach((l) => l.resolve(d)),
+        (e) => ls.forEach((l) => l.reject(e)),
+      );
+    const unknown = groups.filter((ls) => !this.aliases.has(ls[0].name));
+    const known = groups.filter((ls) => this.aliases.has(ls[0].name));
+    for (const ls of unknown) void alone(ls);
+    if (known.length < 2) {
+      for (const ls of known) void alone(ls);
+      return;
+    }
+    const names = [...new Set(known.map((ls) => ls[0].name))];
+    const used = names.map((name) => this.aliases.get(name)!);
+    const params: unknown[] = [names];
+    const docs = known.map(([l]) => {
+      params.push(l.tenant, l.id);
+      return `(SELECT doc FROM ${this.table(this.aliases.get(l.name)!)} WHERE tenant = $${params.length - 1} AND id = $${params.length})`;
+    });
+    let rows: Array<{ physicals: Array<{ name: string; physical: string }>; docs: Array<Doc | null> }>;
+    try {
+      ({ rows } = await this.pool.query(
+        `SELECT (SELECT json_agg(json_build_object('name', name, 'physical', physical)) FROM ${this.s}.rm_aliases WHERE name = ANY($1::text[])) AS physicals,
+           jsonb_build_array(${docs.join(', ')}) AS docs`,
+        params,
+      ));
+    } catch (error) {
+      // A copy dropped by a swap meanwhile: each on its own, through the alias as it now stands.
+      if (hasCode(error, UNDEFINED_TABLE)) for (const ls of known) void alone(ls);
+      else for (const ls of known) ls.forEach((l) => l.reject(error));
+      return;
+    }
+    const now = new Map((rows[0].physicals ?? []).map((a) => [a.name, a.physical]));
+    const moved = new Set(names.filter((name, i) => now.get(name) !== used[i]));
+    known.forEach((ls, i) => {
+      if (moved.has(ls[0].name)) void alone(ls);
+      else ls.forEach((l) => l.resolve(rows[0].docs[i]));
+    });
   }
 
   async getCheckpoint(projection: string): Promise<number> {
@@ -304,23 +429,8 @@ export class PgDocumentStore implements DocumentStore {
    * each copy gets one DELETE and one upsert, whatever the batch's length.
    */
   private async applyOps(client: pg.PoolClient, ops: WriteOp[], physicalOf: (name: string) => string): Promise<void> {
-    const byTable = new Map<string, Map<string, WriteOp>>();
-    for (const op of ops) {
-      const table = physicalOf(op.collection);
-      let last = byTable.get(table);
-      if (!last) byTable.set(table, (last = new Map()));
-      const key = JSON.stringify([op.tenant, op.op === 'put' ? op.doc._id : op.id]);
-      last.delete(key); // the later write goes to the end, keeping the batch's order
-      last.set(key, op);
-    }
-    for (const [physical, last] of byTable) {
-      const deletes: string[][] = [];
-      const puts: Array<[string, string, unknown]> = [];
-      for (const op of last.values()) {
-        if (op.op === 'delete') deletes.push([op.tenant, op.id]);
-        else puts.push([op.tenant, op.doc._id, op.doc]);
-      }
-      const table = this.table(physical);
+    for (const [name, { deletes, puts }] of lastWrites(ops)) {
+      const table = this.table(physicalOf(name));
       if (deletes.length) {
         await client.query(`DELETE FROM ${table} t USING jsonb_array_elements($1::jsonb) AS d WHERE t.tenant = d->>0 AND t.id = d->>1`, [
           JSON.stringify(deletes),
@@ -336,32 +446,48 @@ export class PgDocumentStore implements DocumentStore {
     }
   }
 
+  /** A live batch without parked events in one statement (rm_commit); with some, in a transaction of several. */
+  private async commitLive(ops: WriteOp[], checkpoint: Checkpoint): Promise<void> {
+    if (checkpoint.parked?.length) return this.commitLiveInTransaction(ops, checkpoint);
+    const writes = [...lastWrites(ops)].map(([c, { deletes, puts }]) => ({ c, d: deletes, p: puts }));
+    const { rows } = await this.pool.query<{ r: { conflict?: string | number; tables?: Record<string, string> } }>(
+      `SELECT ${this.s}.rm_commit($1, $2, $3, $4::jsonb) AS r`,
+      [checkpoint.projection, checkpoint.expected, checkpoint.position, JSON.stringify(writes)],
+    );
+    const answer = rows[0].r;
+    if (answer.conflict !== undefined)
+      throw new CheckpointConflictError(checkpoint.projection, checkpoint.expected, Number(answer.conflict));
+    for (const [name, table] of Object.entries(answer.tables ?? {})) this.aliases.set(name, table);
+  }
+
+  private async commitLiveInTransaction(ops: WriteOp[], checkpoint: Checkpoint): Promise<void> {
+    const names = [...new Set(ops.map((op) => op.collection))];
+    const physical = await this.transaction(async (client) => {
+      await this.moveCheckpoint(client, checkpoint.projection, checkpoint);
+      await this.writeParked(client, checkpoint.projection, checkpoint.parked ?? []);
+      // Read after the checkpoint's row is locked: a swap of these collections either committed before
+      // (its aliases are seen here) or waits for this transaction.
+      const { rows } = await client.query<{ name: string; physical: string }>(
+        `SELECT name, physical FROM ${this.s}.rm_aliases WHERE name = ANY($1::text[])`,
+        [names],
+      );
+      const current = new Map(rows.map((row) => [row.name, row.physical]));
+      await this.applyOps(client, ops, (name) => {
+        const table = current.get(name);
+        if (table === undefined) throw new Error(`unknown collection ${name}`);
+        return table;
+      });
+      return current;
+    });
+    for (const [name, table] of physical) this.aliases.set(name, table);
+  }
+
   private liveTarget: WriteTarget | null = null;
 
   live(): WriteTarget {
     this.liveTarget ??= {
       get: (collection, tenant, id) => this.findById(collection, tenant, id),
-      commit: async (ops, checkpoint) => {
-        const names = [...new Set(ops.map((op) => op.collection))];
-        const physical = await this.transaction(async (client) => {
-          await this.moveCheckpoint(client, checkpoint.projection, checkpoint);
-          await this.writeParked(client, checkpoint.projection, checkpoint.parked ?? []);
-          // Read after the checkpoint's row is locked: a swap of these collections either committed before
-          // (its aliases are seen here) or waits for this transaction.
-          const { rows } = await client.query<{ name: string; physical: string }>(
-            `SELECT name, physical FROM ${this.s}.rm_aliases WHERE name = ANY($1::text[])`,
-            [names],
-          );
-          const current = new Map(rows.map((row) => [row.name, row.physical]));
-          await this.applyOps(client, ops, (name) => {
-            const table = current.get(name);
-            if (table === undefined) throw new Error(`unknown collection ${name}`);
-            return table;
-          });
-          return current;
-        });
-        for (const [name, table] of physical) this.aliases.set(name, table);
-      },
+      commit: (ops, checkpoint) => this.commitLive(ops, checkpoint),
     };
     return this.liveTarget;
   }
@@ -537,4 +663,27 @@ export class PgDocumentStore implements DocumentStore {
     this.closed = true;
     if (this.owned) await this.pool.end();
   }
+}
+
+/** A batch's last write of each document, by collection: the deletes and the puts (in the batch's order). */
+function lastWrites(ops: WriteOp[]): Map<string, { deletes: string[][]; puts: Array<[string, string, unknown]> }> {
+  const byCollection = new Map<string, Map<string, WriteOp>>();
+  for (const op of ops) {
+    let last = byCollection.get(op.collection);
+    if (!last) byCollection.set(op.collection, (last = new Map()));
+    const key = JSON.stringify([op.tenant, op.op === 'put' ? op.doc._id : op.id]);
+    last.delete(key); // the later write goes to the end, keeping the batch's order
+    last.set(key, op);
+  }
+  const writes = new Map<string, { deletes: string[][]; puts: Array<[string, string, unknown]> }>();
+  for (const [name, last] of byCollection) {
+    const deletes: string[][] = [];
+    const puts: Array<[string, string, unknown]> = [];
+    for (const op of last.values()) {
+      if (op.op === 'delete') deletes.push([op.tenant, op.id]);
+      else puts.push([op.tenant, op.doc._id, op.doc]);
+    }
+    writes.set(name, { deletes, puts });
+  }
+  return writes;
 }

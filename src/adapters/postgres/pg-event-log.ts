@@ -3,8 +3,9 @@
  * transaction takes one advisory lock before it draws its positions and holds it until it commits, so a reader
  * that sees position P has seen every committed position below it, and no event can appear later behind a
  * reader that passed it (the hard part of a log on SQL: transactions otherwise commit out of position order).
- * Appends asked for together are committed in one transaction (group commit), each against its own expected
- * revision; readers wake on LISTEN/NOTIFY and poll as a fallback.
+ * Appends asked for together are committed in one statement of their own transaction (group commit: the SQL
+ * function append_group), each against its own expected revision. Subscribers take this process's appends from
+ * memory; others' they read from the table, woken by LISTEN/NOTIFY, with a poll as a fallback.
  */
 import pg from 'pg';
 import type {
@@ -40,7 +41,90 @@ export const EVENT_LOG_STEPS: MigrationSteps = [
       UNIQUE (stream_id, revision)
     );
     CREATE INDEX events_type_position ON ${s}.events (type, position);`,
+  // A group of appends in one statement: the lock, the streams' revisions, the checks, the positions and the rows.
+  (s) => appendGroupFunction(s),
 ];
+
+/**
+ * `append_group(streams, expected, counts, types, versions, data, metadata)`: the group's appends (append i: stream
+ * i, expected revision i as EXPECTED_CODES says, its counts[i] events next in the flat event arrays) checked and
+ * written under the append lock, in the order given, as one statement (one round trip, its own transaction).
+ * Answers `{o: [{x: current} | {n: next revision, k: events written so far}], p: positions, c: created (epoch ms),
+ * h: head when an append of nothing needs it}`. The data stay `json` values throughout (PostgreSQL's JSON functions
+ * would refuse a `\u0000` in them). The unique (stream, revision) key refusing a row (a writer that did not take the
+ * lock) fails the whole statement (23505).
+ */
+function appendGroupFunction(s: string): string {
+  const schema = s.slice(1, -1);
+  return `
+    CREATE FUNCTION ${s}.append_group(p_streams text[], p_expected integer[], p_counts integer[], p_types text[],
+      p_versions integer[], p_data json[], p_metadata json[]) RETURNS json LANGUAGE plpgsql AS $fn$
+    DECLARE
+      v_names text[];
+      v_revs integer[];
+      v_at integer;
+      v_cur integer;
+      v_count integer;
+      v_from integer := 0;
+      v_outcomes jsonb[] := '{}';
+      v_sids text[] := '{}';
+      v_revisions integer[] := '{}';
+      v_types text[] := '{}';
+      v_versions integer[] := '{}';
+      v_datas json[] := '{}';
+      v_metas json[] := '{}';
+      v_positions bigint[];
+      v_created bigint[];
+      v_head bigint;
+      v_empty boolean := false;
+    BEGIN
+      PERFORM pg_advisory_xact_lock(hashtext('${schema}.append'));
+      -- Each stream's last revision from the end of its index.
+      SELECT array_agg(id), array_agg(coalesce((SELECT e.revision FROM ${s}.events e WHERE e.stream_id = id ORDER BY e.revision DESC LIMIT 1), -1))
+        INTO v_names, v_revs FROM (SELECT DISTINCT id FROM unnest(p_streams) AS id) AS streams;
+      FOR i IN 1 .. coalesce(cardinality(p_streams), 0) LOOP
+        v_at := array_position(v_names, p_streams[i]);
+        v_cur := v_revs[v_at];
+        v_count := p_counts[i];
+        IF NOT (p_expected[i] = -3 OR p_expected[i] = v_cur OR (p_expected[i] = -2 AND v_cur >= 0)) THEN
+          v_outcomes := v_outcomes || jsonb_build_object('x', v_cur);
+        ELSIF v_count = 0 THEN
+          v_empty := true;
+          v_outcomes := v_outcomes || jsonb_build_object('n', v_cur, 'k', 0);
+        ELSE
+          v_sids := v_sids || array_fill(p_streams[i], ARRAY[v_count]);
+          v_revisions := v_revisions || ARRAY(SELECT generate_series(v_cur + 1, v_cur + v_count));
+          v_types := v_types || p_types[v_from + 1 : v_from + v_count];
+          v_versions := v_versions || p_versions[v_from + 1 : v_from + v_count];
+          v_datas := v_datas || p_data[v_from + 1 : v_from + v_count];
+          v_metas := v_metas || p_metadata[v_from + 1 : v_from + v_count];
+          v_revs[v_at] := v_cur + v_count;
+          v_outcomes := v_outcomes || jsonb_build_object('n', v_cur + v_count, 'k', cardinality(v_sids));
+        END IF;
+        v_from := v_from + v_count;
+      END LOOP;
+      IF cardinality(v_sids) > 0 THEN
+        -- Positions drawn first (in order), then the rows written with them, in the order asked.
+        SELECT array_agg(p ORDER BY p) INTO v_positions
+          FROM (SELECT nextval('${s}.event_positions') AS p FROM generate_series(1, cardinality(v_sids))) AS drawn;
+        WITH written AS (
+          INSERT INTO ${s}.events (position, stream_id, revision, type, version, data, metadata)
+          SELECT * FROM unnest(v_positions, v_sids, v_revisions, v_types, v_versions, v_datas, v_metas)
+          RETURNING position, created
+        )
+        SELECT array_agg(floor(extract(epoch FROM w.created) * 1000)::bigint ORDER BY w.position) INTO v_created FROM written AS w;
+        PERFORM pg_notify('${schema}_events', v_positions[cardinality(v_positions)]::text);
+      END IF;
+      IF v_empty THEN
+        SELECT max(position) INTO v_head FROM ${s}.events;
+      END IF;
+      RETURN json_build_object('o', to_json(v_outcomes), 'p', to_json(v_positions), 'c', to_json(v_created), 'h', v_head);
+    END
+    $fn$;`;
+}
+
+/** How append_group reads an expected revision: a revision, or one of these. */
+const EXPECTED_CODES = { no_stream: -1, stream_exists: -2, any: -3 } as const;
 
 interface PendingAppend {
   streamId: string;
@@ -89,6 +173,16 @@ const toStored = (row: StoredRow): StoredEvent => ({
 
 /** How soon a lost listener connection is tried again (and again) while PostgreSQL is away. */
 const LISTEN_RETRY_MS = 500;
+/** Events of this process's appends kept parsed for its subscribers. */
+const TAIL_SIZE = 10_000;
+
+/** What append_group answers (see appendGroupFunction). */
+interface GroupAnswer {
+  o: Array<{ x?: number; n?: number; k?: number }>;
+  p: Array<number | string> | null;
+  c: Array<number | string> | null;
+  h: number | string | null;
+}
 
 const COLUMNS = 'position, stream_id, revision, type, version, data, metadata, created';
 
@@ -120,6 +214,12 @@ export class PgEventLog implements EventLog {
   private listener: pg.Client | null = null;
   private relistenTimer: NodeJS.Timeout | null = null;
   private readonly waiters = new Set<() => void>();
+  /** This process's last appended events, parsed: its subscribers read them from here instead of once per projection. */
+  private readonly tail = new Map<number, RecordedEvent>();
+  /** The highest position known to be committed (this process's appends, other processes' notifications). */
+  private known = 0;
+  /** Listener connections made again: a subscriber reads the table once after each (notifications may be lost). */
+  private relistens = 0;
 
   private readonly pool: pg.Pool;
 
@@ -165,7 +265,11 @@ export class PgEventLog implements EventLog {
     };
     client.on('error', onLost);
     client.on('end', onLost);
-    client.on('notification', () => this.wakeAll());
+    client.on('notification', (message) => {
+      const last = Number(message.payload);
+      if (last > this.known) this.known = last;
+      this.wakeAll();
+    });
     try {
       await client.connect();
       await client.query(`LISTEN "${this.channel}"`);
@@ -189,7 +293,10 @@ export class PgEventLog implements EventLog {
       this.relistenTimer = null;
       if (this.closed) return;
       this.listen().then(
-        () => this.wakeAll(),
+        () => {
+          this.relistens++;
+          this.wakeAll();
+        },
         () => this.relisten(),
       );
     }, LISTEN_RETRY_MS);
@@ -218,7 +325,78 @@ export class PgEventLog implements EventLog {
     this.flushing = null;
   }
 
+  /**
+   * The group in one statement (append_group). When the unique (stream, revision) key refuses it (a writer that
+   * raced past the revision check without the lock), the group again in a transaction, append by append, so that
+   * only that append fails. Committed events join the tail, and this process's subscribers are woken at once.
+   */
   private async commitGroup(group: PendingAppend[]): Promise<void> {
+    const columns = {
+      streams: [] as string[],
+      expected: [] as number[],
+      counts: [] as number[],
+      types: [] as string[],
+      versions: [] as number[],
+    };
+    const data: string[] = [];
+    const metadata: string[] = [];
+    for (const append of group) {
+      columns.streams.push(append.streamId);
+      columns.expected.push(typeof append.expected === 'number' ? append.expected : EXPECTED_CODES[append.expected]);
+      columns.counts.push(append.events.length);
+      for (const e of append.events) {
+        columns.types.push(e.type);
+        columns.versions.push(e.version);
+        data.push(JSON.stringify(e.data));
+        metadata.push(JSON.stringify(e.metadata));
+      }
+    }
+    let answer: GroupAnswer;
+    try {
+      const { rows } = await this.pool.query<{ r: GroupAnswer }>(
+        `SELECT ${this.s}.append_group($1::text[], $2::int[], $3::int[], $4::text[], $5::int[], $6::json[], $7::json[]) AS r`,
+        [columns.streams, columns.expected, columns.counts, columns.types, columns.versions, data, metadata],
+      );
+      answer = rows[0].r;
+    } catch (error) {
+      if ((error as { code?: string }).code === '23505') return this.commitOneByOne(group);
+      for (const append of group) append.reject(error);
+      return;
+    }
+    const positions = (answer.p ?? []).map(Number);
+    const created = (answer.c ?? []).map((ms) => new Date(Number(ms)).toISOString());
+    // `from`: where an append's events start in the flat arrays sent; `o.k`: the written events up to its own end.
+    let from = 0;
+    group.forEach((append, i) => {
+      const o = answer.o[i];
+      const sent = from;
+      from += append.events.length;
+      if (o.x !== undefined) {
+        append.reject(new WrongExpectedVersionError(append.streamId, append.expected, o.x === -1 ? 'no_stream' : o.x));
+        return;
+      }
+      append.events.forEach((e, j) => {
+        const at = o.k! - append.events.length + j;
+        // A copy of what was stored (not the caller's objects), as a reader of the table would get it.
+        this.tail.set(positions[at], {
+          position: positions[at],
+          streamId: append.streamId,
+          revision: o.n! - append.events.length + 1 + j,
+          type: e.type,
+          version: e.version,
+          data: JSON.parse(data[sent + j]),
+          metadata: JSON.parse(metadata[sent + j]),
+          created: created[at],
+        });
+      });
+      append.resolve({ nextExpectedRevision: o.n!, position: o.k === 0 ? Number(answer.h ?? 0) : positions[o.k! - 1] });
+    });
+    while (this.tail.size > TAIL_SIZE) this.tail.delete(this.tail.keys().next().value as number);
+    if (positions.length > 0) this.appended(positions[positions.length - 1]);
+  }
+
+  /** The group in a transaction, append by append with a savepoint each (see commitGroup). */
+  private async commitOneByOne(group: PendingAppend[]): Promise<void> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -228,14 +406,14 @@ export class PgEventLog implements EventLog {
     }
     let broken: Error | undefined;
     try {
-      // A writer that raced past the revision check makes the unique key refuse the batch: then the group again,
-      // append by append, so that only that append fails.
-      const { outcomes, head } = (await this.writeGroup(client, group, true)) ?? (await this.writeGroup(client, group, false))!;
+      const { outcomes, head } = await this.writeGroup(client, group);
       group.forEach((append, i) => {
         const outcome = outcomes[i];
         if (outcome instanceof Error) append.reject(outcome);
         else append.resolve(outcome.position === -1 ? { ...outcome, position: head } : outcome);
       });
+      const last = outcomes.reduce((max, o) => (o instanceof Error ? max : Math.max(max, o.position)), 0);
+      if (last > 0) this.appended(last);
     } catch (error) {
       broken = releaseError(error);
       if (!broken) await client.query('ROLLBACK').catch(() => {});
@@ -245,24 +423,21 @@ export class PgEventLog implements EventLog {
     }
   }
 
-  /**
-   * The group in one transaction: its outcomes in order (position -1 for an append of nothing) and the head those
-   * answer, or null when `batched` and the unique (stream, revision) key refused the batch (rolled back, nothing
-   * written).
-   */
+  /** This process appended up to `last`: its subscribers are woken now, not when the notification comes back. */
+  private appended(last: number): void {
+    if (last > this.known) this.known = last;
+    this.wakeAll();
+  }
+
+  /** The group in one transaction, append by append: its outcomes in order (position -1 for an append of nothing) and the head those answer. */
   private async writeGroup(
     client: pg.PoolClient,
     group: PendingAppend[],
-    batched: boolean,
-  ): Promise<{ outcomes: Array<AppendResult | Error>; head: number } | null> {
+  ): Promise<{ outcomes: Array<AppendResult | Error>; head: number }> {
     await client.query('BEGIN');
     // Positions in commit order: one appending transaction at a time draws positions, until it commits.
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${this.schema}.append`]);
-    const outcomes = batched ? await this.appendBatch(client, group) : await this.appendOneByOne(client, group);
-    if (!outcomes) {
-      await client.query('ROLLBACK');
-      return null;
-    }
+    const outcomes = await this.appendOneByOne(client, group);
     const last = outcomes.reduce((max, o) => (o instanceof Error ? max : Math.max(max, o.position)), 0);
     if (last > 0) await client.query('SELECT pg_notify($1, $2)', [this.channel, String(last)]);
     // An append of nothing answers the head as of its commit: read under the lock, before it (nothing is
@@ -286,74 +461,6 @@ export class PgEventLog implements EventLog {
       (expected === 'stream_exists' && current >= 0) ||
       (typeof expected === 'number' && expected === current)
     );
-  }
-
-  /**
-   * The group's appends in a fixed number of statements: the streams' revisions in one read, the checks here,
-   * the positions drawn in one and every accepted event written in one INSERT. Null when the INSERT hit the
-   * unique key (the transaction is then aborted).
-   */
-  private async appendBatch(client: pg.PoolClient, group: PendingAppend[]): Promise<Array<AppendResult | Error> | null> {
-    const streams = [...new Set(group.map((a) => a.streamId))];
-    // Each stream's last revision from the end of its index (a max() grouped over several streams would read
-    // every revision of each: long streams, a hot lot's, would make every group slower).
-    const { rows } = await client.query<{ stream_id: string; r: number | null }>(
-      `SELECT s.id AS stream_id, (SELECT revision FROM ${this.s}.events WHERE stream_id = s.id ORDER BY revision DESC LIMIT 1) AS r
-       FROM unnest($1::text[]) AS s(id)`,
-      [streams],
-    );
-    const revisions = new Map<string, number>(rows.map((row) => [row.stream_id, row.r ?? -1]));
-    const outcomes: Array<AppendResult | Error> = [];
-    const accepted: Array<{ index: number; append: PendingAppend; first: number }> = [];
-    let count = 0;
-    for (const append of group) {
-      const current = revisions.get(append.streamId) ?? -1;
-      if (!PgEventLog.accepts(append.expected, current)) {
-        outcomes.push(new WrongExpectedVersionError(append.streamId, append.expected, current === -1 ? 'no_stream' : current));
-        continue;
-      }
-      if (append.events.length === 0) {
-        outcomes.push({ nextExpectedRevision: current, position: -1 });
-        continue;
-      }
-      accepted.push({ index: outcomes.length, append, first: current + 1 });
-      revisions.set(append.streamId, current + append.events.length);
-      outcomes.push({ nextExpectedRevision: current + append.events.length, position: -1 });
-      count += append.events.length;
-    }
-    if (count === 0) return outcomes;
-    // Positions drawn first (in order), then the rows written with them, the group's appends in the order asked.
-    const drawn = await client.query<{ p: string }>(`SELECT nextval('${this.s}.event_positions') AS p FROM generate_series(1, $1)`, [
-      count,
-    ]);
-    const positions = drawn.rows.map((r) => Number(r.p)).sort((a, b) => a - b);
-    const columns = { streamIds: [] as string[], revisions: [] as number[], types: [] as string[], versions: [] as number[] };
-    const data: string[] = [];
-    const metadata: string[] = [];
-    let written = 0;
-    for (const { index, append, first } of accepted) {
-      append.events.forEach((e, j) => {
-        columns.streamIds.push(append.streamId);
-        columns.revisions.push(first + j);
-        columns.types.push(e.type);
-        columns.versions.push(e.version);
-        data.push(JSON.stringify(e.data));
-        metadata.push(JSON.stringify(e.metadata));
-      });
-      written += append.events.length;
-      outcomes[index] = { nextExpectedRevision: first + append.events.length - 1, position: positions[written - 1] };
-    }
-    try {
-      await client.query(
-        `INSERT INTO ${this.s}.events (position, stream_id, revision, type, version, data, metadata)
-         SELECT * FROM unnest($1::bigint[], $2::text[], $3::int[], $4::text[], $5::int[], $6::json[], $7::json[])`,
-        [positions, columns.streamIds, columns.revisions, columns.types, columns.versions, data, metadata],
-      );
-    } catch (error) {
-      if ((error as { code?: string }).code !== '23505') throw error;
-      return null;
-    }
-    return outcomes;
   }
 
   /** The group append by append, each in a savepoint: the unique key refuses a writer that raced past the check, that append alone. */
@@ -482,6 +589,20 @@ export class PgEventLog implements EventLog {
     );
   }
 
+  /**
+   * The events after a position from the tail, while it holds the very next positions (another process's appends
+   * are not in it, nor positions a failed group drew: a missing one means the table is read).
+   */
+  private fromTail(fromPosition: number, maxCount: number): RecordedEvent[] {
+    const events: RecordedEvent[] = [];
+    for (let p = fromPosition + 1; events.length < maxCount; p++) {
+      const event = this.tail.get(p);
+      if (!event) break;
+      events.push(event);
+    }
+    return events;
+  }
+
   async headPosition(): Promise<number> {
     this.assertOpen();
     const { rows } = await this.pool.query<{ p: string | null }>(`SELECT max(position) AS p FROM ${this.s}.events`);
@@ -493,6 +614,10 @@ export class PgEventLog implements EventLog {
     let position = options.fromPosition;
     let stopped = false;
     let wake: (() => void) | null = null;
+    // The table is read when a poll times out, a notification told of a position beyond, or the listener came back;
+    // a wake by this process's own append finds its events in the tail.
+    let readTable = true;
+    let relistens = this.relistens;
     const waitForMore = () =>
       new Promise<void>((resolve) => {
         const done = () => {
@@ -501,7 +626,10 @@ export class PgEventLog implements EventLog {
           wake = null;
           resolve();
         };
-        const timer = setTimeout(done, this.pollMs);
+        const timer = setTimeout(() => {
+          readTable = true;
+          done();
+        }, this.pollMs);
         wake = done;
         this.waiters.add(done);
       });
@@ -516,16 +644,27 @@ export class PgEventLog implements EventLog {
         return {
           async next(): Promise<IteratorResult<RecordedEvent[]>> {
             while (!stopped && !self.closed) {
-              let batch: RecordedEvent[] = [];
-              try {
-                batch = await self.readAll({ fromPosition: position, maxCount: batchSize });
-              } catch {
-                // PostgreSQL unreachable for now: try again after the poll interval.
+              let batch = self.fromTail(position, batchSize);
+              if (relistens !== self.relistens) {
+                relistens = self.relistens;
+                readTable = true;
+              }
+              let failed = false;
+              if (batch.length === 0 && (readTable || self.known > position)) {
+                try {
+                  batch = await self.readAll({ fromPosition: position, maxCount: batchSize });
+                  readTable = false;
+                } catch {
+                  // PostgreSQL unreachable for now: try again after the poll interval.
+                  failed = true;
+                }
               }
               if (batch.length > 0) {
                 position = batch[batch.length - 1].position;
                 return { value: batch, done: false };
               }
+              // Appends that came while the table was read woke nobody: look again rather than wait.
+              if (!failed && (self.tail.has(position + 1) || self.known > position)) continue;
               await waitForMore();
             }
             await stop();
