@@ -103,6 +103,8 @@ import { ServiceClient } from './service-client.ts';
 import { analysts, analystsReport, type AnalystsResult } from './analysts.ts';
 import { DEFAULT_POSTGRES_URL, postgresColumn, postgresReport, shownUrl, unreachable, type PostgresColumn } from './postgres.ts';
 import { fmt, median, showSpread, spread, type Spread } from './stats.ts';
+import { pgNetworkReport, pgNetworkStep } from './pg-network.ts';
+import { pgWritersReport, pgWritersStep } from './pg-writers.ts';
 
 // ---------------------------------------------------------------------------------------------- options
 
@@ -140,6 +142,13 @@ const opts = {
   /** The `postgres` step: the PostgreSQL the second service runs on (a schema of the run's own, dropped after), and its port. */
   postgresUrl: option('postgres-url', process.env.POSTGRES_URL || DEFAULT_POSTGRES_URL),
   postgresPort: intOption('postgres-port', 3103),
+  /** `pg-network` and `pg-writers`: the Redis behind the proxy, the round-trip times (ms) and requests an operation. */
+  redisUrl: option('redis-url', process.env.REDIS_URL || 'redis://127.0.0.1:6379'),
+  networkRtts: option('network-rtts', '0.5,2')
+    .split(',')
+    .map(Number)
+    .filter((n) => n > 0),
+  networkRequests: intOption('network-requests', 200),
   only: new Set(
     option(
       'only',
@@ -399,11 +408,35 @@ function showHeap(h: HeapReading): string {
   );
 }
 
+/** `pg-network` and `pg-writers` (bench/pg-network.ts, bench/pg-writers.ts): their tables printed as they end. */
+async function networkSteps() {
+  const skipped = await unreachable(opts.postgresUrl);
+  if (skipped) return say(`pg-network, pg-writers: ${shownUrl(opts.postgresUrl)} cannot be reached (${skipped}): skipped`);
+  const lines: string[] = [];
+  if (has('pg-network')) {
+    const runs = await pgNetworkStep({
+      postgresUrl: opts.postgresUrl,
+      redisUrl: opts.redisUrl,
+      port: opts.postgresPort,
+      rttsMs: opts.networkRtts,
+      requests: opts.networkRequests,
+    });
+    lines.push(...pgNetworkReport(runs));
+  }
+  if (has('pg-writers')) lines.push(...pgWritersReport(await pgWritersStep(opts.postgresUrl, opts.networkRtts.slice(0, 1), opts.duration)));
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
 async function main() {
   fs.mkdirSync(BENCH_DIR, { recursive: true });
   say(`options: ${JSON.stringify({ ...opts, only: [...opts.only] })}`);
   // The analysts' tools need no service: alone, they are all that runs.
   if (opts.only.size === 1 && has('analysts')) return analystsStep(null);
+  // Across a network and the single writer: services and writers of their own on the demo data, no dataset.
+  if (has('pg-network') || has('pg-writers')) {
+    await networkSteps();
+    if ([...opts.only].every((step) => step === 'pg-network' || step === 'pg-writers')) return;
+  }
   const dataset: Dataset = { dir: BENCH_DIR, dataDir: path.join(BENCH_DIR, 'data'), lots: opts.lots, bidsPerLot: 2 };
   const { info, created } = await ensureDataset(dataset, opts.fresh);
   const member = await importBenchMember(dataset);
