@@ -8,13 +8,14 @@
  * As a process: `tsx bench/pg-writers.ts` with WRITER_URL, WRITER_SCHEMA, WRITER_HOUSES (a,b,...), WRITER_SECONDS
  * appends and prints one JSON line {"appends":n,"failed":n}.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import pg from 'pg';
 import { PgEventLog } from '../src/adapters/postgres/pg-event-log.ts';
 import type { ExpectedRevision } from '../src/ports/event-log.ts';
 import { targetOf, throughProxy } from './latency-proxy.ts';
 import { dropSchemas } from './postgres.ts';
 import { BENCH_DIR, lastJsonLine, say, sleep, startProcess, stopProcess, type Proc } from './processes.ts';
-import fs from 'node:fs';
 import { fmt } from './stats.ts';
 
 /** Callers a writer process: as many requests at once as an `api` process appends for under load. */
@@ -39,6 +40,9 @@ async function writerMain(): Promise<void> {
   const houses = (process.env.WRITER_HOUSES ?? 'h').split(',');
   const seconds = Number(process.env.WRITER_SECONDS ?? 5);
   const log = await PgEventLog.open(url, { schema, pollMs: 60_000 });
+  // Every writer starts together: once all are ready, the bench makes the go file.
+  process.stdout.write('ready\n');
+  while (!fs.existsSync(process.env.WRITER_GO_FILE!)) await sleep(5);
   let appends = 0;
   let failed = 0;
   const until = performance.now() + seconds * 1000;
@@ -95,6 +99,7 @@ async function writersRun(
   seconds: number,
 ): Promise<Omit<WritersRow, 'rttMs'>> {
   const procs: Proc[] = [];
+  const go = path.join(BENCH_DIR, `writers-go-${processes}-${Date.now()}`);
   for (let p = 0; p < processes; p++) {
     const houses = Array.from({ length: HOUSES_A_WRITER }, (_, h) => `house-${p * HOUSES_A_WRITER + h}`).join(',');
     procs.push(
@@ -105,13 +110,21 @@ async function writersRun(
         WRITER_SCHEMA: schema,
         WRITER_HOUSES: houses,
         WRITER_SECONDS: String(seconds),
+        WRITER_GO_FILE: go,
       }),
     );
   }
+  const isReady = (p: Proc) => fs.readFileSync(p.logFile, 'utf8').includes('ready\n');
+  while (!procs.every(isReady)) {
+    if (procs.some((p) => p.child.exitCode !== null)) throw new Error('a writer ended before it was ready');
+    await sleep(50);
+  }
+  fs.writeFileSync(go, '');
   let done = false;
   const sampling = sampleLockWaits(sampleUrl, () => !done);
   const codes = await Promise.all(procs.map((p) => p.exited));
   done = true;
+  fs.rmSync(go, { force: true });
   const waits = await sampling;
   let appends = 0;
   let failed = 0;
