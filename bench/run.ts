@@ -36,6 +36,10 @@
  *     queries), the rebuilds of `catalogue` and `lot-search` from position 0, and restarts (spawn to /readyz 200).
  *  5. --million: the same catalogue with about 1M events (13 bids a lot of a started auction) in
  *     .bench/million: its first build, restarts, and memory after a short lot page and search load.
+ *  0. pg-network and pg-writers (bench/pg-network.ts, bench/pg-writers.ts; docs/scaling.md), first and alone when
+ *     only they are asked: the service on the demo data behind a latency proxy (bench/latency-proxy.ts) to
+ *     PostgreSQL and Redis at each of --network-rtts, each operation one request at a time (p50/p99, round trips
+ *     a request from its /metrics, CPU); then 1, 4 and 16 writer processes on the append lock.
  *  6. analysts (with --million, or alone: --only analysts needs no service): on the 1M-event dataset, `npm run
  *     project` replaying a projection of three event types and `npm run export -- events` in each format,
  *     events/s and peak memory, also at half the log (bench/analysts.ts).
@@ -43,7 +47,8 @@
  * Options: --fresh  --lots 100000  --rounds 3  --connections 50  --warmup 2  --duration 10  --log-level info
  *          --port 3100  --ceiling-port 3101  --metrics-port 3102  --million
  *          --postgres-url $POSTGRES_URL or postgres://postgres@127.0.0.1:5432/postgres  --postgres-port 3103
- *          --only lots,gzip,search,distinct,watch,mixed,cores,backoffice,bidding,push,postgres,index,prints,accounts,rebuild,restart (default;
+ *          --redis-url $REDIS_URL or redis://127.0.0.1:6379  --network-rtts 0.5,2  --network-requests 200
+ *          --only lots,gzip,search,distinct,watch,mixed,cores,backoffice,bidding,push,postgres,pg-network,pg-writers,index,prints,accounts,rebuild,restart (default;
  *          --million adds million,analysts; `distinct-typos` alone is the second mix only)
  *          --profile (node --cpu-prof on the loaded service; the top self-time functions per load)
  *          --api-processes 1 (API_PROCESSES of the service the steps other than `cores` and `mixed` load; `auto`
@@ -152,7 +157,7 @@ const opts = {
   only: new Set(
     option(
       'only',
-      `lots,gzip,search,distinct,watch,mixed,cores,backoffice,bidding,push,postgres,index,prints,accounts,rebuild,restart${million ? ',million,analysts' : ''}`,
+      `lots,gzip,search,distinct,watch,mixed,cores,backoffice,bidding,push,postgres,pg-network,pg-writers,index,prints,accounts,rebuild,restart${million ? ',million,analysts' : ''}`,
     )
       .split(',')
       .map((s) => s.trim()),
