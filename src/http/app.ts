@@ -74,6 +74,8 @@ export function buildApp(
     deliveries?: OpsSources['deliveries'];
     /** Operations whose handler runs beside the event loop (src/http/off-loop.ts). */
     offLoop?: OffLoopOperations | null;
+    /** Count each request's round trips to PostgreSQL and Redis (networked engines and metrics on). */
+    roundTrips?: boolean;
   } = {
     role: 'all',
     metrics: null,
@@ -125,7 +127,8 @@ export function buildApp(
       : [];
 
   // Round trips to PostgreSQL and Redis, counted from here on for the request's metrics (src/round-trips.ts).
-  if (ops.metrics)
+  const countsRoundTrips = ops.metrics !== null && ops.roundTrips === true;
+  if (countsRoundTrips)
     app.use((_req: Request, res: Response, next: NextFunction) => countRoundTrips((res.locals.roundTrips = newRoundTrips()), next));
 
   // Read your writes across processes: every cache below (answers, credentials, derived values) is checked against
@@ -207,7 +210,7 @@ export function buildApp(
   });
   app.use(jsonBody(JSON_BODY_LIMIT));
   // The body came from the socket's events: the rest of the request counts into its tally again.
-  if (ops.metrics)
+  if (countsRoundTrips)
     app.use((_req: Request, res: Response, next: NextFunction) => countRoundTrips(res.locals.roundTrips as RoundTrips, next));
 
   mountOps(app, {
