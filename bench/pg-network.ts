@@ -3,7 +3,9 @@
  * (bench/latency-proxy.ts, a process of its own), per round-trip time: each operation's p50/p99 at one request at a
  * time, its round trips to PostgreSQL and Redis a request (the service's own bidder_round_trips_total, read on
  * /metrics before and after) and its CPU a request. The schema is the demo data, seeded directly by a first
- * process that then stops; the measured process runs every role (API_PROCESSES=1). Schema and Redis keys go after.
+ * process that then stops; the measured process runs every role (API_PROCESSES=1), and at the first round-trip
+ * time also as an `api` process beside a projector process apart (on PostgreSQL directly). Schema and Redis keys
+ * go after.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -36,8 +38,12 @@ export interface NetworkRow {
   statuses: Record<string, number>;
 }
 
+/** `one process`: every role in the measured process; `api apart`: an `api` process, the projector in another. */
+export type NetworkShape = 'one process' | 'api apart';
+
 export interface NetworkRun {
   rttMs: number;
+  shape: NetworkShape;
   rows: NetworkRow[];
 }
 
@@ -252,6 +258,7 @@ export async function pgNetworkStep(inputs: NetworkInputs): Promise<NetworkRun[]
   const runs: NetworkRun[] = [];
   let service: Proc | null = null;
   let proxy: Proc | null = null;
+  let projector: Proc | null = null;
   try {
     say(`pg-network: seeding the demo data into schema ${schema} (directly)`);
     const seeder = startProcess(
@@ -261,39 +268,55 @@ export async function pgNetworkStep(inputs: NetworkInputs): Promise<NetworkRun[]
     );
     await waitFor200(seeder, `${base}/readyz`, 5 * 60_000);
     await stopProcess(seeder);
-    for (const rtt of inputs.rttsMs) {
+    // Every round-trip time with every role in one process; the first also with the projector in a process apart.
+    const shapes = inputs.rttsMs.flatMap((rtt, i) => [
+      { rtt, shape: 'one process' as const },
+      ...(i === 0 ? [{ rtt, shape: 'api apart' as const }] : []),
+    ]);
+    for (const { rtt, shape } of shapes) {
       const started = await startProxy(rtt / 2, [targetOf(inputs.postgresUrl), targetOf(inputs.redisUrl)]);
       proxy = started.proc;
       const [pgPort, redisPort] = started.ports;
+      const folder = path.join(root, `rtt-${rtt}-${runs.length}`);
+      if (shape === 'api apart') {
+        // The projector and the job worker on PostgreSQL and Redis directly, on a port of their own.
+        const projectorEnv = serviceEnv(`${folder}-projector`, inputs.port + 1, inputs.postgresUrl, inputs.redisUrl, schema, prefix);
+        projector = startProcess(`service-pg-network-projector`, 'app/main.ts', projectorEnv);
+        await waitFor200(projector, `http://127.0.0.1:${inputs.port + 1}/readyz`, 5 * 60_000);
+      }
       const env = serviceEnv(
-        path.join(root, `rtt-${rtt}`),
+        folder,
         inputs.port,
         throughProxy(inputs.postgresUrl, pgPort),
         throughProxy(inputs.redisUrl, redisPort),
         schema,
         prefix,
       );
-      service = startProcess(`service-pg-network-${rtt}`, 'app/main.ts', env);
+      if (shape === 'api apart') env.ROLE = 'api';
+      service = startProcess(`service-pg-network-${rtt}-${runs.length}`, 'app/main.ts', env);
       const readyMs = await waitFor200(service, `${base}/readyz`, 5 * 60_000);
-      say(`  ${rtt} ms round-trip time: the service behind the proxy ready after ${(readyMs / 1000).toFixed(1)} s`);
+      say(`  ${rtt} ms round-trip time, ${shape}: the service behind the proxy ready after ${(readyMs / 1000).toFixed(1)} s`);
       const rows: NetworkRow[] = [];
       for (const plan of await plans(base, runs.length)) {
         const row = await measure(base, service.pid, plan, inputs.requests);
         say(
-          `  ${rtt} ms RTT ${row.name}: p50 ${row.p50.toFixed(2)} ms, p99 ${row.p99.toFixed(2)} ms, round trips a request PostgreSQL ` +
+          `  ${rtt} ms RTT, ${shape}, ${row.name}: p50 ${row.p50.toFixed(2)} ms, p99 ${row.p99.toFixed(2)} ms, round trips a request PostgreSQL ` +
             `${row.postgres.toFixed(2)}, Redis ${row.redis.toFixed(2)}, CPU ${row.cpuMsPerRequest.toFixed(2)} ms a request, statuses ${JSON.stringify(row.statuses)}`,
         );
         rows.push(row);
       }
-      runs.push({ rttMs: rtt, rows });
+      runs.push({ rttMs: rtt, shape, rows });
       await stopProcess(service);
       service = null;
+      if (projector) await stopProcess(projector);
+      projector = null;
       await stopProcess(proxy);
       proxy = null;
     }
     return runs;
   } finally {
     if (service) await stopProcess(service);
+    if (projector) await stopProcess(projector);
     if (proxy) await stopProcess(proxy);
     await dropSchemas(inputs.postgresUrl, [schema]).catch((error) =>
       say(`  dropping schema ${schema} failed: ${(error as Error).message}`),
@@ -309,7 +332,7 @@ export async function pgNetworkStep(inputs: NetworkInputs): Promise<NetworkRun[]
 
 /** The report's table: a line per operation and round-trip time. */
 export function pgNetworkReport(runs: NetworkRun[]): string[] {
-  const header = `${'operation'.padEnd(22)}${'RTT'.padStart(7)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'PG RT/req'.padStart(11)}${'Redis RT/req'.padStart(14)}${'CPU ms/req'.padStart(12)}  statuses`;
+  const header = `${'operation'.padEnd(22)}${'shape'.padEnd(13)}${'RTT'.padStart(7)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'PG RT/req'.padStart(11)}${'Redis RT/req'.padStart(14)}${'CPU ms/req'.padStart(12)}  statuses`;
   const lines = [
     '',
     'Across a network (the service behind the latency proxy; one request at a time):',
@@ -319,7 +342,7 @@ export function pgNetworkReport(runs: NetworkRun[]): string[] {
   for (const run of runs)
     for (const r of run.rows)
       lines.push(
-        `${r.name.padEnd(22)}${`${fmt(run.rttMs, 1)} ms`.padStart(7)}${r.p50.toFixed(2).padStart(9)}${r.p99.toFixed(2).padStart(9)}` +
+        `${r.name.padEnd(22)}${run.shape.padEnd(13)}${`${fmt(run.rttMs, 1)} ms`.padStart(7)}${r.p50.toFixed(2).padStart(9)}${r.p99.toFixed(2).padStart(9)}` +
           `${r.postgres.toFixed(2).padStart(11)}${r.redis.toFixed(2).padStart(14)}${r.cpuMsPerRequest.toFixed(2).padStart(12)}  ${JSON.stringify(r.statuses)}`,
       );
   return lines;
