@@ -293,6 +293,8 @@ export async function createRuntime(
           parked,
           deliveries,
           offLoop: engines.offLoop,
+          // Round trips exist only with engines across a network: the embedded default keeps no tally.
+          roundTrips: config.engines.postgres !== null || config.engines.redis !== null,
         },
         {
           feed: feed!,

@@ -36,6 +36,10 @@
  *     queries), the rebuilds of `catalogue` and `lot-search` from position 0, and restarts (spawn to /readyz 200).
  *  5. --million: the same catalogue with about 1M events (13 bids a lot of a started auction) in
  *     .bench/million: its first build, restarts, and memory after a short lot page and search load.
+ *  0. pg-network and pg-writers (bench/pg-network.ts, bench/pg-writers.ts; docs/scaling.md), first and alone when
+ *     only they are asked: the service on the demo data behind a latency proxy (bench/latency-proxy.ts) to
+ *     PostgreSQL and Redis at each of --network-rtts, each operation one request at a time (p50/p99, round trips
+ *     a request from its /metrics, CPU); then 1, 4 and 16 writer processes on the append lock.
  *  6. analysts (with --million, or alone: --only analysts needs no service): on the 1M-event dataset, `npm run
  *     project` replaying a projection of three event types and `npm run export -- events` in each format,
  *     events/s and peak memory, also at half the log (bench/analysts.ts).
@@ -43,7 +47,8 @@
  * Options: --fresh  --lots 100000  --rounds 3  --connections 50  --warmup 2  --duration 10  --log-level info
  *          --port 3100  --ceiling-port 3101  --metrics-port 3102  --million
  *          --postgres-url $POSTGRES_URL or postgres://postgres@127.0.0.1:5432/postgres  --postgres-port 3103
- *          --only lots,gzip,search,distinct,watch,mixed,cores,backoffice,bidding,push,postgres,index,prints,accounts,rebuild,restart (default;
+ *          --redis-url $REDIS_URL or redis://127.0.0.1:6379  --network-rtts 0.5,2  --network-requests 200
+ *          --only lots,gzip,search,distinct,watch,mixed,cores,backoffice,bidding,push,postgres,pg-network,pg-writers,index,prints,accounts,rebuild,restart (default;
  *          --million adds million,analysts; `distinct-typos` alone is the second mix only)
  *          --profile (node --cpu-prof on the loaded service; the top self-time functions per load)
  *          --api-processes 1 (API_PROCESSES of the service the steps other than `cores` and `mixed` load; `auto`
@@ -103,6 +108,8 @@ import { ServiceClient } from './service-client.ts';
 import { analysts, analystsReport, type AnalystsResult } from './analysts.ts';
 import { DEFAULT_POSTGRES_URL, postgresColumn, postgresReport, shownUrl, unreachable, type PostgresColumn } from './postgres.ts';
 import { fmt, median, showSpread, spread, type Spread } from './stats.ts';
+import { pgNetworkReport, pgNetworkStep } from './pg-network.ts';
+import { pgWritersReport, pgWritersStep } from './pg-writers.ts';
 
 // ---------------------------------------------------------------------------------------------- options
 
@@ -140,10 +147,17 @@ const opts = {
   /** The `postgres` step: the PostgreSQL the second service runs on (a schema of the run's own, dropped after), and its port. */
   postgresUrl: option('postgres-url', process.env.POSTGRES_URL || DEFAULT_POSTGRES_URL),
   postgresPort: intOption('postgres-port', 3103),
+  /** `pg-network` and `pg-writers`: the Redis behind the proxy, the round-trip times (ms) and requests an operation. */
+  redisUrl: option('redis-url', process.env.REDIS_URL || 'redis://127.0.0.1:6379'),
+  networkRtts: option('network-rtts', '0.5,2')
+    .split(',')
+    .map(Number)
+    .filter((n) => n > 0),
+  networkRequests: intOption('network-requests', 200),
   only: new Set(
     option(
       'only',
-      `lots,gzip,search,distinct,watch,mixed,cores,backoffice,bidding,push,postgres,index,prints,accounts,rebuild,restart${million ? ',million,analysts' : ''}`,
+      `lots,gzip,search,distinct,watch,mixed,cores,backoffice,bidding,push,postgres,pg-network,pg-writers,index,prints,accounts,rebuild,restart${million ? ',million,analysts' : ''}`,
     )
       .split(',')
       .map((s) => s.trim()),
@@ -399,11 +413,35 @@ function showHeap(h: HeapReading): string {
   );
 }
 
+/** `pg-network` and `pg-writers` (bench/pg-network.ts, bench/pg-writers.ts): their tables printed as they end. */
+async function networkSteps() {
+  const skipped = await unreachable(opts.postgresUrl);
+  if (skipped) return say(`pg-network, pg-writers: ${shownUrl(opts.postgresUrl)} cannot be reached (${skipped}): skipped`);
+  const lines: string[] = [];
+  if (has('pg-network')) {
+    const runs = await pgNetworkStep({
+      postgresUrl: opts.postgresUrl,
+      redisUrl: opts.redisUrl,
+      port: opts.postgresPort,
+      rttsMs: opts.networkRtts,
+      requests: opts.networkRequests,
+    });
+    lines.push(...pgNetworkReport(runs));
+  }
+  if (has('pg-writers')) lines.push(...pgWritersReport(await pgWritersStep(opts.postgresUrl, opts.networkRtts.slice(0, 1), opts.duration)));
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
 async function main() {
   fs.mkdirSync(BENCH_DIR, { recursive: true });
   say(`options: ${JSON.stringify({ ...opts, only: [...opts.only] })}`);
   // The analysts' tools need no service: alone, they are all that runs.
   if (opts.only.size === 1 && has('analysts')) return analystsStep(null);
+  // Across a network and the single writer: services and writers of their own on the demo data, no dataset.
+  if (has('pg-network') || has('pg-writers')) {
+    await networkSteps();
+    if ([...opts.only].every((step) => step === 'pg-network' || step === 'pg-writers')) return;
+  }
   const dataset: Dataset = { dir: BENCH_DIR, dataDir: path.join(BENCH_DIR, 'data'), lots: opts.lots, bidsPerLot: 2 };
   const { info, created } = await ensureDataset(dataset, opts.fresh);
   const member = await importBenchMember(dataset);

@@ -27,6 +27,7 @@ import { SearchGate } from './search-gate.ts';
 import { chooseEncoding } from './compression.ts';
 import { StreamedAnswer } from './event-stream.ts';
 import { sendFile, sendBody, type EncodedCopies } from './send.ts';
+import { closeRoundTrips, countRoundTrips, newRoundTrips, requestRoundTrips, type RoundTrips } from '../round-trips.ts';
 import {
   expiresAt,
   isShared,
@@ -73,6 +74,8 @@ export function buildApp(
     deliveries?: OpsSources['deliveries'];
     /** Operations whose handler runs beside the event loop (src/http/off-loop.ts). */
     offLoop?: OffLoopOperations | null;
+    /** Count each request's round trips to PostgreSQL and Redis (networked engines and metrics on). */
+    roundTrips?: boolean;
   } = {
     role: 'all',
     metrics: null,
@@ -95,9 +98,17 @@ export function buildApp(
   app.set('etag', false);
 
   /** Logs and counts an answered request (one log line per request: no bodies, tokens, keys or passwords). */
-  const answered = (requestId: string, operationId: string, method: string, path: string, status: number, started: number) => {
+  const answered = (
+    requestId: string,
+    operationId: string,
+    method: string,
+    path: string,
+    status: number,
+    started: number,
+    trips = requestRoundTrips(),
+  ) => {
     const ms = performance.now() - started;
-    ops.metrics?.observe(operationId, method, status, ms / 1000);
+    ops.metrics?.observe(operationId, method, status, ms / 1000, trips && closeRoundTrips(trips));
     requestLog.info({ reqId: requestId, method, path, status, ms }, 'request');
   };
 
@@ -114,6 +125,11 @@ export function buildApp(
           'ETag, Content-Language, Date, Retry-After, X-Request-Id, Allow',
         ]
       : [];
+
+  // Round trips to PostgreSQL and Redis, counted from here on for the request's metrics (src/round-trips.ts).
+  const countsRoundTrips = ops.metrics !== null && ops.roundTrips === true;
+  if (countsRoundTrips)
+    app.use((_req: Request, res: Response, next: NextFunction) => countRoundTrips((res.locals.roundTrips = newRoundTrips()), next));
 
   // Read your writes across processes: every cache below (answers, credentials, derived values) is checked against
   // versions read after the request arrived, so a write another process answered is never hidden by one.
@@ -145,11 +161,12 @@ export function buildApp(
   app.use((req: Request, res: Response, next: NextFunction) => {
     const started = performance.now();
     const requestId = requestIdOf(req);
+    const trips = res.locals.roundTrips as RoundTrips | undefined;
     res.locals.requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
     res.on('finish', () => {
       const operationId = typeof res.locals.operationId === 'string' ? res.locals.operationId : 'none';
-      answered(requestId, operationId, req.method, req.path, res.statusCode, started);
+      answered(requestId, operationId, req.method, req.path, res.statusCode, started, trips);
     });
     next();
   });
@@ -192,6 +209,9 @@ export function buildApp(
     next();
   });
   app.use(jsonBody(JSON_BODY_LIMIT));
+  // The body came from the socket's events: the rest of the request counts into its tally again.
+  if (countsRoundTrips)
+    app.use((_req: Request, res: Response, next: NextFunction) => countRoundTrips(res.locals.roundTrips as RoundTrips, next));
 
   mountOps(app, {
     role: ops.role,

@@ -5,6 +5,7 @@ import type { ProjectionStatus } from '../projector/status.ts';
 import type { Counters } from '../counters.ts';
 import type { StorageRoom } from '../storage-room.ts';
 import type { ParkedSummary } from './ops-routes.ts';
+import type { RoundTrips } from '../round-trips.ts';
 
 /** What the metrics read when scraped. */
 export interface MetricSources {
@@ -25,6 +26,7 @@ export class Metrics {
   readonly registry = new Registry();
   private readonly requests: Counter<'operation' | 'method' | 'status'>;
   private readonly duration: Histogram<'operation' | 'method'>;
+  private readonly roundTrips: Counter<'operation' | 'engine'>;
   private readonly jobs: Counter<'job' | 'outcome'>;
   private readonly jobDuration: Histogram<'job'>;
   private readonly deliveries: Counter<'outcome'>;
@@ -115,6 +117,12 @@ export class Metrics {
       help: 'Time to answer an HTTP request, by operation id and method.',
       labelNames: ['operation', 'method'],
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+      registers: [this.registry],
+    });
+    this.roundTrips = new Counter({
+      name: 'bidder_round_trips_total',
+      help: 'Round trips to PostgreSQL and Redis made while answering requests (a statement, a command or a pipeline each), by operation id and engine.',
+      labelNames: ['operation', 'engine'],
       registers: [this.registry],
     });
     this.jobs = new Counter({
@@ -253,9 +261,11 @@ export class Metrics {
     string,
     Map<string, { timer: { observe(seconds: number): void }; counters: Map<number, { inc(): void }> }>
   >();
+  private readonly tripSeries = new Map<string, Record<keyof RoundTrips, { inc(n: number): void }>>();
 
   /** Counts and times one answered request; `operation` is the operation id, or `none` outside the table. */
-  observe(operation: string, method: string, status: number, seconds: number): void {
+  observe(operation: string, method: string, status: number, seconds: number, trips?: RoundTrips): void {
+    if (trips && (trips.postgres > 0 || trips.redis > 0)) this.countRoundTrips(operation, trips);
     let byMethod = this.series.get(operation);
     if (!byMethod) this.series.set(operation, (byMethod = new Map()));
     let series = byMethod.get(method);
@@ -264,6 +274,16 @@ export class Metrics {
     let counter = series.counters.get(status);
     if (!counter) series.counters.set(status, (counter = this.requests.labels({ operation, method, status: String(status) })));
     counter.inc();
+  }
+
+  private countRoundTrips(operation: string, trips: RoundTrips): void {
+    let series = this.tripSeries.get(operation);
+    if (!series) {
+      const of = (engine: keyof RoundTrips) => this.roundTrips.labels({ operation, engine });
+      this.tripSeries.set(operation, (series = { postgres: of('postgres'), redis: of('redis') }));
+    }
+    if (trips.postgres > 0) series.postgres.inc(trips.postgres);
+    if (trips.redis > 0) series.redis.inc(trips.redis);
   }
 
   /** Counts and times every request; the operation id is set by the route that answered (res.locals.operationId). */

@@ -3,6 +3,7 @@
 import pg from 'pg';
 import { isEngineUnreachable } from '../../errors.ts';
 import { migrate, type MigrationSteps } from './migrate.ts';
+import { countPostgresRoundTrips } from '../../round-trips.ts';
 
 export interface PoolSource {
   pool: pg.Pool;
@@ -78,6 +79,7 @@ export function createPool(connectionString: string, max: number, options: PoolO
   // A checked-out client whose connection ends between two queries emits 'error' with nobody listening: heard
   // here, so the process lives on; its next query fails (503) and its release drops it from the pool.
   pool.on('connect', (client) => client.on('error', () => {}));
+  countPostgresRoundTrips(pool);
   return pool;
 }
 

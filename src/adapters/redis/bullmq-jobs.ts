@@ -73,6 +73,7 @@ import {
   STORAGE_FULL_RETRY_MS,
 } from '../../ports/jobs.ts';
 import type { StorageFaults } from '../../storage-room.ts';
+import { countRedisRoundTrips } from '../../round-trips.ts';
 
 export interface BullMqJobQueueOptions {
   /** redis://[user:password@]host:port[/db] (rediss:// for TLS). */
@@ -392,7 +393,7 @@ export class BullMqJobQueue implements JobQueue {
   }
 
   private connect(options: { maxRetriesPerRequest: number | null }, role: string): Redis {
-    const redis = new Redis(this.url, options);
+    const redis = countRedisRoundTrips(new Redis(this.url, options));
     redis.on('error', (err: Error) => this.connectionError(err, role));
     return redis;
   }

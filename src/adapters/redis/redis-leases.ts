@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { holderIsGone, type LeaseHolder, type LeaseStore } from '../../ports/leases.ts';
+import { countRedisRoundTrips } from '../../round-trips.ts';
 
 // KEYS[1] lease key; ARGV[1] expected current value ('' = absent), ARGV[2] new value, ARGV[3] ttl ms.
 const SWAP = `
@@ -25,7 +26,7 @@ export class RedisLeases implements LeaseStore {
     url: string,
     private readonly prefix = 'bidder:lease:',
   ) {
-    this.redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 3 });
+    this.redis = countRedisRoundTrips(new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 3 }));
   }
 
   async acquire(name: string, holder: LeaseHolder, ttlMs: number): Promise<{ acquired: true } | { acquired: false; heldBy: LeaseHolder }> {

@@ -15,6 +15,7 @@
  */
 import { Redis } from 'ioredis';
 import { rateLimitRules, type RateDecision, type RateLimiter } from '../../ports/rate-limit.ts';
+import { countRedisRoundTrips } from '../../round-trips.ts';
 
 export type RedisRateLimiterOptions =
   { url: string; redis?: undefined; prefix?: string } | { redis: Redis; url?: undefined; prefix?: string };
@@ -62,7 +63,7 @@ export class RedisRateLimiter implements RateLimiter {
         throw new TypeError('RedisRateLimiter: url or redis is required');
       }
       // A rate-limited request fails after a few reconnect tries rather than hanging while Redis is down.
-      this.redis = new Redis(options.url, { maxRetriesPerRequest: 3 }) as Redis & RateScripts;
+      this.redis = countRedisRoundTrips(new Redis(options.url, { maxRetriesPerRequest: 3 })) as Redis & RateScripts;
       this.ownsConnection = true;
     }
     // defineCommand sends EVALSHA and falls back to EVAL once per connection when Redis lacks the script.
