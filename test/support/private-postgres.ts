@@ -72,8 +72,9 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
       const dump = path.join(root, `${from}.sql`);
       const connection = ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres'];
       await tool('pg_dump', [...connection, '-n', from, '--no-owner', '-f', dump, 'postgres']);
-      // The schema's name, quoted or not, wherever the dump names it (never inside the data of these specs).
-      const text = fs.readFileSync(dump, 'utf8').replace(new RegExp(`\\b${from}\\b`, 'g'), to);
+      // The schema's name, quoted or not, wherever the dump names it (never inside the data of these specs), and as
+      // the start of a name its functions build from it (the log's notification channel, `<schema>_events`).
+      const text = fs.readFileSync(dump, 'utf8').replace(new RegExp(`(?<![A-Za-z0-9_])${from}(?![A-Za-z0-9])`, 'g'), to);
       fs.writeFileSync(dump, text);
       await tool('psql', [...connection, '-q', '-v', 'ON_ERROR_STOP=1', '-f', dump, 'postgres']);
       fs.rmSync(dump, { force: true });
