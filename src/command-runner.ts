@@ -215,6 +215,8 @@ async function runBatch(log: EventLog, streamId: string, decider: Queued['decide
     if (cache.size > STATE_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
   };
   let conflicts = 0;
+  // Set when a batch decided on a kept state (not read) appends nothing: no expected revision checks that state.
+  let mustRead = false;
   for (;;) {
     // A stream other writers append to as well, on a log that can decide under its write lock: no more conflicts.
     if (log.appendDecided && contendedLately(log, streamId)) return runLocked(log, streamId, decider, batch, queue, remember);
@@ -224,10 +226,12 @@ async function runBatch(log: EventLog, streamId: string, decider: Queued['decide
     cache.delete(streamId);
     let state = cached ? cached.state : decider.initialState();
     let revision = cached ? cached.revision : -1;
+    const unread = !mustRead && cached !== undefined && lastWritten(log).get(streamId) === revision && !contendedLately(log, streamId);
+    mustRead = false;
     try {
       // A kept state at the revision this process last appended, on a stream no other writer met lately, is
       // taken as the stream's (no read): the append's expected revision checks it, a conflict reads it again.
-      if (!cached || lastWritten(log).get(streamId) !== revision || contendedLately(log, streamId))
+      if (!unread)
         for (const event of await log.readStream(streamId, { fromRevision: revision + 1 })) {
           state = decider.evolve(state, decider.events.read(event));
           revision = event.revision;
@@ -245,6 +249,12 @@ async function runBatch(log: EventLog, streamId: string, decider: Queued['decide
     const { outcomes, toAppend } = decided;
     if (toAppend.length === 0) {
       remember(state, revision);
+      // Nothing appended, so nothing checked the kept state (another process may have written since): decided
+      // again on the stream as it is (a no-op or a refusal on a stale state would be a wrong answer).
+      if (unread) {
+        mustRead = true;
+        continue;
+      }
       batch.forEach((item, i) => settle(item, outcomes[i], 0));
       return;
     }

@@ -85,6 +85,17 @@ describe('a command that loses the race for its stream', () => {
     });
   }
 
+  it('decides again on the stream as it is when a state it kept would append nothing (another writer wrote since)', async () => {
+    // This process counts to 1 and keeps that state; another process then counts to 2.
+    expect((await runCommand(log, 'counter-a', counter, { by: 'here' })).view).to.equal(1);
+    await other.appendToStream('counter-a', [counted(2, 'elsewhere')], { expectedRevision: 0 });
+    // "Count if the counter is at 2": on the kept state (1) a no-op nothing would check; on the stream, a count.
+    const result = await runCommand(log, 'counter-a', counter, { by: 'here', expect: 2 });
+    expect(result.events.map((e) => e.data.n)).to.deep.equal([3]);
+    expect(result.view).to.equal(3);
+    expect((await log.readStream('counter-a')).map((e) => (e.data as { n: number }).n)).to.deep.equal([1, 2, 3]);
+  });
+
   it('gives up after its time budget with a 503 problem (Retry-After), having appended nothing', async () => {
     const clock = fakeClock();
     let appends = 0;
