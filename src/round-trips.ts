@@ -1,7 +1,7 @@
 // Round trips to PostgreSQL and Redis, counted per HTTP request: the pool wrappers count every statement or
 // pipeline they send while a request is being answered, and the request's tally goes to /metrics
 // (bidder_round_trips_total). Work outside a request (projections, jobs) is not counted.
-import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
+import { AsyncLocalStorage } from 'node:async_hooks';
 
 export type RoundTripEngine = 'postgres' | 'redis';
 
@@ -54,8 +54,15 @@ interface CountablePool {
  */
 export function countPostgresRoundTrips(pool: CountablePool): void {
   const connect = pool.connect.bind(pool);
-  pool.connect = (...args: unknown[]) =>
-    typeof args[0] === 'function' ? connect(AsyncResource.bind(args[0] as (...a: unknown[]) => unknown)) : connect(...args);
+  pool.connect = (...args: unknown[]) => {
+    const callback = args[0];
+    if (typeof callback !== 'function') return connect(...args);
+    // The caller's tally (or none) carried to the callback by hand: AsyncResource.bind costs a tenth of a write's CPU.
+    const tally = current.getStore();
+    return connect((...results: unknown[]) =>
+      tally === undefined ? current.exit(() => callback(...results)) : current.run(tally, () => callback(...results)),
+    );
+  };
   pool.on('connect', (client) => {
     const query = client.query.bind(client);
     client.query = (...args: unknown[]) => {
