@@ -421,6 +421,40 @@ describe(`PostgreSQL adapters on ${shown}`, function () {
     }
   });
 
+  it("hands a subscriber its own process's appends without reading the table, also when their notification comes before the answer", async function () {
+    const pool = new pg.Pool({ connectionString: URL, max: 3 });
+    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+    let counting = false;
+    let tableReads = 0;
+    // The append's answer held back 30 ms: its notification, on the listener's own connection, comes first.
+    pool.query = (async (...args: unknown[]) => {
+      const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text: string }).text;
+      if (counting && /\.events WHERE position > \$1 ORDER BY position/.test(text)) tableReads++;
+      const result = await query(...args);
+      if (text.includes('append_group')) await new Promise((resolve) => setTimeout(resolve, 30));
+      return result;
+    }) as typeof pool.query;
+    const log = await PgEventLog.open(pool, { schema, pollMs: 60_000 });
+    const subscription = log.subscribeToAll({ fromPosition: await log.headPosition(), batchSize: 100 });
+    const events = subscription[Symbol.asyncIterator]();
+    try {
+      const stream = `notified-first-${randomUUID()}`;
+      for (let n = 0; n < 5; n++) {
+        const next = events.next();
+        await new Promise((resolve) => setTimeout(resolve, 20)); // the subscriber waiting
+        counting = true;
+        const { position } = await log.appendToStream(stream, [{ type: 'T', version: 1, data: { n }, metadata: { tenant: 't' } }]);
+        const batch = (await next).value as RecordedEvent[];
+        expect(batch.map((e) => [e.position, e.data])).to.deep.equal([[position, { n }]]);
+      }
+      expect(tableReads).to.equal(0);
+    } finally {
+      await subscription.unsubscribe();
+      await log.close();
+      await pool.end();
+    }
+  });
+
   it('lets no subscriber skip an event while writers in three processes append at once: each sees every event once, in order', async function () {
     this.timeout(60_000);
     const ordered = `${schema}_o`;

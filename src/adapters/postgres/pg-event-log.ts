@@ -218,6 +218,8 @@ export class PgEventLog implements EventLog {
   private readonly tail = new Map<number, RecordedEvent>();
   /** The highest position known to be committed (this process's appends, other processes' notifications). */
   private known = 0;
+  /** The highest position a notification told of while this process's group was in flight (0: none). */
+  private heldNotice = 0;
   /** Listener connections made again: a subscriber reads the table once after each (notifications may be lost). */
   private relistens = 0;
 
@@ -265,11 +267,7 @@ export class PgEventLog implements EventLog {
     };
     client.on('error', onLost);
     client.on('end', onLost);
-    client.on('notification', (message) => {
-      const last = Number(message.payload);
-      if (last > this.known) this.known = last;
-      this.wakeAll();
-    });
+    client.on('notification', (message) => this.notified(Number(message.payload)));
     try {
       await client.connect();
       await client.query(`LISTEN "${this.channel}"`);
@@ -303,6 +301,20 @@ export class PgEventLog implements EventLog {
     this.relistenTimer.unref();
   }
 
+  /**
+   * A notification: another process's append, or this process's own come back. While a group of this process is in
+   * flight, its notification can come before its answer; it is then held until the group is answered, so that its
+   * events are taken from the tail instead of read again from the table by every subscriber.
+   */
+  private notified(last: number): void {
+    if (this.flushing) {
+      this.heldNotice = Math.max(this.heldNotice, last);
+      return;
+    }
+    if (last > this.known) this.known = last;
+    this.wakeAll();
+  }
+
   private wakeAll() {
     for (const wake of [...this.waiters]) wake();
   }
@@ -321,8 +333,21 @@ export class PgEventLog implements EventLog {
       const group = this.queued;
       this.queued = [];
       await this.commitGroup(group);
+      this.releaseNotice();
     }
     this.flushing = null;
+    this.releaseNotice();
+  }
+
+  /** A notification held while a group was in flight, now that its answer has put its events in the tail. */
+  private releaseNotice(): void {
+    const last = this.heldNotice;
+    if (last === 0) return;
+    this.heldNotice = 0;
+    if (last > this.known) {
+      this.known = last;
+      this.wakeAll();
+    }
   }
 
   /**
