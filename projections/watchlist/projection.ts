@@ -4,6 +4,8 @@ import { WATCHLIST, watchId, type WatchDoc } from './collections.ts';
 
 export const watchlistProjection = defineDocumentProjection({
   name: 'watchlist',
+  // A bidder's watches change batch after batch (watched, type changed, unwatched): kept instead of read back each time.
+  keepDocuments: 5_000,
   events: [watchlistEvents],
   collections: [
     {
