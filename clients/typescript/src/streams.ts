@@ -82,107 +82,136 @@ export async function streamTicket(client: BidderClient, path: StreamPath): Prom
 export function openStream<E>(client: BidderClient, path: StreamPath, options: StreamOptions<E>): LiveStream {
   const Found = options.EventSource ?? (globalThis as { EventSource?: EventSourceConstructor }).EventSource;
   if (!Found) throw new Error('No EventSource here: pass one in the options (in Node, the `eventsource` package).');
-  const Source: EventSourceConstructor = Found;
-  const retryMs = options.retryMs ?? 1000;
-  const maxRetryMs = options.maxRetryMs ?? 30_000;
-  let state: StreamState = 'connecting';
-  let source: EventSourceLike | null = null;
-  let timer: ReturnType<typeof setTimeout> | null = null;
-  let failures = 0;
-  let wasOpen = false;
-  const closed = () => state === 'closed';
-  const setState = (next: StreamState) => {
-    if (state === next) return;
-    state = next;
-    options.onState?.(next);
+  const stream = new TicketedStream(client, path, options as StreamOptions<unknown>, Found);
+  void stream.connect();
+  return {
+    get state() {
+      return stream.state;
+    },
+    close: () => stream.close(),
   };
-  const later = () => {
-    const wait = Math.min(maxRetryMs, retryMs * 2 ** failures++) * (0.75 + Math.random() / 2);
-    timer = setTimeout(connect, wait);
-  };
-  const types = new Set([...Object.keys(options.on), 'reset', 'end']);
+}
+
+type AnyHandler = (data: unknown, event: { id: string; type: string }) => void;
+
+/** One stream's life: a ticket, an EventSource on it, a new ticket when that one stops working (openStream). */
+class TicketedStream {
+  state: StreamState = 'connecting';
+  private source: EventSourceLike | null = null;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private failures = 0;
+  private wasOpen = false;
+  private readonly types: Set<string>;
+
+  constructor(
+    private readonly client: BidderClient,
+    private readonly path: StreamPath,
+    private readonly options: StreamOptions<unknown>,
+    private readonly Source: EventSourceConstructor,
+  ) {
+    this.types = new Set([...Object.keys(options.on), 'reset', 'end']);
+  }
+
+  private get closed() {
+    return this.state === 'closed';
+  }
+
+  private setState(next: StreamState) {
+    if (this.state === next) return;
+    this.state = next;
+    this.options.onState?.(next);
+  }
+
+  /** A new ticket after a growing wait (doubling from retryMs up to maxRetryMs, with jitter). */
+  private later() {
+    const retryMs = this.options.retryMs ?? 1000;
+    const maxRetryMs = this.options.maxRetryMs ?? 30_000;
+    const wait = Math.min(maxRetryMs, retryMs * 2 ** this.failures++) * (0.75 + Math.random() / 2);
+    this.timer = setTimeout(() => void this.connect(), wait);
+  }
 
   /**
    * The service ended the stream (`end`) and will refuse its ticket: an expired one is replaced at once (a re-read
    * once open: the new EventSource cannot resume); a revoked credential closes the stream.
    */
-  const ended = (opened: EventSourceLike, end: StreamEnd) => {
+  private ended(opened: EventSourceLike, end: StreamEnd) {
     opened.close();
-    if (source !== opened || closed()) return;
-    source = null;
+    if (this.source !== opened || this.closed) return;
+    this.source = null;
     if (end.Code === 'credential-expired') {
-      setState('reconnecting');
-      failures = 0;
-      void connect();
+      this.setState('reconnecting');
+      this.failures = 0;
+      void this.connect();
       return;
     }
-    setState('closed');
-    options.onError?.(new StreamEndedError(end));
-  };
+    this.setState('closed');
+    this.options.onError?.(new StreamEndedError(end));
+  }
 
-  async function connect() {
-    timer = null;
-    if (closed()) return;
+  async connect(): Promise<void> {
+    this.timer = null;
+    if (this.closed) return;
     let ticket: StreamTicket;
     try {
-      ticket = await streamTicket(client, path);
+      ticket = await streamTicket(this.client, this.path);
     } catch (error) {
-      options.onError?.(error);
-      if (error instanceof ProblemError && FINAL.has(error.status)) setState('closed');
-      else if (!closed()) later();
+      this.options.onError?.(error);
+      if (error instanceof ProblemError && FINAL.has(error.status)) this.setState('closed');
+      else if (!this.closed) this.later();
       return;
     }
-    if (closed()) return;
-    const opened = new Source(ticket.Url);
-    source = opened;
+    if (this.closed) return;
+    const opened = new this.Source(ticket.Url);
+    this.source = opened;
+    this.watch(opened);
+    for (const type of this.types) opened.addEventListener(type, (event) => this.dispatch(opened, type, event));
+  }
+
+  /** The EventSource's own opens and errors: the browser reconnects by itself until it gives up. */
+  private watch(opened: EventSourceLike) {
     let openedOnce = false;
     opened.onopen = () => {
-      failures = 0;
-      setState('open');
+      this.failures = 0;
+      this.setState('open');
       // The browser's own reconnects resume with Last-Event-ID; only a new EventSource after an open one may miss events.
       if (openedOnce) return;
       openedOnce = true;
-      if (wasOpen) options.onResync?.('reopened');
-      wasOpen = true;
+      if (this.wasOpen) this.options.onResync?.('reopened');
+      this.wasOpen = true;
     };
     opened.onerror = () => {
-      if (closed() || source !== opened) return;
+      if (this.closed || this.source !== opened) return;
       // CONNECTING: the browser reconnects by itself with Last-Event-ID. CLOSED: it gave up; a new ticket then.
-      setState('reconnecting');
+      this.setState('reconnecting');
       if (opened.readyState === CLOSED) {
         opened.close();
-        source = null;
-        later();
+        this.source = null;
+        this.later();
       }
     };
-    for (const type of types)
-      opened.addEventListener(type, (event) => {
-        let data: unknown;
-        try {
-          data = JSON.parse(event.data);
-        } catch (error) {
-          options.onError?.(error);
-          return;
-        }
-        if (type === 'reset') options.onResync?.('reset');
-        const handler = (options.on as Record<string, ((data: unknown, event: { id: string; type: string }) => void) | undefined>)[type];
-        handler?.(data, { id: event.lastEventId, type });
-        if (type === 'end') ended(opened, data as StreamEnd);
-      });
   }
 
-  void connect();
-  return {
-    get state() {
-      return state;
-    },
-    close() {
-      setState('closed');
-      if (timer) clearTimeout(timer);
-      source?.close();
-      source = null;
-    },
-  };
+  /** One event to its handler, its data parsed (`reset` also asks for a re-read, `end` ends this EventSource). */
+  private dispatch(opened: EventSourceLike, type: string, event: MessageEvent) {
+    let data: unknown;
+    try {
+      data = JSON.parse(event.data);
+    } catch (error) {
+      this.options.onError?.(error);
+      return;
+    }
+    if (type === 'reset') this.options.onResync?.('reset');
+    const handler = (this.options.on as Record<string, AnyHandler | undefined>)[type];
+    handler?.(data, { id: event.lastEventId, type });
+    if (type === 'end') this.ended(opened, data as StreamEnd);
+  }
+
+  close() {
+    this.setState('closed');
+    if (this.timer) clearTimeout(this.timer);
+    this.source?.close();
+    this.source = null;
+  }
 }
 
 /** An auction's public changes: `bid`, `extended` (soft close), `closed`, `live` (and `reset`, `end`). */
