@@ -1,9 +1,9 @@
 // POST /v1/me/bids, placing or raising a maximum bid: its route, schemas and documentation, declared once for
-// routing, validation and the OpenAPI document; the work is placeMaxBid's (place-bid.ts).
+// routing, validation and the OpenAPI document; the work is placeMaxBid's (handlers.ts).
 import { defineOperation } from '../../src/http/operation.ts';
 import { z } from '../../src/http/schemas.ts';
 import { MAX_BID_AMOUNT } from './rules.ts';
-import { placeMaxBid } from './place-bid.ts';
+import { placeMaxBid } from './handlers.ts';
 import { lotRegistrationReasons } from '../registrations/rules.ts';
 import { costEstimateSchema } from '../costs/dto.ts';
 

@@ -6,7 +6,7 @@ import { isoDateTime, languageCode, positiveId, tenantId } from '../../src/event
 import { ConflictError } from '../../src/errors.ts';
 import { defineIntakeKind, type IntakeDeps, type IntakeKind } from '../../src/intake-kind.ts';
 import { hashPassword } from '../../src/security/passwords.ts';
-import { claimEmail, loadMember } from './accounts.ts';
+import { claimEmail, loadMember } from './handlers.ts';
 import { memberDecider } from './decide.ts';
 import { memberStreamId, normalizeEmail } from './events.ts';
 

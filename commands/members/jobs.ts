@@ -6,7 +6,7 @@ import { senderOf, tenantSettings } from '../../projections/access/index.ts';
 import { memberLanguage, memberTimeZone } from '../../projections/profile/index.ts';
 import { messageLanguage } from '../../src/text/mail.ts';
 import { memberByEmail } from '../../projections/members/index.ts';
-import { KEY_PURPOSE, loadMember, RESET_KEY_TTL_MS } from './accounts.ts';
+import { KEY_PURPOSE, loadMember, RESET_KEY_TTL_MS } from './handlers.ts';
 import { memberDecider } from './decide.ts';
 import { memberStreamId } from './events.ts';
 import { confirmationMail, passwordResetMail } from './mails.ts';

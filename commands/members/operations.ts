@@ -8,7 +8,7 @@ import { ConflictError, ValidationError } from '../../src/errors.ts';
 import { hashPassword } from '../../src/security/passwords.ts';
 import { OneTimeKeys } from '../../src/security/keys.ts';
 import { memberByEmail } from '../../projections/members/index.ts';
-import { KEY_PURPOSE, loadMember, signUpMember } from './accounts.ts';
+import { KEY_PURPOSE, loadMember, signUpMember } from './handlers.ts';
 import { badKey, EMAIL_TAKEN_DETAIL, memberDecider, resetKeyWorks } from './decide.ts';
 import { memberStreamId, normalizeEmail } from './events.ts';
 import { ISSUE_PASSWORD_RESET, JOB_RETRIES, passwordResetJobId, type PasswordResetJob } from './jobs.ts';

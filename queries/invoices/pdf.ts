@@ -108,6 +108,130 @@ export interface InvoicePrint {
   auctionTitle: string | null;
 }
 
+/** What the steps of the printed invoice share: the document, its labels, its money format and its text width. */
+interface Page {
+  doc: Pdf;
+  p: InvoicePrint;
+  l: InvoiceLabels;
+  money: (amount: number) => string;
+  left: number;
+  width: number;
+}
+
+/** A `label: value` line, the label bold. */
+const field = (doc: Pdf, label: string, value: string) =>
+  doc
+    .font('Helvetica-Bold')
+    .fontSize(10)
+    .text(pdfText(`${label}: `), { continued: true })
+    .font('Helvetica')
+    .text(pdfText(value));
+
+/** The house, the invoice's title, its number, dates, status and auction. */
+function printHeading({ doc, p, l }: Page, title: string) {
+  const { invoice, language } = p;
+  doc.font('Helvetica-Bold').fontSize(14).fillColor('#000000').text(pdfText(p.houseName)).moveDown(0.5);
+  doc.font('Helvetica-Bold').fontSize(20).text(pdfText(title)).moveDown(0.5);
+  field(doc, l.number, String(invoice.Number));
+  field(doc, l.issued, formatDate(invoice.IssuedAt, language));
+  field(doc, l.due, formatDate(invoice.DueAt, language));
+  field(
+    doc,
+    l.status,
+    invoice.Status === 'paid' && invoice.PaidAt ? `${l.paid} (${l.paidOn} ${formatDate(invoice.PaidAt, language)})` : l.unpaid,
+  );
+  if (invoice.AuctionId !== null)
+    field(doc, l.auction, p.auctionTitle ? `${invoice.AuctionId}, ${p.auctionTitle}` : String(invoice.AuctionId));
+  doc.moveDown();
+}
+
+/** The member the invoice is made out to. */
+function printBilledTo({ doc, p, l }: Page) {
+  doc.font('Helvetica-Bold').fontSize(11).text(pdfText(l.billedTo));
+  doc.font('Helvetica').fontSize(10);
+  for (const line of [p.memberName, p.companyName, ...p.addressLines]) if (line) doc.text(pdfText(line));
+  doc.text(pdfText(`${l.member} ${p.memberId}`));
+  doc.moveDown();
+}
+
+/** A row of the lines' table (description, amount, VAT rate, VAT), each cell in its column, the next row below the tallest. */
+function printRow({ doc, left, width }: Page, cells: string[], bold = false) {
+  const columns = [
+    { width: width - 270, align: 'left' as const },
+    { width: 100, align: 'right' as const },
+    { width: 70, align: 'right' as const },
+    { width: 100, align: 'right' as const },
+  ];
+  doc.font(bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(10);
+  const y = doc.y;
+  let x = left;
+  let height = 0;
+  cells.forEach((cell, i) => {
+    const text = pdfText(cell);
+    const options = { width: columns[i].width, align: columns[i].align };
+    height = Math.max(height, doc.heightOfString(text, options));
+    doc.text(text, x, y, options);
+    x += columns[i].width;
+  });
+  doc.x = left;
+  doc.y = y + height + 4;
+}
+
+/** A rule across the table. */
+function printRule({ doc, left, width }: Page) {
+  doc
+    .moveTo(left, doc.y)
+    .lineTo(left + width, doc.y)
+    .stroke();
+  doc.moveDown(0.3);
+}
+
+/** The lines: description, amount, VAT rate, VAT; then the totals. */
+function printLines(page: Page) {
+  const { p, l, money } = page;
+  const { invoice, language } = p;
+  printRow(page, [l.description, l.amount, l.vatRate, l.vat], true);
+  printRule(page);
+  // A line of a lot under the margin scheme holds its VAT and never shows it (Directive 2006/112 art 339).
+  for (const line of invoice.Lines)
+    printRow(
+      page,
+      line.VatScheme === 'margin'
+        ? [line.Description, money(line.Amount), '–', '–']
+        : [line.Description, money(line.Amount), formatRate(line.VatRate, language), money(line.VatAmount)],
+    );
+  printRule(page);
+  printRow(page, [l.subtotal, money(invoice.Subtotal), '', '']);
+  printRow(page, [l.vatTotal, money(invoice.VatTotal), '', '']);
+  printRow(page, [l.total, money(invoice.Total), '', ''], true);
+}
+
+/** What the VAT of the invoice is under: reverse charged, the margin scheme. */
+function printVatNotes({ doc, p, l, left, width }: Page) {
+  const { invoice } = p;
+  const notes = [
+    invoice.VatFree ? l.reverseCharge : null,
+    invoice.Lines.some((line) => line.VatScheme === 'margin') ? l.marginScheme : null,
+  ];
+  for (const note of notes.filter((n): n is string => n !== null)) {
+    doc.moveDown(0.5);
+    doc.font('Helvetica-Oblique').fontSize(9).text(pdfText(note), left, doc.y, { width });
+  }
+  doc.moveDown();
+}
+
+/** The shipping preference: how, and where to. */
+function printShipping({ doc, p, l, left, width }: Page) {
+  doc.font('Helvetica-Bold').fontSize(11).text(pdfText(l.shipping), left, doc.y, { width });
+  doc.font('Helvetica').fontSize(10);
+  const s = p.invoice.Shipping;
+  if (!s) doc.text(pdfText(l.notChosen));
+  else {
+    doc.text(pdfText(l[s.Method]));
+    for (const line of [s.Name, s.Address, [s.ZipCode, s.City].filter(Boolean).join(' '), s.Country]) if (line) doc.text(pdfText(line));
+  }
+}
+
 /**
  * The printed invoice: the house, the invoice's number, dates and status, the member it is made out to, its
  * lines with VAT, the totals, and the shipping preference.
@@ -119,94 +243,11 @@ export function renderInvoicePdf(p: InvoicePrint): Promise<Buffer> {
   const title = `${l.invoice} ${invoice.Number}`;
   return renderPdf({ title: `${p.houseName}: ${title}`, language }, (doc: Pdf) => {
     const left = doc.page.margins.left;
-    const width = doc.page.width - left - doc.page.margins.right;
-    const field = (label: string, value: string) =>
-      doc
-        .font('Helvetica-Bold')
-        .fontSize(10)
-        .text(pdfText(`${label}: `), { continued: true })
-        .font('Helvetica')
-        .text(pdfText(value));
-
-    doc.font('Helvetica-Bold').fontSize(14).fillColor('#000000').text(pdfText(p.houseName)).moveDown(0.5);
-    doc.font('Helvetica-Bold').fontSize(20).text(pdfText(title)).moveDown(0.5);
-    field(l.number, String(invoice.Number));
-    field(l.issued, formatDate(invoice.IssuedAt, language));
-    field(l.due, formatDate(invoice.DueAt, language));
-    field(
-      l.status,
-      invoice.Status === 'paid' && invoice.PaidAt ? `${l.paid} (${l.paidOn} ${formatDate(invoice.PaidAt, language)})` : l.unpaid,
-    );
-    if (invoice.AuctionId !== null)
-      field(l.auction, p.auctionTitle ? `${invoice.AuctionId}, ${p.auctionTitle}` : String(invoice.AuctionId));
-    doc.moveDown();
-
-    doc.font('Helvetica-Bold').fontSize(11).text(pdfText(l.billedTo));
-    doc.font('Helvetica').fontSize(10);
-    for (const line of [p.memberName, p.companyName, ...p.addressLines]) if (line) doc.text(pdfText(line));
-    doc.text(pdfText(`${l.member} ${p.memberId}`));
-    doc.moveDown();
-
-    // The lines: description, amount, VAT rate, VAT.
-    const columns = [
-      { width: width - 270, align: 'left' as const },
-      { width: 100, align: 'right' as const },
-      { width: 70, align: 'right' as const },
-      { width: 100, align: 'right' as const },
-    ];
-    const row = (cells: string[], bold = false) => {
-      doc.font(bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(10);
-      const y = doc.y;
-      let x = left;
-      let height = 0;
-      cells.forEach((cell, i) => {
-        const text = pdfText(cell);
-        const options = { width: columns[i].width, align: columns[i].align };
-        height = Math.max(height, doc.heightOfString(text, options));
-        doc.text(text, x, y, options);
-        x += columns[i].width;
-      });
-      doc.x = left;
-      doc.y = y + height + 4;
-    };
-    row([l.description, l.amount, l.vatRate, l.vat], true);
-    doc
-      .moveTo(left, doc.y)
-      .lineTo(left + width, doc.y)
-      .stroke();
-    doc.moveDown(0.3);
-    // A line of a lot under the margin scheme holds its VAT and never shows it (Directive 2006/112 art 339).
-    for (const line of invoice.Lines)
-      row(
-        line.VatScheme === 'margin'
-          ? [line.Description, money(line.Amount), '–', '–']
-          : [line.Description, money(line.Amount), formatRate(line.VatRate, language), money(line.VatAmount)],
-      );
-    doc
-      .moveTo(left, doc.y)
-      .lineTo(left + width, doc.y)
-      .stroke();
-    doc.moveDown(0.3);
-    row([l.subtotal, money(invoice.Subtotal), '', '']);
-    row([l.vatTotal, money(invoice.VatTotal), '', '']);
-    row([l.total, money(invoice.Total), '', ''], true);
-    const notes = [
-      invoice.VatFree ? l.reverseCharge : null,
-      invoice.Lines.some((line) => line.VatScheme === 'margin') ? l.marginScheme : null,
-    ];
-    for (const note of notes.filter((n): n is string => n !== null)) {
-      doc.moveDown(0.5);
-      doc.font('Helvetica-Oblique').fontSize(9).text(pdfText(note), left, doc.y, { width });
-    }
-    doc.moveDown();
-
-    doc.font('Helvetica-Bold').fontSize(11).text(pdfText(l.shipping), left, doc.y, { width });
-    doc.font('Helvetica').fontSize(10);
-    const s = invoice.Shipping;
-    if (!s) doc.text(pdfText(l.notChosen));
-    else {
-      doc.text(pdfText(l[s.Method]));
-      for (const line of [s.Name, s.Address, [s.ZipCode, s.City].filter(Boolean).join(' '), s.Country]) if (line) doc.text(pdfText(line));
-    }
+    const page: Page = { doc, p, l, money, left, width: doc.page.width - left - doc.page.margins.right };
+    printHeading(page, title);
+    printBilledTo(page);
+    printLines(page);
+    printVatNotes(page);
+    printShipping(page);
   });
 }

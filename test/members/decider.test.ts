@@ -12,7 +12,7 @@ import { ConflictError, ValidationError } from '../../src/errors.ts';
 import { OneTimeKeys } from '../../src/security/keys.ts';
 import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts';
 import { emailClaimDecider, MemberIdTaken, memberDecider } from '../../commands/members/decide.ts';
-import { claimEmail, loadMember, ORPHAN_CLAIM_GRACE_MS, signUpMember, SIGN_UP_ID_RANGE } from '../../commands/members/accounts.ts';
+import { claimEmail, loadMember, ORPHAN_CLAIM_GRACE_MS, signUpMember, SIGN_UP_ID_RANGE } from '../../commands/members/handlers.ts';
 import { memberEmailStreamId, memberEvents, memberStreamId, type MemberEvent } from '../../commands/members/events.ts';
 import { importMember } from '../../commands/members/intake.ts';
 

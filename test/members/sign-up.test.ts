@@ -7,7 +7,7 @@ import path from 'node:path';
 import { readOutbox, type OutboxFile } from '../../src/adapters/embedded/file-outbox.ts';
 import { OneTimeKeys } from '../../src/security/keys.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
-import { SIGN_UP_ID_RANGE } from '../../commands/members/accounts.ts';
+import { SIGN_UP_ID_RANGE } from '../../commands/members/handlers.ts';
 import { confirmationJobId, SEND_MEMBER_CONFIRMATION } from '../../commands/members/jobs.ts';
 import { confirmationMailReactor } from '../../commands/members/reactors.ts';
 import { expectProblem, startTestServer, type TestServer } from '../support/server.ts';

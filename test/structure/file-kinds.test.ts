@@ -1,5 +1,7 @@
 // Every kind of file has one name and one home (docs/architecture.md, "A feature folder"): a decider is in
-// commands/<f>/decide.ts, a reactor in commands/<f>/reactors.ts, projections read of the write side only its
+// commands/<f>/decide.ts, a reactor in commands/<f>/reactors.ts, an HTTP operation in <tree>/<f>/operations.ts, a
+// job processor in commands/<f>/jobs.ts, an intake kind in commands/<f>/intake.ts, a command handler those share in
+// commands/<f>/handlers.ts (running the feature's own deciders), projections read of the write side only its
 // events, and no file is a catch-all that others import "whatever" from. Simple text checks over commands/,
 // projections/ and queries/; the core (src/), which defines the kinds (Decider, defineReactor, jobReactor), is not
 // walked. Who imports whom between the trees is .dependency-cruiser.cjs's too (test/structure/dependencies.test.ts).
@@ -17,6 +19,10 @@ const RULES = {
   catchAll: `no catch-all file names (${CATCH_ALL.join(', ')}): name a file after the kind it holds`,
   decider: 'a decider lives in commands/<feature>/decide.ts',
   reactor: 'a reactor lives in commands/<feature>/reactors.ts',
+  operation: 'an HTTP operation (defineOperation) lives in commands/<feature>/operations.ts or queries/<feature>/operations.ts',
+  job: 'a job processor (JobProcessor) lives in commands/<feature>/jobs.ts',
+  intake: 'an intake kind (defineIntakeKind, IntakeKind) lives in commands/<feature>/intake.ts',
+  handlers: "command handlers (handlers.ts) live in commands/<feature>/ and run the feature's own deciders (import ./decide.ts)",
   projectionImports: 'projections import of commands/ only events.ts',
   dtoReads: 'an answer shape (dto.ts) reads nothing: its look-ups are in find.ts',
   eventsHome: "events.ts holds domain events and lives in commands/<feature>/ (a stream's messages are messages.ts)",
@@ -29,11 +35,20 @@ const READS = /\b(?:TenantScope|TenantContext)\b|\bawait\s+\w+\(\s*(?:ctx\.)?db\
 const DECIDER = /^export\s+(?:async\s+)?(?:const|let|var|function)\b.*(?::|\bsatisfies)\s*Decider</;
 /** A reactor made or declared: `jobReactor(`, `defineReactor(`, a function returning `: Reactor`, a `: Reactor` value. */
 const REACTOR = /\bjobReactor\(|\bdefineReactor\(|\)\s*:\s*Reactor\b|:\s*Reactor\s*[=;]/;
+/** An HTTP operation declared: `defineOperation(`. */
+const OPERATION = /\bdefineOperation\(/;
+/** A job processor made or declared: a function returning `: JobProcessor`, a `Record<string, JobProcessor>` of them. */
+const JOB_PROCESSOR = /\)\s*:\s*(?:JobProcessor\b|Record<string,\s*JobProcessor>)|:\s*JobProcessor\s*[=;]/;
+/** An intake kind made or declared: `defineIntakeKind(`, `: IntakeKind`, `IntakeKind[]`. */
+const INTAKE_KIND = /\bdefineIntakeKind\(|:\s*IntakeKind\b|\bIntakeKind\[\]/;
 /** The module specifiers a file imports or re-exports (static and dynamic). */
 const SPECIFIERS = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"]([^'"]+)['"]/gm;
 
 const isDecide = (file: string) => /^commands\/[^/]+\/decide\.ts$/.test(file);
 const isReactors = (file: string) => /^commands\/[^/]+\/reactors\.ts$/.test(file);
+const isOperations = (file: string) => /^(?:commands|queries)\/[^/]+\/operations\.ts$/.test(file);
+const isJobs = (file: string) => /^commands\/[^/]+\/jobs\.ts$/.test(file);
+const isIntake = (file: string) => /^commands\/[^/]+\/intake\.ts$/.test(file);
 
 /** Every .ts file under a tree, relative to the repository, with `/` separators. */
 function walk(dir: string): string[] {
@@ -59,7 +74,14 @@ function fileKindViolations(file: string, text: string): string[] {
   lines.forEach((line, i) => {
     if (!isDecide(file) && DECIDER.test(line)) found.push(`${file}:${i + 1}: ${RULES.decider} (${line.trim()})`);
     if (!isReactors(file) && REACTOR.test(line)) found.push(`${file}:${i + 1}: ${RULES.reactor} (${line.trim()})`);
+    if (!isOperations(file) && OPERATION.test(line)) found.push(`${file}:${i + 1}: ${RULES.operation} (${line.trim()})`);
+    if (!isJobs(file) && JOB_PROCESSOR.test(line)) found.push(`${file}:${i + 1}: ${RULES.job} (${line.trim()})`);
+    if (!isIntake(file) && INTAKE_KIND.test(line)) found.push(`${file}:${i + 1}: ${RULES.intake} (${line.trim()})`);
   });
+  if (path.posix.basename(file) === 'handlers.ts') {
+    const runsOwnDeciders = [...lines.join('\n').matchAll(SPECIFIERS)].some(([, specifier]) => specifier === './decide.ts');
+    if (!/^commands\/[^/]+\/handlers\.ts$/.test(file) || !runsOwnDeciders) found.push(`${file}: ${RULES.handlers}`);
+  }
   if (path.posix.basename(file) === 'dto.ts')
     lines.forEach((line, i) => {
       if (READS.test(line)) found.push(`${file}:${i + 1}: ${RULES.dtoReads} (${line.trim()})`);
@@ -96,6 +118,17 @@ describe('file kinds: one name and one home for each kind of file', () => {
 
   it('makes reactors only in commands/<feature>/reactors.ts (registered by <feature>Commands)', () => {
     expect(of(RULES.reactor), listed(of(RULES.reactor))).to.deep.equal([]);
+  });
+
+  it('declares HTTP operations only in operations.ts, job processors only in jobs.ts, intake kinds only in intake.ts', () => {
+    expect(of(RULES.operation), listed(of(RULES.operation))).to.deep.equal([]);
+    expect(of(RULES.job), listed(of(RULES.job))).to.deep.equal([]);
+    expect(of(RULES.intake), listed(of(RULES.intake))).to.deep.equal([]);
+  });
+
+  it("keeps command handlers (handlers.ts) in commands/<feature>/, running the feature's own deciders", () => {
+    expect(of(RULES.handlers), listed(of(RULES.handlers))).to.deep.equal([]);
+    expect(files).to.include.members(['commands/bidding/handlers.ts', 'commands/members/handlers.ts']);
   });
 
   it('imports nothing of commands/ into projections/ but events.ts: no job names, deciders or rules', () => {
@@ -135,6 +168,29 @@ describe('file kinds: one name and one home for each kind of file', () => {
     expect(
       check('commands/x/jobs.ts', 'export function xJobs(deps: ReactorDeps) {}\n// made by jobReactor(...)\n/* : Reactor; */'),
     ).to.deep.equal([]);
+
+    const operation = "export const x = defineOperation({ route: { method: 'get', path: '/v1/x' } });";
+    expect(check('commands/x/operations.ts', operation)).to.deep.equal([]);
+    expect(check('queries/x/operations.ts', operation)).to.deep.equal([]);
+    expect(check('commands/x/handlers.ts', `import { xDecider } from './decide.ts';\n${operation}`)).to.deep.equal([
+      `commands/x/handlers.ts:2: ${RULES.operation} (${operation})`,
+    ]);
+    const job = 'export function xJobs(deps: JobDeps): Record<string, JobProcessor> {\nfunction sendX(deps: JobDeps): JobProcessor {';
+    expect(check('commands/x/jobs.ts', job)).to.deep.equal([]);
+    expect(check('commands/x/operations.ts', job)).to.have.length(2);
+    expect(check('commands/x/jobs.ts', 'import type { JobProcessor } from "../../src/ports/jobs.ts";')).to.deep.equal([]);
+    const intake = "export const xKinds: IntakeKind[] = [defineIntakeKind('x', xRecord, importX)];";
+    expect(check('commands/x/intake.ts', intake)).to.deep.equal([]);
+    expect(check('commands/x/handlers.ts', `import { xDecider } from './decide.ts';\n${intake}`)).to.deep.equal([
+      `commands/x/handlers.ts:2: ${RULES.intake} (${intake})`,
+    ]);
+    expect(check('commands/x/handlers.ts', "import { xDecider } from './decide.ts';\nexport async function placeX() {}")).to.deep.equal([]);
+    expect(check('commands/x/handlers.ts', "import { yDecider } from '../y/decide.ts';")).to.deep.equal([
+      `commands/x/handlers.ts: ${RULES.handlers}`,
+    ]);
+    expect(check('queries/x/handlers.ts', "import { xDecider } from './decide.ts';")).to.deep.equal([
+      `queries/x/handlers.ts: ${RULES.handlers}`,
+    ]);
 
     const imports =
       "import { xEvents } from '../../commands/x/events.ts';\n" +

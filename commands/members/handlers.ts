@@ -1,3 +1,5 @@
+// The command handlers of members' accounts that operations, jobs and intake share: load a member, claim an email
+// address, sign up (each runs the members' deciders on their streams).
 import { randomInt } from 'node:crypto';
 import type { EventLog } from '../../src/ports/event-log.ts';
 import type { CommandResult } from '../../src/decider.ts';
