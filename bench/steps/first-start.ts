@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { importBackOfficeKey } from '../backoffice.ts';
-import { importBiddingFixture, type BiddingFixture } from '../bidding.ts';
+import { importBiddingFixture, type BiddingFixture } from '../bidding-fixture.ts';
 import {
   API_KEY,
   ensureDataset,
