@@ -120,6 +120,8 @@ async function deleteWebhooks(client: ServiceClient) {
   for (const hook of await backOffice(client, 'GET', '/webhooks')) await backOffice(client, 'DELETE', `/webhooks/${hook.Id}`);
 }
 
+type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
 export async function backOfficeBench(
   client: ServiceClient,
   memberHeaders: Record<string, string>,
@@ -130,7 +132,16 @@ export async function backOfficeBench(
   lots: number,
 ): Promise<BackOfficeResult> {
   await deleteWebhooks(client);
-  // ---- feed pages
+  const { feed, head } = await feedPages(client);
+  const stream = await streamLatency(client, memberHeaders, head, lots);
+  const receiver = await startReceiver();
+  const webhooks = await webhookDeliveries(client, receiver);
+  const attached = await attachedLoads(client, receiver, head, memberHeaders, loadOptions, rounds, target);
+  return { feed, stream, webhooks, attached };
+}
+
+/** The whole feed read three times in pages of 1,000; the position after its last event. */
+async function feedPages(client: ServiceClient): Promise<{ feed: BackOfficeResult['feed']; head: string }> {
   const feed: BackOfficeResult['feed'] = [];
   let head = '';
   for (let i = 0; i < 3; i++) {
@@ -141,8 +152,16 @@ export async function backOfficeBench(
       `  feed: ${pass.events.toLocaleString('en-US')} events in ${pass.pages} pages, ${Math.round(pass.eventsPerSecond).toLocaleString('en-US')} events/s`,
     );
   }
+  return { feed, head };
+}
 
-  // ---- 500 SSE subscribers, a PUT every 40 ms
+/** 500 SSE subscribers, a watchlist PUT every 40 ms: from each PUT's 200 to its event at every subscriber. */
+async function streamLatency(
+  client: ServiceClient,
+  memberHeaders: Record<string, string>,
+  head: string,
+  lots: number,
+): Promise<BackOfficeResult['stream']> {
   const SUBSCRIBERS = 500;
   const PUTS = 100;
   const okAt: number[] = [];
@@ -169,29 +188,36 @@ export async function backOfficeBench(
   }
   await sleep(1000);
   close();
+  const stream = arrivalLatencies(arrivals, okAt, PUTS);
+  say(
+    `  stream: ${SUBSCRIBERS} subscribers x ${PUTS} events: p50 ${stream.p50.toFixed(1)} ms, p99 ${stream.p99.toFixed(1)} ms, missing ${stream.missing}`,
+  );
+  return stream;
+}
+
+/** Each subscriber's arrivals against the PUTs' 200s (an arrival before its 200 counts 0). */
+function arrivalLatencies(arrivals: number[][], okAt: number[], puts: number): BackOfficeResult['stream'] {
   const latencies: number[] = [];
   let missing = 0;
   for (const got of arrivals) {
-    missing += Math.max(0, PUTS - got.length);
-    got.slice(0, PUTS).forEach((at, k) => latencies.push(Math.max(0, at - okAt[k])));
+    missing += Math.max(0, puts - got.length);
+    got.slice(0, puts).forEach((at, k) => latencies.push(Math.max(0, at - okAt[k])));
   }
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
-  const stream = {
-    subscribers: SUBSCRIBERS,
-    events: PUTS,
+  return {
+    subscribers: arrivals.length,
+    events: puts,
     samples: latencies.length,
     missing,
     p50: pct(50),
     p99: pct(99),
     max: latencies.at(-1) ?? NaN,
   };
-  say(
-    `  stream: ${SUBSCRIBERS} subscribers x ${PUTS} events: p50 ${stream.p50.toFixed(1)} ms, p99 ${stream.p99.toFixed(1)} ms, missing ${missing}`,
-  );
+}
 
-  // ---- 10 webhooks, 1,000 events by one intake request
-  const receiver = await startReceiver();
+/** 10 webhooks, 1,000 events appended by one intake request: deliveries a second, and in log order or not. */
+async function webhookDeliveries(client: ServiceClient, receiver: Receiver): Promise<BackOfficeResult['webhooks']> {
   const HOOKS = 10;
   const EVENTS = 1000;
   for (let n = 0; n < HOOKS; n++)
@@ -224,8 +250,19 @@ export async function backOfficeBench(
   );
   await deleteWebhooks(client);
   receiver.reset();
+  return webhooks;
+}
 
-  // ---- the watchlist PUT load alone and with 100 subscribers and 5 webhooks attached, rounds interleaved
+/** The watchlist PUT load alone and with 100 subscribers and 5 webhooks attached, rounds interleaved. */
+async function attachedLoads(
+  client: ServiceClient,
+  receiver: Receiver,
+  head: string,
+  memberHeaders: Record<string, string>,
+  loadOptions: LoadOptions,
+  rounds: number,
+  target: Target,
+): Promise<BackOfficeResult['attached']> {
   const alone: LoadResult[] = [];
   const attached: LoadResult[] = [];
   const requests = watchRequests();
@@ -235,17 +272,8 @@ export async function backOfficeBench(
     // Streams from the end of the feed (live subscribers, not ones catching up from the log's start).
     head = (await readFeed(client, head)).next;
     const closeAttached = await subscribe(client, 100, `types=LotWatched,WatchTypeChanged&after=${head}`, () => undefined);
-    attached.push(
-      await load(
-        'watchlist PUT, 100 streams and 5 webhooks attached',
-        round,
-        client.url('/'),
-        requests,
-        memberHeaders,
-        loadOptions,
-        target,
-      ),
-    );
+    const name = 'watchlist PUT, 100 streams and 5 webhooks attached';
+    attached.push(await load(name, round, client.url('/'), requests, memberHeaders, loadOptions, target));
     closeAttached();
     await deleteWebhooks(client);
   }
@@ -255,5 +283,5 @@ export async function backOfficeBench(
     `  attached: ${Math.round(median(attached.map((r) => r.rps)))} req/s against ${Math.round(median(alone.map((r) => r.rps)))} alone; ` +
       `${result.deliveries} deliveries meanwhile`,
   );
-  return { feed, stream, webhooks, attached: result };
+  return result;
 }

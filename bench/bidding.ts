@@ -1,7 +1,7 @@
 /**
  * Timed bidding under load, against the running bench service. A timed auction of its own in tenant
  * demo and a house of its own for the storm (extension window 5 s) are imported through the intake CLI before
- * the service starts (bench/run.ts); member tokens are issued with the service's own secret (500 scrypt
+ * the service starts (bench/bidding-fixture.ts); member tokens are issued with the service's own secret (500 scrypt
  * sign-ins would take minutes).
  *  - hot: one lot a round, 50 connections, each request another member's higher maximum (read your writes);
  *  - spread: 1,000 lots, 50 connections, each lot's maxima rising;
@@ -11,47 +11,33 @@
  *  - storm: 500 members bid on one lot in its last 10 s: every answer 200 or a 4xx, the extensions as the
  *    public bids ask, and the lot as answered equal to a replay of its stream.
  */
-import fs from 'node:fs';
 import path from 'node:path';
-import type { AutocannonRequest } from 'autocannon';
-import { hashPassword } from '../src/security/passwords.ts';
-import { TokenService } from '../src/security/tokens.ts';
-import { ringKeys } from '../src/security/signing-keys.ts';
-import type { KeyRing } from '../src/ports/key-ring.ts';
 import { SqliteEventLog } from '../src/adapters/embedded/sqlite-event-log.ts';
 import { foldStream } from '../src/command-runner.ts';
 import { biddingDecider } from '../commands/bidding/index.ts';
 import { lotStreamId } from '../commands/lots/index.ts';
-import { API_KEY, datasetEnv, type Dataset } from './dataset.ts';
+import {
+  bidBody,
+  bidRequests,
+  MAX_ROUNDS,
+  memberTokens,
+  SPREAD_LOTS,
+  START,
+  STEP,
+  STORM_API_KEY,
+  STORM_BACKOFFICE_KEY,
+  STORM_MEMBERS,
+  STORM_TENANT,
+  STORM_WINDOW_SECONDS,
+  lotRecord,
+  type BiddingFixture,
+} from './bidding-fixture.ts';
+import { API_KEY, type Dataset } from './dataset.ts';
 import { load, lotPageRequests, type LoadOptions, type LoadResult, type Target } from './loads.ts';
-import { cpuSecondsOf, runCli, say, sleep } from './processes.ts';
+import { cpuSecondsOf, say, sleep } from './processes.ts';
 import type { ServiceClient } from './service-client.ts';
 import { subscribe } from './sse.ts';
 import { median } from './stats.ts';
-
-const STORM_TENANT = 'benchstorm';
-const STORM_API_KEY = 'bench-storm-api-key-0123456789';
-const STORM_BACKOFFICE_KEY = 'bench-storm-backoffice-key-0123456789abcdef';
-const STORM_WINDOW_SECONDS = 5;
-const MEMBERS = 50;
-const STORM_MEMBERS = 500;
-const SPREAD_LOTS = 1000;
-const MAX_ROUNDS = 10;
-/** Between two maxima on one lot: above the demo table's largest increment (2,500). */
-const STEP = 5000;
-const START = 10_000;
-
-/** What one run imports: ids of its own, so runs never meet. */
-export interface BiddingFixture {
-  auctionId: number;
-  spreadLots: number[];
-  hotLots: number[];
-  streamLot: number;
-  members: number[];
-  stormAuctionId: number;
-  stormLotId: number;
-  stormMembers: number[];
-}
 
 export interface BiddingResult {
   hot: LoadResult[];
@@ -72,143 +58,6 @@ export interface BiddingResult {
     lateBids: number;
     differences: string[];
   };
-}
-
-/** Imports the run's timed auction, lots, members and registrations (the service stopped). */
-export async function importBiddingFixture(dataset: Dataset): Promise<BiddingFixture> {
-  const run = Math.floor(Date.now() / 1000) % 100_000;
-  const auctionId = 1_000_000 + run;
-  const lotBase = 100_000_000 + run * 2_000;
-  const fixture: BiddingFixture = {
-    auctionId,
-    spreadLots: Array.from({ length: SPREAD_LOTS }, (_, i) => lotBase + i),
-    hotLots: Array.from({ length: MAX_ROUNDS }, (_, i) => lotBase + SPREAD_LOTS + i),
-    streamLot: lotBase + SPREAD_LOTS + MAX_ROUNDS,
-    members: Array.from({ length: MEMBERS }, (_, i) => 1_500_000_000 + run * 1_000 + i),
-    stormAuctionId: auctionId,
-    stormLotId: lotBase + SPREAD_LOTS + MAX_ROUNDS + 1,
-    stormMembers: Array.from({ length: STORM_MEMBERS }, (_, i) => 1_500_000_000 + run * 1_000 + MEMBERS + i),
-  };
-  const now = Date.now();
-  const at = new Date(now).toISOString();
-  const passwordHash = await hashPassword('bench timed bidding member');
-  const auction = (tenant: string) => ({
-    kind: 'auction',
-    tenant,
-    auctionId,
-    auctionType: 1,
-    texts: { en: { title: `Bench timed sale ${run}`, description: 'Timed bidding under load.' } },
-    startTime: new Date(now - 3600_000).toISOString(),
-    endTime: new Date(now + 6 * 3600_000).toISOString(),
-    currency: 'EUR',
-    requiresTermsAcceptance: false,
-    bidding: 'timed',
-  });
-  const lot = (tenant: string, lotId: number, n: number) =>
-    lotRecord(tenant, auctionId, lotId, n + 1, `Bench lot ${n + 1}`, new Date(now + 6 * 3600_000).toISOString());
-  const member = (tenant: string, memberId: number) => [
-    {
-      kind: 'member',
-      tenant,
-      memberId,
-      email: `timed-${memberId}@example.com`,
-      passwordHash,
-      firstName: 'Timed',
-      lastName: String(memberId),
-      language: 'en',
-      signedUpAt: at,
-      confirmed: true,
-      roles: ['bidder'],
-    },
-    { kind: 'registrationDecision', tenant, memberId, auctionId, status: 'approved', at },
-  ];
-  const records: unknown[] = [
-    {
-      kind: 'tenant',
-      tenant: STORM_TENANT,
-      name: 'Bench storm house',
-      languages: ['en'],
-      defaultLanguage: 'en',
-      currency: 'EUR',
-      pageSize: 20,
-      publicAccess: true,
-      contactEmail: 'storm@example.com',
-      extensionWindowSeconds: STORM_WINDOW_SECONDS,
-    },
-    { kind: 'apiKey', key: STORM_API_KEY, name: 'bench storm', tenants: [STORM_TENANT] },
-    { kind: 'backOfficeKey', tenant: STORM_TENANT, keyId: 'bench-storm', name: 'bench storm', key: STORM_BACKOFFICE_KEY },
-    auction('demo'),
-    auction(STORM_TENANT),
-    ...[...fixture.spreadLots, ...fixture.hotLots, fixture.streamLot].map((id, n) => lot('demo', id, n)),
-    ...fixture.members.flatMap((id) => member('demo', id)),
-    ...fixture.stormMembers.flatMap((id) => member(STORM_TENANT, id)),
-  ];
-  const r = await runCli(
-    'app/cli/import.ts',
-    ['-'],
-    datasetEnv(dataset, { LOG_LEVEL: 'warn' }),
-    records.map((x) => JSON.stringify(x)).join('\n') + '\n',
-  );
-  if (r.code !== 0)
-    throw new Error(`importing the bidding fixture failed (${r.code}): ${r.stdout.slice(0, 2000)} ${r.stderr.slice(-2000)}`);
-  return fixture;
-}
-
-/** An intake `lot` record of a timed lot starting at START. */
-function lotRecord(tenant: string, auctionId: number, lotId: number, lotNumber: number, title: string, endTime: string) {
-  return {
-    kind: 'lot',
-    tenant,
-    lotId,
-    auctionId,
-    lotNumber,
-    categoryId: null,
-    texts: { en: { title, description: 'A lot bid on by the bench.' } },
-    attributes: [],
-    images: [],
-    hotLot: false,
-    vatFree: false,
-    currency: 'EUR',
-    startingPrice: START,
-    estimateLow: null,
-    estimateHigh: null,
-    endTime,
-    combiId: null,
-    ownerId: null,
-  };
-}
-
-/** Member tokens signed with the service's own key (its key ring, read from its DATA_DIR once it has started). */
-export function memberTokens(dataset: Dataset, tenant: string, members: number[]): string[] {
-  const ring = JSON.parse(fs.readFileSync(path.join(dataset.dataDir, 'secrets', 'keys.json'), 'utf8')) as KeyRing;
-  const tokens = new TokenService(ringKeys(ring));
-  return members.map((id) => tokens.issue('member', tenant, String(id)).Token);
-}
-
-const bidBody = (lotId: number, amount: number) => JSON.stringify({ LotId: lotId, MaxAmount: amount });
-
-/** Request n: member n mod 50 on `lotOf(n)`, each lot's maxima rising by STEP in the order the requests are made. */
-export function bidRequests(tokens: string[], lotOf: (n: number) => number): AutocannonRequest[] {
-  let n = 0;
-  const sent = new Map<number, number>();
-  return [
-    {
-      method: 'POST',
-      setupRequest: (req) => {
-        const i = n++;
-        const lotId = lotOf(i);
-        const count = (sent.get(lotId) ?? 0) + 1;
-        sent.set(lotId, count);
-        return {
-          ...req,
-          method: 'POST',
-          path: '/v1/me/bids',
-          headers: { ...req.headers, Authorization: `Bearer ${tokens[(i * 7) % tokens.length]}` },
-          body: bidBody(lotId, START + count * STEP),
-        };
-      },
-    },
-  ];
 }
 
 export async function biddingBench(
@@ -386,11 +235,13 @@ async function streams(client: ServiceClient, fixture: BiddingFixture, tokens: s
   return out;
 }
 
+type StormOutcome = BiddingResult['storm'];
+
 /**
  * 500 members of the storm house bid on one lot catalogued (over the back office's intake) to end in 10 s:
  * each at a random moment, up to four times, each maximum above every one sent before, until refused.
  */
-async function storm(client: ServiceClient, dataset: Dataset, fixture: BiddingFixture): Promise<BiddingResult['storm']> {
+async function storm(client: ServiceClient, dataset: Dataset, fixture: BiddingFixture): Promise<StormOutcome> {
   say(`storm: ${STORM_MEMBERS} members on one lot in its last 10 s (extension window ${STORM_WINDOW_SECONDS} s)`);
   const tokens = memberTokens(dataset, STORM_TENANT, fixture.stormMembers);
   const lotId = fixture.stormLotId;
@@ -403,6 +254,18 @@ async function storm(client: ServiceClient, dataset: Dataset, fixture: BiddingFi
   });
   if (intake.status !== 200) throw new Error(`storm lot intake: ${intake.status} ${await intake.text()}`);
   const started = performance.now();
+  const answers = await stormBids(client, tokens, lotId);
+  const seconds = (performance.now() - started) / 1000;
+  const out = await stormAfterTheClose(client, dataset, lotId, endTime, { answers, seconds });
+  say(
+    `  answers ${JSON.stringify(answers)} in ${seconds.toFixed(1)} s; ${out.publicBids} public bids, ${out.extensions} extensions (expected ${out.expectedExtensions}); ` +
+      `end ${out.finalEndTime} (expected ${out.expectedEndTime}); closed ${out.closed}; equal to a replay: ${out.equalToReplay} ${out.differences.join('; ')}; bids after the end: ${out.lateBids}`,
+  );
+  return out;
+}
+
+/** Every member's bids, each at a random moment, up to four times, until refused; the answers by status. */
+async function stormBids(client: ServiceClient, tokens: string[], lotId: number): Promise<Record<string, number>> {
   const answers: Record<string, number> = {};
   let amount = START;
   await Promise.all(
@@ -424,8 +287,17 @@ async function storm(client: ServiceClient, dataset: Dataset, fixture: BiddingFi
       }
     }),
   );
-  const seconds = (performance.now() - started) / 1000;
-  // The close: its job runs at the (extended) end time.
+  return answers;
+}
+
+/** Once the close's job ran at the (extended) end time: the lot's stream against the extensions asked and a replay. */
+async function stormAfterTheClose(
+  client: ServiceClient,
+  dataset: Dataset,
+  lotId: number,
+  endTime: string,
+  bids: Pick<StormOutcome, 'answers' | 'seconds'>,
+): Promise<StormOutcome> {
   const anon = await client.call('POST', '/v1/tokens/anonymous', { 'Api-Key': STORM_API_KEY }, { clientId: STORM_TENANT });
   const lotHeaders = { 'Api-Key': STORM_API_KEY, Authorization: `Bearer ${anon.body.Token}` };
   const deadline = Date.now() + 30_000;
@@ -439,23 +311,7 @@ async function storm(client: ServiceClient, dataset: Dataset, fixture: BiddingFi
     await sleep(500);
     const lot = (await client.call('GET', `/v1/lots/${lotId}`, lotHeaders)).body;
     const replayed = await foldStream(log, lotStreamId(STORM_TENANT, lotId), biddingDecider);
-    // The extensions the public bids ask for: a bid within the window moves the end to its time plus the window.
-    let end = Date.parse(endTime);
-    let expectedExtensions = 0;
-    let lateBids = 0;
-    let closed = false;
-    for (const e of events) {
-      if (e.type === 'LotClosed') closed = true;
-      if ((e.type === 'BidPlaced' || e.type === 'MaxBidPlaced') && closed) lateBids++;
-      if (e.type === 'MaxBidPlaced' && Date.parse(e.data.at as string) >= end) lateBids++;
-      if (e.type === 'BidPlaced') {
-        const placed = Date.parse(e.data.placedAt as string);
-        if (placed > end - STORM_WINDOW_SECONDS * 1000 && placed + STORM_WINDOW_SECONDS * 1000 > end) {
-          end = placed + STORM_WINDOW_SECONDS * 1000;
-          expectedExtensions++;
-        }
-      }
-    }
+    const { end, expectedExtensions, lateBids } = extensionsAsked(events, endTime);
     const differences: string[] = [];
     const compare = (name: string, answered: unknown, fromReplay: unknown) => {
       if (answered !== fromReplay) differences.push(`${name}: answered ${String(answered)}, replayed ${String(fromReplay)}`);
@@ -464,10 +320,9 @@ async function storm(client: ServiceClient, dataset: Dataset, fixture: BiddingFi
     compare('BidCount', lot.BidCount, replayed.bidCount);
     compare('EndTime', lot.EndTime, replayed.endTime === null ? null : new Date(replayed.endTime).toISOString());
     compare('IsClosed', lot.IsClosed, replayed.closed);
-    const out = {
+    return {
       members: STORM_MEMBERS,
-      answers,
-      seconds,
+      ...bids,
       publicBids: events.filter((e) => e.type === 'BidPlaced').length,
       extensions: events.filter((e) => e.type === 'LotEndTimeExtended').length,
       expectedExtensions,
@@ -478,14 +333,33 @@ async function storm(client: ServiceClient, dataset: Dataset, fixture: BiddingFi
       lateBids,
       differences,
     };
-    say(
-      `  answers ${JSON.stringify(answers)} in ${seconds.toFixed(1)} s; ${out.publicBids} public bids, ${out.extensions} extensions (expected ${expectedExtensions}); ` +
-        `end ${out.finalEndTime} (expected ${out.expectedEndTime}); closed ${out.closed}; equal to a replay: ${out.equalToReplay} ${differences.join('; ')}; bids after the end: ${lateBids}`,
-    );
-    return out;
   } finally {
     await log.close();
   }
+}
+
+/**
+ * The extensions the public bids ask for (a bid within the window moves the end to its time plus the window), the
+ * end they make, and the bids after the end or the close.
+ */
+function extensionsAsked(events: Array<{ type: string; data: Record<string, unknown> }>, endTime: string) {
+  let end = Date.parse(endTime);
+  let expectedExtensions = 0;
+  let lateBids = 0;
+  let closed = false;
+  for (const e of events) {
+    if (e.type === 'LotClosed') closed = true;
+    if ((e.type === 'BidPlaced' || e.type === 'MaxBidPlaced') && closed) lateBids++;
+    if (e.type === 'MaxBidPlaced' && Date.parse(e.data.at as string) >= end) lateBids++;
+    if (e.type === 'BidPlaced') {
+      const placed = Date.parse(e.data.placedAt as string);
+      if (placed > end - STORM_WINDOW_SECONDS * 1000 && placed + STORM_WINDOW_SECONDS * 1000 > end) {
+        end = placed + STORM_WINDOW_SECONDS * 1000;
+        expectedExtensions++;
+      }
+    }
+  }
+  return { end, expectedExtensions, lateBids };
 }
 
 /** The figures the report compares with the targets. */

@@ -162,6 +162,19 @@ async function measure(base: string, pid: number, plan: OperationPlan, n: number
   };
 }
 
+/** The feed's first pages, whose `Next` positions the load then asks from in turn (the first: from the start). */
+async function feedPositions(base: string): Promise<string[]> {
+  const feedAfter = [''];
+  for (let page = 0; page < 10; page++) {
+    const feed = await json(base, 'GET', `/backoffice/v1/events?limit=100${feedAfter[page]}`, {
+      Authorization: `Bearer ${BACK_OFFICE_KEY}`,
+    });
+    if (feed.status !== 200 || typeof feed.body?.Next !== 'string') break;
+    feedAfter.push(`&after=${encodeURIComponent(feed.body.Next)}`);
+  }
+  return feedAfter;
+}
+
 /** What each operation sends: the demo tenant's catalogue, its bidder, its timed auction and its back office. */
 async function plans(base: string, round: number): Promise<OperationPlan[]> {
   const anonymous = (await json(base, 'POST', '/v1/tokens/anonymous', {}, { clientId: 'demo' })).body!.Token as string;
@@ -178,15 +191,7 @@ async function plans(base: string, round: number): Promise<OperationPlan[]> {
   const registered = await json(base, 'POST', `/v1/me/registrations/${TIMED_AUCTION}`, member);
   if (registered.status >= 300) say(`  registration for the timed auction: ${registered.status}`);
   const words = ['clock', 'chair', 'silver', 'painting', 'vase', 'table', 'lamp', 'ring', 'mirror', 'bowl'];
-  // The feed's first pages, whose `Next` positions the load then asks from in turn.
-  const feedAfter = [''];
-  for (let page = 0; page < 10; page++) {
-    const feed = await json(base, 'GET', `/backoffice/v1/events?limit=100${feedAfter[page]}`, {
-      Authorization: `Bearer ${BACK_OFFICE_KEY}`,
-    });
-    if (feed.status !== 200 || typeof feed.body?.Next !== 'string') break;
-    feedAfter.push(`&after=${encodeURIComponent(feed.body.Next)}`);
-  }
+  const feedAfter = await feedPositions(base);
   return [
     {
       name: 'lot page, cached',

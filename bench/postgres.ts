@@ -11,7 +11,8 @@ import pg from 'pg';
 import { SqliteEventLog } from '../src/adapters/embedded/sqlite-event-log.ts';
 import { PgEventLog } from '../src/adapters/postgres/pg-event-log.ts';
 import type { EventLog, ExpectedRevision } from '../src/ports/event-log.ts';
-import { bidRequests, memberTokens, settle } from './bidding.ts';
+import { bidRequests, memberTokens } from './bidding-fixture.ts';
+import { settle } from './bidding.ts';
 import { API_KEY, MEMBER_PASSWORD, type Dataset } from './dataset.ts';
 import { load, lotPageRequests, watchRequests, type LoadOptions, type LoadResult, type Target } from './loads.ts';
 import { BENCH_DIR, say, stopProcess, waitFor200, type Proc } from './processes.ts';
@@ -207,7 +208,7 @@ export interface ColumnInputs {
   /** The embedded dataset (its service running) and that service. */
   dataset: Dataset;
   embedded: { client: ServiceClient; target: Target };
-  /** Starts the service on `dataset` with `env` added (bench/run.ts: the same flags as the embedded one). */
+  /** Starts the service on `dataset` with `env` added (bench/steps/postgres.ts: the same flags as the embedded one). */
   startService: (name: string, dataset: Dataset, env: Record<string, string>) => Proc;
   /** A member imported for this step alone, with an empty watchlist on both. */
   memberEmail: string;
@@ -227,7 +228,7 @@ export interface ColumnInputs {
  * dropped after.
  */
 export async function postgresColumn(inputs: ColumnInputs): Promise<PostgresColumn> {
-  const { url, dataset, rounds, loadOptions } = inputs;
+  const { url, dataset, rounds } = inputs;
   const schema = `bench_${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}`;
   const eventsFile = path.join(dataset.dataDir, 'events.sqlite');
   const pgDataset: Dataset = { ...dataset, dir: path.join(BENCH_DIR, 'pg'), dataDir: path.join(BENCH_DIR, 'pg', 'data') };
@@ -249,82 +250,9 @@ export async function postgresColumn(inputs: ColumnInputs): Promise<PostgresColu
     await settle(proc.pid);
     logs = await openAdapterLogs(BENCH_DIR, eventsFile, url, schema);
 
-    const pgClient = new ServiceClient(inputs.port);
-    const pgTarget: Target = { pid: proc.pid, spawnedAt: proc.spawnedAt };
-    const sides = [
-      { name: 'embedded', client: inputs.embedded.client, target: inputs.embedded.target, logs: logs.embedded },
-      { name: 'PostgreSQL', client: pgClient, target: pgTarget, logs: logs.postgres },
-    ].map((side) => ({ ...side, figures: { appends: [], replay: [], lots: [], watch: [], hot: [] } as Side }));
-    // Tokens and a watchlist generator of each service's own (the member's watchlist starts empty on both).
-    const prepared = await Promise.all(
-      sides.map(async (side) => {
-        const anon = await side.client.anonymousToken();
-        const member = await side.client.memberToken(anon, inputs.memberEmail, MEMBER_PASSWORD);
-        return {
-          catalogue: { 'Api-Key': API_KEY, Authorization: `Bearer ${anon}` },
-          member: { 'Api-Key': API_KEY, Authorization: `Bearer ${member}`, 'Content-Type': 'application/json' },
-          bids: { 'Api-Key': API_KEY, 'Content-Type': 'application/json' },
-          watch: watchRequests(),
-        };
-      }),
-    );
+    const sides = await engineSides(inputs, proc, logs);
     const tokens = memberTokens(dataset, 'demo', inputs.bidders);
-    for (let round = 1; round <= rounds; round++) {
-      for (const side of sides) {
-        const r = await appendLoad(side.logs.appends, `${side.name === 'embedded' ? 'e' : 'p'}${round}`, inputs.appendSeconds);
-        say(
-          `  ${side.name} appends (round ${round}): ${fmt(r.appendsPerSecond)}/s from ${APPEND_CALLERS} callers, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, ${r.failed} failed`,
-        );
-        side.figures.appends.push(r);
-      }
-      for (const side of sides) {
-        const r = await replay(side.logs.replay);
-        say(
-          `  ${side.name} replay (round ${round}): ${fmt(r.events)} events in ${r.seconds.toFixed(2)} s, ${fmt(r.eventsPerSecond)} events/s ` +
-            `(${fmt(r.eventsPerCpuSecond)} per CPU second)`,
-        );
-        side.figures.replay.push(r);
-      }
-      const http = (i: number, what: string) => `${what} (${sides[i].name})`;
-      for (const [i, side] of sides.entries())
-        side.figures.lots.push(
-          await load(
-            http(i, 'GET /v1/lots page'),
-            round,
-            side.client.url('/'),
-            lotPageRequests(),
-            prepared[i].catalogue,
-            loadOptions,
-            side.target,
-          ),
-        );
-      for (const [i, side] of sides.entries())
-        side.figures.watch.push(
-          await load(
-            http(i, 'PUT /v1/me/watchlist/{lotId}'),
-            round,
-            side.client.url('/'),
-            prepared[i].watch,
-            prepared[i].member,
-            loadOptions,
-            side.target,
-          ),
-        );
-      const hotLot = inputs.hotLots[round - 1];
-      if (hotLot === undefined) continue;
-      for (const [i, side] of sides.entries())
-        side.figures.hot.push(
-          await load(
-            http(i, 'POST /v1/me/bids, one hot lot'),
-            round,
-            side.client.url('/'),
-            bidRequests(tokens, () => hotLot),
-            prepared[i].bids,
-            loadOptions,
-            side.target,
-          ),
-        );
-    }
+    for (let round = 1; round <= rounds; round++) await columnRound(inputs, sides, tokens, round);
     return { url: shownUrl(url), schema, copy, firstBuildSeconds: readyMs / 1000, embedded: sides[0].figures, postgres: sides[1].figures };
   } finally {
     if (proc) {
@@ -378,4 +306,95 @@ export function postgresReport(p: PostgresColumn): string[] {
       `${JSON.stringify(p.embedded.hot.map((l) => l.statusCodes))}, PostgreSQL ${JSON.stringify(p.postgres.hot.map((l) => l.statusCodes))}`,
   );
   return lines;
+}
+
+/** One engine set as the rounds load it: its service and logs, what its requests are sent with, and its figures. */
+interface EngineSide {
+  name: string;
+  client: ServiceClient;
+  target: Target;
+  logs: { appends: EventLog; replay: EventLog };
+  figures: Side;
+  headers: { catalogue: Record<string, string>; member: Record<string, string>; bids: Record<string, string> };
+  watch: ReturnType<typeof watchRequests>;
+}
+
+/** The embedded service and the PostgreSQL one, with tokens and a watchlist generator of each's own (the member's watchlist starts empty on both). */
+async function engineSides(inputs: ColumnInputs, proc: Proc, logs: Awaited<ReturnType<typeof openAdapterLogs>>): Promise<EngineSide[]> {
+  const pgTarget: Target = { pid: proc.pid, spawnedAt: proc.spawnedAt };
+  const sides = [
+    { name: 'embedded', client: inputs.embedded.client, target: inputs.embedded.target, logs: logs.embedded },
+    { name: 'PostgreSQL', client: new ServiceClient(inputs.port), target: pgTarget, logs: logs.postgres },
+  ];
+  return Promise.all(
+    sides.map(async (side) => {
+      const anon = await side.client.anonymousToken();
+      const member = await side.client.memberToken(anon, inputs.memberEmail, MEMBER_PASSWORD);
+      const headers = {
+        catalogue: { 'Api-Key': API_KEY, Authorization: `Bearer ${anon}` },
+        member: { 'Api-Key': API_KEY, Authorization: `Bearer ${member}`, 'Content-Type': 'application/json' },
+        bids: { 'Api-Key': API_KEY, 'Content-Type': 'application/json' },
+      };
+      return { ...side, figures: { appends: [], replay: [], lots: [], watch: [], hot: [] } as Side, headers, watch: watchRequests() };
+    }),
+  );
+}
+
+/** One round: appends, replay, the lot page, the watchlist PUT and (while fresh hot lots last) a hot lot's bids, each load on both sides. */
+async function columnRound(inputs: ColumnInputs, sides: EngineSide[], tokens: string[], round: number) {
+  const { loadOptions } = inputs;
+  for (const side of sides) {
+    const r = await appendLoad(side.logs.appends, `${side.name === 'embedded' ? 'e' : 'p'}${round}`, inputs.appendSeconds);
+    say(
+      `  ${side.name} appends (round ${round}): ${fmt(r.appendsPerSecond)}/s from ${APPEND_CALLERS} callers, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, ${r.failed} failed`,
+    );
+    side.figures.appends.push(r);
+  }
+  for (const side of sides) {
+    const r = await replay(side.logs.replay);
+    say(
+      `  ${side.name} replay (round ${round}): ${fmt(r.events)} events in ${r.seconds.toFixed(2)} s, ${fmt(r.eventsPerSecond)} events/s ` +
+        `(${fmt(r.eventsPerCpuSecond)} per CPU second)`,
+    );
+    side.figures.replay.push(r);
+  }
+  const http = (side: EngineSide, what: string) => `${what} (${side.name})`;
+  for (const side of sides)
+    side.figures.lots.push(
+      await load(
+        http(side, 'GET /v1/lots page'),
+        round,
+        side.client.url('/'),
+        lotPageRequests(),
+        side.headers.catalogue,
+        loadOptions,
+        side.target,
+      ),
+    );
+  for (const side of sides)
+    side.figures.watch.push(
+      await load(
+        http(side, 'PUT /v1/me/watchlist/{lotId}'),
+        round,
+        side.client.url('/'),
+        side.watch,
+        side.headers.member,
+        loadOptions,
+        side.target,
+      ),
+    );
+  const hotLot = inputs.hotLots[round - 1];
+  if (hotLot === undefined) return;
+  for (const side of sides)
+    side.figures.hot.push(
+      await load(
+        http(side, 'POST /v1/me/bids, one hot lot'),
+        round,
+        side.client.url('/'),
+        bidRequests(tokens, () => hotLot),
+        side.headers.bids,
+        loadOptions,
+        side.target,
+      ),
+    );
 }

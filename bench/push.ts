@@ -12,7 +12,7 @@ import { createECDH, randomBytes } from 'node:crypto';
 import webpush from 'web-push';
 import { hashPassword } from '../src/security/passwords.ts';
 import { datasetEnv, type Dataset } from './dataset.ts';
-import { memberTokens } from './bidding.ts';
+import { memberTokens } from './bidding-fixture.ts';
 import { cpuSecondsOfTree, runCli, say, sleep } from './processes.ts';
 import type { ServiceClient } from './service-client.ts';
 

@@ -213,7 +213,11 @@ async function main(): Promise<void> {
     if (child.status !== 0) throw new Error(`the reopen phase failed (${child.status ?? child.signal})`);
     return;
   }
+  await reopenAndQuery(dir, vocabs);
+}
 
+/** The reopen phase (in a fresh process): the snapshot reopened, then the queries timed on it. */
+async function reopenAndQuery(dir: string, vocabs: Record<string, string[]>): Promise<void> {
   gc();
   const t = performance.now();
   const reopened = await MiniSearchIndex.open({ dir, flushIntervalMs: 0, partitions: LOT_SEARCH_PARTITION });
@@ -224,8 +228,14 @@ async function main(): Promise<void> {
   console.log(
     `reopen: ${ms(reopenMs)} (${reopened.loadStats.documents} docs, ${reopened.loadStats.rebuiltFromDocuments} partitions rebuilt from documents); heapUsed ${mb(mem2.heapUsed)}, rss ${mb(mem2.rss)}`,
   );
+  const { requests, kinds } = queries(vocabs);
+  for (let i = 0; i < Math.min(200, requests.length); i++) reopened.searchSync('lots', 'tenant-1', requests[i]); // warm-up
+  await timeQueries(reopened, requests, kinds);
+  await reopened.close();
+}
 
-  // Queries
+/** The QUERIES queries: one or two words, popular or uniform, 20 % with a typo, 20 % ending with a prefix. */
+function queries(vocabs: Record<string, string[]>): { requests: SearchRequest[]; kinds: string[] } {
   const qr = rng(7);
   const pickQ = Object.fromEntries(LANGS.map((l) => [l, zipf(VOCAB, qr)]));
   const requests: SearchRequest[] = [];
@@ -239,13 +249,7 @@ async function main(): Promise<void> {
       let w = qr() < 0.5 ? vocabs[lang][pickQ[lang]()] : vocabs[lang][Math.floor(qr() * VOCAB)];
       const k = qr();
       if (k < 0.2 && w.length >= 5) {
-        const p = 1 + Math.floor(qr() * (w.length - 2));
-        const op = Math.floor(qr() * 3);
-        if (op === 0)
-          w = w.slice(0, p) + w.slice(p + 1); // deletion
-        else if (op === 1)
-          w = w.slice(0, p) + 'x' + w.slice(p + 1); // substitution
-        else w = w.slice(0, p) + w[p + 1] + w[p] + w.slice(p + 2); // transposition
+        w = withTypo(w, qr);
         kind = 'typo';
       } else if (k < 0.4 && j === n - 1 && w.length > 3) {
         w = w.slice(0, 3 + Math.floor(qr() * Math.min(3, w.length - 3)));
@@ -263,7 +267,20 @@ async function main(): Promise<void> {
       perPage: 20,
     });
   }
-  for (let i = 0; i < Math.min(200, requests.length); i++) reopened.searchSync('lots', 'tenant-1', requests[i]); // warm-up
+  return { requests, kinds };
+}
+
+/** A one-letter deletion, substitution or transposition. */
+function withTypo(w: string, qr: () => number): string {
+  const p = 1 + Math.floor(qr() * (w.length - 2));
+  const op = Math.floor(qr() * 3);
+  if (op === 0) return w.slice(0, p) + w.slice(p + 1); // deletion
+  if (op === 1) return w.slice(0, p) + 'x' + w.slice(p + 1); // substitution
+  return w.slice(0, p) + w[p + 1] + w[p] + w.slice(p + 2); // transposition
+}
+
+/** Each query the fastest of REPEAT runs: percentiles, the largest result set and the slowest queries, printed. */
+async function timeQueries(reopened: MiniSearchIndex, requests: SearchRequest[], kinds: string[]): Promise<void> {
   const times: number[] = [];
   const rows: Array<{ t: number; q: string; found: number; kind: string }> = [];
   let totalFound = 0;
@@ -298,7 +315,6 @@ async function main(): Promise<void> {
       .map((r) => `"${r.q}" ${r.kind} found ${r.found} ${ms(r.t)}`)
       .join('; '),
   );
-  await reopened.close();
 }
 
 async function build(dir: string, random: () => number, words: (lang: string, n: number) => string): Promise<void> {
