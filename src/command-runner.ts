@@ -269,23 +269,8 @@ async function runBatch(log: EventLog, streamId: string, decider: Queued['decide
         conflicts++;
         if (before) remember(before.state, before.revision);
         markContended(log, streamId);
-        const again: Queued[] = [];
-        for (const item of batch) {
-          if (item.retry.now() >= item.deadline || item.tries >= item.maxTries) item.reject(new WriteContentionError(streamId, item.tries));
-          else again.push(item);
-        }
-        if (again.length === 0) {
-          batch.length = 0;
-          return;
-        }
-        const first = again[0].retry;
-        const untilDeadline = Math.min(...again.map((item) => item.deadline - item.retry.now()));
-        await first.sleep(Math.max(0, Math.min(backoffMs(conflicts, first.random), untilDeadline)));
-        // Commands of this decider that arrived meanwhile join the batch, after it (they came later).
-        const joining = queue.splice(0, sameDecider(queue, decider, MAX_BATCH - again.length));
-        batch.length = 0;
-        batch.push(...again, ...joining);
-        continue;
+        if (await afterConflict(streamId, decider, batch, queue, conflicts)) continue;
+        return;
       }
       failAppend(batch, outcomes, queue, error);
       return;
@@ -295,6 +280,37 @@ async function runBatch(log: EventLog, streamId: string, decider: Queued['decide
     batch.forEach((item, i) => settle(item, outcomes[i], appended.position));
     return;
   }
+}
+
+/**
+ * After the batch's `conflicts`-th conflict: the commands past their budget (or tries) give up, the others wait (a
+ * random backoff, within their deadlines) and are the batch again, with latecomers of the decider after them.
+ * False when none is left to try.
+ */
+async function afterConflict(
+  streamId: string,
+  decider: Queued['decider'],
+  batch: Queued[],
+  queue: Queued[],
+  conflicts: number,
+): Promise<boolean> {
+  const again: Queued[] = [];
+  for (const item of batch) {
+    if (item.retry.now() >= item.deadline || item.tries >= item.maxTries) item.reject(new WriteContentionError(streamId, item.tries));
+    else again.push(item);
+  }
+  if (again.length === 0) {
+    batch.length = 0;
+    return false;
+  }
+  const first = again[0].retry;
+  const untilDeadline = Math.min(...again.map((item) => item.deadline - item.retry.now()));
+  await first.sleep(Math.max(0, Math.min(backoffMs(conflicts, first.random), untilDeadline)));
+  // Commands of this decider that arrived meanwhile join the batch, after it (they came later).
+  const joining = queue.splice(0, sameDecider(queue, decider, MAX_BATCH - again.length));
+  batch.length = 0;
+  batch.push(...again, ...joining);
+  return true;
 }
 
 /**

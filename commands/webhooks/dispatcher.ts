@@ -4,8 +4,8 @@
 import type { Logger } from '../../src/logger.ts';
 import type { EventLog } from '../../src/ports/event-log.ts';
 import type { DocumentStore, WriteOp } from '../../src/ports/read-models.ts';
-import type { EventFeed, FeedEvent } from '../../src/events/feed.ts';
-import { feedItemJson } from '../../src/events/feed.ts';
+import type { EventFeed } from '../../src/events/feed.ts';
+import { feedItemJson, type FeedEvent } from '../../src/events/feed-items.ts';
 import { runCommand } from '../../src/command-runner.ts';
 import type { PublicUrlGuard } from '../../src/security/public-url.ts';
 import { operatorScope, tenantsCollection } from '../../projections/access/index.ts';

@@ -1,7 +1,8 @@
 // The auction streams of one tenant in one process (`GET /v1/auctions/{id}/stream`): one reader follows the
 // tenant's public events, turns each into the stream's message once, keeps the last day of them for clients that
 // reconnect, and hands them to every open stream of that auction.
-import type { FeedEvent, TenantFeed } from '../../src/events/feed.ts';
+import type { FeedEvent } from '../../src/events/feed-items.ts';
+import type { TenantFeed } from '../../src/events/feed.ts';
 import type { TenantScope } from '../../src/ports/read-models.ts';
 import { KeptMessages } from '../../src/http/message-stream.ts';
 import { catalogueLots, type LotDoc } from '../../projections/catalogue/index.ts';

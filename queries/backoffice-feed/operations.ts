@@ -1,7 +1,8 @@
 // The back office's event feed, paged (BACKOFFICE.md "The event feed"): GET /backoffice/v1/events.
 import { defineOperation } from '../../src/http/operation.ts';
 import { INT32_MAX, int32Text, z } from '../../src/http/schemas.ts';
-import { feedItemJson, feedItemsJson, feedTypesOf } from '../../src/events/feed.ts';
+import { feedItemJson, feedItemsJson } from '../../src/events/feed-items.ts';
+import { feedTypesOf } from '../../src/events/feed.ts';
 import { openEventStream, StreamedAnswer } from '../../src/http/event-stream.ts';
 import { JsonAnswer } from '../../src/http/json-answer.ts';
 import type { BackOfficeContext } from '../../src/http/operation.ts';

@@ -2,7 +2,8 @@
 // bids, closes, registration decisions and failed deliveries, tells each once as the messages of the members it concerns (read with
 // the lot's private facts from the lot's own stream, never handed to the feed), keeps the last day of them for
 // clients that reconnect, and hands each to the open streams of its member only.
-import type { FeedEvent, TenantFeed } from '../../src/events/feed.ts';
+import type { FeedEvent } from '../../src/events/feed-items.ts';
+import type { TenantFeed } from '../../src/events/feed.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
 import { KeptMessages } from '../../src/http/message-stream.ts';
 import { minimumNextBid, type IncrementRow } from '../../commands/bidding/rules.ts';

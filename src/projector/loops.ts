@@ -6,7 +6,7 @@ import { isEngineUnreachable } from '../errors.ts';
 import { KeptDocuments, type Projection, type Reactor } from './projection.ts';
 import type { Progress } from './progress.ts';
 import type { CatchUp } from './catch-up.ts';
-import { applyParked, liveSearchWriter, react, storedCheckpoint, type ProjectorDeps } from './apply.ts';
+import { applyParked, liveSearchWriter, react, storedCheckpoint, type ProjectorDeps, type SearchWriter } from './apply.ts';
 import { isParkable, Parking, type ParkingOptions } from './parking.ts';
 
 /** The longest wait before a projection whose store was unreachable tries again. */
@@ -61,6 +61,34 @@ export class Loops {
     for (const projection of projections) this.loops.push(together.then(() => this.loop(projection)));
   }
 
+  /**
+   * Where the loop starts again (after each failure too): its stored checkpoint (a store that was unreachable, a
+   * checkpoint moved), what it set aside (a rebuild's swap, an operator's retry or skip, may have changed it), then,
+   * when behind (a first build, a long stop), the events of its types alone in large pages until the head.
+   */
+  private async resume(projection: Projection, searchWriter: SearchWriter, parking: Parking): Promise<number> {
+    const stored = await storedCheckpoint(this.deps, projection);
+    await parking.load();
+    return this.catchUp.from(projection, stored, searchWriter, parking);
+  }
+
+  /** A live batch applied after `from` (its parked streams set aside): the checkpoint it stored. */
+  private apply(
+    projection: Projection,
+    events: RecordedEvent[],
+    from: number,
+    { searchWriter, parking, kept }: { searchWriter: SearchWriter; parking: Parking; kept: KeptDocuments | undefined },
+  ): Promise<number> {
+    return applyParked(parking, this.deps.documents, projection, events, from, this.deps.documents.live(), {
+      searchWriter,
+      onChange: (handled, at) => {
+        if (handled.length > 0) this.progress.changed(projection.name, at, handled);
+      },
+      end: events[events.length - 1].position,
+      kept,
+    });
+  }
+
   private async loop(projection: Projection): Promise<void> {
     const searchWriter = liveSearchWriter(this.deps, projection);
     const kept = projection.kind === 'documents' && projection.keepDocuments ? new KeptDocuments(projection.keepDocuments) : undefined;
@@ -95,13 +123,7 @@ export class Loops {
         await subscription?.unsubscribe();
       });
       try {
-        // Where it stands (read again after each failure: a store that was unreachable, a checkpoint moved).
-        stored = pending = await storedCheckpoint(this.deps, projection);
-        // And what it set aside (a rebuild's swap, an operator's retry or skip, may have changed it).
-        await parking.load();
-        // Behind (a first build, a long stop): the events of this projection's types alone, in large pages,
-        // until the head; then the log live.
-        stored = pending = await this.catchUp.from(projection, stored, searchWriter, parking);
+        stored = pending = await this.resume(projection, searchWriter, parking);
         lastStore = Date.now();
         if (this.stopping()) break;
         subscription = this.deps.log.subscribeToAll({ fromPosition: stored, batchSize: 2000 });
@@ -127,16 +149,8 @@ export class Loops {
               continue;
             }
           }
-          const batch = work.then(() =>
-            applyParked(parking, this.deps.documents, projection, events, stored, this.deps.documents.live(), {
-              searchWriter,
-              onChange: (handled, at) => {
-                if (handled.length > 0) this.progress.changed(projection.name, at, handled);
-              },
-              end: batchEnd,
-              kept,
-            }),
-          );
+          // From `stored` as it is when the batch runs (an idle checkpoint queued before it may move it).
+          const batch = work.then(() => this.apply(projection, events, stored, { searchWriter, parking, kept }));
           work = batch.catch(() => undefined);
           stored = pending = await batch;
           lastStore = Date.now();
@@ -149,26 +163,34 @@ export class Loops {
         if (idle) clearTimeout(idle);
         await subscription?.unsubscribe();
         if (this.stopping()) break;
-        if (error instanceof CheckpointConflictError) {
-          this.progress.replaced(projection.name, error.actual);
-          this.deps.logger.info({ projection: projection.name }, 'checkpoint moved elsewhere (rebuild swap?); resuming from it');
-          continue;
-        }
-        const message = error instanceof Error ? error.message : String(error);
-        this.failures.set(projection.name, message);
-        // An engine away (a database restarting) or out of room (a full disk, logged once by the storage's
-        // record) is tried again often, so the projection follows soon after its return; any other failure backs
-        // off further, up to 10 s.
-        const full = this.deps.storage?.refused(error, 'projection') ?? false;
-        const unreachable = full || isEngineUnreachable(error);
-        if (full) this.deps.logger.debug({ projection: projection.name, err: message }, 'projection store full; retrying');
-        else if (unreachable)
-          this.deps.logger.warn({ projection: projection.name, err: message }, 'projection store unreachable; retrying');
-        else this.deps.logger.error({ projection: projection.name, err: message }, 'projection failed; retrying');
-        await new Promise((r) => setTimeout(r, unreachable ? Math.min(backoff, UNREACHABLE_RETRY_MS) : backoff));
+        if (await this.recovered(projection, error, backoff)) continue;
         backoff = Math.min(backoff * 2, 10_000);
       }
     }
+  }
+
+  /**
+   * After the loop failed: a checkpoint moved elsewhere is resumed from at once (true); any other failure is
+   * recorded and logged, and the loop waits `backoff` before it tries again (false).
+   */
+  private async recovered(projection: Projection, error: unknown, backoff: number): Promise<boolean> {
+    if (error instanceof CheckpointConflictError) {
+      this.progress.replaced(projection.name, error.actual);
+      this.deps.logger.info({ projection: projection.name }, 'checkpoint moved elsewhere (rebuild swap?); resuming from it');
+      return true;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    this.failures.set(projection.name, message);
+    // An engine away (a database restarting) or out of room (a full disk, logged once by the storage's
+    // record) is tried again often, so the projection follows soon after its return; any other failure backs
+    // off further, up to 10 s.
+    const full = this.deps.storage?.refused(error, 'projection') ?? false;
+    const unreachable = full || isEngineUnreachable(error);
+    if (full) this.deps.logger.debug({ projection: projection.name, err: message }, 'projection store full; retrying');
+    else if (unreachable) this.deps.logger.warn({ projection: projection.name, err: message }, 'projection store unreachable; retrying');
+    else this.deps.logger.error({ projection: projection.name, err: message }, 'projection failed; retrying');
+    await new Promise((r) => setTimeout(r, unreachable ? Math.min(backoff, UNREACHABLE_RETRY_MS) : backoff));
+    return false;
   }
 
   /** Ends every loop (the projector is stopping): subscriptions closed, the batch in flight let finish. */

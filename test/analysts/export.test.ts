@@ -9,7 +9,8 @@ import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } from 'h
 import { DuckDBInstance } from '@duckdb/node-api';
 import { startTestServer } from '../support/server.ts';
 import { SqliteEventLog } from '../../src/adapters/embedded/sqlite-event-log.ts';
-import { EventFeed, feedEventId, feedItem } from '../../src/events/feed.ts';
+import { EventFeed } from '../../src/events/feed.ts';
+import { feedEventId, feedItem } from '../../src/events/feed-items.ts';
 import type { PositionCodec } from '../../src/events/position.ts';
 import { positionCodecOf } from '../../app/runtime.ts';
 import { loadConfig } from '../../src/config.ts';

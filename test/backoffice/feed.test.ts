@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { importRecord } from '../../app/features/intake.ts';
 import { eventCatalog } from '../../app/features/events.ts';
 import { publicData } from '../../src/events/define.ts';
-import { feedEventId } from '../../src/events/feed.ts';
+import { feedEventId } from '../../src/events/feed-items.ts';
 import type { RecordedEvent } from '../../src/ports/event-log.ts';
 import { expectProblem, startTestServer, type TestResponse, type TestServer } from '../support/server.ts';
 

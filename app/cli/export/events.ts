@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { EventLog, RecordedEvent } from '../../../src/ports/event-log.ts';
-import { feedEventId } from '../../../src/events/feed.ts';
+import { feedEventId } from '../../../src/events/feed-items.ts';
 import { publicData } from '../../../src/events/define.ts';
 import { PositionCodec } from '../../../src/events/position.ts';
 import { siblingModule } from '../../../src/module-worker.ts';

@@ -1,87 +1,29 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
 import type {
   AppendResult,
   EventLog,
-  EventMetadata,
   ExpectedRevision,
   NewEvent,
   ReadAllOptions,
   ReadTypesResult,
   RecordedEvent,
-  StoredEvent,
   StoredEventsResult,
   SubscribeOptions,
   Subscription,
 } from '../../ports/event-log.ts';
 import { WrongExpectedVersionError } from '../../ports/event-log.ts';
 import type { DataFolderRoom } from '../../storage-room.ts';
-import { privateDatabaseFile } from '../../private-files.ts';
-
-interface Row {
-  position: number;
-  stream_id: string;
-  revision: number;
-  type: string;
-  version: number;
-  data: string;
-  metadata: string;
-  created: string;
-}
-
-/** A row of `events` as an array, in the column order the raw statements select. */
-type RawRow = [
-  position: number,
-  streamId: string,
-  revision: number,
-  type: string,
-  version: number,
-  data: string,
-  metadata: string,
-  created: string,
-];
-
-function fromRaw(row: RawRow): RecordedEvent {
-  return {
-    position: row[0],
-    streamId: row[1],
-    revision: row[2],
-    type: row[3],
-    version: row[4],
-    data: JSON.parse(row[5]),
-    metadata: JSON.parse(row[6]) as EventMetadata,
-    created: row[7],
-  };
-}
-
-/** A row of the stored reads: the event's columns, its metadata's tenant in place of the metadata. */
-type StoredRow = [
-  position: number,
-  streamId: string,
-  revision: number,
-  type: string,
-  version: number,
-  data: Buffer,
-  tenant: string,
-  created: string,
-];
-
-// The data as bytes (a BLOB of the stored UTF-8): no string made of it.
-const STORED_COLUMNS =
-  "position, stream_id, revision, type, version, CAST(data AS BLOB), coalesce(json_extract(metadata, '$.tenant'), ''), created";
-
-function fromStored(row: StoredRow): StoredEvent {
-  return {
-    position: row[0],
-    streamId: row[1],
-    revision: row[2],
-    type: row[3],
-    version: row[4],
-    created: row[7],
-    tenant: row[6],
-    dataJson: row[5],
-  };
-}
+import { pollingSubscription } from '../../events/polling-subscription.ts';
+import {
+  BUSY_TIMEOUT_MS,
+  fromRaw,
+  fromStored,
+  openEventsDatabase,
+  prepareEventStatements,
+  toRecorded,
+  type EventStatements,
+} from './sqlite-event-statements.ts';
 
 /** An append asked for and not yet committed. */
 interface PendingAppend {
@@ -101,8 +43,6 @@ interface AppendOutcome {
 }
 
 const TAIL_SIZE = 10_000;
-/** How long a reader waits for a lock (SQLite's busy_timeout); a group commit never waits blocked, see commitGroup. */
-const BUSY_TIMEOUT_MS = 30_000;
 /** How soon a group commit that found the write lock taken (another process appending) tries again. */
 const LOCKED_RETRY_MS = 1;
 /** How often the log looks for appends made by other processes (a header read, no I/O). */
@@ -113,16 +53,38 @@ function isBusy(error: unknown): boolean {
   return typeof (error as { code?: unknown })?.code === 'string' && (error as { code: string }).code.startsWith('SQLITE_BUSY');
 }
 
-function toRecorded(row: Row): RecordedEvent {
-  return {
-    position: row.position,
-    streamId: row.stream_id,
-    revision: row.revision,
-    type: row.type,
-    version: row.version,
-    data: JSON.parse(row.data),
-    metadata: JSON.parse(row.metadata),
-    created: row.created,
+/**
+ * A group of appends in one IMMEDIATE transaction, each append in a savepoint of its own. BEGIN IMMEDIATE fails at
+ * once while another process holds the write lock (busy_timeout 0 around it), instead of SQLite's busy handler
+ * sleeping on this process's event loop until the lock is free; `blocking` (at close) waits as that did.
+ */
+function groupAppender(
+  db: Database.Database,
+  appendOne: (append: PendingAppend) => AppendOutcome,
+): (group: PendingAppend[], blocking: boolean) => Array<AppendOutcome | Error> {
+  const group = db.transaction((appends: PendingAppend[]) =>
+    appends.map((append) => {
+      try {
+        return appendOne(append);
+      } catch (error) {
+        // SQLite ended the whole transaction (SQLITE_FULL, SQLITE_IOERR may): the group fails as one. Going on
+        // would commit the appends after this one each on its own, outside the group, then fail its COMMIT.
+        if (!db.inTransaction) throw error;
+        // Rolled back to its savepoint: this append fails alone, the others of the group go on.
+        return error instanceof Error ? error : new Error(String(error));
+      }
+    }),
+  );
+  const busyTimeout = (ms: number) => db.prepare(`PRAGMA busy_timeout = ${ms}`).pluck();
+  const [noWait, wait] = [busyTimeout(0), busyTimeout(BUSY_TIMEOUT_MS)];
+  return (appends, blocking) => {
+    if (blocking) return group.immediate(appends);
+    noWait.get();
+    try {
+      return group.immediate(appends);
+    } finally {
+      wait.get();
+    }
   };
 }
 
@@ -134,7 +96,7 @@ function toRecorded(row: Row): RecordedEvent {
 export class SqliteEventLog implements EventLog {
   private readonly db: Database.Database;
   private readonly emitter = new EventEmitter();
-  private readonly statements;
+  private readonly statements: EventStatements;
   /** One append, checked and written; inside the group's transaction it runs as a savepoint of its own. */
   private readonly appendOne: (append: PendingAppend) => AppendOutcome;
   /** A group of appends in one IMMEDIATE transaction (group commit). */
@@ -160,56 +122,25 @@ export class SqliteEventLog implements EventLog {
 
   constructor(file: string, options: { pollMs?: number; room?: DataFolderRoom } = {}) {
     this.room = options.room ?? null;
-    this.db = new Database(privateDatabaseFile(file));
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    this.db.exec(`
-      CREATE TABLE IF NOT EXISTS events (
-        position INTEGER PRIMARY KEY AUTOINCREMENT,
-        stream_id TEXT NOT NULL,
-        revision INTEGER NOT NULL,
-        type TEXT NOT NULL,
-        version INTEGER NOT NULL,
-        data TEXT NOT NULL,
-        metadata TEXT NOT NULL,
-        created TEXT NOT NULL,
-        UNIQUE (stream_id, revision)
-      );
-    `);
+    this.db = openEventsDatabase(file);
     this.pollMs = options.pollMs ?? 250;
     this.emitter.setMaxListeners(0);
-    this.statements = {
-      streamHead: this.db.prepare<[string], { revision: number }>(
-        'SELECT revision FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1',
-      ),
-      insert: this.db.prepare(
-        'INSERT INTO events (stream_id, revision, type, version, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      ),
-      readStream: this.db.prepare<[string, number], Row>('SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision'),
-      readAll: this.db.prepare<[number, number], Row>('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
-      // Rows as arrays (a rebuild reads every event of its types: no object per row before the event's own).
-      readTypes: this.db
-        .prepare<[number, string, number], RawRow>(
-          'SELECT position, stream_id, revision, type, version, data, metadata, created FROM events WHERE position > ? AND type IN (SELECT value FROM json_each(?)) ORDER BY position LIMIT ?',
-        )
-        .raw(),
-      // The stored reads: the data as its bytes, the tenant read out of the metadata by SQLite.
-      storedAll: this.db
-        .prepare<[number, number], StoredRow>(`SELECT ${STORED_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`)
-        .raw(),
-      storedTypes: this.db
-        .prepare<[number, string, number], StoredRow>(
-          `SELECT ${STORED_COLUMNS} FROM events WHERE position > ? AND type IN (SELECT value FROM json_each(?)) ORDER BY position LIMIT ?`,
-        )
-        .raw(),
-      head: this.db.prepare<[], { p: number | null }>('SELECT max(position) AS p FROM events'),
-    };
-    // Appends of other processes (several `api` beside one `projector`) are noticed within WATCH_MS: SQLite's
-    // data_version moves when another connection commits, and reading it costs no I/O.
+    this.statements = prepareEventStatements(this.db);
     this.dataVersion = this.db.pragma('data_version', { simple: true }) as number;
+    this.watcher = this.watchOtherProcesses();
+    this.readTypesTransaction = this.db.transaction(this.readTypesSnapshot);
+    this.readStoredTypesTransaction = this.db.transaction(this.readStoredTypesSnapshot);
+    this.appendOne = this.db.transaction(this.appendTx);
+    this.appendGroup = groupAppender(this.db, this.appendOne);
+  }
+
+  /**
+   * Appends of other processes (several `api` beside one `projector`) are noticed within WATCH_MS: SQLite's
+   * data_version moves when another connection commits, and reading it costs no I/O.
+   */
+  private watchOtherProcesses(): NodeJS.Timeout {
     const dataVersion = this.db.prepare('PRAGMA data_version').pluck();
-    this.watcher = setInterval(() => {
+    const watcher = setInterval(() => {
       if (this.closed) return;
       const version = dataVersion.get() as number;
       if (version !== this.dataVersion) {
@@ -217,36 +148,8 @@ export class SqliteEventLog implements EventLog {
         this.emitter.emit('external');
       }
     }, WATCH_MS);
-    this.watcher.unref();
-    this.readTypesTransaction = this.db.transaction(this.readTypesSnapshot);
-    this.readStoredTypesTransaction = this.db.transaction(this.readStoredTypesSnapshot);
-    this.appendOne = this.db.transaction(this.appendTx);
-    const group = this.db.transaction((appends: PendingAppend[]) =>
-      appends.map((append) => {
-        try {
-          return this.appendOne(append);
-        } catch (error) {
-          // SQLite ended the whole transaction (SQLITE_FULL, SQLITE_IOERR may): the group fails as one. Going on
-          // would commit the appends after this one each on its own, outside the group, then fail its COMMIT.
-          if (!this.db.inTransaction) throw error;
-          // Rolled back to its savepoint: this append fails alone, the others of the group go on.
-          return error instanceof Error ? error : new Error(String(error));
-        }
-      }),
-    );
-    // BEGIN IMMEDIATE fails at once while another process holds the write lock (busy_timeout 0 around it), instead
-    // of SQLite's busy handler sleeping on this process's event loop until the lock is free.
-    const busyTimeout = (ms: number) => this.db.prepare(`PRAGMA busy_timeout = ${ms}`).pluck();
-    const [noWait, wait] = [busyTimeout(0), busyTimeout(BUSY_TIMEOUT_MS)];
-    this.appendGroup = (appends, blocking) => {
-      if (blocking) return group.immediate(appends);
-      noWait.get();
-      try {
-        return group.immediate(appends);
-      } finally {
-        wait.get();
-      }
-    };
+    watcher.unref();
+    return watcher;
   }
 
   private readonly appendTx = ({ streamId, events: asked, expected, decided }: PendingAppend): AppendOutcome => {
@@ -448,72 +351,42 @@ export class SqliteEventLog implements EventLog {
   }
 
   subscribeToAll(options: SubscribeOptions): Subscription {
-    const batchSize = options.batchSize ?? 1000;
-    let position = options.fromPosition;
-    let stopped = false;
-    let wake: (() => void) | null = null;
-    const onAppend = () => wake?.();
-    const onExternal = () => {
-      readFile = true;
-      wake?.();
-    };
-    this.emitter.on('appended', onAppend);
-    this.emitter.on('external', onExternal);
-    this.emitter.on('closed', onAppend);
-    const self = this;
-
     // Woken by this process's append, the next events are in the in-memory tail; only a poll (another
     // process may have appended) or a gap in the tail sends the read to the file.
     let readFile = true;
-    const waitForMore = () =>
-      new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
+    return pollingSubscription({
+      fromPosition: options.fromPosition,
+      batchSize: options.batchSize ?? 1000,
+      pollMs: this.pollMs,
+      isClosed: () => this.closed,
+      listen: (wake) => {
+        const onExternal = () => {
           readFile = true;
-          done();
-        }, self.pollMs);
-        function done() {
-          clearTimeout(timer);
-          wake = null;
-          resolve();
-        }
-        wake = done;
-      });
-
-    const stop = async () => {
-      stopped = true;
-      self.emitter.off('appended', onAppend);
-      self.emitter.off('external', onExternal);
-      self.emitter.off('closed', onAppend);
-      wake?.();
-    };
-
-    return {
-      unsubscribe: stop,
-      [Symbol.asyncIterator]() {
-        return {
-          async next(): Promise<IteratorResult<RecordedEvent[]>> {
-            while (!stopped && !self.closed) {
-              let batch = self.fromTail(position, batchSize);
-              if (batch.length === 0 && (readFile || self.lastAppended > position)) {
-                batch = await self.readAll({ fromPosition: position, maxCount: batchSize });
-                if (batch.length === 0) readFile = false;
-              }
-              if (batch.length > 0) {
-                position = batch[batch.length - 1].position;
-                return { value: batch, done: false };
-              }
-              await waitForMore();
-            }
-            await stop();
-            return { value: undefined, done: true };
-          },
-          async return(): Promise<IteratorResult<RecordedEvent[]>> {
-            await stop();
-            return { value: undefined, done: true };
-          },
+          wake();
+        };
+        this.emitter.on('appended', wake);
+        this.emitter.on('external', onExternal);
+        this.emitter.on('closed', wake);
+        return () => {
+          this.emitter.off('appended', wake);
+          this.emitter.off('external', onExternal);
+          this.emitter.off('closed', wake);
         };
       },
-    };
+      reads: {
+        read: async (position, maxCount) => {
+          let events = this.fromTail(position, maxCount);
+          if (events.length === 0 && (readFile || this.lastAppended > position)) {
+            events = await this.readAll({ fromPosition: position, maxCount });
+            if (events.length === 0) readFile = false;
+          }
+          return { events };
+        },
+        polled: () => {
+          readFile = true;
+        },
+      },
+    });
   }
 
   async close(): Promise<void> {

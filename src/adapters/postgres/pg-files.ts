@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import pg from 'pg';
 import { FileTooLargeError, type FileStore, type OpenedFile, type StoredFile } from '../../ports/files.ts';
-import { schemaIdent, type MigrationSteps } from './migrate.ts';
+import type { MigrationSteps } from './migrate.ts';
+import { PgPart } from './pg-part.ts';
 import { inTransaction, openPart } from './pool.ts';
 
 export const FILE_STEPS: MigrationSteps = [
@@ -37,15 +38,9 @@ const checkTenant = (tenant: string) => {
   if (!/^[a-z0-9_][a-z0-9-]{0,62}$/.test(tenant)) throw new Error('invalid tenant');
 };
 
-export class PgFileStore implements FileStore {
-  private readonly s: string;
-
-  private constructor(
-    private readonly pool: pg.Pool,
-    private readonly owned: boolean,
-    schema: string,
-  ) {
-    this.s = schemaIdent(schema);
+export class PgFileStore extends PgPart implements FileStore {
+  private constructor(pool: pg.Pool, owned: boolean, schema: string) {
+    super(pool, owned, schema);
   }
 
   /** Connects, migrates the files' tables (schema default `bidder`) and removes abandoned uploads. */
@@ -164,9 +159,5 @@ export class PgFileStore implements FileStore {
       );
       if (rows[0]) await client.query(`DELETE FROM ${this.s}.file_chunks WHERE version = $1`, [rows[0].version]);
     });
-  }
-
-  async close(): Promise<void> {
-    if (this.owned) await this.pool.end();
   }
 }

@@ -3,7 +3,8 @@
 // of several processes starting on a new schema, the first stores its ring and the others read that one.
 import type pg from 'pg';
 import { isKeyRing, type KeyRing, type KeyRingStore, type SigningKey } from '../../ports/key-ring.ts';
-import { schemaIdent, type MigrationSteps } from './migrate.ts';
+import type { MigrationSteps } from './migrate.ts';
+import { PgPart } from './pg-part.ts';
 import { inTransaction, openPart } from './pool.ts';
 
 export const KEY_RING_STEPS: MigrationSteps = [
@@ -24,15 +25,9 @@ interface KeyRow {
   retired_at: Date | null;
 }
 
-export class PgKeyRing implements KeyRingStore {
-  private readonly s: string;
-
-  private constructor(
-    private readonly pool: pg.Pool,
-    private readonly owned: boolean,
-    private readonly schema: string,
-  ) {
-    this.s = schemaIdent(schema);
+export class PgKeyRing extends PgPart implements KeyRingStore {
+  private constructor(pool: pg.Pool, owned: boolean, schema: string) {
+    super(pool, owned, schema);
   }
 
   /** Connects (or shares the process's pool) and migrates the ring's tables (schema default `bidder`). */
@@ -86,10 +81,6 @@ export class PgKeyRing implements KeyRingStore {
       at,
     ]);
     return rowCount === 1;
-  }
-
-  async close(): Promise<void> {
-    if (this.owned) await this.pool.end();
   }
 
   private async insert(client: pg.Pool | pg.PoolClient, key: SigningKey): Promise<number> {

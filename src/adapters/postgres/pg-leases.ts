@@ -2,22 +2,17 @@
 // on the database server's clock, so processes on several machines agree on who runs a singleton role.
 import pg from 'pg';
 import { holderIsGone, type LeaseHolder, type LeaseStore } from '../../ports/leases.ts';
-import { schemaIdent, type MigrationSteps } from './migrate.ts';
+import type { MigrationSteps } from './migrate.ts';
+import { PgPart } from './pg-part.ts';
 import { inTransaction, openPart } from './pool.ts';
 
 export const LEASE_STEPS: MigrationSteps = [
   (s) => `CREATE TABLE ${s}.leases (name text PRIMARY KEY, holder json NOT NULL, expires_at timestamptz NOT NULL)`,
 ];
 
-export class PgLeases implements LeaseStore {
-  private readonly s: string;
-
-  private constructor(
-    private readonly pool: pg.Pool,
-    private readonly owned: boolean,
-    schema: string,
-  ) {
-    this.s = schemaIdent(schema);
+export class PgLeases extends PgPart implements LeaseStore {
+  private constructor(pool: pg.Pool, owned: boolean, schema: string) {
+    super(pool, owned, schema);
   }
 
   /** Connects and migrates the leases' table (schema default `bidder`). */
@@ -63,9 +58,5 @@ export class PgLeases implements LeaseStore {
       name,
       holder.id,
     ]);
-  }
-
-  async close(): Promise<void> {
-    if (this.owned) await this.pool.end();
   }
 }

@@ -46,12 +46,8 @@ function yieldToLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-/**
- * Writes a snapshot in two steps: the index part is copied synchronously (a consistent view), then the
- * documents - immutable objects, captured by reference in the same step - are serialised in slices with
- * the event loop free in between.
- */
-export async function exportSnapshot(engine: Engine): Promise<Buffer[]> {
+/** The documents still held, in short-id order, with their short ids. */
+function heldDocuments(engine: Engine): { shortIds: number[]; docs: SearchDocument[] } {
   const shortIds: number[] = [];
   const docs: SearchDocument[] = [];
   const byShort = engine.byShort;
@@ -61,13 +57,26 @@ export async function exportSnapshot(engine: Engine): Promise<Buffer[]> {
     shortIds.push(s);
     docs.push(d);
   }
+  return { shortIds, docs };
+}
+
+/** The documents' field lengths, document by document, field by field. */
+function fieldLengthsOf(engine: Engine, shortIds: number[]): Uint32Array {
   const nFields = engine.fieldNames.length;
   const fieldLengths = new Uint32Array(shortIds.length * nFields);
   for (let f = 0; f < nFields; f++) {
     const lens = engine.lengths[f];
     for (let i = 0; i < shortIds.length; i++) fieldLengths[i * nFields + f] = lens[shortIds[i]];
   }
-  // Postings of the documents still held (discarded ones are left out).
+  return fieldLengths;
+}
+
+/**
+ * Postings of the documents still held (discarded ones are left out), packed: per term its field count, then per
+ * field its id, its posting count and (short id, term frequency) pairs. `length`: the ints used.
+ */
+function packedPostings(engine: Engine): { terms: string[]; ints: Int32Array; length: number } {
+  const byShort = engine.byShort;
   const index = engine.termIndex;
   const terms: string[] = [];
   let room = 0;
@@ -106,6 +115,48 @@ export async function exportSnapshot(engine: Engine): Promise<Buffer[]> {
     ints[start] = fieldCount;
     terms.push(term);
   }
+  return { terms, ints, length: at };
+}
+
+/** The documents as a JSON array written slice by slice, the event loop free between slices. */
+async function documentChunks(docs: SearchDocument[]): Promise<Buffer[]> {
+  const docChunks: Buffer[] = [];
+  for (let i = 0; i < docs.length || i === 0; i += DOC_SLICE) {
+    if (i > 0) await yieldToLoop();
+    const json = JSON.stringify(docs.slice(i, i + DOC_SLICE));
+    const inner = json.slice(1, -1);
+    const lead = i === 0 ? '[' : inner.length > 0 ? ',' : '';
+    const tail = i + DOC_SLICE >= docs.length ? ']' : '';
+    docChunks.push(Buffer.from(lead + inner + tail));
+  }
+  return docChunks;
+}
+
+/** The snapshot's bytes: the magic, the header's length and JSON, then each section, each padded to 4 bytes. */
+function framed(header: SnapshotHeader, sections: Buffer[][]): Buffer[] {
+  const headerJson = Buffer.from(JSON.stringify(header));
+  const prefix = Buffer.alloc(pad4(8 + 4 + headerJson.length));
+  prefix.write(SNAPSHOT_MAGIC, 0, 'latin1');
+  prefix.writeUInt32LE(headerJson.length, 8);
+  headerJson.copy(prefix, 12);
+  const out: Buffer[] = [prefix];
+  sections.forEach((chunks, i) => {
+    out.push(...chunks);
+    const len = header.sections[i];
+    if (pad4(len) > len) out.push(Buffer.alloc(pad4(len) - len));
+  });
+  return out;
+}
+
+/**
+ * Writes a snapshot in two steps: the index part is copied synchronously (a consistent view), then the
+ * documents - immutable objects, captured by reference in the same step - are serialised in slices with
+ * the event loop free in between.
+ */
+export async function exportSnapshot(engine: Engine): Promise<Buffer[]> {
+  const { shortIds, docs } = heldDocuments(engine);
+  const fieldLengths = fieldLengthsOf(engine, shortIds);
+  const { terms, ints, length } = packedPostings(engine);
   const headerBase = {
     layout: SNAPSHOT_LAYOUT,
     minisearch: MINISEARCH_VERSION,
@@ -120,37 +171,15 @@ export async function exportSnapshot(engine: Engine): Promise<Buffer[]> {
   const termsBuf = Buffer.from(JSON.stringify(terms));
   const shortBuf = Buffer.from(Int32Array.from(shortIds).buffer);
   const lenBuf = Buffer.from(fieldLengths.buffer, 0, fieldLengths.byteLength);
-  const postBuf = Buffer.from(ints.buffer, 0, at * 4);
+  const postBuf = Buffer.from(ints.buffer, 0, length * 4);
 
-  // Documents: a JSON array written slice by slice.
-  const docChunks: Buffer[] = [];
-  for (let i = 0; i < docs.length || i === 0; i += DOC_SLICE) {
-    if (i > 0) await yieldToLoop();
-    const json = JSON.stringify(docs.slice(i, i + DOC_SLICE));
-    const inner = json.slice(1, -1);
-    const lead = i === 0 ? '[' : inner.length > 0 ? ',' : '';
-    const tail = i + DOC_SLICE >= docs.length ? ']' : '';
-    docChunks.push(Buffer.from(lead + inner + tail));
-  }
+  const docChunks = await documentChunks(docs);
   const docsLen = docChunks.reduce((n, b) => n + b.length, 0);
-
-  const sections: Buffer[][] = [docChunks, [termsBuf], [shortBuf], [lenBuf], [postBuf]];
   const header: SnapshotHeader = {
     ...headerBase,
     sections: [docsLen, termsBuf.length, shortBuf.length, lenBuf.length, postBuf.length],
   };
-  const headerJson = Buffer.from(JSON.stringify(header));
-  const prefix = Buffer.alloc(pad4(8 + 4 + headerJson.length));
-  prefix.write(SNAPSHOT_MAGIC, 0, 'latin1');
-  prefix.writeUInt32LE(headerJson.length, 8);
-  headerJson.copy(prefix, 12);
-  const out: Buffer[] = [prefix];
-  sections.forEach((chunks, i) => {
-    out.push(...chunks);
-    const len = header.sections[i];
-    if (pad4(len) > len) out.push(Buffer.alloc(pad4(len) - len));
-  });
-  return out;
+  return framed(header, [docChunks, [termsBuf], [shortBuf], [lenBuf], [postBuf]]);
 }
 
 /**

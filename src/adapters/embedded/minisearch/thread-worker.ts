@@ -121,21 +121,24 @@ export function serveIndex(
 
   // Each call runs as it arrives, as in one process: the synchronous part of every call (a search, an upsert)
   // runs in the order sent, and a flush in progress does not hold searches up.
-  port.on('message', (message: (ThreadCall | ExtraCall) & { id: number }) => {
-    run(message).then(
-      (value) => port.postMessage({ kind: 'ok', id: message.id, value: value ?? null } satisfies ThreadMessage),
-      (e: unknown) => {
-        const error = e instanceof Error ? e : new Error(String(e));
-        const failed: ThreadMessage = {
-          kind: 'failed',
-          id: message.id,
-          name: error.name,
-          message: error.message,
-          details: detailsOf(error),
-        };
-        port.postMessage(failed);
-      },
-    );
-  });
+  port.on('message', (message: (ThreadCall | ExtraCall) & { id: number }) => answer(port, message.id, run(message)));
   return { index: () => index };
+}
+
+/** Posts what a call came to on `port`: its value, or its error with what that carries. */
+function answer(port: MessagePort, id: number, result: Promise<unknown>): void {
+  result.then(
+    (value) => port.postMessage({ kind: 'ok', id, value: value ?? null } satisfies ThreadMessage),
+    (e: unknown) => {
+      const error = e instanceof Error ? e : new Error(String(e));
+      const failed: ThreadMessage = {
+        kind: 'failed',
+        id,
+        name: error.name,
+        message: error.message,
+        details: detailsOf(error),
+      };
+      port.postMessage(failed);
+    },
+  );
 }
