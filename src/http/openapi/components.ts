@@ -20,7 +20,7 @@ export function registerShared(registry: OpenAPIRegistry, kind: DocumentKind) {
   registerParameters(registry);
 }
 
-/** The answers' headers. */
+/** The headers of the answers (ETag, Cache-Control, Retry-After, CORS...). */
 function registerHeaders(registry: OpenAPIRegistry) {
   const header = (name: string, object: Record<string, unknown>) => registry.registerComponent('headers', name, object as never);
   header('X-Request-Id', {
@@ -89,7 +89,7 @@ function registerHeaders(registry: OpenAPIRegistry) {
   });
 }
 
-/** The request headers every operation may send. */
+/** The request headers operations take (If-None-Match, Accept-Language, X-Request-Id). */
 function registerParameters(registry: OpenAPIRegistry) {
   const parameter = (name: string, object: Record<string, unknown>) => registry.registerComponent('parameters', name, object as never);
   parameter('If-None-Match', {
