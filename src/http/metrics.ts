@@ -106,50 +106,23 @@ export class Metrics {
   constructor(sources: MetricSources) {
     this.registry.setDefaultLabels({ role: sources.role });
     collectDefaultMetrics({ register: this.registry, prefix: 'bidder_' });
-    this.requests = new Counter({
-      name: 'bidder_http_requests_total',
-      help: 'HTTP requests answered, by operation id, method and status code.',
-      labelNames: ['operation', 'method', 'status'],
-      registers: [this.registry],
-    });
-    this.duration = new Histogram({
-      name: 'bidder_http_request_duration_seconds',
-      help: 'Time to answer an HTTP request, by operation id and method.',
-      labelNames: ['operation', 'method'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
-      registers: [this.registry],
-    });
-    this.roundTrips = new Counter({
-      name: 'bidder_round_trips_total',
-      help: 'Round trips to PostgreSQL and Redis made while answering requests (a statement, a command or a pipeline each), by operation id and engine.',
-      labelNames: ['operation', 'engine'],
-      registers: [this.registry],
-    });
-    this.jobs = new Counter({
-      name: 'bidder_jobs_total',
-      help: 'Background job runs in this process, by job name and outcome (completed; failed: a try that threw; deferred: a try given back, a delivery channel down).',
-      labelNames: ['job', 'outcome'],
-      registers: [this.registry],
-    });
-    this.jobDuration = new Histogram({
-      name: 'bidder_job_duration_seconds',
-      help: 'Time of one background job try, by job name.',
-      labelNames: ['job'],
-      buckets: [0.005, 0.025, 0.1, 0.5, 2.5, 10, 60],
-      registers: [this.registry],
-    });
-    this.deliveries = new Counter({
-      name: 'bidder_webhook_deliveries_total',
-      help: 'Webhook delivery tries, by outcome (delivered: a 2xx within 10 s; failed: anything else).',
-      labelNames: ['outcome'],
-      registers: [this.registry],
-    });
-    this.deliveryLag = new Gauge({
-      name: 'bidder_webhook_delivery_lag_seconds',
-      help: 'Age of the event a webhook was last tried with, at that try (0 once caught up; kept while disabled), by webhook (tenant/id).',
-      labelNames: ['webhook'],
-      registers: [this.registry],
-    });
+    const requests = requestMetrics(this.registry);
+    this.requests = requests.count;
+    this.duration = requests.duration;
+    this.roundTrips = requests.roundTrips;
+    const jobs = jobMetrics(this.registry);
+    this.jobs = jobs.count;
+    this.jobDuration = jobs.duration;
+    const webhooks = webhookMetrics(this.registry);
+    this.deliveries = webhooks.deliveries;
+    this.deliveryLag = webhooks.lag;
+    this.streamGauges();
+    if (sources.projections) this.projectionGauges(sources.projections);
+    if (sources.parked) this.parkedGauges(sources.parked, sources.projectionNames ?? []);
+  }
+
+  /** The streams and feed readers open in this process, read when scraped from where they were last set. */
+  private streamGauges(): void {
     const readers = () => this.feedReadersOf();
     const auctionStreams = () => this.auctionStreamsOf();
     new Gauge({
@@ -177,40 +150,40 @@ export class Metrics {
         this.set(readers());
       },
     });
-    const projections = sources.projections;
-    if (projections) {
-      let last: Promise<Record<string, ProjectionStatus>> | null = null;
-      // One status read per scrape serves the three gauges.
-      const read = () => (last ??= projections().finally(() => setTimeout(() => (last = null), 100)));
-      new Gauge({
-        name: 'bidder_projection_lag_seconds',
-        help: 'Age of the oldest event a projection has not applied yet (0 when caught up).',
-        labelNames: ['projection'],
-        registers: [this.registry],
-        async collect() {
-          for (const [name, s] of Object.entries(await read())) this.set({ projection: name }, s.lagSeconds);
-        },
-      });
-      new Gauge({
-        name: 'bidder_projection_caught_up',
-        help: '1 when the projection has reached the head of the event log.',
-        labelNames: ['projection'],
-        registers: [this.registry],
-        async collect() {
-          for (const [name, s] of Object.entries(await read())) this.set({ projection: name }, s.caughtUp ? 1 : 0);
-        },
-      });
-      new Gauge({
-        name: 'bidder_projection_failing',
-        help: '1 while the projection retries after an error.',
-        labelNames: ['projection'],
-        registers: [this.registry],
-        async collect() {
-          for (const [name, s] of Object.entries(await read())) this.set({ projection: name }, s.error ? 1 : 0);
-        },
-      });
-    }
-    if (sources.parked) this.parkedGauges(sources.parked, sources.projectionNames ?? []);
+  }
+
+  /** Each projection's lag, whether it caught up, and whether it is failing. */
+  private projectionGauges(projections: () => Promise<Record<string, ProjectionStatus>>): void {
+    let last: Promise<Record<string, ProjectionStatus>> | null = null;
+    // One status read per scrape serves the three gauges.
+    const read = () => (last ??= projections().finally(() => setTimeout(() => (last = null), 100)));
+    new Gauge({
+      name: 'bidder_projection_lag_seconds',
+      help: 'Age of the oldest event a projection has not applied yet (0 when caught up).',
+      labelNames: ['projection'],
+      registers: [this.registry],
+      async collect() {
+        for (const [name, s] of Object.entries(await read())) this.set({ projection: name }, s.lagSeconds);
+      },
+    });
+    new Gauge({
+      name: 'bidder_projection_caught_up',
+      help: '1 when the projection has reached the head of the event log.',
+      labelNames: ['projection'],
+      registers: [this.registry],
+      async collect() {
+        for (const [name, s] of Object.entries(await read())) this.set({ projection: name }, s.caughtUp ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'bidder_projection_failing',
+      help: '1 while the projection retries after an error.',
+      labelNames: ['projection'],
+      registers: [this.registry],
+      async collect() {
+        for (const [name, s] of Object.entries(await read())) this.set({ projection: name }, s.error ? 1 : 0);
+      },
+    });
   }
 
   /** Events parked and held per projection, jobs parked per job name: 0 for projections with none, jobs only once parked. */
@@ -319,4 +292,63 @@ export class Metrics {
     res.setHeader('Cache-Control', 'no-store');
     res.send(await this.registry.metrics());
   }
+}
+
+/** Requests answered by operation, method and status, their durations, and their round trips to PostgreSQL and Redis. */
+function requestMetrics(registry: Registry) {
+  const count = new Counter({
+    name: 'bidder_http_requests_total',
+    help: 'HTTP requests answered, by operation id, method and status code.',
+    labelNames: ['operation', 'method', 'status'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'bidder_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by operation id and method.',
+    labelNames: ['operation', 'method'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+    registers: [registry],
+  });
+  const roundTrips = new Counter({
+    name: 'bidder_round_trips_total',
+    help: 'Round trips to PostgreSQL and Redis made while answering requests (a statement, a command or a pipeline each), by operation id and engine.',
+    labelNames: ['operation', 'engine'] as const,
+    registers: [registry],
+  });
+  return { count, duration, roundTrips };
+}
+
+/** Background job tries by name and outcome, and their durations. */
+function jobMetrics(registry: Registry) {
+  const count = new Counter({
+    name: 'bidder_jobs_total',
+    help: 'Background job runs in this process, by job name and outcome (completed; failed: a try that threw; deferred: a try given back, a delivery channel down).',
+    labelNames: ['job', 'outcome'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'bidder_job_duration_seconds',
+    help: 'Time of one background job try, by job name.',
+    labelNames: ['job'] as const,
+    buckets: [0.005, 0.025, 0.1, 0.5, 2.5, 10, 60],
+    registers: [registry],
+  });
+  return { count, duration };
+}
+
+/** Webhook delivery tries by outcome, and each webhook's lag. */
+function webhookMetrics(registry: Registry) {
+  const deliveries = new Counter({
+    name: 'bidder_webhook_deliveries_total',
+    help: 'Webhook delivery tries, by outcome (delivered: a 2xx within 10 s; failed: anything else).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const lag = new Gauge({
+    name: 'bidder_webhook_delivery_lag_seconds',
+    help: 'Age of the event a webhook was last tried with, at that try (0 once caught up; kept while disabled), by webhook (tenant/id).',
+    labelNames: ['webhook'] as const,
+    registers: [registry],
+  });
+  return { deliveries, lag };
 }

@@ -1,5 +1,5 @@
-// The steps of answering an operation's request, each with one job, that the route in src/http/app.ts runs in
-// order; they allocate nothing beyond the contexts and the answer (catalogue pages are answered at high rates).
+// The steps of answering an operation's request, each with one job, that the routes in src/http/app-operation-routes.ts
+// run in order; they allocate nothing beyond the contexts and the answer (catalogue pages are answered at high rates).
 import type { Request, Response } from 'express';
 import { requestCommands } from '../command-streams.ts';
 import { UnauthorizedError, ValidationError } from '../errors.ts';

@@ -69,55 +69,18 @@ export interface TestResponse {
   text: string;
 }
 
+/** What startTestServer takes: seed the demo data (default yes), a DATA_DIR of the spec's, env, log lines kept, a clock. */
+type TestServerOptions = { seed?: boolean; dataDir?: string; env?: Record<string, string>; logLines?: string[]; now?: () => Date };
+
 /**
  * A real service on a random port, on a fresh DATA_DIR seeded with the demo data, exactly as `npm start`
  * builds it. Tests talk to it over HTTP.
  */
-export async function startTestServer(
-  options: { seed?: boolean; dataDir?: string; env?: Record<string, string>; logLines?: string[]; now?: () => Date } = {},
-): Promise<TestServer> {
-  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'bidder-api-test-'));
-  // The lot index in process unless a spec asks for its thread (SEARCH_THREAD): a thread takes about 0.3 s to start,
-  // and the search specs and the spawned services run it.
-  const env = { SEARCH_THREAD: 'false', OPERATOR_TOKEN: TEST_OPERATOR_TOKEN, ...options.env, DATA_DIR: dataDir };
-  const config = { ...loadConfig(env), searchFlushIntervalMs: 0 };
-  const logger = options.logLines
-    ? createLogger({ level: 'debug', destination: { write: (line: string) => void options.logLines!.push(line) } })
-    : createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const runtime = await createRuntime(config, logger, { now: options.now });
-  const credentials = demoCredentials(path.join(dataDir, 'secrets', 'demo-credentials.json'), {
-    DEMO_API_KEY: 'test-api-key-0123456789',
-    DEMO_MEMBER_PASSWORD: TEST_PASSWORD,
-    DEMO_CLIENT_SECRET: 'test-client-secret-0123456789',
-    DEMO_BACKOFFICE_KEY: 'test-backoffice-key-demo-0123456789',
-    DEMO2_BACKOFFICE_KEY: 'test-backoffice-key-demo2-0123456789',
-  });
-  const seededAt = new Date();
-  if (options.seed !== false) {
-    await seedDemo(runtime.services, credentials, seededAt);
-    await runtime.services.projector.catchUp();
-    // The jobs the seed's records add (planning the timed auction's closes) are done before a spec starts. Bounded:
-    // a job delayed past it (a timed lot's close) is not the seed's to wait for.
-    await runtime.services.jobs.whenIdle(3000).catch(() => undefined);
-  }
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const { dataDir, env, runtime, credentials, seededAt } = await seededRuntime(options);
   const server: Server = await listen(runtime.app, 0, '127.0.0.1');
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-
-  const request = async (method: string, urlPath: string, o: RequestOptions = {}): Promise<TestResponse> => {
-    const headers: Record<string, string> = { ...(o.headers ?? {}) };
-    const apiKey = o.apiKey === undefined ? credentials.apiKey : o.apiKey;
-    if (apiKey !== null) headers['Api-Key'] = apiKey;
-    if (o.token) headers.Authorization = `Bearer ${o.token}`;
-    let body: string | Buffer | undefined;
-    if (o.rawBody !== undefined) body = o.rawBody;
-    else if (o.body !== undefined) {
-      body = JSON.stringify(o.body);
-      headers['Content-Type'] ??= 'application/json';
-    }
-    const response = await readResponse(await fetch(base + urlPath, { method, headers, body: body as BodyInit | undefined }));
-    recordProblem(method, urlPath, response.status, response.body);
-    return response;
-  };
+  const request = requester(base, credentials);
 
   const anonymous = new Map<string, string>();
   const members = new Map<string, string>();
@@ -148,51 +111,110 @@ export async function startTestServer(
       }
       return members.get(tenant)!;
     },
-    rawGet(urlPath, o = {}) {
-      const headers: Record<string, string> = { ...(o.headers ?? {}) };
-      const apiKey = o.apiKey === undefined ? credentials.apiKey : o.apiKey;
-      if (apiKey !== null) headers['Api-Key'] = apiKey;
-      if (o.token) headers.Authorization = `Bearer ${o.token}`;
-      return new Promise<RawResponse>((resolve, reject) => {
-        const request = http.get(base + urlPath, { headers, agent: o.agent ?? false }, (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => {
-            const bytes = Buffer.concat(chunks);
-            resolve({ status: response.statusCode!, headers: response.headers, bytes, body: bytes.toString('utf8') });
-          });
-          response.on('error', reject);
-        });
-        request.on('error', reject);
-      });
-    },
+    rawGet: rawGetter(base, credentials),
     issueMemberToken(tenant, memberId) {
       return runtime.services.tokens.issue('member', tenant, String(memberId)).Token;
     },
-    async events() {
-      const all = [];
-      let from = 0;
-      for (;;) {
-        const batch = await runtime.services.log.readAll({ fromPosition: from, maxCount: 10_000 });
-        if (!batch.length) break;
-        all.push(...batch);
-        from = batch[batch.length - 1].position;
-      }
-      return all;
-    },
-    async close() {
-      // Answers under way finish; a socket that connected and never sent a request (Node's fetch may leave one after
-      // an aborted stream) would hold close() until the headers time-out, so what is left is cut after a second.
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      const cut = setTimeout(() => server.closeAllConnections(), 1000);
-      await closed;
-      clearTimeout(cut);
-      server.closeAllConnections();
-      await runtime.close();
-      if (!options.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
-    },
+    events: () => allEvents(runtime),
+    close: () => closeTestServer(server, runtime, options.dataDir ? null : dataDir),
   };
   return testServer;
+}
+
+/** The service as `npm start` builds it, on its DATA_DIR, with the demo data seeded and projected unless told not to. */
+async function seededRuntime(options: TestServerOptions) {
+  const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'bidder-api-test-'));
+  // The lot index in process unless a spec asks for its thread (SEARCH_THREAD): a thread takes about 0.3 s to start,
+  // and the search specs and the spawned services run it.
+  const env = { SEARCH_THREAD: 'false', OPERATOR_TOKEN: TEST_OPERATOR_TOKEN, ...options.env, DATA_DIR: dataDir };
+  const config = { ...loadConfig(env), searchFlushIntervalMs: 0 };
+  const logger = options.logLines
+    ? createLogger({ level: 'debug', destination: { write: (line: string) => void options.logLines!.push(line) } })
+    : createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const runtime = await createRuntime(config, logger, { now: options.now });
+  const credentials = demoCredentials(path.join(dataDir, 'secrets', 'demo-credentials.json'), {
+    DEMO_API_KEY: 'test-api-key-0123456789',
+    DEMO_MEMBER_PASSWORD: TEST_PASSWORD,
+    DEMO_CLIENT_SECRET: 'test-client-secret-0123456789',
+    DEMO_BACKOFFICE_KEY: 'test-backoffice-key-demo-0123456789',
+    DEMO2_BACKOFFICE_KEY: 'test-backoffice-key-demo2-0123456789',
+  });
+  const seededAt = new Date();
+  if (options.seed !== false) {
+    await seedDemo(runtime.services, credentials, seededAt);
+    await runtime.services.projector.catchUp();
+    // The jobs the seed's records add (planning the timed auction's closes) are done before a spec starts. Bounded:
+    // a job delayed past it (a timed lot's close) is not the seed's to wait for.
+    await runtime.services.jobs.whenIdle(3000).catch(() => undefined);
+  }
+  return { dataDir, env, runtime, credentials, seededAt };
+}
+
+/** TestServer.request: a fetch with the demo Api-Key unless told otherwise, its problem answers recorded. */
+function requester(base: string, credentials: DemoCredentials): TestServer['request'] {
+  return async (method: string, urlPath: string, o: RequestOptions = {}): Promise<TestResponse> => {
+    const headers: Record<string, string> = { ...(o.headers ?? {}) };
+    const apiKey = o.apiKey === undefined ? credentials.apiKey : o.apiKey;
+    if (apiKey !== null) headers['Api-Key'] = apiKey;
+    if (o.token) headers.Authorization = `Bearer ${o.token}`;
+    let body: string | Buffer | undefined;
+    if (o.rawBody !== undefined) body = o.rawBody;
+    else if (o.body !== undefined) {
+      body = JSON.stringify(o.body);
+      headers['Content-Type'] ??= 'application/json';
+    }
+    const response = await readResponse(await fetch(base + urlPath, { method, headers, body: body as BodyInit | undefined }));
+    recordProblem(method, urlPath, response.status, response.body);
+    return response;
+  };
+}
+
+/** TestServer.rawGet: a GET with node:http, its answer's bytes as sent. */
+function rawGetter(base: string, credentials: DemoCredentials): TestServer['rawGet'] {
+  return (urlPath, o = {}) => {
+    const headers: Record<string, string> = { ...(o.headers ?? {}) };
+    const apiKey = o.apiKey === undefined ? credentials.apiKey : o.apiKey;
+    if (apiKey !== null) headers['Api-Key'] = apiKey;
+    if (o.token) headers.Authorization = `Bearer ${o.token}`;
+    return new Promise<RawResponse>((resolve, reject) => {
+      const request = http.get(base + urlPath, { headers, agent: o.agent ?? false }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          const bytes = Buffer.concat(chunks);
+          resolve({ status: response.statusCode!, headers: response.headers, bytes, body: bytes.toString('utf8') });
+        });
+        response.on('error', reject);
+      });
+      request.on('error', reject);
+    });
+  };
+}
+
+/** Every event of the runtime's log, read in batches. */
+async function allEvents(runtime: Runtime) {
+  const all = [];
+  let from = 0;
+  for (;;) {
+    const batch = await runtime.services.log.readAll({ fromPosition: from, maxCount: 10_000 });
+    if (!batch.length) break;
+    all.push(...batch);
+    from = batch[batch.length - 1].position;
+  }
+  return all;
+}
+
+/** Stops the server and the runtime; removes the DATA_DIR when the test server made it (`ownDataDir`). */
+async function closeTestServer(server: Server, runtime: Runtime, ownDataDir: string | null) {
+  // Answers under way finish; a socket that connected and never sent a request (Node's fetch may leave one after
+  // an aborted stream) would hold close() until the headers time-out, so what is left is cut after a second.
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  const cut = setTimeout(() => server.closeAllConnections(), 1000);
+  await closed;
+  clearTimeout(cut);
+  server.closeAllConnections();
+  await runtime.close();
+  if (ownDataDir) fs.rmSync(ownDataDir, { recursive: true, force: true });
 }
 
 /** A fetch answer read whole: its text, and its body parsed when it is JSON. */

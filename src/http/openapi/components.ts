@@ -8,6 +8,7 @@ const HEADER_LIMIT = 16384;
 
 export const ref = (kind: 'headers' | 'parameters' | 'schemas', name: string) => ({ $ref: `#/components/${kind}/${name}` });
 
+/** The components every document has: its credentials' schemes, the file schema, and the headers and parameters operations refer to. */
 export function registerShared(registry: OpenAPIRegistry, kind: DocumentKind) {
   for (const [name, scheme] of Object.entries(kind.securitySchemes)) registry.registerComponent('securitySchemes', name, scheme as never);
   registry.registerComponent('schemas', 'BinaryFile', {
@@ -15,7 +16,12 @@ export function registerShared(registry: OpenAPIRegistry, kind: DocumentKind) {
     format: 'binary',
     description: "The file's bytes; its size is in `Content-Length` when known.",
   });
+  registerHeaders(registry);
+  registerParameters(registry);
+}
 
+/** The headers of the answers (ETag, Cache-Control, Retry-After, CORS...). */
+function registerHeaders(registry: OpenAPIRegistry) {
   const header = (name: string, object: Record<string, unknown>) => registry.registerComponent('headers', name, object as never);
   header('X-Request-Id', {
     description:
@@ -81,7 +87,10 @@ export function registerShared(registry: OpenAPIRegistry, kind: DocumentKind) {
     required: false,
     schema: { type: 'string', pattern: '^(\\*|[A-Za-z][A-Za-z0-9+.-]*://[^\\s/]+)$', maxLength: 2048 },
   });
+}
 
+/** The request headers operations take (If-None-Match, Accept-Language, X-Request-Id). */
+function registerParameters(registry: OpenAPIRegistry) {
   const parameter = (name: string, object: Record<string, unknown>) => registry.registerComponent('parameters', name, object as never);
   parameter('If-None-Match', {
     name: 'If-None-Match',
