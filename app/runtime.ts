@@ -22,8 +22,7 @@ import { eventCatalog } from './features/events.ts';
 import { EventFeed } from '../src/events/feed.ts';
 import { PositionCodec } from '../src/events/position.ts';
 import { PublicUrlGuard } from '../src/security/public-url.ts';
-import { WebhookDispatcher } from '../commands/webhooks/index.ts';
-import { dispatcherCollections } from '../projections/webhooks/index.ts';
+import { service } from './features/index.ts';
 import { importLines } from './features/intake.ts';
 import { openAuctionStreams } from '../queries/auction-stream/operations.ts';
 import { openMemberStreams } from '../queries/member-stream/operations.ts';
@@ -263,12 +262,13 @@ export async function createRuntime(
   metrics?.auctionStreams(openAuctionStreams);
   metrics?.memberStreams(openMemberStreams);
   const urls = new PublicUrlGuard(config.webhookAllowPrivate);
-  // The dispatcher's own collections (not a projection's): every role reads them, the worker writes them.
-  for (const spec of dispatcherCollections) await documents.ensureCollection(spec);
-  const dispatcher = runsJobs
-    ? new WebhookDispatcher({ log, documents, feed: feed!, guard: urls, now: services.now, logger, metrics: metrics?.webhooks })
-    : null;
-  await dispatcher?.start();
+  // The features' own collections (not a projection's): every role reads them, their workers write them.
+  for (const spec of service.collections) await documents.ensureCollection(spec);
+  // The features' workers (the webhooks' deliveries) run where the jobs run.
+  const workers = runsJobs
+    ? service.workers({ log, documents, feed: feed!, urls, now: services.now, logger, metrics: metrics?.webhooks })
+    : [];
+  for (const worker of workers) await worker.start();
   const app = servesHttp
     ? buildApp(
         services,
@@ -338,7 +338,7 @@ export async function createRuntime(
       if (closed) return;
       closed = true;
       stopping.abort();
-      await dispatcher?.stop();
+      for (const worker of workers) await worker.stop();
       await projector.stop();
       await jobs.close();
       for (const lease of leases) await lease.release();

@@ -1,5 +1,5 @@
 // Every kind of file has one name and one home (docs/architecture.md, "A feature folder"): a decider is in
-// commands/<f>/decide.ts, a reactor in commands/<f>/reactors.ts, projections read of the write side only its
+// commands/<f>/decide.ts, a reactor in commands/<f>/reactors.ts, a worker in commands/<f>/<name>-worker.ts, projections read of the write side only its
 // events, and no file is a catch-all that others import "whatever" from. Simple text checks over commands/,
 // projections/ and queries/; the core (src/), which defines the kinds (Decider, defineReactor, jobReactor), is not
 // walked. Who imports whom between the trees is .dependency-cruiser.cjs's too (test/structure/dependencies.test.ts).
@@ -17,6 +17,7 @@ const RULES = {
   catchAll: `no catch-all file names (${CATCH_ALL.join(', ')}): name a file after the kind it holds`,
   decider: 'a decider lives in commands/<feature>/decide.ts',
   reactor: 'a reactor lives in commands/<feature>/reactors.ts',
+  worker: 'a worker (a loop with cursors of its own) lives in commands/<feature>/<name>-worker.ts',
   projectionImports: 'projections import of commands/ only events.ts',
   dtoReads: 'an answer shape (dto.ts) reads nothing: its look-ups are in find.ts',
   eventsHome: "events.ts holds domain events and lives in commands/<feature>/ (a stream's messages are messages.ts)",
@@ -29,11 +30,14 @@ const READS = /\b(?:TenantScope|TenantContext)\b|\bawait\s+\w+\(\s*(?:ctx\.)?db\
 const DECIDER = /^export\s+(?:async\s+)?(?:const|let|var|function)\b.*(?::|\bsatisfies)\s*Decider</;
 /** A reactor made or declared: `jobReactor(`, `defineReactor(`, a function returning `: Reactor`, a `: Reactor` value. */
 const REACTOR = /\bjobReactor\(|\bdefineReactor\(|\)\s*:\s*Reactor\b|:\s*Reactor\s*[=;]/;
+/** A worker made or declared: a class implementing FeatureWorker, a function returning `: FeatureWorker` or a list of them. */
+const WORKER = /\bimplements\s+FeatureWorker\b|\)\s*:\s*FeatureWorker\b/;
 /** The module specifiers a file imports or re-exports (static and dynamic). */
 const SPECIFIERS = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"]([^'"]+)['"]/gm;
 
 const isDecide = (file: string) => /^commands\/[^/]+\/decide\.ts$/.test(file);
 const isReactors = (file: string) => /^commands\/[^/]+\/reactors\.ts$/.test(file);
+const isWorker = (file: string) => /^commands\/[^/]+\/[a-z0-9-]+-worker\.ts$/.test(file);
 
 /** Every .ts file under a tree, relative to the repository, with `/` separators. */
 function walk(dir: string): string[] {
@@ -59,6 +63,7 @@ function fileKindViolations(file: string, text: string): string[] {
   lines.forEach((line, i) => {
     if (!isDecide(file) && DECIDER.test(line)) found.push(`${file}:${i + 1}: ${RULES.decider} (${line.trim()})`);
     if (!isReactors(file) && REACTOR.test(line)) found.push(`${file}:${i + 1}: ${RULES.reactor} (${line.trim()})`);
+    if (!isWorker(file) && WORKER.test(line)) found.push(`${file}:${i + 1}: ${RULES.worker} (${line.trim()})`);
   });
   if (path.posix.basename(file) === 'dto.ts')
     lines.forEach((line, i) => {
@@ -98,6 +103,10 @@ describe('file kinds: one name and one home for each kind of file', () => {
     expect(of(RULES.reactor), listed(of(RULES.reactor))).to.deep.equal([]);
   });
 
+  it('makes workers only in commands/<feature>/<name>-worker.ts (registered by <feature>Commands)', () => {
+    expect(of(RULES.worker), listed(of(RULES.worker))).to.deep.equal([]);
+  });
+
   it('imports nothing of commands/ into projections/ but events.ts: no job names, deciders or rules', () => {
     expect(of(RULES.projectionImports), listed(of(RULES.projectionImports))).to.deep.equal([]);
   });
@@ -135,6 +144,13 @@ describe('file kinds: one name and one home for each kind of file', () => {
     expect(
       check('commands/x/jobs.ts', 'export function xJobs(deps: ReactorDeps) {}\n// made by jobReactor(...)\n/* : Reactor; */'),
     ).to.deep.equal([]);
+
+    const worker = 'export class XWorker implements FeatureWorker {\n}\nexport function xWorkers(deps: WorkerDeps): FeatureWorker[] {}\n';
+    expect(check('commands/x/delivery-worker.ts', worker)).to.deep.equal([]);
+    expect(check('commands/x/dispatcher.ts', worker)).to.have.length(2);
+    expect(check('projections/x/delivery-worker.ts', worker)).to.have.length(2);
+    // WorkerDeps is not a worker.
+    expect(check('commands/x/jobs.ts', 'export function xJobs(deps: WorkerDeps) {}')).to.deep.equal([]);
 
     const imports =
       "import { xEvents } from '../../commands/x/events.ts';\n" +
