@@ -11,8 +11,10 @@
  *   no rules (a reactor, which adds jobs, is `commands/<f>/reactors.ts`, registered by `<f>Commands`).
  * - What a command feature offers other command features and queries besides its events: `rules.ts` (decisions
  *   and settings its operations and jobs share: `mayBidReason`, rate limits, the increment table), `dto.ts` (the
- *   HTTP answer shapes its command operations and the queries both give, reading nothing) and `find.ts` (look-ups
- *   of read models that both use: the cost estimate). The Idempotency-Key's `onceForKey` is the core's (src/idempotency/).
+ *   HTTP answer shapes its command operations and the queries both give, reading nothing), `find.ts` (look-ups
+ *   of read models that both use: the cost estimate) and `collections.ts` (documents its commands write themselves,
+ *   not a projection's, which queries read: the webhooks' cursors and deliveries log, written by their delivery
+ *   worker). The Idempotency-Key's `onceForKey` is the core's (src/idempotency/).
  * - A read model is reached through `projections/<f>/index.ts` (collection names and typed accessors), never
  *   its projection definition.
  * - No feature imports another feature's operations.ts (only app/ does); commands never import queries.
@@ -20,7 +22,7 @@
  *   code (examples/bidder-web/src/) only the client and itself: both know the service by its public API alone.
  */
 const EVENTS = '^commands/[^/]+/events[.]ts$';
-const OFFERED = '^commands/[^/]+/(events|rules|dto|find)[.]ts$';
+const OFFERED = '^commands/[^/]+/(events|rules|dto|find|collections)[.]ts$';
 const READ_MODEL = '^projections/[^/]+/index[.]ts$';
 const OPERATIONS = '^(commands|projections|queries)/[^/]+/operations[.]ts$';
 /** $1: the importing file's feature folder (`queries/lots/`), or its tree for a file at the tree's root (`queries/paging.ts`). */
@@ -89,14 +91,15 @@ module.exports = {
     },
     {
       name: 'queries-read-what-commands-offer',
-      comment: "Queries may import a command feature's events.ts, rules.ts and dto.ts, never its operations, deciders, reactors or jobs.",
+      comment:
+        "Queries may import a command feature's events.ts, rules.ts, dto.ts, find.ts and collections.ts, never its operations, deciders, reactors, workers or jobs.",
       severity: 'error',
       from: { path: '^queries/' },
       to: { path: '^commands/', pathNot: OFFERED },
     },
     {
       name: 'command-features-share-only-what-they-offer',
-      comment: 'A command feature imports of another one only its events.ts, rules.ts or dto.ts.',
+      comment: 'A command feature imports of another one only its events.ts, rules.ts, dto.ts, find.ts or collections.ts.',
       severity: 'error',
       from: { path: '^commands/([^/]+)/' },
       to: { path: '^commands/', pathNot: ['^commands/$1/', OFFERED] },

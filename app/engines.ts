@@ -84,57 +84,120 @@ function redact(url: string): string {
   }
 }
 
+type Closers = Array<() => Promise<void> | void>;
+
+export interface EngineOptions {
+  claim?: (leases: Engines['leases']) => Promise<void>;
+  /** A tool that does not read the lot index (a document projection's rebuild): the embedded one is not loaded. */
+  withoutLotIndex?: boolean;
+  /** This process answers searches: the embedded MiniSearch index runs in a thread of its own (SEARCH_THREAD). */
+  searchThread?: boolean;
+  /** Something this process cannot go on without stopped (the lot index's thread). */
+  onFatal?: (reason: string) => void;
+  /**
+   * The process's record of a full storage: the embedded stores requests write to (the log, the limits, files,
+   * jobs added) refuse writes before they start while the data folder has no room; the queues and the lot index
+   * tell it of writes that failed for want of room.
+   */
+  storage?: StorageRoom;
+}
+
+/** What each engine's opening reads, and where it notes what it opened (`describe`) and how to close it (`closers`). */
+interface Opening {
+  config: Config;
+  logger: Logger;
+  role: Role;
+  options: EngineOptions;
+  paths: ReturnType<typeof dataPaths>;
+  urls: Config['engines'];
+  /** The one pool every part on PostgreSQL shares (null: not on PostgreSQL). */
+  pgPool: import('pg').Pool | null;
+  describe: Record<string, string>;
+  /** Run last first by close(). */
+  closers: Closers;
+}
+
 /**
  * Opens every engine: each port on its production engine when that engine's URL is set, otherwise on the
  * embedded default under DATA_DIR (API.md "Engines and roles"). Production adapters are loaded only when
  * chosen, so the embedded default starts without their client libraries.
  */
-export async function openEngines(
-  config: Config,
-  logger: Logger,
-  role: Role,
-  options: {
-    claim?: (leases: Engines['leases']) => Promise<void>;
-    /** A tool that does not read the lot index (a document projection's rebuild): the embedded one is not loaded. */
-    withoutLotIndex?: boolean;
-    /** This process answers searches: the embedded MiniSearch index runs in a thread of its own (SEARCH_THREAD). */
-    searchThread?: boolean;
-    /** Something this process cannot go on without stopped (the lot index's thread). */
-    onFatal?: (reason: string) => void;
-    /**
-     * The process's record of a full storage: the embedded stores requests write to (the log, the limits, files,
-     * jobs added) refuse writes before they start while the data folder has no room; the queues and the lot index
-     * tell it of writes that failed for want of room.
-     */
-    storage?: StorageRoom;
-  } = {},
-): Promise<Engines> {
+export async function openEngines(config: Config, logger: Logger, role: Role, options: EngineOptions = {}): Promise<Engines> {
   const paths = dataPaths(config.dataDir);
   // Its user's alone (0700, files 0600): made so, or tightened, before anything opens in it; or refused.
   const tightened = makePrivateDataDir(config.dataDir);
   if (tightened > 0)
     logger.warn({ dataDir: config.dataDir, tightened }, `DATA_DIR was open to other users: tightened ${tightened} entries`);
   const urls = config.engines;
-  const closers: Array<() => Promise<void> | void> = [];
+  const closers: Closers = [];
   const describe: Record<string, string> = {};
+  const pgPool = await openPgPool(urls, role, closers);
+  const at: Opening = { config, logger, role, options, paths, urls, pgPool, describe, closers };
 
-  // One pool per process for every part on PostgreSQL, ended after them (closers run last first).
-  let pgPool: import('pg').Pool | null = null;
-  if (urls.postgres) {
-    const { createPool } = await import('../src/adapters/postgres/pool.ts');
-    const pool = createPool(urls.postgres, 10, {
-      connectTimeoutMs: urls.postgresConnectTimeoutMs,
-      queryTimeoutMs: urls.postgresQueryTimeoutMs,
-      idleInTransactionTimeoutMs: urls.postgresIdleInTransactionTimeoutMs,
-      lockTimeoutMs: urls.postgresLockTimeoutMs,
-      // Whose sessions these are, for an operator reading pg_stat_activity and pg_locks.
-      applicationName: `bidder-${role}-${process.pid}`,
-    });
-    pgPool = pool;
-    closers.push(() => pool.end());
+  const log = await openLog(at);
+  const { documents, projectorLeases } = await openReadModels(at);
+  const { jobs, limiter, workerLeases } = await openQueues(at);
+  // The singleton roles are claimed before the lot index opens: a writable embedded index tidies its folder on
+  // opening, which must never happen beside a running projector.
+  try {
+    await options.claim?.({ projector: projectorLeases, worker: workerLeases });
+  } catch (error) {
+    for (const close of [...closers].reverse()) await close();
+    throw error;
   }
-  const schema = urls.postgresSchema;
+  const { search, searchInProcess, offLoop } = await openLotIndex(at, documents);
+  const files = await openFiles(at);
+  const { outbox, delivery } = openOutbox(config, jobs, paths.outbox, describe, closers);
+  const { store: keyRing, describe: keysAt } = await openKeyRingStore(config, pgPool);
+  closers.push(() => keyRing.close());
+  describe.keys = config.jwtSecret ? 'JWT_SECRET (one fixed key)' : keysAt;
 
+  let closed = false;
+  return {
+    log,
+    documents,
+    search,
+    jobs,
+    limiter,
+    outbox,
+    delivery,
+    files,
+    leases: { projector: projectorLeases, worker: workerLeases },
+    keyRing,
+    searchInProcess,
+    offLoop,
+    describe,
+    async ping() {
+      await pgPool?.query('SELECT 1');
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      // Last opened, first closed.
+      for (const close of [...closers].reverse()) await close();
+    },
+  };
+}
+
+/** One pool per process for every part on PostgreSQL, ended after them (closers run last first); null without it. */
+async function openPgPool(urls: Config['engines'], role: Role, closers: Closers): Promise<import('pg').Pool | null> {
+  if (!urls.postgres) return null;
+  const { createPool } = await import('../src/adapters/postgres/pool.ts');
+  const pool = createPool(urls.postgres, 10, {
+    connectTimeoutMs: urls.postgresConnectTimeoutMs,
+    queryTimeoutMs: urls.postgresQueryTimeoutMs,
+    idleInTransactionTimeoutMs: urls.postgresIdleInTransactionTimeoutMs,
+    lockTimeoutMs: urls.postgresLockTimeoutMs,
+    // Whose sessions these are, for an operator reading pg_stat_activity and pg_locks.
+    applicationName: `bidder-${role}-${process.pid}`,
+  });
+  closers.push(() => pool.end());
+  return pool;
+}
+
+/** The event log: EventStoreDB, else PostgreSQL, else the embedded SQLite log. */
+async function openLog({ urls, pgPool, paths, options, describe, closers }: Opening): Promise<EventLog> {
+  const schema = urls.postgresSchema;
   let log: EventLog;
   if (urls.eventStoreDb) {
     const { EsdbEventLog } = await import('../src/adapters/esdb/esdb-event-log.ts');
@@ -149,7 +212,12 @@ export async function openEngines(
     describe.log = `embedded ${paths.events}`;
   }
   closers.push(() => log.close());
+  return log;
+}
 
+/** The read models, and the projector's lease beside their checkpoints: MongoDB, else PostgreSQL, else SQLite. */
+async function openReadModels({ urls, pgPool, paths, logger, describe, closers }: Opening) {
+  const schema = urls.postgresSchema;
   let documents: DocumentStore;
   let projectorLeases: LeaseStore;
   if (urls.mongodb) {
@@ -174,7 +242,12 @@ export async function openEngines(
     () => documents.close(),
     () => projectorLeases.close(),
   );
+  return { documents, projectorLeases };
+}
 
+/** The job queue, the rate limits and the worker's lease: on Redis, else embedded (the lease on PostgreSQL when there). */
+async function openQueues({ urls, pgPool, paths, logger, options, describe, closers }: Opening) {
+  const schema = urls.postgresSchema;
   let jobs: JobQueue;
   let limiter: RateLimiter;
   let workerLeases: LeaseStore;
@@ -208,34 +281,17 @@ export async function openEngines(
     () => (limiter as RateLimiter & { close?: () => Promise<void> }).close?.(),
     () => workerLeases.close(),
   );
+  return { jobs, limiter, workerLeases };
+}
 
-  // The singleton roles are claimed before the lot index opens: a writable embedded index tidies its folder on
-  // opening, which must never happen beside a running projector.
-  try {
-    await options.claim?.({ projector: projectorLeases, worker: workerLeases });
-  } catch (error) {
-    for (const close of [...closers].reverse()) await close();
-    throw error;
-  }
-
+/** The lot index: Typesense, else an empty one for a tool that never reads it, else the embedded MiniSearch index. */
+async function openLotIndex(at: Opening, documents: DocumentStore) {
+  const { config, logger, role, options, paths, urls, describe, closers } = at;
   let search: SearchIndex;
   let searchInProcess = false;
   let offLoop: OffLoopOperations | null = null;
   if (urls.typesense) {
-    const { TypesenseIndex, TypesenseKeyRefusedError } = await import('../src/adapters/typesense/typesense-index.ts');
-    // An `api` only searches and reads checkpoints: with a search-only key it never writes the index.
-    const searchOnly = role === 'api' && urls.typesenseSearchApiKey !== null;
-    const keyVariable = searchOnly ? 'TYPESENSE_SEARCH_API_KEY' : 'TYPESENSE_API_KEY';
-    const key = (searchOnly ? urls.typesenseSearchApiKey : urls.typesenseApiKey) ?? '';
-    try {
-      // The process that runs the projections brings the collection to the spec (a changed lot index); the others leave it.
-      const schemaOwner = role === 'all' || role === 'projector';
-      search = await TypesenseIndex.connect(urls.typesense, key, { partitions: LOT_SEARCH_PARTITION, readOnly: searchOnly, schemaOwner });
-    } catch (error) {
-      if (error instanceof TypesenseKeyRefusedError) throw new ConfigError(`${keyVariable}: ${error.message}`);
-      throw error;
-    }
-    describe.search = `Typesense ${redact(urls.typesense)}${searchOnly ? ' (search-only key)' : ''}`;
+    search = await openTypesense(at, urls.typesense);
   } else if (options.withoutLotIndex) {
     search = await MiniSearchIndex.open({ dir: null, partitions: LOT_SEARCH_PARTITION });
     describe.search = 'embedded, empty (not read by this tool)';
@@ -254,46 +310,40 @@ export async function openEngines(
     describe.search = embedded.describe;
   }
   closers.push(() => search.close());
+  return { search, searchInProcess, offLoop };
+}
 
-  let files: FileStore;
+/** The lot index on Typesense: an `api` with a search-only key never writes it; a refused key names its variable. */
+async function openTypesense({ role, urls, describe }: Opening, url: string): Promise<SearchIndex> {
+  const { TypesenseIndex, TypesenseKeyRefusedError } = await import('../src/adapters/typesense/typesense-index.ts');
+  // An `api` only searches and reads checkpoints: with a search-only key it never writes the index.
+  const searchOnly = role === 'api' && urls.typesenseSearchApiKey !== null;
+  const keyVariable = searchOnly ? 'TYPESENSE_SEARCH_API_KEY' : 'TYPESENSE_API_KEY';
+  const key = (searchOnly ? urls.typesenseSearchApiKey : urls.typesenseApiKey) ?? '';
+  let search: SearchIndex;
+  try {
+    // The process that runs the projections brings the collection to the spec (a changed lot index); the others leave it.
+    const schemaOwner = role === 'all' || role === 'projector';
+    search = await TypesenseIndex.connect(url, key, { partitions: LOT_SEARCH_PARTITION, readOnly: searchOnly, schemaOwner });
+  } catch (error) {
+    if (error instanceof TypesenseKeyRefusedError) throw new ConfigError(`${keyVariable}: ${error.message}`);
+    throw error;
+  }
+  describe.search = `Typesense ${redact(url)}${searchOnly ? ' (search-only key)' : ''}`;
+  return search;
+}
+
+/** Stored files (documents, uploads): on PostgreSQL when there, else a folder under DATA_DIR. */
+async function openFiles({ urls, pgPool, paths, options, describe }: Opening): Promise<FileStore> {
+  const schema = urls.postgresSchema;
   if (pgPool) {
     const { PgFileStore } = await import('../src/adapters/postgres/pg-files.ts');
-    files = await PgFileStore.open(pgPool, { schema });
+    const files = await PgFileStore.open(pgPool, { schema });
     describe.files = `PostgreSQL ${redact(urls.postgres!)} (schema ${schema})`;
-  } else {
-    files = new FolderFileStore(paths.files, options.storage);
-    describe.files = `folder ${paths.files}`;
+    return files;
   }
-  const { outbox, delivery } = openOutbox(config, jobs, paths.outbox, describe, closers);
-  const { store: keyRing, describe: keysAt } = await openKeyRingStore(config, pgPool);
-  closers.push(() => keyRing.close());
-  describe.keys = config.jwtSecret ? 'JWT_SECRET (one fixed key)' : keysAt;
-
-  let closed = false;
-  return {
-    log,
-    documents,
-    search,
-    jobs,
-    limiter,
-    outbox,
-    delivery,
-    files,
-    leases: { projector: projectorLeases, worker: workerLeases },
-    keyRing,
-    searchInProcess,
-    offLoop,
-    describe,
-    async ping() {
-      await pgPool?.query('SELECT 1');
-    },
-    async close() {
-      if (closed) return;
-      closed = true;
-      // Last opened, first closed.
-      for (const close of [...closers].reverse()) await close();
-    },
-  };
+  describe.files = `folder ${paths.files}`;
+  return new FolderFileStore(paths.files, options.storage);
 }
 
 /** Mail over SMTP and SMS through Twilio where configured, as background jobs; the outbox files for the rest. */
@@ -302,7 +352,7 @@ function openOutbox(
   jobs: JobQueue,
   dir: string,
   describe: Record<string, string>,
-  closers: Array<() => Promise<void> | void>,
+  closers: Closers,
 ): { outbox: Outbox; delivery: QueuedOutbox | null } {
   const files = new FileOutbox(dir);
   const transports: Transports = {};

@@ -1,7 +1,7 @@
-import { ConfigError, loadConfig } from '../src/config.ts';
-import { createLogger, drainLogs } from '../src/logger.ts';
+import { ConfigError, loadConfig, type Config } from '../src/config.ts';
+import { createLogger, drainLogs, type Logger } from '../src/logger.ts';
 import { GracefulShutdown } from '../src/shutdown.ts';
-import { createRuntime, dataPaths } from './runtime.ts';
+import { createRuntime, dataPaths, type Runtime } from './runtime.ts';
 import { keptDemoCredentials, seedDemo } from './seed/demo.ts';
 import { demoBannerLines } from './seed/demo-banner.ts';
 import { listen } from '../src/http/server.ts';
@@ -31,35 +31,12 @@ async function main() {
       else void shutdown.stop();
     });
   const seeds = config.seedDemo && (config.role === 'all' || config.role === 'projector');
-  let runtime;
-  try {
-    // The projector's loops start once the demo data is in the log (a first start's seed).
-    runtime = await createRuntime(config, logger, {
-      api: !primary,
-      holdProjections: seeds,
-      onFatal: (reason) => (shutdown ? void shutdown.fail(reason) : logger.fatal(reason)),
-    });
-  } catch (error) {
-    if (error instanceof RoleRefusedError) {
-      process.stderr.write(`refused to start (ROLE=${config.role}): ${error.message}\n`);
-      process.exit(3);
-    }
-    throw error;
-  }
+  const runtime = await openRuntime(config, logger, { primary, seeds });
   const { services, role } = runtime;
   logger.info({ role, engines: runtime.engines.describe }, 'engines');
   // From here a signal stops the service gracefully, also while it seeds or catches up.
   const { close } = runtime;
-  // The primary's api processes: ROLE=api, each with a metrics port of its own after the primary's.
-  const metricsPort = typeof config.metrics === 'object' ? config.metrics.port : null;
-  const apiProcesses = primary
-    ? new ApiProcesses({
-        count: config.apiProcesses,
-        env: (slot) => ({ ROLE: 'api', ...(metricsPort !== null ? { METRICS_PORT: String(metricsPort + slot) } : {}) }),
-        logger,
-        giveUp: (reason) => void shutdown?.fail(reason),
-      })
-    : null;
+  const apiProcesses = primary ? apiProcessesOf(config, logger) : null;
   shutdown = new GracefulShutdown({
     logger,
     timeoutMs: config.shutdownTimeoutMs,
@@ -75,20 +52,8 @@ async function main() {
   shutdown.listen();
 
   const credentialsFile = dataPaths(config.dataDir).demoCredentials;
-  let demo = null;
-  if (seeds) {
-    demo = keptDemoCredentials(credentialsFile);
-    const started = Date.now();
-    const result = await seedDemo(services, demo.credentials);
-    if (result.seeded) logger.info({ ms: Date.now() - started }, 'demo data imported');
-    await runtime.startProjections();
-  }
-  const running = services.projector.running;
-  if (running.length > 0) {
-    const head = await services.log.headPosition();
-    const caughtUp = await services.projector.waitFor(head, running, 120_000);
-    if (!caughtUp) logger.warn('projections are still catching up; /readyz says when they are done');
-  }
+  const demo = seeds ? await seedDemoData(runtime, credentialsFile, logger) : null;
+  await waitForProjections(runtime, logger);
 
   let server = null;
   if (apiProcesses) {
@@ -99,25 +64,7 @@ async function main() {
       return;
     }
   } else server = await listen(runtime.app, config.port, config.host);
-  const metricsServer =
-    typeof config.metrics === 'object' && runtime.metrics
-      ? await listen(
-          opsApp({
-            role,
-            maxLagSeconds: config.http.readyMaxLagSeconds,
-            metrics: runtime.metrics,
-            // Its own port, bound to an address of the operator's (METRICS_HOST, default 127.0.0.1): open.
-            access: 'open',
-            projections: () => services.projector.status(),
-            ping: runtime.ping,
-            storage: () => services.storage.check(),
-            parked: runtime.parked,
-            deliveries: runtime.deliveries ?? undefined,
-          }),
-          config.metrics.port,
-          config.metrics.host,
-        )
-      : null;
+  const metricsServer = await listenForMetrics(config, runtime);
   if (cluster.isWorker) {
     // The primary prints the banner once every api process listens.
     if (server) shutdown.track(server);
@@ -126,9 +73,91 @@ async function main() {
     return;
   }
   const base = `http://localhost:${config.port}`;
+  const lines = bannerLines(config, runtime, apiProcesses, base);
+  if (demo) lines.push(...demoBannerLines(demo.credentials, demo.made, credentialsFile, base));
+  // The banner goes to stdout for the person who started the service; it is not a log record.
+  process.stdout.write(lines.join('\n') + '\n\n');
+
+  if (server) shutdown.track(server);
+  if (metricsServer) shutdown.track(metricsServer);
+}
+
+/** The runtime of ROLE; a role another process holds (its lease) ends this one with exit code 3. */
+async function openRuntime(config: Config, logger: Logger, { primary, seeds }: { primary: boolean; seeds: boolean }): Promise<Runtime> {
+  try {
+    // The projector's loops start once the demo data is in the log (a first start's seed).
+    return await createRuntime(config, logger, {
+      api: !primary,
+      holdProjections: seeds,
+      onFatal: (reason) => (shutdown ? void shutdown.fail(reason) : logger.fatal(reason)),
+    });
+  } catch (error) {
+    if (error instanceof RoleRefusedError) {
+      process.stderr.write(`refused to start (ROLE=${config.role}): ${error.message}\n`);
+      process.exit(3);
+    }
+    throw error;
+  }
+}
+
+/** The primary's api processes: ROLE=api, each with a metrics port of its own after the primary's. */
+function apiProcessesOf(config: Config, logger: Logger): ApiProcesses {
+  const metricsPort = typeof config.metrics === 'object' ? config.metrics.port : null;
+  return new ApiProcesses({
+    count: config.apiProcesses,
+    env: (slot) => ({ ROLE: 'api', ...(metricsPort !== null ? { METRICS_PORT: String(metricsPort + slot) } : {}) }),
+    logger,
+    giveUp: (reason) => void shutdown?.fail(reason),
+  });
+}
+
+/** The demo data seeded into an empty log (with the credentials kept in DATA_DIR), then the projections started. */
+async function seedDemoData(runtime: Runtime, credentialsFile: string, logger: Logger) {
+  const demo = keptDemoCredentials(credentialsFile);
+  const started = Date.now();
+  const result = await seedDemo(runtime.services, demo.credentials);
+  if (result.seeded) logger.info({ ms: Date.now() - started }, 'demo data imported');
+  await runtime.startProjections();
+  return demo;
+}
+
+/** Waits (up to two minutes) for this process's projections to reach the log's head before it listens. */
+async function waitForProjections({ services }: Runtime, logger: Logger): Promise<void> {
+  const running = services.projector.running;
+  if (running.length === 0) return;
+  const head = await services.log.headPosition();
+  const caughtUp = await services.projector.waitFor(head, running, 120_000);
+  if (!caughtUp) logger.warn('projections are still catching up; /readyz says when they are done');
+}
+
+/** Health, readiness and metrics on METRICS_PORT when it is set (and metrics are on); else null. */
+async function listenForMetrics(config: Config, runtime: Runtime) {
+  if (typeof config.metrics !== 'object' || !runtime.metrics) return null;
+  const { services } = runtime;
+  return listen(
+    opsApp({
+      role: runtime.role,
+      maxLagSeconds: config.http.readyMaxLagSeconds,
+      metrics: runtime.metrics,
+      // Its own port, bound to an address of the operator's (METRICS_HOST, default 127.0.0.1): open.
+      access: 'open',
+      projections: () => services.projector.status(),
+      ping: runtime.ping,
+      storage: () => services.storage.check(),
+      parked: runtime.parked,
+      deliveries: runtime.deliveries ?? undefined,
+    }),
+    config.metrics.port,
+    config.metrics.host,
+  );
+}
+
+/** The start banner: where the service listens, its processes, its engines and its pages. */
+function bannerLines(config: Config, runtime: Runtime, apiProcesses: ApiProcesses | null, base: string): string[] {
+  const role = runtime.role;
   const serves = role === 'all' || role === 'api';
   const ops = typeof config.metrics === 'object' ? `http://${config.metrics.host}:${config.metrics.port}` : null;
-  const lines = [
+  return [
     '',
     !serves
       ? `Bidder ${role} running; /healthz, /readyz and /metrics on ${base}`
@@ -155,12 +184,6 @@ async function main() {
         ]
       : []),
   ];
-  if (demo) lines.push(...demoBannerLines(demo.credentials, demo.made, credentialsFile, base));
-  // The banner goes to stdout for the person who started the service; it is not a log record.
-  process.stdout.write(lines.join('\n') + '\n\n');
-
-  if (server) shutdown.track(server);
-  if (metricsServer) shutdown.track(metricsServer);
 }
 
 main().catch(async (error) => {

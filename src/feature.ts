@@ -2,6 +2,9 @@ import type { EventDefinition, EventSet } from './events/define.ts';
 import type { Operation } from './http/operation.ts';
 import type { IntakeKind } from './intake-kind.ts';
 import type { JobProcessor, JobQueue } from './ports/jobs.ts';
+import type { CollectionSpec } from './ports/read-models.ts';
+import type { EventFeed } from './events/feed.ts';
+import type { PublicUrlGuard } from './security/public-url.ts';
 import type { Projection, ReactorDeps } from './projector/projection.ts';
 import type { Services } from './services.ts';
 
@@ -34,7 +37,42 @@ export interface Feature {
   jobs?: (deps: JobDeps) => Record<string, JobProcessor>;
   /** The NDJSON intake record kinds it brings (docs/intake.md). */
   intake?: readonly IntakeKind[];
+  /**
+   * Collections its commands write themselves, not a projection's (a worker's cursors): every role declares them,
+   * a rebuild never touches them.
+   */
+  collections?: readonly CollectionSpec[];
+  /** Its workers: loops of their own, each with its own cursors, that the worker role runs beside the jobs. */
+  workers?: (deps: WorkerDeps) => FeatureWorker[];
 }
+
+/**
+ * A loop of a feature's own that follows the log where a reactor cannot (one checkpoint per reactor, one event
+ * after another): the webhooks' deliveries, one cursor per webhook, each retried for hours without holding the
+ * others. Started in the worker role once the engines are open, stopped before they close.
+ */
+export interface FeatureWorker {
+  name: string;
+  start(): Promise<void>;
+  /** Takes no new work and waits for the work in flight (bounded). */
+  stop(): Promise<void>;
+}
+
+/** What a delivery worker reports to /metrics: its tries by outcome, and each target's lag (null: it is gone). */
+export interface DeliveryMetrics {
+  delivery(outcome: 'delivered' | 'failed'): void;
+  lag(target: string, seconds: number | null): void;
+}
+
+/**
+ * What workers work with: the log (to decide and append), read models, the tenants' event feed they follow, the
+ * URL rules of outgoing calls, the clock, the logger and the delivery metrics (absent when metrics are off).
+ */
+export type WorkerDeps = Pick<Services, 'log' | 'documents' | 'now' | 'logger'> & {
+  feed: EventFeed;
+  urls: PublicUrlGuard;
+  metrics?: DeliveryMetrics;
+};
 
 /**
  * What background jobs work with: the log (to decide and append), read models, outgoing messages and pushes, files, keys,
@@ -58,6 +96,7 @@ export function defineFeature(name: string, ...parts: FeaturePart[]): Feature {
   if (events.length > 1) throw new Error(`feature ${name} declares its events in more than one part`);
   const projections = parts.flatMap((p) => (p.projections ? [p.projections] : []));
   const jobs = parts.flatMap((p) => (p.jobs ? [p.jobs] : []));
+  const workers = parts.flatMap((p) => (p.workers ? [p.workers] : []));
   return {
     name,
     ...(events.length ? { events: events[0] } : {}),
@@ -65,6 +104,8 @@ export function defineFeature(name: string, ...parts: FeaturePart[]): Feature {
     projections: (deps) => projections.flatMap((make) => make(deps)),
     jobs: (services) => mergeJobs(jobs.map((make) => make(services))),
     intake: parts.flatMap((p) => p.intake ?? []),
+    collections: parts.flatMap((p) => p.collections ?? []),
+    workers: (deps) => workers.flatMap((make) => make(deps)),
   };
 }
 
@@ -105,6 +146,11 @@ export function assembleFeatures(features: readonly Feature[]) {
     'intake kind',
     intake.map((k) => k.kind),
   );
+  const collections = features.flatMap((f) => f.collections ?? []);
+  unique(
+    'collection',
+    collections.map((c) => c.name),
+  );
   return {
     features,
     /** Every event definition, feature by feature (docs/events.md). */
@@ -121,5 +167,16 @@ export function assembleFeatures(features: readonly Feature[]) {
     },
     jobs: (deps: JobDeps) => mergeJobs(features.map((f) => f.jobs?.(deps) ?? {})),
     intake,
+    /** The collections features write outside their projections (declared by every role, exported by the tools). */
+    collections,
+    /** Every feature's workers (the worker role starts them). */
+    workers(deps: WorkerDeps): FeatureWorker[] {
+      const workers = features.flatMap((f) => f.workers?.(deps) ?? []);
+      unique(
+        'worker',
+        workers.map((w) => w.name),
+      );
+      return workers;
+    },
   };
 }

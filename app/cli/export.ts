@@ -7,11 +7,10 @@ import { createLogger } from '../../src/logger.ts';
 import { dataPaths, openEngines, type Engines } from '../engines.ts';
 import { positionArg, resolvePosition, logTenants, type PositionArg } from './positions.ts';
 import { positionCodecOf } from '../runtime.ts';
-import type { Doc } from '../../src/ports/read-models.ts';
+import type { CollectionSpec, Doc } from '../../src/ports/read-models.ts';
 import type { ReactorDeps } from '../../src/projector/projection.ts';
 import { tenantStreamId } from '../../commands/access/events.ts';
 import { SYSTEM, TENANTS } from '../../projections/access/collections.ts';
-import { dispatcherCollections } from '../../projections/webhooks/index.ts';
 import { eventCatalog } from '../features/events.ts';
 import { service } from '../features/index.ts';
 import { eventChunks, EVENTS, type EventSelection } from './export/events.ts';
@@ -292,18 +291,24 @@ const documentLine = (r: Value[]) => {
   return `{"_tenant":${JSON.stringify(r[0])},"_id":${JSON.stringify(r[1])}${fields.length > 2 ? `,${fields.slice(1)}` : '}'}\n`;
 };
 
-async function collectionPlan({ engines, args, stopping }: Context): Promise<Plan> {
-  const name = args.collection!;
+/**
+ * What a collection declares (its private fields): the service's own (a projection's or a feature's), or an
+ * analyst's as the store keeps it; BadInput naming the service's collections when there is none of that name.
+ */
+async function collectionSpecOf(engines: Engines, name: string): Promise<CollectionSpec> {
   const own = service.projections({} as ReactorDeps).flatMap((p) => (p.kind === 'documents' ? p.collections : []));
-  // What the collection declares (its private fields): the service's own, or an analyst's as the store keeps it.
   const spec =
     own.find((c) => c.name === name) ??
-    dispatcherCollections.find((c) => c.name === name) ??
+    service.collections.find((c) => c.name === name) ??
     (/^[a-z][a-z0-9_]*$/.test(name) ? await engines.documents.collectionSpec(name) : null);
-  if (!spec) {
-    const known = [...new Set([...own.map((c) => c.name), ...dispatcherCollections.map((c) => c.name)])].sort();
-    throw new BadInput(`no collection ${name}; the service's are ${known.join(', ')} (and those of the analysts' projections run here)`);
-  }
+  if (spec) return spec;
+  const known = [...new Set([...own.map((c) => c.name), ...service.collections.map((c) => c.name)])].sort();
+  throw new BadInput(`no collection ${name}; the service's are ${known.join(', ')} (and those of the analysts' projections run here)`);
+}
+
+async function collectionPlan({ engines, args, stopping }: Context): Promise<Plan> {
+  const name = args.collection!;
+  const spec = await collectionSpecOf(engines, name);
   if (spec.privateIds && !args.private)
     throw new BadInput(
       `${name}: its documents are named by private values (key hashes, bidders); export it with --private, and keep the file inside`,

@@ -178,19 +178,68 @@ function progress(name: string, start: number, initialHead: number) {
   };
 }
 
+/** Ctrl-C or SIGTERM: the run stops at the end of its batch, and a --follow waiting for the log wakes at once. */
+function stopOnSignal() {
+  let stopping = false;
+  let wake: (() => void) | null = null;
+  return {
+    get stopping() {
+      return stopping;
+    },
+    onSignal() {
+      stopping = true;
+      wake?.();
+    },
+    /** A quarter of a second's wait for the log (a stop ends it). */
+    async pause(): Promise<void> {
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, 250);
+      });
+      wake = null;
+    },
+  };
+}
+
+/**
+ * Catches the projection up to `to` (else the log's head) with a progress bar, and with `follow` goes on following
+ * the log until stopped: the position it reached.
+ */
+async function catchUp(
+  engines: Engines,
+  runtime: ProjectorRuntime,
+  name: string,
+  { start, to, follow }: { start: number; to: number | undefined; follow: boolean },
+  stop: ReturnType<typeof stopOnSignal>,
+): Promise<number> {
+  const headAtStart = await engines.log.headPosition();
+  const bar = progress(name, start, to === undefined ? headAtStart : Math.min(to, headAtStart));
+  let position = start;
+  try {
+    for (;;) {
+      const head = await engines.log.headPosition();
+      const target = to === undefined ? head : Math.min(to, head);
+      bar.head(to === undefined ? head : Math.min(to, Math.max(head, position)));
+      if (target > position)
+        position = await runtime.catchUpTo(name, target, { stop: () => stop.stopping, onProgress: (p) => bar.update(p) });
+      bar.update(position);
+      if (stop.stopping || !follow || (to !== undefined && position >= to)) break;
+      await stop.pause();
+    }
+  } finally {
+    bar.stop();
+  }
+  return position;
+}
+
 async function run(args: Args): Promise<number> {
   const projection = await loadProjection(args.file);
   const config = loadConfig();
   const logger = createLogger({ level: 'warn' });
   let engines: Engines | null = null;
-  let stopping = false;
-  let wake: (() => void) | null = null;
-  const onSignal = () => {
-    stopping = true;
-    wake?.();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const stop = stopOnSignal();
+  process.on('SIGINT', stop.onSignal);
+  process.on('SIGTERM', stop.onSignal);
   try {
     engines = await openEngines(config, logger, 'api', { withoutLotIndex: true });
     const runtime = new ProjectorRuntime({ log: engines.log, documents: engines.documents, search: engines.search, logger }, [projection]);
@@ -212,35 +261,15 @@ async function run(args: Args): Promise<number> {
     if (from !== undefined && checkpoint === 0 && from > 0)
       await engines.documents.live().commit([], { projection: projection.name, expected: 0, position: from });
     const start = await runtime.checkpoint(projection);
-    const headAtStart = await engines.log.headPosition();
-    const bar = progress(projection.name, start, to === undefined ? headAtStart : Math.min(to, headAtStart));
     const started = Date.now();
-    let position = start;
-    try {
-      for (;;) {
-        const head = await engines.log.headPosition();
-        const target = to === undefined ? head : Math.min(to, head);
-        bar.head(to === undefined ? head : Math.min(to, Math.max(head, position)));
-        if (target > position)
-          position = await runtime.catchUpTo(projection.name, target, { stop: () => stopping, onProgress: (p) => bar.update(p) });
-        bar.update(position);
-        if (stopping || !args.follow || (to !== undefined && position >= to)) break;
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-          setTimeout(resolve, 250);
-        });
-        wake = null;
-      }
-    } finally {
-      bar.stop();
-    }
+    const position = await catchUp(engines, runtime, projection.name, { start, to, follow: args.follow }, stop);
     const seconds = (Date.now() - started) / 1000;
     process.stdout.write(
       JSON.stringify({
         projection: projection.name,
         position,
         collections: projection.collections.map((c) => c.name),
-        stopped: stopping,
+        stopped: stop.stopping,
         seconds,
       }) + '\n',
     );
@@ -255,8 +284,8 @@ async function run(args: Args): Promise<number> {
     }
     throw error;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', stop.onSignal);
+    process.off('SIGTERM', stop.onSignal);
     await engines?.close();
   }
 }

@@ -17,7 +17,7 @@ a spec checks it is current. One row per route, in routing order, by feature: wh
 the deciders its handler runs and the events it builds (in a decider's \`switch (command.type)\`, the cases of the
 commands the handler builds), the projections (P), search index (S) and reactors (R) that handle those events, and
 the read models (collections) its handler reads, by name (a search index and a collection of one name are both named). Every event also reaches the
-back-office feed and the webhooks' dispatcher (they follow the whole log). "Files" counts the files of the feature
+back-office feed and the webhooks' delivery worker (they follow the whole log). "Files" counts the files of the feature
 trees (commands/, queries/, projections/) a reader opens following the handler's names, its own included.
 `;
 

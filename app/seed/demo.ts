@@ -140,7 +140,25 @@ export const DEMO_CONDITION_REPORT_LOTS = [1, 2, 3, 12, 401, 402, 851];
 
 /** Every record of the demo data, for a given "now" (auction times are relative to it). */
 export function* demoRecords(credentials: DemoCredentials, now: Date): Generator<IntakeRecord> {
-  const ago = (days: number) => new Date(now.getTime() - days * 86400_000).toISOString();
+  yield* demoTenantRecords();
+  yield { kind: 'apiKey', key: credentials.apiKey, name: 'demo', tenants: [...DEMO_TENANTS] };
+  yield* backOfficeKeyRecords(credentials);
+  yield {
+    kind: 'application',
+    tenant: 'demo',
+    clientId: credentials.clientId,
+    name: 'Demo website',
+    clientSecret: credentials.clientSecret,
+  };
+  yield* demoCatalogueRecords(now);
+  for (const language of ['en', 'sv', 'de'] as const)
+    yield { kind: 'translations', tenant: 'demo', language, entries: interfaceDictionary[language] };
+  yield { kind: 'translations', tenant: 'demo2', language: 'en', entries: interfaceDictionary.en };
+  yield* demoMemberRecords(credentials, now);
+}
+
+/** The demo houses: `demo` (three languages, timed bidding's settings), `demo2` and the closed `demo-closed`. */
+function* demoTenantRecords(): Generator<IntakeRecord> {
   yield {
     kind: 'tenant',
     tenant: 'demo',
@@ -180,16 +198,10 @@ export function* demoRecords(credentials: DemoCredentials, now: Date): Generator
     publicAccess: false,
     contactEmail: 'contact@closed.example.com',
   };
-  yield { kind: 'apiKey', key: credentials.apiKey, name: 'demo', tenants: [...DEMO_TENANTS] };
-  yield* backOfficeKeyRecords(credentials);
-  yield {
-    kind: 'application',
-    tenant: 'demo',
-    clientId: credentials.clientId,
-    name: 'Demo website',
-    clientSecret: credentials.clientSecret,
-  };
+}
 
+/** The demo houses' catalogues: `demo`'s auctions with their costs, its timed auction, and `demo2`'s one auction. */
+function* demoCatalogueRecords(now: Date): Generator<IntakeRecord> {
   // The house's cost rules before its lots, which name its shipping classes (app/seed/demo-costs.ts).
   yield* demoCostRulesRecords();
   for (const record of generateCatalogue({
@@ -225,9 +237,11 @@ export function* demoRecords(credentials: DemoCredentials, now: Date): Generator
     consignedEvery: 10,
     auctions: [{ id: 1, title: { en: 'Nordic Modern', sv: '', de: '' }, startsIn: -24, endsIn: 24 * 5, lots: 60, requiresTerms: false }],
   });
-  for (const language of ['en', 'sv', 'de'] as const)
-    yield { kind: 'translations', tenant: 'demo', language, entries: interfaceDictionary[language] };
-  yield { kind: 'translations', tenant: 'demo2', language: 'en', entries: interfaceDictionary.en };
+}
+
+/** The demo bidder, a member of `demo` and `demo2`. */
+function* demoMemberRecords(credentials: DemoCredentials, now: Date): Generator<IntakeRecord> {
+  const ago = (days: number) => new Date(now.getTime() - days * 86400_000).toISOString();
   for (const tenant of ['demo', 'demo2'] as const) {
     yield {
       kind: 'member',

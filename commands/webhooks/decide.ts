@@ -71,7 +71,7 @@ export const webhooksDecider: Decider<WebhooksState, WebhookCommand, WebhooksEve
           },
         ];
       case 'DisableWebhook': {
-        // The dispatcher's decision; a webhook deleted or disabled meanwhile stays as it is.
+        // The delivery worker's decision; a webhook deleted or disabled meanwhile stays as it is.
         if (state.live.get(command.webhookId)?.status !== 'active') return [];
         const { type: _type, ...data } = command;
         return [{ type: 'WebhookDisabled', data }];

@@ -3,7 +3,8 @@ import { defineOperation } from '../../src/http/operation.ts';
 import { idText, int32Text, pagedEnvelope, z } from '../../src/http/schemas.ts';
 import { NotFoundError } from '../../src/errors.ts';
 import type { TenantScope } from '../../src/ports/read-models.ts';
-import { webhookCursors, webhookDeliveries, webhooks, type WebhookCursorDoc, type WebhookDoc } from '../../projections/webhooks/index.ts';
+import { webhooks, type WebhookDoc } from '../../projections/webhooks/index.ts';
+import { webhookCursors, webhookDeliveries, type WebhookCursorDoc } from '../../commands/webhooks/collections.ts';
 import { webhookExample, webhookSchema } from '../../commands/webhooks/dto.ts';
 
 const idParam = z.object({ id: idText('The webhook id.') });

@@ -26,7 +26,7 @@ export class EnginesUnreachableError extends AggregateError {
 }
 
 /**
- * The engines a `worker` works on: the event log (its jobs append, the webhook dispatcher reads it), the read
+ * The engines a `worker` works on: the event log (its jobs append, the webhooks' delivery worker reads it), the read
  * models (its jobs read them), the job queue (Redis with BullMQ), and PostgreSQL when any part is on it (`ping`).
  */
 export function workerChecks(engines: {

@@ -1,5 +1,5 @@
 // Every kind of file has one name and one home (docs/architecture.md, "A feature folder"): a decider is in
-// commands/<f>/decide.ts, a reactor in commands/<f>/reactors.ts, an HTTP operation in <tree>/<f>/operations.ts, a
+// commands/<f>/decide.ts, a reactor in commands/<f>/reactors.ts, a worker in commands/<f>/<name>-worker.ts, an HTTP operation in <tree>/<f>/operations.ts, a
 // job processor in commands/<f>/jobs.ts, an intake kind in commands/<f>/intake.ts, a command handler those share in
 // commands/<f>/handlers.ts (running the feature's own deciders), projections read of the write side only its
 // events, and no file is a catch-all that others import "whatever" from. Simple text checks over commands/,
@@ -23,6 +23,7 @@ const RULES = {
   job: 'a job processor (JobProcessor) lives in commands/<feature>/jobs.ts',
   intake: 'an intake kind (defineIntakeKind, IntakeKind) lives in commands/<feature>/intake.ts',
   handlers: "command handlers (handlers.ts) live in commands/<feature>/ and run the feature's own deciders (import ./decide.ts)",
+  worker: 'a worker (a loop with cursors of its own) lives in commands/<feature>/<name>-worker.ts',
   projectionImports: 'projections import of commands/ only events.ts',
   dtoReads: 'an answer shape (dto.ts) reads nothing: its look-ups are in find.ts',
   eventsHome: "events.ts holds domain events and lives in commands/<feature>/ (a stream's messages are messages.ts)",
@@ -41,6 +42,8 @@ const OPERATION = /\bdefineOperation\(/;
 const JOB_PROCESSOR = /\)\s*:\s*(?:JobProcessor\b|Record<string,\s*JobProcessor>)|:\s*JobProcessor\s*[=;]/;
 /** An intake kind made or declared: `defineIntakeKind(`, `: IntakeKind`, `IntakeKind[]`. */
 const INTAKE_KIND = /\bdefineIntakeKind\(|:\s*IntakeKind\b|\bIntakeKind\[\]/;
+/** A worker made or declared: a class implementing FeatureWorker, a function returning `: FeatureWorker` or a list of them. */
+const WORKER = /\bimplements\s+FeatureWorker\b|\)\s*:\s*FeatureWorker\b/;
 /** The module specifiers a file imports or re-exports (static and dynamic). */
 const SPECIFIERS = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"]([^'"]+)['"]/gm;
 
@@ -49,6 +52,7 @@ const isReactors = (file: string) => /^commands\/[^/]+\/reactors\.ts$/.test(file
 const isOperations = (file: string) => /^(?:commands|queries)\/[^/]+\/operations\.ts$/.test(file);
 const isJobs = (file: string) => /^commands\/[^/]+\/jobs\.ts$/.test(file);
 const isIntake = (file: string) => /^commands\/[^/]+\/intake\.ts$/.test(file);
+const isWorker = (file: string) => /^commands\/[^/]+\/[a-z0-9-]+-worker\.ts$/.test(file);
 
 /** Every .ts file under a tree, relative to the repository, with `/` separators. */
 function walk(dir: string): string[] {
@@ -77,6 +81,7 @@ function fileKindViolations(file: string, text: string): string[] {
     if (!isOperations(file) && OPERATION.test(line)) found.push(`${file}:${i + 1}: ${RULES.operation} (${line.trim()})`);
     if (!isJobs(file) && JOB_PROCESSOR.test(line)) found.push(`${file}:${i + 1}: ${RULES.job} (${line.trim()})`);
     if (!isIntake(file) && INTAKE_KIND.test(line)) found.push(`${file}:${i + 1}: ${RULES.intake} (${line.trim()})`);
+    if (!isWorker(file) && WORKER.test(line)) found.push(`${file}:${i + 1}: ${RULES.worker} (${line.trim()})`);
   });
   if (path.posix.basename(file) === 'handlers.ts') {
     const runsOwnDeciders = [...lines.join('\n').matchAll(SPECIFIERS)].some(([, specifier]) => specifier === './decide.ts');
@@ -129,6 +134,10 @@ describe('file kinds: one name and one home for each kind of file', () => {
   it("keeps command handlers (handlers.ts) in commands/<feature>/, running the feature's own deciders", () => {
     expect(of(RULES.handlers), listed(of(RULES.handlers))).to.deep.equal([]);
     expect(files).to.include.members(['commands/bidding/handlers.ts', 'commands/members/handlers.ts']);
+  });
+
+  it('makes workers only in commands/<feature>/<name>-worker.ts (registered by <feature>Commands)', () => {
+    expect(of(RULES.worker), listed(of(RULES.worker))).to.deep.equal([]);
   });
 
   it('imports nothing of commands/ into projections/ but events.ts: no job names, deciders or rules', () => {
@@ -191,6 +200,13 @@ describe('file kinds: one name and one home for each kind of file', () => {
     expect(check('queries/x/handlers.ts', "import { xDecider } from './decide.ts';")).to.deep.equal([
       `queries/x/handlers.ts: ${RULES.handlers}`,
     ]);
+
+    const worker = 'export class XWorker implements FeatureWorker {\n}\nexport function xWorkers(deps: WorkerDeps): FeatureWorker[] {}\n';
+    expect(check('commands/x/delivery-worker.ts', worker)).to.deep.equal([]);
+    expect(check('commands/x/dispatcher.ts', worker)).to.have.length(2);
+    expect(check('projections/x/delivery-worker.ts', worker)).to.have.length(2);
+    // WorkerDeps is not a worker.
+    expect(check('commands/x/jobs.ts', 'export function xJobs(deps: WorkerDeps) {}')).to.deep.equal([]);
 
     const imports =
       "import { xEvents } from '../../commands/x/events.ts';\n" +

@@ -1,6 +1,6 @@
 /**
  * The webhooks decider: a tenant's webhooks on one stream, registered (at most 20, ids never reused), deleted,
- * disabled by the dispatcher, enabled again and replayed by the back office.
+ * disabled by the delivery worker, enabled again and replayed by the back office.
  */
 import { expect } from 'chai';
 import { MAX_WEBHOOKS, webhooksDecider, type WebhookCommand } from '../../commands/webhooks/decide.ts';
@@ -192,7 +192,7 @@ describe('webhooks decider', () => {
     });
   });
 
-  describe('DisableWebhook (the dispatcher, after the last retry of an event failed)', () => {
+  describe('DisableWebhook (the delivery worker, after the last retry of an event failed)', () => {
     it('disables an active webhook, noting the event and the attempts', () => {
       spec(webhooksDecider)
         .given(hooks(2))

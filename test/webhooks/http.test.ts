@@ -107,7 +107,7 @@ describe('the back office webhooks', () => {
     const deleted = await call('DELETE', `/webhooks/${created.Id}`);
     expect(deleted.status).to.equal(200);
     const answeredAt = Date.now();
-    // Longer than the dispatcher's sync of 500 ms, and the in-flight delivery's 40 ms.
+    // Longer than the delivery worker's sync of 500 ms, and the in-flight delivery's 40 ms.
     await new Promise((resolve) => setTimeout(resolve, 800));
     const late = receiver.arrivals.filter((at) => at > answeredAt);
     expect(late, `deliveries that arrived after the DELETE answered (${receiver.arrivals.length} in all)`).to.deep.equal([]);
@@ -185,7 +185,7 @@ describe('the back office webhooks', () => {
       return {
         ...target,
         commit: async (...args: Parameters<typeof target.commit>) => {
-          // The dispatcher's own writes (their checkpoint is its fence), not the projector's.
+          // The delivery worker's own writes (their checkpoint is its fence), not the projector's.
           if (args[1].projection === 'webhook-dispatcher' && failures-- > 0) throw new Error('the store is briefly unavailable');
           return target.commit(...args);
         },

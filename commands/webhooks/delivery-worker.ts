@@ -1,32 +1,33 @@
-// Webhook deliveries (BACKOFFICE.md "Webhooks"), run by the worker role: one loop per webhook, in log order, one
-// delivery at a time, retried on the contract's schedule; where each webhook stands is stored after every try,
-// so a restart or a kill -9 goes on from the event that was not yet delivered (at least once, never skipped).
-import type { Logger } from '../../src/logger.ts';
-import type { EventLog } from '../../src/ports/event-log.ts';
-import type { DocumentStore, WriteOp } from '../../src/ports/read-models.ts';
-import type { EventFeed } from '../../src/events/feed.ts';
+// The webhooks' delivery worker (BACKOFFICE.md "Webhooks"), run by the worker role: one loop per webhook, in log
+// order, one delivery at a time, retried on the contract's schedule; where each webhook stands is stored after every
+// try, so a restart or a kill -9 goes on from the event that was not yet delivered (at least once, never skipped).
+// Not a reactor: a reactor has one checkpoint and reacts to one event after another, while each webhook has its own
+// cursor, its own retries (hours apart) and its own replays, and one failing receiver must not hold the others.
+import type { FeatureWorker, WorkerDeps } from '../../src/feature.ts';
+import type { WriteOp } from '../../src/ports/read-models.ts';
 import { feedItemJson, type FeedEvent } from '../../src/events/feed-items.ts';
 import { runCommand } from '../../src/command-runner.ts';
-import type { PublicUrlGuard } from '../../src/security/public-url.ts';
 import { operatorScope, tenantsCollection } from '../../projections/access/index.ts';
+import { webhooks, type WebhookDoc } from '../../projections/webhooks/index.ts';
 import {
   deliveryLineId,
   DELIVERIES_KEPT,
   webhookCursors,
-  webhooks,
   WEBHOOK_CURSORS,
   WEBHOOK_DELIVERIES,
   type WebhookCursorDoc,
   type WebhookDeliveryDoc,
-  type WebhookDoc,
-} from '../../projections/webhooks/index.ts';
+} from './collections.ts';
 import { webhooksDecider } from './decide.ts';
 import { webhooksStreamId } from './events.ts';
 import { deliver, type DeliveryResult } from './delivery.ts';
 
 /** Waits before the retries of a failed event (BACKOFFICE.md): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then disabled. */
 export const RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000] as const;
-/** The checkpoint the dispatcher's writes move (one step per write): a second dispatcher's write then fails. */
+/**
+ * The checkpoint the worker's writes move (one step per write): a second worker's write then fails. Its stored
+ * name is the one it had when the worker was called the dispatcher (a store keeps its fence across the rename).
+ */
 const FENCE = 'webhook-dispatcher';
 /** How often the webhooks' read model is looked at for new, changed and deleted webhooks. */
 const SYNC_MS = 500;
@@ -34,23 +35,12 @@ const SYNC_MS = 500;
 const WAIT_MS = 1000;
 const PAGE = 100;
 
-export interface DispatcherMetrics {
-  delivery(outcome: 'delivered' | 'failed'): void;
-  /** Seconds between the event's time and its last try (0: caught up; null: the webhook is gone). */
-  lag(webhook: string, seconds: number | null): void;
-}
-
-export interface DispatcherDeps {
-  log: EventLog;
-  documents: DocumentStore;
-  feed: EventFeed;
-  guard: PublicUrlGuard;
-  now: () => Date;
-  logger: Logger;
-  metrics?: DispatcherMetrics;
-}
-
-export class WebhookDispatcher {
+/**
+ * The webhooks' delivery worker, registered by webhooksCommands. Its metrics: tries by outcome, and each webhook's
+ * lag (`tenant/id`): seconds between the event's time and its last try (0: caught up; null: the webhook is gone).
+ */
+export class WebhookDeliveryWorker implements FeatureWorker {
+  readonly name = 'webhook-deliveries';
   private readonly runners = new Map<string, Runner>();
   private readonly stopping = new AbortController();
   private fence = 0;
@@ -60,7 +50,7 @@ export class WebhookDispatcher {
   private syncing: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly deps: DispatcherDeps) {}
+  constructor(private readonly deps: WorkerDeps) {}
 
   async start(): Promise<void> {
     this.fence = await this.deps.documents.getCheckpoint(FENCE);
@@ -119,7 +109,7 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Writes the dispatcher's documents of one tenant. The writes the loops ask for during one turn of the event loop
+   * Writes the worker's documents of one tenant. The writes the loops ask for during one turn of the event loop
    * (webhooks whose answers came together) are committed together, one commit at a time, each moving the fence;
    * every loop still waits for its own write before its next delivery.
    */
@@ -158,8 +148,8 @@ class Runner {
   private cursor: WebhookCursorDoc | null = null;
 
   constructor(
-    private readonly dispatcher: WebhookDispatcher,
-    private readonly deps: DispatcherDeps,
+    private readonly worker: WebhookDeliveryWorker,
+    private readonly deps: WorkerDeps,
     readonly tenant: string,
     /** The webhook as last read (null: deleted: the loop ends). */
     public hook: WebhookDoc | null,
@@ -192,7 +182,7 @@ class Runner {
       let cursor: WebhookCursorDoc = this.cursor;
       if (hook.ReplaySeq > cursor.ReplaySeq) {
         cursor = this.cursor = { ...cursor, After: hook.ReplayAfter, ReplaySeq: hook.ReplaySeq, ...notWaiting };
-        await this.dispatcher.write(this.tenant, cursor, []);
+        await this.worker.write(this.tenant, cursor, []);
       }
       if (hook.Status !== 'active') {
         await sleep(WAIT_MS, this.stopping);
@@ -225,7 +215,7 @@ class Runner {
 
   /**
    * Whether the webhook, read again, is still the one this delivery is for: after `DELETE` (or a change) has answered,
-   * no delivery to it starts. The dispatcher's sync learns of deletions only every SYNC_MS; this read is the last
+   * no delivery to it starts. The worker's sync learns of deletions only every SYNC_MS; this read is the last
    * step before the request is sent. A deleted webhook ends the loop, a changed one goes on as it now is.
    */
   private async stillDue(hook: WebhookDoc): Promise<boolean> {
@@ -240,7 +230,7 @@ class Runner {
     const cursor = this.cursor!;
     const attempt = cursor.Attempt + 1;
     const result: DeliveryResult = await deliver(
-      this.deps.guard,
+      this.deps.urls,
       { url: hook.Url, secret: hook.Secret },
       { id: event.id, body: feedItemJson(event) },
       this.deps.now,
@@ -264,7 +254,7 @@ class Runner {
     const lagSeconds = Math.max(0, (at.getTime() - Date.parse(event.created)) / 1000);
     if (result.delivered) {
       this.cursor = { ...cursor, After: event.position, LastDeliveredPosition: event.position, Lines: cursor.Lines + 1, ...notWaiting };
-      await this.dispatcher.write(this.tenant, this.cursor, [line]);
+      await this.worker.write(this.tenant, this.cursor, [line]);
       this.deps.metrics?.lag(this.key, lagSeconds);
       return true;
     }
@@ -275,7 +265,7 @@ class Runner {
     if (attempt > RETRY_SCHEDULE_MS.length) {
       // The last retry failed: the webhook is disabled, and goes on from this event when enabled again.
       this.cursor = { ...cursor, Lines: cursor.Lines + 1, ...notWaiting };
-      await this.dispatcher.write(this.tenant, this.cursor, [line]);
+      await this.worker.write(this.tenant, this.cursor, [line]);
       await runCommand(this.deps.log, webhooksStreamId(this.tenant), webhooksDecider, {
         type: 'DisableWebhook',
         tenant: this.tenant,
@@ -297,7 +287,7 @@ class Runner {
       PendingPosition: event.position,
       Lines: cursor.Lines + 1,
     };
-    await this.dispatcher.write(this.tenant, this.cursor, [line]);
+    await this.worker.write(this.tenant, this.cursor, [line]);
     this.deps.metrics?.lag(this.key, lagSeconds);
     return false;
   }
@@ -319,4 +309,9 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     }
     signal.addEventListener('abort', done, { once: true });
   });
+}
+
+/** The webhooks' workers, registered by webhooksCommands (commands/webhooks/index.ts). */
+export function webhooksWorkers(deps: WorkerDeps): FeatureWorker[] {
+  return [new WebhookDeliveryWorker(deps)];
 }
