@@ -38,6 +38,8 @@ import {
 } from '../../read-models/rebuild.ts';
 import { fieldExpr, filterToSql } from './sqlite-filter.ts';
 import { privateDatabaseFile } from '../../private-files.ts';
+import { countParked, deleteParked, readParked, writeParked } from './sqlite-parked-events.ts';
+import { READ_MODEL_TABLES } from './sqlite-read-model-schema.ts';
 
 /** Swaps made by any store of this process: the others re-read their aliases at their next read. */
 let swapsHere = 0;
@@ -64,14 +66,7 @@ export class SqliteDocumentStore implements DocumentStore {
     // Several processes share the file (api, projector, a rebuild): writers wait for each other rather than fail.
     this.db.pragma('busy_timeout = 30000');
     this.db.pragma('cache_size = -65536');
-    this.db.exec(`
-      CREATE TABLE IF NOT EXISTS rm_aliases (name TEXT PRIMARY KEY, physical TEXT NOT NULL, generation INTEGER NOT NULL, spec TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS rm_checkpoints (projection TEXT PRIMARY KEY, position INTEGER NOT NULL, updated TEXT NOT NULL);
-      CREATE TABLE IF NOT EXISTS rm_parked (
-        projection TEXT NOT NULL, position INTEGER NOT NULL, type TEXT NOT NULL, stream TEXT NOT NULL, tenant TEXT NOT NULL,
-        state TEXT NOT NULL, error TEXT NOT NULL, attempts INTEGER NOT NULL, first_at TEXT NOT NULL, last_at TEXT NOT NULL,
-        PRIMARY KEY (projection, position));
-    `);
+    this.db.exec(READ_MODEL_TABLES);
     this.loadAliases();
     this.db.pragma('analysis_limit = 1000');
     this.db.pragma('optimize = 0x10002');
@@ -431,27 +426,11 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   async parkedEvents(projection: string): Promise<ParkedEvent[]> {
-    const rows = this.prepare(
-      `SELECT position, type, stream, tenant, state, error, attempts, first_at, last_at FROM rm_parked WHERE projection = ? ORDER BY position`,
-    ).all(projection) as Array<Record<string, string | number>>;
-    return rows.map((row) => ({
-      position: Number(row.position),
-      type: String(row.type),
-      streamId: String(row.stream),
-      tenant: String(row.tenant),
-      state: row.state as ParkedEvent['state'],
-      error: String(row.error),
-      attempts: Number(row.attempts),
-      firstAt: String(row.first_at),
-      lastAt: String(row.last_at),
-    }));
+    return readParked(this.prepareFn, projection);
   }
 
   async parkedCounts(): Promise<ParkedCount[]> {
-    return this.prepare(
-      `SELECT projection, sum(state = 'parked') AS parked, sum(state = 'held') AS held, sum(state = 'skipped') AS skipped
-       FROM rm_parked GROUP BY projection ORDER BY projection`,
-    ).all() as ParkedCount[];
+    return countParked(this.prepareFn);
   }
 
   async park(projection: string, events: readonly ParkedEvent[]): Promise<void> {
@@ -461,21 +440,15 @@ export class SqliteDocumentStore implements DocumentStore {
   }
 
   async unpark(projection: string, positions: readonly number[]): Promise<void> {
-    this.prepare(`DELETE FROM rm_parked WHERE projection = ? AND position IN (SELECT value FROM json_each(?))`).run(
-      projection,
-      JSON.stringify(positions),
-    );
+    deleteParked(this.prepareFn, projection, positions);
   }
 
-  /** One parked event, replacing the one at its position (when it was first set aside is kept). */
+  /** One parked event, replacing the one at its position (sqlite-parked-events.ts). */
   private writeParked(projection: string, e: ParkedEvent): void {
-    this.prepare(
-      `INSERT INTO rm_parked (projection, position, type, stream, tenant, state, error, attempts, first_at, last_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (projection, position) DO UPDATE SET type = excluded.type, stream = excluded.stream, tenant = excluded.tenant,
-         state = excluded.state, error = excluded.error, attempts = excluded.attempts, last_at = excluded.last_at`,
-    ).run(projection, e.position, e.type, e.streamId, e.tenant, e.state, e.error, e.attempts, e.firstAt, e.lastAt);
+    writeParked(this.prepareFn, projection, e);
   }
+  /** prepare() as a function of its own, for sqlite-parked-events.ts. */
+  private readonly prepareFn = (sql: string) => this.prepare(sql);
 
   private checkpointOf(projection: string): number {
     return (

@@ -1,12 +1,5 @@
 import { MongoClient } from 'mongodb';
-import type {
-  MongoClientOptions,
-  ClientSession,
-  Collection as MongoCollection,
-  Db,
-  AnyBulkWriteOperation,
-  TransactionOptions,
-} from 'mongodb';
+import type { ClientSession, Collection as MongoCollection, Db, AnyBulkWriteOperation, TransactionOptions } from 'mongodb';
 import type {
   Collection,
   CollectionSpec,
@@ -22,20 +15,17 @@ import type {
   WriteTarget,
 } from '../../ports/read-models.ts';
 import { CheckpointConflictError, IncompleteCopyError } from '../../ports/read-models.ts';
-import { checkDocumentSize } from './document-size.ts';
-import {
-  checkTenant,
-  countByPipeline,
-  fromCountBy,
-  fromStored,
-  storedId,
-  toMongoQuery,
-  toMongoSort,
-  toStored,
-  type StoredDoc,
-} from './filter.ts';
+import { checkTenant, countByPipeline, fromCountBy, fromStored, storedId, toMongoQuery, toMongoSort, type StoredDoc } from './filter.ts';
 import { reconcileIndexes, wantedIndexes } from './indexes.ts';
-import { runSwap, startRebuild, type RebuildCopy, type RebuildEngine, type SwapReply, type SwapStep } from '../../read-models/rebuild.ts';
+import { runSwap, startRebuild, type RebuildCopy, type RebuildEngine } from '../../read-models/rebuild.ts';
+import { writesOf } from './mongo-batch-writes.ts';
+import { databaseFromUrl, MONGO_TIMEOUT_MS, mongoClientOptions } from './mongo-client-options.ts';
+import { countParked, deleteParked, readParked, writeParked, type ParkedDoc } from './mongo-parked-events.ts';
+import type { AliasDoc, CheckpointDoc } from './mongo-store-docs.ts';
+import { swapStep, type SwapCollections } from './mongo-swap-steps.ts';
+
+/** Re-exported where they were first declared. */
+export { databaseFromUrl, MONGO_TIMEOUT_MS, MONGO_WAITS, mongoClientOptions } from './mongo-client-options.ts';
 
 /**
  * The read-model store on MongoDB (driver 7.x).
@@ -52,8 +42,7 @@ import { runSwap, startRebuild, type RebuildCopy, type RebuildEngine, type SwapR
  *
  * A batch's writes and its checkpoint commit in one transaction (snapshot reads, `w: majority`). A rebuild
  * follows src/read-models/rebuild.ts: fresh physical collections, written in bounded batches outside any
- * transaction (commitCopy), then the swap of the aliases and the checkpoint in one transaction; this file gives
- * its MongoDB steps.
+ * transaction (commitCopy), then the swap of the aliases and the checkpoint in one transaction (mongo-swap-steps.ts).
  * Other processes re-read the alias map at most every `aliasRefreshMs` (1 s); the replaced copy is dropped
  * only `dropGraceMs` (60 s) later, by whichever process sweeps first, so a reader holding the old alias for
  * that second still reads a complete (if slightly old) copy, never a dropped, empty one.
@@ -74,30 +63,6 @@ export interface MongoDocumentStoreOptions {
   warn?: (message: string) => void;
 }
 
-interface AliasDoc {
-  _id: string;
-  physical: string;
-  /** Last generation handed out, so concurrent rebuilds never share a physical collection. */
-  allocated: number;
-  spec: CollectionSpec;
-  retired?: Array<{ physical: string; dropAfter: Date }>;
-}
-
-interface CheckpointDoc {
-  _id: string;
-  position: number;
-  updated: Date;
-}
-
-/** An event a projection set aside, under its checkpoint's name (`_parked`). */
-interface ParkedDoc extends Omit<ParkedEvent, 'streamId'> {
-  _id: string;
-  projection: string;
-  stream: string;
-}
-
-const parkedId = (projection: string, position: number) => `${projection}\u0000${position}`;
-
 /** A batch's transaction; `maxCommitTimeMS` bounds its commit on the server as reads are bounded (timeoutMs). */
 const transactionOptions = (timeoutMs: number): TransactionOptions => ({
   readConcern: { level: 'snapshot' },
@@ -116,38 +81,12 @@ function hasCode(error: unknown, code: number): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === code;
 }
 
-/** The database named in a MongoDB URL (`mongodb[+srv]://hosts/<db>?options`), without echoing the URL. */
-export function databaseFromUrl(url: string): string | undefined {
-  const match = /^mongodb(?:\+srv)?:\/\/[^/?]*\/([^?]+)/.exec(url);
-  return match ? decodeURIComponent(match[1]) : undefined;
-}
-
-/**
- * Bounded waits for a server that is away: the driver's defaults wait 30 s to select a server before
- * MongoServerSelectionError (answered 503, src/errors.ts); a request waits at most this, a start fails as soon.
- */
-export const MONGO_WAITS = { serverSelectionTimeoutMS: 5_000, connectTimeoutMS: 5_000 } as const;
-
-/** How long one operation may take (MONGODB_TIMEOUT_MS): see mongoClientOptions. */
-export const MONGO_TIMEOUT_MS = 5_000;
-
-/**
- * The driver's options for a server that accepts connections and then never answers (frozen, its disk hung): with
- * none, an operation on an open connection waits for ever (the driver's `socketTimeoutMS` is 0; `timeoutMS`, the
- * client-side operation time-out, "has no effect" in driver 7: `lib/connection_string.js`, `lib/timeout.js`). The
- * driver stops waiting for an answer `timeoutMs` + 1 s after a command is sent (`socketTimeoutMS`: a
- * MongoNetworkTimeoutError, answered 503), the server ends a read itself after `timeoutMs` (`maxTimeMS`, set on each
- * read; MaxTimeMSExpired, 503 too). A read the driver retries once (retryable reads) ends within twice that. 0: no
- * bound of the service's own.
- */
-export function mongoClientOptions(timeoutMs = MONGO_TIMEOUT_MS): MongoClientOptions {
-  return { writeConcern: { w: 'majority' }, retryWrites: true, ...MONGO_WAITS, socketTimeoutMS: timeoutMs > 0 ? timeoutMs + 1000 : 0 };
-}
-
 export class MongoDocumentStore implements DocumentStore {
   private readonly aliases: MongoCollection<AliasDoc>;
   private readonly checkpoints: MongoCollection<CheckpointDoc>;
   private readonly parked: MongoCollection<ParkedDoc>;
+  /** The store's own collections, for the swap's steps. */
+  private readonly own: SwapCollections;
   private cache = new Map<string, AliasDoc>();
   private cacheLoadedAt = -Infinity;
   private cacheLoading: Promise<void> | null = null;
@@ -171,6 +110,7 @@ export class MongoDocumentStore implements DocumentStore {
     this.aliases = db.collection<AliasDoc>('_aliases');
     this.checkpoints = db.collection<CheckpointDoc>('_checkpoints');
     this.parked = db.collection<ParkedDoc>('_parked');
+    this.own = { aliases: this.aliases, checkpoints: this.checkpoints, parked: this.parked };
     this.refreshMs = options.aliasRefreshMs ?? 1000;
     this.graceMs = options.dropGraceMs ?? 60_000;
     this.now = options.now ?? Date.now;
@@ -363,7 +303,7 @@ export class MongoDocumentStore implements DocumentStore {
           if (!hasCode(error, DUPLICATE_KEY)) throw error;
         }
         if (!matched) throw new CheckpointConflictError(projection, expected, NaN);
-        await this.writeParked(name, checkpoint.parked ?? [], session);
+        await writeParked(this.parked, name, checkpoint.parked ?? [], session);
         await write(session);
       });
     } catch (error) {
@@ -373,24 +313,6 @@ export class MongoDocumentStore implements DocumentStore {
       }
       throw error;
     }
-  }
-
-  /** The bulkWrites of a batch, by physical collection, in order; every document's size checked (none is sent yet). */
-  private writesOf(ops: WriteOp[], physicalOf: (name: string) => string): Map<string, AnyBulkWriteOperation<StoredDoc>[]> {
-    const byCollection = new Map<string, AnyBulkWriteOperation<StoredDoc>[]>();
-    for (const op of ops) {
-      const physical = physicalOf(op.collection);
-      let list = byCollection.get(physical);
-      if (!list) byCollection.set(physical, (list = []));
-      if (op.op === 'put') {
-        const doc = toStored(op.tenant, op.doc);
-        checkDocumentSize(op.collection, op.doc._id, doc);
-        list.push({ replaceOne: { filter: { _id: doc._id }, replacement: doc, upsert: true } });
-      } else {
-        list.push({ deleteOne: { filter: { _id: storedId(op.tenant, op.id) } } });
-      }
-    }
-    return byCollection;
   }
 
   /** One ordered bulkWrite per physical collection and `batch` writes: the order of writes to one document is kept. */
@@ -420,7 +342,7 @@ export class MongoDocumentStore implements DocumentStore {
   ): Promise<void> {
     const actual = (await this.checkpoints.findOne({ _id: name }))?.position ?? 0;
     if (actual !== checkpoint.expected) throw new CheckpointConflictError(checkpoint.projection, checkpoint.expected, actual);
-    const writes = this.writesOf(ops, physicalOf);
+    const writes = writesOf(ops, physicalOf);
     try {
       await this.sendWrites(writes, undefined, REBUILD_WRITE_BATCH);
       await this.commitWith(name, checkpoint, async () => {});
@@ -451,7 +373,7 @@ export class MongoDocumentStore implements DocumentStore {
               throw new CheckpointConflictError(checkpoint.projection, checkpoint.expected, checkpoint.expected);
             }
             await this.sendWrites(
-              this.writesOf(ops, (name) => physical.get(name)!),
+              writesOf(ops, (name) => physical.get(name)!),
               session,
             );
           });
@@ -488,7 +410,7 @@ export class MongoDocumentStore implements DocumentStore {
     },
     deleteCheckpoint: async (checkpoint) => {
       await this.checkpoints.deleteOne({ _id: checkpoint });
-      await this.deleteParked(checkpoint, () => true);
+      await deleteParked(this.parked, checkpoint, () => true);
     },
     target: (physicalOf, checkpoint) => ({
       get: async (collection, tenant, id) => {
@@ -501,7 +423,7 @@ export class MongoDocumentStore implements DocumentStore {
     // withTransaction runs the steps again.
     swap: async (steps) => {
       const dropAfter = new Date(this.now() + this.graceMs);
-      return this.inTransaction((session) => runSwap(steps(), (step) => this.swapStep(step, session, dropAfter)));
+      return this.inTransaction((session) => runSwap(steps(), (step) => swapStep(this.own, step, session, dropAfter)));
     },
     swapped: async () => {
       this.cacheLoadedAt = -Infinity;
@@ -510,90 +432,21 @@ export class MongoDocumentStore implements DocumentStore {
     },
   };
 
-  private async swapStep(step: SwapStep, session: ClientSession, dropAfter: Date): Promise<SwapReply> {
-    switch (step.step) {
-      case 'readCheckpoint':
-        return (await this.checkpoints.findOne({ _id: step.checkpoint }, { session }))?.position ?? 0;
-      case 'pointAlias': {
-        const alias = await this.aliases.findOne({ _id: step.name }, { session });
-        if (!alias) throw new Error(`unknown collection ${step.name}`);
-        await this.aliases.updateOne(
-          { _id: step.name },
-          { $set: { physical: step.physical }, $push: { retired: { physical: alias.physical, dropAfter } } },
-          { session },
-        );
-        return alias.physical;
-      }
-      case 'writeCheckpoint':
-        await this.checkpoints.updateOne(
-          { _id: step.checkpoint },
-          { $set: { position: step.position, updated: new Date() } },
-          { session, upsert: true },
-        );
-        return;
-      case 'moveParked': {
-        const kept = await this.deleteParked(step.to, (doc) => doc.state !== 'skipped', session);
-        const moved = (await this.parkedEvents(step.from, session)).filter((e) => !kept.has(e.position));
-        await this.writeParked(step.to, moved, session);
-        return;
-      }
-      case 'deleteCheckpoint':
-        await this.checkpoints.deleteOne({ _id: step.checkpoint }, { session });
-        await this.deleteParked(step.checkpoint, () => true, session);
-        return;
-    }
-  }
-
   async parkedEvents(projection: string, session?: ClientSession): Promise<ParkedEvent[]> {
-    const docs = await this.parked.find({ projection }, { sort: [['position', 1]], session }).toArray();
-    return docs.map(({ _id, projection: _p, stream, ...event }) => ({ ...event, streamId: stream }));
+    return readParked(this.parked, projection, session);
   }
 
   async parkedCounts(): Promise<ParkedCount[]> {
-    const count = (state: string) => ({ $sum: { $cond: [{ $eq: ['$state', state] }, 1, 0] } });
-    const groups = await this.parked
-      .aggregate<{ _id: string; parked: number; held: number; skipped: number }>([
-        { $group: { _id: '$projection', parked: count('parked'), held: count('held'), skipped: count('skipped') } },
-        { $sort: { _id: 1 } },
-      ])
-      .toArray();
-    return groups.map(({ _id, parked, held, skipped }) => ({ projection: _id, parked, held, skipped }));
+    return countParked(this.parked);
   }
 
   async park(projection: string, events: readonly ParkedEvent[]): Promise<void> {
-    await this.writeParked(projection, events);
+    await writeParked(this.parked, projection, events);
   }
 
   async unpark(projection: string, positions: readonly number[]): Promise<void> {
     const wanted = new Set(positions);
-    await this.deleteParked(projection, (doc) => wanted.has(doc.position));
-  }
-
-  /** Parked events, each replacing the one at its position (when it was first set aside is kept). */
-  private async writeParked(projection: string, events: readonly ParkedEvent[], session?: ClientSession): Promise<void> {
-    if (events.length === 0) return;
-    const ids = events.map((e) => parkedId(projection, e.position));
-    const first = new Map((await this.parked.find({ _id: { $in: ids } }, { session }).toArray()).map((doc) => [doc._id, doc.firstAt]));
-    const writes: AnyBulkWriteOperation<ParkedDoc>[] = events.map(({ streamId, ...event }, i) => ({
-      replaceOne: {
-        filter: { _id: ids[i] },
-        replacement: { ...event, _id: ids[i], projection, stream: streamId, firstAt: first.get(ids[i]) ?? event.firstAt },
-        upsert: true,
-      },
-    }));
-    await this.parked.bulkWrite(writes, { session, ordered: true });
-  }
-
-  /** Deletes a name's parked events that `which` picks; answers the positions of those it left. */
-  private async deleteParked(projection: string, which: (doc: ParkedDoc) => boolean, session?: ClientSession): Promise<Set<number>> {
-    const docs = await this.parked.find({ projection }, { session }).toArray();
-    const doomed = docs.filter(which);
-    if (doomed.length > 0)
-      await this.parked.bulkWrite(
-        doomed.map((doc) => ({ deleteOne: { filter: { _id: doc._id } } })),
-        { session, ordered: true },
-      );
-    return new Set(docs.filter((doc) => !which(doc)).map((doc) => doc.position));
+    await deleteParked(this.parked, projection, (doc) => wanted.has(doc.position));
   }
 
   private later(ms: number, fn: () => Promise<void>) {

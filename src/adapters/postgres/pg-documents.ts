@@ -6,7 +6,7 @@
  *
  * A batch's writes and its checkpoint commit in one transaction, the checkpoint row moved first (row-locked,
  * optimistic on its position). A rebuild follows src/read-models/rebuild.ts: fresh copies, then the aliases and
- * the checkpoint swapped in one transaction with the checkpoint rows locked; this file gives its steps. Every read
+ * the checkpoint swapped in one transaction with the checkpoint rows locked (pg-swap-steps.ts). Every read
  * checks, in the same statement, that the alias still names the copy it reads, so a swap made by another process
  * is followed at once, without an extra round trip.
  */
@@ -27,92 +27,18 @@ import type {
   WriteTarget,
 } from '../../ports/read-models.ts';
 import { CheckpointConflictError } from '../../ports/read-models.ts';
-import { runSwap, startRebuild, type RebuildCopy, type RebuildEngine, type SwapReply, type SwapStep } from '../../read-models/rebuild.ts';
+import { runSwap, startRebuild, type RebuildCopy, type RebuildEngine } from '../../read-models/rebuild.ts';
 import { inTransaction, openPart, unbounded, unboundedHere } from './pool.ts';
-import { schemaIdent, type MigrationSteps } from './migrate.ts';
-import { fieldExpr, filterToSql, sortToSql } from './pg-filter.ts';
+import { schemaIdent } from './migrate.ts';
+import { countParked, deleteParked, readParked, writeParked } from './pg-parked-events.ts';
+import { READ_MODEL_STEPS } from './pg-read-model-schema.ts';
+import { swapStep } from './pg-swap-steps.ts';
+import { lastWrites } from './pg-write-batch.ts';
+import { fieldExpr, filterToSql } from './pg-filter.ts';
+import { pageSql } from './pg-page-query.ts';
 
-export const READ_MODEL_STEPS: MigrationSteps = [
-  (s) => `
-    CREATE TABLE ${s}.rm_aliases (
-      name text PRIMARY KEY,
-      physical text NOT NULL,
-      allocated integer NOT NULL,
-      spec jsonb NOT NULL
-    );
-    CREATE TABLE ${s}.rm_checkpoints (
-      projection text PRIMARY KEY,
-      position bigint NOT NULL,
-      updated timestamptz NOT NULL DEFAULT now()
-    );`,
-  // Events a projection set aside (src/projector/parking.ts), under its checkpoint's name.
-  (s) => `
-    CREATE TABLE ${s}.rm_parked (
-      projection text NOT NULL,
-      position bigint NOT NULL,
-      type text NOT NULL,
-      stream text NOT NULL,
-      tenant text NOT NULL,
-      state text NOT NULL,
-      error text NOT NULL,
-      attempts integer NOT NULL,
-      first_at timestamptz NOT NULL,
-      last_at timestamptz NOT NULL,
-      PRIMARY KEY (projection, position)
-    );`,
-  // A live batch's writes and its checkpoint in one statement.
-  (s) => rmCommitFunction(s),
-];
-
-/**
- * `rm_commit(projection, expected, position, ops)`: moves the checkpoint from `expected` to `position` (its row
- * locked until the statement's transaction ends), then, through the aliases read after it, applies `ops`
- * (`[{c: collection, d: [[tenant, id]...], p: [[tenant, id, doc]...]}]`, one write a document). Answers
- * `{conflict: stored position}` with nothing written when the checkpoint was elsewhere, else `{tables: {name: copy}}`.
- */
-function rmCommitFunction(s: string): string {
-  const schema = s.slice(1, -1);
-  return `
-    CREATE FUNCTION ${s}.rm_commit(p_projection text, p_expected bigint, p_position bigint, p_ops jsonb) RETURNS jsonb
-    LANGUAGE plpgsql AS $fn$
-    DECLARE
-      v_moved integer;
-      v_actual bigint;
-      v_op jsonb;
-      v_physical text;
-      v_tables jsonb := '{}';
-    BEGIN
-      IF p_expected = 0 THEN
-        INSERT INTO ${s}.rm_checkpoints AS c (projection, position) VALUES (p_projection, p_position) ON CONFLICT (projection)
-          DO UPDATE SET position = excluded.position, updated = now() WHERE c.position = 0;
-      ELSE
-        UPDATE ${s}.rm_checkpoints SET position = p_position, updated = now() WHERE projection = p_projection AND position = p_expected;
-      END IF;
-      GET DIAGNOSTICS v_moved = ROW_COUNT;
-      IF v_moved <> 1 THEN
-        SELECT position INTO v_actual FROM ${s}.rm_checkpoints WHERE projection = p_projection;
-        RETURN jsonb_build_object('conflict', coalesce(v_actual, 0));
-      END IF;
-      FOR v_op IN SELECT * FROM jsonb_array_elements(p_ops) LOOP
-        SELECT physical INTO v_physical FROM ${s}.rm_aliases WHERE name = v_op->>'c';
-        IF v_physical IS NULL THEN
-          RAISE EXCEPTION 'unknown collection %', v_op->>'c';
-        END IF;
-        v_tables := v_tables || jsonb_build_object(v_op->>'c', v_physical);
-        IF jsonb_array_length(v_op->'d') > 0 THEN
-          EXECUTE format('DELETE FROM %I.%I t USING jsonb_array_elements($1) AS d WHERE t.tenant = d->>0 AND t.id = d->>1', '${schema}', v_physical)
-            USING v_op->'d';
-        END IF;
-        IF jsonb_array_length(v_op->'p') > 0 THEN
-          EXECUTE format('INSERT INTO %I.%I (tenant, id, doc) SELECT p->>0, p->>1, p->2 FROM jsonb_array_elements($1) WITH ORDINALITY AS e(p, n)
-            ORDER BY n ON CONFLICT (tenant, id) DO UPDATE SET doc = excluded.doc', '${schema}', v_physical)
-            USING v_op->'p';
-        END IF;
-      END LOOP;
-      RETURN jsonb_build_object('tables', v_tables);
-    END
-    $fn$;`;
-}
+/** The store's own tables, re-exported where they were first declared. */
+export { READ_MODEL_STEPS };
 
 export interface PgDocumentStoreOptions {
   /** The schema the read models live in (default `bidder`). */
@@ -122,7 +48,6 @@ export interface PgDocumentStoreOptions {
 }
 
 type Checkpoint = { projection: string; expected: number; position: number; parked?: readonly ParkedEvent[] };
-type Queryable = pg.Pool | pg.PoolClient;
 type Lookup = { name: string; tenant: string; id: string; resolve: (doc: Doc | null) => void; reject: (error: unknown) => void };
 
 /** The most look-ups by id in one statement. */
@@ -275,29 +200,7 @@ export class PgDocumentStore implements DocumentStore {
       findOne: async (filter) =>
         this.read<T | null>(name, (table, params) => `SELECT doc FROM ${table} WHERE ${where(filter, params)} LIMIT 1`, [tenant]),
       find: async (filter, options: FindOptions = {}) =>
-        this.read<T[]>(
-          name,
-          (table, params) => {
-            const condition = where(filter, params);
-            const paged = options.limit !== undefined || !!options.skip;
-            // A page without a sort is still read in a stable order (by id).
-            const order = sortToSql(options.sort) || (paged ? 'id' : '');
-            let page = '';
-            if (options.limit !== undefined) {
-              params.push(options.limit);
-              page += ` LIMIT $${params.length}::bigint`;
-            }
-            if (options.skip) {
-              params.push(options.skip);
-              page += ` OFFSET $${params.length}::bigint`;
-            }
-            const rows = order
-              ? `SELECT doc, row_number() OVER (ORDER BY ${order}) AS n FROM ${table} WHERE ${condition} ORDER BY ${order}${page}`
-              : `SELECT doc, 0 AS n FROM ${table} WHERE ${condition}${page}`;
-            return `SELECT coalesce(jsonb_agg(doc ORDER BY n), '[]'::jsonb) FROM (${rows}) AS page`;
-          },
-          [tenant],
-        ),
+        this.read<T[]>(name, (table, params) => pageSql(table, where(filter, params), options, params), [tenant]),
       countDocuments: async (filter) =>
         Number(await this.read<string>(name, (table, params) => `SELECT count(*) FROM ${table} WHERE ${where(filter, params)}`, [tenant])),
       countBy: async (filter, field) => {
@@ -464,7 +367,7 @@ export class PgDocumentStore implements DocumentStore {
     const names = [...new Set(ops.map((op) => op.collection))];
     const physical = await this.transaction(async (client) => {
       await this.moveCheckpoint(client, checkpoint.projection, checkpoint);
-      await this.writeParked(client, checkpoint.projection, checkpoint.parked ?? []);
+      await writeParked(client, this.s, checkpoint.projection, checkpoint.parked ?? []);
       // Read after the checkpoint's row is locked: a swap of these collections either committed before
       // (its aliases are seen here) or waits for this transaction.
       const { rows } = await client.query<{ name: string; physical: string }>(
@@ -535,11 +438,11 @@ export class PgDocumentStore implements DocumentStore {
       commit: (ops, checkpoint) =>
         this.transaction(async (client) => {
           await this.moveCheckpoint(client, name, checkpoint);
-          await this.writeParked(client, name, checkpoint.parked ?? []);
+          await writeParked(client, this.s, name, checkpoint.parked ?? []);
           await this.applyOps(client, ops, physicalOf);
         }),
     }),
-    swap: (steps) => this.transaction((client) => runSwap(steps(), (step) => this.swapStep(client, step))),
+    swap: (steps) => this.transaction((client) => runSwap(steps(), (step) => swapStep(client, this.s, step))),
     swapped: async (replaced, copies) => {
       for (const { name, physical } of copies) this.aliases.set(name, physical);
       // Readers of the replaced copies hold their lock until their statement ends; the DROP waits for them, and
@@ -553,109 +456,20 @@ export class PgDocumentStore implements DocumentStore {
     },
   };
 
-  private async swapStep(client: Queryable, step: SwapStep): Promise<SwapReply> {
-    switch (step.step) {
-      case 'readCheckpoint': {
-        // Locks the checkpoint's row, creating it at 0 when absent, so no commit can move it before the swap ends.
-        const { rows } = await client.query<{ position: string }>(
-          `INSERT INTO ${this.s}.rm_checkpoints AS c (projection, position) VALUES ($1, 0)
-           ON CONFLICT (projection) DO UPDATE SET position = c.position RETURNING position`,
-          [step.checkpoint],
-        );
-        return Number(rows[0].position);
-      }
-      case 'pointAlias': {
-        const { rows } = await client.query<{ physical: string }>(
-          `UPDATE ${this.s}.rm_aliases a SET physical = $2 FROM ${this.s}.rm_aliases old
-           WHERE a.name = $1 AND old.name = a.name RETURNING old.physical`,
-          [step.name, step.physical],
-        );
-        if (!rows[0]) throw new Error(`unknown collection ${step.name}`);
-        return rows[0].physical;
-      }
-      case 'writeCheckpoint':
-        await client.query(
-          `INSERT INTO ${this.s}.rm_checkpoints (projection, position) VALUES ($1, $2)
-           ON CONFLICT (projection) DO UPDATE SET position = excluded.position, updated = now()`,
-          [step.checkpoint, step.position],
-        );
-        return;
-      case 'moveParked':
-        await client.query(`DELETE FROM ${this.s}.rm_parked WHERE projection = $1 AND state <> 'skipped'`, [step.to]);
-        await client.query(
-          `INSERT INTO ${this.s}.rm_parked SELECT $1, position, type, stream, tenant, state, error, attempts, first_at, last_at
-           FROM ${this.s}.rm_parked WHERE projection = $2 ON CONFLICT (projection, position) DO NOTHING`,
-          [step.to, step.from],
-        );
-        return;
-      case 'deleteCheckpoint':
-        await client.query(`DELETE FROM ${this.s}.rm_checkpoints WHERE projection = $1`, [step.checkpoint]);
-        await client.query(`DELETE FROM ${this.s}.rm_parked WHERE projection = $1`, [step.checkpoint]);
-        return;
-    }
-  }
-
   async parkedEvents(projection: string): Promise<ParkedEvent[]> {
-    const { rows } = await this.pool.query<{
-      position: string;
-      type: string;
-      stream: string;
-      tenant: string;
-      state: ParkedEvent['state'];
-      error: string;
-      attempts: number;
-      first_at: Date;
-      last_at: Date;
-    }>(
-      `SELECT position, type, stream, tenant, state, error, attempts, first_at, last_at FROM ${this.s}.rm_parked
-       WHERE projection = $1 ORDER BY position`,
-      [projection],
-    );
-    return rows.map((row) => ({
-      position: Number(row.position),
-      type: row.type,
-      streamId: row.stream,
-      tenant: row.tenant,
-      state: row.state,
-      error: row.error,
-      attempts: row.attempts,
-      firstAt: row.first_at.toISOString(),
-      lastAt: row.last_at.toISOString(),
-    }));
+    return readParked(this.pool, this.s, projection);
   }
 
   async parkedCounts(): Promise<ParkedCount[]> {
-    const { rows } = await this.pool.query<{ projection: string; parked: number; held: number; skipped: number }>(
-      `SELECT projection, count(*) FILTER (WHERE state = 'parked')::int AS parked, count(*) FILTER (WHERE state = 'held')::int AS held,
-         count(*) FILTER (WHERE state = 'skipped')::int AS skipped
-       FROM ${this.s}.rm_parked GROUP BY projection ORDER BY projection`,
-    );
-    return rows;
+    return countParked(this.pool, this.s);
   }
 
   async park(projection: string, events: readonly ParkedEvent[]): Promise<void> {
-    await this.writeParked(this.pool, projection, events);
+    await writeParked(this.pool, this.s, projection, events);
   }
 
   async unpark(projection: string, positions: readonly number[]): Promise<void> {
-    await this.pool.query(`DELETE FROM ${this.s}.rm_parked WHERE projection = $1 AND position = ANY($2::bigint[])`, [
-      projection,
-      [...positions],
-    ]);
-  }
-
-  /** Parked events of a checkpoint's name, each replacing the one at its position (when it was first set aside is kept). */
-  private async writeParked(client: Queryable, projection: string, events: readonly ParkedEvent[]): Promise<void> {
-    if (events.length === 0) return;
-    const rows = events.map((e) => [e.position, e.type, e.streamId, e.tenant, e.state, e.error, e.attempts, e.firstAt, e.lastAt]);
-    await client.query(
-      `INSERT INTO ${this.s}.rm_parked (projection, position, type, stream, tenant, state, error, attempts, first_at, last_at)
-       SELECT $1, (r->>0)::bigint, r->>1, r->>2, r->>3, r->>4, r->>5, (r->>6)::int, (r->>7)::timestamptz, (r->>8)::timestamptz
-       FROM jsonb_array_elements($2::jsonb) AS r
-       ON CONFLICT (projection, position) DO UPDATE SET type = excluded.type, stream = excluded.stream, tenant = excluded.tenant,
-         state = excluded.state, error = excluded.error, attempts = excluded.attempts, last_at = excluded.last_at`,
-      [projection, JSON.stringify(rows)],
-    );
+    await deleteParked(this.pool, this.s, projection, positions);
   }
 
   async close(): Promise<void> {
@@ -663,27 +477,4 @@ export class PgDocumentStore implements DocumentStore {
     this.closed = true;
     if (this.owned) await this.pool.end();
   }
-}
-
-/** A batch's last write of each document, by collection: the deletes and the puts (in the batch's order). */
-function lastWrites(ops: WriteOp[]): Map<string, { deletes: string[][]; puts: Array<[string, string, unknown]> }> {
-  const byCollection = new Map<string, Map<string, WriteOp>>();
-  for (const op of ops) {
-    let last = byCollection.get(op.collection);
-    if (!last) byCollection.set(op.collection, (last = new Map()));
-    const key = JSON.stringify([op.tenant, op.op === 'put' ? op.doc._id : op.id]);
-    last.delete(key); // the later write goes to the end, keeping the batch's order
-    last.set(key, op);
-  }
-  const writes = new Map<string, { deletes: string[][]; puts: Array<[string, string, unknown]> }>();
-  for (const [name, last] of byCollection) {
-    const deletes: string[][] = [];
-    const puts: Array<[string, string, unknown]> = [];
-    for (const op of last.values()) {
-      if (op.op === 'delete') deletes.push([op.tenant, op.id]);
-      else puts.push([op.tenant, op.doc._id, op.doc]);
-    }
-    writes.set(name, { deletes, puts });
-  }
-  return writes;
 }

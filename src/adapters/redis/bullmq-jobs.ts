@@ -74,6 +74,13 @@ import {
 } from '../../ports/jobs.ts';
 import type { StorageFaults } from '../../storage-room.ts';
 import { countRedisRoundTrips } from '../../round-trips.ts';
+import { storedToken, TOKEN_OPTION } from './bullmq-add-token.ts';
+import { decodeJobId, encodeJobId, escapeColons } from './bullmq-job-ids.ts';
+import { COUNT_PARKED, FAILED_FOR_GOOD, toPortState } from './bullmq-job-state.ts';
+import { quit, settleAll } from './bullmq-shutdown.ts';
+
+/** Re-exported where they were first declared. */
+export { decodeJobId, encodeJobId };
 
 export interface BullMqJobQueueOptions {
   /** redis://[user:password@]host:port[/db] (rediss:// for TLS). */
@@ -96,23 +103,6 @@ export interface BullMqJobQueueOptions {
 }
 
 const QUEUE = 'BullMqJobQueue';
-
-/**
- * The field of a job's hash that marks it failed for good by its processor (JobFailedForGood): failed, not parked.
- * BullMQ keeps fields it does not know; the mark goes with the job when it is removed, and retry() drops it.
- */
-const FAILED_FOR_GOOD = 'failedForGood';
-
-/** Counts a failed set's jobs that are not marked FAILED_FOR_GOOD (KEYS[1]: the set; ARGV: the job key prefix, the field). */
-const COUNT_PARKED = `
-local parked = 0
-for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-  if redis.call('HEXISTS', ARGV[1] .. id, ARGV[2]) == 0 then parked = parked + 1 end
-end
-return parked`;
-
-/** The option that carries an add's token into the stored job (BullMQ keeps options it does not know). */
-const TOKEN_OPTION = 'addToken';
 
 export class BullMqJobQueue implements JobQueue {
   private readonly url: string;
@@ -489,68 +479,6 @@ export class BullMqJobQueue implements JobQueue {
       for (const count of counts) pending += Number(count) || 0;
     }
     return pending;
-  }
-}
-
-/**
- * BullMQ refuses custom ids that parse as integers and ids with ':' (its own repeat-job ids use it).
- * '%' and ':' are escaped; an id that would still read as an integer gets a '%N' mark, which no escaped
- * id can begin with. Ids without '%', ':' or digits-only are stored as they are.
- */
-export function encodeJobId(id: string): string {
-  const escaped = escapeColons(id);
-  return `${parseInt(escaped, 10)}` === escaped ? `%N${escaped}` : escaped;
-}
-
-export function decodeJobId(stored: string): string {
-  const unmarked = stored.startsWith('%N') ? stored.slice(2) : stored;
-  return unmarked.replace(/%(25|3A)/g, (_, code: string) => (code === '25' ? '%' : ':'));
-}
-
-function escapeColons(value: string): string {
-  return value.replace(/%/g, '%25').replace(/:/g, '%3A');
-}
-
-function storedToken(opts: string | null): string | undefined {
-  if (!opts) return undefined;
-  try {
-    const parsed = JSON.parse(opts) as Record<string, unknown>;
-    return typeof parsed[TOKEN_OPTION] === 'string' ? parsed[TOKEN_OPTION] : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function toPortState(state: string): JobState | null {
-  switch (state) {
-    case 'waiting':
-    case 'prioritized':
-    case 'waiting-children':
-      return 'waiting';
-    case 'active':
-    case 'completed':
-    case 'failed':
-    case 'delayed':
-      return state;
-    default:
-      return null;
-  }
-}
-
-async function quit(redis: Redis): Promise<void> {
-  if (redis.status === 'end') return;
-  try {
-    await redis.quit();
-  } catch {
-    redis.disconnect();
-  }
-}
-
-async function settleAll(work: Array<Promise<unknown> | undefined>, logger: JobQueueLogger, what: string): Promise<void> {
-  for (const result of await Promise.allSettled(work)) {
-    if (result.status === 'rejected') {
-      logger.error({ err: errorMessage(result.reason) }, `job queue: error while ${what}`);
-    }
   }
 }
 
