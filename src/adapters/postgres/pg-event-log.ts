@@ -24,6 +24,7 @@ import type {
 import { WrongExpectedVersionError } from '../../ports/event-log.ts';
 import { migrate, schemaIdent, type MigrationSteps } from './migrate.ts';
 import { inTransaction, poolOf, releaseError, type PoolSource } from './pool.ts';
+import { pollingSubscription } from '../../events/polling-subscription.ts';
 
 /** The event log's schema, step by step. */
 export const EVENT_LOG_STEPS: MigrationSteps = [
@@ -635,73 +636,43 @@ export class PgEventLog implements EventLog {
   }
 
   subscribeToAll(options: SubscribeOptions): Subscription {
-    const batchSize = options.batchSize ?? 1000;
-    let position = options.fromPosition;
-    let stopped = false;
-    let wake: (() => void) | null = null;
     // The table is read when a poll times out, a notification told of a position beyond, or the listener came back;
     // a wake by this process's own append finds its events in the tail.
     let readTable = true;
     let relistens = this.relistens;
-    const waitForMore = () =>
-      new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          this.waiters.delete(done);
-          wake = null;
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          readTable = true;
-          done();
-        }, this.pollMs);
-        wake = done;
-        this.waiters.add(done);
-      });
-    const stop = async () => {
-      stopped = true;
-      wake?.();
-    };
-    const self = this;
-    return {
-      unsubscribe: stop,
-      [Symbol.asyncIterator]() {
-        return {
-          async next(): Promise<IteratorResult<RecordedEvent[]>> {
-            while (!stopped && !self.closed) {
-              let batch = self.fromTail(position, batchSize);
-              if (relistens !== self.relistens) {
-                relistens = self.relistens;
-                readTable = true;
-              }
-              let failed = false;
-              if (batch.length === 0 && (readTable || self.known > position)) {
-                try {
-                  batch = await self.readAll({ fromPosition: position, maxCount: batchSize });
-                  readTable = false;
-                } catch {
-                  // PostgreSQL unreachable for now: try again after the poll interval.
-                  failed = true;
-                }
-              }
-              if (batch.length > 0) {
-                position = batch[batch.length - 1].position;
-                return { value: batch, done: false };
-              }
-              // Appends that came while the table was read woke nobody: look again rather than wait.
-              if (!failed && (self.tail.has(position + 1) || self.known > position)) continue;
-              await waitForMore();
-            }
-            await stop();
-            return { value: undefined, done: true };
-          },
-          async return(): Promise<IteratorResult<RecordedEvent[]>> {
-            await stop();
-            return { value: undefined, done: true };
-          },
-        };
+    return pollingSubscription({
+      fromPosition: options.fromPosition,
+      batchSize: options.batchSize ?? 1000,
+      pollMs: this.pollMs,
+      isClosed: () => this.closed,
+      listen: (wake) => {
+        this.waiters.add(wake);
+        return () => this.waiters.delete(wake);
       },
-    };
+      reads: {
+        read: async (position, maxCount) => {
+          let events = this.fromTail(position, maxCount);
+          if (relistens !== this.relistens) {
+            relistens = this.relistens;
+            readTable = true;
+          }
+          if (events.length === 0 && (readTable || this.known > position)) {
+            try {
+              events = await this.readAll({ fromPosition: position, maxCount });
+              readTable = false;
+            } catch {
+              // PostgreSQL unreachable for now: try again after the poll interval.
+              return { events: [] };
+            }
+          }
+          // Appends that came while the table was read woke nobody: look again rather than wait.
+          return { events, again: this.tail.has(position + 1) || this.known > position };
+        },
+        polled: () => {
+          readTable = true;
+        },
+      },
+    });
   }
 
   async close(): Promise<void> {
