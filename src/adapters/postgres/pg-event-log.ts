@@ -16,186 +16,20 @@ import type {
   ReadAllOptions,
   ReadTypesResult,
   RecordedEvent,
-  StoredEvent,
   StoredEventsResult,
   SubscribeOptions,
   Subscription,
 } from '../../ports/event-log.ts';
-import { WrongExpectedVersionError } from '../../ports/event-log.ts';
-import { migrate, schemaIdent, type MigrationSteps } from './migrate.ts';
-import { inTransaction, poolOf, releaseError, type PoolSource } from './pool.ts';
-
-/** The event log's schema, step by step. */
-export const EVENT_LOG_STEPS: MigrationSteps = [
-  (s) => `
-    CREATE SEQUENCE ${s}.event_positions;
-    CREATE TABLE ${s}.events (
-      position bigint PRIMARY KEY,
-      stream_id text NOT NULL,
-      revision integer NOT NULL,
-      type text NOT NULL,
-      version integer NOT NULL,
-      data json NOT NULL,
-      metadata json NOT NULL,
-      created timestamptz NOT NULL DEFAULT clock_timestamp(),
-      UNIQUE (stream_id, revision)
-    );
-    CREATE INDEX events_type_position ON ${s}.events (type, position);`,
-  // A group of appends in one statement: the lock, the streams' revisions, the checks, the positions and the rows.
-  (s) => appendGroupFunction(s),
-];
-
-/**
- * `append_group(streams, expected, counts, types, versions, data, metadata)`: the group's appends (append i: stream
- * i, expected revision i as EXPECTED_CODES says, its counts[i] events next in the flat event arrays) checked and
- * written under the append lock, in the order given, as one statement (one round trip, its own transaction).
- * Answers `{o: [{x: current} | {n: next revision, k: events written so far}], p: positions, c: created (epoch ms),
- * h: head when an append of nothing needs it}`. The data stay `json` values throughout (PostgreSQL's JSON functions
- * would refuse a `\u0000` in them). The unique (stream, revision) key refusing a row (a writer that did not take the
- * lock) fails the whole statement (23505).
- */
-function appendGroupFunction(s: string): string {
-  const schema = s.slice(1, -1);
-  return `
-    CREATE FUNCTION ${s}.append_group(p_streams text[], p_expected integer[], p_counts integer[], p_types text[],
-      p_versions integer[], p_data json[], p_metadata json[]) RETURNS json LANGUAGE plpgsql AS $fn$
-    DECLARE
-      v_names text[];
-      v_revs integer[];
-      v_at integer;
-      v_cur integer;
-      v_count integer;
-      v_from integer := 0;
-      v_outcomes jsonb[] := '{}';
-      v_sids text[] := '{}';
-      v_revisions integer[] := '{}';
-      v_types text[] := '{}';
-      v_versions integer[] := '{}';
-      v_datas json[] := '{}';
-      v_metas json[] := '{}';
-      v_positions bigint[];
-      v_created bigint[];
-      v_head bigint;
-      v_empty boolean := false;
-    BEGIN
-      PERFORM pg_advisory_xact_lock(hashtext('${schema}.append'));
-      -- Each stream's last revision from the end of its index.
-      SELECT array_agg(id), array_agg(coalesce((SELECT e.revision FROM ${s}.events e WHERE e.stream_id = id ORDER BY e.revision DESC LIMIT 1), -1))
-        INTO v_names, v_revs FROM (SELECT DISTINCT id FROM unnest(p_streams) AS id) AS streams;
-      FOR i IN 1 .. coalesce(cardinality(p_streams), 0) LOOP
-        v_at := array_position(v_names, p_streams[i]);
-        v_cur := v_revs[v_at];
-        v_count := p_counts[i];
-        IF NOT (p_expected[i] = -3 OR p_expected[i] = v_cur OR (p_expected[i] = -2 AND v_cur >= 0)) THEN
-          v_outcomes := v_outcomes || jsonb_build_object('x', v_cur);
-        ELSIF v_count = 0 THEN
-          v_empty := true;
-          v_outcomes := v_outcomes || jsonb_build_object('n', v_cur, 'k', 0);
-        ELSE
-          v_sids := v_sids || array_fill(p_streams[i], ARRAY[v_count]);
-          v_revisions := v_revisions || ARRAY(SELECT generate_series(v_cur + 1, v_cur + v_count));
-          v_types := v_types || p_types[v_from + 1 : v_from + v_count];
-          v_versions := v_versions || p_versions[v_from + 1 : v_from + v_count];
-          v_datas := v_datas || p_data[v_from + 1 : v_from + v_count];
-          v_metas := v_metas || p_metadata[v_from + 1 : v_from + v_count];
-          v_revs[v_at] := v_cur + v_count;
-          v_outcomes := v_outcomes || jsonb_build_object('n', v_cur + v_count, 'k', cardinality(v_sids));
-        END IF;
-        v_from := v_from + v_count;
-      END LOOP;
-      IF cardinality(v_sids) > 0 THEN
-        -- Positions drawn first (in order), then the rows written with them, in the order asked.
-        SELECT array_agg(p ORDER BY p) INTO v_positions
-          FROM (SELECT nextval('${s}.event_positions') AS p FROM generate_series(1, cardinality(v_sids))) AS drawn;
-        WITH written AS (
-          INSERT INTO ${s}.events (position, stream_id, revision, type, version, data, metadata)
-          SELECT * FROM unnest(v_positions, v_sids, v_revisions, v_types, v_versions, v_datas, v_metas)
-          RETURNING position, created
-        )
-        SELECT array_agg(floor(extract(epoch FROM w.created) * 1000)::bigint ORDER BY w.position) INTO v_created FROM written AS w;
-        PERFORM pg_notify('${schema}_events', v_positions[cardinality(v_positions)]::text);
-      END IF;
-      IF v_empty THEN
-        SELECT max(position) INTO v_head FROM ${s}.events;
-      END IF;
-      RETURN json_build_object('o', to_json(v_outcomes), 'p', to_json(v_positions), 'c', to_json(v_created), 'h', v_head);
-    END
-    $fn$;`;
-}
-
-/** How append_group reads an expected revision: a revision, or one of these. */
-const EXPECTED_CODES = { no_stream: -1, stream_exists: -2, any: -3 } as const;
-
-interface PendingAppend {
-  streamId: string;
-  events: NewEvent[];
-  expected: ExpectedRevision;
-  resolve: (result: AppendResult) => void;
-  reject: (error: unknown) => void;
-}
-
-interface Row {
-  position: string;
-  stream_id: string;
-  revision: number;
-  type: string;
-  version: number;
-  data: Record<string, unknown>;
-  metadata: RecordedEvent['metadata'];
-  created: Date;
-}
-
-/** A row of the stored reads: the data as its text (the `json` type keeps what was written), the metadata's tenant. */
-interface StoredRow {
-  position: string;
-  stream_id: string;
-  revision: number;
-  type: string;
-  version: number;
-  data: string;
-  tenant: string;
-  created: Date;
-}
-
-const STORED_COLUMNS =
-  "position, stream_id, revision, type, version, data::text AS data, coalesce(metadata->>'tenant', '') AS tenant, created";
-
-const toStored = (row: StoredRow): StoredEvent => ({
-  position: Number(row.position),
-  streamId: row.stream_id,
-  revision: row.revision,
-  type: row.type,
-  version: row.version,
-  created: row.created.toISOString(),
-  tenant: row.tenant,
-  dataJson: Buffer.from(row.data, 'utf8'),
-});
+import { migrate, schemaIdent } from './migrate.ts';
+import { inTransaction, poolOf, type PoolSource } from './pool.ts';
+export { EVENT_LOG_STEPS } from './pg-event-log-schema.ts';
+import { EVENT_LOG_STEPS } from './pg-event-log-schema.ts';
+import { COLUMNS, STORED_COLUMNS, toRecorded, toStored, type Row, type StoredRow } from './pg-event-rows.ts';
+import { commitGroup, type GroupCommitTarget, type PendingAppend } from './pg-group-commit.ts';
+import { pollingSubscription } from '../../events/polling-subscription.ts';
 
 /** How soon a lost listener connection is tried again (and again) while PostgreSQL is away. */
 const LISTEN_RETRY_MS = 500;
-/** Events of this process's appends kept parsed for its subscribers. */
-const TAIL_SIZE = 10_000;
-
-/** What append_group answers (see appendGroupFunction). */
-interface GroupAnswer {
-  o: Array<{ x?: number; n?: number; k?: number }>;
-  p: Array<number | string> | null;
-  c: Array<number | string> | null;
-  h: number | string | null;
-}
-
-const COLUMNS = 'position, stream_id, revision, type, version, data, metadata, created';
-
-const toRecorded = (row: Row): RecordedEvent => ({
-  position: Number(row.position),
-  streamId: row.stream_id,
-  revision: row.revision,
-  type: row.type,
-  version: row.version,
-  data: row.data,
-  metadata: row.metadata,
-  created: row.created.toISOString(),
-});
 
 export interface PgEventLogOptions {
   /** The schema the log's tables live in (default `bidder`). */
@@ -224,6 +58,8 @@ export class PgEventLog implements EventLog {
   private relistens = 0;
 
   private readonly pool: pg.Pool;
+  /** What the group commit writes to and tells. */
+  private readonly target: GroupCommitTarget;
 
   private constructor(
     private readonly source: PoolSource,
@@ -234,6 +70,7 @@ export class PgEventLog implements EventLog {
     this.s = schemaIdent(schema);
     this.channel = `${schema}_events`;
     this.pollMs = options.pollMs ?? 1000;
+    this.target = { pool: this.pool, s: this.s, schema, channel: this.channel, tail: this.tail, appended: (last) => this.appended(last) };
   }
 
   /** Connects (a URL, or the process's shared pool), migrates the schema and listens for appends of other processes. */
@@ -332,7 +169,7 @@ export class PgEventLog implements EventLog {
     while (this.queued.length > 0) {
       const group = this.queued;
       this.queued = [];
-      await this.commitGroup(group);
+      await commitGroup(this.target, group);
       this.releaseNotice();
     }
     this.flushing = null;
@@ -350,199 +187,10 @@ export class PgEventLog implements EventLog {
     }
   }
 
-  /**
-   * The group in one statement (append_group). When the unique (stream, revision) key refuses it (a writer that
-   * raced past the revision check without the lock), the group again in a transaction, append by append, so that
-   * only that append fails. Committed events join the tail, and this process's subscribers are woken at once.
-   */
-  private async commitGroup(group: PendingAppend[]): Promise<void> {
-    const columns = {
-      streams: [] as string[],
-      expected: [] as number[],
-      counts: [] as number[],
-      types: [] as string[],
-      versions: [] as number[],
-    };
-    const data: string[] = [];
-    const metadata: string[] = [];
-    for (const append of group) {
-      columns.streams.push(append.streamId);
-      columns.expected.push(typeof append.expected === 'number' ? append.expected : EXPECTED_CODES[append.expected]);
-      columns.counts.push(append.events.length);
-      for (const e of append.events) {
-        columns.types.push(e.type);
-        columns.versions.push(e.version);
-        data.push(JSON.stringify(e.data));
-        metadata.push(JSON.stringify(e.metadata));
-      }
-    }
-    let answer: GroupAnswer;
-    try {
-      const { rows } = await this.pool.query<{ r: GroupAnswer }>(
-        `SELECT ${this.s}.append_group($1::text[], $2::int[], $3::int[], $4::text[], $5::int[], $6::json[], $7::json[]) AS r`,
-        [columns.streams, columns.expected, columns.counts, columns.types, columns.versions, data, metadata],
-      );
-      answer = rows[0].r;
-    } catch (error) {
-      if ((error as { code?: string }).code === '23505') return this.commitOneByOne(group);
-      for (const append of group) append.reject(error);
-      return;
-    }
-    const positions = (answer.p ?? []).map(Number);
-    const created = (answer.c ?? []).map((ms) => new Date(Number(ms)).toISOString());
-    // `from`: where an append's events start in the flat arrays sent; `o.k`: the written events up to its own end.
-    let from = 0;
-    group.forEach((append, i) => {
-      const o = answer.o[i];
-      const sent = from;
-      from += append.events.length;
-      if (o.x !== undefined) {
-        append.reject(new WrongExpectedVersionError(append.streamId, append.expected, o.x === -1 ? 'no_stream' : o.x));
-        return;
-      }
-      append.events.forEach((e, j) => {
-        const at = o.k! - append.events.length + j;
-        // A copy of what was stored (not the caller's objects), as a reader of the table would get it.
-        this.tail.set(positions[at], {
-          position: positions[at],
-          streamId: append.streamId,
-          revision: o.n! - append.events.length + 1 + j,
-          type: e.type,
-          version: e.version,
-          data: JSON.parse(data[sent + j]),
-          metadata: JSON.parse(metadata[sent + j]),
-          created: created[at],
-        });
-      });
-      append.resolve({ nextExpectedRevision: o.n!, position: o.k === 0 ? Number(answer.h ?? 0) : positions[o.k! - 1] });
-    });
-    while (this.tail.size > TAIL_SIZE) this.tail.delete(this.tail.keys().next().value as number);
-    if (positions.length > 0) this.appended(positions[positions.length - 1]);
-  }
-
-  /** The group in a transaction, append by append with a savepoint each (see commitGroup). */
-  private async commitOneByOne(group: PendingAppend[]): Promise<void> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (error) {
-      for (const append of group) append.reject(error);
-      return;
-    }
-    let broken: Error | undefined;
-    try {
-      const { outcomes, head } = await this.writeGroup(client, group);
-      group.forEach((append, i) => {
-        const outcome = outcomes[i];
-        if (outcome instanceof Error) append.reject(outcome);
-        else append.resolve(outcome.position === -1 ? { ...outcome, position: head } : outcome);
-      });
-      const last = outcomes.reduce((max, o) => (o instanceof Error ? max : Math.max(max, o.position)), 0);
-      if (last > 0) this.appended(last);
-    } catch (error) {
-      broken = releaseError(error);
-      if (!broken) await client.query('ROLLBACK').catch(() => {});
-      for (const append of group) append.reject(error);
-    } finally {
-      client.release(broken);
-    }
-  }
-
   /** This process appended up to `last`: its subscribers are woken now, not when the notification comes back. */
   private appended(last: number): void {
     if (last > this.known) this.known = last;
     this.wakeAll();
-  }
-
-  /** The group in one transaction, append by append: its outcomes in order (position -1 for an append of nothing) and the head those answer. */
-  private async writeGroup(
-    client: pg.PoolClient,
-    group: PendingAppend[],
-  ): Promise<{ outcomes: Array<AppendResult | Error>; head: number }> {
-    await client.query('BEGIN');
-    // Positions in commit order: one appending transaction at a time draws positions, until it commits.
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${this.schema}.append`]);
-    const outcomes = await this.appendOneByOne(client, group);
-    const last = outcomes.reduce((max, o) => (o instanceof Error ? max : Math.max(max, o.position)), 0);
-    if (last > 0) await client.query('SELECT pg_notify($1, $2)', [this.channel, String(last)]);
-    // An append of nothing answers the head as of its commit: read under the lock, before it (nothing is
-    // read after the commit, so a group whose commit succeeded is never answered as failed).
-    let head = last;
-    if (outcomes.some((o) => !(o instanceof Error) && o.position === -1)) {
-      const { rows } = await client.query<{ p: string | null }>(`SELECT max(position) AS p FROM ${this.s}.events`);
-      head = Number(rows[0]?.p ?? 0);
-    }
-    // A lost connection here fails the whole group: the transaction either committed whole or not at all,
-    // and its callers, answered 503, may find their events in the log or not (docs/architecture.md).
-    await client.query('COMMIT');
-    return { outcomes, head };
-  }
-
-  /** Whether an append may go on a stream at `current` (-1: no stream). */
-  private static accepts(expected: ExpectedRevision, current: number): boolean {
-    return (
-      expected === 'any' ||
-      (expected === 'no_stream' && current === -1) ||
-      (expected === 'stream_exists' && current >= 0) ||
-      (typeof expected === 'number' && expected === current)
-    );
-  }
-
-  /** The group append by append, each in a savepoint: the unique key refuses a writer that raced past the check, that append alone. */
-  private async appendOneByOne(client: pg.PoolClient, group: PendingAppend[]): Promise<Array<AppendResult | Error>> {
-    const outcomes: Array<AppendResult | Error> = [];
-    const revisions = new Map<string, number>();
-    for (const append of group) {
-      let current = revisions.get(append.streamId);
-      if (current === undefined) {
-        const { rows } = await client.query<{ r: number | null }>(`SELECT max(revision) AS r FROM ${this.s}.events WHERE stream_id = $1`, [
-          append.streamId,
-        ]);
-        current = rows[0]?.r ?? -1;
-      }
-      const { expected } = append;
-      if (!PgEventLog.accepts(expected, current)) {
-        outcomes.push(new WrongExpectedVersionError(append.streamId, expected, current === -1 ? 'no_stream' : current));
-        continue;
-      }
-      if (append.events.length === 0) {
-        outcomes.push({ nextExpectedRevision: current, position: -1 });
-        continue;
-      }
-      let positions: number[];
-      await client.query('SAVEPOINT append');
-      try {
-        // Positions drawn first (in order), then the rows written with them: one statement each.
-        const drawn = await client.query<{ p: string }>(`SELECT nextval('${this.s}.event_positions') AS p FROM generate_series(1, $1)`, [
-          append.events.length,
-        ]);
-        positions = drawn.rows.map((r) => Number(r.p)).sort((a, b) => a - b);
-        await client.query(
-          `INSERT INTO ${this.s}.events (position, stream_id, revision, type, version, data, metadata)
-           SELECT position, $1, $2::int + ord::int - 1, type, version, data, metadata
-           FROM unnest($3::bigint[], $4::text[], $5::int[], $6::json[], $7::json[]) WITH ORDINALITY AS e(position, type, version, data, metadata, ord)`,
-          [
-            append.streamId,
-            current + 1,
-            positions,
-            append.events.map((e) => e.type),
-            append.events.map((e) => e.version),
-            append.events.map((e) => JSON.stringify(e.data)),
-            append.events.map((e) => JSON.stringify(e.metadata)),
-          ],
-        );
-      } catch (error) {
-        if ((error as { code?: string }).code !== '23505') throw error;
-        await client.query('ROLLBACK TO SAVEPOINT append');
-        outcomes.push(new WrongExpectedVersionError(append.streamId, expected, current === -1 ? 'no_stream' : current));
-        continue;
-      }
-      await client.query('RELEASE SAVEPOINT append');
-      current += append.events.length;
-      revisions.set(append.streamId, current);
-      outcomes.push({ nextExpectedRevision: current, position: positions[positions.length - 1] });
-    }
-    return outcomes;
   }
 
   async readStream(streamId: string, options: { fromRevision?: number } = {}): Promise<RecordedEvent[]> {
@@ -635,73 +283,43 @@ export class PgEventLog implements EventLog {
   }
 
   subscribeToAll(options: SubscribeOptions): Subscription {
-    const batchSize = options.batchSize ?? 1000;
-    let position = options.fromPosition;
-    let stopped = false;
-    let wake: (() => void) | null = null;
     // The table is read when a poll times out, a notification told of a position beyond, or the listener came back;
     // a wake by this process's own append finds its events in the tail.
     let readTable = true;
     let relistens = this.relistens;
-    const waitForMore = () =>
-      new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          this.waiters.delete(done);
-          wake = null;
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          readTable = true;
-          done();
-        }, this.pollMs);
-        wake = done;
-        this.waiters.add(done);
-      });
-    const stop = async () => {
-      stopped = true;
-      wake?.();
-    };
-    const self = this;
-    return {
-      unsubscribe: stop,
-      [Symbol.asyncIterator]() {
-        return {
-          async next(): Promise<IteratorResult<RecordedEvent[]>> {
-            while (!stopped && !self.closed) {
-              let batch = self.fromTail(position, batchSize);
-              if (relistens !== self.relistens) {
-                relistens = self.relistens;
-                readTable = true;
-              }
-              let failed = false;
-              if (batch.length === 0 && (readTable || self.known > position)) {
-                try {
-                  batch = await self.readAll({ fromPosition: position, maxCount: batchSize });
-                  readTable = false;
-                } catch {
-                  // PostgreSQL unreachable for now: try again after the poll interval.
-                  failed = true;
-                }
-              }
-              if (batch.length > 0) {
-                position = batch[batch.length - 1].position;
-                return { value: batch, done: false };
-              }
-              // Appends that came while the table was read woke nobody: look again rather than wait.
-              if (!failed && (self.tail.has(position + 1) || self.known > position)) continue;
-              await waitForMore();
-            }
-            await stop();
-            return { value: undefined, done: true };
-          },
-          async return(): Promise<IteratorResult<RecordedEvent[]>> {
-            await stop();
-            return { value: undefined, done: true };
-          },
-        };
+    return pollingSubscription({
+      fromPosition: options.fromPosition,
+      batchSize: options.batchSize ?? 1000,
+      pollMs: this.pollMs,
+      isClosed: () => this.closed,
+      listen: (wake) => {
+        this.waiters.add(wake);
+        return () => this.waiters.delete(wake);
       },
-    };
+      reads: {
+        read: async (position, maxCount) => {
+          let events = this.fromTail(position, maxCount);
+          if (relistens !== this.relistens) {
+            relistens = this.relistens;
+            readTable = true;
+          }
+          if (events.length === 0 && (readTable || this.known > position)) {
+            try {
+              events = await this.readAll({ fromPosition: position, maxCount });
+              readTable = false;
+            } catch {
+              // PostgreSQL unreachable for now: try again after the poll interval.
+              return { events: [] };
+            }
+          }
+          // Appends that came while the table was read woke nobody: look again rather than wait.
+          return { events, again: this.tail.has(position + 1) || this.known > position };
+        },
+        polled: () => {
+          readTable = true;
+        },
+      },
+    });
   }
 
   async close(): Promise<void> {
