@@ -21,6 +21,24 @@ export default tseslint.config(
     },
   },
   {
+    // A function fits on a screen and a file does one job; specs (describe blocks) and generated code are exempt.
+    files: [
+      'src/**/*.ts',
+      'app/**/*.ts',
+      'commands/**/*.ts',
+      'projections/**/*.ts',
+      'queries/**/*.ts',
+      'bench/**/*.ts',
+      'clients/typescript/src/**/*.ts',
+      'test/support/**/*.ts',
+    ],
+    ignores: ['clients/typescript/src/schema.ts'],
+    rules: {
+      'max-lines-per-function': ['error', { max: 80 }],
+      'max-lines': ['error', { max: 500 }],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       // Specs and the bench read JSON answers of any shape; chai asserts with property getters (`.to.be.true`).

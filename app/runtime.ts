@@ -14,7 +14,7 @@ import { allJobs } from './features/jobs.ts';
 import { configuredChannels, deliveryReport, deliveryStartNotes, type DeliveryReport } from '../src/adapters/delivery/channels.ts';
 import { deliveryFailureRecorder } from '../commands/members/deliveries.ts';
 import { buildApp } from '../src/http/app.ts';
-import { accessDirectory } from '../projections/access/index.ts';
+import { accessDirectory } from './access-directory.ts';
 import { membersProjection } from '../projections/members/projection.ts';
 import { accessProjection } from '../projections/access/projection.ts';
 import { backOfficeOperations, operations } from './features/operations.ts';

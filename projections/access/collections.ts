@@ -1,5 +1,8 @@
 import type { Doc, DocumentStore, TenantScope } from '../../src/ports/read-models.ts';
 
+/** The access projection's name (its checkpoint), for waits on it. */
+export const ACCESS_PROJECTION = 'access';
+
 /** The access projection's collections, their documents and typed accessors. Operator-level documents live under the reserved tenant `_system`. */
 export const SYSTEM = '_system';
 

@@ -1,6 +1,7 @@
 import { defineDocumentProjection } from '../../src/projector/projection.ts';
 import { accessEvents } from '../../commands/access/events.ts';
 import {
+  ACCESS_PROJECTION,
   API_KEYS,
   APPLICATIONS,
   BACKOFFICE_KEYS,
@@ -14,7 +15,7 @@ import {
 
 /** Tenants, Api-Keys (by SHA-256) and applications: what credentials are checked against. */
 export const accessProjection = defineDocumentProjection({
-  name: 'access',
+  name: ACCESS_PROJECTION,
   events: [accessEvents],
   handles: ['TenantConfigured', 'ApiKeyIssued', 'ApplicationRegistered', 'BackOfficeKeyIssued', 'BackOfficeKeyRevoked'],
   collections: [

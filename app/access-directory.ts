@@ -1,13 +1,20 @@
-// The AccessDirectory of the HTTP shell (src/http/access-directory.ts) over the access and members read models.
-import type { DocumentStore } from '../../src/ports/read-models.ts';
-import type { EventLog } from '../../src/ports/event-log.ts';
-import { apiKeyStreamId, backOfficeKeyStreamId, tenantStreamId } from '../../commands/access/events.ts';
-import { memberStreamId } from '../../commands/members/events.ts';
-import type { AccessDirectory } from '../../src/http/access-directory.ts';
-import type { TenantDoc } from './collections.ts';
-import { apiKeys, applications, backOfficeKeys, operatorScope, tenantsCollection } from './collections.ts';
-import { MEMBERS_PROJECTION, memberAccounts, type MemberDoc } from '../members/index.ts';
-import { accessProjection } from './projection.ts';
+// The AccessDirectory of the HTTP shell (src/http/access-directory.ts) over the access and members read models: an
+// adapter that joins a port of the core to two features' read models, so it lives with the wiring (app/), not in a feature.
+import type { DocumentStore } from '../src/ports/read-models.ts';
+import type { EventLog } from '../src/ports/event-log.ts';
+import { apiKeyStreamId, backOfficeKeyStreamId, tenantStreamId } from '../commands/access/events.ts';
+import { memberStreamId } from '../commands/members/events.ts';
+import type { AccessDirectory } from '../src/http/access-directory.ts';
+import {
+  ACCESS_PROJECTION,
+  apiKeys,
+  applications,
+  backOfficeKeys,
+  operatorScope,
+  tenantsCollection,
+  type TenantDoc,
+} from '../projections/access/index.ts';
+import { MEMBERS_PROJECTION, memberAccounts, type MemberDoc } from '../projections/members/index.ts';
 
 /**
  * The HTTP shell's AccessDirectory over the read models: Api-Keys, tenants and applications from the access
@@ -62,8 +69,8 @@ export function accessDirectory(
  * password reset (its sessions ended) and removal in the members projection's.
  */
 const REVOKING_TYPES: Record<string, string[]> = {
-  ApiKeyIssued: [accessProjection.name],
-  TenantConfigured: [accessProjection.name],
+  ApiKeyIssued: [ACCESS_PROJECTION],
+  TenantConfigured: [ACCESS_PROJECTION],
   MemberPasswordChanged: [MEMBERS_PROJECTION],
   MemberRemoved: [MEMBERS_PROJECTION],
 };
@@ -72,7 +79,7 @@ const REVOKING_TYPES: Record<string, string[]> = {
  * Handlers see the whole tenant and member documents this directory returns (`ctx.tenant.Currency`,
  * `ctx.member.Email`): the shell's records, which name only what the shell reads, are widened to them here.
  */
-declare module '../../src/http/access-directory.ts' {
+declare module '../src/http/access-directory.ts' {
   interface Tenant extends TenantDoc {}
   interface Member extends MemberDoc {}
 }
