@@ -8,36 +8,10 @@ import type { RecordedEvent } from '../../src/ports/event-log.ts';
 import { NOTIFICATION_SUBSCRIPTIONS, notificationsReadModels } from '../../projections/notifications/index.ts';
 import type { NotificationsEvent } from '../../commands/notifications/events.ts';
 import { givenEvents, onStream, registered } from '../support/projection-spec.ts';
+import { at, id, lastPosition, lotCatalogued, recorded, resetPositions, subscribed } from '../support/notification-events.ts';
 import { lotCatalogued as catalogued, lotClosed, type CatalogueEvent } from '../support/catalogue-events.ts';
 
 const notificationsProjection = registered(notificationsReadModels, 'documents');
-
-const at = '2026-11-22T10:00:00.000Z';
-const id = '7d9f1c2e-4b3a-4e5f-9a8b-0c1d2e3f4a5b';
-let position = 0;
-const recorded = (type: string, data: Record<string, unknown>, streamId = `notification-demo-${id}`): RecordedEvent => ({
-  type,
-  version: 1,
-  data,
-  metadata: { tenant: 'demo' },
-  streamId,
-  revision: 0,
-  position: ++position,
-  created: at,
-});
-const subscribed = () =>
-  recorded('NotificationSubscribed', {
-    tenant: 'demo',
-    subscriptionId: id,
-    memberId: 1,
-    lotId: 412,
-    minutesBefore: 30,
-    channel: 'email',
-    lotEndTime: '2026-11-22T18:00:00.000Z',
-    clientEndTime: null,
-    at,
-  });
-const lotCatalogued = () => recorded('LotCatalogued', { tenant: 'demo', lotId: 412, endTime: '2026-11-22T19:00:00.000Z' }, 'lot-demo-412');
 
 describe('notifications projection', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bidder-notifications-projection-'));
@@ -61,7 +35,7 @@ describe('notifications projection', () => {
       .find({}, { sort: [['_id', 1]] });
 
   beforeEach(async () => {
-    position = 0;
+    resetPositions();
     store = new SqliteDocumentStore(path.join(dir, `${Date.now()}-${Math.random()}.sqlite`));
     for (const c of notificationsProjection.collections) await store.ensureCollection(c);
   });
@@ -89,7 +63,10 @@ describe('notifications projection', () => {
     expect(once[0]).to.include({ Id: id, MemberId: 1, LotId: 412, SendTime: 30, Channel: 'email', Status: 'sent', DoneAt: at });
     await apply(events, events[events.length - 1].position);
     expect(await docs()).to.deep.equal(once);
-    await apply([recorded('NotificationUnsubscribed', { tenant: 'demo', subscriptionId: id, memberId: 1, lotId: 412, at })], position - 1);
+    await apply(
+      [recorded('NotificationUnsubscribed', { tenant: 'demo', subscriptionId: id, memberId: 1, lotId: 412, at })],
+      lastPosition() - 1,
+    );
     expect(await docs()).to.deep.equal([]);
   });
 });

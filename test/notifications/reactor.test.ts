@@ -11,37 +11,11 @@ import type { JobOptions, JobQueue } from '../../src/ports/jobs.ts';
 import type { ReactorDeps } from '../../src/projector/projection.ts';
 import { notificationsReadModels, notificationSubscriptions } from '../../projections/notifications/index.ts';
 import { notificationsCommands } from '../../commands/notifications/index.ts';
+import { at, id, lotCatalogued, recorded, resetPositions, subscribed } from '../support/notification-events.ts';
 import { registered } from '../support/projection-spec.ts';
 
 const notificationsProjection = registered(notificationsReadModels, 'documents');
 const notificationRemindersReactor = (deps: ReactorDeps) => registered(notificationsCommands, 'reactor', deps);
-
-const at = '2026-11-22T10:00:00.000Z';
-const id = '7d9f1c2e-4b3a-4e5f-9a8b-0c1d2e3f4a5b';
-let position = 0;
-const recorded = (type: string, data: Record<string, unknown>, streamId = `notification-demo-${id}`): RecordedEvent => ({
-  type,
-  version: 1,
-  data,
-  metadata: { tenant: 'demo' },
-  streamId,
-  revision: 0,
-  position: ++position,
-  created: at,
-});
-const subscribed = () =>
-  recorded('NotificationSubscribed', {
-    tenant: 'demo',
-    subscriptionId: id,
-    memberId: 1,
-    lotId: 412,
-    minutesBefore: 30,
-    channel: 'email',
-    lotEndTime: '2026-11-22T18:00:00.000Z',
-    clientEndTime: null,
-    at,
-  });
-const lotCatalogued = () => recorded('LotCatalogued', { tenant: 'demo', lotId: 412, endTime: '2026-11-22T19:00:00.000Z' }, 'lot-demo-412');
 
 describe('notifications reminders reactor, given events, then jobs', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bidder-notifications-reactor-'));
@@ -67,7 +41,7 @@ describe('notifications reminders reactor, given events, then jobs', () => {
   };
 
   beforeEach(async () => {
-    position = 0;
+    resetPositions();
     added.length = 0;
     store = new SqliteDocumentStore(path.join(dir, `${Date.now()}-${Math.random()}.sqlite`));
     for (const c of notificationsProjection.collections) await store.ensureCollection(c);
