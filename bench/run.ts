@@ -106,6 +106,7 @@ async function datasetSteps(): Promise<RunResults> {
   const postgres = has('postgres') ? await postgresStep(first) : { postgres: null, skipped: null };
   const shutdownMs = await stopFirstService(first);
   const profile = opts.profile ? profileOfLoads(first.profileDir, single.loads, bidding) : { file: null, perLoad: [] };
+  if (postgres.profile) profile.perLoad.push(...postgres.profile.perLoad);
   // cores, and mixed's second half
   const allCoresResult = runs.allCores ? await allCores(allCoresInputs(first, probes, single)) : null;
   const used = distinctQueriesUsed(single);

@@ -1,14 +1,18 @@
 /** The step `postgres`: the same loads on PostgreSQL beside the embedded service still running, rounds interleaved. */
 import { has, loadOptions, opts } from '../options.ts';
 import { postgresColumn, shownUrl, unreachable, type PostgresColumn } from '../postgres.ts';
+import path from 'node:path';
 import { say } from '../processes.ts';
 import { startService } from '../service-process.ts';
 import type { FirstService } from './first-start.ts';
+import { profileOfWindows, type LoadProfiles } from './profile.ts';
 
 /** The PostgreSQL column, or why it was skipped (its URL cannot be reached). */
 export interface PostgresStepResult {
   postgres: PostgresColumn | null;
   skipped: string | null;
+  /** --profile: the PostgreSQL service's own .cpuprofile, cut into its loads' windows. */
+  profile?: LoadProfiles;
 }
 
 export async function postgresStep(first: FirstService): Promise<PostgresStepResult> {
@@ -21,12 +25,14 @@ export async function postgresStep(first: FirstService): Promise<PostgresStepRes
   const fixture = first.biddingFixture!;
   // The timed bidding step's hot lots are the fixture's first ones: this step takes those after them.
   const hotTaken = has('bidding') ? Math.min(opts.rounds, fixture.hotLots.length) : 0;
+  const profileDir = path.join(first.profileDir, 'postgres');
+  const flags = opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const postgres = await postgresColumn({
     url: opts.postgresUrl,
     port: opts.postgresPort,
     dataset: first.dataset,
     embedded: { client: first.client, target: first.svcTarget },
-    startService: (name, ds, env) => startService(name, ds, [], opts.apiProcesses, env),
+    startService: (name, ds, env) => startService(name, ds, flags, opts.apiProcesses, env),
     memberEmail: first.pgMember!.email,
     bidders: fixture.members,
     hotLots: fixture.hotLots.slice(hotTaken, hotTaken + opts.rounds),
@@ -34,5 +40,7 @@ export async function postgresStep(first: FirstService): Promise<PostgresStepRes
     rounds: opts.rounds,
     appendSeconds: opts.duration,
   });
-  return { postgres, skipped: null };
+  if (!opts.profile) return { postgres, skipped: null };
+  const { lots, watch, hot } = postgres.postgres;
+  return { postgres, skipped: null, profile: profileOfWindows(profileDir, [...lots, ...watch, ...hot]) };
 }

@@ -24,14 +24,19 @@ function newestProfile(dir: string): string | null {
 
 /** The top self-time functions of each load of the first start (not the ceiling's), once its service stopped. */
 export function profileOfLoads(profileDir: string, loads: Record<string, LoadResult[]>, bidding: BiddingResult | null): LoadProfiles {
+  return profileOfWindows(profileDir, [
+    ...Object.values(loads).flat(),
+    ...(bidding ? [...bidding.hot, ...bidding.spread, ...bidding.page.alone, ...bidding.page.withBids] : []),
+  ]);
+}
+
+/** The top self-time functions of the newest profile in `profileDir`, cut into each load's measured window. */
+export function profileOfWindows(profileDir: string, loads: LoadResult[]): LoadProfiles {
   const perLoad: LoadProfiles['perLoad'] = [];
   const file = newestProfile(profileDir);
   if (!file) say('no .cpuprofile was written');
   else
-    for (const l of [
-      ...Object.values(loads).flat(),
-      ...(bidding ? [...bidding.hot, ...bidding.spread, ...bidding.page.alone, ...bidding.page.withBids] : []),
-    ].filter((x) => x.window && !x.name.startsWith('ceiling')))
+    for (const l of loads.filter((x) => x.window && !x.name.startsWith('ceiling')))
       perLoad.push({
         name: l.name,
         round: l.round,

@@ -8,7 +8,7 @@ import { biddingSettings, catalogueAuctions, catalogueLots } from '../../project
 import { mayBidReason } from '../registrations/rules.ts';
 import { onceForKey } from '../../src/idempotency/index.ts';
 import { lotStreamId } from '../lots/events.ts';
-import { bidCostEstimate } from '../costs/find.ts';
+import { bidCostEstimate, bidEstimateReads } from '../costs/find.ts';
 import { BidBelowMinimumError, BiddingEndedError, biddingDecider, NotTimedError } from './decide.ts';
 import { DEFAULT_EXTENSION_WINDOW_SECONDS, DEFAULT_INCREMENTS } from './rules.ts';
 
@@ -63,21 +63,10 @@ async function readBidContext(ctx: MemberContext, body: BidBody, at: string) {
   // buyer's; the auction's with the member's terms and registration); each refusal still comes in its order.
   const lotRead = catalogueLots(ctx.db).findById(String(body.LotId));
   const settingsRead = biddingSettings(ctx.db);
-  // Worked out before the bid is placed: a store that fails here places nothing.
-  const estimateRead = bidCostEstimate(
-    ctx.db,
-    {
-      memberId,
-      lotId: body.LotId,
-      maxAmount: body.MaxAmount,
-      language: ctx.language,
-      fallbackLanguage: ctx.tenant.DefaultLanguage,
-      houseCountry: ctx.tenant.Country ?? null,
-    },
-    at,
-  );
+  // Read before the bid is placed, with the bid's own (a store that fails here places nothing).
+  const estimateReads = bidEstimateReads(ctx.db, memberId);
   // Awaited below; a refusal before then leaves them unread.
-  for (const read of [settingsRead, estimateRead]) read.catch(() => {});
+  for (const read of [settingsRead, estimateReads.buyer, estimateReads.rulesDoc]) read.catch(() => {});
   const lot = await lotRead;
   if (!lot) throw new NotFoundError(`Lot ${body.LotId} does not exist.`);
   // Whether the end time has passed is decided on the lot's stream: an extension there may not be projected yet.
@@ -90,7 +79,18 @@ async function readBidContext(ctx: MemberContext, body: BidBody, at: string) {
   if (bidding !== 'timed') throw new NotTimedError();
   if (lot.Closed) throw new BiddingEndedError();
   if (reason !== null) throw new ForbiddenError(reason, `The caller may not bid on this lot: ${reason}.`);
-  const estimate = await estimateRead;
+  const estimate = await bidCostEstimate(
+    estimateReads,
+    { lot, auction },
+    {
+      memberId,
+      lotId: body.LotId,
+      maxAmount: body.MaxAmount,
+      language: ctx.language,
+      fallbackLanguage: ctx.tenant.DefaultLanguage,
+      houseCountry: ctx.tenant.Country ?? null,
+    },
+  );
   return { lot, bidding, settings, estimate };
 }
 

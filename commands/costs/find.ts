@@ -4,7 +4,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../../src/errors.
 import { fractionDigits } from '../../src/format.ts';
 import type { TenantScope } from '../../src/ports/read-models.ts';
 import { biddingSettings, catalogueAuctions, catalogueLots, type AuctionDoc, type LotDoc } from '../../projections/catalogue/index.ts';
-import { houseCostRules } from '../../projections/costs/index.ts';
+import { houseCostRules, type CostRulesDoc } from '../../projections/costs/index.ts';
 import { profileOf } from '../../projections/profile/index.ts';
 import { DEFAULT_INCREMENTS, minimumNextBid } from '../bidding/rules.ts';
 import { isCountryCode } from '../profile/rules.ts';
@@ -30,8 +30,7 @@ async function defaultAmount(db: TenantScope, lot: LotDoc, nowIso: string): Prom
 export async function costEstimateOf(db: TenantScope, request: CostEstimateRequest, nowIso: string): Promise<CostEstimateDto> {
   const [lot, rulesDoc] = await Promise.all([catalogueLots(db).findById(String(request.lotId)), houseCostRules(db)]);
   if (!lot) throw new NotFoundError(`Lot ${request.lotId} does not exist.`);
-  if (!rulesDoc) throw new ConflictError('cost-rules-missing', 'The auction house has published no cost rules.');
-  const rules = { tenant: '', ...rulesDoc.Rules } as CostRules;
+  const rules = publishedRules(rulesDoc);
   if (request.displayCurrency !== null && displayRateOf(rules, lot.Currency, request.displayCurrency) === null)
     throw new ValidationError(
       `The house publishes no display rate for ${request.displayCurrency}.`,
@@ -45,6 +44,18 @@ export async function costEstimateOf(db: TenantScope, request: CostEstimateReque
     );
   const auction = await catalogueAuctions(db).findById(String(lot.AuctionId));
   const hammer = request.amount ?? (await defaultAmount(db, lot, nowIso));
+  return estimateFrom({ lot, auction, rules }, request, hammer);
+}
+
+/** The house's published rules; 409 `cost-rules-missing` when there are none. */
+function publishedRules(rulesDoc: CostRulesDoc | null): CostRules {
+  if (!rulesDoc) throw new ConflictError('cost-rules-missing', 'The auction house has published no cost rules.');
+  return { tenant: '', ...rulesDoc.Rules } as CostRules;
+}
+
+/** The estimate at `hammer`, from the lot, its auction and the rules already read. */
+function estimateFrom(read: { lot: LotDoc; auction: AuctionDoc | null; rules: CostRules }, request: CostEstimateRequest, hammer: number) {
+  const { lot, auction, rules } = read;
   const channel = request.channel ?? auctionChannel(auction);
   const estimate = estimateCosts({
     rules,
@@ -82,20 +93,20 @@ export async function memberBuyer(
 /**
  * The estimate a bid answers (operation 58's `CostEstimate`): operation 64's for the bid's maximum, the `timed`
  * channel and the member's own country and VAT check; null when the house published no rules or the member's
- * profile names no country.
+ * profile names no country. Its reads go out with the bid's own (bidEstimateReads with the lot, then the lot and
+ * auction the bid read): no look-up of its own after them.
  */
+export function bidEstimateReads(db: TenantScope, memberId: number) {
+  return { buyer: memberBuyer(db, memberId, null), rulesDoc: houseCostRules(db) };
+}
+
 export async function bidCostEstimate(
-  db: TenantScope,
+  reads: ReturnType<typeof bidEstimateReads>,
+  bid: { lot: LotDoc; auction: AuctionDoc | null },
   o: { memberId: number; lotId: number; maxAmount: number; language: string; fallbackLanguage: string; houseCountry: string | null },
-  nowIso: string,
 ): Promise<CostEstimateDto | null> {
-  const buyer = await memberBuyer(db, o.memberId, null);
-  if (buyer.country === null || !isCountryCode(buyer.country)) return null;
+  const [buyer, rulesDoc] = await Promise.all([reads.buyer, reads.rulesDoc]);
+  if (buyer.country === null || !isCountryCode(buyer.country) || !rulesDoc) return null;
   const request = { ...o, amount: o.maxAmount, country: buyer.country, buyer, channel: 'timed' as const, displayCurrency: null };
-  try {
-    return await costEstimateOf(db, request, nowIso);
-  } catch (error) {
-    if (error instanceof ConflictError && error.code === 'cost-rules-missing') return null;
-    throw error;
-  }
+  return estimateFrom({ ...bid, rules: publishedRules(rulesDoc) }, request, o.maxAmount);
 }
