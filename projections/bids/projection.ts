@@ -92,7 +92,8 @@ export const bidsProjection = defineDocumentProjection({
         const seq = lot.BidCount + 1;
         const leader = leaderOf(lot.Maxima ?? []);
         await uow.update<BidLotDoc>(BID_LOTS, d.tenant, String(d.lotId), (doc) => ({ ...doc!, BidCount: seq }));
-        await uow.update<BidDoc>(BIDS, d.tenant, bidId(d.lotId, seq), () => ({
+        // Seq is new: the lot's BidCount, guarded by its _pos, numbers every bid once (no read of the bid first).
+        uow.create<BidDoc>(BIDS, d.tenant, bidId(d.lotId, seq), {
           LotId: d.lotId,
           AuctionId: lot.AuctionId,
           LotNumber: lot.LotNumber,
@@ -104,7 +105,7 @@ export const bidsProjection = defineDocumentProjection({
           LotEndTime: lot.EndTime,
           // Timed bidding's bids only: the house's own engine's carry no bidder.
           ...(leader === null ? {} : { Pseudonym: lot.Bidders?.[String(leader)] }),
-        }));
+        });
         return;
       }
       case 'MaxBidPlaced': {

@@ -68,6 +68,19 @@ export class UnitOfWork {
     this.dirty.set(key, { op: 'put', collection, tenant, doc });
   }
 
+  /**
+   * Writes a document whose id is new by construction (a number drawn from a document this batch read and
+   * guarded by its `_pos`), without reading it first: no store round trip for a document nobody wrote yet.
+   */
+  create<T extends Doc>(collection: string, tenant: string, id: string, doc: Omit<T, '_pos' | '_id'>): void {
+    const written = doc as unknown as Doc;
+    written._id = id;
+    written._pos = this.current.position;
+    const key = this.key(collection, tenant, id);
+    this.cache.set(key, written);
+    this.dirty.set(key, { op: 'put', collection, tenant, doc: written });
+  }
+
   ops(): WriteOp[] {
     return [...this.dirty.values()];
   }

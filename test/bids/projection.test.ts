@@ -1,5 +1,8 @@
+import { expect } from 'chai';
 import { bidsReadModels } from '../../projections/bids/index.ts';
-import { givenEvents } from '../support/projection-spec.ts';
+import { UnitOfWork } from '../../src/projector/projection.ts';
+import type { Doc, WriteTarget } from '../../src/ports/read-models.ts';
+import { givenEvents, record, registered } from '../support/projection-spec.ts';
 import { bidPlaced, lotCatalogued, lotClosed } from '../support/catalogue-events.ts';
 
 const END = '2026-11-30T18:00:00.000Z';
@@ -85,5 +88,21 @@ describe('bids projection', () => {
       .thenDocuments('bid_lots', 'demo', [bidLot(7, { Closed: true, EndTime: at(2) })])
       .thenDocuments('bids', 'demo2', [bid(7, 1, 5000, 1, { Currency: 'SEK' })])
       .thenDocuments('bid_lots', 'demo2', [bidLot(7, { Currency: 'SEK', BidCount: 1 })]);
+  });
+
+  it('writes a new bid without reading it first: its number comes from the lot it read', async () => {
+    const [catalogued, placed] = record([lotCatalogued(7), bidPlaced(7, 1000, at(1))]);
+    const reads: string[] = [];
+    const stored = new Map<string, Doc>([['bid_lots/7', { ...bidLot(7, { BidCount: 2 }), _pos: catalogued.position }]]);
+    const target: WriteTarget = {
+      get: async (collection, _tenant, id) => (reads.push(`${collection}/${id}`), stored.get(`${collection}/${id}`) ?? null),
+      commit: async () => {},
+    };
+    const uow = new UnitOfWork(target);
+    uow.current = placed;
+    await registered(bidsReadModels, 'documents').apply(placed, uow);
+    expect(reads).to.deep.equal(['bid_lots/7']);
+    const written = uow.ops().map((op) => (op.op === 'put' ? `${op.collection}/${op.doc._id}` : op.op));
+    expect(written).to.have.members(['bid_lots/7', 'bids/7:3']);
   });
 });
