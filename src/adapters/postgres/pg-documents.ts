@@ -60,7 +60,7 @@ export class PgDocumentStore implements DocumentStore {
   private readonly s: string;
   private readonly aliases = new Map<string, string>();
   private closed = false;
-  /** Look-ups by id asked for in this turn, sent together (lookUp). */
+  /** Look-ups by id asked for since the event loop last went round, sent together (lookUp). */
   private lookups: Lookup[] = [];
 
   private constructor(
@@ -218,15 +218,16 @@ export class PgDocumentStore implements DocumentStore {
   }
 
   /**
-   * A document by id. The look-ups asked for in the same turn (one request's Promise.all, other requests' at the same
-   * moment, the projections') go out as one statement.
+   * A document by id. The look-ups asked for in the same round of the event loop (one request's Promise.all, and
+   * every other request's and projection's whose I/O came in the same poll phase: setImmediate, as the group commit
+   * waits, not a microtask, which would join only one request's) go out as one statement.
    */
   private findById<T extends Doc>(name: string, tenant: string, id: string): Promise<T | null> {
     return new Promise<T | null>((resolve, reject) => {
       if (this.lookups.length === 0 || this.lookups.length >= MAX_LOOKUPS) {
         const batch: Lookup[] = [];
         this.lookups = batch;
-        queueMicrotask(() => void this.lookUp(batch));
+        setImmediate(() => void this.lookUp(batch));
       }
       this.lookups.push({ name, tenant, id, resolve: resolve as Lookup['resolve'], reject });
     });
