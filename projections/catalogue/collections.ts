@@ -138,8 +138,8 @@ export function auctionStatus(doc: AuctionDoc, nowIso: string): (typeof AUCTION_
 }
 
 /** Whether the lot is catalogued in the tenant (an index lookup: the document itself is not read). */
-/** Whether the lot is catalogued: a look-up by id, which a store sends with the other look-ups of the moment. */
-export const lotExists = async (db: TenantScope, lotId: number) => (await catalogueLots(db).findById(String(lotId))) !== null;
+/** Whether the lot is catalogued (a count by id: SQLite parses no document; PostgreSQL sends it with the look-ups of the moment). */
+export const lotExists = async (db: TenantScope, lotId: number) => (await catalogueLots(db).countDocuments({ _id: String(lotId) })) > 0;
 
 export const isoMs = (time: string) => new Date(time).toISOString();
 

@@ -201,8 +201,15 @@ export class PgDocumentStore implements DocumentStore {
         this.read<T | null>(name, (table, params) => `SELECT doc FROM ${table} WHERE ${where(filter, params)} LIMIT 1`, [tenant]),
       find: async (filter, options: FindOptions = {}) =>
         this.read<T[]>(name, (table, params) => pageSql(table, where(filter, params), options, params), [tenant]),
-      countDocuments: async (filter) =>
-        Number(await this.read<string>(name, (table, params) => `SELECT count(*) FROM ${table} WHERE ${where(filter, params)}`, [tenant])),
+      countDocuments: async (filter) => {
+        // Whether one id is there (a lot's existence): a look-up by id, sent with the others of the moment.
+        const ids = Object.keys(filter);
+        if (ids.length === 1 && ids[0] === '_id' && typeof filter._id === 'string')
+          return (await this.findById(name, tenant, filter._id)) ? 1 : 0;
+        return Number(
+          await this.read<string>(name, (table, params) => `SELECT count(*) FROM ${table} WHERE ${where(filter, params)}`, [tenant]),
+        );
+      },
       countBy: async (filter, field) => {
         const expr = fieldExpr(field);
         const rows = await this.read<Array<{ value: Scalar; count: number }>>(
