@@ -50,7 +50,7 @@
  *          --redis-url $REDIS_URL or redis://127.0.0.1:6379  --network-rtts 0.5,2  --network-requests 200
  *          --only lots,gzip,search,distinct,watch,mixed,cores,backoffice,bidding,push,postgres,pg-network,pg-writers,index,prints,accounts,rebuild,restart (default;
  *          --million adds million,analysts; `distinct-typos` alone is the second mix only)
- *          --profile (node --cpu-prof on the loaded service; the top self-time functions per load)
+ *          --profile (node --cpu-prof on the loaded service, and on the PostgreSQL one in `postgres`; the top self-time functions per load)
  *          --api-processes 1 (API_PROCESSES of the service the steps other than `cores` and `mixed` load; `auto`
  *          measures e.g. timed bidding on every core, and then `cores` compares auto with auto)
  */
