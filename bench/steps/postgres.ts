@@ -1,7 +1,7 @@
 /** The step `postgres`: the same loads on PostgreSQL beside the embedded service still running, rounds interleaved. */
+import path from 'node:path';
 import { has, loadOptions, opts } from '../options.ts';
 import { postgresColumn, shownUrl, unreachable, type PostgresColumn } from '../postgres.ts';
-import path from 'node:path';
 import { say } from '../processes.ts';
 import { startService } from '../service-process.ts';
 import type { FirstService } from './first-start.ts';

@@ -137,8 +137,10 @@ export function auctionStatus(doc: AuctionDoc, nowIso: string): (typeof AUCTION_
   return doc.EndTime > nowIso ? 'current' : 'closed';
 }
 
-/** Whether the lot is catalogued in the tenant (an index lookup: the document itself is not read). */
-/** Whether the lot is catalogued (a count by id: SQLite parses no document; PostgreSQL sends it with the look-ups of the moment). */
+/**
+ * Whether the lot is catalogued in the tenant: a count by id (SQLite reads the index, not the document; PostgreSQL
+ * sends it with the other look-ups by id of the moment).
+ */
 export const lotExists = async (db: TenantScope, lotId: number) => (await catalogueLots(db).countDocuments({ _id: String(lotId) })) > 0;
 
 export const isoMs = (time: string) => new Date(time).toISOString();
