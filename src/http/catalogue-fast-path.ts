@@ -61,8 +61,9 @@ export function catalogueFastPath(deps: FastPathDeps) {
     const language = negotiatedLanguage(caller.tenant, req.headers['accept-language'], override);
     const tenant = caller.tenant.Tenant;
     if (deps.version(tenant) === null) return next();
-    const entry = deps.cache.get(`${tenant}\n${language}\n${url}`, (auction) => deps.version(tenant, auction), deps.now());
+    const entry = deps.cache.peek(`${tenant}\n${language}\n${url}`, (auction) => deps.version(tenant, auction), deps.now());
     if (!entry || entry.operationId !== operation.route.operationId) return next();
+    deps.cache.served();
 
     const requestId = requestIdOf(req);
     const origin = req.headers.origin;

@@ -1,4 +1,15 @@
 import { createHash } from 'node:crypto';
+import { defineCounter, noCounters, type Counters } from '../counters.ts';
+
+/**
+ * What became of each look-up of a cached answer: an operator sees whether pages are served from the cache, and
+ * whether writes throw answers away (stale) or the clock does (expired).
+ */
+export const cacheLookupsCounter = defineCounter({
+  name: 'bidder_response_cache_lookups_total',
+  help: 'Look-ups of the response cache, by outcome: hit; miss (nothing kept); stale (what it was read from changed); expired (its time passed)',
+  labelNames: ['outcome'],
+});
 
 export interface CachedResponse {
   /** The UTF-8 bytes, encoded once. */
@@ -46,19 +57,40 @@ export class ResponseCache {
     private readonly maxEntries = 5000,
     private readonly maxBytes = 64 * 1024 * 1024,
     private readonly maxAskedOnce = 20_000,
+    private readonly counters: Counters = noCounters,
   ) {}
 
   /** The entry kept for the key while it is current: `versionOf` its auction (or its tenant's, when undefined). */
   get(key: string, versionOf: (auction: number | undefined) => string | null, now: number): CachedResponse | null {
     const entry = this.entries.get(key);
-    if (!entry) return null;
-    if (entry.version !== versionOf(entry.auction) || entry.expires <= now) {
+    if (!entry) {
+      this.counters.inc(cacheLookupsCounter, { outcome: 'miss' });
+      return null;
+    }
+    const stale = entry.version !== versionOf(entry.auction);
+    if (stale || entry.expires <= now) {
+      this.counters.inc(cacheLookupsCounter, { outcome: stale ? 'stale' : 'expired' });
       this.remove(key, entry);
       // It was asked for often enough to be kept: its fresh answer is kept at once.
       this.rememberAsked(key);
       return null;
     }
+    this.counters.inc(cacheLookupsCounter, { outcome: 'hit' });
     return entry;
+  }
+
+  /**
+   * The entry kept for the key while it is current, else null, changing and counting nothing (the fast path's
+   * look-up: a request it passes on is looked up again by the router, which counts it; `served` counts its hits).
+   */
+  peek(key: string, versionOf: (auction: number | undefined) => string | null, now: number): CachedResponse | null {
+    const entry = this.entries.get(key);
+    return entry && entry.version === versionOf(entry.auction) && entry.expires > now ? entry : null;
+  }
+
+  /** An entry found by `peek` was served. */
+  served(): void {
+    this.counters.inc(cacheLookupsCounter, { outcome: 'hit' });
   }
 
   /** Keeps the answer if its key was asked for before (see the class comment); whether it was kept. */

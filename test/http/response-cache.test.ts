@@ -106,6 +106,35 @@ describe('catalogue answers kept in memory', () => {
     expect(after.body.Items).to.have.length(9);
   });
 
+  it('count their look-ups on /metrics: a miss until kept, then hits, and a stale answer after a change', async () => {
+    const lookups = async () => {
+      const text = (await server.request('GET', '/metrics', { apiKey: null, token: server.operatorToken })).text;
+      const count = (outcome: string) =>
+        Number(new RegExp(`bidder_response_cache_lookups_total\\{outcome="${outcome}",role="all"\\} (\\d+)`).exec(text)?.[1] ?? 0);
+      return { hit: count('hit'), miss: count('miss'), stale: count('stale') };
+    };
+    const url = '/v1/lots?AuctionId=1&StartLotNumber=3&EndLotNumber=3';
+    const before = await lookups();
+    // Kept from its second ask (a doorkeeper of keys asked once): two misses, then hits from the fast path.
+    for (let i = 0; i < 4; i++) expect((await server.request('GET', url, { token })).status).to.equal(200);
+    const kept = await lookups();
+    expect(kept.miss - before.miss).to.equal(2);
+    expect(kept.hit - before.hit).to.equal(2);
+    const lot = (await server.request('GET', url, { token })).body.Items[0];
+    await importRecord(server.runtime.services.log, {
+      kind: 'bid',
+      tenant: 'demo',
+      lotId: lot.Id,
+      bidId: 'cache-count-1',
+      amount: (lot.CurrentBid ?? lot.StartingPrice) + 100_000,
+      bidType: 'online',
+      placedAt: new Date().toISOString(),
+    });
+    await server.runtime.services.projector.catchUp();
+    expect((await server.request('GET', url, { token })).body.Items[0].BidCount).to.equal(lot.BidCount + 1);
+    expect((await lookups()).stale - kept.stale).to.equal(1);
+  });
+
   it('still check credentials on every request', async () => {
     await server.request('GET', '/v1/lots/1', { token });
     expect((await server.request('GET', '/v1/lots/1', { token: null })).status).to.equal(401);
