@@ -48,7 +48,8 @@ export class ProjectorRuntime {
     this.loops = new Loops(deps, this.progress, this.catchUps, stopping, options.parking);
     this.waiters = new Waiters(
       this.progress,
-      (name) => this.checkpoint(this.get(name)),
+      // A search index that cannot be read now has reached nothing (no command waits on one: readModelsOf).
+      async (names) => (await this.checkpoints(names)).map((position) => position ?? 0),
       () => this.loops.count > 0,
       (names) => this.changeMark(names),
     );

@@ -23,8 +23,8 @@ export class Waiters {
 
   constructor(
     private readonly progress: Progress,
-    /** A projection's stored checkpoint, by name. */
-    private readonly checkpoint: (name: string) => Promise<number>,
+    /** The named projections' stored checkpoints, in that order, read together where the store can (one statement). */
+    private readonly checkpoints: (names: readonly string[]) => Promise<readonly number[]>,
     /** Whether this process's loops run (else nothing here moves a position: every wait polls). */
     private readonly loopsRun: () => boolean,
     /**
@@ -49,45 +49,55 @@ export class Waiters {
 
   /**
    * Resolves true once every named projection has reached `position`, false after timeoutMs. Projections
-   * that run in another process are followed through their stored checkpoints.
+   * that run in another process are followed through their stored checkpoints, all of them in one read a poll.
    */
   async waitFor(position: number, names: string[], timeoutMs = 5000): Promise<boolean> {
     if (position <= 0) return true;
     const deadline = Date.now() + timeoutMs;
+    const elsewhere: string[] = [];
     for (const name of names) {
       const local = this.progress.positions.get(name);
       if (local !== undefined && local >= position) continue;
       if (local !== undefined && this.loopsRun()) {
-        const reached = await new Promise<boolean>((resolve) => {
-          const timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
-          const list = this.local.get(name) ?? [];
-          list.push({ position, resolve: () => (clearTimeout(timer), resolve(true)) });
-          this.local.set(name, list);
-        });
-        if (!reached) return false;
-        continue;
-      }
-      if ((await this.checkpoint(name)) >= position) continue;
-      const reached = await new Promise<boolean>((resolve) => {
-        const waiter = { position, resolve: () => (clearTimeout(timer), resolve(true)) };
-        const timer = setTimeout(
-          () => {
-            const list = this.remote.get(name);
-            if (list)
-              this.remote.set(
-                name,
-                list.filter((w) => w !== waiter),
-              );
-            resolve(false);
-          },
-          Math.max(0, deadline - Date.now()),
-        );
-        this.remote.set(name, [...(this.remote.get(name) ?? []), waiter]);
-        this.remoteTimer ??= setTimeout(this.pollRemote, this.pollMs());
-      });
-      if (!reached) return false;
+        if (!(await this.waitHere(name, position, deadline))) return false;
+      } else elsewhere.push(name);
     }
-    return true;
+    if (elsewhere.length === 0) return true;
+    const stored = await this.checkpoints(elsewhere);
+    const behind = elsewhere.filter((_, i) => stored[i] < position);
+    const reached = await Promise.all(behind.map((name) => this.waitElsewhere(name, position, deadline)));
+    return reached.every(Boolean);
+  }
+
+  /** A wait on a projection whose loop runs here, resolved as it advances. */
+  private waitHere(name: string, position: number, deadline: number): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
+      const list = this.local.get(name) ?? [];
+      list.push({ position, resolve: () => (clearTimeout(timer), resolve(true)) });
+      this.local.set(name, list);
+    });
+  }
+
+  /** A wait on a projection of another process, resolved by the polls of the stored checkpoints. */
+  private waitElsewhere(name: string, position: number, deadline: number): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      const waiter = { position, resolve: () => (clearTimeout(timer), resolve(true)) };
+      const timer = setTimeout(
+        () => {
+          const list = this.remote.get(name);
+          if (list)
+            this.remote.set(
+              name,
+              list.filter((w) => w !== waiter),
+            );
+          resolve(false);
+        },
+        Math.max(0, deadline - Date.now()),
+      );
+      this.remote.set(name, [...(this.remote.get(name) ?? []), waiter]);
+      this.remoteTimer ??= setTimeout(this.pollRemote, this.pollMs());
+    });
   }
 
   private readonly pollRemote = async () => {
@@ -96,16 +106,15 @@ export class Waiters {
       const mark = this.changeMark([...this.remote.keys()]);
       if (mark !== null && mark === this.polledMark) return;
       this.polledMark = mark;
-      for (const [name, list] of this.remote) {
-        if (list.length === 0) {
-          this.remote.delete(name);
-          continue;
-        }
-        const stored = await this.checkpoint(name);
-        const still = (this.remote.get(name) ?? []).filter((w) => (w.position <= stored ? (w.resolve(), false) : true));
+      for (const [name, list] of this.remote) if (list.length === 0) this.remote.delete(name);
+      const names = [...this.remote.keys()];
+      if (names.length === 0) return;
+      const stored = await this.checkpoints(names);
+      names.forEach((name, i) => {
+        const still = (this.remote.get(name) ?? []).filter((w) => (w.position <= stored[i] ? (w.resolve(), false) : true));
         if (still.length) this.remote.set(name, still);
         else this.remote.delete(name);
-      }
+      });
     } catch {
       // a store that does not answer now may answer at the next poll; each waiter has its own deadline
       this.polledMark = null;

@@ -12,6 +12,7 @@ import { SqliteDocumentStore } from '../../src/adapters/embedded/sqlite-document
 import { MiniSearchIndex } from '../../src/adapters/embedded/minisearch/index.ts';
 import { ProjectorRuntime } from '../../src/projector/runtime.ts';
 import { countedProjection as counter } from '../support/counter.ts';
+import type { DocumentProjection } from '../../src/projector/projection.ts';
 import type { DocumentStore } from '../../src/ports/read-models.ts';
 import { createLogger } from '../../src/logger.ts';
 
@@ -53,6 +54,47 @@ describe('read your writes of projections that run in another process', function
       const second = await append('Counted');
       expect(second).to.equal(first + 2);
       expect(await waiting).to.equal(true);
+    } finally {
+      await primary.stop();
+      await api.stop();
+      await log.close();
+    }
+  });
+
+  it('reads the checkpoints of every projection a write waits for in one statement a poll', async () => {
+    const logger = createLogger({ level: 'silent' });
+    const sub = path.join(dir, 'several');
+    fs.mkdirSync(sub);
+    const log = new SqliteEventLog(path.join(sub, 'events.sqlite'), { pollMs: 20 });
+    const primaryStore = new SqliteDocumentStore(path.join(sub, 'read-models.sqlite'));
+    const apiStore = new SqliteDocumentStore(path.join(sub, 'read-models.sqlite'));
+    const reads: string[][] = [];
+    const counted = new Proxy(apiStore, {
+      get: (target, key) =>
+        key === 'getCheckpoint'
+          ? (name: string) => (reads.push([name]), target.getCheckpoint(name))
+          : key === 'getCheckpoints'
+            ? (names: string[]) => (reads.push([...names]), target.getCheckpoints(names))
+            : (Reflect.get(target, key, target) as unknown as (...args: unknown[]) => unknown),
+    }) as DocumentStore;
+    // A second projection of the same events, in a collection of its own.
+    const second: DocumentProjection = { ...counter, name: 'counter-2', collections: [{ name: 'counts_2' }] };
+    second.apply = async (_event, uow) =>
+      uow.update<{ _id: string; n: number }>('counts_2', 'demo', 'n', (doc) => ({ _id: 'n', n: (doc?.n ?? 0) + 1 }));
+    const search = await MiniSearchIndex.open({ dir: null, partitions: {} });
+    const primary = new ProjectorRuntime({ log, documents: primaryStore, search, logger }, [counter, second]);
+    const api = new ProjectorRuntime({ log, documents: counted, search, logger }, [counter, second]);
+    const append = async () =>
+      (await log.appendToStream('s-several', [{ type: 'Counted', version: 1, data: { tenant: 'demo' }, metadata: { tenant: 'demo' } }]))
+        .position;
+    try {
+      await primary.setup();
+      await primary.start();
+      const first = await append();
+      expect(await api.waitFor(first, ['counter', 'counter-2'], 3000)).to.equal(true);
+      // Each read the waits made named both projections: one statement, not one a projection.
+      expect(reads.length).to.be.at.least(1);
+      for (const names of reads) expect(names).to.have.members(['counter', 'counter-2']);
     } finally {
       await primary.stop();
       await api.stop();
