@@ -65,7 +65,7 @@ export function buildApp(
 ) {
   const app = express();
   const auth = new Authenticator(directory, services.tokens);
-  const responseCache = config.responseCache ? new ResponseCache(undefined, undefined, undefined, ops.metrics?.counters) : null;
+  const responseCache = config.responseCache ? new ResponseCache(ops.metrics?.counters) : null;
   const logger = services.logger;
   const answered = answeredLog(logger, ops.metrics);
   const derivedValues = new DerivedValues(catalogueVersion);

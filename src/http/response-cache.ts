@@ -54,10 +54,11 @@ export class ResponseCache {
   private readonly askedOnce = new Set<string>();
 
   constructor(
+    /** Where its look-ups are counted (`/metrics`; none when metrics are off). */
+    private readonly counters: Counters = noCounters,
     private readonly maxEntries = 5000,
     private readonly maxBytes = 64 * 1024 * 1024,
     private readonly maxAskedOnce = 20_000,
-    private readonly counters: Counters = noCounters,
   ) {}
 
   /** The entry kept for the key while it is current: `versionOf` its auction (or its tenant's, when undefined). */

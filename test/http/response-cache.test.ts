@@ -12,6 +12,20 @@ describe('catalogue answers kept in memory', () => {
   });
   after(async () => server?.close());
 
+  /** A bid above the lot's current one, imported as the house's engine would send it, and projected. */
+  const bidOn = async (lot: { Id: number; CurrentBid: number | null; StartingPrice: number }, bidId: string) => {
+    await importRecord(server.runtime.services.log, {
+      kind: 'bid',
+      tenant: 'demo',
+      lotId: lot.Id,
+      bidId,
+      amount: (lot.CurrentBid ?? lot.StartingPrice) + 100_000,
+      bidType: 'online',
+      placedAt: new Date().toISOString(),
+    });
+    await server.runtime.services.projector.catchUp();
+  };
+
   it('show a catalogue change as soon as the projections have it', async () => {
     const first = await server.request('GET', '/v1/lots/1', { token });
     expect((await server.request('GET', '/v1/lots/1', { token })).text).to.equal(first.text);
@@ -32,16 +46,7 @@ describe('catalogue answers kept in memory', () => {
   it('show a new bid in lists and search at once', async () => {
     const before = await server.request('GET', '/v1/lots?AuctionId=1&StartLotNumber=2&EndLotNumber=2', { token });
     const lot = before.body.Items[0];
-    await importRecord(server.runtime.services.log, {
-      kind: 'bid',
-      tenant: 'demo',
-      lotId: lot.Id,
-      bidId: 'cache-test-1',
-      amount: (lot.CurrentBid ?? lot.StartingPrice) + 100_000,
-      bidType: 'online',
-      placedAt: new Date().toISOString(),
-    });
-    await server.runtime.services.projector.catchUp();
+    await bidOn(lot, 'cache-test-1');
     const after = await server.request('GET', '/v1/lots?AuctionId=1&StartLotNumber=2&EndLotNumber=2', { token });
     expect(after.body.Items[0].BidCount).to.equal(lot.BidCount + 1);
   });
@@ -121,16 +126,7 @@ describe('catalogue answers kept in memory', () => {
     expect(kept.miss - before.miss).to.equal(2);
     expect(kept.hit - before.hit).to.equal(2);
     const lot = (await server.request('GET', url, { token })).body.Items[0];
-    await importRecord(server.runtime.services.log, {
-      kind: 'bid',
-      tenant: 'demo',
-      lotId: lot.Id,
-      bidId: 'cache-count-1',
-      amount: (lot.CurrentBid ?? lot.StartingPrice) + 100_000,
-      bidType: 'online',
-      placedAt: new Date().toISOString(),
-    });
-    await server.runtime.services.projector.catchUp();
+    await bidOn(lot, 'cache-count-1');
     expect((await server.request('GET', url, { token })).body.Items[0].BidCount).to.equal(lot.BidCount + 1);
     expect((await lookups()).stale - kept.stale).to.equal(1);
   });
