@@ -8,6 +8,7 @@ import { Authenticator } from './auth.ts';
 import type { AccessDirectory } from './access-directory.ts';
 import type { Metrics } from './metrics.ts';
 import { mountOps, READY_MAX_LAG_SECONDS, type OpsSources, type ParkedSummary } from './ops-routes.ts';
+import { beforeExpress } from './before-express.ts';
 import { catalogueFastPath } from './catalogue-fast-path.ts';
 import { DerivedValues } from './derived-values.ts';
 import type { BackOfficeDoor, Operation } from './operation.ts';
@@ -81,21 +82,22 @@ export function buildApp(
   if (countsRoundTrips) app.use(startRoundTrips);
   const fresh = ops.fresh;
   if (fresh) app.use(freshCaches(fresh));
-  // Catalogue answers already in the response cache, to callers already checked: before the router.
+  // Catalogue answers already in the response cache, to callers already checked: before Express itself, or
+  // before its router where round trips are counted (their counter starts in a middleware).
   if (responseCache) {
     const now = () => services.now().getTime();
     const catalogue = operations.filter((op) => op.cache?.catalogue === true);
-    app.use(
-      catalogueFastPath({
-        operations: catalogue,
-        cache: responseCache,
-        auth,
-        version: catalogueVersion,
-        now,
-        cors: cors.headers,
-        answered,
-      }),
-    );
+    const fastPath = catalogueFastPath({
+      operations: catalogue,
+      cache: responseCache,
+      auth,
+      version: catalogueVersion,
+      now,
+      cors: cors.headers,
+      answered,
+    });
+    if (countsRoundTrips) app.use(fastPath);
+    else beforeExpress(app, fastPath, fresh);
   }
   app.use(requestIdAndLog(answered));
   app.use(corsMiddleware(cors));

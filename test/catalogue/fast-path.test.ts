@@ -234,6 +234,11 @@ describe('catalogue answers sent from the response cache before the router', () 
     const sv = JSON.parse((await send('GET', '/v1/things/7', as(token, { 'Accept-Language': 'sv-SE, en;q=0.5' }))).body.toString());
     const lang = JSON.parse((await send('GET', '/v1/things/7?lang=sv', as(token))).body.toString());
     const code = JSON.parse((await send('GET', '/v1/things/7?LanguageCode=sv&lang=en', as(token))).body.toString());
+    // A repeated language parameter is refused by the route, the second time too: no answer is found for it.
+    for (let i = 0; i < 2; i++) {
+      const repeated = await send('GET', '/v1/things/7?lang=sv&lang=de', as(token));
+      expect([repeated.status, JSON.parse(repeated.body.toString()).code]).to.deep.equal([400, 'validation-failed']);
+    }
     const b = JSON.parse((await send('GET', '/v1/things/7', as(anonymous('b')))).body.toString());
     expect([en.language, sv.language, lang.language, code.language]).to.deep.equal(['en', 'sv', 'sv', 'sv']);
     expect(b.tenant).to.equal('b');
