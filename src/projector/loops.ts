@@ -108,10 +108,11 @@ export class Loops {
         idle = null;
         work = work
           .then(async () => {
-            if (this.stopping() || pending <= stored || projection.kind === 'search') return;
+            if (this.stopping() || pending <= stored) return;
             // The position stored, not `pending` after the await: batches that came meanwhile are not stored yet.
             const position = pending;
-            await this.deps.documents.live().commit([], { projection: projection.name, expected: stored, position });
+            if (projection.kind === 'search') await storeSearchCheckpoint(projection.name, searchWriter, stored, position);
+            else await this.deps.documents.live().commit([], { projection: projection.name, expected: stored, position });
             stored = position;
             lastStore = Date.now();
           })
@@ -133,7 +134,7 @@ export class Loops {
           const relevant = events.some((e) => projection.handles.includes(e.type));
           // A reactor's batch is reacted to at once, and its checkpoint stored like an idle one: nobody reads
           // your writes from a reactor, and its jobs are keyed, so events replayed after a crash add nothing.
-          if ((!relevant || projection.kind === 'reactor') && projection.kind !== 'search' && Date.now() - lastStore < IDLE_CHECKPOINT_MS) {
+          if ((!relevant || projection.kind === 'reactor') && Date.now() - lastStore < IDLE_CHECKPOINT_MS) {
             let reacted = true;
             if (relevant && projection.kind === 'reactor') {
               // A batch with a held stream, or one that fails, goes the parking way below (stored with its checkpoint).
@@ -198,6 +199,13 @@ export class Loops {
     await Promise.all(this.stops.map((s) => s()));
     await Promise.allSettled(this.loops);
   }
+}
+
+/** An idle checkpoint in a search index, unless it moved meanwhile (a rebuild's swap: the next batch notices). */
+async function storeSearchCheckpoint(name: string, writer: SearchWriter, expected: number, position: number): Promise<void> {
+  const current = writer.getCheckpoint ? await writer.getCheckpoint() : expected;
+  if (current !== expected) throw new CheckpointConflictError(name, expected, current);
+  await writer.setCheckpoint(position);
 }
 
 /** A reactor's batch reacted to at once; false when an event of it fails in a way that may be its own (then parked). */

@@ -13,7 +13,10 @@ import { MiniSearchIndex } from '../../src/adapters/embedded/minisearch/index.ts
 import { ProjectorRuntime } from '../../src/projector/runtime.ts';
 import { countedProjection as counter } from '../support/counter.ts';
 import type { DocumentStore, WriteTarget } from '../../src/ports/read-models.ts';
-import type { Logger } from '../../src/logger.ts';
+import { createLogger, type Logger } from '../../src/logger.ts';
+import type { SearchIndex } from '../../src/ports/search.ts';
+import { LOT_SEARCH_PARTITION } from '../../projections/lot-search/index.ts';
+import { lotSearchProjection } from '../../projections/lot-search/projection.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -78,6 +81,42 @@ describe('a projection loop storing its idle checkpoint', function () {
     } finally {
       await runtime.stop();
       await search.close();
+      await store.close();
+      await log.close();
+    }
+  });
+
+  it('moves a search index checkpoint past events it does not index a moment later, in one write, not one write an event', async () => {
+    const log = new SqliteEventLog(path.join(dir, 'events-search.sqlite'), { pollMs: 20 });
+    const store = new SqliteDocumentStore(path.join(dir, 'read-models-search.sqlite'));
+    const index = await MiniSearchIndex.open({ dir: null, partitions: LOT_SEARCH_PARTITION });
+    const written: number[] = [];
+    const search = new Proxy(index, {
+      get: (target, key) =>
+        key === 'setCheckpoint'
+          ? (name: string, position: number) => (written.push(position), target.setCheckpoint(name, position))
+          : Reflect.get(target, key, target),
+    }) as SearchIndex;
+    const runtime = new ProjectorRuntime({ log, documents: store, search, logger: createLogger({ level: 'silent' }) }, [
+      lotSearchProjection,
+    ]);
+    try {
+      await runtime.setup();
+      await runtime.start();
+      let head = 0;
+      for (let i = 0; i < 20; i++) {
+        ({ position: head } = await log.appendToStream(`other-${i}`, [
+          { type: 'Other', version: 1, data: { tenant: 'demo' }, metadata: { tenant: 'demo' } },
+        ]));
+        await sleep(10);
+      }
+      expect(await runtime.waitFor(head, [lotSearchProjection.name], 3000), 'the projection passed them in memory').to.equal(true);
+      await sleep(1300);
+      expect(await index.getCheckpoint(lotSearchProjection.name), 'stored within a second').to.equal(head);
+      expect(written.length, `index checkpoint writes for 20 events: ${written.join(', ')}`).to.be.at.most(2);
+    } finally {
+      await runtime.stop();
+      await index.close();
       await store.close();
       await log.close();
     }
