@@ -34,6 +34,7 @@ import {
 } from './bidding-fixture.ts';
 import { API_KEY, type Dataset } from './dataset.ts';
 import { load, lotPageRequests, type LoadOptions, type LoadResult, type Target } from './loads.ts';
+import { paced } from './paced.ts';
 import { cpuSecondsOf, say, sleep } from './processes.ts';
 import type { ServiceClient } from './service-client.ts';
 import { subscribe } from './sse.ts';
@@ -140,41 +141,14 @@ export async function settle(pid: number) {
 
 /** Bids at about `perSecond` on one lot, members in turn, maxima rising far above the loads' amounts, until stopped. */
 function pacedBidder(client: ServiceClient, tokens: string[], lotId: number, perSecond: number) {
-  const statuses: Record<string, number> = {};
-  let sent = 0;
-  let stopped = false;
-  const started = performance.now();
-  const pending = new Set<Promise<void>>();
-  const loop = (async () => {
-    while (!stopped) {
-      const i = sent++;
-      const p = fetch(client.url('/v1/me/bids'), {
-        method: 'POST',
-        headers: { 'Api-Key': API_KEY, Authorization: `Bearer ${tokens[i % tokens.length]}`, 'Content-Type': 'application/json' },
-        body: bidBody(lotId, 500_000_000 + i * STEP),
-        signal: AbortSignal.timeout(10_000),
-      })
-        .then(async (r) => {
-          await r.arrayBuffer();
-          statuses[r.status] = (statuses[r.status] ?? 0) + 1;
-        })
-        .catch(() => {
-          statuses.error = (statuses.error ?? 0) + 1;
-        });
-      pending.add(p);
-      void p.finally(() => pending.delete(p));
-      const due = started + ((i + 1) * 1000) / perSecond;
-      await sleep(Math.max(0, due - performance.now()));
-    }
-  })();
-  return {
-    async stop() {
-      stopped = true;
-      await loop;
-      await Promise.all(pending);
-      return { perSecond: sent / ((performance.now() - started) / 1000), statuses };
-    },
-  };
+  return paced(perSecond, (i, signal) =>
+    fetch(client.url('/v1/me/bids'), {
+      method: 'POST',
+      headers: { 'Api-Key': API_KEY, Authorization: `Bearer ${tokens[i % tokens.length]}`, 'Content-Type': 'application/json' },
+      body: bidBody(lotId, 500_000_000 + i * STEP),
+      signal,
+    }),
+  );
 }
 
 /** 1,000 subscribers of the timed auction's stream; a bid every 20 ms for 10 s on one lot, two members in turn. */

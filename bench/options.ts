@@ -40,7 +40,7 @@ export const opts = {
   only: new Set(
     option(
       'only',
-      `lots,gzip,search,distinct,watch,mixed,cores,backoffice,bidding,push,postgres,pg-network,pg-writers,index,prints,accounts,rebuild,restart${million ? ',million,analysts' : ''}`,
+      `lots,gzip,search,distinct,watch,mixed,sale-day,cores,backoffice,bidding,push,postgres,pg-network,pg-writers,index,prints,accounts,rebuild,restart${million ? ',million,analysts' : ''}`,
     )
       .split(',')
       .map((s) => s.trim()),
@@ -50,7 +50,7 @@ export const has = (step: string) => opts.only.has(step);
 /** What the selected steps run with the service at API_PROCESSES=1 (`cores` compares three loads with all cores). */
 export const runs = {
   ceiling: has('lots') || has('gzip') || has('cores'),
-  lots: has('lots') || has('distinct') || has('distinct-typos') || has('mixed') || has('cores'),
+  lots: has('lots') || has('distinct') || has('distinct-typos') || has('mixed') || has('sale-day') || has('cores'),
   distinct: has('distinct') || has('cores'),
   distinctTypos: has('distinct') || has('distinct-typos'),
   watch: has('watch') || has('cores'),

@@ -17,6 +17,8 @@
  *       watchlist        PUT /v1/me/watchlist/{lotId} by one member, every request appending an event (read your writes)
  *       mixed            lot pages at 10 connections, watchlist PUTs at 10, distinct searches at 4, all at once
  *                        (bench/mixed.ts)
+ *       sale-day         400 watchlist PUTs and 200 distinct searches a second, paced, alone and then with the lot page at
+ *                        full speed (bench/sale-day.ts; the lot page alone is its reference)
  *     The service runs with API_PROCESSES=1 (one process) for all of these. `distinct` and
  *     `mixed` run the lot page load as their reference when `lots` is not asked for (without the ceiling).
  *     The service's V8 heap (its /metrics, bench/heap.ts) is read at ready and after the loads,
@@ -105,7 +107,7 @@ async function datasetSteps(): Promise<RunResults> {
   const accountFlows = has('accounts') ? await accountsStep(first) : null;
   const postgres = has('postgres') ? await postgresStep(first) : { postgres: null, skipped: null };
   const shutdownMs = await stopFirstService(first);
-  const profile = opts.profile ? profileOfLoads(first.profileDir, single.loads, bidding) : { file: null, perLoad: [] };
+  const profile = opts.profile ? profileOfLoads(first.profileDir, single, bidding) : { file: null, perLoad: [] };
   if (postgres.profile) profile.perLoad.push(...postgres.profile.perLoad);
   // cores, and mixed's second half
   const allCoresResult = runs.allCores ? await allCores(allCoresInputs(first, probes, single)) : null;

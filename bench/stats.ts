@@ -31,3 +31,7 @@ export function showSpread(s: Spread, digits = 0, unit = ''): string {
   if (s.n <= 1 || s.min === s.max) return `${fmt(s.median, digits)}${unit}`;
   return `${fmt(s.median, digits)}${unit} (${fmt(s.min, digits)}–${fmt(s.max, digits)})`;
 }
+
+/** The value at quantile q (0..1) of values sorted ascending; NaN when there are none. */
+export const percentile = (sorted: number[], q: number) =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];

@@ -31,6 +31,7 @@ export function writeResults(run: RunResults, targets: TargetLine[]): Record<str
     loads: single.loads,
     distinctMixes: distinctMixes(run),
     mixed: { connections: MIXED_CONNECTIONS, apiProcesses1: single.mixedSingle, apiProcessesAuto: allCoresResult?.mixed ?? [] },
+    saleDay: single.saleDay,
     allCores: allCoresResult && { ...allCoresResult, mixed: undefined },
     heap: {
       apiProcesses1: { atReady: first.heapAtReady, afterLoads: run.heapAfterLoads },

@@ -6,6 +6,7 @@ import { MIXED_CONNECTIONS, type MixedKind } from '../mixed.ts';
 import { opts } from '../options.ts';
 import { shownUrl } from '../postgres.ts';
 import { PUSH_MEMBERS } from '../push.ts';
+import { SALE_DAY_RATES } from '../sale-day.ts';
 import type { RunResults } from '../run-results.ts';
 import { MiB } from '../show-heap.ts';
 import { fmt, showSpread, spread, type Spread } from '../stats.ts';
@@ -38,6 +39,8 @@ const TARGETS = {
   allCoresRatio: 1.5,
   mixedLotPageRatio: 0.5,
   mixedP99: 50,
+  /** The sale day at its rates (bench/sale-day.ts): the page's CPU a request against its CPU alone. */
+  saleDayPageCpu: 1.2,
   /** The PostgreSQL event log read from position 0 (PRODUCTION.md "PostgreSQL"). */
   pgReplayEventsPerSecond: 100_000,
 };
@@ -55,6 +58,7 @@ export function targets(run: RunResults): TargetLine[] {
     loadTargets,
     allCoresTargets,
     mixedTargets,
+    saleDayTargets,
     indexAndWatchTargets,
     backOfficeTargets,
     biddingTargets,
@@ -75,6 +79,7 @@ export function allLoadsOf({ single, backOffice, millionResult, allCoresResult }
     ...(millionResult?.lots ? [millionResult.lots] : []),
     ...(millionResult?.search ? [millionResult.search] : []),
     ...[...single.mixedSingle, ...(allCoresResult?.mixed ?? [])].flatMap((m) => Object.values(m.kinds)),
+    ...single.saleDay.map((d) => d.page),
     ...(allCoresResult ? Object.values(allCoresResult.loads).flat() : []),
   ];
 }
@@ -188,6 +193,38 @@ function mixedTargets({ single, allCoresResult }: RunResults, add: Add) {
     );
   }
 }
+
+function saleDayTargets({ single: { saleDay, loads } }: RunResults, add: Add) {
+  if (!saleDay.length) return;
+  const alone = (round: number) => loads.lots.find((l) => l.round === round);
+  const rate = spread(saleDay.map((d) => d.page.rps / (alone(d.round)?.rps ?? NaN)));
+  add(
+    `sale day (${SALE_DAY_RATES.watch} PUTs/s, ${SALE_DAY_RATES.distinct} searches/s paced): lot page ≥ ${TARGETS.mixedLotPageRatio}× its rate alone`,
+    `${ratioText(rate)} (${showSpread(spread(saleDay.map((d) => d.page.rps)))} req/s)`,
+    rate.median >= TARGETS.mixedLotPageRatio,
+  );
+  const cpu = spread(saleDay.map((d) => d.pageCpuMicros / (alone(d.round)?.cpuMicrosPerRequest ?? NaN)));
+  add(
+    `sale day: the lot page's CPU a request ≤ ${TARGETS.saleDayPageCpu}× alone (the paced requests' own CPU taken out)`,
+    `${ratioText(cpu)} (${showSpread(spread(saleDay.map((d) => d.pageCpuMicros)))} µs)`,
+    cpu.median <= TARGETS.saleDayPageCpu,
+  );
+  const p99s = [
+    ['lots', spread(saleDay.map((d) => d.page.p99))],
+    ['watch', spread(saleDay.map((d) => d.watch.p99))],
+    ['distinct', spread(saleDay.map((d) => d.distinct.p99))],
+  ] as const;
+  add(
+    `sale day: p99 ≤ ${TARGETS.mixedP99} ms for every kind`,
+    p99s.map(([kind, s]) => `${kind} ${showSpread(s, 0, ' ms')}`).join(', '),
+    p99s.every(([, s]) => s.median <= TARGETS.mixedP99),
+  );
+  const failed = saleDay.reduce((n, d) => n + paced2xxMissing(d.watch.statuses) + paced2xxMissing(d.distinct.statuses), 0);
+  add('sale day: every paced PUT and search answered 2xx', String(failed), failed === 0);
+}
+
+const paced2xxMissing = (statuses: Record<string, number>) =>
+  Object.entries(statuses).reduce((n, [status, count]) => n + (/^2\d\d$/.test(status) ? 0 : count), 0);
 
 function indexAndWatchTargets({ stopped: { indexRuns }, single: { loads } }: RunResults, add: Add) {
   if (indexRuns.length) {

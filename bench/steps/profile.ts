@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { BiddingResult } from '../bidding.ts';
 import { summariseProfile, type ProfileSummary } from '../cpuprofile.ts';
 import type { LoadResult } from '../loads.ts';
+import type { SingleProcessLoads } from './single-process-loads.ts';
 import { say } from '../processes.ts';
 
 export interface LoadProfiles {
@@ -23,9 +24,16 @@ function newestProfile(dir: string): string | null {
 }
 
 /** The top self-time functions of each load of the first start (not the ceiling's), once its service stopped. */
-export function profileOfLoads(profileDir: string, loads: Record<string, LoadResult[]>, bidding: BiddingResult | null): LoadProfiles {
+export function profileOfLoads(profileDir: string, single: SingleProcessLoads, bidding: BiddingResult | null): LoadProfiles {
+  // The sale day's paced kinds alone, each as a load of its own (only its name, round and window are read).
+  const saleDay = single.saleDay.flatMap((d) => [
+    { ...d.page, name: 'sale day: watchlist PUTs paced alone', window: d.alone.watch.window },
+    { ...d.page, name: 'sale day: distinct searches paced alone', window: d.alone.distinct.window },
+    d.page,
+  ]);
   return profileOfWindows(profileDir, [
-    ...Object.values(loads).flat(),
+    ...Object.values(single.loads).flat(),
+    ...saleDay,
     ...(bidding ? [...bidding.hot, ...bidding.spread, ...bidding.page.alone, ...bidding.page.withBids] : []),
   ]);
 }

@@ -7,6 +7,7 @@ import { LOAD_NAMES, type LoadKind } from '../load-names.ts';
 import { distinctSearchRequests, load, lotPageRequests, searchRequests, watchRequests, type LoadResult } from '../loads.ts';
 import { mixedLoad, type MixedResult } from '../mixed.ts';
 import { has, loadOptions, opts, runs } from '../options.ts';
+import { saleDayLoad, type SaleDayResult } from '../sale-day.ts';
 import { startProcess, stopProcess, waitFor200, type Proc } from '../processes.ts';
 import type { FirstService } from './first-start.ts';
 import { DISTINCT_PROBE, type Probes } from './probes.ts';
@@ -16,6 +17,8 @@ export type DistinctRequests = ReturnType<typeof distinctSearchRequests>;
 export interface SingleProcessLoads {
   loads: Record<LoadKind, LoadResult[]>;
   mixedSingle: MixedResult[];
+  /** The lot page with PUTs and searches paced at a sale day's rates (bench/sale-day.ts). */
+  saleDay: SaleDayResult[];
   /** One generator each across rounds and both service starts: the watchlist keeps changing, no distinct query comes twice. */
   watch: AutocannonRequest[];
   distinct: DistinctRequests;
@@ -30,6 +33,7 @@ interface RoundInputs {
   generators: Pick<SingleProcessLoads, 'watch' | 'distinct' | 'distinctTypos'>;
   loads: Record<LoadKind, LoadResult[]>;
   mixedSingle: MixedResult[];
+  saleDay: SaleDayResult[];
 }
 
 const ceilingUrl = () => `http://127.0.0.1:${opts.ceilingPort}`;
@@ -47,6 +51,7 @@ export async function singleProcessLoads(first: FirstService, probes: Probes): P
     watch: [],
   };
   const mixedSingle: MixedResult[] = [];
+  const saleDay: SaleDayResult[] = [];
   const ceiling = runs.ceiling
     ? startProcess('ceiling', 'bench/ceiling-server.ts', { ...process.env, PORT: String(opts.ceilingPort), BODY_FILE: probes.storedPage })
     : null;
@@ -57,7 +62,7 @@ export async function singleProcessLoads(first: FirstService, probes: Probes): P
     distinct: distinctSearchRequests(pool.slice(0, pool.length - DISTINCT_PROBE), askedInRun),
     distinctTypos: distinctSearchRequests(typosPool.slice(0, Math.max(0, typosPool.length - DISTINCT_PROBE)), askedInRun),
   };
-  const inputs: RoundInputs = { first, ceiling, generators, loads, mixedSingle };
+  const inputs: RoundInputs = { first, ceiling, generators, loads, mixedSingle, saleDay };
   for (let round = 1; round <= opts.rounds; round++) {
     if (runs.ceiling && (has('lots') || has('cores'))) await ceilingRound(inputs, round);
     if (runs.lots) await lotsRound(inputs, round);
@@ -67,9 +72,10 @@ export async function singleProcessLoads(first: FirstService, probes: Probes): P
     if (runs.distinctTypos) await distinctTyposRound(inputs, round);
     if (runs.watch) await watchRound(inputs, round);
     if (has('mixed')) await mixedRound(inputs, round);
+    if (has('sale-day')) await saleDayRound(inputs, round);
   }
   if (ceiling) await stopProcess(ceiling);
-  return { loads, mixedSingle, ...generators, watchlistSize: runs.watch ? await watchlistSize(first) : null };
+  return { loads, mixedSingle, saleDay, ...generators, watchlistSize: runs.watch ? await watchlistSize(first) : null };
 }
 
 /** The service's answer sent the fastest way we found (bench/ceiling-server.ts). */
@@ -145,6 +151,26 @@ async function mixedRound({ first, generators, mixedSingle }: RoundInputs, round
         lots: { requests: lotPageRequests(), headers: catalogueHeaders },
         watch: { requests: generators.watch, headers: memberHeaders },
         distinct: { requests: generators.distinct.requests, headers: catalogueHeaders },
+      },
+      loadOptions,
+      svcTarget,
+    ),
+  );
+}
+
+/** The lot page while PUTs and searches arrive at a sale day's rates (bench/sale-day.ts). */
+async function saleDayRound({ first, generators, saleDay }: RoundInputs, round: number) {
+  const { client, catalogueHeaders, memberHeaders, svcTarget } = first;
+  saleDay.push(
+    await saleDayLoad(
+      round,
+      client.url('/'),
+      {
+        page: lotPageRequests(),
+        catalogueHeaders,
+        memberHeaders,
+        watch: generators.watch[0],
+        distinct: generators.distinct.requests[0],
       },
       loadOptions,
       svcTarget,
