@@ -1,11 +1,15 @@
 /**
- * Requests sent at a fixed rate beside a load (not as fast as the service answers): request i is sent at
+ * Requests sent at a fixed rate beside a load (not as fast as the service answers): request i is due at
  * start + i / perSecond whatever the answers before it, until stopped. Each answer's status and latency is kept.
+ * At most MAX_IN_FLIGHT wait for their answers at once: a request due beyond them is not sent and counts as
+ * `skipped` (an overloaded service would otherwise queue without end, and every load beside it with it).
  */
 import { once } from 'node:events';
 import { moduleWorker } from '../src/module-worker.ts';
 import { sleep } from './processes.ts';
 import { percentile } from './stats.ts';
+
+const MAX_IN_FLIGHT = 64;
 
 export interface PacedResult {
   perSecond: number;
@@ -29,18 +33,21 @@ export function paced(perSecond: number, send: (i: number, signal: AbortSignal) 
   const loop = (async () => {
     while (!stopped) {
       const i = sent++;
-      const at = performance.now();
-      const p = send(i, AbortSignal.timeout(10_000))
-        .then(async (r) => {
-          await r.arrayBuffer();
-          latencies.push(performance.now() - at);
-          statuses[r.status] = (statuses[r.status] ?? 0) + 1;
-        })
-        .catch(() => {
-          statuses.error = (statuses.error ?? 0) + 1;
-        });
-      pending.add(p);
-      void p.finally(() => pending.delete(p));
+      if (pending.size >= MAX_IN_FLIGHT) statuses.skipped = (statuses.skipped ?? 0) + 1;
+      else {
+        const at = performance.now();
+        const p = send(i, AbortSignal.timeout(10_000))
+          .then(async (r) => {
+            await r.arrayBuffer();
+            latencies.push(performance.now() - at);
+            statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+          })
+          .catch(() => {
+            statuses.error = (statuses.error ?? 0) + 1;
+          });
+        pending.add(p);
+        void p.finally(() => pending.delete(p));
+      }
       await sleep(Math.max(0, started + ((i + 1) * 1000) / perSecond - performance.now()));
     }
   })();
@@ -51,7 +58,7 @@ export function paced(perSecond: number, send: (i: number, signal: AbortSignal) 
       await Promise.all(pending);
       latencies.sort((a, b) => a - b);
       return {
-        perSecond: sent / ((performance.now() - started) / 1000),
+        perSecond: (sent - (statuses.skipped ?? 0)) / ((performance.now() - started) / 1000),
         statuses,
         p50: percentile(latencies, 0.5),
         p99: percentile(latencies, 0.99),

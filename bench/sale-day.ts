@@ -1,9 +1,8 @@
 /**
  * The sale day at its stated rates (issue 44, point 2): 400 watchlist PUTs and 200 distinct searches a second
- * arrive paced (bench/paced.ts, each kind from a thread of its own), not as fast as answered; first alone, then
- * with the lot page at full speed (the `lots` load's connections). Against the lot page alone in the same round:
- * its rate, and its CPU a request: the service's CPU over the window less what the paced requests cost alone
- * (the first window), over the pages answered.
+ * arrive paced (bench/paced.ts, each kind from a thread of its own), not as fast as answered; each kind first
+ * alone, then both with the lot page at full speed (the `lots` load's connections). Against the lot page alone in
+ * the same round: its rate, and bounds of its CPU a request (SaleDayResult.pageCpuMicros).
  */
 import type { AutocannonRequest } from 'autocannon';
 import { cpuSecondsOfTarget, load, type LoadOptions, type LoadResult, type Target } from './loads.ts';
@@ -20,8 +19,13 @@ export interface SaleDayResult {
   distinct: PacedResult;
   /** Each kind paced alone: the service's CPU a second (cores), and the window (since the service was spawned, for --profile). */
   alone: Record<PacedKind, { cores: number; window: { fromMs: number; toMs: number } }>;
-  /** The page's CPU a request, the paced requests' own CPU (alone) taken out. */
-  pageCpuMicros: number;
+  /**
+   * The page's CPU a request: the window's CPU less the paced requests' own. Bounds, as that share cannot be
+   * measured beside the page: `low` takes out what they cost paced alone (each its own turn of the loop), `high`
+   * what they cost under their own full load (the same round's `watch` and `distinct`: batched, the least; NaN
+   * without those loads).
+   */
+  pageCpuMicros: { low: number; high: number };
 }
 
 export type PacedKind = keyof typeof SALE_DAY_RATES;
@@ -33,6 +37,8 @@ export interface SaleDayParts {
   /** Generators whose setupRequest gives each next request (bench/loads.ts). */
   watch: AutocannonRequest;
   distinct: AutocannonRequest;
+  /** The same round's CPU a request under the kinds' own full loads, µs (NaN where not run). */
+  saturated: Record<PacedKind, number>;
 }
 
 /** The next `count` requests of an autocannon generator. */
@@ -76,11 +82,15 @@ export async function saleDayLoad(round: number, url: string, parts: SaleDayPart
   const searches = start('distinct');
   const page = await load('GET /v1/lots page, a sale day meanwhile', round, url, parts.page, parts.catalogueHeaders, options, target);
   const [watch, distinct] = await Promise.all([puts.stop(), searches.stop()]);
-  const pacedSeconds = (alone.watch.cores + alone.distinct.cores) * options.duration;
-  const pageCpuMicros = (((page.cpuMicrosPerRequest * page.total) / 1e6 - pacedSeconds) * 1e6) / page.total;
+  const windowSeconds = (page.cpuMicrosPerRequest * page.total) / 1e6;
+  const perPage = (pacedSeconds: number) => ((windowSeconds - pacedSeconds) * 1e6) / page.total;
+  const pageCpuMicros = {
+    low: perPage((alone.watch.cores + alone.distinct.cores) * options.duration),
+    high: perPage(((watch.perSecond * parts.saturated.watch + distinct.perSecond * parts.saturated.distinct) * options.duration) / 1e6),
+  };
   const result: SaleDayResult = { round, page, watch, distinct, alone, pageCpuMicros };
   say(
-    `  meanwhile PUTs ${fmt(watch.perSecond)}/s p99 ${fmt(watch.p99)} ms ${JSON.stringify(watch.statuses)}, searches ${fmt(distinct.perSecond)}/s p99 ${fmt(distinct.p99)} ms ${JSON.stringify(distinct.statuses)}; the page's own CPU ≈ ${fmt(pageCpuMicros)} µs a request`,
+    `  meanwhile PUTs ${fmt(watch.perSecond)}/s p99 ${fmt(watch.p99)} ms ${JSON.stringify(watch.statuses)}, searches ${fmt(distinct.perSecond)}/s p99 ${fmt(distinct.p99)} ms ${JSON.stringify(distinct.statuses)}; the page's own CPU ${fmt(pageCpuMicros.low)}–${fmt(pageCpuMicros.high)} µs a request`,
   );
   return result;
 }

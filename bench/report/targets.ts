@@ -203,10 +203,12 @@ function saleDayTargets({ single: { saleDay, loads } }: RunResults, add: Add) {
     `${ratioText(rate)} (${showSpread(spread(saleDay.map((d) => d.page.rps)))} req/s)`,
     rate.median >= TARGETS.mixedLotPageRatio,
   );
-  const cpu = spread(saleDay.map((d) => d.pageCpuMicros / (alone(d.round)?.cpuMicrosPerRequest ?? NaN)));
+  // Passed only on the high bound (bench/sale-day.ts): the paced requests' CPU under their own full loads taken out.
+  const cpu = spread(saleDay.map((d) => d.pageCpuMicros.high / (alone(d.round)?.cpuMicrosPerRequest ?? NaN)));
+  const bounds = saleDay.map((d) => `${fmt(d.pageCpuMicros.low)}–${fmt(d.pageCpuMicros.high)}`).join(', ');
   add(
-    `sale day: the lot page's CPU a request ≤ ${TARGETS.saleDayPageCpu}× alone (the paced requests' own CPU taken out)`,
-    `${ratioText(cpu)} (${showSpread(spread(saleDay.map((d) => d.pageCpuMicros)))} µs)`,
+    `sale day: the lot page's CPU a request ≤ ${TARGETS.saleDayPageCpu}× alone (at most; needs \`watch\` and \`distinct\`)`,
+    `${ratioText(cpu)} (${bounds} µs, against ${showSpread(spread(saleDay.map((d) => alone(d.round)?.cpuMicrosPerRequest ?? NaN)))} alone)`,
     cpu.median <= TARGETS.saleDayPageCpu,
   );
   const p99s = [

@@ -159,8 +159,9 @@ async function mixedRound({ first, generators, mixedSingle }: RoundInputs, round
 }
 
 /** The lot page while PUTs and searches arrive at a sale day's rates (bench/sale-day.ts). */
-async function saleDayRound({ first, generators, saleDay }: RoundInputs, round: number) {
+async function saleDayRound({ first, generators, loads, saleDay }: RoundInputs, round: number) {
   const { client, catalogueHeaders, memberHeaders, svcTarget } = first;
+  const saturated = (xs: LoadResult[]) => xs.find((l) => l.round === round)?.cpuMicrosPerRequest ?? NaN;
   saleDay.push(
     await saleDayLoad(
       round,
@@ -171,6 +172,7 @@ async function saleDayRound({ first, generators, saleDay }: RoundInputs, round: 
         memberHeaders,
         watch: generators.watch[0],
         distinct: generators.distinct.requests[0],
+        saturated: { watch: saturated(loads.watch), distinct: saturated(loads.distinct) },
       },
       loadOptions,
       svcTarget,
