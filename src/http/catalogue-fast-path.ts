@@ -5,6 +5,7 @@ import { parse as parseQuery } from 'node:querystring';
 import type { NextFunction, Request, Response } from 'express';
 import type { Authenticator } from './auth.ts';
 import { chooseEncoding, COMPRESS_THRESHOLD, encode, type Encoding } from './compression.ts';
+import { languageOverride } from './input.ts';
 import { negotiatedLanguage } from './language.ts';
 import type { Operation } from './operation.ts';
 import type { CachedResponse, ResponseCache } from './response-cache.ts';
@@ -53,8 +54,9 @@ export function catalogueFastPath(deps: FastPathDeps) {
     const caller = deps.auth.knownCaller(req.headers['api-key'], req.headers.authorization);
     // (An answer the caller makes their own, CachePolicy.personal, is never kept: no entry is found for its URL.)
     if (!caller) return next();
-    // The override the route reads: its own language parameter, else `lang` (both names contain "lang").
-    const override = q >= 0 && LANG.test(url) ? languageOverride(url.slice(q + 1), operation.input?.languageParam) : undefined;
+    // The override the route reads (both names contain "lang"), from the URL with the parser Express's `simple`
+    // query setting uses: this path runs before Express gives the request its `query`.
+    const override = q >= 0 && LANG.test(url) ? languageOverride(parseQuery(url.slice(q + 1)), operation.input?.languageParam) : undefined;
     const language = negotiatedLanguage(caller.tenant, req.headers['accept-language'], override);
     const tenant = caller.tenant.Tenant;
     if (deps.version(tenant) === null) return next();
@@ -85,21 +87,6 @@ export function catalogueFastPath(deps: FastPathDeps) {
     res.end(method === 'HEAD' ? undefined : bytes);
     deps.answered(requestId, operation.route.operationId, method, path, 200, started);
   };
-}
-
-/**
- * The language override of a query string as the route reads it (rawQueryValue over Express's `simple` query
- * parser, node:querystring): its own parameter, else `lang`, names in any case, a repeated one not a value.
- * Read from the URL, since this path may run before Express gives the request its `query`.
- */
-function languageOverride(search: string, own: string | undefined): string | undefined {
-  const query = parseQuery(search);
-  const value = (name: string) => {
-    const lower = name.toLowerCase();
-    for (const [key, v] of Object.entries(query)) if (key.toLowerCase() === lower && typeof v === 'string') return v;
-    return undefined;
-  };
-  return (own && value(own)) || value('lang');
 }
 
 const NONE: string[] = [];

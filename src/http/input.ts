@@ -71,11 +71,21 @@ export function canonicalQuery(
 
 /** The raw value of a query parameter, whatever its case (for `lang`). */
 export function rawQueryValue(req: Request, name: string): string | undefined {
+  return queryValue(req.query as Record<string, unknown>, name);
+}
+
+/** A parsed query's value of a parameter, whatever its case; a repeated one (a list) is none. */
+function queryValue(query: Record<string, unknown>, name: string): string | undefined {
   const lower = name.toLowerCase();
-  for (const [key, value] of Object.entries(req.query as Record<string, unknown>)) {
+  for (const [key, value] of Object.entries(query)) {
     if (key.toLowerCase() === lower && typeof value === 'string') return value;
   }
   return undefined;
+}
+
+/** The language a request's query asks for: the operation's own parameter, else `lang`. */
+export function languageOverride(query: Record<string, unknown>, languageParam: string | undefined): string | undefined {
+  return (languageParam && queryValue(query, languageParam)) || queryValue(query, 'lang');
 }
 
 function hasBody(req: Request): boolean {

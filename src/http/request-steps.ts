@@ -7,7 +7,7 @@ import type { Services } from '../services.ts';
 import type { Authenticator, Caller } from './auth.ts';
 import { CATALOGUE_VARY, SHARED_CACHE_CONTROL } from './catalogue-fast-path.ts';
 import type { DerivedValues } from './derived-values.ts';
-import { rawQueryValue } from './input.ts';
+import { languageOverride, rawQueryValue } from './input.ts';
 import { jsonBytes } from './json-answer.ts';
 import { negotiatedLanguage } from './language.ts';
 import type { BackOfficeContext, BackOfficeDoor, BaseContext, LinkContext, MemberContext, Operation, TenantContext } from './operation.ts';
@@ -156,8 +156,7 @@ export class RequestSteps {
           throw new UnauthorizedError('member-token-required', 'A valid bearer token of the tenant is required.');
         throw error;
       }));
-    const languageParam = operation.input?.languageParam;
-    const override = (languageParam && rawQueryValue(req, languageParam)) || rawQueryValue(req, 'lang');
+    const override = languageOverride(req.query as Record<string, unknown>, operation.input?.languageParam);
     const id = tenant.Tenant;
     const tenantCtx: TenantContext = {
       ...base,
