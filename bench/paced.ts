@@ -76,6 +76,8 @@ export interface PacedRequest {
 /** `paced` over the given requests (in turn) in a worker thread of its own (bench/paced-worker.ts). */
 export function pacedInThread(url: string, perSecond: number, requests: PacedRequest[], headers: Record<string, string>): Paced {
   const worker = moduleWorker(new URL('./paced-worker.ts', import.meta.url), { workerData: { url, perSecond, requests, headers } });
+  // A bench that fails before stop() exits instead of waiting on the thread.
+  worker.unref();
   return {
     async stop() {
       worker.postMessage('stop');
