@@ -69,7 +69,7 @@ export async function openEmbeddedSearch(
   const where = role === 'api' ? `embedded MiniSearch replica in memory (from ${dir})` : `embedded MiniSearch ${dir}`;
   if (thread.use) {
     const onFatal = (error: Error) => thread.onFatal(`the lot index's thread stopped: ${error.message}`);
-    const entry = thread.readModels ? queryThreadEntry(thread.readModels) : undefined;
+    const entry = thread.readModels ? queryThreadEntry(thread.readModels, config.sqliteMmapBytes) : undefined;
     const search = await MiniSearchThread.open({ ...options, onError, onFatal, entry });
     const offLoop = entry ? new QueryThread(search) : null;
     return { search, inProcess: true, describe: `${where}, in a thread of its own${offLoop ? ' with the lot search' : ''}`, offLoop };

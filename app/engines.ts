@@ -196,7 +196,7 @@ async function openPgPool(urls: Config['engines'], role: Role, closers: Closers)
 }
 
 /** The event log: EventStoreDB, else PostgreSQL, else the embedded SQLite log. */
-async function openLog({ urls, pgPool, paths, options, describe, closers }: Opening): Promise<EventLog> {
+async function openLog({ config, urls, pgPool, paths, options, describe, closers }: Opening): Promise<EventLog> {
   const schema = urls.postgresSchema;
   let log: EventLog;
   if (urls.eventStoreDb) {
@@ -208,7 +208,7 @@ async function openLog({ urls, pgPool, paths, options, describe, closers }: Open
     log = await PgEventLog.open(pgPool, { schema, pollMs: 1000 });
     describe.log = `PostgreSQL ${redact(urls.postgres!)} (schema ${schema})`;
   } else {
-    log = new SqliteEventLog(paths.events, { pollMs: 250, room: options.storage });
+    log = new SqliteEventLog(paths.events, { pollMs: 250, room: options.storage, mmapBytes: config.sqliteMmapBytes });
     describe.log = `embedded ${paths.events}`;
   }
   closers.push(() => log.close());
@@ -216,7 +216,7 @@ async function openLog({ urls, pgPool, paths, options, describe, closers }: Open
 }
 
 /** The read models, and the projector's lease beside their checkpoints: MongoDB, else PostgreSQL, else SQLite. */
-async function openReadModels({ urls, pgPool, paths, logger, describe, closers }: Opening) {
+async function openReadModels({ config, urls, pgPool, paths, logger, describe, closers }: Opening) {
   const schema = urls.postgresSchema;
   let documents: DocumentStore;
   let projectorLeases: LeaseStore;
@@ -234,7 +234,7 @@ async function openReadModels({ urls, pgPool, paths, logger, describe, closers }
     projectorLeases = await PgLeases.open(pgPool, { schema });
     describe.readModels = `PostgreSQL ${redact(urls.postgres!)} (schema ${schema})`;
   } else {
-    documents = new SqliteDocumentStore(paths.readModels);
+    documents = new SqliteDocumentStore(paths.readModels, { mmapBytes: config.sqliteMmapBytes });
     projectorLeases = new SqliteLeases(paths.leases);
     describe.readModels = `embedded ${paths.readModels}`;
   }

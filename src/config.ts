@@ -89,6 +89,11 @@ export interface Config {
   embeddedSearch: 'fts5' | 'minisearch';
   /** The embedded MiniSearch index of a process that answers searches runs in a worker thread (SEARCH_THREAD, default true). */
   searchThread: boolean;
+  /**
+   * How much of each embedded SQLite file (the log, the read models) is read through a memory map
+   * (SQLITE_MMAP_MB, default 1024; 0: every page read is a system call, as before). SQLite caps it near 2 GB.
+   */
+  sqliteMmapBytes: number;
   /** The EU's VIES service for VAT checks; null: format and checksum only (jsvat). */
   viesUrl: string | null;
   viesTimeoutMs: number;
@@ -450,6 +455,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     searchFlushIntervalMs: int(env.SEARCH_FLUSH_INTERVAL_MS, 30000, 'SEARCH_FLUSH_INTERVAL_MS'),
     embeddedSearch: embeddedSearch(env.EMBEDDED_SEARCH),
     searchThread: env.SEARCH_THREAD !== 'false',
+    sqliteMmapBytes: int(env.SQLITE_MMAP_MB, 1024, 'SQLITE_MMAP_MB', 2047) * 2 ** 20,
     viesUrl: env.VIES_URL || null,
     viesTimeoutMs: int(env.VIES_TIMEOUT_MS, 10000, 'VIES_TIMEOUT_MS'),
     shutdownTimeoutMs: int(env.SHUTDOWN_TIMEOUT_MS, 10000, 'SHUTDOWN_TIMEOUT_MS'),

@@ -22,8 +22,14 @@ export interface QueryCall extends ExtraCall {
   call: OffLoopCall;
 }
 
+/** What the thread is started with beside the index's options (queryThreadEntry). */
+export interface QueryThreadData {
+  readModels: string;
+  mmapBytes: number;
+}
+
 if (parentPort) {
-  const data = workerData as { index: Parameters<typeof serveIndex>[1]; extra: { readModels: string } };
+  const data = workerData as { index: Parameters<typeof serveIndex>[1]; extra: QueryThreadData };
   const operations = new Map(THREAD_OPERATIONS.map((op) => [op.route.operationId, op]));
   let documents: SqliteDocumentStore | null = null;
   // Each tenant's values under the newest catalogue version a call brought (a newer one only makes them fresher).
@@ -35,7 +41,7 @@ if (parentPort) {
     const operation = operations.get(operationId);
     const index = served.index();
     if (message.op !== 'query' || !operation || !index) throw new Error(`the lot index's thread cannot run ${operationId}`);
-    documents ??= new SqliteDocumentStore(data.extra.readModels);
+    documents ??= new SqliteDocumentStore(data.extra.readModels, { mmapBytes: data.extra.mmapBytes });
     const id = call.tenant.Tenant;
     versions.set(id, call.version);
     let changesAt: number | null = null;

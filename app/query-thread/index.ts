@@ -4,11 +4,14 @@ import { MiniSearchThread, ThreadCallError } from '../../src/adapters/embedded/m
 import { AppError } from '../../src/errors.ts';
 import { siblingModule } from '../../src/module-worker.ts';
 import type { OffLoopAnswer, OffLoopCall, OffLoopOperations } from '../../src/http/off-loop.ts';
-import type { QueryCall } from './entry.ts';
+import type { QueryCall, QueryThreadData } from './entry.ts';
 import { THREAD_OPERATIONS } from './operations.ts';
 
-/** The thread's entry, and what it needs beside the index's options. */
-export const queryThreadEntry = (readModels: string) => ({ module: siblingModule('./entry.ts', import.meta.url), data: { readModels } });
+/** The thread's entry, and what it needs beside the index's options (the read models' file, how much of it to map). */
+export const queryThreadEntry = (readModels: string, mmapBytes: number) => ({
+  module: siblingModule('./entry.ts', import.meta.url),
+  data: { readModels, mmapBytes } satisfies QueryThreadData,
+});
 
 export class QueryThread implements OffLoopOperations {
   private readonly ids = new Set(THREAD_OPERATIONS.map((op) => op.route.operationId));

@@ -40,6 +40,7 @@ import { fieldExpr, filterToSql } from './sqlite-filter.ts';
 import { privateDatabaseFile } from '../../private-files.ts';
 import { countParked, deleteParked, readParked, writeParked } from './sqlite-parked-events.ts';
 import { READ_MODEL_TABLES } from './sqlite-read-model-schema.ts';
+import { mapForReads } from './sqlite-mmap.ts';
 
 /** Swaps made by any store of this process: the others re-read their aliases at their next read. */
 let swapsHere = 0;
@@ -59,13 +60,14 @@ export class SqliteDocumentStore implements DocumentStore {
   private writtenSinceOptimize = false;
   private readonly optimizer: NodeJS.Timeout;
 
-  constructor(file: string) {
+  constructor(file: string, options: { mmapBytes?: number } = {}) {
     this.db = new Database(privateDatabaseFile(file));
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     // Several processes share the file (api, projector, a rebuild): writers wait for each other rather than fail.
     this.db.pragma('busy_timeout = 30000');
     this.db.pragma('cache_size = -65536');
+    mapForReads(this.db, options.mmapBytes);
     this.db.exec(READ_MODEL_TABLES);
     this.loadAliases();
     this.db.pragma('analysis_limit = 1000');

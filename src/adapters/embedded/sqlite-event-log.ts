@@ -120,9 +120,9 @@ export class SqliteEventLog implements EventLog {
   /** Asked before each group commit: while the data folder has no room, the group is refused without a try. */
   private readonly room: DataFolderRoom | null;
 
-  constructor(file: string, options: { pollMs?: number; room?: DataFolderRoom } = {}) {
+  constructor(file: string, options: { pollMs?: number; room?: DataFolderRoom; mmapBytes?: number } = {}) {
     this.room = options.room ?? null;
-    this.db = openEventsDatabase(file);
+    this.db = openEventsDatabase(file, options.mmapBytes);
     this.pollMs = options.pollMs ?? 250;
     this.emitter.setMaxListeners(0);
     this.statements = prepareEventStatements(this.db);

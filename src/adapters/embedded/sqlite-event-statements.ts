@@ -2,6 +2,7 @@
 import Database from 'better-sqlite3';
 import type { EventMetadata, RecordedEvent, StoredEvent } from '../../ports/event-log.ts';
 import { privateDatabaseFile } from '../../private-files.ts';
+import { mapForReads } from './sqlite-mmap.ts';
 
 /** How long a reader waits for a lock (SQLite's busy_timeout); a group commit never waits blocked, see commitGroup. */
 export const BUSY_TIMEOUT_MS = 30_000;
@@ -84,12 +85,13 @@ export function toRecorded(row: Row): RecordedEvent {
   };
 }
 
-/** Opens (and makes) the log's file: WAL mode, the `events` table. */
-export function openEventsDatabase(file: string): Database.Database {
+/** Opens (and makes) the log's file: WAL mode, the `events` table; `mmapBytes` of it read through a map (sqlite-mmap.ts). */
+export function openEventsDatabase(file: string, mmapBytes = 0): Database.Database {
   const db = new Database(privateDatabaseFile(file));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  mapForReads(db, mmapBytes);
   db.exec(`
     CREATE TABLE IF NOT EXISTS events (
       position INTEGER PRIMARY KEY AUTOINCREMENT,
